@@ -1,0 +1,80 @@
+import * as v from 'valibot';
+
+/**
+ * The service configuration, read from the environment once at the composition root and frozen
+ * (DESIGN.md §3.2). Nothing else in the code reads `process.env`.
+ */
+const bool = v.pipe(
+  v.optional(v.picklist(['true', 'false', '1', '0', '']), 'false'),
+  v.transform((s) => s === 'true' || s === '1'),
+);
+const int = (def: number, min: number, max: number) =>
+  v.pipe(v.optional(v.string(), String(def)), v.transform(Number), v.integer(), v.minValue(min), v.maxValue(max));
+
+const EnvSchema = v.object({
+  /** The DynamoDB table of the stage. */
+  TABLE_NAME: v.pipe(v.string(), v.minLength(1)),
+  /** Set locally to DynamoDB Local's address; unset in AWS. */
+  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  AWS_REGION: v.optional(v.string(), 'us-east-1'),
+  /** `{base_url}`: the issuer of every token, without a trailing slash (API.md §1). */
+  ISSUER: v.pipe(v.string(), v.url(), v.transform((s) => s.replace(/\/+$/, ''))),
+  STAGE: v.optional(v.string(), 'local'),
+  /** API.md §4: multi-tenant mode honours the `tenant_id` header. */
+  MULTI_TENANT: bool,
+  DOCS_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** `envelope` (KMS-wrapped keys, default), `kms-sign` (KMS signs each token), `local` (AES-GCM master key file). */
+  KEY_MODE: v.optional(v.picklist(['envelope', 'kms-sign', 'local']), 'envelope'),
+  KMS_KEY_ID: v.optional(v.string()),
+  /** Local mode only: where the AES-256-GCM master key lives. */
+  LOCAL_MASTER_KEY_FILE: v.optional(v.string()),
+  /** How long a container trusts a cached client or resource record (docs/tokens.md). */
+  RECORD_CACHE_TTL_SECONDS: int(5, 0, 300),
+  SERVICE_NAME: v.optional(v.string(), 'identity-service'),
+  SERVICE_DESCRIPTION: v.optional(v.string(), 'Identity and access management service'),
+});
+
+export type Config = Readonly<{
+  tableName: string;
+  dynamodbEndpoint: string | undefined;
+  region: string;
+  issuer: string;
+  managementAudience: string;
+  stage: string;
+  multiTenant: boolean;
+  docsUrl: string | undefined;
+  keyMode: 'envelope' | 'kms-sign' | 'local';
+  kmsKeyId: string | undefined;
+  localMasterKeyFile: string | undefined;
+  recordCacheTtlMs: number;
+  serviceName: string;
+  serviceDescription: string;
+}>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = v.safeParse(EnvSchema, env);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const key = issue.path?.map((p) => String(p.key)).join('.') ?? '?';
+    throw new Error(`Invalid configuration: ${key}: ${issue.message}`);
+  }
+  const e = parsed.output;
+  if (e.KEY_MODE !== 'local' && !e.KMS_KEY_ID) throw new Error('Invalid configuration: KMS_KEY_ID is required when KEY_MODE is not local');
+  if (e.KEY_MODE === 'local' && !e.LOCAL_MASTER_KEY_FILE) throw new Error('Invalid configuration: LOCAL_MASTER_KEY_FILE is required when KEY_MODE is local');
+  return Object.freeze({
+    tableName: e.TABLE_NAME,
+    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
+    region: e.AWS_REGION,
+    issuer: e.ISSUER,
+    managementAudience: `${e.ISSUER}/identity/v1/`,
+    stage: e.STAGE,
+    multiTenant: e.MULTI_TENANT,
+    docsUrl: e.DOCS_URL,
+    keyMode: e.KEY_MODE,
+    kmsKeyId: e.KMS_KEY_ID,
+    localMasterKeyFile: e.LOCAL_MASTER_KEY_FILE,
+    recordCacheTtlMs: e.RECORD_CACHE_TTL_SECONDS * 1000,
+    serviceName: e.SERVICE_NAME,
+    serviceDescription: e.SERVICE_DESCRIPTION,
+  });
+}

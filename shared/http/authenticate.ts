@@ -1,0 +1,43 @@
+import { insufficientScope, invalidToken } from '../errors.ts';
+import type { Route } from '../routes.ts';
+import type { Runtime } from '../runtime.ts';
+import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+
+/** Who is calling a bearer-protected route. */
+export interface Caller {
+  claims: AccessTokenClaims;
+  scopes: ReadonlySet<string>;
+}
+
+/** RFC 6750 §2.1: `Authorization: Bearer <token>`; the scheme is case-insensitive. */
+export function bearerToken(headers: Record<string, string | undefined>): string | undefined {
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(headers.authorization ?? '');
+  return m?.[1];
+}
+
+/**
+ * Enforces the route's auth rule from the route table. Management routes need a token for the
+ * management API (API.md §4) carrying the route's scope; health needs any valid token of ours.
+ * A revoked token (by jti) is refused like an expired one.
+ */
+export async function authenticate(
+  route: Route,
+  headers: Record<string, string | undefined>,
+  runtime: Runtime,
+): Promise<Caller | undefined> {
+  if (route.auth.type !== 'bearer') return undefined;
+  const token = bearerToken(headers);
+  if (!token) throw invalidToken('Missing bearer token.');
+  const audience = route.auth.scope ? runtime.config.managementAudience : undefined;
+  let claims: AccessTokenClaims;
+  try {
+    ({ claims } = await verifyAccessToken(token, { keys: runtime.keys, issuer: runtime.config.issuer, now: runtime.now }, audience));
+  } catch (err) {
+    if (err instanceof InvalidAccessToken) throw invalidToken();
+    throw err;
+  }
+  if (await runtime.revocations.isRevoked(claims.jti)) throw invalidToken();
+  const scopes = new Set((claims.scope ?? '').split(' ').filter(Boolean));
+  if (route.auth.scope && !scopes.has(route.auth.scope)) throw insufficientScope(route.auth.scope);
+  return { claims, scopes };
+}

@@ -1,0 +1,137 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpSecurityHeaders from '@middy/http-security-headers';
+import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type * as v from 'valibot';
+import { payloadTooLarge } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { findRoute, type Route } from '../routes.ts';
+import { getRuntime, type Runtime } from '../runtime.ts';
+import { renderError, toAppError } from './render-error.ts';
+import type { HttpResponse } from './response.ts';
+import { validate } from './validate.ts';
+import { authenticate, type Caller } from './authenticate.ts';
+
+/** Bodies above this are refused with 413 before parsing (API Gateway's own limit is 10 MB). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface HandlerSpec<B extends v.GenericSchema | undefined, Q extends v.GenericSchema | undefined, P extends v.GenericSchema | undefined> {
+  /** OAuth endpoints render RFC 6749 error members and `Cache-Control: no-store` on errors too. */
+  oauth?: boolean;
+  body?: B;
+  query?: Q;
+  path?: P;
+}
+
+type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+
+export interface Request<B, Q, P> {
+  body: B;
+  query: Q;
+  path: P;
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  /** The raw body as sent (form or JSON), for endpoints that must see duplicates (RFC 6749 §3.2). */
+  rawBody: string | undefined;
+  caller: Caller | undefined;
+  route: Route;
+  runtime: Runtime;
+  requestId: string;
+}
+
+type HttpEvent = APIGatewayProxyEvent & { rawBody?: string };
+
+/**
+ * The one HTTP pipeline (DESIGN.md §1): normalize → size limit → parse → authenticate (the route's
+ * rule from the route table) → validate → use case → respond, with one error renderer and security
+ * headers on every response. A handler module only wires a use case into this.
+ */
+export function httpHandler<
+  B extends v.GenericSchema | undefined = undefined,
+  Q extends v.GenericSchema | undefined = undefined,
+  P extends v.GenericSchema | undefined = undefined,
+>(spec: HandlerSpec<B, Q, P>, run: (req: Request<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>) {
+  const core = async (event: HttpEvent, context: Context): Promise<HttpResponse> => {
+    const runtime = getRuntime();
+    const route = findRoute(event.httpMethod, event.resource);
+    const caller = await authenticate(route, event.headers as Record<string, string | undefined>, runtime);
+    const req = {
+      body: spec.body ? validate(spec.body, event.body ?? {}, 'body') : undefined,
+      query: spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
+      path: spec.path ? validate(spec.path, event.pathParameters ?? {}, 'path') : undefined,
+      headers: event.headers as Record<string, string | undefined>,
+      rawBody: event.rawBody,
+      caller,
+      route,
+      runtime,
+      requestId: event.requestContext?.requestId ?? context.awsRequestId,
+    } as Request<Out<B>, Out<Q>, Out<P>>;
+    return run(req);
+  };
+
+  return middy<HttpEvent, HttpResponse>(core)
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(requestLog())
+    .use(errorRenderer(spec.oauth ?? false))
+    .use(httpSecurityHeaders({ contentSecurityPolicy: { 'default-src': "'none'", 'frame-ancestors': "'none'" } }))
+    .use(httpHeaderNormalizer())
+    .use(bodyLimit())
+    .use(httpJsonBodyParser({ disableContentTypeError: true }))
+    .use(httpUrlencodeBodyParser({ disableContentTypeError: true }));
+}
+
+/** One structured line per request: ids, route, status and time; never bodies or credentials. */
+function requestLog(): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+  const started = new WeakMap<object, number>();
+  const done = (request: middy.Request<HttpEvent, HttpResponse>) => {
+    const ms = performance.now() - (started.get(request) ?? performance.now());
+    logger.info('request', {
+      request_id: request.event.requestContext?.requestId,
+      method: request.event.httpMethod,
+      route: request.event.resource,
+      status: request.response?.statusCode,
+      duration_ms: Math.round(ms * 100) / 100,
+    });
+  };
+  return {
+    before: (request) => {
+      started.set(request, performance.now());
+    },
+    after: done,
+    onError: (request) => {
+      if (request.response) done(request);
+    },
+  };
+}
+
+function errorRenderer(oauth: boolean): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+  return {
+    onError: (request) => {
+      const err = toAppError(request.error);
+      if (!err.expose) {
+        logger.error('unhandled error', { code: err.code, error: (err.cause as Error) ?? err, detail: err.detail });
+      } else if (err.status >= 500) {
+        logger.warn('dependency error', { code: err.code, detail: err.detail });
+      }
+      request.response = renderError(err, getRuntime().config.docsUrl, oauth);
+    },
+  };
+}
+
+/** Refuses oversized bodies before any parsing; keeps the raw body for duplicate-parameter checks. */
+function bodyLimit(): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+  return {
+    before: (request) => {
+      const { body, isBase64Encoded } = request.event;
+      if (typeof body !== 'string') return;
+      const bytes = isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
+      if (bytes > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
+      request.event.rawBody = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+      // An empty body means "no parameters" whatever the content type says.
+      if (body.length === 0) (request.event as { body: unknown }).body = undefined;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { AppError, badRequest, internalError, isAppError, payloadTooLarge } from '../errors.ts';
+import type { HttpResponse } from './response.ts';
+import { jsonResponse } from './response.ts';
+
+/**
+ * Maps anything thrown into an AppError. middy's parsers throw `HttpError`s (422 malformed JSON,
+ * 415, 413); they are client errors and become our 400/413 with the field named.
+ */
+export function toAppError(err: unknown): AppError {
+  if (isAppError(err)) return err;
+  const e = err as { statusCode?: number; expose?: boolean; message?: string; cause?: unknown };
+  if (typeof e?.statusCode === 'number' && e.statusCode < 500) {
+    if (e.statusCode === 413) return payloadTooLarge(0);
+    const what = e.statusCode === 422 ? 'body: malformed JSON' : `body: ${e.message ?? 'invalid'}`;
+    return badRequest(`${what}.`, { cause: err });
+  }
+  return internalError({ cause: err });
+}
+
+/** Renders `{code, message}` (plus RFC 6749 `error`/`error_description` on OAuth endpoints). */
+export function renderError(err: AppError, docsUrl: string | undefined, oauthEndpoint: boolean): HttpResponse {
+  const message = err.expose ? err.message : 'Internal error.';
+  const full = docsUrl ? `${message} See ${docsUrl}/errors#${err.code}` : message;
+  const body: Record<string, string> = { code: err.code, message: full };
+  if (oauthEndpoint || err.oauth) {
+    body.error = err.code;
+    body.error_description = message;
+  }
+  const headers: Record<string, string> = { ...err.headers };
+  if (oauthEndpoint) {
+    // RFC 6749 §5.1: token responses, errors included, are not cached.
+    headers['Cache-Control'] = 'no-store';
+    headers.Pragma = 'no-cache';
+  }
+  return jsonResponse(err.status, body, headers);
+}

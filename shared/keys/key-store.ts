@@ -1,0 +1,37 @@
+import type { KeyObject } from 'node:crypto';
+import type { JWK } from 'jose';
+
+/** Algorithms of keys held by the key store (HS256 uses a Resource's own secret, not a key here). */
+export type AsymmetricAlg = 'ES256' | 'RS256';
+
+/** Where a key is in its life (DESIGN.md §4): published before it signs, kept after it stops. */
+export type KeyStatus = 'next' | 'current' | 'previous';
+
+export interface PublicKeyEntry {
+  kid: string;
+  alg: AsymmetricAlg;
+  status: KeyStatus;
+  /** Public key only; never a private member. */
+  jwk: JWK;
+  key: KeyObject;
+}
+
+/**
+ * Signing keys of the service. Private keys are never stored in clear: `envelope` mode keeps them
+ * wrapped by KMS (one Decrypt per cold start), `kms-sign` leaves them in KMS, `local` wraps them
+ * with an AES-256-GCM master key file.
+ */
+export interface KeyStore {
+  /** Public keys of every published key (next, current, previous), for `/.well-known/jwks.json`. */
+  publishedKeys(): Promise<PublicKeyEntry[]>;
+  /** The published key with this kid, or undefined (refreshes from the table at most every few seconds on a miss). */
+  publicKey(kid: string): Promise<PublicKeyEntry | undefined>;
+  /** Compact JWS of `payload` signed with the current key of `alg`; sets `alg` and `kid` in the header. */
+  signJwt(alg: AsymmetricAlg, header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string>;
+}
+
+/** Encrypts small secrets at rest (client secrets, HS256 signing secrets, the cursor key). */
+export interface SecretBox {
+  seal(plaintext: string): Promise<string>;
+  open(sealed: string): Promise<string>;
+}

@@ -1,0 +1,54 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import { loadConfig, type Config } from './config.ts';
+import { createKeyServices } from './keys/create-key-services.ts';
+import type { KeyStore, SecretBox } from './keys/key-store.ts';
+import { createDocumentClient } from './store/dynamodb-client.ts';
+import { revocationsRepository, type RevocationsRepository } from './store/revocations-repository.ts';
+
+/**
+ * The composition root (DESIGN.md §3.2): everything a use case may depend on, built once per
+ * process from the frozen config. Handlers pass pieces of it to use cases as arguments; tests
+ * build their own with `createRuntime` and install it with `setRuntime`.
+ */
+export interface Runtime {
+  readonly config: Config;
+  readonly db: DynamoDBDocumentClient;
+  /** Injectable clock (jose's `currentDate` idea): every "now" in the service comes from here. */
+  readonly now: () => Date;
+  readonly keys: KeyStore;
+  readonly secretBox: SecretBox;
+  /** A 32-byte service secret by name (e.g. `cursor` for list cursors), created on first use, kept wrapped. */
+  readonly serviceSecret: (name: string) => Promise<Buffer>;
+  readonly revocations: RevocationsRepository;
+}
+
+export interface RuntimeOverrides {
+  db?: DynamoDBDocumentClient;
+  kms?: KMSClient;
+  now?: () => Date;
+}
+
+export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
+  const db = overrides.db ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
+  const now = overrides.now ?? (() => new Date());
+  const keyServices = createKeyServices({ config, db, now, ...(overrides.kms ? { kms: overrides.kms } : {}) });
+  return {
+    config,
+    db,
+    now,
+    ...keyServices,
+    revocations: revocationsRepository(db, config.tableName, now),
+  };
+}
+
+let current: Runtime | undefined;
+
+export function getRuntime(): Runtime {
+  current ??= createRuntime(loadConfig());
+  return current;
+}
+
+export function setRuntime(runtime: Runtime | undefined): void {
+  current = runtime;
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Files share one DynamoDB Local; each file makes its own table.
+    fileParallelism: true,
+    maxWorkers: 2,
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-results/report.json' },
+  },
+});
