@@ -28,6 +28,12 @@ const EnvSchema = v.object({
   KMS_KEY_ID: v.optional(v.string()),
   /** Local mode only: where the AES-256-GCM master key lives. */
   LOCAL_MASTER_KEY_FILE: v.optional(v.string()),
+  /** `kms-sign` mode only: the asymmetric ECC_NIST_P256 KMS key that signs every token (docs/keys.md). */
+  KMS_SIGNING_KEY_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** How long a demoted signing key stays published: the longest token lifetime (docs/keys.md). */
+  KEY_RETIRE_AFTER_SECONDS: int(86400, 60, 366 * 86400),
+  /** How long a container trusts its cached copy of the signing-keys partition. */
+  KEY_CACHE_TTL_SECONDS: int(5, 1, 60),
   /** How long a container trusts a cached client or resource record (docs/tokens.md). */
   RECORD_CACHE_TTL_SECONDS: int(5, 0, 300),
   SERVICE_NAME: v.optional(v.string(), 'identity-service'),
@@ -46,6 +52,9 @@ export type Config = Readonly<{
   keyMode: 'envelope' | 'kms-sign' | 'local';
   kmsKeyId: string | undefined;
   localMasterKeyFile: string | undefined;
+  kmsSigningKeyId: string | undefined;
+  keyRetireAfterSeconds: number;
+  keyCacheTtlMs: number;
   recordCacheTtlMs: number;
   serviceName: string;
   serviceDescription: string;
@@ -60,6 +69,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.output;
   if (e.KEY_MODE !== 'local' && !e.KMS_KEY_ID) throw new Error('Invalid configuration: KMS_KEY_ID is required when KEY_MODE is not local');
+  if (e.KEY_MODE === 'kms-sign' && !e.KMS_SIGNING_KEY_ID) throw new Error('Invalid configuration: KMS_SIGNING_KEY_ID is required when KEY_MODE is kms-sign');
   if (e.KEY_MODE === 'local' && !e.LOCAL_MASTER_KEY_FILE) throw new Error('Invalid configuration: LOCAL_MASTER_KEY_FILE is required when KEY_MODE is local');
   return Object.freeze({
     tableName: e.TABLE_NAME,
@@ -73,6 +83,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyMode: e.KEY_MODE,
     kmsKeyId: e.KMS_KEY_ID,
     localMasterKeyFile: e.LOCAL_MASTER_KEY_FILE,
+    kmsSigningKeyId: e.KMS_SIGNING_KEY_ID,
+    keyRetireAfterSeconds: e.KEY_RETIRE_AFTER_SECONDS,
+    keyCacheTtlMs: e.KEY_CACHE_TTL_SECONDS * 1000,
     recordCacheTtlMs: e.RECORD_CACHE_TTL_SECONDS * 1000,
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,

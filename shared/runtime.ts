@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { loadConfig, type Config } from './config.ts';
@@ -43,10 +44,19 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
 }
 
 let current: Runtime | undefined;
+const scoped = new AsyncLocalStorage<Runtime>();
 
+/** In Lambda: one runtime per container, from the environment. Locally: the stack's own runtime. */
 export function getRuntime(): Runtime {
+  const own = scoped.getStore();
+  if (own) return own;
   current ??= createRuntime(loadConfig());
   return current;
+}
+
+/** Runs `fn` with `runtime` as the runtime (the local server runs each request of a stack this way). */
+export function runWithRuntime<T>(runtime: Runtime, fn: () => T): T {
+  return scoped.run(runtime, fn);
 }
 
 export function setRuntime(runtime: Runtime | undefined): void {

@@ -46,8 +46,12 @@ export async function startDynamoDbLocal(options: { dataDir: string | null; port
   if (path) mkdirSync(path, { recursive: true });
   const child: ChildProcess = spawn({ port, path, sharedDb: true, stdio: 'pipe' });
   let exited = false;
+  // If this process ends without stop() (an uncaught error), take DynamoDB Local with it.
+  const killChild = () => child.kill('SIGKILL');
+  process.once('exit', killChild);
   child.once('exit', () => {
     exited = true;
+    process.off('exit', killChild);
   });
   const output: string[] = [];
   child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));

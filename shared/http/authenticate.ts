@@ -1,7 +1,11 @@
-import { insufficientScope, invalidToken } from '../errors.ts';
+import { insufficientScope, unauthorized } from '../errors.ts';
 import type { Route } from '../routes.ts';
 import type { Runtime } from '../runtime.ts';
 import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+
+/** API.md §2: management and health answer 401 `unauthorized`, with RFC 6750 §3's challenge. */
+const invalidToken = (message = 'The access token is missing, invalid, expired or revoked.') =>
+  unauthorized(message, { headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' } });
 
 /** Who is calling a bearer-protected route. */
 export interface Caller {

@@ -6,5 +6,49 @@ export const keys = {
   revokedToken: (jti: string) => ({ PK: `REVOKED#${jti}`, SK: 'REVOKED' }),
   signingKey: (kid: string) => ({ PK: 'SIGNING_KEYS', SK: `KEY#${kid}` }),
   signingKeysPartition: 'SIGNING_KEYS',
+  /** One per algorithm: which kid is next/current/previous; every rotation is a conditional write of it. */
+  signingKeyState: (alg: string) => ({ PK: 'SIGNING_KEYS', SK: `ALG#${alg}` }),
   serviceSecret: (name: string) => ({ PK: 'SERVICE_SECRETS', SK: `SECRET#${name}` }),
+
+  // Tenants and per-tenant collections.
+  tenant: (tenantId: string) => ({ PK: `TENANT#${tenantId}`, SK: 'TENANT' }),
+  /** GSI1PK of the tenants collection. */
+  tenantsCollection: 'TENANTS',
+  tenantsCounter: { PK: 'TENANTS', SK: 'COUNT' },
+  /** GSI1PK of one tenant's records of a kind (`CLIENTS`, `RESOURCES`, ...); GSI1SK is the id. */
+  collection: (tenantId: string, kind: CollectionKind) => `TENANT#${tenantId}#${kind}`,
+  /** The `count` of one tenant's collection, so `total_count` is one GetItem. */
+  collectionCounter: (tenantId: string, kind: CollectionKind) => ({ PK: `TENANT#${tenantId}`, SK: `COUNT#${kind}` }),
+
+  /** Uniqueness markers; the value is the last part so it may contain `#`. */
+  marker: (kind: MarkerKind, ...parts: string[]) => ({ PK: `UNIQUE#${kind}#${parts.join('#')}`, SK: 'UNIQUE' }),
+
+  // Clients: the record, its resource links and its permissions share one partition, so the
+  // token endpoint reads them all with one Query by client_id.
+  client: (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'CLIENT' }),
+  clientPartition: (clientId: string) => `CLIENT#${clientId}`,
+  clientLink: (clientId: string, resourceId: string) => ({ PK: `CLIENT#${clientId}`, SK: `RESOURCE#${resourceId}` }),
+  clientLinkPrefix: 'RESOURCE#',
+  clientPermission: (clientId: string, resourceId: string, scopeId: string) => ({ PK: `CLIENT#${clientId}`, SK: `PERMISSION#${resourceId}#${scopeId}` }),
+  permissionPrefix: 'PERMISSION#',
+  permissionsOnResourcePrefix: (resourceId: string) => `PERMISSION#${resourceId}#`,
+  /** GSI2PK of a link: the clients of a resource (GSI2SK = client id). */
+  resourceClients: (resourceId: string) => `RESOURCE#${resourceId}#CLIENTS`,
+  /** GSI2PK of a permission of any holder (client, role, user): GSI2SK = `CLIENT#{id}` etc. */
+  scopeHolders: (scopeId: string) => `SCOPE#${scopeId}#HOLDERS`,
+  scopeHolder: (holder: 'CLIENT' | 'ROLE' | 'USER', holderId: string) => `${holder}#${holderId}`,
+
+  // Resources: the record, its scopes and its scope-name markers share one partition.
+  resource: (resourceId: string) => ({ PK: `RESOURCE#${resourceId}`, SK: 'RESOURCE' }),
+  resourcePartition: (resourceId: string) => `RESOURCE#${resourceId}`,
+  /** GSI2PK of a resource: the token endpoint's lookup by `audience` (GSI2SK `RESOURCE`). */
+  resourceByIdentifier: (tenantId: string, identifierUrl: string) => `RESOURCE_ID_URL#${tenantId}#${identifierUrl}`,
+  resourceByIdentifierSort: 'RESOURCE',
+  scope: (resourceId: string, scopeId: string) => ({ PK: `RESOURCE#${resourceId}`, SK: `SCOPE#${scopeId}` }),
+  scopePrefix: 'SCOPE#',
+  scopeNameMarker: (resourceId: string, scopeName: string) => ({ PK: `RESOURCE#${resourceId}`, SK: `UNIQUE#SCOPE_NAME#${scopeName}` }),
+  scopeNameMarkerPrefix: 'UNIQUE#SCOPE_NAME#',
 } as const;
+
+export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS';
+export type MarkerKind = 'RESOURCE_ID_URL' | 'TENANT_NAME' | 'DEFAULT_CLIENT' | 'USER_EMAIL' | 'USER_NAME' | 'USER_PHONE' | 'ROLE_NAME' | 'GROUP_NAME' | 'IDENTITY';

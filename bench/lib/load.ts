@@ -1,0 +1,56 @@
+import autocannon from 'autocannon';
+import { round } from './stats.ts';
+
+export interface LoadTarget {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadResult {
+  /** Successful (2xx) responses per second over the run. */
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses by status class plus connection errors and timeouts. */
+  ok: number;
+  non2xx: number;
+  throttled: number;
+  errors: number;
+  timeouts: number;
+  durationS: number;
+}
+
+/**
+ * One autocannon run (programmatic, in this process, which the bench pins to the load core).
+ * Keep-alive connections, no pipelining: each connection has one request in flight, as a client
+ * SDK with a connection pool does. `rps` counts 2xx only, so errors can never inflate it.
+ */
+export async function runLoad(target: LoadTarget, opts: { connections: number; durationS: number }): Promise<LoadResult> {
+  const result = await autocannon({
+    url: target.url,
+    method: target.method,
+    headers: target.headers,
+    ...(target.body !== undefined ? { body: target.body } : {}),
+    connections: opts.connections,
+    pipelining: 1,
+    duration: opts.durationS,
+    timeout: 10,
+    // Status codes per code (for the 429 count); no console table.
+    renderProgressBar: false,
+    renderResultsTable: false,
+  } as autocannon.Options);
+  const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+  return {
+    rps: round(result['2xx'] / result.duration),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    throttled: stats['429']?.count ?? 0,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationS: round(result.duration),
+  };
+}

@@ -1,0 +1,122 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/**
+ * Processes and CPU pinning. The machine has 2 cores: the servers under test (and DynamoDB Local,
+ * which they spawn) get core 0, the load generator and the in-process measurements (this process)
+ * get core 1, so the load generator never steals the server's core. `taskset` (util-linux) does
+ * the pinning; without it everything runs unpinned and the report says so.
+ */
+export const SERVER_CORE = 0;
+export const LOAD_CORE = 1;
+
+let tasksetChecked: boolean | undefined;
+export function canPin(): boolean {
+  if (tasksetChecked === undefined) {
+    const r = spawnSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    tasksetChecked = !r.error && r.status === 0 && cpuCount() >= 2;
+  }
+  return tasksetChecked;
+}
+
+export function cpuCount(): number {
+  const r = spawnSync('nproc', [], { encoding: 'utf8' });
+  const n = Number(r.stdout?.trim());
+  return Number.isFinite(n) && n > 0 ? n : 1;
+}
+
+/** Pins this process, every thread it has now (libuv pool, V8 workers) and every later one, to `core`. */
+export function pinSelf(core: number): boolean {
+  if (!canPin()) return false;
+  const r = spawnSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
+  return r.status === 0;
+}
+
+/** The node binary of this process (the project pins Node 24 in node_modules; `npm run` puts it first on PATH). */
+export const NODE = process.execPath;
+
+export interface SpawnOptions {
+  core?: number | undefined;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Keep stderr for error messages instead of inheriting it. */
+  quietStderr?: boolean;
+}
+
+/** Spawns `node ...args`, pinned to `core` when pinning works (children of the child inherit it). */
+export function spawnNode(args: readonly string[], options: SpawnOptions = {}): ChildProcess {
+  const pin = options.core !== undefined && canPin();
+  const cmd = pin ? 'taskset' : NODE;
+  const argv = pin ? ['-c', String(options.core), NODE, ...args] : [...args];
+  return spawn(cmd, argv, {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', options.quietStderr ? 'pipe' : 'inherit'],
+  });
+}
+
+/** Waits for the first stdout line that parses as JSON with `ready: true`. */
+export function waitForReady<T>(child: ChildProcess, what: string, timeoutMs = 120_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const stderr: string[] = [];
+    child.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    const rl = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${what} did not start within ${timeoutMs / 1000} s\n${stderr.join('')}`));
+    }, timeoutMs);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited (${code}) before it was ready\n${stderr.join('')}`));
+    };
+    child.once('exit', onExit);
+    rl.on('line', (line) => {
+      let msg: unknown;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (msg && typeof msg === 'object' && (msg as { ready?: unknown }).ready === true) {
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        rl.close();
+        child.stdout?.resume(); // keep draining so the child never blocks on a full pipe
+        resolve(msg as T);
+      }
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the child has exited. */
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Runs `node ...args` to completion and returns its stdout (throws on a non-zero exit). */
+export function runNode(args: readonly string[], options: SpawnOptions & { timeoutMs?: number } = {}): Promise<{ stdout: string; wallMs: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawnNode(args, { ...options, quietStderr: true });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d: Buffer) => err.push(d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      const wallMs = performance.now() - t0;
+      const stdout = Buffer.concat(out).toString();
+      if (code === 0) resolve({ stdout, wallMs });
+      else reject(new Error(`node ${args.join(' ')} exited ${code ?? signal}: ${Buffer.concat(err).toString().slice(-2000)}`));
+    });
+  });
+}

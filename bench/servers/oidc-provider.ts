@@ -1,0 +1,77 @@
+/**
+ * The reference: node-oidc-provider (the certified OpenID provider most Node services are measured
+ * against), configured as close to our `/token` as it allows:
+ *
+ * - one confidential client, `client_secret_basic`, grant `client_credentials` only;
+ * - RFC 8707 resource indicators: `resource=https://api.bench.example/` is an ES256 JWT access token
+ *   resource (RFC 9068 `at+jwt`), like ours;
+ * - introspection on. oidc-provider refuses to introspect structured (JWT) tokens
+ *   (lib/shared/reject_structured_tokens.js), so the introspection benchmark asks for a token of a
+ *   second resource, `https://opaque.bench.example/`, whose tokens are opaque and live in the
+ *   provider's in-memory adapter: that is the only token oidc-provider can introspect.
+ *
+ * Runs as its own process (the bench pins it to one core); prints one JSON line
+ * `{ready, url, clientId, clientSecret, jwtResource, opaqueResource}` on stdout when listening.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import Provider from 'oidc-provider';
+
+const port = Number(process.argv[2] ?? 0);
+const clientId = 'bench-client';
+const clientSecret = 'bench-secret-0123456789abcdef0123456789abcdef';
+const jwtResource = 'https://api.bench.example/';
+const opaqueResource = 'https://opaque.bench.example/';
+const scope = 'read:things write:things';
+
+const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'bench-es256', alg: 'ES256', use: 'sig' };
+
+const server = createServer();
+await new Promise<void>((res) => server.listen(port, '127.0.0.1', res));
+const { port: actual } = server.address() as { port: number };
+const issuer = `http://127.0.0.1:${actual}`;
+
+const provider = new Provider(issuer, {
+  clients: [
+    {
+      client_id: clientId,
+      client_secret: clientSecret,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      // The provider's only key is P-256; OIDC's RS256 default would make the client invalid.
+      id_token_signed_response_alg: 'ES256',
+      scope,
+    },
+  ],
+  jwks: { keys: [jwk] },
+  scopes: ['read:things', 'write:things'],
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    introspection: { enabled: true },
+    revocation: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => jwtResource,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, resourceIndicator) => {
+        if (resourceIndicator === jwtResource) {
+          return { scope, audience: jwtResource, accessTokenTTL: 3600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
+        }
+        if (resourceIndicator === opaqueResource) {
+          return { scope, audience: opaqueResource, accessTokenTTL: 3600, accessTokenFormat: 'opaque' };
+        }
+        throw new Provider.errors.InvalidTarget();
+      },
+    },
+  },
+});
+// No per-request console noise; errors still reach stderr through the process's default handler.
+provider.on('server_error', (_ctx, err) => process.stderr.write(`oidc-provider server_error: ${String(err)}\n`));
+server.on('request', provider.callback());
+
+process.stdout.write(`${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope })}\n`);
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

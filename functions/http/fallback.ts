@@ -1,0 +1,35 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { loadConfig, type Config } from '../../shared/config.ts';
+import { methodNotAllowed, notFound } from '../../shared/errors.ts';
+import { renderError } from '../../shared/http/render-error.ts';
+import type { HttpResponse } from '../../shared/http/response.ts';
+import { matchRoute } from '../../shared/routes.ts';
+
+/** The same two headers the pipeline's security middleware sets on a JSON error. */
+const HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" };
+
+/**
+ * The API's catch-all (infra/constructs/route-api.ts). API Gateway sends here every method a route
+ * path does not serve (an `ANY` on each route path) and every unknown path (the root `{proxy+}`);
+ * left alone it would answer both with 403 MISSING_AUTHENTICATION_TOKEN. API.md §2 wants 404
+ * `not_found` and 405 `method_not_allowed` with `Allow`. It only consults the route table: no
+ * table, no KMS, no runtime, and not the httpHandler pipeline, which needs a matched route.
+ *
+ * `event.path` is the request path without the stage (API Gateway strips `/<stage>` on the
+ * execute-api host; the custom domain is mapped at the root), i.e. the route table's form.
+ */
+export function fallback(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path'>, docsUrl: string | undefined): HttpResponse {
+  const match = matchRoute(event.httpMethod, event.path);
+  // `route` can only mean API Gateway and the route table disagree (an encoded `/` in a
+  // parameter, a stale deployment): nothing here can serve it, so it is not found.
+  const error = match.kind === 'method_not_allowed' ? methodNotAllowed(match.allow) : notFound();
+  const response = renderError(error, docsUrl, false);
+  return { ...response, headers: { ...response.headers, ...HEADERS } };
+}
+
+let config: Config | undefined;
+
+export const handler = async (event: APIGatewayProxyEvent): Promise<HttpResponse> => {
+  config ??= loadConfig();
+  return fallback(event, config.docsUrl);
+};

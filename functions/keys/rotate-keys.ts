@@ -1,0 +1,23 @@
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { logger } from '../../shared/logger.ts';
+import { rotateKeys, type RotationResult } from '../../shared/keys/rotate-keys.ts';
+import { getRuntime } from '../../shared/runtime.ts';
+
+/**
+ * The scheduled key rotation (EventBridge; DESIGN.md §4, docs/keys.md). Not an HTTP endpoint, so
+ * no HTTP pipeline. Its first run creates the ES256 and RS256 keys, so the token endpoint never
+ * needs kms:GenerateDataKeyPairWithoutPlaintext. A failure throws, so the invocation is marked
+ * failed (and retried by EventBridge) and the error alarm sees it.
+ */
+export async function handler(_event: ScheduledEvent | Record<string, never>, context: Context): Promise<{ results: RotationResult[] }> {
+  logger.addContext(context);
+  const runtime = getRuntime();
+  try {
+    const results = await rotateKeys({ config: runtime.config, db: runtime.db, now: runtime.now });
+    for (const r of results) logger.info('signing key rotation', { ...r });
+    return { results };
+  } catch (err) {
+    logger.error('signing key rotation failed', { error: err as Error });
+    throw err;
+  }
+}

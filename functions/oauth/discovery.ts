@@ -1,0 +1,12 @@
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { jsonResponse } from '../../shared/http/response.ts';
+import { buildDiscoveryDocument } from '../../shared/keys/discovery-document.ts';
+
+/**
+ * GET /.well-known/openid-configuration (OIDC Discovery 1.0 §4) and
+ * GET /.well-known/oauth-authorization-server (RFC 8414 §3): the same metadata document, listing
+ * only what the service implements today (decisions in docs/keys.md).
+ */
+export const handler = httpHandler({}, async ({ runtime }) =>
+  jsonResponse(200, buildDiscoveryDocument(runtime.config), { 'Cache-Control': 'public, max-age=300' }),
+);

@@ -1,0 +1,10 @@
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { NO_STORE } from '../../shared/http/response.ts';
+import { oauthDeps } from '../../shared/oauth/oauth-runtime.ts';
+import { revokeToken, RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
+
+/** POST /revoke (spec 4.2, RFC 7009): 200 with an empty body on success. */
+export const handler = httpHandler({ oauth: true, body: RevokeRequestSchema }, async (req) => {
+  await revokeToken(req.headers, req.body, oauthDeps(req.runtime));
+  return { statusCode: 200, headers: { ...NO_STORE }, body: '' };
+});

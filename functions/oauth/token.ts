@@ -1,0 +1,12 @@
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { jsonResponse, NO_STORE } from '../../shared/http/response.ts';
+import { issueToken, TokenRequestSchema } from '../../shared/oauth/issue-token.ts';
+import { oauthDeps } from '../../shared/oauth/oauth-runtime.ts';
+import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
+
+/** POST /token (spec 4.2, API.md §5.1). */
+export const handler = httpHandler({ oauth: true, body: TokenRequestSchema }, async (req) => {
+  rejectDuplicateParams(req.rawBody, req.headers['content-type']);
+  const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime));
+  return jsonResponse(200, response, NO_STORE);
+});

@@ -1,0 +1,127 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { Access } from '../../shared/routes.ts';
+import type { KeyMode, ServiceKeys } from './service-keys.ts';
+
+export type KmsOp = Access['kms'][number];
+
+const KMS_OPS: readonly KmsOp[] = ['decrypt', 'encrypt', 'sign', 'generate'];
+
+/** What a function may touch; `undefined` table = no table access at all (the fallback function). */
+export interface AccessProfile {
+  readonly table: Access['table'] | undefined;
+  readonly kms: readonly KmsOp[];
+}
+
+export const NO_ACCESS: AccessProfile = { table: undefined, kms: [] };
+
+/** A handler serving several routes gets the union of their access (the most any route needs). */
+export function unionAccess(accesses: readonly AccessProfile[]): AccessProfile {
+  const table = accesses.some((a) => a.table === 'readwrite') ? 'readwrite' : accesses.some((a) => a.table === 'read') ? 'read' : undefined;
+  const kms = KMS_OPS.filter((op) => accesses.some((a) => a.kms.includes(op)));
+  return { table, kms };
+}
+
+/** The IAM actions a profile turns into, per key (see the table on AccessRoles). */
+export interface EffectiveGrants {
+  readonly table: AccessProfile['table'];
+  readonly wrapKey: readonly string[];
+  readonly signingKey: readonly string[];
+}
+
+export function effectiveGrants(access: AccessProfile, keyMode: KeyMode): EffectiveGrants {
+  const wrap = new Set<string>();
+  const signing = new Set<string>();
+  for (const op of access.kms) {
+    if (op === 'decrypt') wrap.add('kms:Decrypt');
+    if (op === 'encrypt') wrap.add('kms:Encrypt');
+    if (op === 'generate') {
+      wrap.add('kms:GenerateDataKeyPairWithoutPlaintext');
+      if (keyMode === 'kms-sign') signing.add('kms:GetPublicKey');
+    }
+    if (op === 'sign' && keyMode === 'kms-sign') ['kms:Sign', 'kms:GetPublicKey'].forEach((a) => signing.add(a));
+    if (op === 'sign' && keyMode === 'envelope') wrap.add('kms:GenerateDataKeyPairWithoutPlaintext');
+  }
+  return { table: access.table, wrapKey: [...wrap].sort(), signingKey: [...signing].sort() };
+}
+
+/**
+ * Name of a set of grants, e.g. `ReadwriteDecryptGenerateKeyPair`; also the role's construct id.
+ * Named after the grants rather than the route's profile so that profiles granting the same
+ * actions (envelope-mode `sign` and `generate`) share one role.
+ */
+export function grantsName(g: EffectiveGrants): string {
+  const short: Record<string, string> = {
+    'kms:GenerateDataKeyPairWithoutPlaintext': 'GenerateKeyPair',
+    'kms:GetPublicKey': 'PublicKey',
+  };
+  const name = (a: string) => short[a] ?? a.replace('kms:', '');
+  const table = g.table ? g.table[0]!.toUpperCase() + g.table.slice(1) : 'NoTable';
+  return [table, ...g.wrapKey.map(name), ...g.signingKey.map((a) => `Signing${name(a)}`)].join('');
+}
+
+export interface AccessRolesProps {
+  readonly table: dynamodb.ITableV2;
+  readonly keys: ServiceKeys;
+  /** The log group every function writes to; each role may write only there. */
+  readonly logGroup: logs.ILogGroup;
+}
+
+/**
+ * One IAM role per distinct set of grants, shared by every function that needs exactly those. A
+ * role per function would add two resources (role + policy) per handler and push a ~100-handler
+ * API past CloudFormation's 500-resource limit; functions with identical grants gain nothing from
+ * separate roles. The route table's `access` field maps to the narrowest grant:
+ *
+ * | access            | grant                                                                    |
+ * |-------------------|--------------------------------------------------------------------------|
+ * | table `read`      | `grantReadData` (Get/BatchGet/Query/Scan on table + indexes, no writes)    |
+ * | table `readwrite` | `grantReadWriteData`                                                      |
+ * | kms `decrypt`     | `kms:Decrypt` on the wrap key                                             |
+ * | kms `encrypt`     | `kms:Encrypt` on the wrap key (secrets are wrapped with Encrypt)           |
+ * | kms `generate`    | `kms:GenerateDataKeyPairWithoutPlaintext` on the wrap key; kms-sign mode: also `kms:GetPublicKey` on the signing key |
+ * | kms `sign`        | envelope: `kms:GenerateDataKeyPairWithoutPlaintext` on the wrap key (the first token makes the first key); kms-sign: `kms:Sign`, `kms:GetPublicKey` on the signing key |
+ */
+export class AccessRoles extends Construct {
+  private readonly roles = new Map<string, iam.Role>();
+  private readonly props: AccessRolesProps;
+
+  constructor(scope: Construct, id: string, props: AccessRolesProps) {
+    super(scope, id);
+    this.props = props;
+  }
+
+  /** The role for this profile, created on first use. */
+  roleFor(access: AccessProfile): iam.Role {
+    const grants = effectiveGrants(access, this.props.keys.keyMode);
+    const name = grantsName(grants);
+    let role = this.roles.get(name);
+    if (!role) {
+      role = this.createRole(name, grants);
+      this.roles.set(name, role);
+    }
+    return role;
+  }
+
+  /** Roles in use, by grants name (tests and docs read them). */
+  get byName(): ReadonlyMap<string, iam.IRole> {
+    return this.roles;
+  }
+
+  private createRole(name: string, grants: EffectiveGrants): iam.Role {
+    const { table, keys, logGroup } = this.props;
+    const role = new iam.Role(this, name, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Identity service functions granted ${name}`,
+    });
+    // Instead of AWSLambdaBasicExecutionRole (logs:* on every group): write to our one log group.
+    logGroup.grantWrite(role);
+    if (grants.table === 'read') table.grantReadData(role);
+    if (grants.table === 'readwrite') table.grantReadWriteData(role);
+    if (grants.wrapKey.length > 0) keys.wrapKey.grant(role, ...grants.wrapKey);
+    if (grants.signingKey.length > 0 && keys.signingKey) keys.signingKey.grant(role, ...grants.signingKey);
+    return role;
+  }
+}

@@ -1,0 +1,49 @@
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+
+interface GatewayError {
+  readonly type: apigw.ResponseType;
+  /** Omitted for DEFAULT_4XX/5XX: API Gateway keeps the original status. */
+  readonly status?: string;
+  readonly code: string;
+  readonly message: string;
+  readonly headers?: Record<string, string>;
+}
+
+/**
+ * Errors API Gateway answers itself, before any function runs, rendered in the service's one error
+ * shape `{code, message}` (API.md §2) instead of `{"message": "..."}`. Codes are the service's own
+ * (shared/errors.ts) so a client handles a gateway 429 and an application 429 alike.
+ */
+export const GATEWAY_ERRORS: readonly GatewayError[] = [
+  // An unknown path: every route path has an ANY fallback and the root a {proxy+}, so this is a
+  // safety net (e.g. a path under a literal segment that has no matching child).
+  { type: apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'not_found', message: 'Not found.' },
+  { type: apigw.ResponseType.RESOURCE_NOT_FOUND, status: '404', code: 'not_found', message: 'Not found.' },
+  // Stage and per-route throttles; Retry-After as the application's own 429 sets it.
+  { type: apigw.ResponseType.THROTTLED, status: '429', code: 'too_many_requests', message: 'Too many requests.', headers: { 'Retry-After': '1' } },
+  { type: apigw.ResponseType.QUOTA_EXCEEDED, status: '429', code: 'too_many_requests', message: 'Too many requests.', headers: { 'Retry-After': '60' } },
+  { type: apigw.ResponseType.REQUEST_TOO_LARGE, status: '413', code: 'payload_too_large', message: 'The request is too large.' },
+  { type: apigw.ResponseType.ACCESS_DENIED, status: '403', code: 'forbidden', message: 'Not allowed.' },
+  { type: apigw.ResponseType.UNAUTHORIZED, status: '401', code: 'unauthorized', message: 'Missing or invalid credentials.', headers: { 'WWW-Authenticate': 'Bearer realm="identity"' } },
+  { type: apigw.ResponseType.INTEGRATION_TIMEOUT, status: '504', code: 'service_unavailable', message: 'The request timed out; retry later.', headers: { 'Retry-After': '1' } },
+  { type: apigw.ResponseType.DEFAULT_4XX, code: 'invalid_request', message: 'The request was rejected.' },
+  { type: apigw.ResponseType.DEFAULT_5XX, code: 'internal_error', message: 'Internal error.' },
+];
+
+/** The JSON body of one gateway error; `docsUrl` adds the same pointer the error renderer adds. */
+export function gatewayErrorBody(e: Pick<GatewayError, 'code' | 'message'>, docsUrl?: string): string {
+  const message = docsUrl ? `${e.message} See ${docsUrl}/errors#${e.code}` : e.message;
+  return JSON.stringify({ code: e.code, message });
+}
+
+export function addGatewayResponses(api: apigw.RestApi, docsUrl?: string): void {
+  for (const e of GATEWAY_ERRORS) {
+    api.addGatewayResponse(e.type.responseType, {
+      type: e.type,
+      statusCode: e.status,
+      // Header values are mapping expressions: a literal is single-quoted.
+      responseHeaders: Object.fromEntries(Object.entries(e.headers ?? {}).map(([k, v]) => [k, `'${v}'`])),
+      templates: { 'application/json': gatewayErrorBody(e, docsUrl) },
+    });
+  }
+}

@@ -1,0 +1,49 @@
+import { Duration } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import type { AccessProfile } from './access-roles.ts';
+import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
+
+/** The scheduled rotation handler (DESIGN.md §4); exports `handler`. */
+export const ROTATE_KEYS_HANDLER = 'functions/keys/rotate-keys';
+
+/**
+ * Rotation reads and writes key records, makes the next key pair (`generate`) and opens wrapped
+ * keys (`decrypt`); in kms-sign mode `generate` is reading the KMS key's public half to publish it.
+ */
+export const ROTATION_ACCESS: AccessProfile = { table: 'readwrite', kms: ['decrypt', 'generate'] };
+
+export interface KeyRotationProps {
+  /** Role with ROTATION_ACCESS. */
+  readonly role: iam.IRole;
+  readonly functionDefaults: FunctionDefaults;
+  /** @default events.Schedule.rate(Duration.days(1)) */
+  readonly schedule?: events.Schedule;
+}
+
+/**
+ * Runs key rotation on a schedule: publishes the next key before it signs, demotes the current one,
+ * drops keys older than the longest token lifetime. Rotation is idempotent, so EventBridge's retries
+ * (and an occasional duplicate delivery) are harmless.
+ */
+export class KeyRotation extends Construct {
+  readonly function: ServiceFunction;
+  readonly rule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: KeyRotationProps) {
+    super(scope, id);
+    this.function = new ServiceFunction(this, 'Function', {
+      ...props.functionDefaults,
+      handlerModule: ROTATE_KEYS_HANDLER,
+      role: props.role,
+      timeout: Duration.minutes(1),
+    });
+    this.rule = new events.Rule(this, 'Schedule', {
+      description: 'Identity service signing-key rotation',
+      schedule: props.schedule ?? events.Schedule.rate(Duration.days(1)),
+      targets: [new targets.LambdaFunction(this.function, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
+    });
+  }
+}

@@ -1,0 +1,219 @@
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { handlerModules, ROUTES, type Route, type Throttle } from '../../shared/routes.ts';
+import { NO_ACCESS, unionAccess, type AccessRoles } from './access-roles.ts';
+import { addGatewayResponses } from './gateway-responses.ts';
+import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
+
+/** Answers 404/405 for paths and methods no route serves (functions/http/fallback.ts). */
+export const FALLBACK_HANDLER = 'functions/http/fallback';
+
+const INVOKE_ARNS_PER_STATEMENT = 20;
+
+/** Memory where the 512 MB default is wrong; Lambda CPU grows with memory. */
+export const FUNCTION_MEMORY_MB: Readonly<Record<string, number>> = {
+  // Signs every token and verifies client secrets; p99 latency here is what clients feel most.
+  'functions/oauth/token': 1024,
+  // Only matches a path against the route table.
+  [FALLBACK_HANDLER]: 256,
+};
+
+export interface RouteApiProps {
+  /** API Gateway stage name; also the last segment of the default issuer. */
+  readonly stageName: string;
+  /**
+   * The endpoints. Tests pass synthetic tables to check the resource budget.
+   * @default ROUTES (shared/routes.ts)
+   */
+  readonly routes?: readonly Route[];
+  /** Supplies each function's role from its routes' `access`. */
+  readonly roles: AccessRoles;
+  /** Environment, log group, tracing shared by every function. */
+  readonly functionDefaults: FunctionDefaults;
+  /** Stage-wide throttle; a route's own `throttle` overrides it for that method. */
+  readonly throttle: Throttle;
+  /**
+   * The token issuer and `ISSUER` of every function.
+   * @default - `https://<rest-api-id>.execute-api.<region>.<url-suffix>/<stageName>`
+   */
+  readonly issuer?: string;
+  /** @default - gateway error messages carry no documentation link */
+  readonly docsUrl?: string;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly accessLogRetention?: logs.RetentionDays;
+  /** Of the access log group. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** X-Ray tracing on the stage. @default false */
+  readonly tracing?: boolean;
+  /**
+   * Creates the account-wide CloudWatch role API Gateway needs to write access logs (one per
+   * account and region; turn off when another stack already manages it).
+   * @default true
+   */
+  readonly cloudWatchRole?: boolean;
+}
+
+/**
+ * The REST API generated from the route table: one resource per path segment, one method per
+ * route, one function per handler module, an `ANY` on every route path (and a root `{proxy+}`)
+ * that answers 404/405 in the service's error shape, gateway responses in that shape, stage and
+ * per-route throttles, JSON access logs.
+ *
+ * Resource budget (CloudFormation allows 500 per stack): API Gateway invokes the functions
+ * through one IAM role (integration `credentials`) instead of a Lambda permission per function or
+ * per method, and functions share roles per access profile. Per handler that leaves one
+ * resource (the function); per route one method; per path one resource per new segment plus the
+ * `ANY` fallback.
+ */
+export class RouteApi extends Construct {
+  readonly api: apigw.RestApi;
+  readonly issuer: string;
+  /** By handler module. */
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+  readonly fallback: ServiceFunction;
+  readonly accessLogs: logs.LogGroup;
+  /** The role API Gateway assumes to invoke the functions. */
+  readonly invokeRole: iam.Role;
+
+  constructor(scope: Construct, id: string, props: RouteApiProps) {
+    super(scope, id);
+    const routes = props.routes ?? ROUTES;
+    const stack = Stack.of(this);
+
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    this.api = new apigw.RestApi(this, 'Api', {
+      description: `Identity service (${props.stageName})`,
+      endpointTypes: [apigw.EndpointType.REGIONAL],
+      cloudWatchRole: props.cloudWatchRole ?? true,
+      deployOptions: {
+        stageName: props.stageName,
+        throttlingRateLimit: props.throttle.rateLimit,
+        throttlingBurstLimit: props.throttle.burstLimit,
+        methodOptions: routeThrottles(routes),
+        accessLogDestination: new apigw.LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: accessLogFormat(),
+        tracingEnabled: props.tracing ?? false,
+        // Execution logs and data traces would record request bodies: client secrets, tokens.
+        loggingLevel: apigw.MethodLoggingLevel.OFF,
+        dataTraceEnabled: false,
+      },
+    });
+    // restApiId, not api.url: api.url depends on the stage, which depends on every method, which
+    // depends on the functions whose environment this is: a cycle.
+    this.issuer =
+      props.issuer ?? `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
+    const defaults: FunctionDefaults = {
+      ...props.functionDefaults,
+      environment: { ...props.functionDefaults.environment, ISSUER: this.issuer },
+    };
+
+    const functions = new Map<string, ServiceFunction>();
+    for (const handlerModule of handlerModules(routes)) {
+      const access = unionAccess(routes.filter((r) => r.handler === handlerModule).map((r) => r.access));
+      functions.set(handlerModule, this.createFunction(handlerModule, props.roles.roleFor(access), defaults));
+    }
+    this.functions = functions;
+    this.fallback = this.createFunction(FALLBACK_HANDLER, props.roles.roleFor(NO_ACCESS), defaults);
+
+    this.invokeRole = new iam.Role(this, 'InvokeRole', {
+      assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+      description: 'API Gateway invokes the identity service functions with this role',
+    });
+    // These functions and nothing else. Statements of a few ARNs each let CDK spread the policy
+    // over overflow documents once it outgrows IAM's 10 KB inline limit (~100 functions).
+    const arns = [...functions.values(), this.fallback].map((fn) => fn.functionArn);
+    for (let i = 0; i < arns.length; i += INVOKE_ARNS_PER_STATEMENT) {
+      this.invokeRole.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: arns.slice(i, i + INVOKE_ARNS_PER_STATEMENT) }),
+      );
+    }
+    const integrations = new Map<ServiceFunction, apigw.Integration>();
+    const integrationFor = (fn: ServiceFunction) => {
+      let integration = integrations.get(fn);
+      if (!integration) {
+        integration = this.integrate(fn);
+        integrations.set(fn, integration);
+      }
+      return integration;
+    };
+
+    for (const [path, pathRoutes] of groupByPath(routes)) {
+      const resource = this.api.root.resourceForPath(path);
+      for (const route of pathRoutes) resource.addMethod(route.method, integrationFor(functions.get(route.handler)!));
+      // Methods beat ANY in API Gateway, so ANY only sees the methods this path does not serve.
+      resource.addMethod('ANY', integrationFor(this.fallback));
+    }
+    this.api.root.addMethod('ANY', integrationFor(this.fallback));
+    this.api.root.addResource('{proxy+}').addMethod('ANY', integrationFor(this.fallback));
+
+    // The stage goes live only once API Gateway may invoke the functions (the role's policies).
+    this.api.deploymentStage.node.addDependency(this.invokeRole);
+    addGatewayResponses(this.api, props.docsUrl);
+  }
+
+  private createFunction(handlerModule: string, role: iam.IRole, defaults: FunctionDefaults): ServiceFunction {
+    return new ServiceFunction(this, handlerModule.replaceAll('/', '.'), {
+      ...defaults,
+      handlerModule,
+      role,
+      memorySize: FUNCTION_MEMORY_MB[handlerModule] ?? 512,
+    });
+  }
+
+  /** Lambda proxy integration invoked with `invokeRole`: no Lambda permission resource needed. */
+  private integrate(fn: ServiceFunction): apigw.Integration {
+    return new apigw.AwsIntegration({
+      proxy: true,
+      service: 'lambda',
+      path: `2015-03-31/functions/${fn.functionArn}/invocations`,
+      options: { credentialsRole: this.invokeRole },
+    });
+  }
+}
+
+function groupByPath(routes: readonly Route[]): Map<string, Route[]> {
+  const byPath = new Map<string, Route[]>();
+  for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+  return byPath;
+}
+
+/** Per-route overrides of the stage throttle, keyed `/<path>/<METHOD>` as API Gateway wants. */
+function routeThrottles(routes: readonly Route[]): Record<string, apigw.MethodDeploymentOptions> {
+  return Object.fromEntries(
+    routes
+      .filter((r) => r.throttle)
+      .map((r) => [`${r.path}/${r.method}`, { throttlingRateLimit: r.throttle!.rateLimit, throttlingBurstLimit: r.throttle!.burstLimit }]),
+  );
+}
+
+/**
+ * One JSON line per request. `status` is what the 429 metric filter reads (ServiceAlarms). No
+ * query string, headers or user agent: they can carry credentials or break the JSON.
+ */
+function accessLogFormat(): apigw.AccessLogFormat {
+  const F = apigw.AccessLogField;
+  return apigw.AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: F.contextRequestId(),
+      extendedRequestId: F.contextExtendedRequestId(),
+      requestTime: F.contextRequestTimeEpoch(),
+      ip: F.contextIdentitySourceIp(),
+      method: F.contextHttpMethod(),
+      resource: F.contextResourcePath(),
+      path: F.contextPath(),
+      status: F.contextStatus(),
+      protocol: F.contextProtocol(),
+      responseLength: F.contextResponseLength(),
+      responseLatency: F.contextResponseLatency(),
+      integrationLatency: F.contextIntegrationLatency(),
+      integrationStatus: F.contextIntegrationStatus(),
+      errorType: F.contextErrorResponseType(),
+    }),
+  );
+}

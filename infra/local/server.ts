@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { methodNotAllowed, notFound, payloadTooLarge, tooManyRequests, type AppError } from '../../shared/errors.ts';
+import { renderError } from '../../shared/http/render-error.ts';
+import type { HttpResponse } from '../../shared/http/response.ts';
+import { matchRoute, type Route, type Throttle } from '../../shared/routes.ts';
+import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
+import { TokenBucket } from './token-bucket.ts';
+
+/** API Gateway's own payload limit (REST APIs: 10 MB). */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
+
+export interface LocalServerOptions {
+  port: number;
+  host?: string;
+  /** The stage's default throttle (API Gateway stage settings); routes may override it. */
+  stageThrottle: Throttle;
+  stage?: string;
+  docsUrl?: string | undefined;
+  /** The runtime every handler of this server sees (several local stacks can share a process). */
+  runtime: Runtime;
+}
+
+export interface LocalServer {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
+
+/**
+ * Stands in for API Gateway: routes with the same route table the CDK app reads, applies the same
+ * stage and per-route throttles (429), turns each request into a REST proxy event and runs the very
+ * handler module Lambda runs. Unknown path → 404, known path with another method → 405 + Allow,
+ * both in the error body shape, as the API's fallback function answers in AWS.
+ */
+export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
+  const handlers = new Map<string, Promise<LambdaHandler>>();
+  const buckets = new Map<string, TokenBucket>();
+  const stage = options.stage ?? 'local';
+
+  const loadHandler = (module: string) => {
+    let h = handlers.get(module);
+    if (!h) {
+      h = import(pathToFileURL(resolve(PROJECT_ROOT, `${module}.ts`)).href).then((m: { handler: LambdaHandler }) => m.handler);
+      handlers.set(module, h);
+    }
+    return h;
+  };
+
+  const bucketFor = (route: Route) => {
+    const key = `${route.method} ${route.path}`;
+    let b = buckets.get(key);
+    if (!b) {
+      const t = route.throttle ?? options.stageThrottle;
+      b = new TokenBucket(t.rateLimit, t.burstLimit);
+      buckets.set(key, b);
+    }
+    return b;
+  };
+
+  const answer = async (req: IncomingMessage, body: Buffer | undefined): Promise<HttpResponse> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const fail = (e: AppError) => renderError(e, options.docsUrl, false);
+    if (!body) return fail(payloadTooLarge(GATEWAY_MAX_BODY));
+    const match = matchRoute(method, url.pathname);
+    if (match.kind === 'not_found') return fail(notFound(`No route for ${url.pathname}.`));
+    if (match.kind === 'method_not_allowed') return fail(methodNotAllowed(match.allow));
+    if (!bucketFor(match.route).take()) return fail(tooManyRequests());
+    const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);
+    const handler = await loadHandler(match.route.handler);
+    return runWithRuntime(options.runtime, () => handler(event, lambdaContext(event.requestContext.requestId, match.route.handler)));
+  };
+
+  const server = createServer((req, res) => {
+    readBody(req)
+      .then((body) => answer(req, body))
+      .then((r) => send(res, r))
+      .catch((err: unknown) => {
+        // Handlers render their own errors; reaching here is a bug in the adapter itself.
+        process.stderr.write(`local server error: ${(err as Error).stack ?? String(err)}\n`);
+        send(res, { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: 'internal_error', message: 'Internal error.' }) });
+      });
+  });
+
+  await new Promise<void>((res, rej) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        rej(new Error(`Port ${options.port} is already in use. Stop whatever listens there or start with PORT=<another port>.`));
+      } else rej(err);
+    });
+    server.listen(options.port, options.host ?? '127.0.0.1', () => res());
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://localhost:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((res) => {
+        server.close(() => res());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > GATEWAY_MAX_BODY) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, r: HttpResponse): void {
+  const body = r.isBase64Encoded ? Buffer.from(r.body, 'base64') : Buffer.from(r.body ?? '', 'utf8');
+  res.writeHead(r.statusCode, { ...r.headers, 'Content-Length': String(body.length) });
+  res.end(body);
+}
+
+/** The REST API (v1) Lambda proxy event, as API Gateway builds it. */
+function toProxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  route: Route,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+  stage: string,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value; // API Gateway keeps the last value in `headers`
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    query[k] = v;
+    (multiQuery[k] ??= []).push(v);
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const requestId = randomUUID();
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+    stageVariables: null,
+    body: body.length ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: method,
+      path: `/${stage}${url.pathname}`,
+      stage,
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: route.path,
+      identity: {
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+    },
+  };
+}
+
+function lambdaContext(requestId: string, functionName: string): Context {
+  const deadline = Date.now() + 30_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName.replace(/\//g, '-')}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}

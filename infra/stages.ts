@@ -1,0 +1,119 @@
+import type { App, Environment } from 'aws-cdk-lib';
+import * as v from 'valibot';
+
+/**
+ * Stage settings, read from `cdk.json` → `context.stages.<name>` and validated here so that a typo
+ * fails `cdk synth` with the field named instead of deploying a half-configured stage.
+ * Every field and its default is listed in docs/deploy.md.
+ */
+const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+
+/** CloudWatch Logs accepts only these retention periods. */
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+
+/** API Gateway's account quota is 10,000 rps with a 5,000 burst; a stage cannot promise more. */
+const ThrottleSchema = v.strictObject({ rateLimit: int(1, 10_000), burstLimit: int(1, 5_000) });
+
+const httpsUrl = v.pipe(
+  v.string(),
+  v.url(),
+  v.startsWith('https://', 'must be an https:// URL'),
+  v.transform((s) => s.replace(/\/+$/, '')),
+);
+
+const CustomDomainSchema = v.pipe(
+  v.strictObject({
+    /** e.g. `id.example.com`; mapped at the root (no base path) so `event.path` equals the route path. */
+    domainName: v.pipe(v.string(), v.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a lower-case host name')),
+    /** An ACM certificate in the stack's region (regional endpoint). */
+    certificateArn: v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/, 'must be an ACM certificate ARN')),
+    /** Optional Route 53 zone in which to create the alias record. */
+    hostedZoneId: v.optional(v.pipe(v.string(), v.regex(/^Z[A-Z0-9]+$/, 'must be a Route 53 hosted zone id'))),
+    hostedZoneName: v.optional(v.string()),
+  }),
+  v.check((d) => (d.hostedZoneId === undefined) === (d.hostedZoneName === undefined), 'hostedZoneId and hostedZoneName go together'),
+);
+
+const AlarmsSchema = v.strictObject({
+  /** Health function p99 duration (ms) above which the latency alarm fires. */
+  healthP99Ms: v.optional(int(10, 30_000), 1_000),
+  /** API 5XX responses per period above which the alarm fires. */
+  serverErrors: v.optional(int(0, 1_000_000), 0),
+  /** 429 responses per period (gateway throttles and application 429s) above which the alarm fires. */
+  throttled: v.optional(int(0, 1_000_000), 10),
+  periodMinutes: v.optional(int(1, 60), 5),
+  /** Existing SNS topic for alarm actions. */
+  topicArn: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/, 'must be an SNS topic ARN'))),
+  /** Creates a topic with these e-mail subscriptions (ignored when topicArn is set). */
+  emails: v.optional(v.array(v.pipe(v.string(), v.email()))),
+});
+
+export const StageSettingsSchema = v.strictObject({
+  account: v.optional(v.pipe(v.string(), v.regex(/^\d{12}$/, 'must be a 12-digit account id'))),
+  region: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a region name like eu-west-1'))),
+  throttle: v.optional(ThrottleSchema, { rateLimit: 100, burstLimit: 200 }),
+  multiTenant: v.optional(v.boolean(), false),
+  keyMode: v.optional(v.picklist(['envelope', 'kms-sign']), 'envelope'),
+  logRetentionDays: v.optional(v.picklist(RETENTION_DAYS, `must be one of ${RETENTION_DAYS.join(', ')}`), 30),
+  removalPolicy: v.optional(v.picklist(['destroy', 'retain']), 'retain'),
+  logLevel: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
+  tracing: v.optional(v.boolean(), false),
+  recordCacheTtlSeconds: v.optional(int(0, 300), 5),
+  /** Key rotation schedule, an EventBridge `rate(...)` or `cron(...)` expression. */
+  rotationSchedule: v.optional(v.pipe(v.string(), v.regex(/^(rate|cron)\(.+\)$/, 'must be rate(...) or cron(...)')), 'rate(1 day)'),
+  /** Sets the account-wide API Gateway CloudWatch role that access logging needs (one per account and region). */
+  apiGatewayAccountRole: v.optional(v.boolean(), true),
+  docsUrl: v.optional(httpsUrl),
+  /** Token issuer override; by default the custom domain, else the stage's execute-api URL. */
+  issuer: v.optional(httpsUrl),
+  customDomain: v.optional(CustomDomainSchema),
+  alarms: v.optional(AlarmsSchema, {}),
+});
+
+export type StageSettings = v.InferOutput<typeof StageSettingsSchema>;
+export type AlarmSettings = StageSettings['alarms'];
+
+export interface StageConfig extends StageSettings {
+  /** Stage name: the API Gateway stage and the `IdentityService-<name>` stack. */
+  readonly name: string;
+}
+
+const STAGE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/** Validates one stage's settings; throws with every bad field named. */
+export function parseStageConfig(name: string, raw: unknown): StageConfig {
+  if (!STAGE_NAME.test(name) || name.length > 32) {
+    throw new Error(`Invalid stage name "${name}": use lower-case letters, digits and single hyphens (at most 32 characters).`);
+  }
+  const parsed = v.safeParse(StageSettingsSchema, raw ?? {});
+  if (!parsed.success) {
+    const lines = parsed.issues.map((i) => `  - ${v.getDotPath(i) ?? '(stage)'}: ${i.message}`);
+    throw new Error(`Invalid stage config "${name}" (cdk.json context.stages.${name}):\n${lines.join('\n')}`);
+  }
+  return { name, ...parsed.output };
+}
+
+/** The stages to synthesize: all in `context.stages`, or only `-c stage=<name>`. */
+export function selectStages(app: App): StageConfig[] {
+  const stages: unknown = app.node.tryGetContext('stages');
+  if (typeof stages !== 'object' || stages === null || Array.isArray(stages) || Object.keys(stages).length === 0) {
+    throw new Error('cdk.json must define context.stages, e.g. {"stages": {"dev": {}}}.');
+  }
+  const all = stages as Record<string, unknown>;
+  const only: unknown = app.node.tryGetContext('stage');
+  if (only !== undefined) {
+    if (typeof only !== 'string' || !(only in all)) {
+      throw new Error(`Unknown stage "${String(only)}" (-c stage=...). Known stages: ${Object.keys(all).join(', ')}.`);
+    }
+    return [parseStageConfig(only, all[only])];
+  }
+  return Object.entries(all).map(([name, raw]) => parseStageConfig(name, raw));
+}
+
+/** Account and region: the stage's own, else the CLI's current credentials (env-agnostic if neither). */
+export function stageEnv(config: StageConfig, env: Record<string, string | undefined> = process.env): Environment {
+  return {
+    account: config.account ?? env.CDK_DEFAULT_ACCOUNT,
+    region: config.region ?? env.CDK_DEFAULT_REGION,
+  };
+}

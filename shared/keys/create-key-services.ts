@@ -1,0 +1,46 @@
+import type { KMSClient } from '@aws-sdk/client-kms';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Config } from '../config.ts';
+import { createKeyBackend } from './key-backend.ts';
+import type { KeyStore, SecretBox } from './key-store.ts';
+import { kmsSignKeyStore } from './kms-sign-key-store.ts';
+import { secretBox } from './secret-box.ts';
+import { serviceSecrets } from './service-secrets.ts';
+import { signingKeysRepository } from './signing-keys-repository.ts';
+import { tableKeyStore } from './table-key-store.ts';
+
+export interface KeyServicesDeps {
+  config: Config;
+  db: DynamoDBDocumentClient;
+  now: () => Date;
+  /** Injected in tests (aws-sdk-client-mock); otherwise built from config.region on first use. */
+  kms?: KMSClient;
+}
+
+export interface KeyServices {
+  keys: KeyStore;
+  secretBox: SecretBox;
+  serviceSecret(name: string): Promise<Buffer>;
+}
+
+/**
+ * The key services of one process, by KEY_MODE (docs/keys.md): `envelope` (KMS-wrapped key pairs in
+ * the table), `kms-sign` (KMS signs each token), `local` (AES-256-GCM master key file).
+ */
+export function createKeyServices({ config, db, now, kms }: KeyServicesDeps): KeyServices {
+  const backend = createKeyBackend(config, kms);
+  const keys =
+    config.keyMode === 'kms-sign'
+      ? kmsSignKeyStore(backend.kms, requireSigningKeyId(config))
+      : tableKeyStore({ repo: signingKeysRepository(db, config.tableName), source: backend.pairs, now, cacheTtlMs: config.keyCacheTtlMs });
+  return {
+    keys,
+    secretBox: secretBox(backend.wrapper),
+    serviceSecret: serviceSecrets({ db, tableName: config.tableName, wrapper: backend.wrapper, now }),
+  };
+}
+
+function requireSigningKeyId(config: Config): string {
+  if (!config.kmsSigningKeyId) throw new Error('KMS_SIGNING_KEY_ID is required when KEY_MODE is kms-sign');
+  return config.kmsSigningKeyId;
+}

@@ -1,0 +1,37 @@
+import type { Config } from '../config.ts';
+
+/** Algorithms of the keys the service holds (key-store.ts); RS256 is also what OIDC Discovery requires. */
+const SIGNING_ALGS = ['ES256', 'RS256'];
+const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post'];
+
+/**
+ * Authorization server metadata (RFC 8414 §2, OIDC Discovery 1.0 §3) for what exists today: the
+ * token, introspection and revocation endpoints and the client_credentials grant. Nothing is
+ * listed ahead of its endpoint: a relying party that reads `grant_types_supported` or
+ * `response_types_supported` must be able to use what it finds (docs/keys.md, "Discovery").
+ * Add members here as `/authorize`, `/userinfo`, `/device_code` and the other grants land.
+ */
+export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'>): Record<string, unknown> {
+  const iss = config.issuer;
+  return {
+    // RFC 8414 §3.3 / OIDC Discovery §4.3: must equal the `iss` of our tokens and the URL prefix.
+    issuer: iss,
+    token_endpoint: `${iss}/token`,
+    jwks_uri: `${iss}/.well-known/jwks.json`,
+    // REQUIRED by both documents; there is no /authorize yet, so no response type is supported.
+    response_types_supported: [],
+    grant_types_supported: ['client_credentials'],
+    // `none`: public clients identify themselves with client_id only (API.md §5.1).
+    token_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
+    introspection_endpoint: `${iss}/introspect`,
+    // RFC 7662 §2.1: the caller of introspection must be authenticated.
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH,
+    revocation_endpoint: `${iss}/revoke`,
+    // RFC 7009 §2.1: a public client revokes its own tokens with its client_id.
+    revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
+    // OIDC Discovery §3 REQUIRED members; ID tokens would be signed with the same keys.
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: SIGNING_ALGS,
+    ...(config.docsUrl ? { service_documentation: config.docsUrl } : {}),
+  };
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { internalError } from '../errors.ts';
+import { keys } from '../store/keys.ts';
+import { translateError } from '../store/translate-error.ts';
+import { contexts, type KeyWrapper } from './key-wrapper.ts';
+
+const SECRET_BYTES = 32;
+
+export interface ServiceSecretsOptions {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  wrapper: KeyWrapper;
+  now: () => Date;
+}
+
+/**
+ * Named 256-bit service secrets (e.g. `cursor`, the HMAC key of list cursors). Item: PK
+ * `SERVICE_SECRETS`, SK `SECRET#{name}`, `sealed` (the secret wrapped with context
+ * `{purpose: service-secret, name}`), `wrapped_by`, `created_at`. Created on first use with a
+ * conditional put; when two containers race, the loser re-reads and both use the stored secret.
+ * Cached per process, so a warm container pays nothing and a cold one one Decrypt per name.
+ */
+export function serviceSecrets(opts: ServiceSecretsOptions): (name: string) => Promise<Buffer> {
+  const { db, tableName, wrapper, now } = opts;
+  const cache = new Map<string, Promise<Buffer>>();
+
+  const read = async (name: string): Promise<Buffer | undefined> => {
+    let item: Record<string, unknown> | undefined;
+    try {
+      ({ Item: item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.serviceSecret(name), ConsistentRead: true })));
+    } catch (err) {
+      return translateError(err);
+    }
+    if (!item) return undefined;
+    if (item.wrapped_by !== wrapper.kind || typeof item.sealed !== 'string') {
+      throw internalError({ detail: `service secret ${name} is wrapped by ${String(item.wrapped_by)}, this stage uses ${wrapper.kind}` });
+    }
+    return wrapper.unwrap(item.sealed, contexts.serviceSecret(name));
+  };
+
+  const loadOrCreate = async (name: string): Promise<Buffer> => {
+    const existing = await read(name);
+    if (existing) return existing;
+    const secret = randomBytes(SECRET_BYTES);
+    const sealed = await wrapper.wrap(secret, contexts.serviceSecret(name));
+    try {
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.serviceSecret(name), type: 'ServiceSecret', schema_version: 1, name, sealed, wrapped_by: wrapper.kind, created_at: now().toISOString() },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return secret;
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') return translateError(err);
+    }
+    const winner = await read(name);
+    if (!winner) throw internalError({ detail: `service secret ${name} vanished after a lost race` });
+    return winner;
+  };
+
+  return async (name) => {
+    let pending = cache.get(name);
+    if (!pending) {
+      pending = loadOrCreate(name).catch((err: unknown) => {
+        cache.delete(name);
+        throw err;
+      });
+      cache.set(name, pending);
+    }
+    // A copy: a caller that zeroes or reuses its buffer must not change the cached secret.
+    return Buffer.from(await pending);
+  };
+}

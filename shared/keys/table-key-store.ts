@@ -1,0 +1,147 @@
+import type { KeyObject } from 'node:crypto';
+import { internalError, serviceUnavailable } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { jwkOfKey, samePublicKey } from './jwk.ts';
+import { createJwsEncoder, signInput } from './jws.ts';
+import type { KeyPairSource } from './key-pair-source.ts';
+import { buildSnapshot, isPublished, type KeySnapshot, type PublicKeyCache, type SnapshotKey } from './key-snapshot.ts';
+import type { AsymmetricAlg, KeyStore, PublicKeyEntry } from './key-store.ts';
+import { MISS_REFRESH_MS } from './key-timing.ts';
+import { newSigningKey } from './new-signing-key.ts';
+import type { SigningKeyRecord, SigningKeysRepository } from './signing-keys-repository.ts';
+
+export interface TableKeyStoreOptions {
+  repo: SigningKeysRepository;
+  source: KeyPairSource;
+  now: () => Date;
+  /** How long a read of the keys partition is trusted (KEY_CACHE_TTL_SECONDS). */
+  cacheTtlMs: number;
+  missRefreshMs?: number;
+}
+
+/**
+ * The key store of `envelope` and `local` modes: keys live wrapped in the table, a container reads
+ * the keys partition (one Query) at most every `cacheTtlMs`, opens the private key of each current
+ * key it signs with once (one KMS Decrypt in envelope mode) and then signs in memory. After a
+ * rotation the next read names another current key; only then is another Decrypt needed.
+ */
+export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
+  const { repo, source, now, cacheTtlMs } = opts;
+  const missRefreshMs = opts.missRefreshMs ?? MISS_REFRESH_MS;
+  const encoder = createJwsEncoder();
+  const publicKeys: PublicKeyCache = new Map();
+  /** Private keys of current keys only, by kid (a demoted key is dropped at the next read). */
+  const privateKeys = new Map<string, KeyObject>();
+  const unwrapping = new Map<string, Promise<KeyObject>>();
+  const creating = new Map<AsymmetricAlg, Promise<void>>();
+  let snapshot: KeySnapshot | undefined;
+  let loading: Promise<KeySnapshot> | undefined;
+  let lastMissRefresh = Number.NEGATIVE_INFINITY;
+
+  const nowMs = () => now().getTime();
+  const fresh = (): KeySnapshot | undefined => (snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs ? snapshot : undefined);
+
+  /** Single flight: concurrent callers in one container share one Query. */
+  const refresh = (): Promise<KeySnapshot> =>
+    (loading ??= repo
+      .load()
+      .then((partition) => {
+        const snap = buildSnapshot(partition, nowMs(), publicKeys);
+        const signing = new Set([...snap.current.values()].map((k) => k.entry.kid));
+        for (const kid of privateKeys.keys()) if (!signing.has(kid)) privateKeys.delete(kid);
+        snapshot = snap;
+        return snap;
+      })
+      .finally(() => {
+        loading = undefined;
+      }));
+
+  const current = async (): Promise<KeySnapshot> => fresh() ?? refresh();
+
+  const unwrap = (record: SigningKeyRecord): Promise<KeyObject> => {
+    const have = privateKeys.get(record.kid);
+    if (have) return Promise.resolve(have);
+    let pending = unwrapping.get(record.kid);
+    if (!pending) {
+      pending = openPrivateKey(source, record)
+        .then((key) => {
+          privateKeys.set(record.kid, key);
+          return key;
+        })
+        .finally(() => unwrapping.delete(record.kid));
+      unwrapping.set(record.kid, pending);
+    }
+    return pending;
+  };
+
+  /** First keys of an alg (first token ever): a current and a next key, race-safe (DESIGN.md §3.7). */
+  const createFirstKeys = (alg: AsymmetricAlg): Promise<void> => {
+    let pending = creating.get(alg);
+    if (!pending) {
+      pending = (async () => {
+        const at = now();
+        const [cur, next] = await Promise.all([newSigningKey(source, alg, 'current', at), newSigningKey(source, alg, 'next', at)]);
+        const won = await repo.createInitial(alg, cur, next);
+        // A lost race is normal: the next read returns the winner's keys and this pair is dropped.
+        logger.info('signing keys created', { alg, kid: cur.kid, next_kid: next.kid, won });
+      })().finally(() => creating.delete(alg));
+      creating.set(alg, pending);
+    }
+    return pending;
+  };
+
+  const currentKey = async (alg: AsymmetricAlg): Promise<SnapshotKey> => {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const snap = attempt === 0 ? await current() : await refresh();
+      const cur = snap.current.get(alg);
+      if (cur) return cur;
+      if (!snap.algs.has(alg)) await createFirstKeys(alg);
+      // The state names a key this read did not return yet (a Query is not isolated from a
+      // transaction in flight): read again shortly.
+      else await new Promise((r) => setTimeout(r, 25 * (attempt + 1)));
+    }
+    throw serviceUnavailable({ detail: `no current ${alg} signing key` });
+  };
+
+  return {
+    async signJwt(alg, header, payload) {
+      // Hot path: a fresh snapshot and an opened key mean no I/O and no await before signing.
+      const cur = fresh()?.current.get(alg);
+      const key = cur && privateKeys.get(cur.entry.kid);
+      if (cur && key) return signInput(alg, key, encoder.signingInput(alg, cur.entry.kid, header, payload));
+      const k = await currentKey(alg);
+      const priv = await unwrap(k.record);
+      return signInput(alg, priv, encoder.signingInput(alg, k.entry.kid, header, payload));
+    },
+
+    async publishedKeys(): Promise<PublicKeyEntry[]> {
+      const snap = await current();
+      const t = nowMs();
+      return snap.published.filter((k) => isPublished(k, t)).map((k) => k.entry);
+    },
+
+    async publicKey(kid) {
+      let snap = await current();
+      let k = snap.byKid.get(kid);
+      const t = nowMs();
+      // An unknown kid may be a key another container created a moment ago; re-read, but at
+      // most every missRefreshMs so a flood of made-up kids costs at most that many Queries.
+      if (!k && t - lastMissRefresh >= missRefreshMs) {
+        lastMissRefresh = t;
+        snap = await refresh();
+        k = snap.byKid.get(kid);
+      }
+      return k && isPublished(k, nowMs()) ? k.entry : undefined;
+    },
+  };
+}
+
+async function openPrivateKey(source: KeyPairSource, record: SigningKeyRecord): Promise<KeyObject> {
+  if (record.wrappedBy !== source.kind) {
+    throw internalError({ detail: `signing key ${record.kid} is wrapped by ${record.wrappedBy}, this stage uses ${source.kind} (KEY_MODE changed?)` });
+  }
+  const key = await source.unwrapPrivateKey(record.wrappedPrivateKey, record.alg);
+  // A wrapped key swapped between items would sign tokens nobody can verify: refuse it.
+  if (!samePublicKey(jwkOfKey(key), record.jwk)) throw internalError({ detail: `signing key ${record.kid} does not match its public key` });
+  return key;
+}

@@ -1,0 +1,49 @@
+import * as v from 'valibot';
+import { forbidden, notFound } from '../errors.ts';
+import type { Caller } from '../http/authenticate.ts';
+import { validate } from '../http/validate.ts';
+import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
+
+/** Who acts, on which tenant (API.md §4). */
+export interface ManagementContext {
+  /** The caller's `sub`, written to `created_by` / `updated_by`. */
+  actor: string;
+  /** The tenant this request works in: lists and creates use it. */
+  tenantId: string;
+  /** A global client may act on any tenant (spec 2.2 is_global). */
+  isGlobal: boolean;
+}
+
+const TenantHeader = v.optional(v.pipe(v.string(), v.uuid('must be a UUID')));
+
+/**
+ * API.md §4 tenant rules. Single-tenant mode: everything is in the default tenant and the
+ * `tenant_id` header is ignored. Multi-tenant mode: a global client's token picks the tenant with
+ * the header (default: the default tenant); any other caller works in its own tenant only, and a
+ * header naming another tenant is 403.
+ */
+export async function managementContext(
+  caller: Caller | undefined,
+  headers: Record<string, string | undefined>,
+  multiTenant: boolean,
+  findClient: OAuthDeps['findClient'],
+): Promise<ManagementContext> {
+  if (!caller) throw new Error('managementContext on a route without bearer auth');
+  const actor = caller.claims.sub;
+  const client = await findClient(caller.claims.client_id);
+  // A token outlives nothing: a deleted client's tokens act as a non-global client of the token's tenant.
+  const isGlobal = client?.is_global ?? false;
+  const ownTenant = client?.tenant_id ?? caller.claims.tenant_id ?? DEFAULT_TENANT_ID;
+  if (!multiTenant) return { actor, tenantId: DEFAULT_TENANT_ID, isGlobal: true };
+  const requested = validate(TenantHeader, headers.tenant_id, 'header.tenant_id');
+  if (isGlobal) return { actor, tenantId: requested ?? DEFAULT_TENANT_ID, isGlobal };
+  if (requested && requested !== ownTenant) throw forbidden('header.tenant_id: this client may only act on its own tenant.');
+  return { actor, tenantId: ownTenant, isGlobal };
+}
+
+/** A record of another tenant is invisible to a non-global caller: 404, not 403 (API.md §4). */
+export function assertVisible<T extends { tenant_id: string }>(record: T | undefined, ctx: ManagementContext, what: string): T {
+  if (!record || (!ctx.isGlobal && record.tenant_id !== ctx.tenantId)) throw notFound(`${what} not found.`);
+  return record;
+}

@@ -1,0 +1,54 @@
+import { verifyClientSecret } from '../clients/client-secret.ts';
+import { invalidClient, oauthError } from '../errors.ts';
+import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
+import { parseBasicCredentials } from './parse-basic-credentials.ts';
+
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface AuthenticatedClient {
+  client: OAuthClient;
+  method: ClientAuthMethod;
+}
+
+/** A client id we would ever store: bounded and printable, so junk never reaches the table. */
+const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+
+/**
+ * RFC 6749 §2.3: authenticates the client with `client_secret_basic`, `client_secret_post`, or
+ * `none` for public clients. Exactly one method per request (§2.3: "MUST NOT use more than one").
+ * Every failure is the same 401 invalid_client, so the answer does not tell which part was wrong.
+ */
+export async function authenticateClient(
+  headers: Record<string, string | undefined>,
+  body: { client_id?: string | undefined; client_secret?: string | undefined },
+  deps: Pick<OAuthDeps, 'findClient' | 'now'>,
+): Promise<AuthenticatedClient> {
+  const basic = parseBasicCredentials(headers.authorization);
+  if (basic && body.client_secret !== undefined) {
+    throw oauthError(400, 'invalid_request', 'Use one client authentication method, not both Basic and client_secret.');
+  }
+  if (basic && body.client_id !== undefined && body.client_id !== basic.clientId) {
+    throw oauthError(400, 'invalid_request', 'body.client_id: does not match the Basic credentials.');
+  }
+  const clientId = basic?.clientId ?? body.client_id;
+  const secret = basic?.clientSecret ?? body.client_secret;
+  const method: ClientAuthMethod = basic ? 'client_secret_basic' : secret !== undefined ? 'client_secret_post' : 'none';
+  if (!clientId) throw invalidClient('Client authentication is required.');
+  if (!CLIENT_ID.test(clientId)) throw invalidClient();
+
+  const client = await deps.findClient(clientId);
+  if (!client) {
+    verifyClientSecret(secret ?? '', undefined); // same work as a wrong secret
+    throw invalidClient();
+  }
+  if (client.is_public) {
+    // Public clients have no secret (RFC 6749 §2.1); presenting one is a misconfigured client.
+    if (secret !== undefined) throw invalidClient();
+    return { client, method: 'none' };
+  }
+  if (secret === undefined || !verifyClientSecret(secret, client.secret_hash)) throw invalidClient();
+  if (client.client_secret_expires_at && Date.parse(client.client_secret_expires_at) <= deps.now().getTime()) {
+    throw invalidClient('The client secret has expired.');
+  }
+  return { client, method };
+}

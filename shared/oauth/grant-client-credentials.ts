@@ -1,0 +1,59 @@
+import { oauthError } from '../errors.ts';
+import type { AuthenticatedClient } from './authenticate-client.ts';
+import { mintAccessToken } from './mint-access-token.ts';
+import type { OAuthDeps } from './oauth-deps.ts';
+import { parseScope } from './parse-scope.ts';
+import type { TokenResponse } from './token-response.ts';
+
+export interface ClientCredentialsParams {
+  scope?: string | undefined;
+  audience?: string | undefined;
+  resource?: string | undefined;
+}
+
+/**
+ * RFC 6749 §4.4 client credentials, with the Resource chosen by `audience` (Auth0's name) or RFC
+ * 8707 `resource`. Scopes = requested ∩ the client's permissions on that Resource; nothing
+ * requested = everything granted; anything requested and not granted = invalid_scope (API.md §5.1).
+ */
+export async function grantClientCredentials(
+  { client }: AuthenticatedClient,
+  params: ClientCredentialsParams,
+  deps: OAuthDeps,
+): Promise<TokenResponse> {
+  // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
+  if (client.is_public) throw oauthError(400, 'unauthorized_client', 'Public clients cannot use client_credentials.');
+  if (params.audience && params.resource && params.audience !== params.resource) {
+    throw oauthError(400, 'invalid_request', 'body.audience: differs from body.resource; send one.');
+  }
+  const audience = params.audience ?? params.resource;
+  if (!audience) throw oauthError(400, 'invalid_request', 'body.audience: required (or resource, RFC 8707).');
+
+  const resource = await deps.findResource(client.tenant_id, audience);
+  // RFC 8707 §2: an unknown resource, or one the client may not use, is invalid_target.
+  if (!resource) throw oauthError(400, 'invalid_target', `body.audience: no resource "${audience}".`);
+  if (!client.resources.has(resource.id)) {
+    throw oauthError(400, 'invalid_target', `body.audience: the client is not authorized for "${audience}".`);
+  }
+  const granted = new Set<string>();
+  for (const scopeId of client.grants.get(resource.id) ?? []) {
+    const name = resource.scope_names[scopeId];
+    if (name) granted.add(name);
+  }
+  const requested = parseScope(params.scope);
+  const denied = requested.filter((s) => !granted.has(s));
+  if (denied.length) throw oauthError(400, 'invalid_scope', `body.scope: not granted to this client: ${denied.join(' ')}.`);
+  const scopes = requested.length ? requested : [...granted];
+
+  const minted = await mintAccessToken(
+    { issuer: deps.issuer, subject: client.id, clientId: client.id, tenantId: client.tenant_id, resource, scopes, now: deps.now() },
+    deps.keys,
+  );
+  return {
+    access_token: minted.token,
+    token_type: 'Bearer',
+    expires_in: minted.expiresIn,
+    // RFC 6749 §5.1: scope is required in the response when it differs from the request.
+    ...(requested.length === scopes.length ? {} : { scope: scopes.join(' ') }),
+  };
+}

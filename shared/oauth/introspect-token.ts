@@ -1,0 +1,49 @@
+import { invalidClient } from '../errors.ts';
+import { bearerToken } from '../http/authenticate.ts';
+import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import { authenticateClient } from './authenticate-client.ts';
+import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
+
+export type Introspection = { active: false } | { active: true; claims: AccessTokenClaims };
+
+const INACTIVE = { active: false } as const;
+
+/**
+ * Who is asking (spec 4.2 Token info: Bearer or Basic; RFC 7662 §2.1: the caller must be
+ * authorized). A bearer caller is the client its own valid, unrevoked token was issued to.
+ * Public clients cannot introspect (they hold no credential).
+ */
+export async function authenticateIntrospectionCaller(
+  headers: Record<string, string | undefined>,
+  body: { client_id?: string | undefined; client_secret?: string | undefined },
+  deps: OAuthDeps,
+): Promise<OAuthClient> {
+  const bearer = bearerToken(headers);
+  if (bearer) {
+    const own = await introspectFor(bearer, undefined, deps);
+    const client = own.active ? await deps.findClient(own.claims.client_id) : undefined;
+    if (!client) throw invalidClient('The bearer token is not valid.');
+    return client;
+  }
+  const { client, method } = await authenticateClient(headers, body, deps);
+  if (method === 'none') throw invalidClient('Public clients cannot introspect tokens.');
+  return client;
+}
+
+/**
+ * RFC 7662 §2.2: an invalid, expired, revoked or foreign token is `{active: false}` and nothing
+ * else. Foreign = of another tenant than a non-global caller's (API.md §4). Storage failures are
+ * thrown (503), never reported as active (DESIGN.md §3.8).
+ */
+export async function introspectFor(token: string, caller: OAuthClient | undefined, deps: OAuthDeps): Promise<Introspection> {
+  let claims: AccessTokenClaims;
+  try {
+    ({ claims } = await verifyAccessToken(token, deps));
+  } catch (err) {
+    if (err instanceof InvalidAccessToken) return INACTIVE;
+    throw err;
+  }
+  if (caller && !caller.is_global && claims.tenant_id !== caller.tenant_id) return INACTIVE;
+  if (await deps.revocations.isRevoked(claims.jti)) return INACTIVE;
+  return { active: true, claims };
+}

@@ -1,0 +1,42 @@
+import type { Introspection } from './introspect-token.ts';
+
+const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString());
+
+/** Spec 2.11 (`/tokeninfo`): ISO timestamps and `subject`. */
+export function tokeninfoView(r: Introspection): Record<string, unknown> {
+  if (!r.active) return { active: false };
+  const c = r.claims;
+  return {
+    active: true,
+    token_type: 'Bearer',
+    client_id: c.client_id,
+    scope: c.scope ?? '',
+    ...(typeof c.username === 'string' ? { username: c.username } : {}),
+    exp: iso(c.exp),
+    iat: iso(c.iat),
+    nbf: iso(c.nbf),
+    subject: c.sub,
+    jti: c.jti,
+  };
+}
+
+/** RFC 7662 §2.2 (`/introspect`): NumericDates and the registered member names. */
+export function introspectView(r: Introspection): Record<string, unknown> {
+  if (!r.active) return { active: false };
+  const c = r.claims;
+  return {
+    active: true,
+    scope: c.scope ?? '',
+    client_id: c.client_id,
+    ...(typeof c.username === 'string' ? { username: c.username } : {}),
+    token_type: 'Bearer',
+    exp: c.exp,
+    iat: c.iat,
+    nbf: c.nbf,
+    sub: c.sub,
+    aud: c.aud,
+    iss: c.iss,
+    jti: c.jti,
+    ...(c.tenant_id ? { tenant_id: c.tenant_id } : {}),
+  };
+}

@@ -1,0 +1,42 @@
+import type { KeyStore } from '../keys/key-store.ts';
+import type { RevocationsRepository } from '../store/revocations-repository.ts';
+
+/** What the OAuth endpoints need to know of a client (built from the stored Client record). */
+export interface OAuthClient {
+  id: string;
+  tenant_id: string;
+  is_public: boolean;
+  is_global: boolean;
+  grant_types: readonly string[];
+  /** SHA-256 of the secret (confidential clients only). */
+  secret_hash: string | undefined;
+  client_secret_expires_at: string | null | undefined;
+  /** Resources authorized to the client (Client Resources). */
+  resources: ReadonlySet<string>;
+  /** Scope ids granted per resource id (Client Permissions). */
+  grants: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** What minting an access token for a Resource needs (spec 2.7 resource_metadata). */
+export interface TokenResource {
+  id: string;
+  tenant_id: string;
+  identifier_url: string;
+  signing_algorithm: 'ES256' | 'RS256' | 'HS256';
+  /** HS256 only, already unsealed. */
+  signing_secret: string | undefined;
+  token_lifetime: number;
+  rbac_enabled: boolean;
+  /** Scope id → scope name. */
+  scope_names: Readonly<Record<string, string>>;
+}
+
+/** Dependencies of the OAuth endpoints, passed as arguments (DESIGN.md §3.2). */
+export interface OAuthDeps {
+  findClient(clientId: string): Promise<OAuthClient | undefined>;
+  findResource(tenantId: string, identifierUrl: string): Promise<TokenResource | undefined>;
+  keys: KeyStore;
+  revocations: RevocationsRepository;
+  issuer: string;
+  now: () => Date;
+}

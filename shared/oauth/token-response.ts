@@ -1,0 +1,10 @@
+/** Spec 2.10 (plus RFC 6749 §5.1's `scope` when the granted scope differs from the request). */
+export interface TokenResponse {
+  access_token: string;
+  refresh_token?: string;
+  id_token?: string;
+  token_type: 'Bearer';
+  /** Seconds (RFC 6749 §5.1). */
+  expires_in: number;
+  scope?: string;
+}

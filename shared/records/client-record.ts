@@ -1,0 +1,82 @@
+import type { AuditFields, KeyValue } from './common.ts';
+
+/** Spec §2.3; the inner fields of urls/oauth/saml/wsfed are open (spec: "not shown"). */
+export interface ClientMetadata {
+  /** Grants the client may use at `/token` (API.md §5.1): anything else is `unauthorized_client`. */
+  grant_types: string[];
+  /** `redirect_uris`, `post_logout_redirect_uris`, `allowed_origins`, ... (used by /authorize and /logout). */
+  urls: Record<string, unknown>;
+  refresh_token: { expiration_enabled: boolean; expiration_lifetime: number };
+  id_token: { expiration_lifetime: number };
+  oauth: Record<string, unknown>;
+  saml: Record<string, unknown>;
+  wsfed: Record<string, unknown>;
+}
+
+/**
+ * A Client (spec §2.2) as stored at `CLIENT#{id}` / `CLIENT` (GSI1 `TENANT#{t}#CLIENTS` / id).
+ * Beyond the spec's fields it stores:
+ * - `secret_hash`: SHA-256 (base64url) of the secret, what `/token` verifies against
+ *   (shared/clients/client-secret.ts); absent for public clients.
+ * - `secret_sealed`: the secret encrypted with the SecretBox, opened only for `read:client_keys`
+ *   callers and for the response of a secret change; absent for public clients.
+ * - `is_default`: the Default Client made at bootstrap (API.md §4): never deleted (403).
+ * - `aggregations`: counts of its resource links and permissions, kept exact by the link and
+ *   permission transactions (never by PATCH).
+ * - `links_version`: +1 per change of its links/permissions; optimistic lock of cascades.
+ * - `version`: +1 per change of the editable fields (PATCH, secret change).
+ */
+export interface ClientRecord extends AuditFields {
+  id: string;
+  tenant_id: string;
+  client_type: string;
+  client_name: string;
+  client_description?: string;
+  client_metadata: ClientMetadata;
+  app_metadata: KeyValue[];
+  is_public: boolean;
+  is_first_party: boolean;
+  /** A global client may act on every tenant (API.md §4). */
+  is_global: boolean;
+  is_default: boolean;
+  secret_hash?: string;
+  secret_sealed?: string;
+  /** ISO timestamp after which the secret no longer authenticates; null: never. */
+  client_secret_expires_at: string | null;
+  aggregations: { resources: number; permissions: number };
+  links_version: number;
+  version: number;
+}
+
+/** What a caller may set on create (spec §4.3 "Client create body"), after validation. */
+export interface NewClient {
+  /** Fixed id (bootstrap's DEFAULT_CLIENT_ID); otherwise a new UUIDv7. */
+  id?: string;
+  tenant_id: string;
+  client_name: string;
+  client_type?: string;
+  client_description?: string;
+  client_metadata?: Partial<ClientMetadata>;
+  app_metadata?: KeyValue[];
+  is_public?: boolean;
+  is_first_party?: boolean;
+  is_global?: boolean;
+  /** Plaintext secret of a confidential client (hashed and sealed by the repository). */
+  client_secret?: string;
+  client_secret_expires_at?: string | null;
+  /** Bootstrap only: marks the Default Client (unique through the `UNIQUE#DEFAULT_CLIENT` marker). */
+  is_default?: boolean;
+}
+
+/** Spec §4.3 "Client update body" (client_type is not updatable). */
+export interface ClientPatch {
+  client_name?: string;
+  client_description?: string;
+  client_metadata?: Partial<{ [K in keyof ClientMetadata]: Partial<ClientMetadata[K]> | ClientMetadata[K] }>;
+  app_metadata?: KeyValue[];
+  is_public?: boolean;
+  is_first_party?: boolean;
+  is_global?: boolean;
+  tenant_id?: string;
+  client_secret_expires_at?: string | null;
+}

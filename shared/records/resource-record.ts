@@ -1,0 +1,69 @@
+import type { KeyValue } from './common.ts';
+
+export type SigningAlgorithm = 'ES256' | 'RS256' | 'HS256';
+
+/** Spec §2.7 resource_metadata. */
+export interface ResourceMetadata {
+  /** The management API itself (API.md §4): cannot be deleted or lose its scopes. */
+  is_system: boolean;
+  /** The `aud` of its tokens, the `audience`/`resource` a client asks for; unique per tenant. */
+  identifier_url: string;
+  signing_algorithm: SigningAlgorithm;
+  /** HS256 only: the shared secret, SEALED with the SecretBox (open it before use). */
+  signing_secret?: string;
+  /** Access-token lifetime in seconds. */
+  token_lifetime: number;
+  /** Put `permissions` in access tokens (API.md §5.1). */
+  rbac_enabled: boolean;
+  scopes_added: boolean;
+  skip_consent_for_first_party: boolean;
+}
+
+/**
+ * A Resource (spec §2.7) at `RESOURCE#{id}` / `RESOURCE` (GSI1 `TENANT#{t}#RESOURCES` / id, GSI2
+ * `RESOURCE_ID_URL#{t}#{identifier_url}`). It carries everything a token needs in one read:
+ * - `scope_names`: scope id → scope name, changed in the same transaction as every scope
+ *   create/rename/delete, so the token endpoint never reads the scopes themselves.
+ * - `scope_holders`: scope id → number of permission items on it (clients, later roles and
+ *   users); lets a scope delete check that the index it read its holders from is complete.
+ * - `aggregations`: counts of its scopes and client links.
+ * - `links_version` / `version`: as on ClientRecord.
+ * This record uses the spec's `created_date`/`updated_date`, not `_at`.
+ */
+export interface ResourceRecord {
+  id: string;
+  tenant_id: string;
+  resource_type: string;
+  resource_name: string;
+  resource_description?: string;
+  resource_metadata: ResourceMetadata;
+  app_metadata: KeyValue[];
+  scope_names: Record<string, string>;
+  scope_holders: Record<string, number>;
+  aggregations: { scopes: number; clients: number };
+  links_version: number;
+  version: number;
+  created_by: string;
+  created_date: string;
+  updated_by: string;
+  updated_date: string;
+}
+
+/** Resource create body (spec §4.3) after validation; `signing_secret` is PLAINTEXT here. */
+export interface NewResource {
+  id?: string;
+  tenant_id: string;
+  resource_type: string;
+  resource_name: string;
+  resource_description?: string;
+  resource_metadata: Partial<ResourceMetadata> & { identifier_url: string };
+  app_metadata?: KeyValue[];
+}
+
+/** Resource update body (spec §4.3); `resource_metadata.signing_secret` is PLAINTEXT here. */
+export interface ResourcePatch {
+  resource_name?: string;
+  resource_description?: string;
+  resource_metadata?: Partial<ResourceMetadata>;
+  app_metadata?: KeyValue[];
+}

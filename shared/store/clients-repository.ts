@@ -1,0 +1,176 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { generateClientSecret, hashClientSecret } from '../clients/client-secret.ts';
+import { conflict, notFound } from '../errors.ts';
+import type { SecretBox } from '../keys/key-store.ts';
+import type { ClientPatch, ClientRecord, NewClient } from '../records/client-record.ts';
+import { newClientRecord } from './client-defaults.ts';
+import { deleteClient } from './client-delete.ts';
+import { readClientPartition } from './client-partition.ts';
+import { collectionAll, collectionCount, collectionPage, countWrite, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { commitPlan } from './commit-plan.ts';
+import { entity, toRecord } from './entity.ts';
+import { notExists } from './expression.ts';
+import { keys } from './keys.ts';
+import { putMarker } from './markers.ts';
+import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
+import { getItem } from './read-items.ts';
+import { uuidv7 } from './uuidv7.ts';
+import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
+import { putItem, type Write } from './writes.ts';
+
+/** The token endpoint's view of a client: the record plus what it may ask tokens for. */
+export interface ClientWithGrants {
+  client: ClientRecord;
+  /** Ids of the resources authorized to the client. */
+  resources: Set<string>;
+  /** Resource id → ids of the scopes granted on it. */
+  grants: Map<string, Set<string>>;
+}
+
+export interface UpdateOptions {
+  /** If-Match: fail with 409 unless the record is still at this version (no silent re-merge). */
+  expectedVersion?: number;
+}
+
+/**
+ * Clients (spec §2.2; fields documented on ClientRecord). Items: `CLIENT#{id}` / `CLIENT` in
+ * GSI1 `TENANT#{t}#CLIENTS` / id; the tenant's `COUNT#CLIENTS` counter changes in the same
+ * transaction as every create and delete. Secrets arrive in plaintext and are stored twice: a
+ * SHA-256 hash to verify and a SecretBox-sealed copy to show to `read:client_keys` callers.
+ */
+export interface ClientsRepository {
+  /** Creates a client; a confidential client without `client_secret` gets a generated one (open `secret_sealed` to show it). */
+  create(input: NewClient, actor: string): Promise<ClientRecord>;
+  /** Consistent GetItem by id alone (the token endpoint knows only the client_id). */
+  get(id: string): Promise<ClientRecord | undefined>;
+  /** PATCH: merges, writes with a version condition, re-reads and re-merges on a lost race. 404 if missing. */
+  update(id: string, patch: ClientPatch, actor: string, options?: UpdateOptions): Promise<ClientRecord>;
+  /** Replaces the secret (hash + sealed copy) and optionally its expiry. 404 if missing. */
+  changeSecret(id: string, secret: string, actor: string, options?: { expiresAt?: string | null }): Promise<ClientRecord>;
+  /** Deletes the client with its links and permissions, fixing the resources' counts. 404 / 403 (Default Client). */
+  delete(id: string): Promise<void>;
+  /** One page of the tenant's clients in id (= creation) order, for shared/lists. */
+  listPage(tenantId: string, request: CollectionPageRequest): Promise<CollectionPage<ClientRecord>>;
+  /** Every client of the tenant, for `q` and `sort` (shared/lists bounds the size). */
+  listAll(tenantId: string): Promise<ClientRecord[]>;
+  /** `total_count` of the tenant's clients: one GetItem. */
+  count(tenantId: string): Promise<number>;
+  /** THE TOKEN PATH: the client, its resources and its grants in one consistent Query. */
+  getClientWithGrants(clientId: string): Promise<ClientWithGrants | undefined>;
+  /** The Default Client's id (consistent, via its marker), if bootstrap made one. */
+  findDefaultClientId(): Promise<string | undefined>;
+}
+
+const EDITABLE: readonly (keyof ClientRecord)[] = [
+  'client_name',
+  'client_description',
+  'client_metadata',
+  'app_metadata',
+  'is_public',
+  'is_first_party',
+  'is_global',
+  'tenant_id',
+  'client_secret_expires_at',
+];
+
+export function clientsRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date, secretBox: SecretBox): ClientsRepository {
+  const get = async (id: string) => {
+    const item = await getItem(db, tableName, keys.client(id), now());
+    return item ? toRecord<ClientRecord>(item) : undefined;
+  };
+  const mustGet = async (id: string) => {
+    const c = await get(id);
+    if (!c) throw notFound(`Client ${id} not found.`);
+    return c;
+  };
+  const sealSecret = async (secret: string) => ({ hash: hashClientSecret(secret), sealed: await secretBox.seal(secret) });
+
+  return {
+    get,
+
+    async create(input, actor) {
+      const id = input.id ?? uuidv7();
+      const isPublic = input.is_public ?? false;
+      const secret = isPublic ? undefined : await sealSecret(input.client_secret ?? generateClientSecret());
+      const record = newClientRecord(id, input, actor, now().toISOString(), secret);
+      const writes: Write[] = [
+        putItem(clientItem(record), { condition: notExists, onFail: () => conflict(`A client with id ${id} already exists.`) }),
+        countWrite(record.tenant_id, 'CLIENTS', 1),
+      ];
+      if (record.is_default) {
+        writes.push(putMarker(keys.marker('DEFAULT_CLIENT'), id, { onTaken: () => conflict('A Default Client already exists.') }));
+      }
+      await commitPlan(db, tableName, [writes]);
+      return record;
+    },
+
+    update(id, patch, actor, options = {}) {
+      return updateWithRetry({
+        load: () => get(id),
+        notFound: () => notFound(`Client ${id} not found.`),
+        ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
+        write: async (current) => {
+          const next = mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>);
+          const changed: Record<string, unknown> = { ...changedFields(current, next, EDITABLE), updated_by: actor, updated_at: now().toISOString() };
+          const units: Write[][] = [];
+          if (next.tenant_id !== current.tenant_id) {
+            // Moving tenants moves the client between two collections and their counters.
+            changed.GSI1PK = keys.collection(next.tenant_id, 'CLIENTS');
+            units.push([countWrite(current.tenant_id, 'CLIENTS', -1), countWrite(next.tenant_id, 'CLIENTS', 1)]);
+          }
+          units.unshift([versionedUpdate(keys.client(id), changed, current.version)]);
+          const { attributes } = await commitPlan(db, tableName, [units.flat()]);
+          return attributes ? toRecord<ClientRecord>(attributes) : mustGet(id);
+        },
+      });
+    },
+
+    async changeSecret(id, secret, actor, options = {}) {
+      const sealed = await sealSecret(secret);
+      return updateWithRetry({
+        load: () => get(id),
+        notFound: () => notFound(`Client ${id} not found.`),
+        write: async (current) => {
+          const fields: Record<string, unknown> = { secret_hash: sealed.hash, secret_sealed: sealed.sealed, updated_by: actor, updated_at: now().toISOString() };
+          if (options.expiresAt !== undefined) fields.client_secret_expires_at = options.expiresAt;
+          const { attributes } = await commitPlan(db, tableName, [[versionedUpdate(keys.client(id), fields, current.version)]]);
+          return attributes ? toRecord<ClientRecord>(attributes) : mustGet(id);
+        },
+      });
+    },
+
+    delete: (id) => deleteClient(db, tableName, id),
+
+    async listPage(tenantId, request) {
+      const page = await collectionPage(db, tableName, tenantId, 'CLIENTS', request);
+      return { ...page, items: page.items.map((i) => toRecord<ClientRecord>(i)) };
+    },
+
+    async listAll(tenantId) {
+      return (await collectionAll(db, tableName, tenantId, 'CLIENTS')).map((i) => toRecord<ClientRecord>(i));
+    },
+
+    count: (tenantId) => collectionCount(db, tableName, tenantId, 'CLIENTS', now()),
+
+    async getClientWithGrants(clientId) {
+      const partition = await readClientPartition(db, tableName, clientId);
+      if (!partition) return undefined;
+      const grants = new Map<string, Set<string>>();
+      for (const p of partition.permissions) {
+        let scopes = grants.get(p.resource_id);
+        if (!scopes) grants.set(p.resource_id, (scopes = new Set()));
+        scopes.add(p.scope_id);
+      }
+      return { client: partition.client, resources: new Set(partition.links.keys()), grants };
+    },
+
+    async findDefaultClientId() {
+      const marker = await getItem(db, tableName, keys.marker('DEFAULT_CLIENT'), now());
+      return typeof marker?.target_id === 'string' ? marker.target_id : undefined;
+    },
+  };
+}
+
+export function clientItem(record: ClientRecord) {
+  return { ...keys.client(record.id), GSI1PK: keys.collection(record.tenant_id, 'CLIENTS'), GSI1SK: record.id, ...entity('Client'), ...record };
+}

@@ -1,0 +1,55 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys, type CollectionKind } from './keys.ts';
+import { entity } from './entity.ts';
+import { queryAll, queryPage } from './query-all.ts';
+import { getItem } from './read-items.ts';
+import { updateItem, type Write } from './writes.ts';
+
+type Item = Record<string, unknown>;
+
+/** One page of a tenant's collection in id (= creation) order, for shared/lists. */
+export interface CollectionPageRequest {
+  limit: number;
+  /** The `lastEvaluatedKey` of the previous page (opaque; the list machinery signs it into a cursor). */
+  exclusiveStartKey?: Record<string, unknown>;
+  /** Newest first. */
+  descending?: boolean;
+}
+
+export interface CollectionPage<T> {
+  items: T[];
+  lastEvaluatedKey?: Record<string, unknown>;
+}
+
+const byCollection = (tableName: string, gsi1pk: string) => ({
+  TableName: tableName,
+  IndexName: 'GSI1',
+  KeyConditionExpression: '#pk = :pk',
+  ExpressionAttributeNames: { '#pk': 'GSI1PK' },
+  ExpressionAttributeValues: { ':pk': gsi1pk },
+});
+
+export async function collectionPage(db: DynamoDBDocumentClient, tableName: string, tenantId: string, kind: CollectionKind, req: CollectionPageRequest): Promise<CollectionPage<Item>> {
+  return queryPage(db, {
+    ...byCollection(tableName, keys.collection(tenantId, kind)),
+    Limit: req.limit,
+    ScanIndexForward: !req.descending,
+    ...(req.exclusiveStartKey ? { ExclusiveStartKey: req.exclusiveStartKey } : {}),
+  });
+}
+
+export function collectionAll(db: DynamoDBDocumentClient, tableName: string, tenantId: string, kind: CollectionKind): Promise<Item[]> {
+  return queryAll(db, byCollection(tableName, keys.collection(tenantId, kind)));
+}
+
+/** `total_count`: one GetItem of the counter kept exact by every create/delete transaction. */
+export async function collectionCount(db: DynamoDBDocumentClient, tableName: string, tenantId: string, kind: CollectionKind, now: Date): Promise<number> {
+  const item = await getItem(db, tableName, keys.collectionCounter(tenantId, kind), now);
+  return typeof item?.count === 'number' ? item.count : 0;
+}
+
+/** The counter write that goes into a create (+1) or delete (-1) transaction. */
+export function countWrite(tenantId: string, kind: CollectionKind, delta: number): Write {
+  const e = entity('Counter');
+  return updateItem(keys.collectionCounter(tenantId, kind), { set: [['type', e.type], ['schema_version', e.schema_version]], add: [['count', delta]] });
+}

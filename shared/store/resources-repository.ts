@@ -1,0 +1,171 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import type { SecretBox } from '../keys/key-store.ts';
+import type { NewResource, ResourcePatch, ResourceRecord } from '../records/resource-record.ts';
+import type { NewScope, ScopeRecord } from '../records/scope-record.ts';
+import { collectionAll, collectionCount, collectionPage, countWrite, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { commitPlan } from './commit-plan.ts';
+import { entity, toRecord } from './entity.ts';
+import { notExists } from './expression.ts';
+import { keys } from './keys.ts';
+import { deleteMarker, putMarker } from './markers.ts';
+import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
+import { queryPage } from './query-all.ts';
+import { getItem } from './read-items.ts';
+import { deleteResource } from './resource-delete.ts';
+import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
+import { putScopeWrites } from './scope-items.ts';
+import type { UpdateOptions } from './clients-repository.ts';
+import { uuidv7 } from './uuidv7.ts';
+import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
+import { putItem, type Write } from './writes.ts';
+
+/**
+ * Resources (spec §2.7; fields documented on ResourceRecord). Items: `RESOURCE#{id}` / `RESOURCE`
+ * in GSI1 `TENANT#{t}#RESOURCES` / id and GSI2 `RESOURCE_ID_URL#{t}#{identifier_url}`; the
+ * identifier is unique per tenant through `UNIQUE#RESOURCE_ID_URL#{t}#{url}` (moved in the same
+ * transaction when it changes); the tenant's `COUNT#RESOURCES` changes with create/delete.
+ * `resource_metadata.signing_secret` arrives in plaintext and is stored sealed.
+ */
+export interface ResourcesRepository {
+  /**
+   * Creates a resource, optionally with its first scopes in the same transaction (at most 48, so
+   * record + markers fit one transaction). 409 if the identifier_url is taken in the tenant.
+   */
+  create(input: NewResource, actor: string, scopes?: readonly NewScope[]): Promise<ResourceRecord>;
+  /** Consistent GetItem. */
+  get(id: string): Promise<ResourceRecord | undefined>;
+  /** THE TOKEN PATH: the resource a token's `audience` names, in one GSI2 Query (eventually consistent). */
+  getResourceByIdentifier(tenantId: string, identifierUrl: string): Promise<ResourceRecord | undefined>;
+  /** The id owning an identifier_url, strongly consistent (the marker): for bootstrap and checks. */
+  findIdByIdentifier(tenantId: string, identifierUrl: string): Promise<string | undefined>;
+  /** PATCH with merge and version condition; moves the identifier marker (409 if the new one is taken). */
+  update(id: string, patch: ResourcePatch, actor: string, options?: UpdateOptions): Promise<ResourceRecord>;
+  /** Cascade: scopes, markers, client links and permissions (resource-delete.ts). 403 for a system resource. */
+  delete(id: string): Promise<void>;
+  listPage(tenantId: string, request: CollectionPageRequest): Promise<CollectionPage<ResourceRecord>>;
+  listAll(tenantId: string): Promise<ResourceRecord[]>;
+  count(tenantId: string): Promise<number>;
+}
+
+const EDITABLE: readonly (keyof ResourceRecord)[] = ['resource_name', 'resource_description', 'resource_metadata', 'app_metadata'];
+const MAX_SCOPES_ON_CREATE = 48;
+
+export function resourcesRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date, secretBox: SecretBox): ResourcesRepository {
+  const get = async (id: string) => {
+    const item = await getItem(db, tableName, keys.resource(id), now());
+    return item ? toRecord<ResourceRecord>(item) : undefined;
+  };
+  const identifierTaken = (url: string) => () => conflict(`A resource with identifier_url ${url} already exists.`);
+
+  return {
+    get,
+
+    async create(input, actor, scopes = []) {
+      if (scopes.length > MAX_SCOPES_ON_CREATE) throw badRequest(`At most ${MAX_SCOPES_ON_CREATE} scopes can be created with a resource.`);
+      if (new Set(scopes.map((s) => s.scope_name)).size !== scopes.length) throw badRequest('scopes: duplicate scope_name.');
+      const at = now().toISOString();
+      const record = await newResourceRecord(input.id ?? uuidv7(), input, actor, at, secretBox);
+      const scopeRecords: ScopeRecord[] = scopes.map((s) => ({
+        id: s.id ?? uuidv7(),
+        tenant_id: record.tenant_id,
+        resource_id: record.id,
+        scope_name: s.scope_name,
+        ...(s.scope_description !== undefined ? { scope_description: s.scope_description } : {}),
+        version: 1,
+        created_by: actor,
+        created_at: at,
+        updated_by: actor,
+        updated_at: at,
+      }));
+      record.scope_names = Object.fromEntries(scopeRecords.map((s) => [s.id, s.scope_name]));
+      record.aggregations.scopes = scopeRecords.length;
+      const url = record.resource_metadata.identifier_url;
+      await commitPlan(db, tableName, [[
+        putItem(resourceItem(record), { condition: notExists, onFail: () => conflict(`A resource with id ${record.id} already exists.`) }),
+        putMarker(keys.marker('RESOURCE_ID_URL', record.tenant_id, url), record.id, { onTaken: identifierTaken(url) }),
+        countWrite(record.tenant_id, 'RESOURCES', 1),
+        ...scopeRecords.flatMap(putScopeWrites),
+      ]]);
+      return record;
+    },
+
+    async getResourceByIdentifier(tenantId, identifierUrl) {
+      const { items } = await queryPage(db, {
+        TableName: tableName,
+        IndexName: 'GSI2',
+        KeyConditionExpression: '#pk = :pk AND #sk = :sk',
+        ExpressionAttributeNames: { '#pk': 'GSI2PK', '#sk': 'GSI2SK' },
+        ExpressionAttributeValues: { ':pk': keys.resourceByIdentifier(tenantId, identifierUrl), ':sk': keys.resourceByIdentifierSort },
+      });
+      return items[0] ? toRecord<ResourceRecord>(items[0]) : undefined;
+    },
+
+    async findIdByIdentifier(tenantId, identifierUrl) {
+      const marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
+      return typeof marker?.target_id === 'string' ? marker.target_id : undefined;
+    },
+
+    async update(id, patch, actor, options = {}) {
+      const { signing_secret: plaintext, ...metadataPatch } = patch.resource_metadata ?? {};
+      const sealedSecret = plaintext === undefined ? undefined : await secretBox.seal(plaintext);
+      return updateWithRetry({
+        load: () => get(id),
+        notFound: () => notFound(`Resource ${id} not found.`),
+        ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
+        write: async (current) => {
+          const p = { ...patch, resource_metadata: metadataPatch } as DeepPartial<ResourceRecord>;
+          const next = mergePatch<ResourceRecord>(current, p);
+          const before = current.resource_metadata;
+          if (next.resource_metadata.is_system !== before.is_system) throw forbidden('resource_metadata.is_system cannot be changed.');
+          const moved = next.resource_metadata.identifier_url !== before.identifier_url;
+          if (moved && before.is_system) throw forbidden("The management API's identifier_url cannot be changed.");
+          next.resource_metadata = sealedSecret
+            ? { ...next.resource_metadata, signing_secret: sealedSecret }
+            : await sealSigningSecret(next.resource_metadata, undefined, secretBox);
+          const changed: Record<string, unknown> = { ...changedFields(current, next, EDITABLE), updated_by: actor, updated_date: now().toISOString() };
+          const writes: Write[] = [];
+          if (moved) {
+            const url = next.resource_metadata.identifier_url;
+            changed.GSI2PK = keys.resourceByIdentifier(current.tenant_id, url);
+            writes.push(
+              deleteMarker(keys.marker('RESOURCE_ID_URL', current.tenant_id, before.identifier_url), id),
+              putMarker(keys.marker('RESOURCE_ID_URL', current.tenant_id, url), id, { onTaken: identifierTaken(url) }),
+            );
+          }
+          writes.unshift(versionedUpdate(keys.resource(id), changed, current.version));
+          const { attributes } = await commitPlan(db, tableName, [writes]);
+          if (attributes) return toRecord<ResourceRecord>(attributes);
+          const updated = await get(id);
+          if (!updated) throw notFound(`Resource ${id} not found.`);
+          return updated;
+        },
+      });
+    },
+
+    delete: (id) => deleteResource(db, tableName, id),
+
+    async listPage(tenantId, request) {
+      const page = await collectionPage(db, tableName, tenantId, 'RESOURCES', request);
+      return { ...page, items: page.items.map((i) => toRecord<ResourceRecord>(i)) };
+    },
+
+    async listAll(tenantId) {
+      return (await collectionAll(db, tableName, tenantId, 'RESOURCES')).map((i) => toRecord<ResourceRecord>(i));
+    },
+
+    count: (tenantId) => collectionCount(db, tableName, tenantId, 'RESOURCES', now()),
+  };
+}
+
+export function resourceItem(record: ResourceRecord) {
+  return {
+    ...keys.resource(record.id),
+    GSI1PK: keys.collection(record.tenant_id, 'RESOURCES'),
+    GSI1SK: record.id,
+    GSI2PK: keys.resourceByIdentifier(record.tenant_id, record.resource_metadata.identifier_url),
+    GSI2SK: keys.resourceByIdentifierSort,
+    ...entity('Resource'),
+    ...record,
+  };
+}

@@ -1,0 +1,141 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { forbidden, notFound } from '../errors.ts';
+import type { ClientPermission } from '../records/client-link-records.ts';
+import type { ResourceRecord } from '../records/resource-record.ts';
+import type { NewScope, ScopePatch, ScopeRecord } from '../records/scope-record.ts';
+import type { UpdateOptions } from './clients-repository.ts';
+import { commitPlan } from './commit-plan.ts';
+import { toRecord } from './entity.ts';
+import { exists } from './expression.ts';
+import { keys } from './keys.ts';
+import { revokePermissionUnit } from './link-writes.ts';
+import { putMarker } from './markers.ts';
+import { changedFields, mergePatch } from './merge-patch.ts';
+import { queryGsi2, queryPrefix } from './query-all.ts';
+import { getItem } from './read-items.ts';
+import { RetryableConflict, withRetries } from './retry.ts';
+import { deleteScopeNameMarker, putScopeWrites, scopeNameTaken } from './scope-items.ts';
+import { uuidv7 } from './uuidv7.ts';
+import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
+import { deleteItem, updateItem, type Write } from './writes.ts';
+
+/**
+ * Scopes of a resource (spec §2.8; fields on ScopeRecord). Items `RESOURCE#{r}` / `SCOPE#{id}`
+ * and name markers `RESOURCE#{r}` / `UNIQUE#SCOPE_NAME#{name}`. Every create, rename and delete
+ * changes the resource's `scope_names` (what the token endpoint reads) and `aggregations.scopes`
+ * in the same transaction.
+ */
+export interface ScopesRepository {
+  /** 404 if the resource does not exist; 409 if the name is taken in the resource. */
+  create(resourceId: string, input: NewScope, actor: string): Promise<ScopeRecord>;
+  /** Consistent GetItem. */
+  get(resourceId: string, scopeId: string): Promise<ScopeRecord | undefined>;
+  /** PATCH; a rename moves the name marker (409 if taken). Renaming a system resource's scope: 403. */
+  update(resourceId: string, scopeId: string, patch: ScopePatch, actor: string, options?: UpdateOptions): Promise<ScopeRecord>;
+  /** Deletes the scope and every permission on it, fixing the holders' counts. 403 on a system resource. */
+  delete(resourceId: string, scopeId: string): Promise<void>;
+  /** Every scope of the resource in id (= creation) order: one Query. */
+  list(resourceId: string): Promise<ScopeRecord[]>;
+}
+
+/** Index-lag waits need more patience than write races. */
+const CASCADE_ATTEMPTS = 8;
+
+export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): ScopesRepository {
+  const getResource = async (id: string) => {
+    const item = await getItem(db, tableName, keys.resource(id), now());
+    if (!item) throw notFound(`Resource ${id} not found.`);
+    return toRecord<ResourceRecord>(item);
+  };
+  const get = async (resourceId: string, scopeId: string) => {
+    const item = await getItem(db, tableName, keys.scope(resourceId, scopeId), now());
+    return item ? toRecord<ScopeRecord>(item) : undefined;
+  };
+
+  return {
+    get,
+
+    async create(resourceId, input, actor) {
+      const resource = await getResource(resourceId);
+      const at = now().toISOString();
+      const scope: ScopeRecord = {
+        id: input.id ?? uuidv7(),
+        tenant_id: resource.tenant_id,
+        resource_id: resourceId,
+        scope_name: input.scope_name,
+        ...(input.scope_description !== undefined ? { scope_description: input.scope_description } : {}),
+        version: 1,
+        created_by: actor,
+        created_at: at,
+        updated_by: actor,
+        updated_at: at,
+      };
+      await commitPlan(db, tableName, [[
+        ...putScopeWrites(scope),
+        updateItem(keys.resource(resourceId), {
+          set: [[['scope_names', scope.id], scope.scope_name]],
+          add: [[['aggregations', 'scopes'], 1], ['links_version', 1]],
+          condition: exists,
+          onFail: () => notFound(`Resource ${resourceId} not found.`),
+        }),
+      ]]);
+      return scope;
+    },
+
+    update(resourceId, scopeId, patch, actor, options = {}) {
+      return updateWithRetry({
+        load: () => get(resourceId, scopeId),
+        notFound: () => notFound(`Scope ${scopeId} not found.`),
+        ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
+        write: async (current) => {
+          const next = mergePatch<ScopeRecord>(current, patch);
+          const changed = { ...changedFields(current, next, ['scope_name', 'scope_description']), updated_by: actor, updated_at: now().toISOString() };
+          const writes: Write[] = [versionedUpdate(keys.scope(resourceId, scopeId), changed, current.version)];
+          if (next.scope_name !== current.scope_name) {
+            const resource = await getResource(resourceId);
+            if (resource.resource_metadata.is_system) throw forbidden("The management API's scopes cannot be renamed.");
+            writes.push(
+              deleteScopeNameMarker(resourceId, current.scope_name, scopeId),
+              putMarker(keys.scopeNameMarker(resourceId, next.scope_name), scopeId, { onTaken: scopeNameTaken(next.scope_name) }),
+              updateItem(keys.resource(resourceId), { set: [[['scope_names', scopeId], next.scope_name]], add: [['links_version', 1]], condition: exists }),
+            );
+          }
+          const { attributes } = await commitPlan(db, tableName, [writes]);
+          return attributes ? toRecord<ScopeRecord>(attributes) : { ...next, ...changed, version: current.version + 1 };
+        },
+      });
+    },
+
+    delete(resourceId, scopeId) {
+      return withRetries(async () => {
+        const resource = await getResource(resourceId);
+        if (resource.resource_metadata.is_system) throw forbidden("The management API's scopes cannot be removed.");
+        const scope = await get(resourceId, scopeId);
+        if (!scope) throw notFound(`Scope ${scopeId} not found.`);
+        // Holders come from an eventually consistent index; proceed only once it agrees with the
+        // exact count on the resource (the guard below then pins that count until commit).
+        const holders = await queryGsi2(db, tableName, keys.scopeHolders(scopeId));
+        if (holders.length !== (resource.scope_holders[scopeId] ?? 0)) throw new RetryableConflict('The holder index is catching up; retry.');
+        const units: Write[][] = holders.map((h) => {
+          if (h.type !== 'ClientPermission') throw new Error(`Scope holder of unknown kind ${String(h.type)}`);
+          return revokePermissionUnit(toRecord<ClientPermission>(h));
+        });
+        units.push([
+          deleteItem(keys.scope(resourceId, scopeId), { condition: exists }),
+          deleteScopeNameMarker(resourceId, scope.scope_name, scopeId),
+          updateItem(keys.resource(resourceId), {
+            add: [[['aggregations', 'scopes'], -1]],
+            remove: [['scope_names', scopeId], ['scope_holders', scopeId]],
+            condition: exists,
+          }),
+        ]);
+        await commitPlan(db, tableName, units, { guards: [{ key: keys.resource(resourceId), expected: resource.links_version }] });
+      }, { attempts: CASCADE_ATTEMPTS });
+    },
+
+    async list(resourceId) {
+      const items = await queryPrefix(db, tableName, keys.resourcePartition(resourceId), keys.scopePrefix);
+      return items.map((i) => toRecord<ScopeRecord>(i));
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { conflict, type AppError } from '../errors.ts';
+import { and, equals, exists } from './expression.ts';
+import { isRetryable, withRetries } from './retry.ts';
+import { updateItem, type Key, type Path, type Write } from './writes.ts';
+
+/**
+ * The write of a version-conditioned update (DESIGN.md §3.7: no lost update): sets `fields`, sets
+ * `version` to expected + 1, and requires `version = expected`. A failed condition is a
+ * `RetryableConflict` that `updateWithRetry` turns into a re-read and a re-applied merge.
+ */
+export function versionedUpdate(key: Key, fields: Record<string, unknown>, expectedVersion: number, extra: { remove?: readonly Path[] } = {}): Write {
+  const set: [Path, unknown][] = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k, v]);
+  const unset = Object.entries(fields).filter(([, v]) => v === undefined).map(([k]) => k);
+  set.push(['version', expectedVersion + 1]);
+  const remove = [...unset, ...(extra.remove ?? [])];
+  return updateItem(key, { set, ...(remove.length ? { remove } : {}), condition: and(exists, equals('version', expectedVersion)) });
+}
+
+export interface UpdateWithRetry<R extends { version: number }> {
+  /** Consistent read of the current record. */
+  load: () => Promise<R | undefined>;
+  /** Merges the change into `current` and writes it conditioned on `current.version`. */
+  write: (current: R) => Promise<R>;
+  notFound: () => AppError;
+  /**
+   * If-Match: the caller's version. Given, a mismatch is an immediate 409 (the caller's view is
+   * stale); absent, a lost race re-reads and re-applies the merge (what PATCH users expect).
+   */
+  expectedVersion?: number;
+}
+
+export function updateWithRetry<R extends { version: number }>(u: UpdateWithRetry<R>): Promise<R> {
+  return withRetries(async () => {
+    const current = await u.load();
+    if (!current) throw u.notFound();
+    if (u.expectedVersion !== undefined && current.version !== u.expectedVersion) {
+      throw conflict(`The record is at version ${current.version}, not ${u.expectedVersion}.`);
+    }
+    try {
+      return await u.write(current);
+    } catch (err) {
+      if (u.expectedVersion !== undefined && isRetryable(err)) throw conflict('The record was changed concurrently.', { cause: err });
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { GATEWAY_ERRORS } from '../../infra/constructs/gateway-responses.ts';
+import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
+import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
+import { handlerModules, ROUTES } from '../../shared/routes.ts';
+import { apiMethods, arnRef, functionIds, synth } from './support.ts';
+
+const { template } = synth({ stage: 'dev' });
+const methods = apiMethods(template);
+const fnIds = functionIds(template);
+const fnOf = (method: { props: Record<string, any> }) => arnRef(method.props.Integration.Uri);
+
+describe('REST API generated from the route table (DESIGN.md §2)', () => {
+  it.each(ROUTES.map((r) => [r.method, r.path, r.handler] as const))('%s %s → a proxy integration to %s', (method, path, handler) => {
+    const found = methods.filter((m) => m.path === path && m.httpMethod === method);
+    expect(found).toHaveLength(1);
+    const integration = found[0]!.props.Integration;
+    expect(integration.Type).toBe('AWS_PROXY');
+    expect(integration.IntegrationHttpMethod).toBe('POST');
+    expect(fnOf(found[0]!)).toBe(fnIds.get(handler));
+    expect(found[0]!.props.AuthorizationType).toBe('NONE');
+  });
+
+  it('has no method the route table does not list, besides the ANY fallbacks', () => {
+    const routed = methods.filter((m) => m.httpMethod !== 'ANY').map((m) => `${m.httpMethod} ${m.path}`);
+    expect(routed.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  it('API.md §2: every route path, the root and /{proxy+} have ANY → the 404/405 fallback function', () => {
+    const anyPaths = methods.filter((m) => m.httpMethod === 'ANY').map((m) => m.path);
+    expect(anyPaths.sort()).toEqual([...new Set(ROUTES.map((r) => r.path)), '/', '/{proxy+}'].sort());
+    for (const m of methods.filter((x) => x.httpMethod === 'ANY')) expect(fnOf(m)).toBe(fnIds.get(FALLBACK_HANDLER));
+  });
+
+  it('invokes functions through one credentials role, with no Lambda permission per method', () => {
+    const credentials = new Set(methods.map((m) => arnRef(m.props.Integration.Credentials)));
+    expect(credentials.size).toBe(1);
+    const [roleId] = [...credentials];
+    const role = template.toJSON().Resources[roleId!];
+    expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain('apigateway.amazonaws.com');
+    // The only permission is the rotation schedule's (EventBridge → function).
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission'));
+    expect(permissions.map((p) => p.Properties.Principal)).toEqual(['events.amazonaws.com']);
+  });
+});
+
+describe('functions', () => {
+  const fns = template.findResources('AWS::Lambda::Function');
+
+  it('one function per handler module, plus the fallback and the key rotation', () => {
+    expect([...fnIds.keys()].sort()).toEqual([...handlerModules(), FALLBACK_HANDLER, ROTATE_KEYS_HANDLER].sort());
+    expect(Object.keys(fns)).toHaveLength(handlerModules().length + 2);
+  });
+
+  it('every function: Node.js 24 on arm64, JSON logs to one log group, the config env', () => {
+    const logGroups = new Set<string>();
+    for (const f of Object.values(fns)) {
+      const p = f.Properties;
+      expect(p.Runtime).toBe('nodejs24.x');
+      expect(p.Architectures).toEqual(['arm64']);
+      expect(p.Handler).toBe('index.handler');
+      expect(p.LoggingConfig.LogFormat).toBe('JSON');
+      logGroups.add(p.LoggingConfig.LogGroup.Ref);
+      const env = p.Environment.Variables;
+      for (const key of ['TABLE_NAME', 'ISSUER', 'STAGE', 'MULTI_TENANT', 'KEY_MODE', 'KMS_KEY_ID', 'RECORD_CACHE_TTL_SECONDS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL']) {
+        expect(env[key], key).toBeDefined();
+      }
+      expect(env.NODE_OPTIONS).toBe('--enable-source-maps');
+      expect(env.STAGE).toBe('dev');
+      expect(env.KMS_SIGNING_KEY_ID).toBeUndefined();
+    }
+    expect(logGroups.size).toBe(1);
+  });
+
+  it('ISSUER is the stage URL built from the API id (api.url would be a dependency cycle)', () => {
+    const env = fns[fnIds.get('functions/oauth/token')!]!.Properties.Environment.Variables;
+    const [apiId] = Object.keys(template.findResources('AWS::ApiGateway::RestApi'));
+    expect(env.ISSUER).toEqual({
+      'Fn::Join': ['', ['https://', { Ref: apiId }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }, '/dev']],
+    });
+  });
+
+  it('the token function gets 1024 MB, the others 512 (the fallback 256)', () => {
+    const memory = (h: string) => fns[fnIds.get(h)!]!.Properties.MemorySize;
+    expect(memory('functions/oauth/token')).toBe(1024);
+    expect(memory('functions/oauth/jwks')).toBe(512);
+    expect(memory(FALLBACK_HANDLER)).toBe(256);
+  });
+});
+
+describe('gateway responses (API.md §2: gateway errors in the {code, message} shape)', () => {
+  it.each(GATEWAY_ERRORS.map((e) => [e.type.responseType, e] as const))('%s', (type, e) => {
+    const [response] = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } }));
+    expect(response).toBeDefined();
+    const body = JSON.parse(response!.Properties.ResponseTemplates['application/json']);
+    expect(Object.keys(body)).toEqual(['code', 'message']);
+    expect(body.code).toBe(e.code);
+    expect(response!.Properties.StatusCode).toBe(e.status);
+  });
+
+  it('unknown path → 404 not_found; throttles → 429 with Retry-After; too large → 413', () => {
+    const byType = (t: string) => Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: t } }))[0]!.Properties;
+    expect(byType('MISSING_AUTHENTICATION_TOKEN').StatusCode).toBe('404');
+    for (const t of ['THROTTLED', 'QUOTA_EXCEEDED']) {
+      expect(byType(t).StatusCode).toBe('429');
+      expect(byType(t).ResponseParameters['gatewayresponse.header.Retry-After']).toMatch(/^'\d+'$/);
+    }
+    expect(byType('REQUEST_TOO_LARGE').StatusCode).toBe('413');
+    for (const t of ['DEFAULT_4XX', 'DEFAULT_5XX', 'ACCESS_DENIED', 'UNAUTHORIZED']) expect(byType(t)).toBeDefined();
+  });
+
+  it('messages point at the docs when the stage has a docsUrl', () => {
+    const { template: t } = synth({ settings: { docsUrl: 'https://docs.example.com/identity/' } });
+    const [r] = Object.values(t.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: 'THROTTLED' } }));
+    expect(JSON.parse(r!.Properties.ResponseTemplates['application/json']).message).toBe(
+      'Too many requests. See https://docs.example.com/identity/errors#too_many_requests',
+    );
+  });
+});
+
+describe('stage', () => {
+  const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0]!.Properties;
+
+  it('throttles every method by the stage default from cdk.json', () => {
+    expect(stage.StageName).toBe('dev');
+    expect(stage.MethodSettings).toContainEqual(
+      expect.objectContaining({ ResourcePath: '/*', HttpMethod: '*', ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 }),
+    );
+  });
+
+  it.each(ROUTES.filter((r) => r.throttle).map((r) => [r.method, r.path, r.throttle!] as const))('%s %s has its own throttle', (method, path, throttle) => {
+    expect(stage.MethodSettings).toContainEqual(
+      expect.objectContaining({
+        ResourcePath: `/${path.replaceAll('/', '~1')}`,
+        HttpMethod: method,
+        ThrottlingRateLimit: throttle.rateLimit,
+        ThrottlingBurstLimit: throttle.burstLimit,
+      }),
+    );
+  });
+
+  it('writes JSON access logs with the request id and status, and never execution logs or bodies', () => {
+    const format = JSON.parse(stage.AccessLogSetting.Format);
+    expect(format.requestId).toBe('$context.requestId');
+    expect(format.status).toBe('$context.status');
+    expect(stage.AccessLogSetting.DestinationArn).toBeDefined();
+    expect(stage.MethodSettings[0]).toMatchObject({ LoggingLevel: 'OFF', DataTraceEnabled: false });
+  });
+
+  it('tracing follows the stage setting', () => {
+    expect(stage.TracingEnabled).toBe(false);
+    const { template: prod } = synth({ stage: 'prod' });
+    prod.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'prod', TracingEnabled: true });
+    prod.allResourcesProperties('AWS::Lambda::Function', { TracingConfig: { Mode: 'Active' } });
+  });
+});

@@ -1,0 +1,113 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
+import { TABLE_INDEXES, TABLE_KEYS } from '../../shared/store/table-definition.ts';
+import { arnRef, functionIds, synth } from './support.ts';
+
+const { template } = synth({ stage: 'dev' });
+const { template: prod } = synth({ stage: 'prod' });
+
+describe('table (DESIGN.md §3.6, built from shared/store/table-definition.ts)', () => {
+  const table = () => Object.values(template.findResources('AWS::DynamoDB::GlobalTable'))[0]!;
+
+  it('on-demand, TTL, point-in-time recovery, no physical name', () => {
+    const p = table().Properties;
+    expect(p.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(p.TimeToLiveSpecification).toEqual({ AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true });
+    expect(p.Replicas[0].PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(p.TableName).toBeUndefined();
+    expect(p.KeySchema).toEqual([
+      { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+    ]);
+  });
+
+  it.each(TABLE_INDEXES.map((i) => [i.indexName, i] as const))('GSI %s projects ALL', (_name, index) => {
+    expect(table().Properties.GlobalSecondaryIndexes).toContainEqual({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    });
+  });
+
+  it('removal policy by stage: dev is destroyed, prod retained with deletion protection', () => {
+    expect(table().DeletionPolicy).toBe('Delete');
+    prod.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })] }),
+    });
+  });
+});
+
+describe('KMS keys (DESIGN.md §4)', () => {
+  it('envelope mode: one symmetric key with rotation, no signing key', () => {
+    const keys = Object.values(template.findResources('AWS::KMS::Key'));
+    expect(keys).toHaveLength(1);
+    expect(keys[0]!.Properties).toMatchObject({ EnableKeyRotation: true });
+    expect(keys[0]!.Properties.KeySpec).toBeUndefined();
+    prod.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
+  });
+
+  it('kms-sign mode adds an ECC_NIST_P256 SIGN_VERIFY key', () => {
+    const { template: t } = synth({ settings: { keyMode: 'kms-sign' } });
+    t.resourceCountIs('AWS::KMS::Key', 2);
+    t.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+  });
+});
+
+describe('key rotation schedule', () => {
+  it('an EventBridge rule runs the rotation function daily, with retries', () => {
+    const rotation = functionIds(template).get(ROTATE_KEYS_HANDLER)!;
+    const [rule] = Object.values(template.findResources('AWS::Events::Rule'));
+    expect(rule!.Properties.ScheduleExpression).toBe('rate(1 day)');
+    expect(arnRef(rule!.Properties.Targets)).toBe(rotation);
+    expect(rule!.Properties.Targets[0].RetryPolicy.MaximumRetryAttempts).toBe(2);
+    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'events.amazonaws.com', FunctionName: { 'Fn::GetAtt': [rotation, 'Arn'] } });
+  });
+
+  it('the schedule comes from the stage config', () => {
+    const { template: t } = synth({ settings: { rotationSchedule: 'cron(0 3 * * ? *)' } });
+    t.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 3 * * ? *)' });
+  });
+});
+
+describe('alarms', () => {
+  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  const health = functionIds(template).get('functions/health/get-health')!;
+
+  it('health function: Errors > 0 and Duration p99 above the stage threshold', () => {
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Dimensions: [{ Name: 'FunctionName', Value: { Ref: health } }] }),
+    );
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Duration', ExtendedStatistic: 'p99', Threshold: 2000, Dimensions: [{ Name: 'FunctionName', Value: { Ref: health } }] }),
+    );
+  });
+
+  it('API 5XXError on the stage', () => {
+    const api = alarms.find((a) => a.MetricName === '5XXError')!;
+    expect(api).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 5 });
+    expect(api.Dimensions.map((d: { Name: string }) => d.Name).sort()).toEqual(['ApiName', 'Stage']);
+  });
+
+  it('429s counted by a metric filter on the access log (API Gateway has no throttle metric)', () => {
+    const [filter] = Object.values(template.findResources('AWS::Logs::MetricFilter'));
+    expect(filter!.Properties.FilterPattern).toBe('{ $.status = "429" }');
+    const { MetricNamespace, MetricName } = filter!.Properties.MetricTransformations[0];
+    expect(MetricNamespace).toBe('IdentityService/dev');
+    expect(arnRef(filter!.Properties.LogGroupName) ?? filter!.Properties.LogGroupName.Ref).toMatch(/AccessLogs/);
+    expect(alarms).toContainEqual(expect.objectContaining({ Namespace: MetricNamespace, MetricName, Statistic: 'Sum', Threshold: 50 }));
+  });
+
+  it('alarm actions go to an SNS topic only when the stage configures one', () => {
+    for (const a of alarms) expect(a.AlarmActions).toBeUndefined();
+    const { template: t } = synth({ settings: { alarms: { emails: ['ops@example.com'] } } });
+    t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    const [topic] = Object.keys(t.findResources('AWS::SNS::Topic'));
+    for (const a of Object.values(t.findResources('AWS::CloudWatch::Alarm'))) expect(a.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+  });
+});

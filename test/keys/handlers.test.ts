@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import * as client from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as discovery } from '../../functions/oauth/discovery.ts';
+import { handler as jwks } from '../../functions/oauth/jwks.ts';
+import { handler as rotate } from '../../functions/keys/rotate-keys.ts';
+import { createRuntime, setRuntime, type Runtime } from '../../shared/runtime.ts';
+import { createTestTable } from '../support/dynamodb.ts';
+import { claims, ISSUER, localConfig } from './support/key-test-env.ts';
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+
+function event(path: string): APIGatewayProxyEvent {
+  return {
+    resource: path,
+    path,
+    httpMethod: 'GET',
+    headers: { Accept: 'application/json' },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { requestId: `req-${Math.random()}` },
+  } as unknown as APIGatewayProxyEvent;
+}
+const context = { awsRequestId: 'aws-req', functionName: 'test', functionVersion: '1', invokedFunctionArn: 'arn', memoryLimitInMB: '128', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+describe('well-known handlers', () => {
+  let dir: string;
+  let runtime: Runtime;
+  beforeAll(async () => {
+    const table = await createTestTable('keys-handlers');
+    dir = mkdtempSync(join(tmpdir(), 'keys-handlers-'));
+    runtime = createRuntime(localConfig(table, join(dir, 'master.key'), { DOCS_URL: 'https://docs.example.test' }), { db: table.db });
+    setRuntime(runtime);
+  });
+  afterAll(() => {
+    setRuntime(undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the scheduled rotation function creates the keys on its first run (EventBridge event, no HTTP pipeline)', async () => {
+    const out = await rotate({} as Record<string, never>, context);
+    expect(out.results.map((r) => r.action)).toEqual(['created', 'created']);
+  });
+
+  it('GET /.well-known/jwks.json: RFC 7517 §5 JWK Set of current and next keys of both algs, public members only, cacheable', async () => {
+    const res = await jwks(event('/.well-known/jwks.json'), context);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['Cache-Control']).toBe('public, max-age=300');
+    const body = JSON.parse(res.body) as { keys: Record<string, unknown>[] };
+    expect(body.keys).toHaveLength(4);
+    for (const k of body.keys) {
+      for (const m of PRIVATE_MEMBERS) expect(k).not.toHaveProperty(m);
+      expect(k.use).toBe('sig');
+      expect(Object.keys(k).sort()).toEqual(k.kty === 'EC' ? ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] : ['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    }
+    expect(body.keys.map((k) => k.alg)).toEqual(['ES256', 'ES256', 'RS256', 'RS256']);
+    // A relying party verifies our tokens with exactly this document.
+    const token = await runtime.keys.signJwt('ES256', { typ: 'at+jwt' }, claims(new Date()));
+    await jwtVerify(token, createLocalJWKSet(body as never), { issuer: ISSUER, algorithms: ['ES256'] });
+  });
+
+  it('RFC 8414 / OIDC Discovery: both well-known paths serve the same document listing only what exists', async () => {
+    const a = await discovery(event('/.well-known/openid-configuration'), context);
+    const b = await discovery(event('/.well-known/oauth-authorization-server'), context);
+    expect(a.statusCode).toBe(200);
+    expect(a.body).toBe(b.body);
+    const doc = JSON.parse(a.body) as Record<string, unknown>;
+    expect(doc).toEqual({
+      issuer: ISSUER,
+      token_endpoint: `${ISSUER}/token`,
+      jwks_uri: `${ISSUER}/.well-known/jwks.json`,
+      response_types_supported: [],
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      introspection_endpoint: `${ISSUER}/introspect`,
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint: `${ISSUER}/revoke`,
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256', 'RS256'],
+      service_documentation: 'https://docs.example.test',
+    });
+    expect(doc).not.toHaveProperty('authorization_endpoint');
+    expect(a.headers['Cache-Control']).toBe('public, max-age=300');
+  });
+
+  it('openid-client (a certified relying party) accepts the discovery document', async () => {
+    const fetchLocal = async (url: string) => {
+      const path = new URL(url).pathname;
+      const res = await discovery(event(path), context);
+      return new Response(res.body, { status: res.statusCode, headers: res.headers });
+    };
+    const config = await client.discovery(new URL(ISSUER), 'client-1', 'secret', undefined, { [client.customFetch]: fetchLocal });
+    expect(config.serverMetadata().token_endpoint).toBe(`${ISSUER}/token`);
+    expect(config.serverMetadata().jwks_uri).toBe(`${ISSUER}/.well-known/jwks.json`);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { generateClientSecret, hashClientSecret, verifyClientSecret } from '../../shared/clients/client-secret.ts';
+import { authenticateClient } from '../../shared/oauth/authenticate-client.ts';
+import type { OAuthClient } from '../../shared/oauth/oauth-deps.ts';
+
+const secret = generateClientSecret();
+const confidential: OAuthClient = {
+  id: 'c1',
+  tenant_id: 't',
+  is_public: false,
+  is_global: true,
+  grant_types: ['client_credentials'],
+  secret_hash: hashClientSecret(secret),
+  client_secret_expires_at: null,
+  resources: new Set(),
+  grants: new Map(),
+};
+const publicClient: OAuthClient = { ...confidential, id: 'p1', is_public: true, secret_hash: undefined };
+const deps = {
+  findClient: async (id: string) => [confidential, publicClient].find((c) => c.id === id),
+  now: () => new Date('2026-01-01T00:00:00Z'),
+};
+const basic = (id: string, s: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(s)}`).toString('base64')}`;
+
+describe('client authentication (RFC 6749 §2.3)', () => {
+  it('secrets are 256-bit and verify only against their own hash', () => {
+    expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
+    expect(verifyClientSecret(secret, hashClientSecret(secret))).toBe(true);
+    expect(verifyClientSecret(`${secret}x`, hashClientSecret(secret))).toBe(false);
+    expect(verifyClientSecret(secret, undefined)).toBe(false);
+  });
+
+  it('§2.3.1 accepts client_secret_basic and client_secret_post', async () => {
+    await expect(authenticateClient({ authorization: basic('c1', secret) }, {}, deps)).resolves.toMatchObject({ method: 'client_secret_basic' });
+    await expect(authenticateClient({}, { client_id: 'c1', client_secret: secret }, deps)).resolves.toMatchObject({ method: 'client_secret_post' });
+  });
+
+  it('a wrong secret, an unknown client, or no credentials is 401 invalid_client', async () => {
+    for (const [headers, body] of [
+      [{ authorization: basic('c1', 'wrong') }, {}],
+      [{}, { client_id: 'nobody', client_secret: secret }],
+      [{}, {}],
+      [{}, { client_id: 'c1' }],
+    ] as const) {
+      await expect(authenticateClient(headers, body, deps)).rejects.toMatchObject({ status: 401, code: 'invalid_client' });
+    }
+  });
+
+  it('§2.3 refuses two methods at once', async () => {
+    await expect(authenticateClient({ authorization: basic('c1', secret) }, { client_secret: secret }, deps)).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+    });
+  });
+
+  it('a public client authenticates with its id only, and never with a secret', async () => {
+    await expect(authenticateClient({}, { client_id: 'p1' }, deps)).resolves.toMatchObject({ method: 'none' });
+    await expect(authenticateClient({}, { client_id: 'p1', client_secret: 'x' }, deps)).rejects.toMatchObject({ code: 'invalid_client' });
+  });
+
+  it('an expired secret is refused', async () => {
+    const expired = { ...confidential, client_secret_expires_at: '2025-12-31T23:59:59.000Z' };
+    await expect(authenticateClient({ authorization: basic('c1', secret) }, {}, { ...deps, findClient: async () => expired })).rejects.toMatchObject({
+      code: 'invalid_client',
+    });
+  });
+});

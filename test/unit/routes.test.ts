@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { handlerModules, matchRoute, ROUTES } from '../../shared/routes.ts';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+describe('route table', () => {
+  it('matches a literal path and names its handler', () => {
+    const m = matchRoute('GET', '/company/v1/health');
+    expect(m).toMatchObject({ kind: 'route', route: { handler: 'functions/health/get-health' } });
+  });
+
+  it('extracts and decodes path parameters', () => {
+    const m = matchRoute('GET', '/identity/v1/clients/abc%2Dd');
+    expect(m).toEqual(expect.objectContaining({ kind: 'route', pathParameters: { client_id: 'abc-d' } }));
+  });
+
+  it('prefers literal segments over parameters, as API Gateway does', () => {
+    const m = matchRoute('POST', '/identity/v1/clients/123/secret');
+    expect(m).toMatchObject({ kind: 'route', route: { handler: 'functions/clients/change-client-secret' } });
+  });
+
+  it('answers method_not_allowed with every allowed method of a known path', () => {
+    expect(matchRoute('DELETE', '/token')).toEqual({ kind: 'method_not_allowed', allow: ['POST'] });
+    const m = matchRoute('POST', '/identity/v1/clients/x');
+    expect(m.kind).toBe('method_not_allowed');
+    expect(m.kind === 'method_not_allowed' && [...m.allow].sort()).toEqual(['DELETE', 'GET', 'PATCH', 'PUT']);
+  });
+
+  it('answers not_found for an unknown path, a trailing segment, or a regex-like path', () => {
+    expect(matchRoute('GET', '/nope')).toEqual({ kind: 'not_found' });
+    expect(matchRoute('GET', '/company/v1/health/x')).toEqual({ kind: 'not_found' });
+    expect(matchRoute('GET', '/.well-known/jwksXjson')).toEqual({ kind: 'not_found' });
+  });
+
+  it('has no duplicate method+path and every management route names a scope', () => {
+    const keys = ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const r of ROUTES.filter((r) => r.path.startsWith('/identity/v1/'))) {
+      expect(r.auth, `${r.method} ${r.path}`).toMatchObject({ type: 'bearer', scope: expect.stringMatching(/^[a-z_]+:[a-z_]+$/) });
+    }
+  });
+
+  it('lists one handler module per distinct handler', () => {
+    const modules = handlerModules();
+    expect(new Set(modules).size).toBe(modules.length);
+    expect(modules).toContain('functions/oauth/token');
+  });
+
+  it('points every route at a handler module that exists', () => {
+    const missing = handlerModules().filter((m) => !existsSync(resolve(import.meta.dirname, '../..', `${m}.ts`)));
+    expect(missing).toEqual([]);
+  });
+});
