@@ -22,7 +22,7 @@ export function bearerToken(headers: Record<string, string | undefined>): string
 /**
  * Enforces the route's auth rule from the route table. Management routes need a token for the
  * management API (API.md §4) carrying the route's scope; health needs any valid token of ours.
- * A revoked token (by jti) is refused like an expired one.
+ * On management routes a revoked token (by jti) is refused like an expired one.
  */
 export async function authenticate(
   route: Route,
@@ -40,7 +40,9 @@ export async function authenticate(
     if (err instanceof InvalidAccessToken) throw invalidToken();
     throw err;
   }
-  if (await runtime.revocations.isRevoked(claims.jti)) throw invalidToken();
+  // Management routes also refuse revoked tokens (one read). Health checks the signature only, so
+  // that it can still answer `degraded` when the table is unreachable (spec 4.4).
+  if (route.auth.scope && (await runtime.revocations.isRevoked(claims.jti))) throw invalidToken();
   const scopes = new Set((claims.scope ?? '').split(' ').filter(Boolean));
   if (route.auth.scope && !scopes.has(route.auth.scope)) throw insufficientScope(route.auth.scope);
   return { claims, scopes };

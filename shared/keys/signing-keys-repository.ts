@@ -10,7 +10,8 @@ import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
  * Signing keys in the table (docs/keys.md). Partition `SIGNING_KEYS` holds two kinds of item:
  *
  * - `KEY#{kid}` (type `SigningKey`): one key pair. `jwk` = public JWK as published; `wrapped_private_key`
- *   = PKCS #8 private key wrapped by KMS or the local master key (`wrapped_by`), base64url; `status`
+ *   = PKCS #8 private key wrapped by KMS or the local master key (`wrapped_by` `kms`/`local`),
+ *   base64url; in kms-sign mode (`wrapped_by` `kms-sign`) no private key, `kms_key_id` instead; `status`
  *   mirrors the state item for people reading the table; `created_at`, `activated_at`, `retired_at`;
  *   `ttl` once demoted (DynamoDB deletes it after every token it signed has expired).
  * - `ALG#{alg}` (type `SigningKeyState`): which kid is `current_kid` / `next_kid` and the `previous`
@@ -23,8 +24,11 @@ export interface SigningKeyRecord {
   kid: string;
   alg: AsymmetricAlg;
   jwk: JWK;
-  wrappedPrivateKey: string;
-  wrappedBy: 'kms' | 'local';
+  /** Absent for a kms-sign key (the private key is in KMS). */
+  wrappedPrivateKey?: string | undefined;
+  wrappedBy: 'kms' | 'local' | 'kms-sign';
+  /** kms-sign: the asymmetric KMS key that signs with this key. */
+  kmsKeyId?: string | undefined;
   status: KeyStatus;
   createdAt: string;
   activatedAt?: string | undefined;
@@ -70,8 +74,8 @@ export interface RotationWrite {
 export interface SigningKeysRepository {
   /** The whole partition: one strongly consistent Query (paged only if it ever exceeds 1 MB). */
   load(): Promise<KeyPartition>;
-  /** First keys of an alg. False when another writer created them first. */
-  createInitial(alg: AsymmetricAlg, current: SigningKeyRecord, next: SigningKeyRecord): Promise<boolean>;
+  /** First keys of an alg (kms-sign: no next key). False when another writer created them first. */
+  createInitial(alg: AsymmetricAlg, current: SigningKeyRecord, next?: SigningKeyRecord): Promise<boolean>;
   /** Any later change (rotation, publishing a next key). False when the state changed meanwhile. */
   write(change: RotationWrite): Promise<boolean>;
 }
@@ -88,6 +92,7 @@ export function signingKeysRepository(db: DynamoDBDocumentClient, tableName: str
     jwk: r.jwk,
     wrapped_private_key: r.wrappedPrivateKey,
     wrapped_by: r.wrappedBy,
+    kms_key_id: r.kmsKeyId,
     status: r.status,
     created_at: r.createdAt,
     activated_at: r.activatedAt,
@@ -136,12 +141,12 @@ export function signingKeysRepository(db: DynamoDBDocumentClient, tableName: str
         {
           Put: {
             TableName: tableName,
-            Item: { ...keys.signingKeyState(alg), ...stateAttrs(alg, { currentKid: current.kid, nextKid: next.kid, previous: [] }, 1, current.createdAt) },
+            Item: { ...keys.signingKeyState(alg), ...stateAttrs(alg, { currentKid: current.kid, nextKid: next?.kid, previous: [] }, 1, current.createdAt) },
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
         putKey(current),
-        putKey(next),
+        ...(next ? [putKey(next)] : []),
       ]);
     },
 
@@ -165,9 +170,10 @@ export function signingKeysRepository(db: DynamoDBDocumentClient, tableName: str
             Update: {
               TableName: tableName,
               Key: keys.signingKey(u.kid),
-              UpdateExpression: retire ? 'SET #status = :s, retired_at = :at, #ttl = :ttl' : 'SET #status = :s, activated_at = :at',
+              // A key made current again (kms-sign: the configured key switched back) loses its TTL.
+              UpdateExpression: retire ? 'SET #status = :s, retired_at = :at, #ttl = :ttl' : 'SET #status = :s, activated_at = :at REMOVE #ttl',
               ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeNames: retire ? { '#status': 'status', '#ttl': TABLE_KEYS.ttlAttribute } : { '#status': 'status' },
+              ExpressionAttributeNames: { '#status': 'status', '#ttl': TABLE_KEYS.ttlAttribute },
               ExpressionAttributeValues: retire ? { ':s': u.status, ':at': u.at, ':ttl': u.ttl } : { ':s': u.status, ':at': u.at },
             },
           };
@@ -220,14 +226,17 @@ function toState(item: Record<string, unknown>): KeyStateRecord | undefined {
 }
 
 function toKey(item: Record<string, unknown>): SigningKeyRecord | undefined {
-  if (!isAsymmetricAlg(item.alg) || typeof item.kid !== 'string' || typeof item.wrapped_private_key !== 'string') return undefined;
+  if (!isAsymmetricAlg(item.alg) || typeof item.kid !== 'string' || typeof item.jwk !== 'object' || item.jwk === null) return undefined;
+  const wrappedBy = item.wrapped_by === 'local' || item.wrapped_by === 'kms-sign' ? item.wrapped_by : 'kms';
+  if (wrappedBy !== 'kms-sign' && typeof item.wrapped_private_key !== 'string') return undefined;
   const ttl = item[TABLE_KEYS.ttlAttribute];
   return {
     kid: item.kid,
     alg: item.alg,
     jwk: item.jwk as JWK,
-    wrappedPrivateKey: item.wrapped_private_key,
-    wrappedBy: item.wrapped_by === 'local' ? 'local' : 'kms',
+    wrappedPrivateKey: typeof item.wrapped_private_key === 'string' ? item.wrapped_private_key : undefined,
+    wrappedBy,
+    kmsKeyId: typeof item.kms_key_id === 'string' ? item.kms_key_id : undefined,
     status: item.status as KeyStatus,
     createdAt: String(item.created_at),
     activatedAt: typeof item.activated_at === 'string' ? item.activated_at : undefined,

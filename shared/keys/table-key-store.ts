@@ -3,10 +3,10 @@ import { internalError, serviceUnavailable } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { jwkOfKey, samePublicKey } from './jwk.ts';
 import { createJwsEncoder, signInput } from './jws.ts';
+import { createKeyCache } from './key-cache.ts';
 import type { KeyPairSource } from './key-pair-source.ts';
-import { buildSnapshot, isPublished, type KeySnapshot, type PublicKeyCache, type SnapshotKey } from './key-snapshot.ts';
-import type { AsymmetricAlg, KeyStore, PublicKeyEntry } from './key-store.ts';
-import { MISS_REFRESH_MS } from './key-timing.ts';
+import type { SnapshotKey } from './key-snapshot.ts';
+import type { AsymmetricAlg, KeyStore } from './key-store.ts';
 import { newSigningKey } from './new-signing-key.ts';
 import type { SigningKeyRecord, SigningKeysRepository } from './signing-keys-repository.ts';
 
@@ -26,37 +26,19 @@ export interface TableKeyStoreOptions {
  * rotation the next read names another current key; only then is another Decrypt needed.
  */
 export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
-  const { repo, source, now, cacheTtlMs } = opts;
-  const missRefreshMs = opts.missRefreshMs ?? MISS_REFRESH_MS;
+  const { repo, source, now } = opts;
   const encoder = createJwsEncoder();
-  const publicKeys: PublicKeyCache = new Map();
   /** Private keys of current keys only, by kid (a demoted key is dropped at the next read). */
   const privateKeys = new Map<string, KeyObject>();
   const unwrapping = new Map<string, Promise<KeyObject>>();
   const creating = new Map<AsymmetricAlg, Promise<void>>();
-  let snapshot: KeySnapshot | undefined;
-  let loading: Promise<KeySnapshot> | undefined;
-  let lastMissRefresh = Number.NEGATIVE_INFINITY;
-
-  const nowMs = () => now().getTime();
-  const fresh = (): KeySnapshot | undefined => (snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs ? snapshot : undefined);
-
-  /** Single flight: concurrent callers in one container share one Query. */
-  const refresh = (): Promise<KeySnapshot> =>
-    (loading ??= repo
-      .load()
-      .then((partition) => {
-        const snap = buildSnapshot(partition, nowMs(), publicKeys);
-        const signing = new Set([...snap.current.values()].map((k) => k.entry.kid));
-        for (const kid of privateKeys.keys()) if (!signing.has(kid)) privateKeys.delete(kid);
-        snapshot = snap;
-        return snap;
-      })
-      .finally(() => {
-        loading = undefined;
-      }));
-
-  const current = async (): Promise<KeySnapshot> => fresh() ?? refresh();
+  const cache = createKeyCache({
+    ...opts,
+    onRefresh: (snap) => {
+      const signing = new Set([...snap.current.values()].map((k) => k.entry.kid));
+      for (const kid of privateKeys.keys()) if (!signing.has(kid)) privateKeys.delete(kid);
+    },
+  });
 
   const unwrap = (record: SigningKeyRecord): Promise<KeyObject> => {
     const have = privateKeys.get(record.kid);
@@ -92,7 +74,7 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
 
   const currentKey = async (alg: AsymmetricAlg): Promise<SnapshotKey> => {
     for (let attempt = 0; attempt < 4; attempt++) {
-      const snap = attempt === 0 ? await current() : await refresh();
+      const snap = attempt === 0 ? await cache.current() : await cache.refresh();
       const cur = snap.current.get(alg);
       if (cur) return cur;
       if (!snap.algs.has(alg)) await createFirstKeys(alg);
@@ -106,39 +88,21 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
   return {
     async signJwt(alg, header, payload) {
       // Hot path: a fresh snapshot and an opened key mean no I/O and no await before signing.
-      const cur = fresh()?.current.get(alg);
+      const cur = cache.fresh()?.current.get(alg);
       const key = cur && privateKeys.get(cur.entry.kid);
       if (cur && key) return signInput(alg, key, encoder.signingInput(alg, cur.entry.kid, header, payload));
       const k = await currentKey(alg);
       const priv = await unwrap(k.record);
       return signInput(alg, priv, encoder.signingInput(alg, k.entry.kid, header, payload));
     },
-
-    async publishedKeys(): Promise<PublicKeyEntry[]> {
-      const snap = await current();
-      const t = nowMs();
-      return snap.published.filter((k) => isPublished(k, t)).map((k) => k.entry);
-    },
-
-    async publicKey(kid) {
-      let snap = await current();
-      let k = snap.byKid.get(kid);
-      const t = nowMs();
-      // An unknown kid may be a key another container created a moment ago; re-read, but at
-      // most every missRefreshMs so a flood of made-up kids costs at most that many Queries.
-      if (!k && t - lastMissRefresh >= missRefreshMs) {
-        lastMissRefresh = t;
-        snap = await refresh();
-        k = snap.byKid.get(kid);
-      }
-      return k && isPublished(k, nowMs()) ? k.entry : undefined;
-    },
+    publishedKeys: cache.publishedKeys,
+    publicKey: cache.publicKey,
   };
 }
 
 async function openPrivateKey(source: KeyPairSource, record: SigningKeyRecord): Promise<KeyObject> {
-  if (record.wrappedBy !== source.kind) {
-    throw internalError({ detail: `signing key ${record.kid} is wrapped by ${record.wrappedBy}, this stage uses ${source.kind} (KEY_MODE changed?)` });
+  if (record.wrappedBy !== source.kind || !record.wrappedPrivateKey) {
+    throw internalError({ detail: `signing key ${record.kid} is held by ${record.wrappedBy}, this stage uses ${source.kind} (KEY_MODE changed?)` });
   }
   const key = await source.unwrapPrivateKey(record.wrappedPrivateKey, record.alg);
   // A wrapped key swapped between items would sign tokens nobody can verify: refuse it.

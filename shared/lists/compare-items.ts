@@ -4,26 +4,34 @@ import { toInstant, toNumber } from './match-filter.ts';
 type Item = Readonly<Record<string, unknown>>;
 
 /**
- * A total order for `sort`: each key compares values as the attribute's type; missing values
- * come last in ascending order and first in descending (PostgreSQL's NULLS LAST/FIRST default);
- * ties are broken by `id` in the first key's direction, so the order is total and matches the
- * index order (id = UUIDv7) that the fast path pages in either direction.
+ * Sorts for `sort`, returning a new array: each key compares values as the attribute's type;
+ * missing values come last in ascending order and first in descending (PostgreSQL's NULLS
+ * LAST/FIRST default); ties are broken by `id` in the first key's direction, so the order is total
+ * and matches the index order (id = UUIDv7) that the fast path pages in either direction.
+ * Values are normalized once per record, not once per comparison (20,000 records ≈ 300,000
+ * comparisons, and timestamps would otherwise be parsed in each).
  */
-export function compareItems(spec: CollectionSpec, sort: readonly SortKey[]): (a: Item, b: Item) => number {
-  const keys = sort.map((k) => ({ ...k, type: spec.attributes.get(k.attribute)?.type ?? 'string', sign: k.direction === 'asc' ? 1 : -1 }));
+export function sortItems<T extends Item>(spec: CollectionSpec, items: readonly T[], sort: readonly SortKey[]): T[] {
+  const keys = sort.map((k) => ({ type: spec.attributes.get(k.attribute)?.type ?? 'string', sign: k.direction === 'asc' ? 1 : -1, attribute: k.attribute }));
   const idSign = sort[0]?.direction === 'desc' ? -1 : 1;
-  return (a, b) => {
-    for (const k of keys) {
-      const c = compareValues(k.type, a[k.attribute], b[k.attribute]);
-      if (c !== 0) return c * k.sign;
+  const decorated = items.map((item) => ({
+    item,
+    values: keys.map((k) => normalize(k.type, item[k.attribute])),
+    id: normalize('uuid', item.id),
+  }));
+  decorated.sort((a, b) => {
+    for (let i = 0; i < keys.length; i++) {
+      const c = compareValues(keys[i]?.type ?? 'string', a.values[i], b.values[i]);
+      if (c !== 0) return c * (keys[i]?.sign ?? 1);
     }
     return compareValues('uuid', a.id, b.id) * idSign;
-  };
+  });
+  return decorated.map((d) => d.item);
 }
 
-function compareValues(type: AttributeType, x: unknown, y: unknown): number {
-  const a = normalize(type, x);
-  const b = normalize(type, y);
+type Normalized = string | number | undefined;
+
+function compareValues(type: AttributeType, a: Normalized, b: Normalized): number {
   if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (type === 'string') {
@@ -37,7 +45,7 @@ function compareValues(type: AttributeType, x: unknown, y: unknown): number {
 }
 
 /** Values of the wrong type (a schema drift) sort as missing rather than throwing. */
-function normalize(type: AttributeType, v: unknown): string | number | undefined {
+function normalize(type: AttributeType, v: unknown): Normalized {
   if (v === undefined || v === null) return undefined;
   switch (type) {
     case 'number':

@@ -1,7 +1,7 @@
 import { badRequest } from '../errors.ts';
 import type { CollectionSource } from './collection-source.ts';
 import type { CollectionSpec, SortDirection, SortKey } from './collection-spec.ts';
-import { compareItems } from './compare-items.ts';
+import { sortItems } from './compare-items.ts';
 import { openCursor, queryFingerprint, sealCursor, type CursorBinding, type CursorState } from './cursor.ts';
 import { LIST_LIMITS, type ListParams } from './list-params.ts';
 import { matchesFilter } from './match-filter.ts';
@@ -120,8 +120,8 @@ async function scanPage<T extends Row>(spec: CollectionSpec, source: CollectionS
     const param = params.filter.length > 0 ? 'query.q' : params.sort ? 'query.sort' : 'query';
     throw badRequest(`${param}: this list has more than ${max} records, too many to filter or sort; list in the default order and page with cursor`);
   }
-  const matched = params.filter.length > 0 ? all.filter((r) => matchesFilter(spec, r, params.filter)) : all;
-  matched.sort(compareItems(spec, sort));
+  const filtered = params.filter.length > 0 ? all.filter((r) => matchesFilter(spec, r, params.filter)) : all;
+  const matched = sortItems(spec, filtered, sort);
   const position = cursor?.position ?? params.offset;
   const records = matched.slice(position, position + params.limit);
   const hasMore = position + records.length < matched.length;

@@ -11,3 +11,9 @@ export interface AuditFields {
   updated_by: string;
   updated_at: string;
 }
+
+/**
+ * `created_by` of records the service makes itself (bootstrap): the nil UUID (RFC 9562 §5.9),
+ * "no caller", so audit fields stay UUIDs as spec §2.2 types them.
+ */
+export const SYSTEM_ACTOR_ID = '00000000-0000-0000-0000-000000000000';

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, isAppError } from '../errors.ts';
+import { SYSTEM_ACTOR_ID } from '../records/common.ts';
 import { DEFAULT_TENANT_ID, type TenantRecord } from '../records/tenant-record.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
@@ -38,9 +39,9 @@ export function tenantsRepository(db: DynamoDBDocumentClient, tableName: string,
         tenant_metadata: [],
         is_default: true,
         version: 1,
-        created_by: 'system',
+        created_by: SYSTEM_ACTOR_ID,
         created_at: at,
-        updated_by: 'system',
+        updated_by: SYSTEM_ACTOR_ID,
         updated_at: at,
       };
       try {

@@ -55,9 +55,9 @@ async function walkByOffset(query: Record<string, string>) {
 }
 
 describe('a GSI1 collection in DynamoDB Local (57 records, limit 10)', () => {
-  it('the records come back as stored, without key attributes', async () => {
+  it('the records come back as stored, without key or storage-only attributes', async () => {
     const page = await list({ limit: '1' });
-    expect(page.items[0]).toEqual({ ...clients[0], type: 'Client' });
+    expect(page.items[0]).toEqual(clients[0]);
   });
 
   it.each([

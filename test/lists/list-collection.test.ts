@@ -146,6 +146,12 @@ describe('fields and expand', () => {
     expect((await list({ fields: 'id,resources', limit: '1' }, src())).items[0]).toEqual({ id: clients[0]?.id });
   });
 
+  it('attributes the spec does not declare never leave (fail closed)', async () => {
+    const stored = clients.map((c) => ({ ...c, secret_hash: 'h', secret_sealed: 's', version: 3, links_version: 1 }));
+    const page = await list({ limit: '1' }, arraySource('TENANT#t1#CLIENTS', stored));
+    expect(page.items[0]).toEqual(clients[0]);
+  });
+
   it('the expand hook loads children for the returned page only, and only when wanted', async () => {
     const expand = vi.fn(async (rs: Row[]) => rs.map((r) => ({ ...r, resources: [] })));
     const source = arraySource('TENANT#t1#CLIENTS', clients, { expand });

@@ -1,0 +1,158 @@
+import { mkdirSync, rmSync, statSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+import { handlerModules, ROUTES } from '../../shared/routes.ts';
+import { basicAuth, FORM, proxyEvent, type EventSpec } from '../lib/api-event.ts';
+import { LOAD_CORE, runNode } from '../lib/proc.ts';
+import { median, round } from '../lib/stats.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+/** Not in the route table but deployed as functions (infra/constructs/route-api.ts, key-rotation.ts). */
+const EXTRA_HANDLERS = ['functions/http/fallback', 'functions/keys/rotate-keys'];
+
+export interface BundleResult {
+  handler: string;
+  bytes: number;
+  gzipBytes: number;
+  /** The three largest contributors (npm package or our top folder) by bytes in the bundle. */
+  topInputs: { input: string; bytes: number }[];
+  /** Fresh process → first handled event, ms: median over runs, and the parts. */
+  readyMs: number | null;
+  importMs: number | null;
+  handleMs: number | null;
+  /** Spawn to exit as the parent sees it (includes process teardown). */
+  wallMs: number | null;
+  runs: number;
+  event: string;
+  status: number | null;
+  error?: string;
+}
+
+export interface ColdStartResult {
+  esbuild: string;
+  awsSdk: 'bundled';
+  bundles: BundleResult[];
+  missing: string[];
+  largest: string[];
+  token: BundleResult | undefined;
+  buildMs: number;
+}
+
+/** What each handler is sent: a real request where one is cheap, else an unauthenticated one (401/400): module load + pipeline either way. */
+function eventFor(handler: string, target: { issuer: string; clientId: string; clientSecret: string; audience: string }): { spec: EventSpec; label: string } | undefined {
+  if (handler === 'functions/oauth/token') {
+    const body = new URLSearchParams({ grant_type: 'client_credentials', audience: target.audience, scope: 'read:clients' }).toString();
+    return { spec: { method: 'POST', resource: '/token', headers: { Authorization: basicAuth(target.clientId, target.clientSecret), 'Content-Type': FORM }, body }, label: 'client_credentials token (real)' };
+  }
+  if (handler === 'functions/http/fallback') return { spec: { method: 'GET', resource: '/{proxy+}', path: '/no-such-path' }, label: 'unknown path (404)' };
+  if (handler === 'functions/keys/rotate-keys') return undefined;
+  const route = ROUTES.find((r) => r.handler === handler)!;
+  const params = Object.fromEntries([...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => [m[1]!, '0190a0a0-0000-7000-8000-000000000000']));
+  const path = route.path.replace(/\{[a-z_]+\}/g, '0190a0a0-0000-7000-8000-000000000000');
+  const real = route.auth.type === 'none';
+  return {
+    spec: {
+      method: route.method,
+      resource: route.path,
+      path,
+      ...(Object.keys(params).length ? { pathParameters: params } : {}),
+      ...(route.method === 'POST' && route.auth.type === 'client' ? { headers: { 'Content-Type': FORM }, body: 'token=x' } : {}),
+    },
+    label: real ? `${route.method} ${route.path} (real)` : `${route.method} ${route.path} without credentials`,
+  };
+}
+
+/**
+ * Bundles every handler the way the CDK app does (infra/constructs/service-function.ts: esbuild,
+ * ESM, minified, node24, platform node, source map without sources, main fields module/main, the
+ * AWS SDK v3 bundled, the createRequire banner), then starts each bundle in fresh `node` processes
+ * (pinned to one core, `--enable-source-maps` as the function's NODE_OPTIONS) against the running
+ * DynamoDB Local and measures the time to the first handled event.
+ */
+export async function benchColdStart(o: {
+  workDir: string;
+  runs: number;
+  tokenRuns: number;
+  env: Record<string, string>;
+  target: { issuer: string; clientId: string; clientSecret: string; audience: string };
+  log: (line: string) => void;
+}): Promise<ColdStartResult> {
+  const dir = join(o.workDir, 'bundles');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const all = [...handlerModules(), ...EXTRA_HANDLERS];
+  const present = all.filter((h) => existsSync(join(ROOT, `${h}.ts`)));
+  const missing = all.filter((h) => !present.includes(h));
+  const t0 = performance.now();
+  const out = await build({
+    entryPoints: Object.fromEntries(present.map((h) => [h, join(ROOT, `${h}.ts`)])),
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    mainFields: ['module', 'main'],
+    banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
+    metafile: true,
+    logLevel: 'error',
+  });
+  const buildMs = performance.now() - t0;
+  o.log(`cold start: bundled ${present.length} handlers in ${Math.round(buildMs)} ms (${missing.length} not written yet)`);
+  const meta: Metafile = out.metafile!;
+  const esbuildVersion = (JSON.parse(readFileSync(join(ROOT, 'node_modules/esbuild/package.json'), 'utf8')) as { version: string }).version;
+
+  const bundles: BundleResult[] = [];
+  const probe = join(ROOT, 'bench/probes/cold-start.mjs');
+  for (const h of present) {
+    const file = join(dir, `${h}.mjs`);
+    const bytes = statSync(file).size;
+    const gzipBytes = gzipSync(readFileSync(file)).length;
+    const outMeta = meta.outputs[Object.keys(meta.outputs).find((k) => resolve(k) === resolve(file))!]!;
+    const byInput = new Map<string, number>();
+    for (const [input, { bytesInOutput }] of Object.entries(outMeta.inputs)) {
+      const nm = input.lastIndexOf('node_modules/');
+      let key: string;
+      if (nm >= 0) {
+        const parts = input.slice(nm + 13).split('/');
+        key = parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+        if (key.startsWith('@aws-sdk/') || key.startsWith('@smithy/')) key = key.startsWith('@aws-sdk/') ? '@aws-sdk/*' : '@smithy/*';
+      } else key = `${input.split('/')[0]}/ (ours)`;
+      byInput.set(key, (byInput.get(key) ?? 0) + bytesInOutput);
+    }
+    const topInputs = [...byInput.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([input, b]) => ({ input, bytes: b }));
+
+    const ev = eventFor(h, o.target);
+    const result: BundleResult = { handler: h, bytes, gzipBytes, topInputs, readyMs: null, importMs: null, handleMs: null, wallMs: null, runs: 0, event: ev?.label ?? 'not invoked (scheduled job; invoking would rotate the keys)', status: null };
+    if (ev) {
+      const eventFile = join(dir, `${h.replace(/\//g, '_')}.event.json`);
+      writeFileSync(eventFile, JSON.stringify(proxyEvent(ev.spec)));
+      const runs = h === 'functions/oauth/token' ? o.tokenRuns : o.runs;
+      const samples: { readyMs: number; importMs: number; handleMs: number; wallMs: number; status: number | null }[] = [];
+      try {
+        for (let i = 0; i < runs; i++) {
+          const { stdout, wallMs } = await runNode(['--enable-source-maps', probe, file, eventFile], { core: LOAD_CORE, env: o.env, timeoutMs: 30_000 });
+          const line = stdout.split('\n').reverse().find((l) => l.startsWith('BENCH_RESULT '));
+          if (!line) throw new Error(`no result line: ${stdout.slice(-300)}`);
+          samples.push({ ...(JSON.parse(line.slice(13)) as { readyMs: number; importMs: number; handleMs: number; status: number | null }), wallMs });
+        }
+        result.runs = samples.length;
+        result.readyMs = round(median(samples.map((s) => s.readyMs)));
+        result.importMs = round(median(samples.map((s) => s.importMs)));
+        result.handleMs = round(median(samples.map((s) => s.handleMs)));
+        result.wallMs = round(median(samples.map((s) => s.wallMs)));
+        result.status = samples.at(-1)!.status;
+      } catch (err) {
+        result.error = (err as Error).message.slice(0, 400);
+      }
+    }
+    bundles.push(result);
+    o.log(`cold start: ${h} ${(bytes / 1024).toFixed(0)} KB, ready ${result.readyMs ?? '-'} ms (status ${result.status ?? '-'})${result.error ? ` ERROR ${result.error.slice(0, 120)}` : ''}`);
+  }
+  const largest = [...bundles].sort((a, b) => b.bytes - a.bytes).slice(0, 5).map((b) => b.handler);
+  return { esbuild: esbuildVersion, awsSdk: 'bundled', bundles, missing, largest, token: bundles.find((b) => b.handler === 'functions/oauth/token'), buildMs: Math.round(buildMs) };
+}

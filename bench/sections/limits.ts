@@ -1,0 +1,137 @@
+import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
+import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
+import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
+import type { TokenFixture } from '../lib/fixture.ts';
+import { opsPerSecond, syncOpsPerSecond } from '../lib/loop.ts';
+import { profileAreas, type ProfileArea } from '../lib/profile.ts';
+import { round } from '../lib/stats.ts';
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body?: string }>;
+
+export interface LimitsResult {
+  /** node:crypto ES256 (P-256 ECDSA, SHA-256, JOSE r||s encoding) on a 300-byte JWS input, one core. */
+  es256SignPerSec: number;
+  es256VerifyPerSec: number;
+  /** The key store's `signJwt` (header + payload JSON, base64url, sign) with the service's current key. */
+  signJwtPerSec: number;
+  /** functions/oauth/token.ts `handler`, API Gateway event in, response out, one event at a time. */
+  tokenHandlerPerSec: number;
+  /** functions/oauth/tokeninfo.ts `handler`, same way (null when the handler is not there yet). */
+  tokeninfoHandlerPerSec: number | null;
+  /** Microseconds per token: signature, the JWS layer around it, everything else in the handler. */
+  breakdownUs: { signature: number; jws: number; handlerRest: number; total: number };
+  /** Handler throughput as a share of the raw signature limit. */
+  shareOfSignLimit: number;
+  /** DynamoDB and KMS calls during the timed handler run (warm container). */
+  tokenRun: { tokens: number; ddb: DdbUsage; ddbReadsPerToken: number; rruPerToken: number; kmsCalls: number; kmsPerToken: number };
+  /** CPU profile of the handler loop, self time by area. */
+  profile: { areas: ProfileArea[]; topFunctions: ProfileArea[] };
+}
+
+export async function benchLimits(o: {
+  runtime: Runtime;
+  fixture: TokenFixture;
+  meter: DdbMeter;
+  kmsTotal: () => number;
+  seconds: number;
+  log: (line: string) => void;
+}): Promise<LimitsResult> {
+  const { runtime, fixture, meter, kmsTotal, seconds, log } = o;
+
+  // 1. The cryptographic limit.
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const input = Buffer.from('e'.repeat(300));
+  const sig = sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  const signRate = syncOpsPerSecond(() => sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' }), seconds).perSec;
+  const verifyRate = syncOpsPerSecond(() => verify('sha256', input, { key: publicKey, dsaEncoding: 'ieee-p1363' }, sig), seconds).perSec;
+  log(`limits: raw ES256 sign ${Math.round(signRate)}/s, verify ${Math.round(verifyRate)}/s`);
+
+  // 2. The key store's JWS signing (what mint-access-token calls).
+  const payload = {
+    iss: runtime.config.issuer,
+    sub: fixture.clientId,
+    aud: fixture.resource,
+    client_id: fixture.clientId,
+    scope: fixture.scope,
+    iat: 1,
+    nbf: 1,
+    exp: 2,
+    jti: createHash('sha256').update('x').digest('base64url'),
+    tenant_id: '00000000-0000-0000-0000-000000000000',
+  };
+  const signJwtRate = (await opsPerSecond(() => runtime.keys.signJwt('ES256', { typ: 'at+jwt' }, payload), seconds)).perSec;
+  log(`limits: keys.signJwt ${Math.round(signJwtRate)}/s`);
+
+  // 3. The token handler, in process: the same module Lambda loads, with an API Gateway event.
+  const { handler } = (await import('../../functions/oauth/token.ts')) as { handler: Handler };
+  const ctx = lambdaContext('functions/oauth/token', 1024);
+  const body = new URLSearchParams({ grant_type: 'client_credentials', resource: fixture.resource, scope: fixture.scope }).toString();
+  const auth = basicAuth(fixture.clientId, fixture.clientSecret);
+  const tokenEvent = () =>
+    proxyEvent({ method: 'POST', resource: '/token', headers: { Authorization: auth, 'Content-Type': FORM }, body });
+  const issue = async () => {
+    const r = await runWithRuntime(runtime, () => handler(tokenEvent(), ctx));
+    if (r.statusCode !== 200) throw new Error(`in-process /token: ${r.statusCode} ${r.body?.slice(0, 300)}`);
+    return r;
+  };
+  const first = await issue(); // fills the container's caches, like the first event of a Lambda container
+  const accessToken = (JSON.parse(first.body!) as { access_token: string }).access_token;
+  const ddb0 = meter.snapshot();
+  const kms0 = kmsTotal();
+  const run = await opsPerSecond(issue, seconds);
+  const ddb = meter.since(ddb0);
+  const kmsCalls = kmsTotal() - kms0;
+  const tokensInRun = run.count + run.warmupCount; // the meter saw the warm-up too
+  log(`limits: token handler in-process ${Math.round(run.perSec)}/s, ${ddb.calls} DynamoDB calls and ${kmsCalls} KMS calls in ${tokensInRun} tokens`);
+
+  const profile = await profileAreas(async () => {
+    await opsPerSecond(issue, Math.min(2, seconds), 0);
+  }, resolve(import.meta.dirname, '../..'));
+
+  // 4. tokeninfo in process (the introspection side's limit: a verify instead of a sign).
+  let tokeninfoRate: number | null = null;
+  try {
+    const { handler: tokeninfo } = (await import('../../functions/oauth/tokeninfo.ts')) as { handler: Handler };
+    const tctx = lambdaContext('functions/oauth/tokeninfo', 512);
+    const tbody = new URLSearchParams({ token: accessToken }).toString();
+    const call = async () => {
+      const r = await runWithRuntime(runtime, () =>
+        tokeninfo(proxyEvent({ method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: tbody }), tctx),
+      );
+      if (r.statusCode !== 200) throw new Error(`in-process /tokeninfo: ${r.statusCode} ${r.body?.slice(0, 300)}`);
+    };
+    await call();
+    tokeninfoRate = (await opsPerSecond(call, seconds)).perSec;
+    log(`limits: tokeninfo handler in-process ${Math.round(tokeninfoRate)}/s`);
+  } catch (err) {
+    log(`limits: tokeninfo in-process skipped: ${(err as Error).message}`);
+  }
+
+  const us = (perSec: number) => 1e6 / perSec;
+  return {
+    es256SignPerSec: Math.round(signRate),
+    es256VerifyPerSec: Math.round(verifyRate),
+    signJwtPerSec: Math.round(signJwtRate),
+    tokenHandlerPerSec: Math.round(run.perSec),
+    tokeninfoHandlerPerSec: tokeninfoRate === null ? null : Math.round(tokeninfoRate),
+    breakdownUs: {
+      signature: round(us(signRate)),
+      jws: round(us(signJwtRate) - us(signRate)),
+      handlerRest: round(us(run.perSec) - us(signJwtRate)),
+      total: round(us(run.perSec)),
+    },
+    shareOfSignLimit: round(run.perSec / signRate),
+    tokenRun: {
+      tokens: tokensInRun,
+      ddb,
+      ddbReadsPerToken: ddb.reads / tokensInRun,
+      rruPerToken: ddb.rcu / tokensInRun,
+      kmsCalls,
+      kmsPerToken: kmsCalls / tokensInRun,
+    },
+    profile,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Our service as `npm start` runs it (infra/local/local-stack.ts: DynamoDB Local, the table, the
+ * bootstrap records, the local API Gateway stand-in running the real handler modules), in its own
+ * process so the bench can pin it and DynamoDB Local (its child) to one core. Prints one JSON line
+ * `{ready, url, dynamodbEndpoint, tableName, masterKeyFile, clientId, clientSecret, liftedThrottles}`.
+ *
+ * argv[2]: JSON `{clientId, clientSecret, tableName, keepRouteThrottles?}`.
+ */
+import { startLocalStack } from '../../infra/local/local-stack.ts';
+import { liftRouteThrottles, UNTHROTTLED } from '../lib/throttles.ts';
+
+const opts = JSON.parse(process.argv[2] ?? '{}') as { clientId: string; clientSecret: string; tableName: string; keepRouteThrottles?: boolean };
+const liftedThrottles = opts.keepRouteThrottles ? [] : liftRouteThrottles();
+
+const stack = await startLocalStack({
+  port: 0,
+  dataDir: null,
+  tableName: opts.tableName,
+  stageThrottle: UNTHROTTLED,
+  defaultClientId: opts.clientId,
+  defaultClientSecret: opts.clientSecret,
+  env: {},
+});
+
+process.stdout.write(
+  `${JSON.stringify({
+    ready: true,
+    url: stack.url,
+    dynamodbEndpoint: stack.dynamodbEndpoint,
+    tableName: stack.tableName,
+    masterKeyFile: stack.runtime.config.localMasterKeyFile,
+    clientId: stack.defaultClient.clientId,
+    clientSecret: opts.clientSecret,
+    managementAudience: stack.runtime.config.managementAudience,
+    liftedThrottles,
+  })}\n`,
+);
+
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  stack.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,47 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SecretBox } from '../keys/key-store.ts';
+import { MANAGEMENT_SCOPES } from '../routes.ts';
+import { clientLinksRepository } from '../store/client-links-repository.ts';
+import { clientPermissionsRepository } from '../store/client-permissions-repository.ts';
+import { clientsRepository } from '../store/clients-repository.ts';
+import { resourcesRepository } from '../store/resources-repository.ts';
+import { scopesRepository } from '../store/scopes-repository.ts';
+import { tenantsRepository } from '../store/tenants-repository.ts';
+import { ensureDefaultClient, type DefaultClientResult } from './ensure-default-client.ts';
+import { ensureSystemResource } from './ensure-system-resource.ts';
+
+export interface BootstrapInput {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  secretBox: SecretBox;
+  now: () => Date;
+  /** `{issuer}/identity/v1/`: the management API's identifier_url (API.md §4). */
+  managementAudience: string;
+  /** DEFAULT_CLIENT_ID, read at the composition root: the Default Client gets exactly this id. */
+  defaultClientId?: string | undefined;
+  /** DEFAULT_CLIENT_SECRET: the Default Client's secret; an existing different one is replaced. */
+  defaultClientSecret?: string | undefined;
+}
+
+export type BootstrapResult = DefaultClientResult;
+
+/**
+ * Makes the records the service cannot run without, and nothing else: the default tenant, the
+ * management API as a system Resource with every management scope, and the Default Client with
+ * all of them. Idempotent and safe to run on every start, also by several processes at once:
+ * each record is created under a uniqueness condition and a loser reads the winner's.
+ * `clientSecret` is returned only when this call generated it (print it once).
+ */
+export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult> {
+  const { db, tableName, now, secretBox } = input;
+  const clients = clientsRepository(db, tableName, now, secretBox);
+  const resources = resourcesRepository(db, tableName, now, secretBox);
+  const scopes = scopesRepository(db, tableName, now);
+  await tenantsRepository(db, tableName, now).ensureDefault();
+  const system = await ensureSystemResource(resources, scopes, input.managementAudience, MANAGEMENT_SCOPES);
+  return ensureDefaultClient(
+    { clients, links: clientLinksRepository(db, tableName, now), permissions: clientPermissionsRepository(db, tableName, now) },
+    system,
+    { id: input.defaultClientId, secret: input.defaultClientSecret },
+  );
+}

@@ -1,0 +1,79 @@
+import { buildSnapshot, isPublished, type KeySnapshot, type PublicKeyCache } from './key-snapshot.ts';
+import type { PublicKeyEntry } from './key-store.ts';
+import { MISS_REFRESH_MS } from './key-timing.ts';
+import type { SigningKeysRepository } from './signing-keys-repository.ts';
+
+export interface KeyCacheOptions {
+  repo: SigningKeysRepository;
+  now: () => Date;
+  /** How long a read of the keys partition is trusted (KEY_CACHE_TTL_SECONDS). */
+  cacheTtlMs: number;
+  missRefreshMs?: number;
+  /** Called with every new snapshot (the signer drops private keys that no longer sign). */
+  onRefresh?: (snapshot: KeySnapshot) => void;
+}
+
+export interface KeyCache {
+  /** The snapshot if it is younger than the cache TTL, else undefined (no I/O). */
+  fresh(): KeySnapshot | undefined;
+  /** The fresh snapshot, or a new read. */
+  current(): Promise<KeySnapshot>;
+  /** A new read now (single flight: concurrent callers share one Query). */
+  refresh(): Promise<KeySnapshot>;
+  publishedKeys(): Promise<PublicKeyEntry[]>;
+  publicKey(kid: string): Promise<PublicKeyEntry | undefined>;
+}
+
+/**
+ * The published keys as one container sees them: the keys partition read at most once per
+ * `cacheTtlMs`, so a rotation reaches every container within that time, and verifying or serving
+ * the JWKS needs the table only (never KMS). A storage error propagates (fail closed, DESIGN.md §3.8).
+ */
+export function createKeyCache(opts: KeyCacheOptions): KeyCache {
+  const { repo, now, cacheTtlMs } = opts;
+  const missRefreshMs = opts.missRefreshMs ?? MISS_REFRESH_MS;
+  const publicKeys: PublicKeyCache = new Map();
+  let snapshot: KeySnapshot | undefined;
+  let loading: Promise<KeySnapshot> | undefined;
+  let lastMissRefresh = Number.NEGATIVE_INFINITY;
+  const nowMs = () => now().getTime();
+
+  const fresh = () => (snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs ? snapshot : undefined);
+  const refresh = (): Promise<KeySnapshot> =>
+    (loading ??= repo
+      .load()
+      .then((partition) => {
+        const snap = buildSnapshot(partition, nowMs(), publicKeys);
+        snapshot = snap;
+        opts.onRefresh?.(snap);
+        return snap;
+      })
+      .finally(() => {
+        loading = undefined;
+      }));
+  const current = async () => fresh() ?? refresh();
+
+  return {
+    fresh,
+    current,
+    refresh,
+    async publishedKeys() {
+      const snap = await current();
+      const t = nowMs();
+      return snap.published.filter((k) => isPublished(k, t)).map((k) => k.entry);
+    },
+    async publicKey(kid) {
+      let snap = await current();
+      let k = snap.byKid.get(kid);
+      const t = nowMs();
+      // An unknown kid may be a key another container created a moment ago; re-read, but at
+      // most every missRefreshMs so a flood of made-up kids costs at most that many Queries.
+      if (!k && t - lastMissRefresh >= missRefreshMs) {
+        lastMissRefresh = t;
+        snap = await refresh();
+        k = snap.byKid.get(kid);
+      }
+      return k && isPublished(k, nowMs()) ? k.entry : undefined;
+    },
+  };
+}

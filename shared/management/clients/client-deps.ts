@@ -1,0 +1,58 @@
+import { generateClientSecret } from '../../clients/client-secret.ts';
+import type { SecretBox } from '../../keys/key-store.ts';
+import { forgetClient } from '../../oauth/oauth-runtime.ts';
+import type { Runtime } from '../../runtime.ts';
+import { readClientPartition, type ClientPartition } from '../../store/client-partition.ts';
+import { clientLinksRepository, type ClientLinksRepository } from '../../store/client-links-repository.ts';
+import { clientPermissionsRepository, type ClientPermissionsRepository } from '../../store/client-permissions-repository.ts';
+import { clientsRepository, type ClientsRepository } from '../../store/clients-repository.ts';
+import { resourcesRepository, type ResourcesRepository } from '../../store/resources-repository.ts';
+import { scopesRepository, type ScopesRepository } from '../../store/scopes-repository.ts';
+import { tenantsRepository, type TenantsRepository } from '../../store/tenants-repository.ts';
+
+/**
+ * What the Clients use cases depend on, passed as an argument (DESIGN.md §3.2) so a test can hand
+ * them fakes. `forget` drops the client from this container's token cache (docs/tokens.md), so a
+ * change is visible to /token and to the management pipeline at once.
+ */
+export interface ClientDeps {
+  clients: ClientsRepository;
+  links: ClientLinksRepository;
+  permissions: ClientPermissionsRepository;
+  resources: Pick<ResourcesRepository, 'get'>;
+  scopes: Pick<ScopesRepository, 'list'>;
+  tenants: Pick<TenantsRepository, 'get'>;
+  /** The client's record, links and permissions in one consistent Query (for expand=all). */
+  readPartition: (clientId: string) => Promise<ClientPartition | undefined>;
+  secretBox: SecretBox;
+  generateSecret: () => string;
+  multiTenant: boolean;
+  now: () => Date;
+  forget: (clientId: string) => void;
+}
+
+const perRuntime = new WeakMap<Runtime, ClientDeps>();
+
+/** The composition of ClientDeps from the runtime, once per runtime (per container). */
+export function clientDeps(runtime: Runtime): ClientDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  const table = config.tableName;
+  deps = {
+    clients: clientsRepository(db, table, now, secretBox),
+    links: clientLinksRepository(db, table, now),
+    permissions: clientPermissionsRepository(db, table, now),
+    resources: resourcesRepository(db, table, now, secretBox),
+    scopes: scopesRepository(db, table, now),
+    tenants: tenantsRepository(db, table, now),
+    readPartition: (clientId) => readClientPartition(db, table, clientId),
+    secretBox,
+    generateSecret: generateClientSecret,
+    multiTenant: config.multiTenant,
+    now,
+    forget: (clientId) => forgetClient(runtime, clientId),
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}

@@ -1,0 +1,69 @@
+import * as v from 'valibot';
+
+/**
+ * Building blocks of the Clients bodies (spec §2.2, §4.3). Spec §8 leaves field lengths open; the
+ * bounds here are ours (docs/management-clients.md) and every violation is a 400 naming the field
+ * (API.md §2), never a 500 or a silently truncated value.
+ */
+
+/** One message for the two object issues valibot reports: not an object, and an unknown key. */
+export const objectMessage = (issue: v.ObjectIssue | v.StrictObjectIssue): string =>
+  issue.expected === 'never' ? 'unknown field' : 'must be a JSON object';
+
+/** A closed object: unknown fields are a 400 naming them (body.foo: unknown field). */
+export const closedObject = <E extends v.ObjectEntries>(entries: E) => v.strictObject(entries, objectMessage);
+
+/** A non-blank string of at most `max` characters. */
+export const text = (max: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.check((s) => s.trim().length > 0, 'must not be blank'),
+    v.maxLength(max, `must be at most ${max} characters`),
+  );
+
+/** A string that may be empty, of at most `max` characters. */
+export const optionalText = (max: number) => v.pipe(v.string('must be a string'), v.maxLength(max, `must be at most ${max} characters`));
+
+export const uuid = v.pipe(v.string('must be a UUID'), v.uuid('must be a UUID'));
+
+export const bool = v.boolean('must be true or false');
+
+/** ISO 8601 with a zone (API.md §2), stored normalised to UTC with milliseconds. */
+export const timestamp = v.pipe(
+  v.string('must be an ISO 8601 timestamp'),
+  v.isoTimestamp('must be an ISO 8601 timestamp with a time zone'),
+  v.transform((s) => new Date(s).toISOString()),
+);
+
+export const integer = (min: number, max: number) =>
+  v.pipe(
+    v.number('must be an integer'),
+    v.integer('must be an integer'),
+    v.minValue(min, `must be between ${min} and ${max}`),
+    v.maxValue(max, `must be between ${min} and ${max}`),
+  );
+
+export const APP_METADATA_LIMITS = { entries: 50, key: 255, value: 1024 } as const;
+
+/** `app_metadata` (spec §2.2): `[{key, value}]`, keys unique, both strings. */
+export const appMetadata = v.pipe(
+  v.array(
+    closedObject({
+      key: text(APP_METADATA_LIMITS.key),
+      value: optionalText(APP_METADATA_LIMITS.value),
+    }),
+    'must be an array of {key, value}',
+  ),
+  v.maxLength(APP_METADATA_LIMITS.entries, `must hold at most ${APP_METADATA_LIMITS.entries} entries`),
+  v.check((a) => new Set(a.map((e) => e.key)).size === a.length, 'keys must be unique'),
+);
+
+/**
+ * An open JSON object (spec §2.3's urls/oauth/saml/wsfed: "inner fields not shown"), bounded by
+ * its serialised size so one client cannot grow towards DynamoDB's 400 KB item limit.
+ */
+export const openObject = (maxBytes: number) =>
+  v.pipe(
+    v.record(v.string(), v.unknown(), 'must be a JSON object'),
+    v.check((o) => Buffer.byteLength(JSON.stringify(o)) <= maxBytes, `must be at most ${maxBytes} bytes as JSON`),
+  );

@@ -1,0 +1,65 @@
+import * as v from 'valibot';
+import { closedObject, integer, openObject } from './client-fields.ts';
+
+/**
+ * `client_metadata` (spec §2.3). grant_types, refresh_token and id_token are closed (their fields
+ * are given); urls, oauth, saml and wsfed are open objects because the spec shows no inner
+ * fields, except the URL lists /authorize and /logout will read, which must hold absolute URLs.
+ */
+
+/** Canonical grant names as /token checks them (API.md §5.1, shared/oauth/issue-token.ts). */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'password', 'implicit', 'device_code', 'otp', 'token_exchange'] as const;
+
+const grantTypes = v.pipe(
+  v.array(v.picklist(GRANT_TYPES, `must be one of ${GRANT_TYPES.join(', ')}`), 'must be an array of grant type names'),
+  v.maxLength(GRANT_TYPES.length, `must hold at most ${GRANT_TYPES.length} grant types`),
+  // A repeated name means nothing more; keep the list canonical.
+  v.transform((a) => [...new Set(a)]),
+);
+
+/**
+ * RFC 6749 §3.1.2: a redirection endpoint is an absolute URI without a fragment. The same shape is
+ * asked of the other URL lists (origins have no path in practice, but we do not refuse one).
+ */
+const absoluteUrl = v.pipe(
+  v.string('must be an absolute URL'),
+  v.maxLength(2048, 'must be at most 2048 characters'),
+  v.check((s) => URL.canParse(s) && /^[a-z][a-z0-9+.-]*:\/\//i.test(s), 'must be an absolute URL'),
+  v.check((s) => !s.includes('#'), 'must not contain a fragment (RFC 6749 §3.1.2)'),
+);
+const urlList = v.pipe(v.array(absoluteUrl, 'must be an array of absolute URLs'), v.maxLength(100, 'must hold at most 100 URLs'));
+
+const urls = v.pipe(
+  v.looseObject(
+    {
+      redirect_uris: v.optional(urlList),
+      post_logout_redirect_uris: v.optional(urlList),
+      allowed_origins: v.optional(urlList),
+      web_origins: v.optional(urlList),
+    },
+    'must be a JSON object',
+  ),
+  v.check((o) => Buffer.byteLength(JSON.stringify(o)) <= 16_384, 'must be at most 16384 bytes as JSON'),
+);
+
+/** One year; Auth0's ceiling for absolute refresh-token lifetime is of that order. */
+const MAX_REFRESH_LIFETIME = 31_536_000;
+/** 30 days: an ID token is a login proof, not a session. */
+const MAX_ID_TOKEN_LIFETIME = 2_592_000;
+
+export const ClientMetadataSchema = closedObject({
+  grant_types: v.optional(grantTypes),
+  urls: v.optional(urls),
+  refresh_token: v.optional(
+    closedObject({
+      expiration_enabled: v.optional(v.boolean('must be true or false')),
+      expiration_lifetime: v.optional(integer(60, MAX_REFRESH_LIFETIME)),
+    }),
+  ),
+  id_token: v.optional(closedObject({ expiration_lifetime: v.optional(integer(60, MAX_ID_TOKEN_LIFETIME)) })),
+  oauth: v.optional(openObject(8192)),
+  saml: v.optional(openObject(8192)),
+  wsfed: v.optional(openObject(8192)),
+});
+
+export type ClientMetadataInput = v.InferOutput<typeof ClientMetadataSchema>;

@@ -1,0 +1,58 @@
+import type { Caller } from '../../http/authenticate.ts';
+import type { SecretBox } from '../../keys/key-store.ts';
+import { forgetClient, forgetResources } from '../../oauth/oauth-runtime.ts';
+import type { Runtime } from '../../runtime.ts';
+import { clientLinksRepository, type ClientLinksRepository } from '../../store/client-links-repository.ts';
+import { clientsRepository, type ClientsRepository } from '../../store/clients-repository.ts';
+import { resourcesRepository, type ResourcesRepository } from '../../store/resources-repository.ts';
+import { scopesRepository, type ScopesRepository } from '../../store/scopes-repository.ts';
+import type { ManagementContext } from '../management-context.ts';
+
+/** What the Resources, Resource Scopes and Resource Clients use cases depend on (DESIGN.md §3.2). */
+export interface ResourceDeps {
+  readonly resources: ResourcesRepository;
+  readonly scopes: ScopesRepository;
+  readonly links: ClientLinksRepository;
+  readonly clients: ClientsRepository;
+  readonly secretBox: SecretBox;
+  /** The list cursors' HMAC key (docs/lists.md §5). */
+  readonly cursorKey: () => Promise<Buffer>;
+  /**
+   * Drop this container's cached token-path records (docs/tokens.md "Hot path and caching"), so a
+   * change is seen by the next token at once here and within the cache TTL elsewhere.
+   */
+  readonly forgetResources: () => void;
+  readonly forgetClient: (clientId: string) => void;
+}
+
+/** Who asks: the tenant rules (API.md §4) and whether secrets may be shown (`read:client_keys`). */
+export interface ResourceAccess {
+  readonly ctx: ManagementContext;
+  readonly readsKeys: boolean;
+}
+
+const perRuntime = new WeakMap<Runtime, ResourceDeps>();
+
+/** Built once per runtime (per container in Lambda, per local stack locally). */
+export function resourceDeps(runtime: Runtime): ResourceDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  deps = {
+    resources: resourcesRepository(db, config.tableName, now, secretBox),
+    scopes: scopesRepository(db, config.tableName, now),
+    links: clientLinksRepository(db, config.tableName, now),
+    clients: clientsRepository(db, config.tableName, now, secretBox),
+    secretBox,
+    cursorKey: () => runtime.serviceSecret('cursor'),
+    forgetResources: () => forgetResources(runtime),
+    forgetClient: (clientId) => forgetClient(runtime, clientId),
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}
+
+/** The request's ResourceAccess: `read:client_keys` reveals HS256 signing secrets (API.md §6). */
+export function resourceAccess(req: { ctx: ManagementContext; caller: Caller | undefined }): ResourceAccess {
+  return { ctx: req.ctx, readsKeys: req.caller?.scopes.has('read:client_keys') ?? false };
+}

@@ -1,0 +1,124 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import type { ClientPermission, PermissionRequest } from '../records/client-link-records.ts';
+import type { ResourceRecord } from '../records/resource-record.ts';
+import { readClientPartition } from './client-partition.ts';
+import { commitPlan } from './commit-plan.ts';
+import { toRecord } from './entity.ts';
+import { keys } from './keys.ts';
+import { grantUnit, revokePermissionUnit } from './link-writes.ts';
+import { getItems } from './read-items.ts';
+import { withRetries } from './retry.ts';
+import { uuidv7 } from './uuidv7.ts';
+import { keyString } from './writes.ts';
+
+/**
+ * Client permissions (spec §2.6; API.md §6). A permission is `CLIENT#{c}` /
+ * `PERMISSION#{r}#{s}` (GSI2 `SCOPE#{s}#HOLDERS` / `CLIENT#{c}`), so the token endpoint reads a
+ * client's grants with the client. Grant and revoke are all-or-nothing over the whole body:
+ * validated on a consistent read, then one transaction that also moves
+ * `client.aggregations.permissions` and the resource's `scope_holders` count. The transaction
+ * requires the client's `links_version` (the link the grant relies on is still there) and the
+ * scope's entry in the resource's `scope_names` (the scope is still there).
+ */
+export interface ClientPermissionsRepository {
+  /**
+   * 404: client unknown, or a resource unknown / in another tenant (unless the client is global).
+   * 409: the resource is not authorized to the client, or the permission exists.
+   * 400: a scope is not a scope of that resource (the message names it).
+   */
+  grant(clientId: string, permissions: readonly PermissionRequest[], actor: string): Promise<void>;
+  /** 404: client unknown or a permission missing. */
+  revoke(clientId: string, permissions: readonly PermissionRequest[]): Promise<void>;
+  /** The client's permissions in (resource id, scope id) order: one consistent Query. 404 if the client is unknown. */
+  listForClient(clientId: string): Promise<ClientPermission[]>;
+}
+
+type Pair = { resourceId: string; scopeId: string };
+
+function pairsOf(requests: readonly PermissionRequest[]): Pair[] {
+  const seen = new Map<string, Pair>();
+  for (const r of requests) for (const s of r.scopes) seen.set(`${r.resource_id}#${s}`, { resourceId: r.resource_id, scopeId: s });
+  return [...seen.values()];
+}
+
+const pairKey = (p: { resource_id: string; scope_id: string }) => `${p.resource_id}#${p.scope_id}`;
+
+export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): ClientPermissionsRepository {
+  const mustRead = async (clientId: string) => {
+    const p = await readClientPartition(db, tableName, clientId);
+    if (!p) throw notFound(`Client ${clientId} not found.`);
+    return p;
+  };
+
+  return {
+    async grant(clientId, requests, actor) {
+      const pairs = pairsOf(requests);
+      const mine = new Set<string>();
+      await withRetries(async () => {
+        const p = await mustRead(clientId);
+        const resourceIds = [...new Set(pairs.map((x) => x.resourceId))];
+        const found = await getItems(db, tableName, resourceIds.map(keys.resource), now());
+        const resources = new Map<string, ResourceRecord>();
+        for (const id of resourceIds) {
+          const item = found.get(keyString(keys.resource(id)));
+          const r = item && toRecord<ResourceRecord>(item);
+          if (!r || (!p.client.is_global && r.tenant_id !== p.client.tenant_id)) throw notFound(`Resource ${id} not found.`);
+          resources.set(id, r);
+        }
+        for (const id of resourceIds) {
+          if (!p.links.has(id)) throw conflict(`Resource ${id} is not authorized to client ${clientId}; authorize it first.`);
+        }
+        for (const { resourceId, scopeId } of pairs) {
+          if (!(scopeId in resources.get(resourceId)!.scope_names)) throw badRequest(`Scope ${scopeId} is not a scope of resource ${resourceId}.`);
+        }
+        const existing = new Map(p.permissions.map((x) => [pairKey(x), x]));
+        const todo = pairs.filter(({ resourceId, scopeId }) => {
+          const e = existing.get(`${resourceId}#${scopeId}`);
+          if (e && !mine.has(e.id)) throw conflict(`Scope ${scopeId} of resource ${resourceId} is already granted to client ${clientId}.`);
+          return !e;
+        });
+        const at = now().toISOString();
+        const records: ClientPermission[] = todo.map(({ resourceId, scopeId }) => ({
+          id: uuidv7(),
+          tenant_id: p.client.tenant_id,
+          client_id: clientId,
+          resource_id: resourceId,
+          scope_id: scopeId,
+          created_by: actor,
+          created_at: at,
+          updated_by: actor,
+          updated_at: at,
+        }));
+        await commitPlan(db, tableName, records.map(grantUnit), {
+          guards: [{ key: keys.client(clientId), expected: p.client.links_version }],
+          onCommitted: (idx) => idx.forEach((i) => mine.add(records[i]!.id)),
+        });
+      });
+    },
+
+    async revoke(clientId, requests) {
+      const pairs = pairsOf(requests);
+      const done = new Set<string>();
+      await withRetries(async () => {
+        const p = await mustRead(clientId);
+        const existing = new Map(p.permissions.map((x) => [pairKey(x), x]));
+        const todo: ClientPermission[] = [];
+        for (const { resourceId, scopeId } of pairs) {
+          const k = `${resourceId}#${scopeId}`;
+          const e = existing.get(k);
+          if (!e && !done.has(k)) throw notFound(`Scope ${scopeId} of resource ${resourceId} is not granted to client ${clientId}.`);
+          if (e) todo.push(e);
+        }
+        await commitPlan(db, tableName, todo.map(revokePermissionUnit), {
+          guards: [{ key: keys.client(clientId), expected: p.client.links_version }],
+          onCommitted: (idx) => idx.forEach((i) => done.add(pairKey(todo[i]!))),
+        });
+      });
+    },
+
+    async listForClient(clientId) {
+      return (await mustRead(clientId)).permissions;
+    },
+  };
+}
