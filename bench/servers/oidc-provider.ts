@@ -15,7 +15,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 
 const port = Number(process.argv[2] ?? 0);
 const clientId = 'bench-client';
@@ -64,7 +64,7 @@ const provider = new Provider(issuer, {
         if (resourceIndicator === opaqueResource) {
           return { scope, audience: opaqueResource, accessTokenTTL: 3600, accessTokenFormat: 'opaque' };
         }
-        throw new Provider.errors.InvalidTarget();
+        throw new errors.InvalidTarget();
       },
     },
   },

@@ -60,7 +60,7 @@ export function httpHandler<
     const caller = await authenticate(route, event.headers as Record<string, string | undefined>, runtime);
     const req = {
       body: spec.body ? validate(spec.body, event.body ?? {}, 'body') : undefined,
-      query: spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
+      query: spec.query ? validate(spec.query, queryParameters(event), 'query') : undefined,
       path: spec.path ? validate(spec.path, event.pathParameters ?? {}, 'path') : undefined,
       headers: event.headers as Record<string, string | undefined>,
       rawBody: event.rawBody,
@@ -134,4 +134,16 @@ function bodyLimit(): middy.MiddlewareObj<HttpEvent, HttpResponse> {
       if (body.length === 0) (request.event as { body: unknown }).body = undefined;
     },
   };
+}
+
+/**
+ * API Gateway keeps the last value of a repeated query parameter in `queryStringParameters`; a
+ * repeated one is passed on as an array so validation refuses it instead of silently picking one.
+ */
+function queryParameters(event: HttpEvent): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...event.queryStringParameters };
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values && values.length > 1) out[name] = [...values];
+  }
+  return out;
 }

@@ -29,10 +29,12 @@ export interface KeyServices {
  */
 export function createKeyServices({ config, db, now, kms }: KeyServicesDeps): KeyServices {
   const backend = createKeyBackend(config, kms);
+  const repo = signingKeysRepository(db, config.tableName);
+  const cacheTtlMs = config.keyCacheTtlMs;
   const keys =
     config.keyMode === 'kms-sign'
-      ? kmsSignKeyStore(backend.kms, requireSigningKeyId(config))
-      : tableKeyStore({ repo: signingKeysRepository(db, config.tableName), source: backend.pairs, now, cacheTtlMs: config.keyCacheTtlMs });
+      ? kmsSignKeyStore({ kms: backend.kms, keyId: requireSigningKeyId(config), repo, now, cacheTtlMs, retireAfterSeconds: config.keyRetireAfterSeconds })
+      : tableKeyStore({ repo, source: backend.pairs, now, cacheTtlMs });
   return {
     keys,
     secretBox: secretBox(backend.wrapper),

@@ -1,40 +1,50 @@
-import { createHash, createPublicKey } from 'node:crypto';
-import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { createHash } from 'node:crypto';
+import { SignCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { internalError, notImplemented } from '../errors.ts';
 import { derToJose } from './der-to-jose.ts';
-import { jwkOfSpki, kidOf, publicJwk } from './jwk.ts';
 import { createJwsEncoder } from './jws.ts';
-import type { KeyStore, PublicKeyEntry } from './key-store.ts';
+import { createKeyCache } from './key-cache.ts';
+import type { KeyStore } from './key-store.ts';
+import { registerKmsSigningKey, type KmsSigningKeyRegistration } from './register-kms-signing-key.ts';
+import type { SigningKeysRepository } from './signing-keys-repository.ts';
 import { translateKmsError } from './translate-kms-error.ts';
 
-/**
- * `kms-sign` mode: the private key never leaves KMS (an asymmetric ECC_NIST_P256 SIGN_VERIFY key,
- * KMS_SIGNING_KEY_ID). Each token costs one KMS `Sign` of the SHA-256 digest of the signing input
- * (MessageType DIGEST, so the 4 KB RAW limit never applies); the DER signature is converted to
- * JOSE r || s (RFC 7518 §3.4). The public key is fetched once (`GetPublicKey`) and cached.
- * ES256 only; this mode has exactly one key, so rotation means a new KMS key (docs/keys.md).
- */
-export function kmsSignKeyStore(kms: () => KMSClient, keyId: string): KeyStore {
-  const encoder = createJwsEncoder();
-  let entry: Promise<PublicKeyEntry> | undefined;
+export interface KmsSignKeyStoreOptions {
+  kms: () => KMSClient;
+  /** The asymmetric ECC_NIST_P256 SIGN_VERIFY key (KMS_SIGNING_KEY_ID). */
+  keyId: string;
+  repo: SigningKeysRepository;
+  now: () => Date;
+  cacheTtlMs: number;
+  retireAfterSeconds: number;
+}
 
-  const load = (): Promise<PublicKeyEntry> =>
-    (entry ??= fetchPublicKey(kms(), keyId).catch((err: unknown) => {
-      entry = undefined; // retry on the next call rather than caching a failure
+/**
+ * `kms-sign` mode: the private key never leaves KMS. Each token costs one KMS `Sign` of the
+ * SHA-256 digest of the signing input (MessageType DIGEST, so KMS's 4 KB RAW limit never applies);
+ * the DER signature becomes JOSE r || s (RFC 7518 §3.4). A signer registers the KMS key's public
+ * half in the table once per container (`GetPublicKey` + one Query), before its first signature;
+ * verifiers and the JWKS read the table like in the other modes, so they need no KMS access.
+ * ES256 only: this mode has exactly one key (docs/keys.md).
+ */
+export function kmsSignKeyStore(opts: KmsSignKeyStoreOptions): KeyStore {
+  const { kms, keyId, repo, now } = opts;
+  const encoder = createJwsEncoder();
+  const cache = createKeyCache({ repo, now, cacheTtlMs: opts.cacheTtlMs });
+  let registered: Promise<KmsSigningKeyRegistration> | undefined;
+
+  const register = (): Promise<KmsSigningKeyRegistration> =>
+    (registered ??= registerKmsSigningKey({ kms: kms(), keyId, repo, now, retireAfterSeconds: opts.retireAfterSeconds }).catch((err: unknown) => {
+      registered = undefined; // retry on the next call rather than caching a failure
       throw err;
     }));
 
   return {
-    async publishedKeys() {
-      return [await load()];
-    },
-    async publicKey(kid) {
-      const e = await load();
-      return e.kid === kid ? e : undefined;
-    },
+    publishedKeys: cache.publishedKeys,
+    publicKey: cache.publicKey,
     async signJwt(alg, header, payload) {
       if (alg !== 'ES256') throw notImplemented(`${alg} signing is not available when KMS holds the signing key (kms-sign mode signs ES256 only).`);
-      const { kid } = await load();
+      const { kid } = (await register()).entry;
       const input = encoder.signingInput(alg, kid, header, payload);
       const digest = createHash('sha256').update(input, 'latin1').digest();
       let signature: Uint8Array | undefined;
@@ -48,26 +58,5 @@ export function kmsSignKeyStore(kms: () => KMSClient, keyId: string): KeyStore {
       if (!signature) throw internalError({ detail: 'KMS Sign returned no signature' });
       return `${input}.${derToJose(signature, 32).toString('base64url')}`;
     },
-  };
-}
-
-async function fetchPublicKey(kms: KMSClient, keyId: string): Promise<PublicKeyEntry> {
-  let out;
-  try {
-    out = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }));
-  } catch (err) {
-    return translateKmsError(err, 'GetPublicKey');
-  }
-  if (!out.PublicKey || out.KeySpec !== 'ECC_NIST_P256' || out.KeyUsage !== 'SIGN_VERIFY') {
-    throw internalError({ detail: `KMS_SIGNING_KEY_ID must be an ECC_NIST_P256 SIGN_VERIFY key (got ${out.KeySpec}/${out.KeyUsage})` });
-  }
-  const raw = jwkOfSpki(out.PublicKey);
-  const kid = await kidOf(raw);
-  return {
-    kid,
-    alg: 'ES256',
-    status: 'current',
-    jwk: publicJwk(raw, kid, 'ES256'),
-    key: createPublicKey({ key: Buffer.from(out.PublicKey), format: 'der', type: 'spki' }),
   };
 }

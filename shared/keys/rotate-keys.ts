@@ -7,6 +7,7 @@ import type { KeyPairSource } from './key-pair-source.ts';
 import type { AsymmetricAlg } from './key-store.ts';
 import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from './key-timing.ts';
 import { newSigningKey } from './new-signing-key.ts';
+import { registerKmsSigningKey } from './register-kms-signing-key.ts';
 import { signingKeysRepository, type RotationWrite, type SigningKeysRepository } from './signing-keys-repository.ts';
 
 export interface RotateKeysOptions {
@@ -44,11 +45,10 @@ export interface RotationResult {
 export async function rotateKeys(options: RotateKeysOptions): Promise<RotationResult[]> {
   const { config, db, now } = options;
   const algs = options.algs ?? ASYMMETRIC_ALGS;
-  if (config.keyMode === 'kms-sign') {
-    return algs.map((alg) => ({ alg, action: 'skipped', reason: 'kms-sign mode: the key lives in KMS; rotate by replacing KMS_SIGNING_KEY_ID (docs/keys.md)', previous: [], deleted: [] }));
-  }
   const repo = signingKeysRepository(db, config.tableName);
-  const source = createKeyBackend(config, options.kms).pairs;
+  const backend = createKeyBackend(config, options.kms);
+  if (config.keyMode === 'kms-sign') return registerOnly(options, repo, backend.kms(), algs);
+  const source = backend.pairs;
   const results: RotationResult[] = [];
   for (const alg of algs) {
     results.push(await rotateAlg({ repo, source, alg, at: now(), retireAfterSeconds: config.keyRetireAfterSeconds, force: options.force ?? false }));
@@ -122,6 +122,33 @@ async function rotateAlg({ repo, source, alg, at, retireAfterSeconds, force }: A
   });
   if (!ok) return lost(alg);
   return { alg, action: 'rotated', current: nextRecord.kid, next: newNext.kid, previous: previous.map((p) => p.kid), deleted: expired };
+}
+
+/**
+ * kms-sign mode has one key, in KMS: nothing to rotate. The run still registers the configured key
+ * in the table (so the JWKS has it before the first token) and records a KMS_SIGNING_KEY_ID change.
+ */
+async function registerOnly(options: RotateKeysOptions, repo: SigningKeysRepository, kms: KMSClient, algs: readonly AsymmetricAlg[]): Promise<RotationResult[]> {
+  const { config, now } = options;
+  const results: RotationResult[] = [];
+  for (const alg of algs) {
+    if (alg !== 'ES256') {
+      results.push({ alg, action: 'skipped', reason: 'kms-sign mode signs ES256 only', previous: [], deleted: [] });
+      continue;
+    }
+    const keyId = config.kmsSigningKeyId;
+    if (!keyId) throw new Error('KMS_SIGNING_KEY_ID is required when KEY_MODE is kms-sign');
+    const r = await registerKmsSigningKey({ kms, keyId, repo, now, retireAfterSeconds: config.keyRetireAfterSeconds });
+    results.push({
+      alg,
+      action: r.action === 'created' ? 'created' : r.action === 'switched' ? 'rotated' : 'skipped',
+      ...(r.action === 'unchanged' ? { reason: 'kms-sign mode: the key lives in KMS; rotate by pointing KMS_SIGNING_KEY_ID at a new key (docs/keys.md)' } : {}),
+      current: r.entry.kid,
+      previous: r.previous ? [r.previous] : [],
+      deleted: [],
+    });
+  }
+  return results;
 }
 
 const lost = (alg: AsymmetricAlg): RotationResult => ({

@@ -32,8 +32,8 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     } catch (err) {
       if (!isRetryable(err)) throw err;
       if (n >= attempts) throw conflict('The record is being changed concurrently; retry.', { cause: err });
-      // Full jitter (AWS Architecture Blog, "Exponential Backoff and Jitter").
-      await sleep(Math.random() * 20 * 2 ** n);
+      // Full jitter, capped (AWS Architecture Blog, "Exponential Backoff and Jitter").
+      await sleep(Math.random() * Math.min(400, 20 * 2 ** n));
     }
   }
 }

@@ -31,6 +31,9 @@ export interface UpdateWithRetry<R extends { version: number }> {
   expectedVersion?: number;
 }
 
+/** Enough for a dozen concurrent PATCHes of one record to all land (each round one of them wins). */
+const UPDATE_ATTEMPTS = 12;
+
 export function updateWithRetry<R extends { version: number }>(u: UpdateWithRetry<R>): Promise<R> {
   return withRetries(async () => {
     const current = await u.load();
@@ -44,5 +47,5 @@ export function updateWithRetry<R extends { version: number }>(u: UpdateWithRetr
       if (u.expectedVersion !== undefined && isRetryable(err)) throw conflict('The record was changed concurrently.', { cause: err });
       throw err;
     }
-  });
+  }, { attempts: UPDATE_ATTEMPTS });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseStageConfig, selectStages, stageEnv } from '../../infra/stages.ts';
+import { ROUTES } from '../../shared/routes.ts';
 import { cdkJson, synth, testApp } from './support.ts';
 
 describe('stage config (cdk.json context.stages)', () => {
@@ -75,5 +76,17 @@ describe('stage config (cdk.json context.stages)', () => {
   it('the issuer setting overrides both', () => {
     const { template } = synth({ settings: { issuer: 'https://login.example.com/' } });
     template.allResourcesProperties('AWS::Lambda::Function', { Environment: { Variables: { ISSUER: 'https://login.example.com' } } });
+  });
+});
+
+describe('handler modules', () => {
+  it('a route whose handler module does not exist fails synth naming the module', () => {
+    const routes = [
+      ...ROUTES,
+      { method: 'GET', path: '/missing', handler: 'functions/missing/nothing-here', auth: { type: 'none' }, access: { table: 'read', kms: [] } } as const,
+    ];
+    expect(() => synth({ routes, codeFor: null })).toThrow(
+      /Handler module "functions\/missing\/nothing-here" not found: expected .*functions\/missing\/nothing-here\.ts exporting "handler"/,
+    );
   });
 });

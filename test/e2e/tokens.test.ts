@@ -206,6 +206,24 @@ describe('bearer verification on management routes (RFC 8725, RFC 9068 §4)', ()
     expect((await health(fresh)).status).toBe(200);
   });
 
+  it('a token of ours for another audience → 401 on the management API', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const other = await svc.stack.runtime.keys.signJwt('ES256', { typ: 'at+jwt' }, {
+      iss: svc.url, sub: svc.clientId, aud: 'https://api.example.com/orders', client_id: svc.clientId, scope: 'read:clients', iat: now, nbf: now, exp: now + 300, jti: 'other-aud',
+    });
+    const res = await fetch(`${svc.url}/identity/v1/clients`, { headers: { authorization: `Bearer ${other}` } });
+    expect(res.status).toBe(401);
+    expect(await res.json() as any).toEqual({ code: 'unauthorized', message: expect.any(String) });
+  });
+
+  it('a management call without the route\'s scope → 403 insufficient_scope', async () => {
+    const token = await svc.managementToken('read:resources');
+    const res = await fetch(`${svc.url}/identity/v1/clients`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toContain('insufficient_scope');
+    expect(await res.json() as any).toEqual({ code: 'insufficient_scope', message: 'The access token lacks the scope read:clients.' });
+  });
+
   it('a token signed by a key that is not ours → 401', async () => {
     const { generateKeyPair } = await import('jose');
     const { privateKey } = await generateKeyPair('ES256');
@@ -216,3 +234,4 @@ describe('bearer verification on management routes (RFC 8725, RFC 9068 §4)', ()
     expect((await health(foreign)).status).toBe(401);
   });
 });
+

@@ -181,11 +181,4 @@ describe('key rotation (DESIGN.md §4, docs/keys.md)', () => {
     expect(kms.mock.commandCalls(DecryptCommand)).toHaveLength(1);
     await verifyWithJwks(first, signer, clock.now());
   });
-
-  it('kms-sign mode: rotation is a no-op that says why', async () => {
-    const table = await createTestTable('keys-rotate-kms-sign');
-    const config = envelopeConfig(table, { KEY_MODE: 'kms-sign', KMS_SIGNING_KEY_ID: 'arn:aws:kms:eu-west-1:111122223333:key/x' });
-    const results = await rotateKeys({ config, db: table.db, now: () => new Date() });
-    expect(results.every((r) => r.action === 'skipped' && /kms-sign/.test(r.reason ?? ''))).toBe(true);
-  });
 });

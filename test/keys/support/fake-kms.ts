@@ -12,6 +12,8 @@ import { signDigestP256 } from './p256.ts';
 
 export const KMS_KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/0b6a1c9e-1111-4a4a-9c9c-000000000001';
 export const KMS_SIGNING_KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/0b6a1c9e-2222-4a4a-9c9c-000000000002';
+/** A second asymmetric key, for switching KMS_SIGNING_KEY_ID. */
+export const KMS_SIGNING_KEY_ARN_2 = 'arn:aws:kms:eu-west-1:111122223333:key/0b6a1c9e-3333-4a4a-9c9c-000000000003';
 
 /** An AWS-style service error (what the SDK throws: `name` is the exception type). */
 export class KmsError extends Error {
@@ -41,7 +43,12 @@ export function fakeKms(): FakeKms {
   const client = new KMSClient({ region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   const mock = mockClient(client);
   const kek = randomBytes(32);
-  const signing = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const signingKeys = new Map([KMS_SIGNING_KEY_ARN, KMS_SIGNING_KEY_ARN_2].map((arn) => [arn, generateKeyPairSync('ec', { namedCurve: 'P-256' })]));
+  const signingKey = (keyId: string | undefined) => {
+    const pair = signingKeys.get(keyId ?? '');
+    if (!pair) throw new KmsError('NotFoundException', `Key ${keyId} not found`);
+    return pair;
+  };
 
   const requireKey = (keyId: string | undefined, want: string) => {
     if (keyId !== want) throw new KmsError('NotFoundException', `Key ${keyId} not found`);
@@ -91,9 +98,9 @@ export function fakeKms(): FakeKms {
     return { KeyId: KMS_KEY_ARN, CiphertextBlob: seal(input.Plaintext, input.EncryptionContext), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
   });
   mock.on(GetPublicKeyCommand).callsFake((input) => {
-    requireKey(input.KeyId, KMS_SIGNING_KEY_ARN);
+    const signing = signingKey(input.KeyId);
     return {
-      KeyId: KMS_SIGNING_KEY_ARN,
+      KeyId: input.KeyId,
       KeySpec: 'ECC_NIST_P256',
       KeyUsage: 'SIGN_VERIFY',
       SigningAlgorithms: ['ECDSA_SHA_256'],
@@ -101,11 +108,11 @@ export function fakeKms(): FakeKms {
     };
   });
   mock.on(SignCommand).callsFake((input) => {
-    requireKey(input.KeyId, KMS_SIGNING_KEY_ARN);
+    const signing = signingKey(input.KeyId);
     if (input.SigningAlgorithm !== 'ECDSA_SHA_256') throw new KmsError('InvalidKeyUsageException');
     if (input.MessageType !== 'DIGEST' || input.Message.length !== 32) throw new KmsError('ValidationException', 'expected a SHA-256 digest');
-    return { KeyId: KMS_SIGNING_KEY_ARN, SigningAlgorithm: 'ECDSA_SHA_256', Signature: new Uint8Array(signDigestP256(signing.privateKey, input.Message)) };
+    return { KeyId: input.KeyId, SigningAlgorithm: 'ECDSA_SHA_256', Signature: new Uint8Array(signDigestP256(signing.privateKey, input.Message)) };
   });
 
-  return { client, mock, signingPublicKey: signing.publicKey };
+  return { client, mock, signingPublicKey: signingKey(KMS_SIGNING_KEY_ARN).publicKey };
 }

@@ -1,0 +1,44 @@
+import type { ColdStartResult } from '../sections/cold-start.ts';
+import type { CostResult } from '../sections/cost.ts';
+import type { OperationCost } from '../sections/ddb-per-request.ts';
+import type { LimitsResult } from '../sections/limits.ts';
+import type { ListsResult } from '../sections/lists.ts';
+import type { TokenFixture } from './fixture.ts';
+import type { SideBySideResult } from './side-by-side.ts';
+import type { LiftedThrottle } from './throttles.ts';
+import type { TargetCheck } from './targets.ts';
+
+export interface BenchMeta {
+  startedAt: string;
+  finishedAt: string;
+  durationS: number;
+  commit: string;
+  dirty: boolean;
+  node: string;
+  cpuModel: string;
+  cpus: number;
+  /** 1-minute load average before and after: how busy the shared machine was. */
+  loadAvg: { before: number; after: number };
+  pinning: string;
+  options: Record<string, unknown>;
+  versions: Record<string, string>;
+  liftedThrottles: LiftedThrottle[];
+  fixtures: { ours: Omit<TokenFixture, 'clientSecret'>; theirs: { resource: string; scope: string; introspectedResource: string } };
+}
+
+export interface SectionError {
+  error: string;
+}
+
+export interface BenchResults {
+  meta: BenchMeta;
+  token: SideBySideResult | SectionError | undefined;
+  introspection: (SideBySideResult & { note: string }) | SectionError | undefined;
+  limits: LimitsResult | SectionError | undefined;
+  lists: ListsResult | SectionError | undefined;
+  coldStart: ColdStartResult | undefined;
+  ddb: { operations: OperationCost[] } | undefined;
+  cost: CostResult | SectionError | undefined;
+  targets: TargetCheck[];
+  errors: { section: string; message: string }[];
+}

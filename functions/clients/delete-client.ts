@@ -1,0 +1,11 @@
+import { noContent } from '../../shared/http/response.ts';
+import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
+import { clientDeps } from '../../shared/management/clients/client-deps.ts';
+import { deleteClient } from '../../shared/management/clients/delete-client.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+
+/** DELETE /identity/v1/clients/{client_id}: 204 (API.md §6); the Default Client: 403. */
+export const handler = managementHandler({ path: ClientPath }, async (req) => {
+  await deleteClient(clientDeps(req.runtime), req.ctx, req.path.client_id);
+  return noContent();
+});

@@ -1,0 +1,11 @@
+import { jsonResponse } from '../../shared/http/response.ts';
+import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
+import { clientDeps } from '../../shared/management/clients/client-deps.ts';
+import { clientResourcesListQuery } from '../../shared/management/clients/client-request.ts';
+import { listClientResources } from '../../shared/management/clients/list-client-resources.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+
+/** GET /identity/v1/clients/{client_id}/resources (spec §4.3). */
+export const handler = managementHandler({ path: ClientPath, query: clientResourcesListQuery }, async (req) =>
+  jsonResponse(200, await listClientResources(clientDeps(req.runtime), req.ctx, req.path.client_id, req.query, await req.runtime.serviceSecret('cursor'))),
+);

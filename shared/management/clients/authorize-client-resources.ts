@@ -1,0 +1,19 @@
+import type { ManagementContext } from '../management-context.ts';
+import type { ClientDeps } from './client-deps.ts';
+import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
+import { loadVisibleClient } from './load-visible-client.ts';
+
+/**
+ * POST /clients/{client_id}/resources `{resources: [id]}` (spec §4.3, API.md §6): all-or-nothing;
+ * an unknown (or invisible) resource is 404, an existing link 409, and then nothing changes. The
+ * repository re-validates on its consistent read and commits links and counts in one transaction
+ * guarded by the client's `links_version` (docs/data-model.md §1), which is what makes parallel
+ * authorizations of one resource give exactly one success.
+ */
+export async function authorizeClientResources(deps: ClientDeps, ctx: ManagementContext, clientId: string, resourceIds: readonly string[]): Promise<void> {
+  const client = await loadVisibleClient(deps, ctx, clientId);
+  assertMayChange(ctx, client);
+  await assertResourcesVisible(deps, ctx, resourceIds);
+  await deps.links.authorize(clientId, resourceIds, ctx.actor);
+  deps.forget(clientId);
+}

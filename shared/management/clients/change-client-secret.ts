@@ -1,0 +1,23 @@
+import { badRequest } from '../../errors.ts';
+import type { RecordParams } from '../../lists/index.ts';
+import type { ManagementContext } from '../management-context.ts';
+import type { ClientDeps } from './client-deps.ts';
+import { assertMayChange } from './client-guards.ts';
+import { loadVisibleClient } from './load-visible-client.ts';
+import { presentClient } from './present-client.ts';
+
+/**
+ * POST /clients/{client_id}/secret (spec §4.3, API.md §6): a new 256-bit secret replaces the old
+ * one at once (its hash is what /token verifies, and this container's client cache is dropped).
+ * The new secret starts without expiry: it must not inherit a deadline set for the old one.
+ * 200 with the Client carrying the new secret. A public client has no secret: 400.
+ */
+export async function changeClientSecret(deps: ClientDeps, ctx: ManagementContext, clientId: string, params: RecordParams): Promise<Record<string, unknown>> {
+  const client = await loadVisibleClient(deps, ctx, clientId);
+  assertMayChange(ctx, client);
+  if (client.is_public) throw badRequest('path.client_id: a public client has no secret to change.');
+  const secret = deps.generateSecret();
+  const updated = await deps.clients.changeSecret(clientId, secret, ctx.actor, { expiresAt: null });
+  deps.forget(clientId);
+  return presentClient(deps, updated, params, { kind: 'plaintext', secret });
+}

@@ -1,0 +1,72 @@
+import { badRequest, forbidden, notFound } from '../../errors.ts';
+import type { ClientRecord } from '../../records/client-record.ts';
+import type { ManagementContext } from '../management-context.ts';
+import type { ClientDeps } from './client-deps.ts';
+
+/**
+ * A tenant-bound caller sees the global clients of its tenant but may not change them, their
+ * secret, links or permissions: rotating a global client's secret would hand it a token that
+ * acts on every tenant (API.md §4).
+ */
+export function assertMayChange(ctx: ManagementContext, client: ClientRecord): void {
+  if (client.is_global && !ctx.isGlobal) throw forbidden('Only a global client may change a global client.');
+}
+
+/** Same reasoning for reading a global client's secret with `read:client_keys`. */
+export const mayReadSecret = (ctx: ManagementContext, client: ClientRecord, readsKeys: boolean): boolean =>
+  readsKeys && !client.is_public && (ctx.isGlobal || !client.is_global);
+
+/** RFC 6749 §4.4: client_credentials is for confidential clients only; a public client listing it is a misconfiguration. */
+export function assertGrantTypesFit(isPublic: boolean, grantTypes: readonly string[]): void {
+  if (isPublic && grantTypes.includes('client_credentials')) {
+    throw badRequest('body.client_metadata.grant_types: a public client cannot use client_credentials (RFC 6749 §4.4).');
+  }
+}
+
+/** A secret expiry must lie ahead, or no request could ever use the secret (null: never expires). */
+export function assertFutureExpiry(expiresAt: string | null | undefined, isPublic: boolean, now: Date): void {
+  if (expiresAt === undefined || expiresAt === null) return;
+  if (isPublic) throw badRequest('body.client_secret_expires_at: a public client has no secret.');
+  if (Date.parse(expiresAt) <= now.getTime()) throw badRequest('body.client_secret_expires_at: must be in the future.');
+}
+
+/**
+ * The Default Client is how an operator reaches the management API at all (API.md §4): it must
+ * stay a confidential, global client of the default tenant that may use client_credentials.
+ */
+export function assertDefaultClientKept(current: ClientRecord, next: ClientRecord): void {
+  if (!current.is_default) return;
+  const broken =
+    next.is_public !== current.is_public ? 'is_public'
+    : next.is_global !== current.is_global ? 'is_global'
+    : next.tenant_id !== current.tenant_id ? 'tenant_id'
+    : !next.client_metadata.grant_types.includes('client_credentials') ? 'client_metadata.grant_types'
+    : undefined;
+  if (broken) throw forbidden(`body.${broken}: the Default Client must stay a global confidential client_credentials client.`);
+}
+
+/**
+ * Resources named in a link body must be visible to the caller (API.md §4): a tenant-bound caller
+ * gets 404 for another tenant's resource, as for one that does not exist. Global callers are
+ * checked by the repositories (which also know the client's tenant).
+ */
+export async function assertResourcesVisible(deps: Pick<ClientDeps, 'resources'>, ctx: ManagementContext, resourceIds: readonly string[]): Promise<void> {
+  if (ctx.isGlobal) return;
+  const ids = [...new Set(resourceIds)];
+  const found = await Promise.all(ids.map((id) => deps.resources.get(id)));
+  ids.forEach((id, i) => {
+    if (found[i]?.tenant_id !== ctx.tenantId) throw notFound(`Resource ${id} not found.`);
+  });
+}
+
+/**
+ * The Default Client keeps its link to the management API and its permissions there (API.md §4:
+ * bootstrap gives it every management scope); removing them would lock the operator out.
+ */
+export async function assertNotDefaultSystemLink(deps: Pick<ClientDeps, 'resources'>, client: ClientRecord, resourceIds: readonly string[]): Promise<void> {
+  if (!client.is_default) return;
+  const found = await Promise.all([...new Set(resourceIds)].map((id) => deps.resources.get(id)));
+  if (found.some((r) => r?.resource_metadata.is_system)) {
+    throw forbidden("The Default Client's access to the management API cannot be revoked.");
+  }
+}

@@ -1,0 +1,27 @@
+import { badRequest, isAppError } from '../../errors.ts';
+import type { PermissionRequest } from '../../records/client-link-records.ts';
+import type { ManagementContext } from '../management-context.ts';
+import type { ClientDeps } from './client-deps.ts';
+import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
+import { loadVisibleClient } from './load-visible-client.ts';
+
+/**
+ * POST /clients/{client_id}/permissions `{permissions: [{resource_id, scopes}]}` (spec §4.3,
+ * API.md §6), all-or-nothing: unknown resource 404; resource not authorized to the client 409;
+ * a scope that is not the resource's 400; an existing permission 409. What is granted is what a
+ * client_credentials token may carry from the next request on (grants live in the client's
+ * partition, which /token reads; this container's cache is dropped).
+ */
+export async function grantClientPermissions(deps: ClientDeps, ctx: ManagementContext, clientId: string, permissions: readonly PermissionRequest[]): Promise<void> {
+  const client = await loadVisibleClient(deps, ctx, clientId);
+  assertMayChange(ctx, client);
+  await assertResourcesVisible(deps, ctx, permissions.map((p) => p.resource_id));
+  try {
+    await deps.permissions.grant(clientId, permissions, ctx.actor);
+  } catch (err) {
+    // API.md §2: a 400's message names the field; the repository's names only the ids.
+    if (isAppError(err) && err.status === 400) throw badRequest(`body.permissions: ${err.message}`, { cause: err });
+    throw err;
+  }
+  deps.forget(clientId);
+}

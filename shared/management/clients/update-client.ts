@@ -1,0 +1,58 @@
+import { conflict } from '../../errors.ts';
+import type { RecordParams } from '../../lists/index.ts';
+import type { ClientPatch, ClientRecord } from '../../records/client-record.ts';
+import { mergePatch, type DeepPartial } from '../../store/merge-patch.ts';
+import type { ManagementContext } from '../management-context.ts';
+import type { UpdateClientInput } from './client-body-schemas.ts';
+import type { ClientDeps } from './client-deps.ts';
+import { assertDefaultClientKept, assertFutureExpiry, assertGrantTypesFit, assertMayChange, mayReadSecret } from './client-guards.ts';
+import { NO_SECRET, type SecretExposure } from './client-view.ts';
+import { loadVisibleClient } from './load-visible-client.ts';
+import { presentClient } from './present-client.ts';
+import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
+
+/**
+ * PATCH (and PUT) /clients/{client_id} (spec §4.3, API.md §6): merges the body into the record (a
+ * field left out keeps its value; objects merge, arrays replace) with the repository's version
+ * condition and re-merge on a lost race, so concurrent PATCHes of different fields all land.
+ *
+ * The rules are checked against the merge of the body into the record as read: tenant moves
+ * (tenant-rules.ts; only for a client without resource links, whose links would otherwise point
+ * into another tenant: 409), the Default Client's invariants (403), grant types of a public client
+ * (400). A public client that becomes confidential gets a new secret first (shown in this
+ * response), so there is no moment at which it is confidential with a stale secret.
+ */
+export async function updateClient(deps: ClientDeps, ctx: ManagementContext, clientId: string, body: UpdateClientInput, params: RecordParams, readsKeys: boolean): Promise<Record<string, unknown>> {
+  const current = await loadVisibleClient(deps, ctx, clientId);
+  assertMayChange(ctx, current);
+  if (body.is_global !== undefined) resolveIsGlobal(ctx, body.is_global);
+  if (body.tenant_id !== undefined && body.tenant_id !== current.tenant_id) {
+    await resolveClientTenant(deps, ctx, body.tenant_id);
+    if (current.aggregations.resources > 0) {
+      throw conflict('body.tenant_id: the client has resources authorized in its tenant; revoke them before moving it.');
+    }
+  }
+  const patch = toClientPatch(body);
+  const next = mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>);
+  assertDefaultClientKept(current, next);
+  assertGrantTypesFit(next.is_public, next.client_metadata.grant_types);
+  assertFutureExpiry(body.client_secret_expires_at, next.is_public, deps.now());
+
+  let exposure: SecretExposure = NO_SECRET;
+  if (current.is_public && !next.is_public) {
+    const secret = deps.generateSecret();
+    await deps.clients.changeSecret(clientId, secret, ctx.actor, { expiresAt: body.client_secret_expires_at ?? null });
+    exposure = { kind: 'plaintext', secret };
+  }
+  const updated = await deps.clients.update(clientId, patch, ctx.actor);
+  deps.forget(clientId);
+  if (exposure.kind === 'none' && mayReadSecret(ctx, updated, readsKeys)) exposure = { kind: 'sealed' };
+  return presentClient(deps, updated, params, exposure);
+}
+
+/** The validated body as the repository's patch; `client_type` never reaches here (schema: 400). */
+function toClientPatch(body: UpdateClientInput): ClientPatch {
+  const { client_type: _, ...rest } = body;
+  // `client_description: null` clears it (stored as null; merge-patch.ts keeps null as a value).
+  return rest as ClientPatch;
+}

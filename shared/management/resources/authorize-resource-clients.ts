@@ -1,0 +1,16 @@
+import { loadResource } from './load-resource.ts';
+import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
+import { assertClientsVisible } from './visible-clients.ts';
+
+/**
+ * `POST /resources/{id}/clients` `{clients: [client_id]}` (API.md §6, the mirror of
+ * `POST /clients/{id}/resources`): 204. All-or-nothing: an unknown or invisible client or
+ * resource is 404, an existing link 409, and then nothing changes. Each link moves the resource's
+ * `aggregations.clients` and the client's `aggregations.resources` in the same transaction.
+ */
+export async function authorizeResourceClients(deps: ResourceDeps, access: ResourceAccess, resourceId: string, clientIds: readonly string[]): Promise<void> {
+  await loadResource(deps, resourceId, access.ctx);
+  await assertClientsVisible(deps, clientIds, access.ctx);
+  await deps.links.authorizeClients(resourceId, clientIds, access.ctx.actor);
+  for (const id of new Set(clientIds)) deps.forgetClient(id);
+}

@@ -1,0 +1,14 @@
+import { loadResource } from './load-resource.ts';
+import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
+
+/**
+ * `DELETE /resources/{id}/scopes/{scope_id}` (API.md §6): 204; also removes every grant of the
+ * scope (the repository's cascade, docs/data-model.md §4). A management API scope: 403 (API.md §4).
+ * Forgetting the resources is enough for tokens: they map granted scope ids through the
+ * resource's `scope_names`, which no longer has this one.
+ */
+export async function deleteResourceScope(deps: ResourceDeps, access: ResourceAccess, resourceId: string, scopeId: string): Promise<void> {
+  await loadResource(deps, resourceId, access.ctx);
+  await deps.scopes.delete(resourceId, scopeId);
+  deps.forgetResources();
+}

@@ -1,0 +1,45 @@
+import { badRequest, forbidden } from '../../errors.ts';
+import type { ResourceRecord, SigningAlgorithm } from '../../records/resource-record.ts';
+import { RESOURCE_METADATA_DEFAULTS } from '../../store/resource-defaults.ts';
+import type { ResourceMetadataBody, UpdateResourceBody } from './resource-bodies.ts';
+
+/**
+ * The cross-field rules of `resource_metadata` (spec §2.7, API.md §4-6) that a field schema cannot
+ * express. Shared by create and modify so both answer the same way.
+ */
+
+const SECRET = 'body.resource_metadata.signing_secret';
+
+/** HS256 signs with the resource's own secret (API.md §5.1): one must exist; other algorithms take none. */
+function checkSecret(algorithm: SigningAlgorithm, given: boolean, stored: boolean): void {
+  if (algorithm === 'HS256' && !given && !stored) throw badRequest(`${SECRET}: is required when signing_algorithm is HS256`);
+  if (algorithm !== 'HS256' && given) throw badRequest(`${SECRET}: is only used when signing_algorithm is HS256`);
+}
+
+/** `is_system` marks the management API (API.md §4): bootstrap sets it, no caller can. */
+function checkIsSystem(given: boolean | undefined, current: boolean): void {
+  if (given !== undefined && given !== current) throw badRequest('body.resource_metadata.is_system: is read-only');
+}
+
+export function checkNewMetadata(m: ResourceMetadataBody | undefined): void {
+  checkIsSystem(m?.is_system, false);
+  checkSecret(m?.signing_algorithm ?? RESOURCE_METADATA_DEFAULTS.signing_algorithm, m?.signing_secret !== undefined, false);
+}
+
+export function checkResourcePatch(current: ResourceRecord, body: UpdateResourceBody): void {
+  // Spec §4.3: resource_type is not part of the update body; the current value is tolerated so a
+  // record read with GET can be sent back with PUT.
+  if (body.resource_type !== undefined && body.resource_type !== current.resource_type) {
+    throw badRequest('body.resource_type: cannot be changed');
+  }
+  const m = body.resource_metadata;
+  if (!m) return;
+  const now = current.resource_metadata;
+  checkIsSystem(m.is_system, now.is_system);
+  const algorithm = m.signing_algorithm ?? now.signing_algorithm;
+  // Management tokens are verified with the service's own keys (ES256/RS256): an HS256 management
+  // API would lock every caller out.
+  if (now.is_system && algorithm === 'HS256') throw forbidden("The management API's signing_algorithm cannot be HS256.");
+  // A secret kept from an earlier HS256 period counts: switching back needs no new one.
+  checkSecret(algorithm, m.signing_secret !== undefined, now.signing_secret !== undefined);
+}

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// The service logs at INFO in this file (the suite runs at WARN): set before any module loads the
+// logger, because Powertools resets the level to its initial one on every invocation.
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+});
+
+const { basicAuth, startTestService } = await import('../support/local-service.ts');
+type TestService = Awaited<ReturnType<typeof startTestService>>;
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => svc?.stop());
+
+const form = (params: Record<string, string>) => new URLSearchParams(params);
+const post = (path: string, body: URLSearchParams, headers: Record<string, string> = {}) =>
+  fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+
+describe('logs', () => {
+  it('carry one structured line per request with a request id, and never a secret or a token', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    let token: string;
+    try {
+      token = await svc.managementToken('read:clients');
+      await post('/tokeninfo', form({ token }), { authorization: basicAuth(svc.clientId, svc.clientSecret) });
+      await post('/token', form({ grant_type: 'client_credentials', audience: svc.managementAudience }), { authorization: basicAuth(svc.clientId, 'wrong-secret-value') });
+    } finally {
+      spy.mockRestore();
+    }
+    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.message === 'request');
+    expect(requests.map((r) => [r.method, r.route, r.status])).toEqual([
+      ['POST', '/token', 200],
+      ['POST', '/tokeninfo', 200],
+      ['POST', '/token', 401],
+    ]);
+    expect(requests.every((r) => typeof r.request_id === 'string' && r.level === 'INFO')).toBe(true);
+    const all = lines.join('\n');
+    for (const secret of [svc.clientSecret, 'wrong-secret-value', token!, token!.split('.')[2]!]) expect(all).not.toContain(secret);
+  });
+});

@@ -1,0 +1,152 @@
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { conflict } from '../../shared/errors.ts';
+import { commitPlan } from '../../shared/store/commit-plan.ts';
+import { equals, exists, notExists } from '../../shared/store/expression.ts';
+import { putMarker } from '../../shared/store/markers.ts';
+import { mergePatch } from '../../shared/store/merge-patch.ts';
+import { getItem, getItems } from '../../shared/store/read-items.ts';
+import { RetryableConflict } from '../../shared/store/retry.ts';
+import { ttlOf } from '../../shared/store/ttl.ts';
+import { uuidv7 } from '../../shared/store/uuidv7.ts';
+import { updateWithRetry, versionedUpdate } from '../../shared/store/versioned-update.ts';
+import { checkItem, deleteItem, putItem, updateItem, type Write } from '../../shared/store/writes.ts';
+import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+
+let t: TestTable;
+beforeAll(async () => {
+  t = await createTestTable('helpers');
+});
+
+const NOW = new Date('2026-01-15T10:00:00.000Z');
+const k = (pk: string, sk = 'X') => ({ PK: pk, SK: sk });
+const get = (pk: string, sk = 'X') => getItem(t.db, t.tableName, k(pk, sk), NOW);
+const commit = (units: Write[][], opts = {}) => commitPlan(t.db, t.tableName, units, opts);
+
+describe('uuidv7 (RFC 9562 §5.7)', () => {
+  it('has version 7, the RFC 4122 variant and the current time in its first 48 bits', () => {
+    const id = uuidv7(Date.UTC(2026, 0, 15));
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(id.replace(/-/g, '').slice(0, 12), 16)).toBeGreaterThanOrEqual(Date.UTC(2026, 0, 15));
+  });
+
+  it('is strictly increasing even within one millisecond, so GSI1SK = id is creation order', () => {
+    const ids = Array.from({ length: 10_000 }, () => uuidv7());
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('mergePatch (PATCH merges, API.md §6)', () => {
+  it('merges objects recursively, replaces arrays, skips undefined, keeps null as a value', () => {
+    const current = { a: 1, m: { x: [1, 2], y: { z: 1, w: 2 } }, n: 'keep', e: '2027' as string | null };
+    expect(mergePatch(current, { m: { x: [3], y: { z: 9 } }, a: undefined, e: null })).toEqual({ a: 1, m: { x: [3], y: { z: 9, w: 2 } }, n: 'keep', e: null });
+  });
+});
+
+describe('TTL: an expired item is absent on read (shared/store/ttl.ts)', () => {
+  it('getItem hides an item whose ttl has passed, even before DynamoDB deletes it', async () => {
+    await t.db.send(new PutCommand({ TableName: t.tableName, Item: { ...k('TTL#old'), ttl: ttlOf(new Date(NOW.getTime() - 1000)) } }));
+    await t.db.send(new PutCommand({ TableName: t.tableName, Item: { ...k('TTL#new'), ttl: ttlOf(new Date(NOW.getTime() + 60_000)) } }));
+    expect(await get('TTL#old')).toBeUndefined();
+    expect(await get('TTL#new')).toBeDefined();
+    const batch = await getItems(t.db, t.tableName, [k('TTL#old'), k('TTL#new')], NOW);
+    expect([...batch.values()].map((i) => i.PK)).toEqual(['TTL#new']);
+  });
+
+  it('an expired uniqueness marker can be reclaimed; a live one cannot', async () => {
+    const nowSeconds = ttlOf(NOW);
+    const key = k('UNIQUE#TEST#code', 'UNIQUE');
+    await commit([[putMarker(key, 'first', { ttl: nowSeconds + 60, nowSeconds, onTaken: () => conflict('taken') })]]);
+    await expect(commit([[putMarker(key, 'second', { nowSeconds, onTaken: () => conflict('taken') })]])).rejects.toMatchObject({ status: 409, message: 'taken' });
+    const later = nowSeconds + 61;
+    await commit([[putMarker(key, 'second', { nowSeconds: later, onTaken: () => conflict('taken') })]]);
+    expect((await getItem(t.db, t.tableName, key, new Date(later * 1000)))?.target_id).toBe('second');
+  });
+});
+
+describe('commitPlan (TransactWriteItems, ≤ 100 items)', () => {
+  it('is all-or-nothing: one failing condition among five writes leaves nothing written', async () => {
+    await commit([[putItem({ ...k('AON#3'), v: 'old' })]]);
+    const units = [1, 2, 3, 4, 5].map((i) => [putItem({ ...k(`AON#${i}`), v: 'new' }, { condition: notExists })]);
+    await expect(commit(units)).rejects.toBeInstanceOf(RetryableConflict);
+    for (const i of [1, 2, 4, 5]) expect(await get(`AON#${i}`)).toBeUndefined();
+    expect((await get('AON#3'))?.v).toBe('old');
+  });
+
+  it('maps a failed condition to the failing write’s own error', async () => {
+    await commit([[putItem({ ...k('ERR#1') })]]);
+    const err = commit([[putItem({ ...k('ERR#0') }), putItem({ ...k('ERR#1') }, { condition: notExists, onFail: () => conflict('ERR#1 exists') })]]);
+    await expect(err).rejects.toMatchObject({ status: 409, message: 'ERR#1 exists' });
+  });
+
+  it('merges writes of one item: conditions ANDed, counters summed, a delete absorbs updates', async () => {
+    await commit([[putItem({ ...k('M#1'), n: 1, version: 1 }), putItem({ ...k('M#2'), n: 1 })]]);
+    await commit([
+      [updateItem(k('M#1'), { add: [['n', 2]] }), checkItem(k('M#1'), exists)],
+      [updateItem(k('M#1'), { add: [['n', 3]], condition: equals('version', 1) })],
+      [updateItem(k('M#2'), { add: [['n', 5]] }), deleteItem(k('M#2'))],
+      [putItem({ ...k('M#3') })],
+    ]);
+    expect((await get('M#1'))?.n).toBe(6);
+    expect(await get('M#2')).toBeUndefined();
+  });
+
+  it('packs more than 100 items into ordered chunks, reporting each', async () => {
+    const units = Array.from({ length: 150 }, (_, i) => [putItem({ ...k(`CH#${i}`) })]);
+    const committed: number[][] = [];
+    await commit(units, { onCommitted: (idx: readonly number[]) => committed.push([...idx]) });
+    expect(committed.map((c) => c.length)).toEqual([100, 50]);
+    expect((await getItems(t.db, t.tableName, units.map((_, i) => k(`CH#${i}`)), NOW)).size).toBe(150);
+  });
+
+  it('a links_version guard fails (retryably) when the record changed since it was read', async () => {
+    await commit([[putItem({ ...k('G#1'), links_version: 4 })]]);
+    await expect(commit([[updateItem(k('G#1'), { add: [['n', 1]] })]], { guards: [{ key: k('G#1'), expected: 3 }] })).rejects.toBeInstanceOf(RetryableConflict);
+    await commit([[updateItem(k('G#1'), { add: [['n', 1]] }), putItem({ ...k('G#2') })]], { guards: [{ key: k('G#1'), expected: 4 }] });
+    expect((await get('G#1'))?.links_version).toBe(5);
+  });
+});
+
+describe('version-conditioned update (no lost update)', () => {
+  it('a stale version is a RetryableConflict; updateWithRetry re-reads and re-applies the merge', async () => {
+    await commit([[putItem({ ...k('V#1'), version: 1, a: 'a0', b: 'b0' })]]);
+    await expect(commit([[versionedUpdate(k('V#1'), { a: 'x' }, 0)]])).rejects.toBeInstanceOf(RetryableConflict);
+    let calls = 0;
+    const out = await updateWithRetry({
+      load: async () => (await get('V#1')) as { version: number; a: string },
+      notFound: () => conflict('gone'),
+      write: async (cur) => {
+        calls += 1;
+        // Someone else commits between our read and our write, once.
+        if (calls === 1) await commit([[versionedUpdate(k('V#1'), { b: 'b1' }, cur.version)]]);
+        const { attributes } = await commit([[versionedUpdate(k('V#1'), { a: 'a1' }, cur.version)]]);
+        return attributes as { version: number; a: string };
+      },
+    });
+    expect(calls).toBe(2);
+    expect(out).toMatchObject({ a: 'a1', b: 'b1', version: 3 });
+  });
+});
+
+describe('AWS errors are translated at the boundary (DESIGN.md §3.4)', () => {
+  const failing = (err: Error & Record<string, unknown>) => ({ send: async () => Promise.reject(err) }) as unknown as DynamoDBDocumentClient;
+  const named = (name: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(name), { name, ...extra });
+
+  it('throttling after the SDK’s retries is 503 with Retry-After', async () => {
+    const db = failing(named('ProvisionedThroughputExceededException'));
+    await expect(getItem(db, 'x', k('A'), NOW)).rejects.toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '1' } });
+    await expect(commitPlan(db, 'x', [[putItem(k('A')), putItem(k('B'))]])).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('a transaction cancelled by throttling is 503; by a concurrent transaction it is retryable', async () => {
+    const throttled = failing(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }] }));
+    await expect(commitPlan(throttled, 'x', [[putItem(k('A')), putItem(k('B'))]])).rejects.toMatchObject({ status: 503 });
+    const raced = failing(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }));
+    await expect(commitPlan(raced, 'x', [[putItem(k('A')), putItem(k('B'))]])).rejects.toBeInstanceOf(RetryableConflict);
+  });
+
+  it('an unreachable DynamoDB is 503 (fail closed)', async () => {
+    await expect(getItem(failing(named('Error', { code: 'ECONNREFUSED' })), 'x', k('A'), NOW)).rejects.toMatchObject({ status: 503 });
+  });
+});
