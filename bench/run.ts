@@ -6,7 +6,7 @@
  * --connections=N, --duration=S (per measured load run), --rounds=N.
  */
 import { execSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -58,6 +58,17 @@ const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - t0) 
 // Fixed Default Client credentials for both of our stacks (what DEFAULT_CLIENT_ID/SECRET do for npm start).
 const DEFAULT_CLIENT_ID = '0190a0a0-bbbb-7000-8000-00000000be0c';
 const DEFAULT_CLIENT_SECRET = 'bench-default-client-secret-0123456789abcdefghijklmno';
+
+// The handlers log one JSON line per request (Powertools, INFO) to stdout, as in Lambda. In this
+// process those lines go to /dev/null (still one write per line, as Lambda's stdout pipe costs),
+// and stdout carries only the report.
+const devNull = openSync('/dev/null', 'w');
+const writeReport = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string | Uint8Array) => {
+  if (typeof chunk === 'string') writeSync(devNull, chunk);
+  else writeSync(devNull, chunk);
+  return true;
+}) as typeof process.stdout.write;
 
 const pinned = pinSelf(LOAD_CORE);
 const pinning = pinned
@@ -164,12 +175,14 @@ try {
         'token',
         {
           url: `${ours.url}/token`,
+          pid: oursChild.pid,
           method: 'POST',
           headers: { authorization: oursAuth, 'content-type': FORM },
           body: new URLSearchParams({ grant_type: 'client_credentials', resource: oursFixture.resource, scope: oursFixture.scope }).toString(),
         },
         {
           url: `${theirs.url}/token`,
+          pid: theirsChild.pid,
           method: 'POST',
           headers: { authorization: theirsAuth, 'content-type': FORM },
           body: new URLSearchParams({ grant_type: 'client_credentials', resource: theirs.jwtResource, scope: 'read:things' }).toString(),
@@ -186,8 +199,8 @@ try {
       const theirToken = await fetchToken(theirs.url, theirs.clientId, theirs.clientSecret, { resource: theirs.opaqueResource, scope: 'read:things' });
       const r = await sideBySide(
         'introspection',
-        { url: `${ours.url}/tokeninfo`, method: 'POST', headers: { authorization: oursAuth, 'content-type': FORM }, body: new URLSearchParams({ token: ourToken }).toString() },
-        { url: `${theirs.url}/token/introspection`, method: 'POST', headers: { authorization: theirsAuth, 'content-type': FORM }, body: new URLSearchParams({ token: theirToken }).toString() },
+        { url: `${ours.url}/tokeninfo`, pid: oursChild.pid, method: 'POST', headers: { authorization: oursAuth, 'content-type': FORM }, body: new URLSearchParams({ token: ourToken }).toString() },
+        { url: `${theirs.url}/token/introspection`, pid: theirsChild.pid, method: 'POST', headers: { authorization: theirsAuth, 'content-type': FORM }, body: new URLSearchParams({ token: theirToken }).toString() },
         load,
       );
       return {
@@ -249,7 +262,9 @@ try {
     results.lists = await section('4 lists', () =>
       benchLists({
         url: st.url,
-        managementToken: () => fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, { audience: st.runtime.config.managementAudience }),
+        managementToken: (scope?: string) =>
+          fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, { audience: st.runtime.config.managementAudience, ...(scope ? { scope } : {}) }),
+        kmsTotal: () => kms.total(),
         db: st.runtime.db,
         tableName: inprocTable,
         templateClientId,
@@ -295,13 +310,15 @@ try {
     const operations: OperationCost[] = [];
     const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', resource: f.resource, scope: f.scope }).toString();
     const token = await fetchToken(st.url, f.clientId, f.clientSecret, { resource: f.resource, scope: f.scope }).catch(() => '');
-    const mgmt = await fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, { audience: st.runtime.config.managementAudience }).catch(() => '');
+    const mgmt = await fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, { audience: st.runtime.config.managementAudience, scope: 'read:clients' }).catch(() => '');
+    const mgmtKeys = await fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, { audience: st.runtime.config.managementAudience }).catch(() => '');
     const probes: { operation: string; handler: string; event: Parameters<typeof probeOperation>[0]['event'] }[] = [
       { operation: 'POST /token (client_credentials)', handler: 'functions/oauth/token', event: { method: 'POST', resource: '/token', headers: { Authorization: auth, 'Content-Type': FORM }, body: tokenBody } },
       { operation: 'POST /tokeninfo', handler: 'functions/oauth/tokeninfo', event: { method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: `token=${token}` } },
       { operation: 'POST /introspect', handler: 'functions/oauth/introspect', event: { method: 'POST', resource: '/introspect', headers: { Authorization: auth, 'Content-Type': FORM }, body: `token=${token}` } },
       { operation: 'GET /.well-known/jwks.json', handler: 'functions/oauth/jwks', event: { method: 'GET', resource: '/.well-known/jwks.json' } },
-      { operation: 'GET /identity/v1/clients (first page)', handler: 'functions/clients/list-clients', event: { method: 'GET', resource: '/identity/v1/clients', headers: { Authorization: `Bearer ${mgmt}` }, query: { limit: '50' } } },
+      { operation: 'GET /identity/v1/clients?limit=50 (read:clients)', handler: 'functions/clients/list-clients', event: { method: 'GET', resource: '/identity/v1/clients', headers: { Authorization: `Bearer ${mgmt}` }, query: { limit: '50' } } },
+      { operation: 'GET /identity/v1/clients?limit=50 (caller with read:client_keys)', handler: 'functions/clients/list-clients', event: { method: 'GET', resource: '/identity/v1/clients', headers: { Authorization: `Bearer ${mgmtKeys}` }, query: { limit: '50' } } },
     ];
     for (const p of probes) {
       const r = await probeOperation({ ...p, env, warm: 200 });
@@ -314,14 +331,15 @@ try {
         operation: 'POST /token, sustained (section 3 run)',
         cold: null,
         warm: { ddbCalls: tr.ddb.calls / tr.tokens, reads: tr.ddbReadsPerToken, rru: tr.rruPerToken, wru: tr.ddb.wcu / tr.tokens, kmsCalls: tr.kmsPerToken, requests: tr.tokens },
+        note: `${Math.round(tr.tokens / (opts.inProcessSeconds + 1))} tokens/s for ${opts.inProcessSeconds + 1} s`,
         status: 200,
       });
     }
     if (results.lists && 'sizes' in results.lists) {
       for (const s of results.lists.sizes) {
-        for (const [name, st2] of [['list first page', s.firstPage], ['list offset 900', s.offset900], ['list via cursor', s.cursor], ['create client', s.create]] as const) {
+        for (const [name, st2] of [['list first page', s.firstPage], ['list offset 900', s.offset900], ['list via cursor', s.cursor], ['list first page, read:client_keys', s.firstPageWithSecrets], ['create client', s.create]] as const) {
           if (!st2.samples) continue;
-          operations.push({ operation: `${name} @ ${s.clients.toLocaleString('en-US')} clients (HTTP)`, cold: null, warm: { ddbCalls: st2.ddbCalls, reads: NaN, rru: st2.rru, wru: st2.wru, kmsCalls: 0, requests: st2.samples }, status: st2.status });
+          operations.push({ operation: `${name} @ ${s.clients.toLocaleString('en-US')} clients (HTTP)`, cold: null, warm: { ddbCalls: st2.ddbCalls, reads: NaN, rru: st2.rru, wru: st2.wru, kmsCalls: st2.kmsCalls, requests: st2.samples }, status: st2.status });
         }
       }
     }
@@ -333,7 +351,7 @@ try {
     results.cost = await section('7 cost', async () => {
       const lim = results.limits && 'tokenRun' in results.limits ? results.limits : undefined;
       const tokenOp = results.ddb?.operations.find((o) => o.operation === 'POST /token (client_credentials)');
-      if (!lim) throw new Error('needs section 3 (handler time per token)');
+      if (!lim) throw new Error('needs section 3 (handler CPU time per token)');
       const { FUNCTION_MEMORY_MB } = await import('../infra/constructs/route-api.ts');
       return costPerMillion({
         handlerUsPerToken: lim.breakdownUs.total,
@@ -362,7 +380,7 @@ const md = renderMarkdown(results);
 mkdirSync(RESULTS, { recursive: true });
 writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(join(RESULTS, 'latest.md'), `${md}\n`);
-process.stdout.write(`${md}\n`);
+writeReport(`${md}\n`);
 log(`wrote bench/results/latest.json and latest.md in ${Math.round(results.meta.durationS)} s`);
 process.exit(results.errors.some((e) => e.section === 'setup') ? 1 : 0);
 

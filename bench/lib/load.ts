@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { treeCpuSeconds } from './cpu.ts';
 import { round } from './stats.ts';
 
 export interface LoadTarget {
@@ -20,6 +21,10 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   durationS: number;
+  /** CPU seconds the server (process tree) used during the run, its share of one core, and 2xx per CPU-second. */
+  serverCpuS: number;
+  serverCpuShare: number;
+  okPerCpuS: number;
 }
 
 /**
@@ -27,7 +32,8 @@ export interface LoadResult {
  * Keep-alive connections, no pipelining: each connection has one request in flight, as a client
  * SDK with a connection pool does. `rps` counts 2xx only, so errors can never inflate it.
  */
-export async function runLoad(target: LoadTarget, opts: { connections: number; durationS: number }): Promise<LoadResult> {
+export async function runLoad(target: LoadTarget, opts: { connections: number; durationS: number; serverPid?: number | undefined }): Promise<LoadResult> {
+  const cpu0 = opts.serverPid ? treeCpuSeconds(opts.serverPid) : Number.NaN;
   const result = await autocannon({
     url: target.url,
     method: target.method,
@@ -41,6 +47,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
     renderProgressBar: false,
     renderResultsTable: false,
   } as autocannon.Options);
+  const serverCpuS = opts.serverPid ? treeCpuSeconds(opts.serverPid) - cpu0 : Number.NaN;
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
     rps: round(result['2xx'] / result.duration),
@@ -52,5 +59,8 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
     errors: result.errors,
     timeouts: result.timeouts,
     durationS: round(result.duration),
+    serverCpuS: round(serverCpuS),
+    serverCpuShare: round(serverCpuS / result.duration),
+    okPerCpuS: round(result['2xx'] / serverCpuS),
   };
 }

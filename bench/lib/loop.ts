@@ -1,3 +1,15 @@
+import { selfCpuSeconds } from './cpu.ts';
+
+export interface Rate {
+  /** Calls per wall-clock second. */
+  perSec: number;
+  /** Calls per CPU-second this process used (all its threads): what one free core would do. */
+  perCpuSec: number;
+  count: number;
+  seconds: number;
+  warmupCount: number;
+}
+
 /**
  * Runs `fn` back to back (one call in flight, as one Lambda container handles one event at a time)
  * for `seconds` after `warmupSeconds` of unmeasured calls; returns calls per second.
@@ -6,7 +18,7 @@ export async function opsPerSecond(
   fn: () => Promise<unknown> | unknown,
   seconds: number,
   warmupSeconds = 1,
-): Promise<{ perSec: number; count: number; seconds: number; warmupCount: number }> {
+): Promise<Rate> {
   let end = performance.now() + warmupSeconds * 1000;
   let warmupCount = 0;
   while (performance.now() < end) {
@@ -14,6 +26,7 @@ export async function opsPerSecond(
     warmupCount++;
   }
   let count = 0;
+  const c0 = selfCpuSeconds();
   const t0 = performance.now();
   end = t0 + seconds * 1000;
   while (performance.now() < end) {
@@ -22,14 +35,16 @@ export async function opsPerSecond(
     count += 16;
   }
   const elapsed = (performance.now() - t0) / 1000;
-  return { perSec: count / elapsed, count, seconds: elapsed, warmupCount };
+  const cpu = selfCpuSeconds() - c0;
+  return { perSec: count / elapsed, perCpuSec: count / cpu, count, seconds: elapsed, warmupCount };
 }
 
 /** Same, for synchronous work (raw crypto): no promise per call. */
-export function syncOpsPerSecond(fn: () => unknown, seconds: number, warmupSeconds = 0.5): { perSec: number; count: number; seconds: number } {
+export function syncOpsPerSecond(fn: () => unknown, seconds: number, warmupSeconds = 0.5): Rate {
   let end = performance.now() + warmupSeconds * 1000;
   while (performance.now() < end) fn();
   let count = 0;
+  const c0 = selfCpuSeconds();
   const t0 = performance.now();
   end = t0 + seconds * 1000;
   while (performance.now() < end) {
@@ -37,5 +52,6 @@ export function syncOpsPerSecond(fn: () => unknown, seconds: number, warmupSecon
     count += 64;
   }
   const elapsed = (performance.now() - t0) / 1000;
-  return { perSec: count / elapsed, count, seconds: elapsed };
+  const cpu = selfCpuSeconds() - c0;
+  return { perSec: count / elapsed, perCpuSec: count / cpu, count, seconds: elapsed, warmupCount: 0 };
 }

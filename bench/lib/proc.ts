@@ -25,10 +25,10 @@ export function cpuCount(): number {
   return Number.isFinite(n) && n > 0 ? n : 1;
 }
 
-/** Pins this process, every thread it has now (libuv pool, V8 workers) and every later one, to `core`. */
-export function pinSelf(core: number): boolean {
+/** Pins this process, every thread it has now (libuv pool, V8 workers) and every later one, to `cores` (`1`, `0,1`). */
+export function pinSelf(cores: number | string): boolean {
   if (!canPin()) return false;
-  const r = spawnSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
+  const r = spawnSync('taskset', ['-a', '-p', '-c', String(cores), String(process.pid)], { stdio: 'ignore' });
   return r.status === 0;
 }
 

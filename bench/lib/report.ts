@@ -9,15 +9,12 @@ const table = (head: string[], rows: (string | number)[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
 function sideBySide(s: SideBySideResult, oursName: string, theirsName: string): string {
-  const rows = [
-    [oursName, n(s.ours.rps, 0), n(s.ours.p50Ms), n(s.ours.p99Ms), s.ours.ok, s.ours.non2xx, s.ours.throttled, s.ours.errors],
-    [theirsName, n(s.theirs.rps, 0), n(s.theirs.p50Ms), n(s.theirs.p99Ms), s.theirs.ok, s.theirs.non2xx, s.theirs.throttled, s.theirs.errors],
-  ];
+  const row = (name: string, x: SideBySideResult['ours']) => [name, n(x.rps, 0), n(x.p50Ms), n(x.p99Ms), x.ok, x.non2xx, x.throttled, x.errors, n(x.cpuShare, 2), n(x.perCpuS, 0)];
   const rounds = s.rounds.map((r, i) => `${i + 1} (${r.order}): ${n(r.ours.rps, 0)} vs ${n(r.theirs.rps, 0)}/s`).join('; ');
   return [
-    table(['server', 'req/s (median)', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', '429', 'conn. errors'], rows),
+    table(['server', 'req/s (median)', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', '429', 'conn. errors', 'server CPU share', '2xx per CPU-s'], [row(oursName, s.ours), row(theirsName, s.theirs)]),
     '',
-    `**Ratio ours/theirs: ${n(s.ratio, 2)}×** throughput; p99 theirs/ours ${n(s.p99Ratio, 2)}×. ${s.connections} connections, ${s.durationS} s per run, rounds: ${rounds}.`,
+    `**Ratio ours/theirs: ${n(s.ratio, 2)}×** throughput, ${n(s.cpuRatio, 2)}× per server CPU-second; p99 theirs/ours ${n(s.p99Ratio, 2)}×. ${s.connections} connections, ${s.durationS} s per run, rounds: ${rounds}.`,
   ].join('\n');
 }
 
@@ -68,21 +65,23 @@ export function renderMarkdown(r: BenchResults): string {
   if (isErr(r.limits) || !r.limits) out.push(`Not measured: ${isErr(r.limits) ? r.limits.error : 'skipped'}`);
   else {
     const l = r.limits;
+    const rate = (name: string, r: { perSec: number; perCpuSec: number } | null) =>
+      r ? [name, n(r.perCpuSec, 0), n(1e6 / r.perCpuSec), n(r.perSec, 0)] : [name, '–', '–', '–'];
     out.push(
       table(
-        ['what', 'per second', 'µs each'],
+        ['what', 'per CPU-second', 'CPU µs each', 'per wall second'],
         [
-          ['raw ES256 sign (node:crypto)', n(l.es256SignPerSec, 0), n(1e6 / l.es256SignPerSec)],
-          ['raw ES256 verify (node:crypto)', n(l.es256VerifyPerSec, 0), n(1e6 / l.es256VerifyPerSec)],
-          ['key store signJwt (JWS around the signature)', n(l.signJwtPerSec, 0), n(1e6 / l.signJwtPerSec)],
-          ['token handler, in process (functions/oauth/token.ts)', n(l.tokenHandlerPerSec, 0), n(1e6 / l.tokenHandlerPerSec)],
-          ['tokeninfo handler, in process', l.tokeninfoHandlerPerSec === null ? '–' : n(l.tokeninfoHandlerPerSec, 0), l.tokeninfoHandlerPerSec ? n(1e6 / l.tokeninfoHandlerPerSec) : '–'],
+          rate('raw ES256 sign (node:crypto)', l.es256Sign),
+          rate('raw ES256 verify (node:crypto)', l.es256Verify),
+          rate('key store signJwt (JWS around the signature)', l.signJwt),
+          rate('token handler, in process (functions/oauth/token.ts)', l.tokenHandler),
+          rate('tokeninfo handler, in process (waits on DynamoDB)', l.tokeninfoHandler),
         ],
       ),
     );
     out.push('');
     out.push(
-      `Per token: signature ${n(l.breakdownUs.signature)} µs + JWS layer ${n(l.breakdownUs.jws)} µs + rest of the handler ${n(l.breakdownUs.handlerRest)} µs = ${n(l.breakdownUs.total)} µs; the handler runs at ${n(l.shareOfSignLimit * 100, 0)}% of the raw signing limit. During the timed run (${l.tokenRun.tokens} tokens, warm container, envelope key mode): ${l.tokenRun.ddb.calls} DynamoDB calls (${n(l.tokenRun.ddbReadsPerToken, 5)} reads and ${n(l.tokenRun.rruPerToken, 5)} RRU per token), ${l.tokenRun.kmsCalls} KMS calls.`,
+      `Per token (CPU time): signature ${n(l.breakdownUs.signature)} µs + JWS layer ${n(l.breakdownUs.jws)} µs + rest of the handler ${n(l.breakdownUs.handlerRest)} µs = ${n(l.breakdownUs.total)} µs; the handler runs at ${n(l.shareOfSignLimit * 100, 0)}% of the raw signing limit. One event at a time, as a Lambda container runs them; "per CPU-second" divides by the CPU time this process used, which is what one free core would do (the wall-clock rate depends on what else the shared machine runs). During the timed run (${l.tokenRun.tokens} tokens, warm container, envelope key mode): ${l.tokenRun.ddb.calls} DynamoDB calls (${n(l.tokenRun.ddbReadsPerToken, 5)} reads and ${n(l.tokenRun.rruPerToken, 5)} RRU per token), ${l.tokenRun.kmsCalls} KMS calls.`,
     );
     out.push('');
     out.push('Where the handler\'s CPU goes (sampling profile, self time):');
@@ -101,12 +100,14 @@ export function renderMarkdown(r: BenchResults): string {
   else if (r.lists.skipped) out.push(`Not measured: ${r.lists.skipped}`);
   else {
     const L = r.lists;
-    out.push(`Latency in ms, median (p90), HTTP on loopback to the in-process local server; \`limit=${L.limit}\`. DynamoDB per request from the meter.`);
+    out.push(
+      `Latency in ms, median (p90), HTTP on loopback to the in-process local server (envelope key mode, fake KMS); \`limit=${L.limit}\`; the caller holds \`read:clients create:clients\`. DynamoDB per request from the meter. The last column is the same first page for a caller that also holds \`read:client_keys\`: every returned client's secret is opened, one KMS Decrypt each.`,
+    );
     out.push('');
     out.push(
       table(
-        ['clients', 'first page', 'offset 900', 'cursor (item 900)', 'create client'],
-        L.sizes.map((s) => [s.clients.toLocaleString('en-US'), op(s.firstPage), op(s.offset900), op(s.cursor), op(s.create)]),
+        ['clients', 'first page', 'offset 900', 'cursor (item 900)', 'create client', 'first page, caller with read:client_keys'],
+        L.sizes.map((s) => [s.clients.toLocaleString('en-US'), op(s.firstPage), op(s.offset900), op(s.cursor), op(s.create), `${op(s.firstPageWithSecrets)}, ${n(s.firstPageWithSecrets.kmsCalls)} KMS calls`]),
       ),
     );
     out.push('');
@@ -137,6 +138,15 @@ export function renderMarkdown(r: BenchResults): string {
     );
     out.push('');
     out.push(`Five largest: ${c.largest.map((h) => `\`${h}\``).join(', ')}.`);
+    if (c.token) {
+      out.push('');
+      out.push(
+        `Token handler: ${kb(c.token.bytes)} (gzip ${kb(c.token.gzipBytes)}), ready in ${n(c.token.readyMs)} ms (import ${n(c.token.importMs)} ms + first token ${n(c.token.handleMs)} ms, which includes 3 DynamoDB queries and the signing-key unwrap).` +
+          (c.tokenSdkExternal
+            ? ` With \`@aws-sdk/*\` and \`@smithy/*\` external (the runtime's SDK): ${kb(c.tokenSdkExternal.bytes)}, ready in ${n(c.tokenSdkExternal.readyMs)} ms (import ${n(c.tokenSdkExternal.importMs)} ms)${c.tokenSdkExternal.error ? `; error: ${c.tokenSdkExternal.error.slice(0, 120)}` : ''}.`
+            : ''),
+      );
+    }
     out.push('');
     const rows = [...c.bundles]
       .sort((a, b) => b.bytes - a.bytes)
@@ -144,13 +154,14 @@ export function renderMarkdown(r: BenchResults): string {
         `\`${b.handler}\``,
         kb(b.bytes),
         kb(b.gzipBytes),
+        b.sdkExternalBytes === null ? '–' : kb(b.sdkExternalBytes),
         b.topInputs.map((t) => `${t.input} ${kb(t.bytes)}`).join(', '),
         b.readyMs === null ? '–' : n(b.readyMs),
         b.importMs === null ? '–' : n(b.importMs),
         b.handleMs === null ? '–' : n(b.handleMs),
         b.error ? `error: ${b.error.slice(0, 80)}` : `${b.event} → ${b.status ?? '–'}`,
       ]);
-    out.push(table(['handler', 'size', 'gzip', 'largest inputs', 'ready ms', 'import ms', 'first event ms', 'event'], rows));
+    out.push(table(['handler', 'size', 'gzip', 'size, SDK external', 'largest inputs', 'ready ms', 'import ms', 'first event ms', 'event'], rows));
     if (c.missing.length) {
       out.push('');
       out.push(`Not written yet (in the route table, no module): ${c.missing.map((h) => `\`${h}\``).join(', ')}.`);

@@ -18,6 +18,9 @@ export interface SideSummary {
   non2xx: number;
   throttled: number;
   errors: number;
+  /** Median share of a core the server got during the runs, and 2xx per server CPU-second. */
+  cpuShare: number;
+  perCpuS: number;
 }
 
 export interface SideBySideResult {
@@ -31,6 +34,8 @@ export interface SideBySideResult {
   ratio: number;
   /** theirs / ours of the median p99 latency; > 1 means our tail is shorter. */
   p99Ratio: number;
+  /** ours / theirs of requests per server CPU-second: the same comparison, robust to a busy machine. */
+  cpuRatio: number;
 }
 
 function summarize(runs: LoadResult[]): SideSummary {
@@ -43,6 +48,8 @@ function summarize(runs: LoadResult[]): SideSummary {
     non2xx: total('non2xx'),
     throttled: total('throttled'),
     errors: total('errors'),
+    cpuShare: round(median(runs.map((r) => r.serverCpuShare))),
+    perCpuS: round(median(runs.map((r) => r.okPerCpuS))),
   };
 }
 
@@ -53,8 +60,14 @@ function summarize(runs: LoadResult[]): SideSummary {
  * gets one unmeasured warm-up run first (JIT, caches, key unwrap, connection pools). The verdict
  * uses medians over rounds.
  */
-export async function sideBySide(name: string, ours: LoadTarget, theirs: LoadTarget, o: SideBySideOptions): Promise<SideBySideResult> {
-  const load = { connections: o.connections, durationS: o.durationS };
+export async function sideBySide(
+  name: string,
+  ours: LoadTarget & { pid?: number | undefined },
+  theirs: LoadTarget & { pid?: number | undefined },
+  o: SideBySideOptions,
+): Promise<SideBySideResult> {
+  const oursLoad = { connections: o.connections, durationS: o.durationS, serverPid: ours.pid };
+  const theirsLoad = { connections: o.connections, durationS: o.durationS, serverPid: theirs.pid };
   o.log(`${name}: warm-up ${o.warmupS}s each`);
   await runLoad(ours, { connections: o.connections, durationS: o.warmupS });
   await runLoad(theirs, { connections: o.connections, durationS: o.warmupS });
@@ -64,14 +77,16 @@ export async function sideBySide(name: string, ours: LoadTarget, theirs: LoadTar
     let a: LoadResult;
     let b: LoadResult;
     if (order === 'ours-first') {
-      a = await runLoad(ours, load);
-      b = await runLoad(theirs, load);
+      a = await runLoad(ours, oursLoad);
+      b = await runLoad(theirs, theirsLoad);
     } else {
-      b = await runLoad(theirs, load);
-      a = await runLoad(ours, load);
+      b = await runLoad(theirs, theirsLoad);
+      a = await runLoad(ours, oursLoad);
     }
     rounds.push({ ours: a, theirs: b, order });
-    o.log(`${name}: round ${i + 1}/${o.rounds} ours ${a.rps}/s p99 ${a.p99Ms} ms (non-2xx ${a.non2xx}) | theirs ${b.rps}/s p99 ${b.p99Ms} ms (non-2xx ${b.non2xx})`);
+    o.log(
+      `${name}: round ${i + 1}/${o.rounds} ours ${a.rps}/s p99 ${a.p99Ms} ms cpu ${a.serverCpuShare} (${a.okPerCpuS}/cpu-s, non-2xx ${a.non2xx}) | theirs ${b.rps}/s p99 ${b.p99Ms} ms cpu ${b.serverCpuShare} (${b.okPerCpuS}/cpu-s, non-2xx ${b.non2xx})`,
+    );
   }
   const oursS = summarize(rounds.map((r) => r.ours));
   const theirsS = summarize(rounds.map((r) => r.theirs));
@@ -83,5 +98,6 @@ export async function sideBySide(name: string, ours: LoadTarget, theirs: LoadTar
     theirs: theirsS,
     ratio: round(oursS.rps / theirsS.rps),
     p99Ratio: round(theirsS.p99Ms / oursS.p99Ms),
+    cpuRatio: round(oursS.perCpuS / theirsS.perCpuS),
   };
 }

@@ -14,11 +14,25 @@ const fmt = (n: number | null | undefined, digits = 2) => (n === null || n === u
 export function checkTargets(r: BenchResults): TargetCheck[] {
   const out: TargetCheck[] = [];
   const tok = r.token && 'ratio' in r.token ? r.token : undefined;
-  out.push({ target: 'Token issuance over HTTP ≥ 1.0× oidc-provider', measured: tok ? `${fmt(tok.ratio)}× (${tok.ours.rps} vs ${tok.theirs.rps} tokens/s)` : 'n/a', met: tok ? tok.ratio >= 1 : null });
-  const lim = r.limits && 'tokenHandlerPerSec' in r.limits ? r.limits : undefined;
-  out.push({ target: 'Token handler in-process ≥ 10,000 tokens/s on one core', measured: lim ? `${lim.tokenHandlerPerSec}/s` : 'n/a', met: lim ? lim.tokenHandlerPerSec >= 10_000 : null });
+  out.push({
+    target: 'Token issuance over HTTP ≥ 1.0× oidc-provider',
+    measured: tok ? `${fmt(tok.ratio)}× throughput (${tok.ours.rps} vs ${tok.theirs.rps} tokens/s); ${fmt(tok.cpuRatio)}× per server CPU-second` : 'n/a',
+    met: tok ? tok.ratio >= 1 : null,
+    ...(tok && tok.ratio >= 1 !== tok.cpuRatio >= 1 ? { note: 'throughput and CPU-normalized ratios disagree: the machine was too busy for a verdict' } : {}),
+  });
+  const lim = r.limits && 'tokenHandler' in r.limits ? r.limits : undefined;
+  out.push({
+    target: 'Token handler in-process ≥ 10,000 tokens/s on one core',
+    measured: lim ? `${lim.tokenHandler.perCpuSec}/s per CPU-second (${lim.tokenHandler.perSec}/s wall clock on a shared core)` : 'n/a',
+    met: lim ? lim.tokenHandler.perCpuSec >= 10_000 : null,
+  });
   const intro = r.introspection && 'ratio' in r.introspection ? r.introspection : undefined;
-  out.push({ target: '/tokeninfo ≥ 1.0× oidc-provider introspection', measured: intro ? `${fmt(intro.ratio)}× (${intro.ours.rps} vs ${intro.theirs.rps}/s)` : 'n/a', met: intro ? intro.ratio >= 1 : null });
+  out.push({
+    target: '/tokeninfo ≥ 1.0× oidc-provider introspection',
+    measured: intro ? `${fmt(intro.ratio)}× throughput (${intro.ours.rps} vs ${intro.theirs.rps}/s); ${fmt(intro.cpuRatio)}× per server CPU-second` : 'n/a',
+    met: intro ? intro.ratio >= 1 : null,
+    ...(intro && intro.ratio >= 1 !== intro.cpuRatio >= 1 ? { note: 'throughput and CPU-normalized ratios disagree: the machine was too busy for a verdict' } : {}),
+  });
   const tokenOp = r.ddb?.operations.find((o) => o.operation === 'POST /token (client_credentials)');
   out.push({
     target: '≤ 1 DynamoDB read per client_credentials token, cold',

@@ -64,7 +64,7 @@ export interface RouteApiProps {
  *
  * Resource budget (CloudFormation allows 500 per stack): API Gateway invokes the functions
  * through one IAM role (integration `credentials`) instead of a Lambda permission per function or
- * per method, and functions share roles per access profile. Per handler that leaves one
+ * per method, and functions share one role per set of grants (AccessRoles). Per handler that leaves one
  * resource (the function); per route one method; per path one resource per new segment plus the
  * `ANY` fallback.
  */
@@ -127,30 +127,24 @@ export class RouteApi extends Construct {
     });
     // These functions and nothing else. Statements of a few ARNs each let CDK spread the policy
     // over overflow documents once it outgrows IAM's 10 KB inline limit (~100 functions).
-    const arns = [...functions.values(), this.fallback].map((fn) => fn.functionArn);
+    const all = [...functions.values(), this.fallback];
+    const arns = all.map((fn) => fn.functionArn);
     for (let i = 0; i < arns.length; i += INVOKE_ARNS_PER_STATEMENT) {
       this.invokeRole.addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: arns.slice(i, i + INVOKE_ARNS_PER_STATEMENT) }),
       );
     }
-    const integrations = new Map<ServiceFunction, apigw.Integration>();
-    const integrationFor = (fn: ServiceFunction) => {
-      let integration = integrations.get(fn);
-      if (!integration) {
-        integration = this.integrate(fn);
-        integrations.set(fn, integration);
-      }
-      return integration;
-    };
+    const integrations = new Map(all.map((fn) => [fn, this.integrate(fn)]));
+    const fallback = integrations.get(this.fallback)!;
 
     for (const [path, pathRoutes] of groupByPath(routes)) {
       const resource = this.api.root.resourceForPath(path);
-      for (const route of pathRoutes) resource.addMethod(route.method, integrationFor(functions.get(route.handler)!));
+      for (const route of pathRoutes) resource.addMethod(route.method, integrations.get(functions.get(route.handler)!)!);
       // Methods beat ANY in API Gateway, so ANY only sees the methods this path does not serve.
-      resource.addMethod('ANY', integrationFor(this.fallback));
+      resource.addMethod('ANY', fallback);
     }
-    this.api.root.addMethod('ANY', integrationFor(this.fallback));
-    this.api.root.addResource('{proxy+}').addMethod('ANY', integrationFor(this.fallback));
+    this.api.root.addMethod('ANY', fallback);
+    this.api.root.addResource('{proxy+}').addMethod('ANY', fallback);
 
     // The stage goes live only once API Gateway may invoke the functions (the role's policies).
     this.api.deploymentStage.node.addDependency(this.invokeRole);

@@ -1,7 +1,8 @@
 import { invalidClient } from '../errors.ts';
 import { bearerToken } from '../http/authenticate.ts';
-import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import { InvalidAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
+import { verifyIssuedToken } from './verify-resource-token.ts';
 import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
 
 export type Introspection = { active: false } | { active: true; claims: AccessTokenClaims };
@@ -38,7 +39,7 @@ export async function authenticateIntrospectionCaller(
 export async function introspectFor(token: string, caller: OAuthClient | undefined, deps: OAuthDeps): Promise<Introspection> {
   let claims: AccessTokenClaims;
   try {
-    ({ claims } = await verifyAccessToken(token, deps));
+    claims = await verifyIssuedToken(token, deps);
   } catch (err) {
     if (err instanceof InvalidAccessToken) return INACTIVE;
     throw err;

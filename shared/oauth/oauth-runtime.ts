@@ -16,8 +16,8 @@ const perRuntime = new WeakMap<Runtime, RecordCaches>();
 /**
  * The OAuth endpoints' dependencies, built from the runtime. Client and resource records are read
  * through per-container caches (docs/tokens.md "Hot path and caching"): a warm token costs no
- * DynamoDB call. Misses are cached too (`null`), so a flood of unknown client ids costs one read
- * per id per TTL; concurrent misses of one key share one read.
+ * DynamoDB call. Client misses are cached too (`null`), so a flood of unknown client ids costs one
+ * read per id per TTL; concurrent misses of one key share one read.
  */
 export function oauthDeps(runtime: Runtime): OAuthDeps {
   return caches(runtime).deps;
@@ -82,6 +82,9 @@ function caches(runtime: Runtime): RecordCaches {
           scope_names: r.scope_names,
         };
       });
+      // A miss is not remembered: the resource may have just been created (GSI2 is eventually
+      // consistent), and an unknown audience is a client error that costs one read.
+      if (hit === null) resources.delete(`${tenantId} ${identifierUrl}`);
       return hit ?? undefined;
     },
   };

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { oauthError } from '../errors.ts';
-import { InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
+import { InvalidAccessToken } from '../tokens/verify-access-token.ts';
+import { verifyIssuedToken } from './verify-resource-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import type { OAuthDeps } from './oauth-deps.ts';
 
@@ -25,7 +26,7 @@ export async function revokeToken(headers: Record<string, string | undefined>, b
   const { client } = await authenticateClient(headers, body, deps);
   let claims;
   try {
-    ({ claims } = await verifyAccessToken(body.token, deps));
+    claims = await verifyIssuedToken(body.token, deps);
   } catch (err) {
     if (err instanceof InvalidAccessToken) return;
     throw err;

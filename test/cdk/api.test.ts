@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GATEWAY_ERRORS } from '../../infra/constructs/gateway-responses.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { handlerModules, ROUTES } from '../../shared/routes.ts';
 import { apiMethods, arnRef, functionIds, synth } from './support.ts';
+
+// Synthesizing a stack takes seconds, many more on a busy CI machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const { template } = synth({ stage: 'dev' });
 const methods = apiMethods(template);

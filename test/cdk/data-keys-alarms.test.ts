@@ -1,8 +1,11 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { TABLE_INDEXES, TABLE_KEYS } from '../../shared/store/table-definition.ts';
 import { arnRef, functionIds, synth } from './support.ts';
+
+// Synthesizing a stack takes seconds, many more on a busy CI machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const { template } = synth({ stage: 'dev' });
 const { template: prod } = synth({ stage: 'prod' });

@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { effectiveGrants, grantsName, NO_ACCESS, unionAccess, type AccessProfile } from '../../infra/constructs/access-roles.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { ROTATE_KEYS_HANDLER, ROTATION_ACCESS } from '../../infra/constructs/key-rotation.ts';
 import { handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
 import { actionsOf, arnRef, functionIds, functionRole, roleStatements, synth, type Statement } from './support.ts';
+
+// Synthesizing a stack takes seconds, many more on a busy CI machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MAX_RESOURCES } from '../../infra/constructs/identity-service-stack.ts';
 import { handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
 import { resourceCount, synth } from './support.ts';
 import { syntheticRoutes } from './synthetic-routes.ts';
+
+// Synthesizing a stack takes seconds, many more on a busy CI machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** Prints the numbers so a CI log shows how much room is left. */
 const report = (label: string, routes: number, handlers: number, count: number) =>

@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseStageConfig, selectStages, stageEnv } from '../../infra/stages.ts';
 import { ROUTES } from '../../shared/routes.ts';
 import { cdkJson, synth, testApp } from './support.ts';
+
+// Synthesizing a stack takes seconds, many more on a busy CI machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 describe('stage config (cdk.json context.stages)', () => {
   it('cdk.json runs the app with tsx, never reports versions and shows no notices (offline synth)', () => {

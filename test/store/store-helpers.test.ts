@@ -130,7 +130,7 @@ describe('version-conditioned update (no lost update)', () => {
 });
 
 describe('AWS errors are translated at the boundary (DESIGN.md §3.4)', () => {
-  const failing = (err: Error & Record<string, unknown>) => ({ send: async () => Promise.reject(err) }) as unknown as DynamoDBDocumentClient;
+  const failing = (err: Error) => ({ send: async () => Promise.reject(err) }) as unknown as DynamoDBDocumentClient;
   const named = (name: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(name), { name, ...extra });
 
   it('throttling after the SDK’s retries is 503 with Retry-After', async () => {

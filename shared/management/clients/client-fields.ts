@@ -10,8 +10,11 @@ import * as v from 'valibot';
 export const objectMessage = (issue: v.ObjectIssue | v.StrictObjectIssue): string =>
   issue.expected === 'never' ? 'unknown field' : 'must be a JSON object';
 
+/** valibot's object schemas accept arrays (typeof 'object'); JSON bodies must not pass one as an object. */
+export const notArray = v.check<unknown, string>((x) => !Array.isArray(x), 'must be a JSON object');
+
 /** A closed object: unknown fields are a 400 naming them (body.foo: unknown field). */
-export const closedObject = <E extends v.ObjectEntries>(entries: E) => v.strictObject(entries, objectMessage);
+export const closedObject = <E extends v.ObjectEntries>(entries: E) => v.pipe(v.unknown(), notArray, v.strictObject(entries, objectMessage));
 
 /** A non-blank string of at most `max` characters. */
 export const text = (max: number) =>
@@ -64,6 +67,8 @@ export const appMetadata = v.pipe(
  */
 export const openObject = (maxBytes: number) =>
   v.pipe(
+    v.unknown(),
+    notArray,
     v.record(v.string(), v.unknown(), 'must be a JSON object'),
     v.check((o) => Buffer.byteLength(JSON.stringify(o)) <= maxBytes, `must be at most ${maxBytes} bytes as JSON`),
   );

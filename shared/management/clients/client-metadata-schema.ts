@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { closedObject, integer, openObject } from './client-fields.ts';
+import { closedObject, integer, notArray, openObject } from './client-fields.ts';
 
 /**
  * `client_metadata` (spec §2.3). grant_types, refresh_token and id_token are closed (their fields
@@ -30,6 +30,8 @@ const absoluteUrl = v.pipe(
 const urlList = v.pipe(v.array(absoluteUrl, 'must be an array of absolute URLs'), v.maxLength(100, 'must hold at most 100 URLs'));
 
 const urls = v.pipe(
+  v.unknown(),
+  notArray,
   v.looseObject(
     {
       redirect_uris: v.optional(urlList),

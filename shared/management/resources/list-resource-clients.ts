@@ -4,7 +4,8 @@ import { keys } from '../../store/keys.ts';
 import type { ManagementContext } from '../management-context.ts';
 import { loadResource } from './load-resource.ts';
 import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
-import { clientDataView, resourceClientView } from './resource-client-view.ts';
+import { clientView } from '../clients/client-view.ts';
+import { resourceClientView } from './resource-client-view.ts';
 
 type View = Record<string, unknown>;
 
@@ -13,7 +14,8 @@ type View = Record<string, unknown>;
  * `authorized: true`, with `client_data` under `expand=all`. The links come from the GSI2 reverse
  * index (docs/data-model.md pattern 20), small enough to list in memory. A link to a global client
  * of another tenant is listed (it is part of this resource and counted in its aggregations) but a
- * non-global caller gets no `client_data` for it (API.md §4: that client is invisible to it).
+ * non-global caller gets `client_data: null` for it (API.md §4: that client is invisible to it),
+ * as for a client deleted between the list and the expansion.
  */
 export async function listResourceClients(deps: ResourceDeps, access: ResourceAccess, resourceId: string, params: ListParams): Promise<ListEnvelope> {
   await loadResource(deps, resourceId, access.ctx);
@@ -27,6 +29,7 @@ async function withClientData(deps: Pick<ResourceDeps, 'clients'>, page: View[],
   return page.map((link, i) => {
     const c: ClientRecord | undefined = clients[i];
     const visible = c !== undefined && (ctx.isGlobal || c.tenant_id === ctx.tenantId);
-    return visible ? { ...link, client_data: clientDataView(c) } : link;
+    // Never the client's secret: a `read:resources` caller is not a `read:client_keys` caller.
+    return { ...link, client_data: visible ? clientView(c) : null };
   });
 }

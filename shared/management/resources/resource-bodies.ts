@@ -6,7 +6,7 @@ import {
   identifierUrl,
   label,
   LIMITS,
-  objectMessage,
+  jsonObject,
   signingAlgorithm,
   signingSecret,
   tokenLifetime,
@@ -32,31 +32,25 @@ const metadataEntries = {
   skip_consent_for_first_party: v.optional(bool()),
 };
 
-const resourceMetadata = v.object(metadataEntries, objectMessage);
+const resourceMetadata = jsonObject(metadataEntries);
 
-export const createResourceBody = v.object(
-  {
-    resource_type: label(LIMITS.resourceType),
-    resource_name: label(LIMITS.resourceName),
-    resource_description: v.optional(description(LIMITS.description)),
-    resource_metadata: v.optional(resourceMetadata),
-    // Not in the spec's create body, but in the record and its update body: accepted on create too.
-    app_metadata: v.optional(appMetadata),
-  },
-  objectMessage,
-);
+export const createResourceBody = jsonObject({
+  resource_type: label(LIMITS.resourceType),
+  resource_name: label(LIMITS.resourceName),
+  resource_description: v.optional(description(LIMITS.description)),
+  resource_metadata: v.optional(resourceMetadata),
+  // Not in the spec's create body, but in the record and its update body: accepted on create too.
+  app_metadata: v.optional(appMetadata),
+});
 
-export const updateResourceBody = v.object(
-  {
-    /** Not modifiable (spec §4.3): accepted only with the current value, for GET→PUT round trips. */
-    resource_type: v.optional(label(LIMITS.resourceType)),
-    resource_name: v.optional(label(LIMITS.resourceName)),
-    resource_description: v.optional(description(LIMITS.description)),
-    resource_metadata: v.optional(resourceMetadata),
-    app_metadata: v.optional(appMetadata),
-  },
-  objectMessage,
-);
+export const updateResourceBody = jsonObject({
+  /** Not modifiable (spec §4.3): accepted only with the current value, for GET→PUT round trips. */
+  resource_type: v.optional(label(LIMITS.resourceType)),
+  resource_name: v.optional(label(LIMITS.resourceName)),
+  resource_description: v.optional(description(LIMITS.description)),
+  resource_metadata: v.optional(resourceMetadata),
+  app_metadata: v.optional(appMetadata),
+});
 
 export type CreateResourceBody = v.InferOutput<typeof createResourceBody>;
 export type UpdateResourceBody = v.InferOutput<typeof updateResourceBody>;

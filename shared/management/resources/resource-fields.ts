@@ -6,11 +6,16 @@ import * as v from 'valibot';
  * prefixes with the field's path (`body.resource_metadata.token_lifetime: ...`, API.md §2).
  */
 
+const objectMessage = (issue: v.BaseIssue<unknown>) => (issue.path?.length ? 'is required' : 'must be a JSON object');
+const isJsonObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
 /**
- * Object schemas name a missing required key (`body.resource_name: is required`) and a
- * non-object input (`body: must be a JSON object`): valibot reports both with the object's message.
+ * A JSON object with these members; unknown members are dropped. A missing required member is
+ * `body.resource_name: is required` and anything but an object (arrays too, which valibot's
+ * `object` alone would take) is `body: must be a JSON object`.
  */
-export const objectMessage = (issue: v.BaseIssue<unknown>) => (issue.path?.length ? 'is required' : 'must be a JSON object');
+export const jsonObject = <E extends v.ObjectEntries>(entries: E) =>
+  v.pipe(v.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object'), v.object(entries, objectMessage));
 
 const string = () => v.string('must be a string');
 
@@ -74,13 +79,10 @@ export const tokenLifetime = v.pipe(
   v.maxValue(LIMITS.maxTokenLifetime, `must be between ${LIMITS.minTokenLifetime} and ${LIMITS.maxTokenLifetime} seconds`),
 );
 
-const keyValue = v.object(
-  {
-    key: label(LIMITS.appMetadataKey),
-    value: v.pipe(string(), v.maxLength(LIMITS.appMetadataValue, `must be at most ${LIMITS.appMetadataValue} characters`)),
-  },
-  objectMessage,
-);
+const keyValue = jsonObject({
+  key: label(LIMITS.appMetadataKey),
+  value: v.pipe(string(), v.maxLength(LIMITS.appMetadataValue, `must be at most ${LIMITS.appMetadataValue} characters`)),
+});
 
 /** Spec §2.7 `app_metadata`: `[{key, value}]`, strings, keys unique (a map in list form). */
 export const appMetadata = v.pipe(

@@ -40,9 +40,12 @@ export function resourceView(r: ResourceRecord, readsKeys: boolean): Record<stri
  * Spec §2.4 resource aggregations: `{id, resource_id, scopes, clients, created_by, created_at,
  * updated_by, updated_at}`. The counts live on the resource item and change in the same
  * transaction as the scopes and links they count; there is no separate aggregation record, so its
- * `id` is the resource's and its audit fields are the resource's (docs/management-resources.md).
+ * `id` is the resource's and its audit fields are the resource's (docs/management-resources.md),
+ * with `created_at`/`updated_at` named as spec §2.4 names them although the resource uses `_date`.
  */
 export function resourceAggregations(r: ResourceRecord) {
+  // Should the store start recording when the counts last moved, those stamps win (as for clients).
+  const a = r.aggregations as ResourceRecord['aggregations'] & { updated_by?: string; updated_at?: string };
   return {
     id: r.id,
     resource_id: r.id,
@@ -50,7 +53,7 @@ export function resourceAggregations(r: ResourceRecord) {
     clients: r.aggregations.clients,
     created_by: r.created_by,
     created_at: r.created_date,
-    updated_by: r.updated_by,
-    updated_at: r.updated_date,
+    updated_by: a.updated_by ?? r.updated_by,
+    updated_at: a.updated_at ?? r.updated_date,
   };
 }

@@ -1,0 +1,44 @@
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import type { OAuthDeps } from './oauth-deps.ts';
+
+/**
+ * Verifies an HS256 access token minted for a Resource with its own `signing_secret`
+ * (API.md §5). The unverified `aud` and `tenant_id` only select which secret to try; the
+ * signature, `typ`, `iss`, `aud`, `exp` and `nbf` are then checked as for our other tokens.
+ * Returns undefined when the token is not HS256 (the caller uses the service keys instead).
+ */
+export async function verifyResourceToken(token: string, deps: OAuthDeps): Promise<AccessTokenClaims | undefined> {
+  let alg: string | undefined;
+  let aud: unknown;
+  let tenantId: unknown;
+  try {
+    alg = decodeProtectedHeader(token).alg;
+    if (alg !== 'HS256') return undefined;
+    ({ aud, tenant_id: tenantId } = decodeJwt(token));
+  } catch {
+    throw new InvalidAccessToken('malformed token');
+  }
+  if (typeof aud !== 'string' || typeof tenantId !== 'string') throw new InvalidAccessToken('no audience');
+  const resource = await deps.findResource(tenantId, aud);
+  if (!resource || resource.signing_algorithm !== 'HS256' || !resource.signing_secret) throw new InvalidAccessToken('unknown resource');
+  try {
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(resource.signing_secret), {
+      algorithms: ['HS256'],
+      typ: 'at+jwt',
+      issuer: deps.issuer,
+      audience: aud,
+      currentDate: deps.now(),
+      requiredClaims: ['sub', 'jti', 'exp', 'iat', 'client_id'],
+    });
+    return payload as AccessTokenClaims;
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError) throw new InvalidAccessToken(err.message, { cause: err });
+    throw err;
+  }
+}
+
+/** Any access token this service issued: HS256 with a Resource's secret, or ES256/RS256 with our keys. */
+export async function verifyIssuedToken(token: string, deps: OAuthDeps): Promise<AccessTokenClaims> {
+  return (await verifyResourceToken(token, deps)) ?? (await verifyAccessToken(token, deps)).claims;
+}

@@ -1,0 +1,61 @@
+import { jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+
+let svc: TestService;
+let admin: string;
+const SECRET = 'a-resource-secret-of-at-least-32-bytes!!';
+const AUDIENCE = 'https://orders.example.com/api';
+
+beforeAll(async () => {
+  svc = await startTestService();
+  admin = await svc.managementToken();
+});
+afterAll(async () => svc?.stop());
+
+async function manage(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${svc.url}/identity/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.status === 204 ? undefined : res.json();
+}
+
+const basic = () => ({ authorization: basicAuth(svc.clientId, svc.clientSecret), 'content-type': 'application/x-www-form-urlencoded' });
+
+describe('tokens of a Resource with its own HS256 secret', () => {
+  it('are minted with the secret, introspect as active, and revoke like any other', async () => {
+    const resource = await manage('POST', '/resources', {
+      resource_type: 'api',
+      resource_name: 'Orders',
+      resource_metadata: { identifier_url: AUDIENCE, signing_algorithm: 'HS256', signing_secret: SECRET, token_lifetime: 600 },
+    });
+    const scope = await manage('POST', `/resources/${resource.id}/scopes`, { scope_name: 'read:orders', scope_description: 'Read orders' });
+    await manage('POST', `/clients/${svc.clientId}/resources`, { resources: [resource.id] });
+    await manage('POST', `/clients/${svc.clientId}/permissions`, { permissions: [{ resource_id: resource.id, scopes: [scope.id] }] });
+
+    const tokenRes = await fetch(`${svc.url}/token`, { method: 'POST', headers: basic(), body: new URLSearchParams({ grant_type: 'client_credentials', audience: AUDIENCE }) });
+    expect(tokenRes.status).toBe(200);
+    const { access_token, expires_in } = (await tokenRes.json()) as { access_token: string; expires_in: number };
+    expect(expires_in).toBe(600);
+    const { payload, protectedHeader } = await jwtVerify(access_token, new TextEncoder().encode(SECRET), { issuer: svc.url, audience: AUDIENCE, typ: 'at+jwt' });
+    expect(protectedHeader.alg).toBe('HS256');
+    expect(payload.scope).toBe('read:orders');
+
+    const info = async () =>
+      (await (await fetch(`${svc.url}/introspect`, { method: 'POST', headers: basic(), body: new URLSearchParams({ token: access_token }) })).json()) as any;
+    expect(await info()).toMatchObject({ active: true, aud: AUDIENCE, scope: 'read:orders', client_id: svc.clientId });
+
+    // the same token with a tampered payload is inactive
+    const [h, , s] = access_token.split('.');
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...payload, scope: 'write:orders' })).toString('base64url')}.${s}`;
+    const forgedInfo = await fetch(`${svc.url}/tokeninfo`, { method: 'POST', headers: basic(), body: new URLSearchParams({ token: forged }) });
+    expect(await forgedInfo.json()).toEqual({ active: false });
+
+    const revoked = await fetch(`${svc.url}/revoke`, { method: 'POST', headers: basic(), body: new URLSearchParams({ token: access_token }) });
+    expect(revoked.status).toBe(200);
+    expect(await info()).toEqual({ active: false });
+  });
+});

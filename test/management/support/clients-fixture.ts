@@ -1,0 +1,132 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { forgetResources } from '../../../shared/oauth/oauth-runtime.ts';
+import { SYSTEM_ACTOR_ID } from '../../../shared/records/common.ts';
+import type { ResourceRecord } from '../../../shared/records/resource-record.ts';
+import type { ScopeRecord } from '../../../shared/records/scope-record.ts';
+import { entity } from '../../../shared/store/entity.ts';
+import { keys } from '../../../shared/store/keys.ts';
+import { resourcesRepository } from '../../../shared/store/resources-repository.ts';
+import { scopesRepository } from '../../../shared/store/scopes-repository.ts';
+import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '../../../shared/records/tenant-record.ts';
+import { basicAuth, startTestService, type TestService } from '../../support/local-service.ts';
+
+export { DEFAULT_TENANT };
+
+/** What a test sees of one HTTP exchange. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** A bearer token; `null` sends no Authorization header. Default: the admin token. */
+  token?: string | null;
+  headers?: Record<string, string>;
+}
+
+/**
+ * One local service (fresh table) with an all-scopes management token of the Default Client and
+ * helpers for the Clients tests. Resources and scopes are made with the repositories (the
+ * Resources endpoints are another area's), then the resource cache is dropped so /token sees them.
+ */
+export async function clientsFixture(env: Record<string, string> = {}) {
+  const svc: TestService = await startTestService({ env });
+  const admin = await svc.managementToken();
+  const { runtime } = svc.stack;
+  const repo = resourcesRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox);
+  const scopesRepo = scopesRepository(runtime.db, runtime.config.tableName, runtime.now);
+
+  const call = async (method: string, path: string, options: CallOptions = {}): Promise<Reply> => {
+    const token = options.token === undefined ? admin : options.token;
+    const headers: Record<string, string> = { ...options.headers };
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${svc.url}/identity/v1${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  };
+
+  let n = 0;
+  const fx = {
+    svc,
+    admin,
+    call,
+    /** POST /clients, expecting 201. */
+    async createClient(body: Record<string, unknown> = {}, options: Omit<CallOptions, 'body'> = {}) {
+      const res = await call('POST', '/clients', { ...options, body: { client_name: `client ${++n}`, ...body } });
+      if (res.status !== 201) throw new Error(`create client: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body as Record<string, any>;
+    },
+    /** A resource with scopes, straight through the repository. */
+    async createResource(scopeNames: readonly string[] = ['read', 'write'], extra: { tenant_id?: string; resource_name?: string } = {}) {
+      const i = ++n;
+      const resource: ResourceRecord = await repo.create(
+        {
+          tenant_id: extra.tenant_id ?? DEFAULT_TENANT,
+          resource_type: 'api',
+          resource_name: extra.resource_name ?? `API ${i}`,
+          resource_metadata: { identifier_url: `https://api-${i}-${randomUUID()}.example.com/` },
+        },
+        SYSTEM_ACTOR_ID,
+        scopeNames.map((scope_name) => ({ scope_name })),
+      );
+      forgetResources(runtime);
+      const scopes: ScopeRecord[] = await scopesRepo.list(resource.id);
+      const scope = (name: string) => scopes.find((s) => s.scope_name === name)!.id;
+      return { resource, id: resource.id, audience: resource.resource_metadata.identifier_url, scopes, scope };
+    },
+    /** A tenant record, written directly (the Tenants endpoints are not built yet). */
+    async createTenant(name = `tenant-${randomUUID()}`) {
+      const id = randomUUID();
+      const at = new Date().toISOString();
+      await runtime.db.send(
+        new PutCommand({
+          TableName: runtime.config.tableName,
+          Item: {
+            ...keys.tenant(id),
+            GSI1PK: keys.tenantsCollection,
+            GSI1SK: id,
+            ...entity('Tenant'),
+            id,
+            tenant_name: name,
+            tenant_metadata: [],
+            is_default: false,
+            version: 1,
+            created_by: SYSTEM_ACTOR_ID,
+            created_at: at,
+            updated_by: SYSTEM_ACTOR_ID,
+            updated_at: at,
+          },
+        }),
+      );
+      return id;
+    },
+    /** POST /token client_credentials with Basic authentication. */
+    async token(clientId: string, secret: string, audience: string, scope?: string): Promise<Reply> {
+      const res = await fetch(`${svc.url}/token`, {
+        method: 'POST',
+        headers: { authorization: basicAuth(clientId, secret), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', audience, ...(scope ? { scope } : {}) }),
+      });
+      return { status: res.status, headers: res.headers, body: await res.json() };
+    },
+    /** The `scope` claim of an access token (no verification: /token just made it). */
+    scopesOf(accessToken: string): string[] {
+      const payload = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { scope?: string };
+      return (payload.scope ?? '').split(' ').filter(Boolean).sort();
+    },
+    stop: () => svc.stop(),
+  };
+  return fx;
+}
+
+export type ClientsFixture = Awaited<ReturnType<typeof clientsFixture>>;
+
+export const UNKNOWN_ID = '019b0000-0000-7000-8000-00000000dead';
