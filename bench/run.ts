@@ -151,9 +151,10 @@ try {
   const oursChild = spawnNode(['--import', 'tsx', join(ROOT, 'bench/servers/ours.ts'), JSON.stringify({ clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, tableName: 'bench-http' })], {
     core: SERVER_CORE,
     quietStderr: true,
+    server: true,
   });
   children.push(oursChild);
-  const theirsChild = spawnNode(['--import', 'tsx', join(ROOT, 'bench/servers/oidc-provider.ts'), '0'], { core: SERVER_CORE, quietStderr: true });
+  const theirsChild = spawnNode(['--import', 'tsx', join(ROOT, 'bench/servers/oidc-provider.ts'), '0'], { core: SERVER_CORE, quietStderr: true, server: true });
   children.push(theirsChild);
   const [ours, theirs] = await Promise.all([waitForReady<OursReady>(oursChild, 'our local server'), waitForReady<TheirsReady>(theirsChild, 'oidc-provider')]);
   results.meta.liftedThrottles = ours.liftedThrottles;

@@ -36,6 +36,8 @@ const EnvSchema = v.object({
   KEY_CACHE_TTL_SECONDS: int(5, 1, 60),
   /** How long a container trusts a cached client or resource record (docs/tokens.md). */
   RECORD_CACHE_TTL_SECONDS: int(5, 0, 300),
+  /** How long a container trusts a "not revoked" answer (docs/tokens.md); 0 reads every time. */
+  REVOCATION_CACHE_TTL_SECONDS: int(1, 0, 60),
   SERVICE_NAME: v.optional(v.string(), 'identity-service'),
   SERVICE_DESCRIPTION: v.optional(v.string(), 'Identity and access management service'),
 });
@@ -56,6 +58,7 @@ export type Config = Readonly<{
   keyRetireAfterSeconds: number;
   keyCacheTtlMs: number;
   recordCacheTtlMs: number;
+  revocationCacheTtlMs: number;
   serviceName: string;
   serviceDescription: string;
 }>;
@@ -87,6 +90,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyRetireAfterSeconds: e.KEY_RETIRE_AFTER_SECONDS,
     keyCacheTtlMs: e.KEY_CACHE_TTL_SECONDS * 1000,
     recordCacheTtlMs: e.RECORD_CACHE_TTL_SECONDS * 1000,
+    revocationCacheTtlMs: e.REVOCATION_CACHE_TTL_SECONDS * 1000,
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,
   });

@@ -5,6 +5,7 @@ import { loadConfig, type Config } from './config.ts';
 import { createKeyServices } from './keys/create-key-services.ts';
 import type { KeyStore, SecretBox } from './keys/key-store.ts';
 import { createDocumentClient } from './store/dynamodb-client.ts';
+import { cachedRevocations } from './store/cached-revocations.ts';
 import { revocationsRepository, type RevocationsRepository } from './store/revocations-repository.ts';
 
 /**
@@ -39,7 +40,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     db,
     now,
     ...keyServices,
-    revocations: revocationsRepository(db, config.tableName, now),
+    revocations: cachedRevocations(revocationsRepository(db, config.tableName, now), config.revocationCacheTtlMs),
   };
 }
 

@@ -55,6 +55,12 @@ export function treeCpuSeconds(pid: number): number {
   return total / TICKS_PER_SECOND;
 }
 
+/** CPU seconds (user + system, every thread) of `pid` alone. */
+export function processCpuSeconds(pid: number): number {
+  const st = readStat(pid);
+  return st ? st.ticks / TICKS_PER_SECOND : Number.NaN;
+}
+
 /** CPU seconds of this process (all threads). */
 export function selfCpuSeconds(): number {
   const u = process.cpuUsage();

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { treeCpuSeconds } from './cpu.ts';
+import { processCpuSeconds, treeCpuSeconds } from './cpu.ts';
 import { round } from './stats.ts';
 
 export interface LoadTarget {
@@ -21,7 +21,12 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   durationS: number;
-  /** CPU seconds the server (process tree) used during the run, its share of one core, and 2xx per CPU-second. */
+  /**
+   * CPU the server side used during the run: `serverCpuS` is the server process alone (our node
+   * process, not DynamoDB Local, which in AWS is not our CPU); `serverCpuShare` is the whole process
+   * tree (with DynamoDB Local) over the wall time, i.e. how much of its core the server side got;
+   * `okPerCpuS` is 2xx per CPU-second of the server process.
+   */
   serverCpuS: number;
   serverCpuShare: number;
   okPerCpuS: number;
@@ -33,7 +38,9 @@ export interface LoadResult {
  * SDK with a connection pool does. `rps` counts 2xx only, so errors can never inflate it.
  */
 export async function runLoad(target: LoadTarget, opts: { connections: number; durationS: number; serverPid?: number | undefined }): Promise<LoadResult> {
-  const cpu0 = opts.serverPid ? treeCpuSeconds(opts.serverPid) : Number.NaN;
+  const pid = opts.serverPid;
+  const cpu0 = pid ? processCpuSeconds(pid) : Number.NaN;
+  const tree0 = pid ? treeCpuSeconds(pid) : Number.NaN;
   const result = await autocannon({
     url: target.url,
     method: target.method,
@@ -47,7 +54,8 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
     renderProgressBar: false,
     renderResultsTable: false,
   } as autocannon.Options);
-  const serverCpuS = opts.serverPid ? treeCpuSeconds(opts.serverPid) - cpu0 : Number.NaN;
+  const serverCpuS = pid ? processCpuSeconds(pid) - cpu0 : Number.NaN;
+  const treeCpuS = pid ? treeCpuSeconds(pid) - tree0 : Number.NaN;
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
     rps: round(result['2xx'] / result.duration),
@@ -60,7 +68,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
     timeouts: result.timeouts,
     durationS: round(result.duration),
     serverCpuS: round(serverCpuS),
-    serverCpuShare: round(serverCpuS / result.duration),
+    serverCpuShare: round(treeCpuS / result.duration),
     okPerCpuS: round(result['2xx'] / serverCpuS),
   };
 }

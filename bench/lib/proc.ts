@@ -41,6 +41,8 @@ export interface SpawnOptions {
   cwd?: string;
   /** Keep stderr for error messages instead of inheriting it. */
   quietStderr?: boolean;
+  /** A server: stdout to /dev/null, the ready line on fd 3 (BENCH_READY_FD=3). */
+  server?: boolean;
 }
 
 /** Spawns `node ...args`, pinned to `core` when pinning works (children of the child inherit it). */
@@ -50,17 +52,18 @@ export function spawnNode(args: readonly string[], options: SpawnOptions = {}): 
   const argv = pin ? ['-c', String(options.core), NODE, ...args] : [...args];
   return spawn(cmd, argv, {
     cwd: options.cwd ?? process.cwd(),
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', options.quietStderr ? 'pipe' : 'inherit'],
+    env: { ...process.env, ...options.env, ...(options.server ? { BENCH_READY_FD: '3' } : {}) },
+    stdio: options.server ? ['ignore', 'ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', options.quietStderr ? 'pipe' : 'inherit'],
   });
 }
 
-/** Waits for the first stdout line that parses as JSON with `ready: true`. */
+/** Waits for the first line (fd 3 of a server, else stdout) that parses as JSON with `ready: true`. */
 export function waitForReady<T>(child: ChildProcess, what: string, timeoutMs = 120_000): Promise<T> {
   return new Promise((resolve, reject) => {
     const stderr: string[] = [];
     child.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
-    const rl = createInterface({ input: child.stdout! });
+    const input = (child.stdio[3] as NodeJS.ReadableStream | null | undefined) ?? child.stdout!;
+    const rl = createInterface({ input });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${what} did not start within ${timeoutMs / 1000} s\n${stderr.join('')}`));
@@ -82,6 +85,9 @@ export function waitForReady<T>(child: ChildProcess, what: string, timeoutMs = 1
         child.off('exit', onExit);
         rl.close();
         child.stdout?.resume(); // keep draining so the child never blocks on a full pipe
+        // From now on the server's stderr (errors only: its logs go to stdout) reaches ours, tagged.
+        child.stderr?.removeAllListeners('data');
+        child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[${what}] ${d.toString()}`));
         resolve(msg as T);
       }
     });

@@ -12,9 +12,9 @@ function sideBySide(s: SideBySideResult, oursName: string, theirsName: string): 
   const row = (name: string, x: SideBySideResult['ours']) => [name, n(x.rps, 0), n(x.p50Ms), n(x.p99Ms), x.ok, x.non2xx, x.throttled, x.errors, n(x.cpuShare, 2), n(x.perCpuS, 0)];
   const rounds = s.rounds.map((r, i) => `${i + 1} (${r.order}): ${n(r.ours.rps, 0)} vs ${n(r.theirs.rps, 0)}/s`).join('; ');
   return [
-    table(['server', 'req/s (median)', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', '429', 'conn. errors', 'server CPU share', '2xx per CPU-s'], [row(oursName, s.ours), row(theirsName, s.theirs)]),
+    table(['server', 'req/s (median)', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', '429', 'conn. errors', 'server-side CPU share', '2xx per server-process CPU-s'], [row(oursName, s.ours), row(theirsName, s.theirs)]),
     '',
-    `**Ratio ours/theirs: ${n(s.ratio, 2)}×** throughput, ${n(s.cpuRatio, 2)}× per server CPU-second; p99 theirs/ours ${n(s.p99Ratio, 2)}×. ${s.connections} connections, ${s.durationS} s per run, rounds: ${rounds}.`,
+    `**Ratio ours/theirs: ${n(s.ratio, 2)}×** throughput, ${n(s.cpuRatio, 2)}× per CPU-second of the server process; p99 theirs/ours ${n(s.p99Ratio, 2)}×. ${s.connections} connections, ${s.durationS} s per run, rounds: ${rounds}.`,
   ].join('\n');
 }
 
@@ -46,7 +46,12 @@ export function renderMarkdown(r: BenchResults): string {
   }
   if (m.liftedThrottles.length) {
     out.push('');
-    out.push(`Route throttles lifted in the bench's server process (a benchmark must not measure 429s): ${m.liftedThrottles.map((t) => `${t.route} ${t.throttle.rateLimit}/${t.throttle.burstLimit}`).join(', ')}.`);
+    const cap = m.liftedThrottles.find((t) => t.route === 'POST /token')?.throttle.rateLimit;
+    const peak = r.token && !isErr(r.token) ? r.token.ours.peakRps : undefined;
+    out.push(
+      `Route throttles lifted in the bench's server process (a benchmark must not measure 429s): ${m.liftedThrottles.map((t) => `${t.route} ${t.throttle.rateLimit}/${t.throttle.burstLimit}`).join(', ')}.` +
+        (cap && peak !== undefined ? ` Ours peaked at ${n(peak, 0)} tokens/s in a run: the ${cap}/s route throttle ${peak > cap ? '**would have capped it**' : 'would not have bound in this run'}.` : ''),
+    );
   }
   out.push('');
 
@@ -91,6 +96,12 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('Top functions:');
     out.push('');
     out.push(table(['function (area)', 'share'], l.profile.topFunctions.slice(0, 8).map((a) => [a.area.replace(/\|/g, '\\|'), `${n(a.share * 100, 1)}%`])));
+    if (l.tokeninfoProfile) {
+      out.push('');
+      out.push('The tokeninfo handler\'s CPU, by area:');
+      out.push('');
+      out.push(table(['area', 'share'], l.tokeninfoProfile.areas.slice(0, 8).map((a) => [a.area, `${n(a.share * 100, 1)}%`])));
+    }
   }
   out.push('');
 

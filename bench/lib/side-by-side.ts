@@ -18,7 +18,9 @@ export interface SideSummary {
   non2xx: number;
   throttled: number;
   errors: number;
-  /** Median share of a core the server got during the runs, and 2xx per server CPU-second. */
+  /** Highest throughput of any measured run (to tell whether a route throttle would have capped it). */
+  peakRps: number;
+  /** Median share of a core the server side (process tree) got during the runs, and 2xx per CPU-second of the server process. */
   cpuShare: number;
   perCpuS: number;
 }
@@ -48,6 +50,7 @@ function summarize(runs: LoadResult[]): SideSummary {
     non2xx: total('non2xx'),
     throttled: total('throttled'),
     errors: total('errors'),
+    peakRps: Math.max(...runs.map((r) => r.rps)),
     cpuShare: round(median(runs.map((r) => r.serverCpuShare))),
     perCpuS: round(median(runs.map((r) => r.okPerCpuS))),
   };

@@ -35,6 +35,8 @@ export interface LimitsResult {
   tokenRun: { tokens: number; ddb: DdbUsage; ddbReadsPerToken: number; rruPerToken: number; kmsCalls: number; kmsPerToken: number };
   /** CPU profile of the handler loop, self time by area. */
   profile: { areas: ProfileArea[]; topFunctions: ProfileArea[] };
+  /** The same for the tokeninfo handler. */
+  tokeninfoProfile: { areas: ProfileArea[]; topFunctions: ProfileArea[] } | null;
 }
 
 const out = (r: Rate): RateOut => ({ perSec: Math.round(r.perSec), perCpuSec: Math.round(r.perCpuSec) });
@@ -101,6 +103,7 @@ export async function benchLimits(o: {
 
   // 4. tokeninfo in process (the introspection side's limit: a verify instead of a sign).
   let tokeninfoRate: Rate | null = null;
+  let tokeninfoProfile: LimitsResult['tokeninfoProfile'] = null;
   try {
     const { handler: tokeninfo } = (await import('../../functions/oauth/tokeninfo.ts')) as { handler: Handler };
     const tctx = lambdaContext('functions/oauth/tokeninfo', 512);
@@ -113,6 +116,9 @@ export async function benchLimits(o: {
     };
     await call();
     tokeninfoRate = await opsPerSecond(call, seconds);
+    tokeninfoProfile = await profileAreas(async () => {
+      await opsPerSecond(call, Math.min(2, seconds), 0);
+    }, resolve(import.meta.dirname, '../..'));
     log(`limits: tokeninfo handler in-process ${Math.round(tokeninfoRate.perSec)}/s (${Math.round(tokeninfoRate.perCpuSec)}/cpu-s)`);
   } catch (err) {
     log(`limits: tokeninfo in-process skipped: ${(err as Error).message}`);
@@ -141,5 +147,6 @@ export async function benchLimits(o: {
       kmsPerToken: kmsCalls / tokensInRun,
     },
     profile,
+    tokeninfoProfile,
   };
 }

@@ -10,12 +10,13 @@
  *   second resource, `https://opaque.bench.example/`, whose tokens are opaque and live in the
  *   provider's in-memory adapter: that is the only token oidc-provider can introspect.
  *
- * Runs as its own process (the bench pins it to one core); prints one JSON line
+ * Runs as its own process (the bench pins it to one core); announces one JSON line (announce.ts)
  * `{ready, url, clientId, clientSecret, jwtResource, opaqueResource}` on stdout when listening.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
+import { announceReady } from './announce.ts';
 
 const port = Number(process.argv[2] ?? 0);
 const clientId = 'bench-client';
@@ -73,5 +74,5 @@ const provider = new Provider(issuer, {
 provider.on('server_error', (_ctx, err) => process.stderr.write(`oidc-provider server_error: ${String(err)}\n`));
 server.on('request', provider.callback());
 
-process.stdout.write(`${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope })}\n`);
+announceReady(`${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope })}\n`);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

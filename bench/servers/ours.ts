@@ -1,13 +1,14 @@
 /**
  * Our service as `npm start` runs it (infra/local/local-stack.ts: DynamoDB Local, the table, the
  * bootstrap records, the local API Gateway stand-in running the real handler modules), in its own
- * process so the bench can pin it and DynamoDB Local (its child) to one core. Prints one JSON line
+ * process so the bench can pin it and DynamoDB Local (its child) to one core. Announces one JSON line (announce.ts)
  * `{ready, url, dynamodbEndpoint, tableName, masterKeyFile, clientId, clientSecret, liftedThrottles}`.
  *
  * argv[2]: JSON `{clientId, clientSecret, tableName, keepRouteThrottles?}`.
  */
 import { startLocalStack } from '../../infra/local/local-stack.ts';
 import { liftRouteThrottles, UNTHROTTLED } from '../lib/throttles.ts';
+import { announceReady } from './announce.ts';
 
 const opts = JSON.parse(process.argv[2] ?? '{}') as { clientId: string; clientSecret: string; tableName: string; keepRouteThrottles?: boolean };
 const liftedThrottles = opts.keepRouteThrottles ? [] : liftRouteThrottles();
@@ -22,7 +23,7 @@ const stack = await startLocalStack({
   env: {},
 });
 
-process.stdout.write(
+announceReady(
   `${JSON.stringify({
     ready: true,
     url: stack.url,

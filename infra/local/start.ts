@@ -5,7 +5,7 @@ import { startLocalStack } from './local-stack.ts';
  *   PORT (3000), DATA_DIR (.data), DYNAMODB_IN_MEMORY (false), DYNAMODB_ENDPOINT (spawn DynamoDB
  *   Local when unset), TABLE_NAME (identity-local), THROTTLE_RATE / THROTTLE_BURST (stage throttle,
  *   100/200), DEFAULT_CLIENT_ID / DEFAULT_CLIENT_SECRET, and the service settings of shared/config.ts
- *   (MULTI_TENANT, DOCS_URL, RECORD_CACHE_TTL_SECONDS, ...).
+ *   (MULTI_TENANT, DOCS_URL, RECORD_CACHE_TTL_SECONDS, REVOCATION_CACHE_TTL_SECONDS).
  */
 const env = process.env;
 const port = Number(env.PORT ?? 3000);
@@ -25,6 +25,7 @@ try {
       MULTI_TENANT: env.MULTI_TENANT,
       DOCS_URL: env.DOCS_URL,
       RECORD_CACHE_TTL_SECONDS: env.RECORD_CACHE_TTL_SECONDS,
+      REVOCATION_CACHE_TTL_SECONDS: env.REVOCATION_CACHE_TTL_SECONDS,
     },
   });
   const out = process.stdout;

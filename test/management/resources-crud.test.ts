@@ -303,3 +303,21 @@ describe('DELETE /resources/{id} (API.md §6)', () => {
     expect((await fx.call('GET', `/resources/${r.id}`)).status).toBe(200);
   });
 });
+
+describe('around the operations', () => {
+  it('single-tenant mode ignores the tenant_id header (API.md §4)', async () => {
+    const made = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'h' }, headers: { tenant_id: UNKNOWN_ID } });
+    expect(made.status).toBe(201);
+    expect(made.body.tenant_id).toBe(DEFAULT_TENANT_ID);
+    expect((await fx.call('GET', '/resources', { headers: { tenant_id: UNKNOWN_ID } })).body.count).toBeGreaterThan(0);
+  });
+
+  it('an unsupported method is 405 method_not_allowed with Allow (spec §7)', async () => {
+    const res = await fx.call('PUT', '/resources', { body: {} });
+    expect(res.status).toBe(405);
+    expect(res.body.code).toBe('method_not_allowed');
+    expect(res.headers.get('allow')).toMatch(/GET/);
+    const scopes = await fx.call('PUT', `/resources/${UNKNOWN_ID}/scopes`, { body: {} });
+    expect(scopes.status).toBe(405);
+  });
+});

@@ -1,5 +1,5 @@
 import type { AuditFields } from '../../records/common.ts';
-import type { ClientRecord } from '../../records/client-record.ts';
+import type { ClientMetadata, ClientRecord } from '../../records/client-record.ts';
 import { SealedSecret } from '../resources/sealed-secret.ts';
 
 /**
@@ -27,7 +27,7 @@ export function clientView(c: ClientRecord, exposure: SecretExposure = NO_SECRET
     ...(secret !== undefined ? { client_secret: secret } : {}),
     client_secret_expires_at: c.is_public ? null : c.client_secret_expires_at,
     ...(c.client_description !== undefined ? { client_description: c.client_description } : {}),
-    client_metadata: c.client_metadata,
+    client_metadata: orderedMetadata(c.client_metadata),
     app_metadata: c.app_metadata,
     is_public: c.is_public,
     is_first_party: c.is_first_party,
@@ -37,6 +37,24 @@ export function clientView(c: ClientRecord, exposure: SecretExposure = NO_SECRET
     created_at: c.created_at,
     updated_by: c.updated_by,
     updated_at: c.updated_at,
+  };
+}
+
+/**
+ * spec §2.3's order. DynamoDB returns map attributes in no particular order; a stable order keeps
+ * responses diffable (extra members of the open objects follow).
+ */
+function orderedMetadata(m: ClientMetadata): ClientMetadata {
+  const { grant_types, urls, refresh_token, id_token, oauth, saml, wsfed, ...rest } = m;
+  return {
+    grant_types,
+    urls,
+    refresh_token: { expiration_enabled: refresh_token.expiration_enabled, expiration_lifetime: refresh_token.expiration_lifetime },
+    id_token: { expiration_lifetime: id_token.expiration_lifetime },
+    oauth,
+    saml,
+    wsfed,
+    ...rest,
   };
 }
 

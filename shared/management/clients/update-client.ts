@@ -25,16 +25,16 @@ import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 export async function updateClient(deps: ClientDeps, ctx: ManagementContext, clientId: string, body: UpdateClientInput, params: RecordParams, readsKeys: boolean): Promise<Record<string, unknown>> {
   const current = await loadVisibleClient(deps, ctx, clientId);
   assertMayChange(ctx, current);
+  const patch = toClientPatch(body);
+  const next = mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>);
+  assertDefaultClientKept(current, next);
   if (body.is_global !== undefined) resolveIsGlobal(ctx, body.is_global);
-  if (body.tenant_id !== undefined && body.tenant_id !== current.tenant_id) {
-    await resolveClientTenant(deps, ctx, body.tenant_id);
+  if (next.tenant_id !== current.tenant_id) {
+    await resolveClientTenant(deps, ctx, next.tenant_id);
     if (current.aggregations.resources > 0) {
       throw conflict('body.tenant_id: the client has resources authorized in its tenant; revoke them before moving it.');
     }
   }
-  const patch = toClientPatch(body);
-  const next = mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>);
-  assertDefaultClientKept(current, next);
   assertGrantTypesFit(next.is_public, next.client_metadata.grant_types);
   assertFutureExpiry(body.client_secret_expires_at, next.is_public, deps.now());
 

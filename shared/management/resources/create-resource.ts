@@ -1,3 +1,4 @@
+import { notFound } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
 import { uuidv7 } from '../../store/uuidv7.ts';
 import type { CreateResourceBody } from './resource-bodies.ts';
@@ -19,12 +20,16 @@ export async function createResource(
   params: RecordParams,
 ): Promise<Record<string, unknown>> {
   checkNewMetadata(body.resource_metadata);
+  const tenantId = access.ctx.tenantId;
+  // A global caller's `tenant_id` header is not checked against the tenants (management-context.ts):
+  // never create a resource in a tenant that does not exist.
+  if (deps.multiTenant && !(await deps.tenants.get(tenantId))) throw notFound(`Tenant ${tenantId} not found.`);
   const id = uuidv7();
   const { is_system: _readOnly, ...metadata } = body.resource_metadata ?? {};
   const record = await deps.resources.create(
     {
       id,
-      tenant_id: access.ctx.tenantId,
+      tenant_id: tenantId,
       resource_type: body.resource_type,
       resource_name: body.resource_name,
       ...(body.resource_description !== undefined ? { resource_description: body.resource_description } : {}),

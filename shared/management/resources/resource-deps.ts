@@ -6,6 +6,7 @@ import { clientLinksRepository, type ClientLinksRepository } from '../../store/c
 import { clientsRepository, type ClientsRepository } from '../../store/clients-repository.ts';
 import { resourcesRepository, type ResourcesRepository } from '../../store/resources-repository.ts';
 import { scopesRepository, type ScopesRepository } from '../../store/scopes-repository.ts';
+import { tenantsRepository, type TenantsRepository } from '../../store/tenants-repository.ts';
 import type { ManagementContext } from '../management-context.ts';
 
 /** What the Resources, Resource Scopes and Resource Clients use cases depend on (DESIGN.md §3.2). */
@@ -14,6 +15,9 @@ export interface ResourceDeps {
   readonly scopes: ScopesRepository;
   readonly links: ClientLinksRepository;
   readonly clients: ClientsRepository;
+  readonly tenants: TenantsRepository;
+  /** API.md §4 multi-tenant mode (a stage setting). */
+  readonly multiTenant: boolean;
   readonly secretBox: SecretBox;
   /** The list cursors' HMAC key (docs/lists.md §5). */
   readonly cursorKey: () => Promise<Buffer>;
@@ -43,6 +47,8 @@ export function resourceDeps(runtime: Runtime): ResourceDeps {
     scopes: scopesRepository(db, config.tableName, now),
     links: clientLinksRepository(db, config.tableName, now),
     clients: clientsRepository(db, config.tableName, now, secretBox),
+    tenants: tenantsRepository(db, config.tableName, now),
+    multiTenant: config.multiTenant,
     secretBox,
     cursorKey: () => runtime.serviceSecret('cursor'),
     forgetResources: () => forgetResources(runtime),
