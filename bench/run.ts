@@ -3,7 +3,7 @@
  * bench/results/latest.json and bench/results/latest.md.
  *
  * Options: --quick (short runs, for trying the harness), --sections=1,2,3,4,5,6,7 (a subset),
- * --connections=N, --duration=S (per measured load run), --rounds=N.
+ * --connections=N (16), --duration=S (6 s per measured load run), --rounds=N (5).
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -41,9 +41,9 @@ const opts = {
   quick,
   sections: [...sections],
   connections: Number(value('connections') ?? 16),
-  durationS: Number(value('duration') ?? (quick ? 3 : 8)),
+  durationS: Number(value('duration') ?? (quick ? 3 : 6)),
   warmupS: quick ? 1 : 3,
-  rounds: Number(value('rounds') ?? (quick ? 2 : 3)),
+  rounds: Number(value('rounds') ?? (quick ? 2 : 5)),
   inProcessSeconds: quick ? 1.5 : 3,
   listSizes: quick ? [10, 1000] : [10, 1000, 10_000],
   listSamples: quick ? 5 : 15,

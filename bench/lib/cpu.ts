@@ -66,3 +66,27 @@ export function selfCpuSeconds(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 }
+
+/**
+ * Scheduler time of `pid`'s threads from /proc/<pid>/task/<tid>/schedstat: seconds on a CPU, and
+ * seconds runnable but waiting for one (another process had the core). A server that waits a lot
+ * was starved by the machine, not slow; one with neither run nor wait time was idle.
+ */
+export function schedSeconds(pid: number): { run: number; wait: number } {
+  let run = 0;
+  let wait = 0;
+  try {
+    for (const t of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const [a, b] = readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ').map(Number);
+        run += a ?? 0;
+        wait += b ?? 0;
+      } catch {
+        /* thread exited */
+      }
+    }
+  } catch {
+    return { run: Number.NaN, wait: Number.NaN };
+  }
+  return { run: run / 1e9, wait: wait / 1e9 };
+}

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { processCpuSeconds, treeCpuSeconds } from './cpu.ts';
+import { processCpuSeconds, schedSeconds, treeCpuSeconds } from './cpu.ts';
 import { round } from './stats.ts';
 
 export interface LoadTarget {
@@ -30,6 +30,8 @@ export interface LoadResult {
   serverCpuS: number;
   serverCpuShare: number;
   okPerCpuS: number;
+  /** Share of the run the server process's threads were runnable but waiting for a core (starved by other processes). */
+  serverWaitShare: number;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
   const pid = opts.serverPid;
   const cpu0 = pid ? processCpuSeconds(pid) : Number.NaN;
   const tree0 = pid ? treeCpuSeconds(pid) : Number.NaN;
+  const sched0 = pid ? schedSeconds(pid) : undefined;
   const result = await autocannon({
     url: target.url,
     method: target.method,
@@ -56,6 +59,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
   } as autocannon.Options);
   const serverCpuS = pid ? processCpuSeconds(pid) - cpu0 : Number.NaN;
   const treeCpuS = pid ? treeCpuSeconds(pid) - tree0 : Number.NaN;
+  const waitS = pid && sched0 ? schedSeconds(pid).wait - sched0.wait : Number.NaN;
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
     rps: round(result['2xx'] / result.duration),
@@ -70,5 +74,6 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
     serverCpuS: round(serverCpuS),
     serverCpuShare: round(treeCpuS / result.duration),
     okPerCpuS: round(result['2xx'] / serverCpuS),
+    serverWaitShare: round(waitS / result.duration),
   };
 }

@@ -9,10 +9,10 @@ const table = (head: string[], rows: (string | number)[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
 function sideBySide(s: SideBySideResult, oursName: string, theirsName: string): string {
-  const row = (name: string, x: SideBySideResult['ours']) => [name, n(x.rps, 0), n(x.p50Ms), n(x.p99Ms), x.ok, x.non2xx, x.throttled, x.errors, n(x.cpuShare, 2), n(x.perCpuS, 0)];
+  const row = (name: string, x: SideBySideResult['ours']) => [name, n(x.rps, 0), n(x.p50Ms), n(x.p99Ms), x.ok, x.non2xx, x.throttled, x.errors, n(x.cpuShare, 2), n(x.waitShare, 2), n(x.perCpuS, 0)];
   const rounds = s.rounds.map((r, i) => `${i + 1} (${r.order}): ${n(r.ours.rps, 0)} vs ${n(r.theirs.rps, 0)}/s`).join('; ');
   return [
-    table(['server', 'req/s (median)', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', '429', 'conn. errors', 'server-side CPU share', '2xx per server-process CPU-s'], [row(oursName, s.ours), row(theirsName, s.theirs)]),
+    table(['server', 'req/s (median)', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', '429', 'conn. errors', 'server-side CPU share', 'server starved share', '2xx per server-process CPU-s'], [row(oursName, s.ours), row(theirsName, s.theirs)]),
     '',
     `**Ratio ours/theirs: ${n(s.ratio, 2)}×** throughput, ${n(s.cpuRatio, 2)}× per CPU-second of the server process; p99 theirs/ours ${n(s.p99Ratio, 2)}×. ${s.connections} connections, ${s.durationS} s per run, rounds: ${rounds}.`,
   ].join('\n');
@@ -80,7 +80,7 @@ export function renderMarkdown(r: BenchResults): string {
           rate('raw ES256 verify (node:crypto)', l.es256Verify),
           rate('key store signJwt (JWS around the signature)', l.signJwt),
           rate('token handler, in process (functions/oauth/token.ts)', l.tokenHandler),
-          rate('tokeninfo handler, in process (waits on DynamoDB)', l.tokeninfoHandler),
+          rate(`tokeninfo handler, in process (${l.tokeninfoDdbCallsPerRequest ?? '–'} DynamoDB calls per request)`, l.tokeninfoHandler),
         ],
       ),
     );
@@ -153,6 +153,7 @@ export function renderMarkdown(r: BenchResults): string {
       out.push('');
       out.push(
         `Token handler: ${kb(c.token.bytes)} (gzip ${kb(c.token.gzipBytes)}), ready in ${n(c.token.readyMs)} ms (import ${n(c.token.importMs)} ms + first token ${n(c.token.handleMs)} ms, which includes 3 DynamoDB queries and the signing-key unwrap).` +
+          (c.tokenNoSourceMaps ? ` Without \`--enable-source-maps\`: ready in ${n(c.tokenNoSourceMaps.readyMs)} ms (import ${n(c.tokenNoSourceMaps.importMs)} ms).` : '') +
           (c.tokenSdkExternal
             ? ` With \`@aws-sdk/*\` and \`@smithy/*\` external (the runtime's SDK): ${kb(c.tokenSdkExternal.bytes)}, ready in ${n(c.tokenSdkExternal.readyMs)} ms (import ${n(c.tokenSdkExternal.importMs)} ms)${c.tokenSdkExternal.error ? `; error: ${c.tokenSdkExternal.error.slice(0, 120)}` : ''}.`
             : ''),

@@ -23,6 +23,8 @@ export interface SideSummary {
   /** Median share of a core the server side (process tree) got during the runs, and 2xx per CPU-second of the server process. */
   cpuShare: number;
   perCpuS: number;
+  /** Median share of the run the server waited for a core (other processes had it). */
+  waitShare: number;
 }
 
 export interface SideBySideResult {
@@ -53,6 +55,7 @@ function summarize(runs: LoadResult[]): SideSummary {
     peakRps: Math.max(...runs.map((r) => r.rps)),
     cpuShare: round(median(runs.map((r) => r.serverCpuShare))),
     perCpuS: round(median(runs.map((r) => r.okPerCpuS))),
+    waitShare: round(median(runs.map((r) => r.serverWaitShare))),
   };
 }
 
@@ -88,7 +91,7 @@ export async function sideBySide(
     }
     rounds.push({ ours: a, theirs: b, order });
     o.log(
-      `${name}: round ${i + 1}/${o.rounds} ours ${a.rps}/s p99 ${a.p99Ms} ms cpu ${a.serverCpuShare} (${a.okPerCpuS}/cpu-s, non-2xx ${a.non2xx}) | theirs ${b.rps}/s p99 ${b.p99Ms} ms cpu ${b.serverCpuShare} (${b.okPerCpuS}/cpu-s, non-2xx ${b.non2xx})`,
+      `${name}: round ${i + 1}/${o.rounds} ours ${a.rps}/s p99 ${a.p99Ms} ms cpu ${a.serverCpuShare} wait ${a.serverWaitShare} (${a.okPerCpuS}/cpu-s, non-2xx ${a.non2xx}) | theirs ${b.rps}/s p99 ${b.p99Ms} ms cpu ${b.serverCpuShare} wait ${b.serverWaitShare} (${b.okPerCpuS}/cpu-s, non-2xx ${b.non2xx})`,
     );
   }
   const oursS = summarize(rounds.map((r) => r.ours));

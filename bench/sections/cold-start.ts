@@ -38,6 +38,8 @@ export interface ColdStartResult {
   missing: string[];
   largest: string[];
   token: BundleResult | undefined;
+  /** The token handler started without `--enable-source-maps` (what the flag costs at start). */
+  tokenNoSourceMaps: { readyMs: number | null; importMs: number | null; runs: number; error?: string } | undefined;
   /** The token handler with the SDK external, resolved from node_modules as Lambda resolves its runtime SDK. */
   tokenSdkExternal: { bytes: number; readyMs: number | null; importMs: number | null; runs: number; error?: string } | undefined;
   buildMs: number;
@@ -172,16 +174,14 @@ export async function benchColdStart(o: {
     bundles.push(result);
     o.log(`cold start: ${h} ${(bytes / 1024).toFixed(0)} KB, ready ${result.readyMs ?? '-'} ms (status ${result.status ?? '-'})${result.error ? ` ERROR ${result.error.slice(0, 120)}` : ''}`);
   }
-  // The token handler once more, SDK external (imports resolve to node_modules, like Lambda's runtime SDK).
-  let tokenSdkExternal: ColdStartResult['tokenSdkExternal'];
-  const tokenExt = join(extDir, 'functions/oauth/token.mjs');
-  const tokenEvent = join(dir, 'functions_oauth_token.event.json');
-  if (existsSync(tokenExt) && existsSync(tokenEvent)) {
+  // The token handler twice more: without --enable-source-maps, and with the SDK external (imports
+  // resolve to node_modules, as Lambda resolves its runtime SDK).
+  const variant = async (nodeArgs: string[], bundle: string) => {
     const samples: { readyMs: number; importMs: number }[] = [];
     let error: string | undefined;
     try {
       for (let i = 0; i < o.tokenRuns; i++) {
-        const { stdout } = await runNode(['--enable-source-maps', probe, tokenExt, tokenEvent], { core: LOAD_CORE, env: o.env, timeoutMs: 30_000 });
+        const { stdout } = await runNode([...nodeArgs, probe, bundle, tokenEvent], { core: LOAD_CORE, env: o.env, timeoutMs: 30_000 });
         const line = stdout.split('\n').reverse().find((l) => l.startsWith('BENCH_RESULT '));
         if (!line) throw new Error(`no result line: ${stdout.slice(-300)}`);
         samples.push(JSON.parse(line.slice(13)) as { readyMs: number; importMs: number });
@@ -189,15 +189,26 @@ export async function benchColdStart(o: {
     } catch (err) {
       error = (err as Error).message.slice(0, 300);
     }
-    tokenSdkExternal = {
-      bytes: statSync(tokenExt).size,
+    return {
       readyMs: samples.length ? round(median(samples.map((x) => x.readyMs))) : null,
       importMs: samples.length ? round(median(samples.map((x) => x.importMs))) : null,
       runs: samples.length,
       ...(error ? { error } : {}),
     };
+  };
+  let tokenSdkExternal: ColdStartResult['tokenSdkExternal'];
+  let tokenNoSourceMaps: ColdStartResult['tokenNoSourceMaps'];
+  const tokenFile = join(dir, 'functions/oauth/token.mjs');
+  const tokenExt = join(extDir, 'functions/oauth/token.mjs');
+  const tokenEvent = join(dir, 'functions_oauth_token.event.json');
+  if (existsSync(tokenFile) && existsSync(tokenEvent)) {
+    tokenNoSourceMaps = await variant([], tokenFile);
+    o.log(`cold start: token handler without --enable-source-maps: ready ${tokenNoSourceMaps.readyMs ?? '-'} ms`);
+  }
+  if (existsSync(tokenExt) && existsSync(tokenEvent)) {
+    tokenSdkExternal = { bytes: statSync(tokenExt).size, ...(await variant(['--enable-source-maps'], tokenExt)) };
     o.log(`cold start: token handler with the SDK external: ${(tokenSdkExternal.bytes / 1024).toFixed(0)} KB, ready ${tokenSdkExternal.readyMs ?? '-'} ms`);
   }
   const largest = [...bundles].sort((a, b) => b.bytes - a.bytes).slice(0, 5).map((b) => b.handler);
-  return { esbuild: esbuildVersion, awsSdk: 'bundled', bundles, missing, largest, token: bundles.find((b) => b.handler === 'functions/oauth/token'), tokenSdkExternal, buildMs: Math.round(buildMs) };
+  return { esbuild: esbuildVersion, awsSdk: 'bundled', bundles, missing, largest, token: bundles.find((b) => b.handler === 'functions/oauth/token'), tokenSdkExternal, tokenNoSourceMaps, buildMs: Math.round(buildMs) };
 }

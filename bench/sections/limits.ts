@@ -35,6 +35,8 @@ export interface LimitsResult {
   tokenRun: { tokens: number; ddb: DdbUsage; ddbReadsPerToken: number; rruPerToken: number; kmsCalls: number; kmsPerToken: number };
   /** CPU profile of the handler loop, self time by area. */
   profile: { areas: ProfileArea[]; topFunctions: ProfileArea[] };
+  /** DynamoDB calls per tokeninfo request during its timed run (the revocation check), when it ran. */
+  tokeninfoDdbCallsPerRequest: number | null;
   /** The same for the tokeninfo handler. */
   tokeninfoProfile: { areas: ProfileArea[]; topFunctions: ProfileArea[] } | null;
 }
@@ -104,6 +106,7 @@ export async function benchLimits(o: {
   // 4. tokeninfo in process (the introspection side's limit: a verify instead of a sign).
   let tokeninfoRate: Rate | null = null;
   let tokeninfoProfile: LimitsResult['tokeninfoProfile'] = null;
+  let tokeninfoDdb: number | null = null;
   try {
     const { handler: tokeninfo } = (await import('../../functions/oauth/tokeninfo.ts')) as { handler: Handler };
     const tctx = lambdaContext('functions/oauth/tokeninfo', 512);
@@ -115,11 +118,13 @@ export async function benchLimits(o: {
       if (r.statusCode !== 200) throw new Error(`in-process /tokeninfo: ${r.statusCode} ${r.body?.slice(0, 300)}`);
     };
     await call();
+    const t0 = meter.snapshot();
     tokeninfoRate = await opsPerSecond(call, seconds);
+    tokeninfoDdb = meter.since(t0).calls / (tokeninfoRate.count + tokeninfoRate.warmupCount);
     tokeninfoProfile = await profileAreas(async () => {
       await opsPerSecond(call, Math.min(2, seconds), 0);
     }, resolve(import.meta.dirname, '../..'));
-    log(`limits: tokeninfo handler in-process ${Math.round(tokeninfoRate.perSec)}/s (${Math.round(tokeninfoRate.perCpuSec)}/cpu-s)`);
+    log(`limits: tokeninfo handler in-process ${Math.round(tokeninfoRate.perSec)}/s (${Math.round(tokeninfoRate.perCpuSec)}/cpu-s), ${round(tokeninfoDdb)} DynamoDB calls per request`);
   } catch (err) {
     log(`limits: tokeninfo in-process skipped: ${(err as Error).message}`);
   }
@@ -148,5 +153,6 @@ export async function benchLimits(o: {
     },
     profile,
     tokeninfoProfile,
+    tokeninfoDdbCallsPerRequest: tokeninfoDdb === null ? null : round(tokeninfoDdb),
   };
 }

@@ -42,7 +42,8 @@ export function effectiveGrants(access: AccessProfile, keyMode: KeyMode): Effect
       if (keyMode === 'kms-sign') signing.add('kms:GetPublicKey');
     }
     if (op === 'sign' && keyMode === 'kms-sign') ['kms:Sign', 'kms:GetPublicKey'].forEach((a) => signing.add(a));
-    if (op === 'sign' && keyMode === 'envelope') wrap.add('kms:GenerateDataKeyPairWithoutPlaintext');
+    // envelope `sign` needs only `decrypt` (listed next to it): the stage bootstrap makes the first
+    // key pairs at deploy time (infra/constructs/stage-bootstrap.ts), rotation the later ones.
   }
   return { table: access.table, wrapKey: [...wrap].sort(), signingKey: [...signing].sort() };
 }
@@ -62,6 +63,21 @@ export function grantsName(g: EffectiveGrants): string {
   return [table, ...g.wrapKey.map(name), ...g.signingKey.map((a) => `Signing${name(a)}`)].join('');
 }
 
+/**
+ * Table actions per access level. Not `grantReadData` / `grantReadWriteData`: those include
+ * `dynamodb:Scan` (DESIGN.md §3.6: no Scan on any request path) and stream reads (the table has no
+ * stream). Transactions need no action of their own: DynamoDB checks each item's Put, Update,
+ * Delete or ConditionCheck.
+ */
+export const TABLE_READ_ACTIONS: readonly string[] = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+];
+export const TABLE_WRITE_ACTIONS: readonly string[] = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+
 export interface AccessRolesProps {
   readonly table: dynamodb.ITableV2;
   readonly keys: ServiceKeys;
@@ -77,12 +93,12 @@ export interface AccessRolesProps {
  *
  * | access            | grant                                                                    |
  * |-------------------|--------------------------------------------------------------------------|
- * | table `read`      | `grantReadData` (Get/BatchGet/Query/Scan on table + indexes, no writes)    |
- * | table `readwrite` | `grantReadWriteData`                                                      |
+ * | table `read`      | TABLE_READ_ACTIONS (Get/BatchGet/Query/ConditionCheck/DescribeTable on table + indexes; no Scan, no writes) |
+ * | table `readwrite` | TABLE_READ_ACTIONS + TABLE_WRITE_ACTIONS (Put/Update/Delete/BatchWrite; no Scan) |
  * | kms `decrypt`     | `kms:Decrypt` on the wrap key                                             |
  * | kms `encrypt`     | `kms:Encrypt` on the wrap key (secrets are wrapped with Encrypt)           |
  * | kms `generate`    | `kms:GenerateDataKeyPairWithoutPlaintext` on the wrap key; kms-sign mode: also `kms:GetPublicKey` on the signing key |
- * | kms `sign`        | envelope: `kms:GenerateDataKeyPairWithoutPlaintext` on the wrap key (the first token makes the first key); kms-sign: `kms:Sign`, `kms:GetPublicKey` on the signing key |
+ * | kms `sign`        | envelope: nothing beyond `decrypt` (bootstrap makes the first key pairs at deploy time); kms-sign: `kms:Sign`, `kms:GetPublicKey` on the signing key |
  */
 export class AccessRoles extends Construct {
   private readonly roles = new Map<string, iam.Role>();
@@ -118,8 +134,8 @@ export class AccessRoles extends Construct {
     });
     // Instead of AWSLambdaBasicExecutionRole (logs:* on every group): write to our one log group.
     logGroup.grantWrite(role);
-    if (grants.table === 'read') table.grantReadData(role);
-    if (grants.table === 'readwrite') table.grantReadWriteData(role);
+    if (grants.table === 'read') table.grant(role, ...TABLE_READ_ACTIONS);
+    if (grants.table === 'readwrite') table.grant(role, ...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS);
     if (grants.wrapKey.length > 0) keys.wrapKey.grant(role, ...grants.wrapKey);
     if (grants.signingKey.length > 0 && keys.signingKey) keys.signingKey.grant(role, ...grants.signingKey);
     return role;

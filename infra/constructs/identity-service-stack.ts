@@ -14,6 +14,7 @@ import { RouteApi } from './route-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
 import type { FunctionDefaults } from './service-function.ts';
 import { ServiceKeys } from './service-keys.ts';
+import { BOOTSTRAP_ACCESS, StageBootstrap } from './stage-bootstrap.ts';
 
 /** CloudFormation's per-stack resource quota. */
 export const MAX_RESOURCES = 500;
@@ -36,6 +37,7 @@ export class IdentityServiceStack extends Stack {
   readonly roles: AccessRoles;
   readonly api: RouteApi;
   readonly rotation: KeyRotation;
+  readonly bootstrap: StageBootstrap;
   readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: IdentityServiceStackProps) {
@@ -62,6 +64,7 @@ export class IdentityServiceStack extends Stack {
       ...(this.keys.signingKey ? { KMS_SIGNING_KEY_ID: this.keys.signingKey.keyArn } : {}),
       ...(stage.docsUrl ? { DOCS_URL: stage.docsUrl } : {}),
       RECORD_CACHE_TTL_SECONDS: String(stage.recordCacheTtlSeconds),
+      KEY_RETIRE_AFTER_SECONDS: String(stage.keyRetireAfterSeconds),
       POWERTOOLS_SERVICE_NAME: 'identity-service',
     };
     const functionDefaults: FunctionDefaults = {
@@ -95,11 +98,22 @@ export class IdentityServiceStack extends Stack {
       });
     }
 
+    const withIssuer: FunctionDefaults = { ...functionDefaults, environment: { ...environment, ISSUER: this.api.issuer } };
     this.rotation = new KeyRotation(this, 'KeyRotation', {
       role: this.roles.roleFor(ROTATION_ACCESS),
-      functionDefaults: { ...functionDefaults, environment: { ...environment, ISSUER: this.api.issuer } },
+      functionDefaults: withIssuer,
       schedule: events.Schedule.expression(stage.rotationSchedule),
     });
+
+    // Records, service secrets and first signing keys exist before the stage takes a request, so
+    // no request-path role needs the grants to create them (docs/deploy.md, "Bootstrap").
+    const bootstrapRole = this.roles.roleFor(BOOTSTRAP_ACCESS);
+    this.bootstrap = new StageBootstrap(this, 'Bootstrap', {
+      role: bootstrapRole,
+      functionDefaults: withIssuer,
+      dependsOn: [this.table.table, this.keys, bootstrapRole],
+    });
+    this.api.api.deploymentStage.node.addDependency(this.bootstrap.resource);
 
     const healthRoute = routes.find((r) => r.method === 'GET' && r.path === HEALTH_PATH);
     if (!healthRoute) throw new Error(`The route table has no GET ${HEALTH_PATH}: the health alarms need it.`);
@@ -128,6 +142,11 @@ export class IdentityServiceStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Stage URL (execute-api)' });
     new CfnOutput(this, 'Issuer', { value: this.api.issuer, description: 'Token issuer / {base_url}' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
+    new CfnOutput(this, 'BootstrapFunctionName', {
+      value: this.bootstrap.function.functionName,
+      description: 'Stage bootstrap; `npm run bootstrap -- --stage <name>` invokes it to show the Default Client credentials once',
+    });
+    new CfnOutput(this, 'DefaultClientId', { value: this.bootstrap.resource.getAttString('DefaultClientId'), description: 'The Default Client (API.md §4)' });
   }
 
   private alarmTopic(stage: StageConfig): sns.ITopic | undefined {

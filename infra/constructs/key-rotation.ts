@@ -10,10 +10,11 @@ import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
 export const ROTATE_KEYS_HANDLER = 'functions/keys/rotate-keys';
 
 /**
- * Rotation reads and writes key records, makes the next key pair (`generate`) and opens wrapped
- * keys (`decrypt`); in kms-sign mode `generate` is reading the KMS key's public half to publish it.
+ * Rotation reads and writes key records and makes the next key pair (`generate`); in kms-sign mode
+ * `generate` is reading the KMS key's public half to publish it. No `decrypt`: rotation never opens
+ * a private key (shared/keys/rotate-keys.ts only generates pairs and moves records).
  */
-export const ROTATION_ACCESS: AccessProfile = { table: 'readwrite', kms: ['decrypt', 'generate'] };
+export const ROTATION_ACCESS: AccessProfile = { table: 'readwrite', kms: ['generate'] };
 
 export interface KeyRotationProps {
   /** Role with ROTATION_ACCESS. */

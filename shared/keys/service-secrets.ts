@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { internalError } from '../errors.ts';
+import { internalError, isAppError } from '../errors.ts';
 import { keys } from '../store/keys.ts';
 import { translateError } from '../store/translate-error.ts';
 import { contexts, type KeyWrapper } from './key-wrapper.ts';
@@ -20,6 +20,8 @@ export interface ServiceSecretsOptions {
  * `{purpose: service-secret, name}`), `wrapped_by`, `created_at`. Created on first use with a
  * conditional put; when two containers race, the loser re-reads and both use the stored secret.
  * Cached per process, so a warm container pays nothing and a cold one one Decrypt per name.
+ * In AWS the stage bootstrap (functions/admin/bootstrap.ts) creates them at deploy time, so
+ * request-path functions only read them.
  */
 export function serviceSecrets(opts: ServiceSecretsOptions): (name: string) => Promise<Buffer> {
   const { db, tableName, wrapper, now } = opts;
@@ -42,6 +44,19 @@ export function serviceSecrets(opts: ServiceSecretsOptions): (name: string) => P
   const loadOrCreate = async (name: string): Promise<Buffer> => {
     const existing = await read(name);
     if (existing) return existing;
+    try {
+      return await create(name);
+    } catch (err) {
+      // In AWS the stage bootstrap creates the secrets; read-only functions may not (no kms:Encrypt,
+      // no table write). Say that instead of leaving an AccessDenied to be puzzled over.
+      if (awsErrorName(err) !== 'AccessDeniedException') throw err;
+      throw internalError({
+        detail: `service secret "${name}" does not exist and this function may not create it: the stage has not been bootstrapped (deploy it again, or run npm run bootstrap -- --stage <stage>; docs/deploy.md)`,
+      });
+    }
+  };
+
+  const create = async (name: string): Promise<Buffer> => {
     const secret = randomBytes(SECRET_BYTES);
     const sealed = await wrapper.wrap(secret, contexts.serviceSecret(name));
     try {
@@ -73,4 +88,10 @@ export function serviceSecrets(opts: ServiceSecretsOptions): (name: string) => P
     // A copy: a caller that zeroes or reuses its buffer must not change the cached secret.
     return Buffer.from(await pending);
   };
+}
+
+/** The AWS error name, also behind our translation of KMS errors (translate-kms-error.ts keeps it as `cause`). */
+function awsErrorName(err: unknown): string | undefined {
+  const e = isAppError(err) ? err.cause : err;
+  return (e as { name?: string } | undefined)?.name;
 }

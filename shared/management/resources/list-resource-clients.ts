@@ -1,10 +1,10 @@
 import { arraySource, listCollection, resourceClientsCollection, type ListEnvelope, type ListParams } from '../../lists/index.ts';
 import type { ClientRecord } from '../../records/client-record.ts';
 import { keys } from '../../store/keys.ts';
+import { clientView } from '../clients/client-view.ts';
 import type { ManagementContext } from '../management-context.ts';
 import { loadResource } from './load-resource.ts';
 import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
-import { clientView } from '../clients/client-view.ts';
 import { resourceClientView } from './resource-client-view.ts';
 
 type View = Record<string, unknown>;

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 
 /**
  * The field rules of Resources and Scopes (spec §2.7, §2.8). The spec gives types only; the bounds
- * here are ours (docs/management-resources.md §1). Every rule fails with a message the pipeline
+ * here are ours (docs/management-resources.md §2). Every rule fails with a message the pipeline
  * prefixes with the field's path (`body.resource_metadata.token_lifetime: ...`, API.md §2).
  */
 
@@ -23,7 +23,7 @@ const string = () => v.string('must be a string');
 export const label = (max: number) =>
   v.pipe(string(), v.check((s) => s.trim().length > 0, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
 
-/** Free text; `""` clears it on modify (null is not accepted: docs/management-resources.md). */
+/** Free text; `""` clears it on modify (null is not accepted: docs/management-resources.md §2). */
 export const description = (max: number) => v.pipe(string(), v.maxLength(max, `must be at most ${max} characters`));
 
 export const bool = () => v.boolean('must be true or false');

@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { parseStageConfig } from './stages.ts';
+
+/**
+ * `npm run bootstrap -- --stage <name> [--region <region>]`: runs the stage's bootstrap function
+ * (functions/admin/bootstrap.ts) with `{"printCredentials": true}` and prints the Default Client's
+ * id and, the first time only, its secret (API.md §4: "in AWS a one-off command prints them once").
+ * Finds the function through the stack output `BootstrapFunctionName`. Needs AWS credentials
+ * allowed `cloudformation:DescribeStacks` on the stack and `lambda:InvokeFunction` on the function.
+ */
+
+export const OUTPUT_FUNCTION = 'BootstrapFunctionName';
+export const OUTPUT_ISSUER = 'Issuer';
+
+/** A failure with a message meant for the operator (no stack trace). */
+export class CliError extends Error {}
+
+export interface StageTarget {
+  stage: string;
+  stackName: string;
+  /** The stage's own region, else `--region`; else the SDK's usual lookup (AWS_REGION, profile). */
+  region: string | undefined;
+}
+
+export interface StageOutputs {
+  functionName: string;
+  issuer: string | undefined;
+}
+
+/** What the function returns (functions/admin/run-bootstrap.ts `BootstrapOutput`). */
+export interface BootstrapResult {
+  created: boolean;
+  clientId: string;
+  clientSecret?: string;
+}
+
+const USAGE = 'Usage: npm run bootstrap -- --stage <name> [--region <region>]';
+
+/** `--stage` must name a stage of cdk.json's `context.stages` (validated like `cdk synth` does). */
+export function parseCliArgs(argv: readonly string[], stages: Record<string, unknown>): StageTarget {
+  let values: { stage?: string | undefined; region?: string | undefined };
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: { stage: { type: 'string' }, region: { type: 'string' } }, strict: true }));
+  } catch (err) {
+    throw new CliError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const stage = values.stage;
+  if (!stage) throw new CliError(`--stage is required.\n${USAGE}`);
+  if (!(stage in stages)) throw new CliError(`Unknown stage "${stage}". Known stages (cdk.json): ${Object.keys(stages).join(', ')}.`);
+  const config = parseStageConfig(stage, stages[stage]);
+  return { stage, stackName: `IdentityService-${stage}`, region: config.region ?? values.region };
+}
+
+export async function findStageOutputs(cfn: CloudFormationClient, stackName: string): Promise<StageOutputs> {
+  let stack;
+  try {
+    ({ Stacks: [stack] = [] } = await cfn.send(new DescribeStacksCommand({ StackName: stackName })));
+  } catch (err) {
+    const e = err as { name?: string; message?: string };
+    if (e.name === 'ValidationError' && /does not exist/.test(e.message ?? '')) {
+      throw new CliError(`Stack ${stackName} does not exist in this account and region. Deploy it first: npx cdk deploy -c stage=${stackName.replace(/^IdentityService-/, '')}`);
+    }
+    throw new CliError(`Cannot read stack ${stackName}: ${e.name ?? 'Error'}: ${e.message ?? String(err)}`);
+  }
+  const output = (key: string) => stack?.Outputs?.find((o) => o.OutputKey === key)?.OutputValue;
+  const functionName = output(OUTPUT_FUNCTION);
+  if (!functionName) {
+    throw new CliError(`Stack ${stackName} has no ${OUTPUT_FUNCTION} output (deployed before bootstrap existed, or still deploying). Deploy it again.`);
+  }
+  return { functionName, issuer: output(OUTPUT_ISSUER) };
+}
+
+export async function invokeBootstrap(lambda: LambdaClient, functionName: string): Promise<BootstrapResult> {
+  let res;
+  try {
+    res = await lambda.send(
+      new InvokeCommand({
+        FunctionName: functionName,
+        InvocationType: 'RequestResponse',
+        Payload: new TextEncoder().encode(JSON.stringify({ printCredentials: true })),
+      }),
+    );
+  } catch (err) {
+    const e = err as { name?: string; message?: string };
+    throw new CliError(`Cannot invoke ${functionName}: ${e.name ?? 'Error'}: ${e.message ?? String(err)}`);
+  }
+  const text = res.Payload ? Buffer.from(res.Payload).toString('utf8') : '';
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    payload = undefined;
+  }
+  if (res.FunctionError) {
+    const p = payload as { errorType?: string; errorMessage?: string } | undefined;
+    throw new CliError(`The bootstrap function failed: ${p?.errorType ?? res.FunctionError}: ${p?.errorMessage ?? text}\nIts log is in the stage's function log group (stream name contains ${functionName}).`);
+  }
+  const r = payload as Partial<BootstrapResult> | undefined;
+  if (typeof r?.created !== 'boolean' || typeof r.clientId !== 'string' || (r.clientSecret !== undefined && typeof r.clientSecret !== 'string')) {
+    throw new CliError(`Unexpected answer from ${functionName}: ${text.slice(0, 200)}`);
+  }
+  return { created: r.created, clientId: r.clientId, ...(r.clientSecret ? { clientSecret: r.clientSecret } : {}) };
+}
+
+/** The lines to print. The secret appears only when the function returned it (the first time). */
+export function report(target: StageTarget, outputs: StageOutputs, result: BootstrapResult): string[] {
+  const issuer = outputs.issuer ?? '<issuer>';
+  const lines = [
+    `Stage ${target.stage} (stack ${target.stackName}): bootstrap done.`,
+    `  Default Client id:     ${result.clientId}${result.created ? ' (created now)' : ''}`,
+  ];
+  if (result.clientSecret) {
+    lines.push(
+      `  Default Client secret: ${result.clientSecret}`,
+      '',
+      'This is the only time the secret is shown: store it now (a password manager, AWS Secrets Manager).',
+      'A management token:',
+      `  curl -u '${result.clientId}:<secret>' -d grant_type=client_credentials -d audience=${issuer}/identity/v1/ ${issuer}/token`,
+    );
+  } else {
+    lines.push(
+      '',
+      'The Default Client already exists and its secret has been shown before; it is never shown twice.',
+      'To replace the secret, call the management API with a token that has update:client_keys:',
+      `  POST ${issuer}/identity/v1/clients/${result.clientId}/secret`,
+      'The answer carries the new secret; the old one stops working at once.',
+    );
+  }
+  return lines;
+}
+
+export interface BootstrapStageDeps {
+  cloudFormation: CloudFormationClient;
+  lambda: LambdaClient;
+}
+
+export async function bootstrapStage(target: StageTarget, deps: BootstrapStageDeps): Promise<string[]> {
+  const outputs = await findStageOutputs(deps.cloudFormation, target.stackName);
+  const result = await invokeBootstrap(deps.lambda, outputs.functionName);
+  return report(target, outputs, result);
+}
+
+async function main(): Promise<void> {
+  const cdkJson = JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as { context?: { stages?: Record<string, unknown> } };
+  const target = parseCliArgs(process.argv.slice(2), cdkJson.context?.stages ?? {});
+  const clientConfig = target.region ? { region: target.region } : {};
+  const deps = { cloudFormation: new CloudFormationClient(clientConfig), lambda: new LambdaClient(clientConfig) };
+  try {
+    const lines = await bootstrapStage(target, deps);
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    deps.cloudFormation.destroy();
+    deps.lambda.destroy();
+  }
+}
+
+if (import.meta.main) {
+  main().catch((err: unknown) => {
+    const message = err instanceof CliError ? err.message : `Bootstrap failed: ${(err as Error).message ?? String(err)}`;
+    process.stderr.write(`${message}\n`);
+    process.exitCode = 1;
+  });
+}
