@@ -57,7 +57,7 @@ export function parseCliArgs(argv: readonly string[], stages: Record<string, unk
 export async function findStageOutputs(cfn: CloudFormationClient, stackName: string): Promise<StageOutputs> {
   let stack;
   try {
-    ({ Stacks: [stack] = [] } = await cfn.send(new DescribeStacksCommand({ StackName: stackName })));
+    stack = (await cfn.send(new DescribeStacksCommand({ StackName: stackName }))).Stacks?.[0];
   } catch (err) {
     const e = err as { name?: string; message?: string };
     if (e.name === 'ValidationError' && /does not exist/.test(e.message ?? '')) {

@@ -7,6 +7,8 @@ export interface LoadTarget {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** Bodies to send round-robin instead of `body` (e.g. many distinct tokens to introspect). */
+  bodies?: readonly string[];
 }
 
 export interface LoadResult {
@@ -49,6 +51,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
     method: target.method,
     headers: target.headers,
     ...(target.body !== undefined ? { body: target.body } : {}),
+    ...(target.bodies?.length ? { requests: [roundRobin(target)] } : {}),
     connections: opts.connections,
     pipelining: 1,
     duration: opts.durationS,
@@ -75,5 +78,16 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
     serverCpuShare: round(treeCpuS / result.duration),
     okPerCpuS: round(result['2xx'] / serverCpuS),
     serverWaitShare: round(waitS / result.duration),
+  };
+}
+
+/** One autocannon request whose body cycles through `bodies` (each connection builds its next request from it). */
+function roundRobin(target: LoadTarget) {
+  const bodies = target.bodies!;
+  let i = 0;
+  return {
+    method: target.method,
+    headers: target.headers,
+    setupRequest: (req: Record<string, unknown>) => ({ ...req, body: bodies[i++ % bodies.length] }),
   };
 }

@@ -1,7 +1,8 @@
 import { oauthError } from '../errors.ts';
+import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import type { AuthenticatedClient } from './authenticate-client.ts';
 import { mintAccessToken } from './mint-access-token.ts';
-import type { OAuthDeps } from './oauth-deps.ts';
+import type { OAuthDeps, TokenResource } from './oauth-deps.ts';
 import { parseScope } from './parse-scope.ts';
 import type { TokenResponse } from './token-response.ts';
 
@@ -29,7 +30,10 @@ export async function grantClientCredentials(
   const audience = params.audience ?? params.resource;
   if (!audience) throw oauthError(400, 'invalid_request', 'body.audience: required (or resource, RFC 8707).');
 
-  const resource = await deps.findResource(client.tenant_id, audience);
+  // The management API lives in the default tenant and is shared by all (API.md §4).
+  const resource =
+    (await deps.findResource(client.tenant_id, audience)) ??
+    (client.tenant_id !== DEFAULT_TENANT_ID ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience)) : undefined);
   // RFC 8707 §2: an unknown resource, or one the client may not use, is invalid_target.
   if (!resource) throw oauthError(400, 'invalid_target', `body.audience: no resource "${audience}".`);
   if (!client.resources.has(resource.id)) {
@@ -57,3 +61,5 @@ export async function grantClientCredentials(
     ...(requested.length === scopes.length ? {} : { scope: scopes.join(' ') }),
   };
 }
+
+const systemOnly = (r: TokenResource | undefined) => (r?.is_system ? r : undefined);

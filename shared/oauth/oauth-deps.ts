@@ -27,6 +27,8 @@ export interface TokenResource {
   signing_secret: string | undefined;
   token_lifetime: number;
   rbac_enabled: boolean;
+  /** The management API: shared by every tenant (API.md §4). */
+  is_system: boolean;
   /** Scope id → scope name. */
   scope_names: Readonly<Record<string, string>>;
 }

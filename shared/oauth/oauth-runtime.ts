@@ -79,6 +79,7 @@ function caches(runtime: Runtime): RecordCaches {
           signing_secret: m.signing_algorithm === 'HS256' && m.signing_secret ? await secretBox.open(m.signing_secret) : undefined,
           token_lifetime: m.token_lifetime,
           rbac_enabled: m.rbac_enabled,
+          is_system: m.is_system,
           scope_names: r.scope_names,
         };
       });

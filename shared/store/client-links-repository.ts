@@ -52,9 +52,13 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
     if (!item) throw notFound(`Resource ${resourceId} not found.`);
     return toRecord<ResourceRecord>(item);
   };
-  /** API.md §4: a non-global client only sees its own tenant's resources. */
+  /**
+   * API.md §4: a non-global client only sees its own tenant's resources, and the system resource
+   * (the management API), which every tenant shares: a tenant's own admin client is authorized on
+   * it, and the tenant rules of the management API keep it inside its tenant.
+   */
   const visible = (client: ClientRecord, resource: ResourceRecord | undefined) =>
-    resource !== undefined && (client.is_global || resource.tenant_id === client.tenant_id);
+    resource !== undefined && (client.is_global || resource.tenant_id === client.tenant_id || resource.resource_metadata.is_system);
   const newLink = (client: ClientRecord, resourceId: string, actor: string): ClientResourceLink => {
     const at = now().toISOString();
     return { id: uuidv7(), tenant_id: client.tenant_id, client_id: client.id, resource_id: resourceId, created_by: actor, created_at: at, updated_by: actor, updated_at: at };

@@ -23,7 +23,7 @@ import { keyString } from './writes.ts';
  */
 export interface ClientPermissionsRepository {
   /**
-   * 404: client unknown, or a resource unknown / in another tenant (unless the client is global).
+   * 404: client unknown, or a resource unknown / in another tenant (unless the client is global or the resource is the shared system resource).
    * 409: the resource is not authorized to the client, or the permission exists.
    * 400: a scope is not a scope of that resource (the message names it).
    */
@@ -63,7 +63,8 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
         for (const id of resourceIds) {
           const item = found.get(keyString(keys.resource(id)));
           const r = item && toRecord<ResourceRecord>(item);
-          if (!r || (!p.client.is_global && r.tenant_id !== p.client.tenant_id)) throw notFound(`Resource ${id} not found.`);
+          // The system resource is shared by every tenant (client-links-repository.ts `visible`).
+          if (!r || (!p.client.is_global && r.tenant_id !== p.client.tenant_id && !r.resource_metadata.is_system)) throw notFound(`Resource ${id} not found.`);
           resources.set(id, r);
         }
         for (const id of resourceIds) {

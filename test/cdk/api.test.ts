@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { GATEWAY_ERRORS } from '../../infra/constructs/gateway-responses.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
+import { BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
 import { handlerModules, ROUTES } from '../../shared/routes.ts';
 import { apiMethods, arnRef, functionIds, synth } from './support.ts';
 
@@ -41,7 +42,8 @@ describe('REST API generated from the route table (DESIGN.md §2)', () => {
     const [roleId] = [...credentials];
     const role = template.toJSON().Resources[roleId!];
     expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain('apigateway.amazonaws.com');
-    // The only permission is the rotation schedule's (EventBridge → function).
+    // The only permission is the rotation schedule's (EventBridge → function); CloudFormation
+    // invokes the bootstrap custom resource with the deployer's credentials and needs none.
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission'));
     expect(permissions.map((p) => p.Properties.Principal)).toEqual(['events.amazonaws.com']);
   });
@@ -50,9 +52,9 @@ describe('REST API generated from the route table (DESIGN.md §2)', () => {
 describe('functions', () => {
   const fns = template.findResources('AWS::Lambda::Function');
 
-  it('one function per handler module, plus the fallback and the key rotation', () => {
-    expect([...fnIds.keys()].sort()).toEqual([...handlerModules(), FALLBACK_HANDLER, ROTATE_KEYS_HANDLER].sort());
-    expect(Object.keys(fns)).toHaveLength(handlerModules().length + 2);
+  it('one function per handler module, plus the fallback, the key rotation and the stage bootstrap', () => {
+    expect([...fnIds.keys()].sort()).toEqual([...handlerModules(), FALLBACK_HANDLER, ROTATE_KEYS_HANDLER, BOOTSTRAP_HANDLER].sort());
+    expect(Object.keys(fns)).toHaveLength(handlerModules().length + 3);
   });
 
   it('every function: Node.js 24 on arm64, JSON logs to one log group, the config env', () => {
@@ -65,7 +67,7 @@ describe('functions', () => {
       expect(p.LoggingConfig.LogFormat).toBe('JSON');
       logGroups.add(p.LoggingConfig.LogGroup.Ref);
       const env = p.Environment.Variables;
-      for (const key of ['TABLE_NAME', 'ISSUER', 'STAGE', 'MULTI_TENANT', 'KEY_MODE', 'KMS_KEY_ID', 'RECORD_CACHE_TTL_SECONDS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL']) {
+      for (const key of ['TABLE_NAME', 'ISSUER', 'STAGE', 'MULTI_TENANT', 'KEY_MODE', 'KMS_KEY_ID', 'RECORD_CACHE_TTL_SECONDS', 'KEY_RETIRE_AFTER_SECONDS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL']) {
         expect(env[key], key).toBeDefined();
       }
       expect(env.NODE_OPTIONS).toBe('--enable-source-maps');

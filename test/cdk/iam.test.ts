@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { effectiveGrants, grantsName, NO_ACCESS, unionAccess, type AccessProfile } from '../../infra/constructs/access-roles.ts';
+import { effectiveGrants, grantsName, NO_ACCESS, TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS, unionAccess, type AccessProfile } from '../../infra/constructs/access-roles.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { ROTATE_KEYS_HANDLER, ROTATION_ACCESS } from '../../infra/constructs/key-rotation.ts';
+import { BOOTSTRAP_ACCESS, BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
 import { handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
 import { actionsOf, arnRef, functionIds, functionRole, roleStatements, synth, type Statement } from './support.ts';
 
@@ -42,10 +43,10 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
     expect(kms('functions/clients/create-client').sort()).toEqual(['kms:Decrypt', 'kms:Encrypt']);
   });
 
-  it('envelope mode: the token function may Decrypt and make the first key pair, on the wrap key only', () => {
+  it('envelope mode: the token function may only Decrypt, on the wrap key (bootstrap made the first key pairs at deploy)', () => {
     const kms = onResource(statementsOf('functions/oauth/token'), wrapKeyId!);
-    expect(actionsOf(kms).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKeyPairWithoutPlaintext']);
-    expect(actionsOf(statementsOf('functions/oauth/token'))).not.toContain('kms:Sign');
+    expect(actionsOf(kms).sort()).toEqual(['kms:Decrypt']);
+    expect(actionsOf(statementsOf('functions/oauth/token')).filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
   });
 
   it('kms-sign mode: the token function may Sign with the signing key; read-only functions may not', () => {
@@ -65,9 +66,30 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
     expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
   });
 
-  it('key rotation: table readwrite, Decrypt and GenerateDataKeyPairWithoutPlaintext', () => {
+  it('key rotation: table readwrite and GenerateDataKeyPairWithoutPlaintext; no Decrypt (rotation never opens a private key)', () => {
     const actions = actionsOf(statementsOf(ROTATE_KEYS_HANDLER));
-    expect(actions).toEqual(expect.arrayContaining([...WRITES, 'kms:Decrypt', 'kms:GenerateDataKeyPairWithoutPlaintext']));
+    expect(actions).toEqual(expect.arrayContaining(WRITES));
+    expect(actionsOf(onResource(statementsOf(ROTATE_KEYS_HANDLER), wrapKeyId!))).toEqual(['kms:GenerateDataKeyPairWithoutPlaintext']);
+  });
+
+  it('stage bootstrap: table readwrite, Decrypt, Encrypt and GenerateDataKeyPairWithoutPlaintext on the wrap key', () => {
+    expect(actionsOf(statementsOf(BOOTSTRAP_HANDLER))).toEqual(expect.arrayContaining(WRITES));
+    expect(actionsOf(onResource(statementsOf(BOOTSTRAP_HANDLER), wrapKeyId!)).sort()).toEqual([
+      'kms:Decrypt',
+      'kms:Encrypt',
+      'kms:GenerateDataKeyPairWithoutPlaintext',
+    ]);
+  });
+
+  it('DESIGN.md §3.6: no function may Scan (or read streams), and the table grants name exactly the read and write actions', () => {
+    const tableActions = new Set<string>();
+    for (const [id, role] of Object.entries(template.findResources('AWS::IAM::Role'))) {
+      if (!JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com')) continue;
+      for (const a of actionsOf(roleStatements(template, id))) if (a.startsWith('dynamodb:')) tableActions.add(a);
+    }
+    expect(tableActions.has('dynamodb:Scan')).toBe(false);
+    expect([...tableActions].some((a) => a.includes('*') || a.includes('Stream') || a === 'dynamodb:GetRecords' || a === 'dynamodb:GetShardIterator')).toBe(false);
+    expect([...tableActions].sort()).toEqual([...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS].sort());
   });
 
   it('functions write logs only to their own log group (no AWSLambdaBasicExecutionRole)', () => {
@@ -86,6 +108,7 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
       ...handlerModules().map((h) => grantsOf(unionAccess(ROUTES.filter((r) => r.handler === h).map((r) => r.access)))),
       grantsOf(NO_ACCESS),
       grantsOf(ROTATION_ACCESS),
+      grantsOf(BOOTSTRAP_ACCESS),
     ]);
     expect(new Set(fnRoles).size).toBe(expected.size);
     expect(expected.size).toBeLessThan(handlerModules().length);
@@ -94,7 +117,7 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
   it('API Gateway may invoke exactly the service functions', () => {
     const methodRole = arnRef(Object.values(template.findResources('AWS::ApiGateway::Method'))[0]!.Properties.Integration.Credentials)!;
     const invokable = roleStatements(template, methodRole).flatMap((s) => (s.Resource as unknown[]).map(arnRef));
-    const apiFunctions = [...functionIds(template)].filter(([h]) => h !== ROTATE_KEYS_HANDLER).map(([, id]) => id);
+    const apiFunctions = [...functionIds(template)].filter(([h]) => h !== ROTATE_KEYS_HANDLER && h !== BOOTSTRAP_HANDLER).map(([, id]) => id);
     expect(invokable.sort()).toEqual(apiFunctions.sort());
     expect(actionsOf(roleStatements(template, methodRole))).toEqual(expect.arrayContaining(['lambda:InvokeFunction']));
     expect(new Set(actionsOf(roleStatements(template, methodRole)))).toEqual(new Set(['lambda:InvokeFunction']));

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintAccessToken } from '../../shared/oauth/mint-access-token.ts';
 import { oauthDeps } from '../../shared/oauth/oauth-runtime.ts';
 import { clientsFixture, DEFAULT_TENANT, UNKNOWN_ID, type ClientsFixture } from './support/clients-fixture.ts';
 
@@ -14,26 +13,31 @@ let other: Record<string, any>;
 const CLIENT_SCOPES = 'read:clients create:clients update:clients delete:clients read:client_keys update:client_keys';
 
 /**
- * A management token for a tenant-bound client, signed with the service's own keys exactly as
- * /token signs one. Minted here because /token cannot issue it yet: the management API is a
- * resource of the default tenant, and neither the link repository nor /token lets a client of
- * another tenant use it (docs/management-clients.md, "Open points").
+ * A management token for a tenant-bound client, end to end: the Default Client authorizes it on
+ * the management API (a system resource, shared by every tenant: API.md §4) and grants it the
+ * scopes; the client then gets its token from /token like anyone.
  */
-async function tenantToken(clientId: string, tenantId: string, scopes: string): Promise<string> {
+async function tenantToken(client: Record<string, any>, scopes: string): Promise<string> {
   const { runtime } = fx.svc.stack;
-  const resource = await oauthDeps(runtime).findResource(DEFAULT_TENANT, runtime.config.managementAudience);
-  const minted = await mintAccessToken(
-    { issuer: runtime.config.issuer, subject: clientId, clientId, tenantId, resource: resource!, scopes: scopes.split(' '), now: runtime.now() },
-    runtime.keys,
-  );
-  return minted.token;
+  const api = await oauthDeps(runtime).findResource(DEFAULT_TENANT, runtime.config.managementAudience);
+  const names = new Map(Object.entries(api!.scope_names).map(([id, name]) => [name, id]));
+  const linked = await fx.call('POST', `/clients/${client.id}/resources`, { body: { resources: [api!.id] } });
+  expect(linked.status, JSON.stringify(linked.body)).toBe(204);
+  const grant = { permissions: [{ resource_id: api!.id, scopes: scopes.split(' ').map((n) => names.get(n)!) }] };
+  expect((await fx.call('POST', `/clients/${client.id}/permissions`, { body: grant })).status).toBe(204);
+  const res = await fx.token(client.id, client.client_secret, runtime.config.managementAudience, scopes);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const token = res.body.access_token as string;
+  // the token belongs to the client's tenant: the management API confines it there
+  expect(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).tenant_id).toBe(client.tenant_id);
+  return token;
 }
 
 beforeAll(async () => {
   fx = await clientsFixture({ MULTI_TENANT: 'true' });
   tenantB = await fx.createTenant('tenant-b');
   bound = await fx.createClient({ client_name: 'tenant B admin', tenant_id: tenantB, is_global: false });
-  boundToken = await tenantToken(bound.id, tenantB, CLIENT_SCOPES);
+  boundToken = await tenantToken(bound, CLIENT_SCOPES);
   other = await fx.createClient({ client_name: 'default tenant client' });
 });
 afterAll(async () => fx?.stop());
