@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { inject } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/local-stack.ts';
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
@@ -20,7 +21,7 @@ export interface TestService {
  * fixed Default Client credentials: the same code path as `npm start`.
  */
 export async function startTestService(options: { env?: Record<string, string>; throttle?: { rateLimit: number; burstLimit: number } } = {}): Promise<TestService> {
-  const clientId = randomUUID();
+  const clientId = uuidv7(); // ids are UUIDv7 so that id order is creation order (docs/data-model.md)
   const clientSecret = generateClientSecret();
   const stack = await startLocalStack({
     port: 0,
