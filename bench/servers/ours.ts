@@ -7,17 +7,18 @@
  * argv[2]: JSON `{clientId, clientSecret, tableName, keepRouteThrottles?}`.
  */
 import { startLocalStack } from '../../infra/local/local-stack.ts';
-import { liftRouteThrottles, UNTHROTTLED } from '../lib/throttles.ts';
+import { routeThrottlesOf, UNTHROTTLED } from '../lib/throttles.ts';
 import { announceReady } from './announce.ts';
 
 const opts = JSON.parse(process.argv[2] ?? '{}') as { clientId: string; clientSecret: string; tableName: string; keepRouteThrottles?: boolean };
-const liftedThrottles = opts.keepRouteThrottles ? [] : liftRouteThrottles();
+const liftedThrottles = opts.keepRouteThrottles ? [] : routeThrottlesOf();
 
 const stack = await startLocalStack({
   port: 0,
   dataDir: null,
   tableName: opts.tableName,
   stageThrottle: UNTHROTTLED,
+  routeThrottles: opts.keepRouteThrottles ? 'routes' : 'stage-only',
   defaultClientId: opts.clientId,
   defaultClientSecret: opts.clientSecret,
   env: {},

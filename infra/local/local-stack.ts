@@ -16,6 +16,8 @@ export interface LocalStackOptions {
   dynamodbEndpoint?: string | undefined;
   tableName: string;
   stageThrottle: Throttle;
+  /** `stage-only`: every route uses the stage throttle (benchmarks must not measure 429s). */
+  routeThrottles?: 'routes' | 'stage-only';
   /** Extra service settings (env names of shared/config.ts), e.g. MULTI_TENANT, DOCS_URL. */
   env?: Record<string, string | undefined>;
   defaultClientId?: string | undefined;
@@ -67,7 +69,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       defaultClientId: options.defaultClientId,
       defaultClientSecret: options.defaultClientSecret,
     });
-    const server = await startLocalServer({ port, stageThrottle: options.stageThrottle, docsUrl: config.docsUrl, runtime });
+    const server = await startLocalServer({ port, stageThrottle: options.stageThrottle, routeThrottles: options.routeThrottles ?? 'routes', docsUrl: config.docsUrl, runtime });
     const runtimeFile = dataDir ? join(dataDir, 'runtime.json') : undefined;
     if (runtimeFile) {
       writeFileSync(runtimeFile, JSON.stringify({ dynamodbEndpoint: endpoint, tableName: options.tableName, masterKeyFile: config.localMasterKeyFile, url: server.url }, null, 2));

@@ -19,6 +19,8 @@ export interface LocalServerOptions {
   host?: string;
   /** The stage's default throttle (API Gateway stage settings); routes may override it. */
   stageThrottle: Throttle;
+  /** `stage-only` ignores the routes' own throttles (benchmarks); default: as API Gateway applies them. */
+  routeThrottles?: 'routes' | 'stage-only';
   stage?: string;
   docsUrl?: string | undefined;
   /** The runtime every handler of this server sees (several local stacks can share a process). */
@@ -57,7 +59,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     const key = `${route.method} ${route.path}`;
     let b = buckets.get(key);
     if (!b) {
-      const t = route.throttle ?? options.stageThrottle;
+      const t = (options.routeThrottles !== 'stage-only' && route.throttle) || options.stageThrottle;
       b = new TokenBucket(t.rateLimit, t.burstLimit);
       buckets.set(key, b);
     }

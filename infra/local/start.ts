@@ -4,7 +4,7 @@ import { startLocalStack } from './local-stack.ts';
  * `npm start`: the whole service on http://localhost:3000. Settings (all optional):
  *   PORT (3000), DATA_DIR (.data), DYNAMODB_IN_MEMORY (false), DYNAMODB_ENDPOINT (spawn DynamoDB
  *   Local when unset), TABLE_NAME (identity-local), THROTTLE_RATE / THROTTLE_BURST (stage throttle,
- *   100/200), DEFAULT_CLIENT_ID / DEFAULT_CLIENT_SECRET, and the service settings of shared/config.ts
+ *   100/200), THROTTLE_ROUTES (false: the routes' own throttles are off), DEFAULT_CLIENT_ID / DEFAULT_CLIENT_SECRET, and the service settings of shared/config.ts
  *   (MULTI_TENANT, DOCS_URL, RECORD_CACHE_TTL_SECONDS, REVOCATION_CACHE_TTL_SECONDS).
  */
 const env = process.env;
@@ -19,6 +19,7 @@ try {
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT,
     tableName: env.TABLE_NAME ?? 'identity-local',
     stageThrottle: { rateLimit: Number(env.THROTTLE_RATE ?? 100), burstLimit: Number(env.THROTTLE_BURST ?? 200) },
+    routeThrottles: env.THROTTLE_ROUTES === 'false' ? 'stage-only' : 'routes',
     defaultClientId: env.DEFAULT_CLIENT_ID,
     defaultClientSecret: env.DEFAULT_CLIENT_SECRET,
     env: {

@@ -1,4 +1,6 @@
+import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
+import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
 
 /** What the OAuth endpoints need to know of a client (built from the stored Client record). */
@@ -41,4 +43,6 @@ export interface OAuthDeps {
   revocations: RevocationsRepository;
   issuer: string;
   now: () => Date;
+  /** Claims of tokens whose signature already verified, by the token's SHA-256 (verify-resource-token.ts). */
+  verifiedTokens: TtlCache<AccessTokenClaims>;
 }

@@ -10,6 +10,9 @@ interface RecordCaches {
   deps: OAuthDeps;
 }
 
+/** A verified signature is remembered this long (time claims are re-checked on every use). */
+const VERIFIED_TOKEN_TTL_MS = 5 * 60 * 1000;
+
 /** One set of caches per runtime (per container in Lambda; per local stack locally). */
 const perRuntime = new WeakMap<Runtime, RecordCaches>();
 
@@ -46,6 +49,7 @@ function caches(runtime: Runtime): RecordCaches {
     revocations: runtime.revocations,
     issuer: config.issuer,
     now,
+    verifiedTokens: new TtlCache(VERIFIED_TOKEN_TTL_MS, 10_000),
     async findClient(clientId) {
       const hit = await clients.getOrLoad(clientId, async () => {
         const found = await clientsRepo.getClientWithGrants(clientId);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { OAuthDeps } from './oauth-deps.ts';
@@ -38,7 +39,21 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
   }
 }
 
-/** Any access token this service issued: HS256 with a Resource's secret, or ES256/RS256 with our keys. */
+/**
+ * Any access token this service issued: HS256 with a Resource's secret, or ES256/RS256 with our
+ * keys. A token whose signature verified once is remembered by its SHA-256 for a few minutes
+ * (`deps.verifiedTokens`): resource servers introspect the same token on every request, and the
+ * signature check is most of an introspection's CPU. Time claims are still checked on every use.
+ */
 export async function verifyIssuedToken(token: string, deps: OAuthDeps): Promise<AccessTokenClaims> {
-  return (await verifyResourceToken(token, deps)) ?? (await verifyAccessToken(token, deps)).claims;
+  const digest = createHash('sha256').update(token).digest('base64url');
+  const known = deps.verifiedTokens.get(digest);
+  if (known) {
+    const now = deps.now().getTime() / 1000;
+    if (known.exp <= now || (known.nbf !== undefined && known.nbf > now)) throw new InvalidAccessToken('expired');
+    return known;
+  }
+  const claims = (await verifyResourceToken(token, deps)) ?? (await verifyAccessToken(token, deps)).claims;
+  deps.verifiedTokens.set(digest, claims);
+  return claims;
 }

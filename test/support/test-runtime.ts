@@ -6,7 +6,7 @@ import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import type { TestTable } from './dynamodb.ts';
 
 /** A local-mode runtime on a test table (real DynamoDB Local, real AES-GCM master key in a temp dir). */
-export function testRuntime(table: TestTable, env: Record<string, string> = {}): Runtime {
+export function testRuntime(table: TestTable, env: Record<string, string> = {}, now?: () => Date): Runtime {
   const config = loadConfig({
     TABLE_NAME: table.tableName,
     DYNAMODB_ENDPOINT: table.endpoint,
@@ -16,5 +16,5 @@ export function testRuntime(table: TestTable, env: Record<string, string> = {}):
     LOCAL_MASTER_KEY_FILE: join(mkdtempSync(join(tmpdir(), 'idkeys-')), 'master.key'),
     ...env,
   });
-  return createRuntime(config, { db: table.db });
+  return createRuntime(config, { db: table.db, ...(now ? { now } : {}) });
 }
