@@ -1,5 +1,5 @@
 import { introspectionHandler } from '../../shared/oauth/introspection-handler.ts';
-import { introspectView } from '../../shared/oauth/introspection-views.ts';
+import { INTROSPECT_FIELDS, introspectView } from '../../shared/oauth/introspection-views.ts';
 
 /** POST /introspect: RFC 7662 §2.2, NumericDates and registered claim names. */
-export const handler = introspectionHandler(introspectView);
+export const handler = introspectionHandler(introspectView, INTROSPECT_FIELDS);

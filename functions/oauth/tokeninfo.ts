@@ -1,5 +1,5 @@
 import { introspectionHandler } from '../../shared/oauth/introspection-handler.ts';
-import { tokeninfoView } from '../../shared/oauth/introspection-views.ts';
+import { TOKENINFO_FIELDS, tokeninfoView } from '../../shared/oauth/introspection-views.ts';
 
 /** POST /tokeninfo: the spec's introspection (2.11), ISO timestamps and `subject`. */
-export const handler = introspectionHandler(tokeninfoView);
+export const handler = introspectionHandler(tokeninfoView, TOKENINFO_FIELDS);

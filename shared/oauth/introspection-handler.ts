@@ -1,15 +1,15 @@
 import { httpHandler } from '../http/http-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
 import { authenticateIntrospectionCaller, introspectFor, type Introspection } from './introspect-token.ts';
-import { IntrospectionBodySchema, IntrospectionQuerySchema, requireToken } from './introspection-request.ts';
+import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';
 import { oauthDeps } from './oauth-runtime.ts';
 
 /** `/tokeninfo` and `/introspect` differ only in the view of the same introspection. */
-export function introspectionHandler(view: (r: Introspection) => Record<string, unknown>) {
+export function introspectionHandler(view: (r: Introspection) => Record<string, unknown>, fields: readonly string[]) {
   return httpHandler({ oauth: true, body: IntrospectionBodySchema, query: IntrospectionQuerySchema }, async (req) => {
     const deps = oauthDeps(req.runtime);
     const caller = await authenticateIntrospectionCaller(req.headers, req.body, deps);
     const result = await introspectFor(requireToken(req.body, req.query), caller, deps);
-    return jsonResponse(200, view(result), NO_STORE);
+    return jsonResponse(200, projectFields(view(result), req.query.fields, fields), NO_STORE);
   });
 }

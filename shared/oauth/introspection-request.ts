@@ -10,11 +10,31 @@ export const IntrospectionBodySchema = v.looseObject({
   client_id: optional,
   client_secret: optional,
 });
-export const IntrospectionQuerySchema = v.looseObject({ token: optional, token_type_hint: optional });
+export const IntrospectionQuerySchema = v.looseObject({
+  token: optional,
+  token_type_hint: optional,
+  /** Spec 4.2 `fields`: `?fields=a,b` keeps only those members of an active answer. */
+  fields: v.optional(v.pipe(v.string(), v.maxLength(512))),
+});
 
 /** Spec 4.2: `token` may come in the form body or the query. */
 export function requireToken(body: { token?: string | undefined }, query: { token?: string | undefined }): string {
   const token = body.token ?? query.token;
   if (!token) throw oauthError(400, 'invalid_request', 'body.token: required.');
   return token;
+}
+
+/**
+ * Applies spec 4.1's `fields` to an active introspection answer; an unknown name is a 400 naming
+ * it (spec 7.2). `active` always stays: it is what the answer means. An inactive answer is only
+ * ever `{active: false}` (RFC 7662 §2.2).
+ */
+export function projectFields(view: Record<string, unknown>, fields: string | undefined, known: readonly string[]): Record<string, unknown> {
+  if (fields === undefined || view.active !== true) return view;
+  const names = fields.split(',').map((f) => f.trim()).filter(Boolean);
+  const unknown = names.find((n) => !known.includes(n));
+  if (unknown !== undefined) throw oauthError(400, 'invalid_request', `query.fields: unknown field "${unknown}".`);
+  const out: Record<string, unknown> = { active: true };
+  for (const n of names) if (n in view) out[n] = view[n];
+  return out;
 }

@@ -235,3 +235,18 @@ describe('bearer verification on management routes (RFC 8725, RFC 9068 §4)', ()
   });
 });
 
+
+describe('/tokeninfo fields (spec 4.1, 4.2)', () => {
+  it('keeps only the named members of an active answer, and refuses an unknown name with 400', async () => {
+    const token = await svc.managementToken('read:clients');
+    const auth = { authorization: basicAuth(svc.clientId, svc.clientSecret) };
+    const res = await post('/tokeninfo?fields=client_id,scope', form({ token }), auth);
+    expect(res.status).toBe(200);
+    expect(await res.json() as any).toEqual({ active: true, client_id: svc.clientId, scope: 'read:clients' });
+    const bad = await post('/tokeninfo?fields=client_id,password', form({ token }), auth);
+    expect(bad.status).toBe(400);
+    expect(await bad.json() as any).toMatchObject({ code: 'invalid_request', message: 'query.fields: unknown field "password".' });
+    const inactive = await post('/tokeninfo?fields=client_id', form({ token: 'x.y.z' }), auth);
+    expect(await inactive.json() as any).toEqual({ active: false });
+  });
+});
