@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../shared/store/keys.ts';
 import { translateError } from '../../shared/store/translate-error.ts';
 
 /**
@@ -6,10 +7,9 @@ import { translateError } from '../../shared/store/translate-error.ts';
  * `client_id`, `shown_at`. In AWS the deploy-time bootstrap creates the Default Client but cannot
  * show its secret (a custom resource response is visible in the CloudFormation console), so the
  * secret stays sealed in the client record until `npm run bootstrap` asks for it; this marker makes
- * that happen once per stage. Its key lives here rather than in shared/store/keys.ts only because
- * that module belongs to another change in flight; it collides with no other partition.
+ * that happen once per stage.
  */
-const MARKER_KEY = { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' } as const;
+const MARKER_KEY = keys.defaultClientSecretShown;
 
 export interface CredentialsReveal {
   /** True once any caller has been given the secret. */
