@@ -58,7 +58,7 @@ export const StageSettingsSchema = v.strictObject({
   removalPolicy: v.optional(v.picklist(['destroy', 'retain']), 'retain'),
   logLevel: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
   tracing: v.optional(v.boolean(), false),
-  recordCacheTtlSeconds: v.optional(int(0, 300), 5),
+  recordCacheTtlSeconds: v.optional(int(0, 300), 1),
   /**
    * `KEY_RETIRE_AFTER_SECONDS`: how long a demoted signing key stays published. Must be at least the
    * longest token lifetime any Resource may set (docs/keys.md); same bounds as shared/config.ts.

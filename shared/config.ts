@@ -35,7 +35,7 @@ const EnvSchema = v.object({
   /** How long a container trusts its cached copy of the signing-keys partition. */
   KEY_CACHE_TTL_SECONDS: int(5, 1, 60),
   /** How long a container trusts a cached client or resource record (docs/tokens.md). */
-  RECORD_CACHE_TTL_SECONDS: int(5, 0, 300),
+  RECORD_CACHE_TTL_SECONDS: int(1, 0, 300),
   /** How long a container trusts a "not revoked" answer (docs/tokens.md); 0 reads every time. */
   REVOCATION_CACHE_TTL_SECONDS: int(1, 0, 60),
   SERVICE_NAME: v.optional(v.string(), 'identity-service'),

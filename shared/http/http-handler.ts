@@ -75,8 +75,10 @@ export function httpHandler<
   return middy<HttpEvent, HttpResponse>(core)
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLog())
-    .use(errorRenderer(spec.oauth ?? false))
+    // middy runs onError hooks last-registered first: the renderer must set the error response
+    // before the security headers are added to it.
     .use(httpSecurityHeaders({ contentSecurityPolicy: { 'default-src': "'none'", 'frame-ancestors': "'none'" } }))
+    .use(errorRenderer(spec.oauth ?? false))
     .use(httpHeaderNormalizer())
     .use(bodyLimit())
     .use(httpJsonBodyParser({ disableContentTypeError: true }))

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { forbidden, notFound } from '../errors.ts';
+import { forbidden, notFound, unauthorized } from '../errors.ts';
 import type { Caller } from '../http/authenticate.ts';
 import { validate } from '../http/validate.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
@@ -32,9 +32,10 @@ export async function managementContext(
   if (!caller) throw new Error('managementContext on a route without bearer auth');
   const actor = caller.claims.sub;
   const client = await findClient(caller.claims.client_id);
-  // A token outlives nothing: a deleted client's tokens act as a non-global client of the token's tenant.
-  const isGlobal = client?.is_global ?? false;
-  const ownTenant = client?.tenant_id ?? caller.claims.tenant_id ?? DEFAULT_TENANT_ID;
+  // A deleted client's tokens die with it (as its refresh tokens and secret do).
+  if (!client) throw unauthorized('The client of this token no longer exists.', { headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' } });
+  const isGlobal = client.is_global;
+  const ownTenant = client.tenant_id;
   if (!multiTenant) return { actor, tenantId: DEFAULT_TENANT_ID, isGlobal: true };
   const requested = validate(TenantHeader, headers.tenant_id, 'header.tenant_id');
   if (isGlobal) return { actor, tenantId: requested ?? DEFAULT_TENANT_ID, isGlobal };

@@ -30,10 +30,13 @@ export async function grantClientCredentials(
   const audience = params.audience ?? params.resource;
   if (!audience) throw oauthError(400, 'invalid_request', 'body.audience: required (or resource, RFC 8707).');
 
-  // The management API lives in the default tenant and is shared by all (API.md §4).
+  // The management API is the system resource of the default tenant, shared by every tenant
+  // (API.md §4); its identifier names nothing else. Any other audience is a resource of the
+  // client's own tenant.
   const resource =
-    (await deps.findResource(client.tenant_id, audience)) ??
-    (client.tenant_id !== DEFAULT_TENANT_ID ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience)) : undefined);
+    audience === deps.managementAudience
+      ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience))
+      : await deps.findResource(client.tenant_id, audience);
   // RFC 8707 §2: an unknown resource, or one the client may not use, is invalid_target.
   if (!resource) throw oauthError(400, 'invalid_target', `body.audience: no resource "${audience}".`);
   if (!client.resources.has(resource.id)) {

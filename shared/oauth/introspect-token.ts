@@ -1,6 +1,6 @@
 import { invalidClient } from '../errors.ts';
 import { bearerToken } from '../http/authenticate.ts';
-import { InvalidAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import { verifyIssuedToken } from './verify-resource-token.ts';
 import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
@@ -11,8 +11,9 @@ const INACTIVE = { active: false } as const;
 
 /**
  * Who is asking (spec 4.2 Token info: Bearer or Basic; RFC 7662 §2.1: the caller must be
- * authorized). A bearer caller is the client its own valid, unrevoked token was issued to.
- * Public clients cannot introspect (they hold no credential).
+ * authorized). A bearer caller is the client its own token was issued to: the token must be
+ * signed by the service keys (never an HS256 token, whose secret a tenant may choose), unrevoked,
+ * and its client must still exist. Public clients cannot introspect (they hold no credential).
  */
 export async function authenticateIntrospectionCaller(
   headers: Record<string, string | undefined>,
@@ -21,8 +22,14 @@ export async function authenticateIntrospectionCaller(
 ): Promise<OAuthClient> {
   const bearer = bearerToken(headers);
   if (bearer) {
-    const own = await introspectFor(bearer, undefined, deps);
-    const client = own.active ? await deps.findClient(own.claims.client_id) : undefined;
+    let claims: AccessTokenClaims;
+    try {
+      ({ claims } = await verifyAccessToken(bearer, deps));
+    } catch (err) {
+      if (err instanceof InvalidAccessToken) throw invalidClient('The bearer token is not valid.');
+      throw err;
+    }
+    const client = (await deps.revocations.isRevoked(claims.jti)) ? undefined : await deps.findClient(claims.client_id);
     if (!client) throw invalidClient('The bearer token is not valid.');
     return client;
   }
@@ -33,10 +40,11 @@ export async function authenticateIntrospectionCaller(
 
 /**
  * RFC 7662 §2.2: an invalid, expired, revoked or foreign token is `{active: false}` and nothing
- * else. Foreign = of another tenant than a non-global caller's (API.md §4). Storage failures are
- * thrown (503), never reported as active (DESIGN.md §3.8).
+ * else. Foreign = of another tenant than a non-global caller's (API.md §4). A token whose client
+ * has been deleted is inactive too. Storage failures are thrown (503), never reported as active
+ * (DESIGN.md §3.8).
  */
-export async function introspectFor(token: string, caller: OAuthClient | undefined, deps: OAuthDeps): Promise<Introspection> {
+export async function introspectFor(token: string, caller: OAuthClient, deps: OAuthDeps): Promise<Introspection> {
   let claims: AccessTokenClaims;
   try {
     claims = await verifyIssuedToken(token, deps);
@@ -44,7 +52,8 @@ export async function introspectFor(token: string, caller: OAuthClient | undefin
     if (err instanceof InvalidAccessToken) return INACTIVE;
     throw err;
   }
-  if (caller && !caller.is_global && claims.tenant_id !== caller.tenant_id) return INACTIVE;
+  if (!caller.is_global && claims.tenant_id !== caller.tenant_id) return INACTIVE;
   if (await deps.revocations.isRevoked(claims.jti)) return INACTIVE;
+  if (!(await deps.findClient(claims.client_id))) return INACTIVE;
   return { active: true, claims };
 }

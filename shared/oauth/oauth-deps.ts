@@ -42,6 +42,8 @@ export interface OAuthDeps {
   keys: KeyStore;
   revocations: RevocationsRepository;
   issuer: string;
+  /** `{issuer}/identity/v1/`: the audience of management tokens (API.md §4). */
+  managementAudience: string;
   now: () => Date;
   /** Claims of tokens whose signature already verified, by the token's SHA-256 (verify-resource-token.ts). */
   verifiedTokens: TtlCache<AccessTokenClaims>;

@@ -48,6 +48,7 @@ function caches(runtime: Runtime): RecordCaches {
     keys: runtime.keys,
     revocations: runtime.revocations,
     issuer: config.issuer,
+    managementAudience: config.managementAudience,
     now,
     verifiedTokens: new TtlCache(VERIFIED_TOKEN_TTL_MS, 10_000),
     async findClient(clientId) {

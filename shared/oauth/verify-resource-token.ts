@@ -32,7 +32,14 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
       currentDate: deps.now(),
       requiredClaims: ['sub', 'jti', 'exp', 'iat', 'client_id'],
     });
-    return payload as AccessTokenClaims;
+    const claims = payload as AccessTokenClaims;
+    // The secret may have been chosen by a tenant: the token only counts for a client of that
+    // same tenant that is still authorized on the resource (a forged client_id gets nothing).
+    const client = await deps.findClient(claims.client_id);
+    if (!client || client.tenant_id !== resource.tenant_id || !client.resources.has(resource.id) || claims.tenant_id !== resource.tenant_id) {
+      throw new InvalidAccessToken('token not bound to an authorized client of the resource');
+    }
+    return claims;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) throw new InvalidAccessToken(err.message, { cause: err });
     throw err;
@@ -41,7 +48,7 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
 
 /**
  * Any access token this service issued: HS256 with a Resource's secret, or ES256/RS256 with our
- * keys. A token whose signature verified once is remembered by its SHA-256 for a few minutes
+ * keys. An ES256/RS256 token whose signature verified once is remembered by its SHA-256 for a few minutes
  * (`deps.verifiedTokens`): resource servers introspect the same token on every request, and the
  * signature check is most of an introspection's CPU. Time claims are still checked on every use.
  */
@@ -53,7 +60,9 @@ export async function verifyIssuedToken(token: string, deps: OAuthDeps): Promise
     if (known.exp <= now || (known.nbf !== undefined && known.nbf > now)) throw new InvalidAccessToken('expired');
     return known;
   }
-  const claims = (await verifyResourceToken(token, deps)) ?? (await verifyAccessToken(token, deps)).claims;
+  const hs256 = await verifyResourceToken(token, deps);
+  if (hs256) return hs256; // not remembered: its validity follows the Resource's secret and links
+  const { claims } = await verifyAccessToken(token, deps);
   deps.verifiedTokens.set(digest, claims);
   return claims;
 }

@@ -29,9 +29,10 @@ describe('local server: health (spec 4.4)', () => {
     });
   }
 
-  it('answers 401 unauthorized with a Bearer challenge without a token', async () => {
+  it('answers 401 unauthorized with a Bearer challenge without a token, with the security headers', async () => {
     const res = await fetch(`${svc.url}/company/v1/health`);
     expect(res.status).toBe(401);
+    for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
     expect(await res.json() as any).toEqual({ code: 'unauthorized', message: expect.any(String) });
   });
@@ -57,9 +58,10 @@ describe('local server: spec-shaped errors (API.md §2)', () => {
     expect(await res.json() as any).toEqual({ code: 'method_not_allowed', message: expect.any(String) });
   });
 
-  it('a malformed JSON body is 400 naming the body', async () => {
+  it('a malformed JSON body is 400 naming the body, with the security headers', async () => {
     const res = await fetch(`${svc.url}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
     expect(res.status).toBe(400);
+    for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
     expect(await res.json() as any).toMatchObject({ code: 'invalid_request', message: 'body: malformed JSON.' });
   });
 

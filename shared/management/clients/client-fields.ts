@@ -62,8 +62,43 @@ export const appMetadata = v.pipe(
 );
 
 /**
+ * Free JSON is stored as a DynamoDB map, which cannot hold all of JSON: an empty member name is
+ * "Empty attribute name", nesting past 32 levels (counted from the item's top attribute) is
+ * refused, numbers must lie within ±(2^53 - 1) for the SDK to marshal them exactly and must not
+ * fall below 1e-130 in magnitude. Each was a 500 (test/handlers/fuzz-management-clients.test.ts);
+ * refused here they are a 400 naming the member. 16 levels leave room for where the object sits.
+ */
+export const OPEN_OBJECT_MAX_DEPTH = 16;
+
+function unstorable(value: unknown, path: string, depth: number): string | undefined {
+  const at = path ? `${path}: ` : '';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return `${at}numbers must be finite and at most ${Number.MAX_SAFE_INTEGER} in magnitude`;
+    if (value !== 0 && Math.abs(value) < 1e-130) return `${at}numbers must be 0 or at least 1e-130 in magnitude`;
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth > OPEN_OBJECT_MAX_DEPTH) return `${at}must nest at most ${OPEN_OBJECT_MAX_DEPTH} levels of objects and arrays`;
+  const entries = Array.isArray(value) ? value.map((x, i) => [String(i), x] as const) : Object.entries(value);
+  for (const [k, x] of entries) {
+    if (!Array.isArray(value) && k === '') return `${at}member names must not be empty`;
+    const problem = unstorable(x, path ? `${path}.${k}` : k, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Refuses what DynamoDB cannot store (see `unstorable`), naming the member. */
+export const storableJson = v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+  if (!dataset.typed) return;
+  const problem = unstorable(dataset.value, '', 1);
+  if (problem) addIssue({ message: problem });
+});
+
+/**
  * An open JSON object (spec §2.3's urls/oauth/saml/wsfed: "inner fields not shown"), bounded by
- * its serialised size so one client cannot grow towards DynamoDB's 400 KB item limit.
+ * its serialised size so one client cannot grow towards DynamoDB's 400 KB item limit, and
+ * holding only what DynamoDB can store.
  */
 export const openObject = (maxBytes: number) =>
   v.pipe(
@@ -71,4 +106,5 @@ export const openObject = (maxBytes: number) =>
     notArray,
     v.record(v.string(), v.unknown(), 'must be a JSON object'),
     v.check((o) => Buffer.byteLength(JSON.stringify(o)) <= maxBytes, `must be at most ${maxBytes} bytes as JSON`),
+    storableJson,
   );

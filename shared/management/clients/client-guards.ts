@@ -41,8 +41,10 @@ export function assertDefaultClientKept(current: ClientRecord, next: ClientRecor
     : next.is_global !== current.is_global ? 'is_global'
     : next.tenant_id !== current.tenant_id ? 'tenant_id'
     : !next.client_metadata.grant_types.includes('client_credentials') ? 'client_metadata.grant_types'
+    // an expiring secret would lock the operator out when it passes (bootstrap cannot undo it)
+    : next.client_secret_expires_at !== null && next.client_secret_expires_at !== current.client_secret_expires_at ? 'client_secret_expires_at'
     : undefined;
-  if (broken) throw forbidden(`body.${broken}: the Default Client must stay a global confidential client_credentials client.`);
+  if (broken) throw forbidden(`body.${broken}: the Default Client must stay a global confidential client_credentials client whose secret does not expire.`);
 }
 
 /**

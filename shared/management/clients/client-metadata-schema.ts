@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { closedObject, integer, notArray, openObject } from './client-fields.ts';
+import { closedObject, integer, notArray, openObject, storableJson } from './client-fields.ts';
 
 /**
  * `client_metadata` (spec §2.3). grant_types, refresh_token and id_token are closed (their fields
@@ -42,6 +42,8 @@ const urls = v.pipe(
     'must be a JSON object',
   ),
   v.check((o) => Buffer.byteLength(JSON.stringify(o)) <= 16_384, 'must be at most 16384 bytes as JSON'),
+  // Its unknown members are kept as sent, so they must be storable too.
+  storableJson,
 );
 
 /** One year; Auth0's ceiling for absolute refresh-token lifetime is of that order. */

@@ -9,3 +9,6 @@ export const clientPermissionsListQuery = listQuerySchema(clientPermissionsColle
 
 /** DESIGN.md §4: stored secrets are shown on reads only to tokens with `read:client_keys`. */
 export const readsClientKeys = (caller: Caller | undefined): boolean => caller?.scopes.has('read:client_keys') ?? false;
+
+/** Minting a new secret (also by turning a public client confidential) needs `update:client_keys`. */
+export const rotatesClientKeys = (caller: Caller | undefined): boolean => caller?.scopes.has('update:client_keys') ?? false;

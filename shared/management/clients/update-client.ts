@@ -1,4 +1,4 @@
-import { conflict } from '../../errors.ts';
+import { conflict, insufficientScope } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
 import type { ClientPatch, ClientRecord } from '../../records/client-record.ts';
 import { mergePatch, type DeepPartial } from '../../store/merge-patch.ts';
@@ -22,7 +22,15 @@ import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
  * (400). A public client that becomes confidential gets a new secret first (shown in this
  * response), so there is no moment at which it is confidential with a stale secret.
  */
-export async function updateClient(deps: ClientDeps, ctx: ManagementContext, clientId: string, body: UpdateClientInput, params: RecordParams, readsKeys: boolean): Promise<Record<string, unknown>> {
+export async function updateClient(
+  deps: ClientDeps,
+  ctx: ManagementContext,
+  clientId: string,
+  body: UpdateClientInput,
+  params: RecordParams,
+  readsKeys: boolean,
+  rotatesKeys: boolean,
+): Promise<Record<string, unknown>> {
   const current = await loadVisibleClient(deps, ctx, clientId);
   assertMayChange(ctx, current);
   const patch = toClientPatch(body);
@@ -40,6 +48,8 @@ export async function updateClient(deps: ClientDeps, ctx: ManagementContext, cli
 
   let exposure: SecretExposure = NO_SECRET;
   if (current.is_public && !next.is_public) {
+    // The new secret is shown in this response: that is a key change (API.md §6 scopes).
+    if (!rotatesKeys) throw insufficientScope('update:client_keys');
     const secret = deps.generateSecret();
     await deps.clients.changeSecret(clientId, secret, ctx.actor, { expiresAt: body.client_secret_expires_at ?? null });
     exposure = { kind: 'plaintext', secret };

@@ -1,6 +1,6 @@
 import { loadResource } from './load-resource.ts';
 import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
-import { assertClientsVisible } from './visible-clients.ts';
+import { assertClientsVisible, assertLinksMayChange } from './visible-clients.ts';
 
 /**
  * `POST /resources/{id}/clients` `{clients: [client_id]}` (API.md §6, the mirror of
@@ -9,8 +9,8 @@ import { assertClientsVisible } from './visible-clients.ts';
  * `aggregations.clients` and the client's `aggregations.resources` in the same transaction.
  */
 export async function authorizeResourceClients(deps: ResourceDeps, access: ResourceAccess, resourceId: string, clientIds: readonly string[]): Promise<void> {
-  await loadResource(deps, resourceId, access.ctx);
-  await assertClientsVisible(deps, clientIds, access.ctx);
+  const resource = await loadResource(deps, resourceId, access.ctx);
+  assertLinksMayChange(access.ctx, await assertClientsVisible(deps, clientIds, access.ctx), resource, false);
   await deps.links.authorizeClients(resourceId, clientIds, access.ctx.actor);
   for (const id of new Set(clientIds)) deps.forgetClient(id);
 }

@@ -19,7 +19,7 @@ export async function createResource(
   body: CreateResourceBody,
   params: RecordParams,
 ): Promise<Record<string, unknown>> {
-  checkNewMetadata(body.resource_metadata);
+  checkNewMetadata(body.resource_metadata, deps.managementAudience);
   const tenantId = access.ctx.tenantId;
   // A global caller's `tenant_id` header is not checked against the tenants (management-context.ts):
   // never create a resource in a tenant that does not exist.

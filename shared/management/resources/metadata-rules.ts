@@ -21,12 +21,23 @@ function checkIsSystem(given: boolean | undefined, current: boolean): void {
   if (given !== undefined && given !== current) throw badRequest('body.resource_metadata.is_system: is read-only');
 }
 
-export function checkNewMetadata(m: ResourceMetadataBody | undefined): void {
+/**
+ * The management API's identifier names the system resource and nothing else: a resource of a
+ * tenant with that identifier would let the tenant mint management tokens with scopes it chose.
+ */
+function checkNotReserved(identifierUrl: string | undefined, managementAudience: string): void {
+  if (identifierUrl === managementAudience) {
+    throw forbidden('body.resource_metadata.identifier_url: is reserved for the management API.');
+  }
+}
+
+export function checkNewMetadata(m: ResourceMetadataBody | undefined, managementAudience: string): void {
   checkIsSystem(m?.is_system, false);
+  checkNotReserved(m?.identifier_url, managementAudience);
   checkSecret(m?.signing_algorithm ?? RESOURCE_METADATA_DEFAULTS.signing_algorithm, m?.signing_secret !== undefined, false);
 }
 
-export function checkResourcePatch(current: ResourceRecord, body: UpdateResourceBody): void {
+export function checkResourcePatch(current: ResourceRecord, body: UpdateResourceBody, managementAudience: string): void {
   // Spec §4.3: resource_type is not part of the update body; the current value is tolerated so a
   // record read with GET can be sent back with PUT.
   if (body.resource_type !== undefined && body.resource_type !== current.resource_type) {
@@ -36,6 +47,7 @@ export function checkResourcePatch(current: ResourceRecord, body: UpdateResource
   if (!m) return;
   const now = current.resource_metadata;
   checkIsSystem(m.is_system, now.is_system);
+  if (!now.is_system) checkNotReserved(m.identifier_url, managementAudience);
   const algorithm = m.signing_algorithm ?? now.signing_algorithm;
   // Management tokens are verified with the service's own keys (ES256/RS256): an HS256 management
   // API would lock every caller out.

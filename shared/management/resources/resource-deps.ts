@@ -18,6 +18,8 @@ export interface ResourceDeps {
   readonly tenants: TenantsRepository;
   /** API.md §4 multi-tenant mode (a stage setting). */
   readonly multiTenant: boolean;
+  /** The management API's identifier (API.md §4): reserved for the system resource. */
+  readonly managementAudience: string;
   readonly secretBox: SecretBox;
   /** The list cursors' HMAC key (docs/lists.md §5). */
   readonly cursorKey: () => Promise<Buffer>;
@@ -49,6 +51,7 @@ export function resourceDeps(runtime: Runtime): ResourceDeps {
     clients: clientsRepository(db, config.tableName, now, secretBox),
     tenants: tenantsRepository(db, config.tableName, now),
     multiTenant: config.multiTenant,
+    managementAudience: config.managementAudience,
     secretBox,
     cursorKey: () => runtime.serviceSecret('cursor'),
     forgetResources: () => forgetResources(runtime),

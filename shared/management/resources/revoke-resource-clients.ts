@@ -1,6 +1,6 @@
 import { loadResource } from './load-resource.ts';
 import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
-import { assertClientsVisible } from './visible-clients.ts';
+import { assertClientsVisible, assertLinksMayChange } from './visible-clients.ts';
 
 /**
  * `DELETE /resources/{id}/clients` `{clients: [client_id]}` (API.md §6): 204. Also removes those
@@ -9,8 +9,8 @@ import { assertClientsVisible } from './visible-clients.ts';
  * resource is refused at once in this container (their cached grants are dropped).
  */
 export async function revokeResourceClients(deps: ResourceDeps, access: ResourceAccess, resourceId: string, clientIds: readonly string[]): Promise<void> {
-  await loadResource(deps, resourceId, access.ctx);
-  await assertClientsVisible(deps, clientIds, access.ctx);
+  const resource = await loadResource(deps, resourceId, access.ctx);
+  assertLinksMayChange(access.ctx, await assertClientsVisible(deps, clientIds, access.ctx), resource, true);
   await deps.links.revokeClients(resourceId, clientIds);
   for (const id of new Set(clientIds)) deps.forgetClient(id);
 }

@@ -19,7 +19,7 @@ export async function updateResource(
   params: RecordParams,
 ): Promise<Record<string, unknown>> {
   const current = await loadResource(deps, id, access.ctx);
-  checkResourcePatch(current, body);
+  checkResourcePatch(current, body, deps.managementAudience);
   const { resource_type: _fixed, resource_metadata, ...fields } = body;
   const patch: ResourcePatch = { ...fields };
   if (resource_metadata) {

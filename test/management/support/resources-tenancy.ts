@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { forgetClient, forgetResources } from '../../../shared/oauth/oauth-runtime.ts';
 import { SYSTEM_ACTOR_ID } from '../../../shared/records/common.ts';
-import { MANAGEMENT_SCOPES } from '../../../shared/routes.ts';
+import { DEFAULT_TENANT_ID } from '../../../shared/records/tenant-record.ts';
 import { clientLinksRepository } from '../../../shared/store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../../../shared/store/client-permissions-repository.ts';
 import { entity } from '../../../shared/store/entity.ts';
@@ -14,11 +14,9 @@ import type { ResourcesFixture } from './resources-fixture.ts';
 /**
  * Multi-tenant fixtures made with the repositories (the Tenants endpoints do not exist yet).
  *
- * A non-global client gets its management token from /token like anyone: /token looks the
- * audience up in the CLIENT's tenant, and the management API resource made at bootstrap lives in
- * the default tenant, so the tenant gets its own copy of it (same identifier_url, every management
- * scope) that the client is authorized and granted on. How the management API should be offered to
- * tenant-bound clients is an open point (docs/management-resources.md §6).
+ * A non-global client gets its management token from /token like anyone: the management API is
+ * the system resource of the default tenant, shared by every tenant (API.md §4); the client is
+ * authorized and granted on it, and its token carries its own tenant.
  */
 export function tenancyFixture(fx: ResourcesFixture) {
   const { runtime } = fx.svc.stack;
@@ -41,20 +39,7 @@ export function tenancyFixture(fx: ResourcesFixture) {
     /** A non-global confidential client of `tenantId` and a real /token management token for it. */
     async tenantAdmin(tenantId: string, scope = 'read:resources create:resources update:resources delete:resources') {
       const client = await fx.createClient({ tenant_id: tenantId, is_global: false, client_name: `admin of ${tenantId}` });
-      let apiId = await resources.findIdByIdentifier(tenantId, fx.svc.managementAudience);
-      if (!apiId) {
-        const api = await resources.create(
-          {
-            tenant_id: tenantId,
-            resource_type: 'api',
-            resource_name: 'Management API',
-            resource_metadata: { identifier_url: fx.svc.managementAudience, is_system: true },
-          },
-          SYSTEM_ACTOR_ID,
-          MANAGEMENT_SCOPES.map((scope_name) => ({ scope_name })),
-        );
-        apiId = api.id;
-      }
+      const apiId = (await resources.findIdByIdentifier(DEFAULT_TENANT_ID, fx.svc.managementAudience))!;
       const all = await scopes.list(apiId);
       await links.authorize(client.id, [apiId], SYSTEM_ACTOR_ID);
       await permissions.grant(client.id, [{ resource_id: apiId, scopes: all.map((s) => s.id) }], SYSTEM_ACTOR_ID);
