@@ -113,10 +113,11 @@ function errorRenderer(oauth: boolean): middy.MiddlewareObj<HttpEvent, HttpRespo
   return {
     onError: (request) => {
       const err = toAppError(request.error);
-      if (!err.expose) {
+      if (err.status === 500) {
         logger.error('unhandled error', { code: err.code, error: (err.cause as Error) ?? err, detail: err.detail });
       } else if (err.status >= 500) {
-        logger.warn('dependency error', { code: err.code, detail: err.detail });
+        // A dependency failed after retries (503) or an option is unsupported (501): expected, not a bug.
+        logger.warn('dependency error', { code: err.code, cause: (err.cause as Error)?.message, detail: err.detail });
       }
       request.response = renderError(err, getRuntime().config.docsUrl, oauth);
     },
