@@ -9,7 +9,7 @@ import { readClientPartition } from './client-partition.ts';
 import { collectionAll, collectionCount, collectionPage, countWrite, type CollectionPage, type CollectionPageRequest } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
-import { notExists } from './expression.ts';
+import { equals, notExists } from './expression.ts';
 import { keys } from './keys.ts';
 import { putMarker } from './markers.ts';
 import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
@@ -30,6 +30,11 @@ export interface ClientWithGrants {
 export interface UpdateOptions {
   /** If-Match: fail with 409 unless the record is still at this version (no silent re-merge). */
   expectedVersion?: number;
+  /**
+   * The caller's rules on the merged record, re-run on every attempt: a lost race re-merges the
+   * patch into a newer record, and the rules must hold for what is actually written.
+   */
+  validate?: (current: ClientRecord, next: ClientRecord) => void | Promise<void>;
 }
 
 /**
@@ -111,14 +116,22 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
         ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
         write: async (current) => {
           const next = mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>);
+          await options.validate?.(current, next);
           const changed: Record<string, unknown> = { ...changedFields(current, next, EDITABLE), updated_by: actor, updated_at: now().toISOString() };
           const units: Write[][] = [];
-          if (next.tenant_id !== current.tenant_id) {
+          const moves = next.tenant_id !== current.tenant_id;
+          if (moves) {
+            // Its links would point into the old tenant: only a client without any may move, and
+            // the write requires that no link appeared since this read (links bump links_version).
+            if (current.aggregations.resources > 0) {
+              throw conflict('body.tenant_id: the client has resources authorized in its tenant; revoke them before moving it.');
+            }
             // Moving tenants moves the client between two collections and their counters.
             changed.GSI1PK = keys.collection(next.tenant_id, 'CLIENTS');
             units.push([countWrite(current.tenant_id, 'CLIENTS', -1), countWrite(next.tenant_id, 'CLIENTS', 1)]);
           }
-          units.unshift([versionedUpdate(keys.client(id), changed, current.version)]);
+          const guard = moves ? { condition: equals('links_version', current.links_version) } : {};
+          units.unshift([versionedUpdate(keys.client(id), changed, current.version, guard)]);
           const { attributes } = await commitPlan(db, tableName, [units.flat()]);
           return attributes ? toRecord<ClientRecord>(attributes) : mustGet(id);
         },

@@ -1,5 +1,5 @@
 import { conflict, type AppError } from '../errors.ts';
-import { and, equals, exists } from './expression.ts';
+import { and, equals, exists, type Condition } from './expression.ts';
 import { isRetryable, withRetries } from './retry.ts';
 import { updateItem, type Key, type Path, type Write } from './writes.ts';
 
@@ -8,14 +8,15 @@ import { updateItem, type Key, type Path, type Write } from './writes.ts';
  * `version` to expected + 1, and requires `version = expected`. A failed condition is a
  * `RetryableConflict` that `updateWithRetry` turns into a re-read and a re-applied merge.
  */
-export function versionedUpdate(key: Key, fields: Record<string, unknown>, expectedVersion: number, extra: { remove?: readonly Path[] } = {}): Write {
+export function versionedUpdate(key: Key, fields: Record<string, unknown>, expectedVersion: number, extra: { remove?: readonly Path[]; condition?: Condition } = {}): Write {
   const set: [Path, unknown][] = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => [k, v]);
   const unset = Object.entries(fields).filter(([, v]) => v === undefined).map(([k]) => k);
   set.push(['version', expectedVersion + 1]);
   const remove = [...unset, ...(extra.remove ?? [])];
-  return updateItem(key, { set, ...(remove.length ? { remove } : {}), condition: and(exists, equals('version', expectedVersion)) });
+  const condition = extra.condition ? and(exists, equals('version', expectedVersion), extra.condition) : and(exists, equals('version', expectedVersion));
+  return updateItem(key, { set, ...(remove.length ? { remove } : {}), condition });
 }
 
 export interface UpdateWithRetry<R extends { version: number }> {

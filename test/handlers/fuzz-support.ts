@@ -63,6 +63,9 @@ export interface Seeds {
   otherScopeId: string;
   /** A resource authorized to nobody. */
   freeResourceId: string;
+  /** A non-global client of `otherTenantId` and its all-scopes management token. */
+  tenantClientId: string;
+  tenantToken: string;
 }
 
 export interface World {
@@ -72,9 +75,7 @@ export interface World {
   systemResourceId: string;
   systemScopeId: string;
   otherTenantId: string;
-  /** A non-global client of `otherTenantId`. */
-  tenantClientId: string;
-  tokens: { admin: string; tenant: string; noScope: string; otherAudience: string };
+  tokens: { admin: string; noScope: string; otherAudience: string };
   cursors: string[];
   invoke(call: Call): Promise<HttpResponse>;
   /** Fresh records for one route's fuzzing, so a DELETE of an earlier route does not starve it. */
@@ -192,12 +193,6 @@ export async function createWorld(prefix: string): Promise<World> {
   const call = (method: string, path: string, params: Record<string, string> | null, body?: unknown, query: [string, string][] = [], multiTenant = false, headers = adminHeaders()) =>
     invoke({ route: route(method, path), multiTenant, pathParameters: params, headers, query, body: body === undefined ? undefined : JSON.stringify(body) });
 
-  const tenantClient = await ok(
-    call('POST', `${M}/clients`, null, { client_name: 'tenant admin', is_global: false, tenant_id: otherTenantId }, [], true),
-    201,
-    'tenant client',
-  );
-
   const sign = (claims: Record<string, unknown>) => {
     const now = Math.floor(Date.now() / 1000);
     return single.keys.signJwt('ES256', { typ: 'at+jwt' }, {
@@ -212,7 +207,6 @@ export async function createWorld(prefix: string): Promise<World> {
   };
   const tokens = {
     admin,
-    tenant: await sign({ sub: tenantClient.id, client_id: tenantClient.id, tenant_id: otherTenantId, scope: MANAGEMENT_SCOPES.join(' ') }),
     noScope: await sign({ sub: defaultClientId, client_id: defaultClientId, scope: 'read:users' }),
     otherAudience: await sign({ sub: defaultClientId, client_id: defaultClientId, aud: 'https://elsewhere.example/', scope: MANAGEMENT_SCOPES.join(' ') }),
   };
@@ -243,7 +237,23 @@ export async function createWorld(prefix: string): Promise<World> {
       204,
       'seed permission',
     );
-    return { clientId: client.id, publicClientId: publicClient.id, resourceId: resource.id, scopeId: scope.id, otherScopeId: other.id, freeResourceId: free.id };
+    // Made per route too: a fuzzed DELETE of it must not turn the rest of the run into 401s.
+    const tenantClient = await ok(
+      call('POST', `${M}/clients`, null, { client_name: `tenant admin ${i}`, is_global: false, tenant_id: otherTenantId }, [], true),
+      201,
+      'tenant client',
+    );
+    const tenantToken = await sign({ sub: tenantClient.id, client_id: tenantClient.id, tenant_id: otherTenantId, scope: MANAGEMENT_SCOPES.join(' ') });
+    return {
+      clientId: client.id,
+      publicClientId: publicClient.id,
+      resourceId: resource.id,
+      scopeId: scope.id,
+      otherScopeId: other.id,
+      freeResourceId: free.id,
+      tenantClientId: tenantClient.id,
+      tenantToken,
+    };
   };
 
   // Real cursors of a few lists, so `cursor` is also fuzzed with valid and lightly tampered ones.
@@ -267,7 +277,6 @@ export async function createWorld(prefix: string): Promise<World> {
     systemResourceId: systemResource.id,
     systemScopeId: scopes.items[0].id,
     otherTenantId,
-    tenantClientId: tenantClient.id,
     tokens,
     cursors,
     invoke,
@@ -285,7 +294,7 @@ const ROUTE_BY_KEY = new Map(ROUTES.map((r) => [`${r.method} ${r.path}`, r]));
 const clip = (s: string, n = 400) => (s.length > n ? `${s.slice(0, n)}...(${s.length} chars)` : s);
 
 /** What a failure prints (also fast-check's counterexample): enough to replay the request by hand. */
-export function describeCall(call: Call, tokens?: World['tokens']): string {
+export function describeCall(call: Call, tokens?: Record<string, string>): string {
   const names = Object.entries(tokens ?? {}).map(([name, t]) => [t, `<${name} token>`] as const);
   const headers = Object.fromEntries(
     Object.entries(call.headers).map(([k, v]) => [k, clip(names.reduce((acc, [t, name]) => acc.replaceAll(t, name), v), 120)]),
@@ -388,12 +397,20 @@ type Mutation =
   | { kind: 'extra'; name: string; value: unknown }
   | { kind: 'replace'; value: unknown };
 
+interface ObjOptions {
+  required?: readonly string[];
+  /** Field names of other bodies, tried as unknown fields. */
+  extraNames?: readonly string[];
+  /** One object in `rarity` is mutated: 4 for a whole body, more for nested objects so that most bodies stay valid. */
+  rarity?: number;
+}
+
 /**
- * An object of some of `fields` (`required` always), and in about one case in four one mutation:
- * a field's value replaced by junk, a field dropped, an extra key (prototype names, typos, fields
- * of other bodies), or the whole object replaced by junk.
+ * An object of some of `fields` (`required` always), and sometimes one mutation: a field's value
+ * replaced by junk, a field dropped, an extra key (prototype names, typos, fields of other
+ * bodies), or the whole object replaced by junk.
  */
-export function obj(fields: Record<string, fc.Arbitrary<unknown>>, required: readonly string[] = [], extraNames: readonly string[] = []): fc.Arbitrary<unknown> {
+export function obj(fields: Record<string, fc.Arbitrary<unknown>>, { required = [], extraNames = [], rarity = 10 }: ObjOptions = {}): fc.Arbitrary<unknown> {
   const names = Object.keys(fields);
   const base = fc.record(fields, { requiredKeys: [...required] }) as fc.Arbitrary<Record<string, unknown>>;
   const name = fc.constantFrom(...names);
@@ -411,7 +428,7 @@ export function obj(fields: Record<string, fc.Arbitrary<unknown>>, required: rea
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('replace' as const), value: junk }) },
   );
   return fc
-    .tuple(base, fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: mutation }))
+    .tuple(base, fc.oneof({ weight: rarity - 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: mutation }))
     .map(([b, m]) => {
       if (!m) return b;
       if (m.kind === 'replace') return m.value;
@@ -470,10 +487,21 @@ const isoTimestamp = fc.oneof(
   },
 );
 
+/** JSON values DynamoDB stores (fc.jsonValue's doubles are mostly out of its range). */
+const plainJson: fc.Arbitrary<unknown> = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.oneof(fc.string({ maxLength: 6 }), fc.integer()), { maxLength: 3 }),
+  fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean()), { maxKeys: 3 }),
+);
+
 /** Spec §2.3's open objects (urls/oauth/saml/wsfed): anything JSON, including what DynamoDB refuses. */
 const openObject = fc.oneof(
+  { weight: 24, arbitrary: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), plainJson, { maxKeys: 4 }) },
   {
-    weight: 6,
+    weight: 2,
     arbitrary: fc.dictionary(
       fc.oneof({ weight: 12, arbitrary: fc.string({ maxLength: 8 }) }, { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', '') }),
       fc.jsonValue({ maxDepth: 3 }),
@@ -487,19 +515,19 @@ const openObject = fc.oneof(
 
 const appMetadata = fc.oneof(
   { weight: 6, arbitrary: fc.uniqueArray(fc.record({ key: text(255), value: freeText(1024) }), { selector: (e) => e.key, maxLength: 4 }) },
-  { weight: 1, arbitrary: arr(obj({ key: text(255), value: freeText(1024) }, ['key', 'value'])) },
+  { weight: 1, arbitrary: arr(obj({ key: text(255), value: freeText(1024) }, { required: ['key', 'value'], rarity: 3 })) },
   { weight: 1, arbitrary: fc.constantFrom([{ key: 'a', value: '1' }, { key: 'a', value: '2' }], [], [{ key: '__proto__', value: '' }]) },
 );
 
 function clientFields(ids: IdPools): Record<string, fc.Arbitrary<unknown>> {
-  const urlList = fc.oneof({ weight: 8, arbitrary: fc.array(url, { maxLength: 3 }) }, { weight: 1, arbitrary: arr(url) });
+  const urlList = fc.oneof({ weight: 12, arbitrary: fc.array(goodUrl, { maxLength: 3 }) }, { weight: 1, arbitrary: arr(url) });
   return {
     client_name: text(128),
     client_type: fc.constantFrom(...CLIENT_TYPES),
     client_description: fc.oneof(freeText(1024), fc.constant(null)),
     client_metadata: obj({
       grant_types: fc.oneof(fc.subarray([...GRANT_TYPES]), fc.constant(['client_credentials', 'client_credentials']), arr(fc.constantFrom(...GRANT_TYPES, 'code'))),
-      urls: obj({ redirect_uris: urlList, post_logout_redirect_uris: urlList, allowed_origins: urlList, web_origins: urlList, other: fc.jsonValue({ maxDepth: 2 }), n: awkwardNumber }),
+      urls: obj({ redirect_uris: urlList, post_logout_redirect_uris: urlList, allowed_origins: urlList, web_origins: urlList, other: plainJson }),
       refresh_token: obj({ expiration_enabled: fc.boolean(), expiration_lifetime: fc.oneof(fc.integer({ min: 60, max: 31_536_000 }), fc.constantFrom(59, 31_536_001, 60.5)) }),
       id_token: obj({ expiration_lifetime: fc.oneof(fc.integer({ min: 60, max: 2_592_000 }), fc.constantFrom(0, 2_592_001)) }),
       oauth: openObject,
@@ -516,10 +544,10 @@ function clientFields(ids: IdPools): Record<string, fc.Arbitrary<unknown>> {
 }
 
 /** Spec §4.3's Client bodies (client-body-schemas.ts, client-metadata-schema.ts). */
-export const createClientBody = (ids: IdPools) => obj(clientFields(ids), ['client_name'], ['resources', 'resource_name']);
+export const createClientBody = (ids: IdPools) => obj(clientFields(ids), { required: ['client_name'], extraNames: ['resources', 'resource_name'], rarity: 4 });
 export function updateClientBody(ids: IdPools): fc.Arbitrary<unknown> {
   const { client_type: _notUpdatable, ...fields } = clientFields(ids);
-  return obj(fields, [], ['client_type', 'client_secret']);
+  return obj(fields, { extraNames: ['client_type', 'client_secret'], rarity: 4 });
 }
 
 /** HS256 with a secret or another algorithm without one, mostly; any mix sometimes (400s). */
@@ -562,8 +590,8 @@ function resourceFields(ids: IdPools): Record<string, fc.Arbitrary<unknown>> {
     app_metadata: appMetadata,
   };
 }
-export const createResourceBody = (ids: IdPools) => obj(resourceFields(ids), ['resource_type', 'resource_name'], ['scopes', 'client_name', 'tenant_id']);
-export const updateResourceBody = (ids: IdPools) => obj(resourceFields(ids), [], ['scopes', 'client_name', 'tenant_id']);
+export const createResourceBody = (ids: IdPools) => obj(resourceFields(ids), { required: ['resource_type', 'resource_name'], extraNames: ['scopes', 'client_name', 'tenant_id'], rarity: 4 });
+export const updateResourceBody = (ids: IdPools) => obj(resourceFields(ids), { extraNames: ['scopes', 'client_name', 'tenant_id'], rarity: 4 });
 
 const scopeName = fc.oneof(
   { weight: 6, arbitrary: fc.stringMatching(/^[\x21\x23-\x5B\x5D-\x7E]{1,24}$/) },
@@ -571,8 +599,8 @@ const scopeName = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('a b', '"q"', 'back\\slash', 'é', '', 'x'.repeat(255), 'x'.repeat(256), '__proto__', 'constructor') },
 );
 /** `{scope_name, scope_description}` (scope-bodies.ts). */
-export const createScopeBody = () => obj({ scope_name: scopeName, scope_description: freeText(500) }, ['scope_name'], ['scopes']);
-export const updateScopeBody = () => obj({ scope_name: scopeName, scope_description: freeText(500) }, [], ['scopes']);
+export const createScopeBody = () => obj({ scope_name: scopeName, scope_description: freeText(500) }, { required: ['scope_name'], extraNames: ['scopes'], rarity: 4 });
+export const updateScopeBody = () => obj({ scope_name: scopeName, scope_description: freeText(500) }, { extraNames: ['scopes'], rarity: 4 });
 
 export interface IdPools {
   client: fc.Arbitrary<string>;
@@ -598,7 +626,7 @@ const notUuid = fc.oneof(
 );
 
 export function idPools(world: World, seeds: Seeds): IdPools {
-  const clients = [seeds.clientId, seeds.publicClientId, world.defaultClientId, world.tenantClientId];
+  const clients = [seeds.clientId, seeds.publicClientId, world.defaultClientId, seeds.tenantClientId];
   const resources = [seeds.resourceId, seeds.freeResourceId, world.systemResourceId];
   const scopes = [seeds.scopeId, seeds.otherScopeId, world.systemScopeId];
   const tenants = [DEFAULT_TENANT_ID, world.otherTenantId];
@@ -631,10 +659,10 @@ export function bodyFields(route: Route, ids: IdPools): fc.Arbitrary<unknown> | 
       return updateClientBody(ids);
     case 'authorize-client-resources':
     case 'revoke-client-resources':
-      return obj({ resources: arr(ids.resource) }, ['resources'], ['clients']);
+      return obj({ resources: arr(ids.resource) }, { required: ['resources'], extraNames: ['clients'], rarity: 4 });
     case 'grant-client-permissions':
     case 'revoke-client-permissions':
-      return obj({ permissions: arr(obj({ resource_id: ids.resource, scopes: arr(ids.scope) }, ['resource_id', 'scopes'])) }, ['permissions'], ['resources']);
+      return obj({ permissions: arr(obj({ resource_id: ids.resource, scopes: arr(ids.scope) }, { required: ['resource_id', 'scopes'] })) }, { required: ['permissions'], extraNames: ['resources'], rarity: 4 });
     case 'create-resource':
       return createResourceBody(ids);
     case 'update-resource':
@@ -645,7 +673,7 @@ export function bodyFields(route: Route, ids: IdPools): fc.Arbitrary<unknown> | 
       return updateScopeBody();
     case 'authorize-resource-clients':
     case 'revoke-resource-clients':
-      return obj({ clients: arr(ids.client) }, ['clients'], ['resources']);
+      return obj({ clients: arr(ids.client) }, { required: ['clients'], extraNames: ['resources'], rarity: 4 });
     default:
       return undefined;
   }
@@ -803,10 +831,10 @@ export function pathParams(route: Route, ids: IdPools): fc.Arbitrary<Record<stri
 }
 
 /** Authorization and the `tenant_id` header, with header-name case varied. */
-export function authHeaders(world: World, ids: IdPools): fc.Arbitrary<Record<string, string>> {
+export function authHeaders(world: World, seeds: Seeds, ids: IdPools): fc.Arbitrary<Record<string, string>> {
   const auth = fc.oneof(
     { weight: 14, arbitrary: fc.constant(`Bearer ${world.tokens.admin}`) },
-    { weight: 3, arbitrary: fc.constant(`Bearer ${world.tokens.tenant}`) },
+    { weight: 3, arbitrary: fc.constant(`Bearer ${seeds.tenantToken}`) },
     { weight: 1, arbitrary: fc.constantFrom(`Bearer ${world.tokens.noScope}`, `Bearer ${world.tokens.otherAudience}`, `bearer  ${world.tokens.admin}`, `Basic ${world.tokens.admin}`) },
     { weight: 1, arbitrary: fc.oneof(fc.string().map((s) => `Bearer ${s}`), fc.constantFrom('Bearer', 'Bearer a.b.c', `Bearer ${world.tokens.admin}x`, '', `Bearer ${'a'.repeat(10_000)}`)) },
     { weight: 1, arbitrary: fc.constant(undefined) },
@@ -827,7 +855,7 @@ export function calls(world: World, route: Route, seeds: Seeds): fc.Arbitrary<Ca
     .record({
       multiTenant: fc.boolean(),
       pathParameters: pathParams(route, ids),
-      auth: authHeaders(world, ids),
+      auth: authHeaders(world, seeds, ids),
       query: queries(route, world.cursors, ids),
       body: bodies(bodyFields(route, ids)),
       lowerContentType: fc.boolean(),
@@ -837,7 +865,7 @@ export function calls(world: World, route: Route, seeds: Seeds): fc.Arbitrary<Ca
       if (body.contentType !== undefined) headers[lowerContentType ? 'content-type' : 'Content-Type'] = body.contentType;
       const call: Call = { route, multiTenant, pathParameters, headers, query, body: body.body, ...(body.base64 ? { isBase64Encoded: true } : {}) };
       // A readable counterexample: tokens by name, long strings clipped.
-      const text = describeCall(call, world.tokens);
+      const text = describeCall(call, { ...world.tokens, tenant: seeds.tenantToken });
       return Object.assign(call, { [fc.toStringMethod]: () => text, toString: () => text });
     });
 }

@@ -54,7 +54,12 @@ export async function updateClient(
     await deps.clients.changeSecret(clientId, secret, ctx.actor, { expiresAt: body.client_secret_expires_at ?? null });
     exposure = { kind: 'plaintext', secret };
   }
-  const updated = await deps.clients.update(clientId, patch, ctx.actor);
+  const updated = await deps.clients.update(clientId, patch, ctx.actor, {
+    validate: (latest, merged) => {
+      assertDefaultClientKept(latest, merged);
+      assertGrantTypesFit(merged.is_public, merged.client_metadata.grant_types);
+    },
+  });
   deps.forget(clientId);
   if (exposure.kind === 'none' && mayReadSecret(ctx, updated, readsKeys)) exposure = { kind: 'sealed' };
   return presentClient(deps, updated, params, exposure);
