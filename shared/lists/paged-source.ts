@@ -15,10 +15,8 @@ export interface RepositoryPage<R> {
 export interface PagedSourceOptions<R, T> {
   /** The collection's identity, tenant included: the GSI1PK (`keys.collection(tenantId, 'CLIENTS')`). */
   readonly id: string;
-  /** One Query page in id order (`(req) => clients.listPage(tenantId, req)`). */
+  /** One Query page in id order (`(req) => clients.listPage(tenantId, req)`); also pages `all()` for `q` and non-default `sort`. */
   readonly listPage: (request: RepositoryPageRequest) => Promise<RepositoryPage<R>>;
-  /** Every record (`() => clients.listAll(tenantId)`), for `q` and non-default `sort`. */
-  readonly listAll: () => Promise<R[]>;
   /** `() => clients.count(tenantId)` (the counter item). */
   readonly count?: () => Promise<number>;
   /**
@@ -34,7 +32,7 @@ export interface PagedSourceOptions<R, T> {
 }
 
 /**
- * Adapts a repository's `listPage` / `listAll` / `count` to a `CollectionSource`. `page` keeps
+ * Adapts a repository's `listPage` / `count` to a `CollectionSource`. `page` keeps
  * calling `listPage` while DynamoDB stops short of the limit (its 1 MB cap), so the list sees
  * "fewer only at the end".
  */
@@ -55,8 +53,19 @@ export function pagedSource<R, T extends Record<string, unknown>>(options: Paged
       }
       return entries.slice(0, limit);
     },
-    async all() {
-      return (await options.listAll()).map(view);
+    // Pages through the collection and stops at `max + 1` records, so an oversized collection is
+    // refused (docs/lists.md) after reading just past the cap, not after reading all of it.
+    async all({ max }) {
+      const out: T[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const request: RepositoryPageRequest = { limit: Math.min(1000, max + 1 - out.length) };
+        if (start) request.exclusiveStartKey = start;
+        const { items, lastEvaluatedKey } = await options.listPage(request);
+        for (const r of items) out.push(view(r));
+        start = lastEvaluatedKey;
+      } while (start && out.length <= max);
+      return out;
     },
     ...(options.count ? { count: options.count } : {}),
     ...(options.expand ? { expand: options.expand } : {}),

@@ -449,6 +449,9 @@ export const arr = (item: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
     { weight: 1, arbitrary: fc.array(fc.oneof(item, junk), { minLength: 1, maxLength: 4 }) },
   );
 
+/** Mostly `good`, sometimes one of the values at or past its bounds. */
+const edge = <T>(good: fc.Arbitrary<T>, ...edges: T[]): fc.Arbitrary<T> => fc.oneof({ weight: 8, arbitrary: good }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
+
 /** A valid non-blank text, sometimes at or past its limit. */
 const text = (max: number) =>
   fc.oneof(
@@ -524,12 +527,12 @@ function clientFields(ids: IdPools): Record<string, fc.Arbitrary<unknown>> {
   return {
     client_name: text(128),
     client_type: fc.constantFrom(...CLIENT_TYPES),
-    client_description: fc.oneof(freeText(1024), fc.constant(null)),
+    client_description: fc.oneof({ weight: 4, arbitrary: freeText(1024) }, { weight: 1, arbitrary: fc.constant(null) }),
     client_metadata: obj({
       grant_types: fc.oneof(fc.subarray([...GRANT_TYPES]), fc.constant(['client_credentials', 'client_credentials']), arr(fc.constantFrom(...GRANT_TYPES, 'code'))),
       urls: obj({ redirect_uris: urlList, post_logout_redirect_uris: urlList, allowed_origins: urlList, web_origins: urlList, other: plainJson }),
-      refresh_token: obj({ expiration_enabled: fc.boolean(), expiration_lifetime: fc.oneof(fc.integer({ min: 60, max: 31_536_000 }), fc.constantFrom(59, 31_536_001, 60.5)) }),
-      id_token: obj({ expiration_lifetime: fc.oneof(fc.integer({ min: 60, max: 2_592_000 }), fc.constantFrom(0, 2_592_001)) }),
+      refresh_token: obj({ expiration_enabled: fc.boolean(), expiration_lifetime: edge(fc.integer({ min: 60, max: 31_536_000 }), 59, 31_536_001, 60.5) }),
+      id_token: obj({ expiration_lifetime: edge(fc.integer({ min: 60, max: 2_592_000 }), 0, 2_592_001) }),
       oauth: openObject,
       saml: openObject,
       wsfed: openObject,
@@ -538,7 +541,8 @@ function clientFields(ids: IdPools): Record<string, fc.Arbitrary<unknown>> {
     is_public: fc.boolean(),
     is_first_party: fc.boolean(),
     is_global: fc.boolean(),
-    tenant_id: ids.tenant,
+    // Mostly the request's own tenant: another one is refused in single-tenant mode.
+    tenant_id: fc.oneof({ weight: 4, arbitrary: fc.constant(DEFAULT_TENANT_ID) }, { weight: 1, arbitrary: ids.tenant }),
     client_secret_expires_at: fc.oneof(isoTimestamp, fc.constant(null)),
   };
 }
@@ -569,7 +573,7 @@ const signing = fc.oneof(
 function resourceMetadata(ids: IdPools): fc.Arbitrary<unknown> {
   const fields = {
     identifier_url: fc.oneof({ weight: 6, arbitrary: fc.uuid().map((u) => `https://${u}.example/api`) }, { weight: 1, arbitrary: fc.constantFrom(...ids.identifierUrls) }, { weight: 1, arbitrary: url }),
-    token_lifetime: fc.oneof(fc.integer({ min: 60, max: 86_400 }), fc.constantFrom(59, 86_401, 3600.5)),
+    token_lifetime: edge(fc.integer({ min: 60, max: 86_400 }), 59, 86_401, 3600.5),
     rbac_enabled: fc.boolean(),
     scopes_added: fc.boolean(),
     skip_consent_for_first_party: fc.boolean(),

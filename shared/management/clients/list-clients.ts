@@ -19,7 +19,6 @@ export async function listClients(deps: ClientDeps, ctx: ManagementContext, para
   const source = pagedSource({
     id: partition,
     listPage: (request) => deps.clients.listPage(tenantId, request),
-    listAll: () => deps.clients.listAll(tenantId),
     count: () => deps.clients.count(tenantId),
     keyOf: (c: ClientRecord) => ({ ...keys.client(c.id), GSI1PK: partition, GSI1SK: c.id }),
     view: (c: ClientRecord) => clientView(c, mayReadSecret(ctx, c, readsKeys) ? { kind: 'sealed' } : NO_SECRET),

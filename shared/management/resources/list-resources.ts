@@ -17,7 +17,6 @@ export async function listResources(deps: ResourceDeps, access: ResourceAccess, 
   const source = pagedSource({
     id: partition,
     listPage: (request) => deps.resources.listPage(tenantId, request),
-    listAll: () => deps.resources.listAll(tenantId),
     count: () => deps.resources.count(tenantId),
     keyOf: (r) => ({ ...keys.resource(r.id), GSI1PK: partition, GSI1SK: r.id }),
     view: (r) => resourceView(r, access.readsKeys),
