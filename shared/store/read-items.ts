@@ -1,3 +1,4 @@
+import { serviceUnavailable } from '../errors.ts';
 import { BatchGetCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isLive } from './ttl.ts';
 import { translateError } from './translate-error.ts';
@@ -29,7 +30,8 @@ export async function getItems(db: DynamoDBDocumentClient, tableName: string, ke
     let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
     for (let round = 0; pending.length > 0; round++) {
       if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** round)));
-      if (round > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
+      // DynamoDB returns unprocessed keys when throttled: after the backoff, that is a 503.
+      if (round > 8) throw serviceUnavailable({ detail: 'BatchGetItem kept returning unprocessed keys' });
       try {
         const out = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
         for (const item of out.Responses?.[tableName] ?? []) {

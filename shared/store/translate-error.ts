@@ -27,7 +27,9 @@ export function translateError(err: unknown, onConditionFailed?: OnConditionFail
     if (reasons.some((r) => r === 'ConditionalCheckFailed')) {
       throw onConditionFailed ? withCause(onConditionFailed(reasons), err) : conflict('The record was changed concurrently or already exists.', { cause: err });
     }
-    if (reasons.some((r) => r === 'TransactionConflict' || r === 'ThrottlingError' || r === 'ProvisionedThroughputExceeded')) {
+    // Throttled after the SDK's retries: the dependency is unavailable (503), as everywhere else.
+    if (reasons.some((r) => r === 'ThrottlingError' || r === 'ProvisionedThroughputExceeded')) throw serviceUnavailable({ cause: err });
+    if (reasons.some((r) => r === 'TransactionConflict')) {
       throw conflict('A concurrent change was in progress; retry.', { cause: err });
     }
   }

@@ -634,10 +634,12 @@ export function idPools(world: World, seeds: Seeds): IdPools {
   const resources = [seeds.resourceId, seeds.freeResourceId, world.systemResourceId];
   const scopes = [seeds.scopeId, seeds.otherScopeId, world.systemScopeId];
   const tenants = [DEFAULT_TENANT_ID, world.otherTenantId];
-  // Mostly existing records of the right kind, so the write paths run for real.
+  // Mostly existing records of the right kind (the first: the seed made for this route), so the
+  // write paths run for real.
   const pool = (existing: string[]) =>
     fc.oneof(
-      { weight: 8, arbitrary: fc.constantFrom(...existing) },
+      { weight: 5, arbitrary: fc.constant(existing[0]!) },
+      { weight: 3, arbitrary: fc.constantFrom(...existing) },
       { weight: 2, arbitrary: fc.uuid({ version: [4, 7] }) },
       { weight: 1, arbitrary: fc.constantFrom(...clients, ...resources, ...scopes) },
       { weight: 1, arbitrary: notUuid },
@@ -655,7 +657,12 @@ export function idPools(world: World, seeds: Seeds): IdPools {
 const handlerName = (route: Route) => route.handler.split('/').pop()!;
 
 /** Body arbitrary by handler module: the schema's own fields, or undefined for routes without a body. */
-export function bodyFields(route: Route, ids: IdPools): fc.Arbitrary<unknown> | undefined {
+/** Mostly a link body that fits the seeds (so the link writes succeed or meet their own 404/409), else any. */
+const fitting = (fit: unknown[], any: fc.Arbitrary<unknown>) => fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...fit) }, { weight: 3, arbitrary: any });
+
+export function bodyFields(route: Route, ids: IdPools, seeds: Seeds): fc.Arbitrary<unknown> | undefined {
+  const { resourceId, freeResourceId, scopeId, otherScopeId, clientId } = seeds;
+  const permission = (scopes: string[]) => ({ permissions: [{ resource_id: resourceId, scopes }] });
   switch (handlerName(route)) {
     case 'create-client':
       return createClientBody(ids);
@@ -663,10 +670,16 @@ export function bodyFields(route: Route, ids: IdPools): fc.Arbitrary<unknown> | 
       return updateClientBody(ids);
     case 'authorize-client-resources':
     case 'revoke-client-resources':
-      return obj({ resources: arr(ids.resource) }, { required: ['resources'], extraNames: ['clients'], rarity: 4 });
+      return fitting(
+        [{ resources: [freeResourceId] }, { resources: [resourceId] }, { resources: [freeResourceId, resourceId] }],
+        obj({ resources: arr(ids.resource) }, { required: ['resources'], extraNames: ['clients'], rarity: 4 }),
+      );
     case 'grant-client-permissions':
     case 'revoke-client-permissions':
-      return obj({ permissions: arr(obj({ resource_id: ids.resource, scopes: arr(ids.scope) }, { required: ['resource_id', 'scopes'] })) }, { required: ['permissions'], extraNames: ['resources'], rarity: 4 });
+      return fitting(
+        [permission([scopeId]), permission([otherScopeId]), permission([scopeId, otherScopeId]), permission([scopeId, scopeId])],
+        obj({ permissions: arr(obj({ resource_id: ids.resource, scopes: arr(ids.scope) }, { required: ['resource_id', 'scopes'] })) }, { required: ['permissions'], extraNames: ['resources'], rarity: 4 }),
+      );
     case 'create-resource':
       return createResourceBody(ids);
     case 'update-resource':
@@ -677,7 +690,7 @@ export function bodyFields(route: Route, ids: IdPools): fc.Arbitrary<unknown> | 
       return updateScopeBody();
     case 'authorize-resource-clients':
     case 'revoke-resource-clients':
-      return obj({ clients: arr(ids.client) }, { required: ['clients'], extraNames: ['resources'], rarity: 4 });
+      return fitting([{ clients: [clientId] }, { clients: [clientId, seeds.publicClientId] }], obj({ clients: arr(ids.client) }, { required: ['clients'], extraNames: ['resources'], rarity: 4 }));
     default:
       return undefined;
   }
@@ -719,7 +732,7 @@ export function bodies(fields: fc.Arbitrary<unknown> | undefined): fc.Arbitrary<
   // Routes without a body mostly get none: their fuzzing is in the path, query and headers.
   if (!fields) return fc.oneof({ weight: 20, arbitrary: none }, ...odd) as fc.Arbitrary<BodyCase>;
   return fc.oneof(
-    { weight: 30, arbitrary: fc.record({ body: json, contentType: jsonTypes }) },
+    { weight: 60, arbitrary: fc.record({ body: json, contentType: jsonTypes }) },
     { weight: 1, arbitrary: none },
     ...odd,
   ) as fc.Arbitrary<BodyCase>;
@@ -827,11 +840,19 @@ export function queries(route: Route, cursors: readonly string[], ids: IdPools):
 }
 
 /** Path parameters: existing ids of the right and wrong kind, unknown UUIDs, non-UUIDs. */
-export function pathParams(route: Route, ids: IdPools): fc.Arbitrary<Record<string, string> | null> {
+export function pathParams(route: Route, ids: IdPools, world: World, seeds: Seeds): fc.Arbitrary<Record<string, string> | null> {
   const names = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);
   if (names.length === 0) return fc.constant(null);
   const byName: Record<string, fc.Arbitrary<string>> = { client_id: ids.client, resource_id: ids.resource, scope_id: ids.scope };
-  return fc.record(Object.fromEntries(names.map((n) => [n, byName[n] ?? ids.any])));
+  const any = fc.record(Object.fromEntries(names.map((n) => [n, byName[n] ?? ids.any])));
+  if (!names.includes('scope_id')) return any;
+  // A scope is addressed under its resource: independent picks would nearly always be a 404.
+  const pairs = [
+    { resource_id: seeds.resourceId, scope_id: seeds.scopeId },
+    { resource_id: seeds.resourceId, scope_id: seeds.otherScopeId },
+    { resource_id: world.systemResourceId, scope_id: world.systemScopeId },
+  ];
+  return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...pairs) }, { weight: 2, arbitrary: any });
 }
 
 /** Authorization and the `tenant_id` header, with header-name case varied. */
@@ -858,10 +879,10 @@ export function calls(world: World, route: Route, seeds: Seeds): fc.Arbitrary<Ca
   return fc
     .record({
       multiTenant: fc.boolean(),
-      pathParameters: pathParams(route, ids),
+      pathParameters: pathParams(route, ids, world, seeds),
       auth: authHeaders(world, seeds, ids),
       query: queries(route, world.cursors, ids),
-      body: bodies(bodyFields(route, ids)),
+      body: bodies(bodyFields(route, ids, seeds)),
       lowerContentType: fc.boolean(),
     })
     .map(({ multiTenant, pathParameters, auth, query, body, lowerContentType }) => {

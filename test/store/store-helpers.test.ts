@@ -1,3 +1,4 @@
+import { translateError } from '../../shared/store/translate-error.ts';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { conflict } from '../../shared/errors.ts';
@@ -142,6 +143,10 @@ describe('AWS errors are translated at the boundary (DESIGN.md §3.4)', () => {
   it('a transaction cancelled by throttling is 503; by a concurrent transaction it is retryable', async () => {
     const throttled = failing(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }] }));
     await expect(commitPlan(throttled, 'x', [[putItem(k('A')), putItem(k('B'))]])).rejects.toMatchObject({ status: 503 });
+    // the same answer when translateError sees it directly (a write outside commitPlan)
+    expect(() => translateError(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'ThrottlingError' }] }))).toThrow(
+      expect.objectContaining({ status: 503, code: 'service_unavailable' }),
+    );
     const raced = failing(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }));
     await expect(commitPlan(raced, 'x', [[putItem(k('A')), putItem(k('B'))]])).rejects.toBeInstanceOf(RetryableConflict);
   });
