@@ -63,7 +63,7 @@ export const StageSettingsSchema = v.strictObject({
    * `KEY_RETIRE_AFTER_SECONDS`: how long a demoted signing key stays published. Must be at least the
    * longest token lifetime any Resource may set (docs/keys.md); same bounds as shared/config.ts.
    */
-  keyRetireAfterSeconds: v.optional(int(60, 366 * 86_400), 86_400),
+  keyRetireAfterSeconds: v.optional(int(86_400, 366 * 86_400), 86_400),
   /** Key rotation schedule, an EventBridge `rate(...)` or `cron(...)` expression. */
   rotationSchedule: v.optional(v.pipe(v.string(), v.regex(/^(rate|cron)\(.+\)$/, 'must be rate(...) or cron(...)')), 'rate(1 day)'),
   /** Sets the account-wide API Gateway CloudWatch role that access logging needs (one per account and region). */

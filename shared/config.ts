@@ -31,6 +31,7 @@ const EnvSchema = v.object({
   /** `kms-sign` mode only: the asymmetric ECC_NIST_P256 KMS key that signs every token (docs/keys.md). */
   KMS_SIGNING_KEY_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** How long a demoted signing key stays published: the longest token lifetime (docs/keys.md). */
+  // Deployed stages require at least the longest token_lifetime (86400 s, infra/stages.ts); tests go lower.
   KEY_RETIRE_AFTER_SECONDS: int(86400, 60, 366 * 86400),
   /** How long a container trusts its cached copy of the signing-keys partition. */
   KEY_CACHE_TTL_SECONDS: int(5, 1, 60),
