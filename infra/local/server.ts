@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { lambdaContext, proxyEvent } from './proxy-event.ts';
 import { methodNotAllowed, notFound, payloadTooLarge, tooManyRequests, type AppError } from '../../shared/errors.ts';
 import { renderError } from '../../shared/http/render-error.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
@@ -77,7 +77,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     if (!bucketFor(match.route).take()) return fail(tooManyRequests());
     const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);
     const handler = await loadHandler(match.route.handler);
-    return runWithRuntime(options.runtime, () => handler(event, lambdaContext(event.requestContext.requestId, match.route.handler)));
+    return runWithRuntime(options.runtime, () => handler(event, lambdaContext(match.route.handler, event.requestContext.requestId)));
   };
 
   const server = createServer((req, res) => {
@@ -128,7 +128,7 @@ function send(res: ServerResponse, r: HttpResponse): void {
   res.end(body);
 }
 
-/** The REST API (v1) Lambda proxy event, as API Gateway builds it. */
+/** The proxy event of an HTTP request, with every header and query value as the gateway keeps them. */
 function toProxyEvent(
   req: IncomingMessage,
   url: URL,
@@ -147,59 +147,24 @@ function toProxyEvent(
     (multiValueHeaders[name] ??= []).push(value);
   }
   const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const multiValueQuery: Record<string, string[]> = {};
   for (const [k, v] of url.searchParams) {
     query[k] = v;
-    (multiQuery[k] ??= []).push(v);
+    (multiValueQuery[k] ??= []).push(v);
   }
-  const hasQuery = Object.keys(query).length > 0;
-  const requestId = randomUUID();
-  return {
-    resource: route.path,
-    path: url.pathname,
-    httpMethod: method,
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
-    stageVariables: null,
-    body: body.length ? body.toString('utf8') : null,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      authorizer: null,
-      protocol: 'HTTP/1.1',
-      httpMethod: method,
-      path: `/${stage}${url.pathname}`,
-      stage,
-      requestId,
-      requestTimeEpoch: Date.now(),
-      resourceId: 'local',
-      resourcePath: route.path,
-      identity: {
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: req.headers['user-agent'] ?? null,
-      } as APIGatewayProxyEvent['requestContext']['identity'],
+  return proxyEvent(
+    {
+      method,
+      resource: route.path,
+      path: url.pathname,
+      headers,
+      multiValueHeaders,
+      query,
+      multiValueQuery,
+      pathParameters,
+      body: body.length ? body.toString('utf8') : null,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     },
-  };
-}
-
-function lambdaContext(requestId: string, functionName: string): Context {
-  const deadline = Date.now() + 30_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName.replace(/\//g, '-')}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
+    stage,
+  );
 }

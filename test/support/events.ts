@@ -1,30 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { lambdaContext as contextOf, proxyEvent, type ProxyEventSpec } from '../../infra/local/proxy-event.ts';
 
-/** An API Gateway REST (v1) proxy event, as the gateway (or infra/local/server.ts) builds it. */
-export function restEvent(e: {
-  method: string;
-  resource: string;
-  path?: string;
-  headers?: Record<string, string>;
-  query?: Record<string, string>;
-  pathParameters?: Record<string, string>;
-  body?: string;
-}): APIGatewayProxyEvent {
-  return {
-    resource: e.resource,
-    path: e.path ?? e.resource,
-    httpMethod: e.method,
-    headers: e.headers ?? {},
-    multiValueHeaders: {},
-    queryStringParameters: e.query ?? null,
-    multiValueQueryStringParameters: null,
-    pathParameters: e.pathParameters ?? null,
-    stageVariables: null,
-    body: e.body ?? null,
-    isBase64Encoded: false,
-    requestContext: { requestId: randomUUID(), stage: 'test' } as APIGatewayProxyEvent['requestContext'],
-  };
-}
+/** An API Gateway REST (v1) proxy event, built as the local server builds it (infra/local/proxy-event.ts). */
+export const restEvent = (spec: ProxyEventSpec) => proxyEvent(spec, 'test');
 
-export const lambdaContext = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+export const lambdaContext = contextOf('test', 'test');
