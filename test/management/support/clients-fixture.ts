@@ -1,31 +1,17 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { forgetResources } from '../../../shared/oauth/oauth-runtime.ts';
 import { SYSTEM_ACTOR_ID } from '../../../shared/records/common.ts';
 import type { ResourceRecord } from '../../../shared/records/resource-record.ts';
 import type { ScopeRecord } from '../../../shared/records/scope-record.ts';
-import { entity } from '../../../shared/store/entity.ts';
-import { keys } from '../../../shared/store/keys.ts';
 import { resourcesRepository } from '../../../shared/store/resources-repository.ts';
 import { scopesRepository } from '../../../shared/store/scopes-repository.ts';
 import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '../../../shared/records/tenant-record.ts';
 import { basicAuth, startTestService, type TestService } from '../../support/local-service.ts';
+import { createTenant, managementCaller, type CallOptions, type Reply } from '../../support/management-api.ts';
+
+export type { CallOptions, Reply };
 
 export { DEFAULT_TENANT };
-
-/** What a test sees of one HTTP exchange. */
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-export interface CallOptions {
-  body?: unknown;
-  /** A bearer token; `null` sends no Authorization header. Default: the admin token. */
-  token?: string | null;
-  headers?: Record<string, string>;
-}
 
 /**
  * One local service (fresh table) with an all-scopes management token of the Default Client and
@@ -39,19 +25,7 @@ export async function clientsFixture(env: Record<string, string> = {}) {
   const repo = resourcesRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox);
   const scopesRepo = scopesRepository(runtime.db, runtime.config.tableName, runtime.now);
 
-  const call = async (method: string, path: string, options: CallOptions = {}): Promise<Reply> => {
-    const token = options.token === undefined ? admin : options.token;
-    const headers: Record<string, string> = { ...options.headers };
-    if (token !== null) headers.authorization = `Bearer ${token}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${svc.url}/identity/v1${path}`, {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = managementCaller(svc.url, admin);
 
   let n = 0;
   const fx = {
@@ -83,31 +57,7 @@ export async function clientsFixture(env: Record<string, string> = {}) {
       return { resource, id: resource.id, audience: resource.resource_metadata.identifier_url, scopes, scope };
     },
     /** A tenant record, written directly (the Tenants endpoints are not built yet). */
-    async createTenant(name = `tenant-${randomUUID()}`) {
-      const id = randomUUID();
-      const at = new Date().toISOString();
-      await runtime.db.send(
-        new PutCommand({
-          TableName: runtime.config.tableName,
-          Item: {
-            ...keys.tenant(id),
-            GSI1PK: keys.tenantsCollection,
-            GSI1SK: id,
-            ...entity('Tenant'),
-            id,
-            tenant_name: name,
-            tenant_metadata: [],
-            is_default: false,
-            version: 1,
-            created_by: SYSTEM_ACTOR_ID,
-            created_at: at,
-            updated_by: SYSTEM_ACTOR_ID,
-            updated_at: at,
-          },
-        }),
-      );
-      return id;
-    },
+    createTenant: (name?: string) => createTenant(runtime, name),
     /** POST /token client_credentials with Basic authentication. */
     async token(clientId: string, secret: string, audience: string, scope?: string): Promise<Reply> {
       const res = await fetch(`${svc.url}/token`, {

@@ -5,22 +5,11 @@ import { DEFAULT_TENANT_ID } from '../../../shared/records/tenant-record.ts';
 import { clientPermissionsRepository } from '../../../shared/store/client-permissions-repository.ts';
 import { clientsRepository } from '../../../shared/store/clients-repository.ts';
 import { basicAuth, startTestService, type TestService } from '../../support/local-service.ts';
+import { managementCaller, type CallOptions, type Reply } from '../../support/management-api.ts';
+
+export type { CallOptions, Reply };
 
 export { DEFAULT_TENANT_ID };
-
-/** What a test sees of one HTTP exchange. */
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-export interface CallOptions {
-  body?: unknown;
-  /** A bearer token; `null` sends no Authorization header. Default: the all-scopes admin token. */
-  token?: string | null;
-  headers?: Record<string, string>;
-}
 
 /** An id nobody has. */
 export const UNKNOWN_ID = '019b0000-0000-7000-8000-00000000beef';
@@ -37,19 +26,7 @@ export async function resourcesFixture(env: Record<string, string> = {}) {
   const clientsRepo = clientsRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox);
   const permissionsRepo = clientPermissionsRepository(runtime.db, runtime.config.tableName, runtime.now);
 
-  const call = async (method: string, path: string, options: CallOptions = {}): Promise<Reply> => {
-    const token = options.token === undefined ? admin : options.token;
-    const headers: Record<string, string> = { ...options.headers };
-    if (token !== null) headers.authorization = `Bearer ${token}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${svc.url}/identity/v1${path}`, {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = managementCaller(svc.url, admin);
   const expectStatus = (res: Reply, status: number, what: string) => {
     if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;

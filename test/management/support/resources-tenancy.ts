@@ -1,14 +1,11 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
 import { forgetClient, forgetResources } from '../../../shared/oauth/oauth-runtime.ts';
 import { SYSTEM_ACTOR_ID } from '../../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../../shared/records/tenant-record.ts';
 import { clientLinksRepository } from '../../../shared/store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../../../shared/store/client-permissions-repository.ts';
-import { entity } from '../../../shared/store/entity.ts';
-import { keys } from '../../../shared/store/keys.ts';
 import { resourcesRepository } from '../../../shared/store/resources-repository.ts';
 import { scopesRepository } from '../../../shared/store/scopes-repository.ts';
+import { createTenant } from '../../support/management-api.ts';
 import type { ResourcesFixture } from './resources-fixture.ts';
 
 /**
@@ -27,14 +24,7 @@ export function tenancyFixture(fx: ResourcesFixture) {
   const permissions = clientPermissionsRepository(runtime.db, table, runtime.now);
 
   return {
-    /** A tenant record, written as tenants-repository.ts writes the default one. */
-    async createTenant(name = `tenant-${randomUUID()}`): Promise<string> {
-      const id = randomUUID();
-      const at = runtime.now().toISOString();
-      const item = { id, tenant_name: name, tenant_metadata: [], is_default: false, version: 1, created_by: SYSTEM_ACTOR_ID, created_at: at, updated_by: SYSTEM_ACTOR_ID, updated_at: at };
-      await runtime.db.send(new PutCommand({ TableName: table, Item: { ...keys.tenant(id), GSI1PK: keys.tenantsCollection, GSI1SK: id, ...entity('Tenant'), ...item } }));
-      return id;
-    },
+    createTenant: (name?: string) => createTenant(runtime, name),
 
     /** A non-global confidential client of `tenantId` and a real /token management token for it. */
     async tenantAdmin(tenantId: string, scope = 'read:resources create:resources update:resources delete:resources') {
