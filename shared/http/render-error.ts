@@ -11,7 +11,13 @@ export function toAppError(err: unknown): AppError {
   const e = err as { statusCode?: number; expose?: boolean; message?: string; cause?: unknown };
   if (typeof e?.statusCode === 'number' && e.statusCode < 500) {
     if (e.statusCode === 413) return payloadTooLarge(0);
-    const what = e.statusCode === 422 ? 'body: malformed JSON' : `body: ${e.message ?? 'invalid'}`;
+    // The JSON parser also refuses `__proto__` (and `constructor.prototype`) members with a 422:
+    // well-formed JSON, so say which member instead of "malformed".
+    const forbidden = e.message === 'Forbidden key in JSON body' ? (e.cause as { data?: unknown } | undefined)?.data : undefined;
+    const what =
+      typeof forbidden === 'string' ? `body: a member named "${forbidden}" is not accepted`
+      : e.statusCode === 422 ? 'body: malformed JSON'
+      : `body: ${e.message ?? 'invalid'}`;
     return badRequest(`${what}.`, { cause: err });
   }
   return internalError({ cause: err });

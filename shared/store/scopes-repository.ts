@@ -1,12 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { forbidden, notFound } from '../errors.ts';
+import { conflict, forbidden, notFound } from '../errors.ts';
 import type { ClientPermission } from '../records/client-link-records.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import type { NewScope, ScopePatch, ScopeRecord } from '../records/scope-record.ts';
 import type { UpdateOptions } from './clients-repository.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
-import { exists } from './expression.ts';
+import { and, exists } from './expression.ts';
 import { keys } from './keys.ts';
 import { revokePermissionUnit } from './link-writes.ts';
 import { putMarker } from './markers.ts';
@@ -38,6 +38,14 @@ export interface ScopesRepository {
   list(resourceId: string): Promise<ScopeRecord[]>;
 }
 
+/**
+ * The resource item carries every scope's name (`scope_names`, what /token reads) and holder count:
+ * up to ~340 bytes a scope with a 255-character name. At ~1,400 such scopes the item outgrew
+ * DynamoDB's 400 KB limit and a create was a 500; capped well below, leaving room for the
+ * resource's own fields (app_metadata alone may take ~64 KB).
+ */
+export const MAX_SCOPES_PER_RESOURCE = 500;
+
 /** Index-lag waits need more patience than write races. */
 const CASCADE_ATTEMPTS = 8;
 
@@ -55,8 +63,12 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
   return {
     get,
 
-    async create(resourceId, input, actor) {
+    create: (resourceId, input, actor) => withRetries(async () => {
       const resource = await getResource(resourceId);
+      // A limit on the collection, like nested groups' depth (API.md §6): 409.
+      if (resource.aggregations.scopes >= MAX_SCOPES_PER_RESOURCE) {
+        throw conflict(`Resource ${resourceId} has the maximum of ${MAX_SCOPES_PER_RESOURCE} scopes; delete one first.`);
+      }
       const at = now().toISOString();
       const scope: ScopeRecord = {
         id: input.id ?? uuidv7(),
@@ -75,12 +87,13 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
         updateItem(keys.resource(resourceId), {
           set: [[['scope_names', scope.id], scope.scope_name]],
           add: [[['aggregations', 'scopes'], 1], ['links_version', 1]],
-          condition: exists,
-          onFail: () => notFound(`Resource ${resourceId} not found.`),
+          // Parallel creates must not pass the cap either; a failure (deleted, or full) re-reads.
+          condition: and(exists, (x) => `${x.name(['aggregations', 'scopes'])} < ${x.value(MAX_SCOPES_PER_RESOURCE)}`),
+          onFail: () => new RetryableConflict('The resource changed meanwhile; retry.'),
         }),
       ]]);
       return scope;
-    },
+    }),
 
     update(resourceId, scopeId, patch, actor, options = {}) {
       return updateWithRetry({

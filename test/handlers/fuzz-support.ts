@@ -21,7 +21,7 @@ import { entity } from '../../shared/store/entity.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { createTestTable } from '../support/dynamodb.ts';
-import { lambdaContext } from '../support/events.ts';
+import { lambdaContext, proxyEvent } from '../../infra/local/proxy-event.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 
 /**
@@ -91,6 +91,9 @@ const ok = async (res: Promise<HttpResponse>, status: number, what: string) => {
   return r.body ? (JSON.parse(r.body) as Record<string, any>) : {};
 };
 
+export const M = '/identity/v1';
+
+const ROUTE_BY_KEY = new Map(ROUTES.map((r) => [`${r.method} ${r.path}`, r]));
 const route = (method: string, path: string): Route => {
   const r = ROUTE_BY_KEY.get(`${method} ${path}`);
   if (!r) throw new Error(`no route ${method} ${path}`);
@@ -129,22 +132,24 @@ export async function createWorld(prefix: string): Promise<World> {
     const hasQuery = call.query.length > 0;
     let path = call.route.path;
     for (const [k, v] of Object.entries(call.pathParameters ?? {})) path = path.replace(`{${k}}`, escapePath(v));
-    const event: APIGatewayProxyEvent = {
-      resource: call.route.path,
-      path,
-      httpMethod: call.route.method,
-      headers: call.headers,
-      multiValueHeaders: Object.fromEntries(Object.entries(call.headers).map(([k, v]) => [k, [v]])),
-      queryStringParameters: hasQuery ? lastValue : null,
-      multiValueQueryStringParameters: hasQuery ? multiQ : null,
-      pathParameters: call.pathParameters,
-      stageVariables: null,
-      body: call.body ?? null,
+    const event = {
+      ...proxyEvent(
+        {
+          method: call.route.method,
+          resource: call.route.path,
+          path,
+          headers: call.headers,
+          ...(hasQuery ? { query: lastValue, multiValueQuery: multiQ } : {}),
+          ...(call.pathParameters ? { pathParameters: call.pathParameters } : {}),
+          body: call.body ?? null,
+        },
+        'test',
+      ),
       isBase64Encoded: call.isBase64Encoded ?? false,
-      requestContext: { requestId: randomUUID(), stage: 'test' } as APIGatewayProxyEvent['requestContext'],
     };
     const handler = await handlerOf(call.route.handler);
-    return runWithRuntime(runtime, () => handler(event, lambdaContext));
+    // A context per invocation: its 30 s budget counts from now, as each Lambda invocation's does.
+    return runWithRuntime(runtime, () => handler(event, lambdaContext(call.route.handler)));
   };
 
   // The admin token comes from /token itself, as an operator gets it.
@@ -189,9 +194,16 @@ export async function createWorld(prefix: string): Promise<World> {
     }),
   );
 
-  const adminHeaders = (extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', ...extra });
-  const call = (method: string, path: string, params: Record<string, string> | null, body?: unknown, query: [string, string][] = [], multiTenant = false, headers = adminHeaders()) =>
-    invoke({ route: route(method, path), multiTenant, pathParameters: params, headers, query, body: body === undefined ? undefined : JSON.stringify(body) });
+  /** A well-formed admin request, for the fixtures. */
+  const call = (method: string, path: string, params: Record<string, string> | null, body?: unknown, query: [string, string][] = [], multiTenant = false) =>
+    invoke({
+      route: route(method, path),
+      multiTenant,
+      pathParameters: params,
+      headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+      query,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
 
   const sign = (claims: Record<string, unknown>) => {
     const now = Math.floor(Date.now() / 1000);
@@ -283,10 +295,6 @@ export async function createWorld(prefix: string): Promise<World> {
     seed,
   };
 }
-
-export const M = '/identity/v1';
-
-const ROUTE_BY_KEY = new Map(ROUTES.map((r) => [`${r.method} ${r.path}`, r]));
 
 // ---------------------------------------------------------------------------------------------
 // The property (DESIGN.md §3.12, API.md §2).
@@ -457,14 +465,29 @@ const text = (max: number) =>
   fc.oneof(
     { weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0) },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }).filter((s) => s.trim().length > 0) },
-    { weight: 1, arbitrary: fc.constantFrom('x'.repeat(max), 'x'.repeat(max + 1), ' ', '\ud800', 'a\u0000b') },
+    // At the limit in UTF-16 units but three or four times as many UTF-8 bytes: limits on keys count bytes.
+    { weight: 1, arbitrary: fc.constantFrom('x'.repeat(max), 'x'.repeat(max + 1), '€'.repeat(max), '😀'.repeat(Math.floor(max / 2)), ' ', '\ud800', 'a\u0000b') },
   );
 const freeText = (max: number) => fc.oneof({ weight: 8, arbitrary: fc.string({ maxLength: 40 }) }, { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(max), 'x'.repeat(max + 1), '\ud800') });
 
 const goodUrl = fc.oneof(fc.webUrl({ withQueryParameters: true }), fc.uuid().map((u) => `https://${u}.example/cb`), fc.constantFrom('http://localhost:3000/cb', 'myapp://callback', 'https://xn--bcher-kva.example/'));
 const url = fc.oneof(
   { weight: 6, arbitrary: goodUrl },
-  { weight: 1, arbitrary: fc.constantFrom('urn:x', 'https://a.example/#frag', 'not a url', '//no-scheme', 'https://', `https://${'a'.repeat(2100)}.example/`, 'javascript:alert(1)') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'urn:x',
+      'https://a.example/#frag',
+      'not a url',
+      '//no-scheme',
+      'https://',
+      `https://${'a'.repeat(2100)}.example/`,
+      `https://a.example/${'€'.repeat(980)}`,
+      `urn:${'é'.repeat(990)}`,
+      'https://a.example/\ud800',
+      'javascript:alert(1)',
+    ),
+  },
 );
 
 const isoTimestamp = fc.oneof(
@@ -572,7 +595,13 @@ const signing = fc.oneof(
 
 function resourceMetadata(ids: IdPools): fc.Arbitrary<unknown> {
   const fields = {
-    identifier_url: fc.oneof({ weight: 6, arbitrary: fc.uuid().map((u) => `https://${u}.example/api`) }, { weight: 1, arbitrary: fc.constantFrom(...ids.identifierUrls) }, { weight: 1, arbitrary: url }),
+    identifier_url: fc.oneof(
+      { weight: 6, arbitrary: fc.uuid().map((u) => `https://${u}.example/api`) },
+      { weight: 1, arbitrary: fc.constantFrom(...ids.identifierUrls) },
+      { weight: 1, arbitrary: url },
+      // Long ones: the URL is part of two keys, whose limits count UTF-8 bytes.
+      { weight: 2, arbitrary: fc.tuple(fc.uuid(), fc.constantFrom('a', 'é', '€', '😀'), fc.integer({ min: 900, max: 1000 })).map(([u, c, n]) => `urn:${u}:${c.repeat(n)}`.slice(0, 1000)) },
+    ),
     token_lifetime: edge(fc.integer({ min: 60, max: 86_400 }), 59, 86_401, 3600.5),
     rbac_enabled: fc.boolean(),
     scopes_added: fc.boolean(),
@@ -896,13 +925,15 @@ export function calls(world: World, route: Route, seeds: Seeds): fc.Arbitrary<Ca
 }
 
 /**
- * The fast-check parameters: a fixed seed by default so CI is repeatable; `FUZZ_SEED=<n>` replays
- * a run, `FUZZ_SEED=random` explores (the failure message prints the seed and path to replay).
- * `FUZZ_RUNS` scales the runs for a long local hunt.
+ * The fast-check runs of one route: `runs` from a fixed seed (the same inputs every time, so a
+ * regression shows at once) plus `varying` from a fresh seed (new inputs every run; a failure
+ * prints its seed). `FUZZ_SEED=<seed>` replays a printed seed (with `-t '<route>'`),
+ * `FUZZ_SEED=random` explores; `FUZZ_RUNS` scales the runs for a long local hunt.
  */
-export function fuzzParams(numRuns: number, salt: number): fc.Parameters<unknown> {
+export function fuzzParams(runs: number, varying: number, salt: number): fc.Parameters<unknown>[] {
   const env = process.env.FUZZ_SEED;
-  const runs = Number(process.env.FUZZ_RUNS ?? '') || numRuns;
-  if (env === 'random') return { numRuns: runs };
-  return { numRuns: runs, seed: (env ? Number(env) : 20_260_301) + salt };
+  const n = Number(process.env.FUZZ_RUNS ?? '') || runs;
+  if (env === 'random') return [{ numRuns: n }];
+  if (env) return [{ numRuns: n, seed: Number(env) }];
+  return [{ numRuns: n, seed: 20_260_301 + salt }, { numRuns: varying }];
 }

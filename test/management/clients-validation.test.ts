@@ -79,6 +79,63 @@ describe('POST /clients: 400 per invalid field, naming it (API.md §2)', () => {
   });
 });
 
+/** `{"a":{"a":...}}`, `levels` objects deep. */
+const nested = (levels: number): unknown => Array.from({ length: levels }).reduce<unknown>((x) => ({ a: x }), 1);
+
+/**
+ * Found by test/handlers/fuzz-management-clients.test.ts: the open objects of client_metadata are
+ * stored as DynamoDB maps, and what DynamoDB refuses (or the SDK cannot marshal) was a 500.
+ * [what, raw JSON body, the field the 400 must name]
+ */
+const UNSTORABLE_CASES: [string, string, string][] = [
+  ['an empty member name in urls', '{"client_name":"a","client_metadata":{"urls":{"":"x"}}}', 'body.client_metadata.urls'],
+  ['an empty member name nested in oauth', '{"client_name":"a","client_metadata":{"oauth":{"x":{"":1}}}}', 'body.client_metadata.oauth'],
+  ['a number beyond 2^53 in saml', '{"client_name":"a","client_metadata":{"saml":{"n":1e20}}}', 'body.client_metadata.saml'],
+  ['1e999 (Infinity) in wsfed', '{"client_name":"a","client_metadata":{"wsfed":{"n":1e999}}}', 'body.client_metadata.wsfed'],
+  ['a number below 1e-130 in an urls member', '{"client_name":"a","client_metadata":{"urls":{"n":[1e-300]}}}', 'body.client_metadata.urls'],
+  ['31 levels of nesting in oauth', JSON.stringify({ client_name: 'a', client_metadata: { oauth: nested(31) } }), 'body.client_metadata.oauth'],
+];
+
+describe('client_metadata DynamoDB cannot store is a 400, not a 500', () => {
+  it.each(UNSTORABLE_CASES)('POST /clients with %s → 400 %s', async (_what, body, field) => {
+    const res = await fx.call('POST', '/clients', { body });
+    expect(res.status, res.body.message).toBe(400);
+    expect(res.body.message.startsWith(`${field}: `), res.body.message).toBe(true);
+  });
+
+  it.each(UNSTORABLE_CASES)('PATCH /clients/{id} with %s → 400 %s, nothing changed', async (_what, body, field) => {
+    const patch = JSON.stringify(JSON.parse(body.replace('1e999', '"inf"')).client_metadata).replace('"inf"', '1e999');
+    const res = await fx.call('PATCH', `/clients/${existing.id}`, { body: `{"client_metadata":${patch}}` });
+    expect(res.status, res.body.message).toBe(400);
+    expect(res.body.message.startsWith(`${field}: `), res.body.message).toBe(true);
+    expect((await fx.call('GET', `/clients/${existing.id}`)).body).toEqual(existing);
+  });
+
+  it('what DynamoDB can store still round-trips: 16 levels, ±(2^53 - 1), 1e-130, 0', async () => {
+    const oauth = { deep: nested(15), big: Number.MAX_SAFE_INTEGER, small: -Number.MAX_SAFE_INTEGER, tiny: 1e-130, zero: 0, list: [[1.5]] };
+    const created = await fx.createClient({ client_metadata: { oauth } });
+    expect((await fx.call('GET', `/clients/${created.id}`)).body.client_metadata.oauth).toEqual(oauth);
+  });
+});
+
+describe('400 messages say what is wrong', () => {
+  it('POST /clients without client_name is "body.client_name: is required", not "must be a JSON object"', async () => {
+    const res = await fx.call('POST', '/clients', { body: {} });
+    expect(res.body.message).toBe('body.client_name: is required');
+  });
+
+  it('a "__proto__" member is named, not called malformed JSON', async () => {
+    const res = await fx.call('POST', '/clients', { body: '{"client_name":"a","client_metadata":{"oauth":{"__proto__":{"x":1}}}}' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('body: a member named "__proto__" is not accepted.');
+  });
+
+  it('a permission entry without resource_id is "is required"', async () => {
+    const res = await fx.call('POST', `/clients/${existing.id}/permissions`, { body: { permissions: [{ scopes: [uuid(2)] }] } });
+    expect(res.body.message).toBe('body.permissions.0.resource_id: is required');
+  });
+});
+
 const UPDATE_CASES: [string, unknown, string][] = [
   ['client_type (create only, spec §4.3)', { client_type: 'spa' }, 'body.client_type'],
   ['client_name empty', { client_name: '' }, 'body.client_name'],

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { MAX_SCOPES_PER_RESOURCE } from '../../shared/store/scopes-repository.ts';
 import { resourcesFixture, UNKNOWN_ID, type ResourcesFixture } from './support/resources-fixture.ts';
 
 /** Resource Scopes (API.md §6 `/resources/{id}/scopes[/{scope_id}]`, spec §2.8). */
@@ -61,6 +63,53 @@ describe('POST /resources/{id}/scopes', () => {
     expect(denied.status).toBe(403);
     expect(denied.body.code).toBe('insufficient_scope');
     expect((await fx.call('POST', scopesPath(r.id), { body: { scope_name: 'x' }, token: null })).status).toBe(401);
+  });
+});
+
+/**
+ * Every scope's name lives in the resource item too (`scope_names`): ~1,400 scopes with 255-character
+ * names outgrew DynamoDB's 400 KB item limit and the next create was a 500 (found probing past the
+ * fuzzer, test/handlers/fuzz-management-resources.test.ts). The count is seeded in the item so the
+ * test does not create 500 scopes.
+ */
+describe('scopes per resource are capped at MAX_SCOPES_PER_RESOURCE', () => {
+  it('POST /resources/{id}/scopes on a resource holding the maximum is a 409, not a 500; deleting one frees a place', async () => {
+    const r = await fx.createResource();
+    const { db, config } = fx.svc.stack.runtime;
+    const setCount = (n: number) =>
+      db.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: { PK: `RESOURCE#${r.id}`, SK: 'RESOURCE' },
+          UpdateExpression: 'SET aggregations.scopes = :n',
+          ExpressionAttributeValues: { ':n': n },
+        }),
+      );
+    await setCount(MAX_SCOPES_PER_RESOURCE - 1);
+    const last = await fx.createScope(r.id, 'last');
+    const full = await fx.call('POST', scopesPath(r.id), { body: { scope_name: 'one-too-many' } });
+    expect(full.status).toBe(409);
+    expect(full.body).toEqual({ code: 'conflict', message: expect.stringContaining(`maximum of ${MAX_SCOPES_PER_RESOURCE} scopes`) });
+    expect((await fx.getResource(r.id)).aggregations.scopes).toBe(MAX_SCOPES_PER_RESOURCE);
+
+    expect((await fx.call('DELETE', `${scopesPath(r.id)}/${last.id}`)).status).toBe(204);
+    expect((await fx.call('POST', scopesPath(r.id), { body: { scope_name: 'one-too-many' } })).status).toBe(201);
+  });
+
+  it('parallel creates at the cap: exactly the free places are taken', async () => {
+    const r = await fx.createResource();
+    const { db, config } = fx.svc.stack.runtime;
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: { PK: `RESOURCE#${r.id}`, SK: 'RESOURCE' },
+        UpdateExpression: 'SET aggregations.scopes = :n',
+        ExpressionAttributeValues: { ':n': MAX_SCOPES_PER_RESOURCE - 2 },
+      }),
+    );
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => fx.call('POST', scopesPath(r.id), { body: { scope_name: `p${i}` } })));
+    expect(results.map((x) => x.status).sort()).toEqual([201, 201, 409, 409, 409, 409]);
+    expect((await fx.getResource(r.id)).aggregations.scopes).toBe(MAX_SCOPES_PER_RESOURCE);
   });
 });
 

@@ -74,6 +74,37 @@ describe('POST /resources: 400 per invalid field', () => {
   });
 });
 
+/**
+ * Found by test/handlers/fuzz-management-resources.test.ts: identifier_url is part of two DynamoDB
+ * keys (its uniqueness marker and GSI2PK), whose 2048-byte limit counts UTF-8 bytes, while the
+ * schema counted characters: 980 × `€` passed validation and the write was a 500.
+ */
+describe('identifier_url within 1000 characters but over 1000 UTF-8 bytes is a 400, not a 500', () => {
+  // 998 UTF-16 units each: 980 × '€' or 'é', 490 × '😀' (a surrogate pair).
+  const wide = (c: string) => `https://a.example/${c.repeat(980 / c.length)}`;
+
+  it.each(['€', 'é', '😀'])('POST /resources with 998 characters of %s', async (c) => {
+    const res = await fx.call('POST', '/resources', { body: meta({ identifier_url: wide(c) }) });
+    expect(res.status, res.body.message).toBe(400);
+    expect(res.body.message).toBe('body.resource_metadata.identifier_url: must be at most 1000 bytes as UTF-8');
+  });
+
+  it('PATCH /resources/{id} with 998 characters of €, nothing changes', async () => {
+    const before = await fx.getResource(resourceId);
+    const res = await fx.call('PATCH', `/resources/${resourceId}`, { body: { resource_metadata: { identifier_url: wide('€') } } });
+    expect(res.status, res.body.message).toBe(400);
+    expect(res.body.message).toMatch(/^body\.resource_metadata\.identifier_url: /);
+    expect(await fx.getResource(resourceId)).toEqual(before);
+  });
+
+  it('a non-ASCII identifier_url within 1000 bytes is accepted', async () => {
+    const url = `https://a.example/${'€'.repeat(300)}/${fx.audience().slice(8)}`;
+    const res = await fx.call('POST', '/resources', { body: meta({ identifier_url: url }) });
+    expect(res.status, res.body.message).toBe(201);
+    expect(res.body.resource_metadata.identifier_url).toBe(url);
+  });
+});
+
 const updateCases: [string, unknown, string][] = [
   ['resource_name empty', { resource_name: '' }, 'body.resource_name'],
   ['resource_type changed', { resource_type: 'database' }, 'body.resource_type'],

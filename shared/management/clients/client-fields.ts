@@ -6,9 +6,13 @@ import * as v from 'valibot';
  * (API.md §2), never a 500 or a silently truncated value.
  */
 
-/** One message for the two object issues valibot reports: not an object, and an unknown key. */
+/**
+ * The messages of the three object issues valibot reports: an unknown key, a missing required key
+ * (the only ones with a path when the message is made: the key's), and not an object. A missing
+ * `client_name` used to read `body.client_name: must be a JSON object`.
+ */
 export const objectMessage = (issue: v.ObjectIssue | v.StrictObjectIssue): string =>
-  issue.expected === 'never' ? 'unknown field' : 'must be a JSON object';
+  issue.expected === 'never' ? 'unknown field' : issue.path?.length ? 'is required' : 'must be a JSON object';
 
 /** valibot's object schemas accept arrays (typeof 'object'); JSON bodies must not pass one as an object. */
 export const notArray = v.check<unknown, string>((x) => !Array.isArray(x), 'must be a JSON object');

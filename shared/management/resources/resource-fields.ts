@@ -59,6 +59,9 @@ export function isResourceIndicator(s: string): boolean {
 export const identifierUrl = v.pipe(
   string(),
   v.maxLength(LIMITS.identifierUrl, `must be at most ${LIMITS.identifierUrl} characters`),
+  // The URL is part of two keys (marker PK, GSI2PK), whose 2048-byte limit counts UTF-8 bytes: 1000
+  // characters of `€` were 3000 bytes and a 500 (test/handlers/fuzz-management-resources.test.ts).
+  v.maxBytes(LIMITS.identifierUrl, `must be at most ${LIMITS.identifierUrl} bytes as UTF-8`),
   v.check(isResourceIndicator, 'must be an absolute URI without a fragment (RFC 8707 §2)'),
 );
 
