@@ -4,7 +4,7 @@ import type { ClientPermission } from '../records/client-link-records.ts';
 import { readClientPartition, type ClientPartition } from './client-partition.ts';
 import { countWrite } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
-import { exists } from './expression.ts';
+import { and, equals, exists } from './expression.ts';
 import { keys } from './keys.ts';
 import { unlinkUnits } from './link-writes.ts';
 import { withRetries } from './retry.ts';
@@ -40,6 +40,8 @@ function clientCascadeUnits({ client, links, permissions }: ClientPartition): Wr
   if (orphans.length) {
     units.push(orphans.map((p) => deleteItem(keys.clientPermission(p.client_id, p.resource_id, p.scope_id))));
   }
-  units.push([deleteItem(keys.client(client.id), { condition: exists }), countWrite(client.tenant_id, 'CLIENTS', -1)]);
+  // The counter decremented is the tenant read above: a tenant move in between must fail this
+  // step (and the delete re-reads), or the two tenants' counts would drift.
+  units.push([deleteItem(keys.client(client.id), { condition: and(exists, equals('tenant_id', client.tenant_id)) }), countWrite(client.tenant_id, 'CLIENTS', -1)]);
   return units;
 }
