@@ -20,10 +20,8 @@ const description = v.nullable(optionalText(CLIENT_LIMITS.description));
 /** null: the secret never expires (DESIGN.md §4; RFC 7591 §3.2.1 uses 0 for the same). */
 const secretExpiry = v.nullable(timestamp);
 
-/** Spec §4.3 "Client create body" plus app_metadata and the secret's expiry. */
-export const CreateClientBody = closedObject({
-  client_name: text(CLIENT_LIMITS.name),
-  client_type: v.optional(clientType),
+/** The fields create and update share, all optional (spec §4.3). */
+const sharedFields = {
   client_description: v.optional(description),
   client_metadata: v.optional(ClientMetadataSchema),
   app_metadata: v.optional(appMetadata),
@@ -32,6 +30,13 @@ export const CreateClientBody = closedObject({
   is_global: v.optional(bool),
   tenant_id: v.optional(uuid),
   client_secret_expires_at: v.optional(secretExpiry),
+};
+
+/** Spec §4.3 "Client create body" plus app_metadata and the secret's expiry. */
+export const CreateClientBody = closedObject({
+  client_name: text(CLIENT_LIMITS.name),
+  client_type: v.optional(clientType),
+  ...sharedFields,
 });
 export type CreateClientInput = v.InferOutput<typeof CreateClientBody>;
 
@@ -40,14 +45,7 @@ export const UpdateClientBody = closedObject({
   client_name: v.optional(text(CLIENT_LIMITS.name)),
   // Spec §4.3: "client_type is not part of the update body". Refused rather than ignored.
   client_type: v.optional(v.never('cannot be changed after create (spec §4.3)')),
-  client_description: v.optional(description),
-  client_metadata: v.optional(ClientMetadataSchema),
-  app_metadata: v.optional(appMetadata),
-  is_public: v.optional(bool),
-  is_first_party: v.optional(bool),
-  is_global: v.optional(bool),
-  tenant_id: v.optional(uuid),
-  client_secret_expires_at: v.optional(secretExpiry),
+  ...sharedFields,
 });
 export type UpdateClientInput = v.InferOutput<typeof UpdateClientBody>;
 
