@@ -20,7 +20,8 @@ try {
     tableName: env.TABLE_NAME ?? 'identity-local',
     stageThrottle: { rateLimit: Number(env.THROTTLE_RATE ?? 100), burstLimit: Number(env.THROTTLE_BURST ?? 200) },
     routeThrottles: env.THROTTLE_ROUTES === 'false' ? 'stage-only' : 'routes',
-    defaultClientId: env.DEFAULT_CLIENT_ID,
+    // Ids are UUIDs stored lower-case, as the management API addresses them.
+    defaultClientId: env.DEFAULT_CLIENT_ID?.toLowerCase(),
     defaultClientSecret: env.DEFAULT_CLIENT_SECRET,
     env: {
       MULTI_TENANT: env.MULTI_TENANT,

@@ -127,3 +127,15 @@ describe('making a public client confidential mints a secret: that needs update:
     expect(allowed.body.client_secret).toEqual(expect.any(String));
   });
 });
+
+describe('ids in paths', () => {
+  it('an upper-case spelling of an id names the same record (ids are stored lower-case)', async () => {
+    const made = await manage('POST', '/clients', { client_name: 'case' });
+    expect(made.status).toBe(201);
+    const upper = await manage('GET', `/clients/${String(made.body.id).toUpperCase()}`);
+    expect(upper.status).toBe(200);
+    expect(upper.body.id).toBe(made.body.id);
+    const sys = await systemResourceId();
+    expect((await manage('GET', `/resources/${sys.toUpperCase()}`)).body.id).toBe(sys);
+  });
+});

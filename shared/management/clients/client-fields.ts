@@ -31,7 +31,8 @@ export const text = (max: number) =>
 /** A string that may be empty, of at most `max` characters. */
 export const optionalText = (max: number) => v.pipe(v.string('must be a string'), v.maxLength(max, `must be at most ${max} characters`));
 
-export const uuid = v.pipe(v.string('must be a UUID'), v.uuid('must be a UUID'));
+// Ids are stored lower-case (UUIDv7 from shared/store/uuidv7.ts): an upper-case spelling names the same record.
+export const uuid = v.pipe(v.string('must be a UUID'), v.uuid('must be a UUID'), v.toLowerCase());
 
 export const bool = v.boolean('must be true or false');
 

@@ -104,4 +104,5 @@ export const scopeName = v.pipe(
   v.maxLength(LIMITS.scopeName, `must be at most ${LIMITS.scopeName} characters`),
 );
 
-export const uuid = v.pipe(string(), v.uuid('must be a UUID'));
+// Ids are stored lower-case (UUIDv7): an upper-case spelling names the same record.
+export const uuid = v.pipe(string(), v.uuid('must be a UUID'), v.toLowerCase());
