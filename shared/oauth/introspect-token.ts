@@ -1,9 +1,13 @@
-import { invalidClient } from '../errors.ts';
+import { invalidClient, oauthError } from '../errors.ts';
 import { bearerToken } from '../http/authenticate.ts';
 import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import { verifyIssuedToken } from './verify-resource-token.ts';
 import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
+
+/** RFC 6750 §3.1: a bad bearer credential is 401 invalid_token with a Bearer challenge. */
+const invalidBearer = () =>
+  oauthError(401, 'invalid_token', 'The bearer token is not valid.', { headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' } });
 
 export type Introspection = { active: false } | { active: true; claims: AccessTokenClaims };
 
@@ -26,11 +30,11 @@ export async function authenticateIntrospectionCaller(
     try {
       ({ claims } = await verifyAccessToken(bearer, deps));
     } catch (err) {
-      if (err instanceof InvalidAccessToken) throw invalidClient('The bearer token is not valid.');
+      if (err instanceof InvalidAccessToken) throw invalidBearer();
       throw err;
     }
     const client = (await deps.revocations.isRevoked(claims.jti)) ? undefined : await deps.findClient(claims.client_id);
-    if (!client) throw invalidClient('The bearer token is not valid.');
+    if (!client) throw invalidBearer();
     return client;
   }
   const { client, method } = await authenticateClient(headers, body, deps);

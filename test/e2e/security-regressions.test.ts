@@ -71,7 +71,8 @@ describe('introspection callers and HS256 tokens (RFC 7662 §2.1)', () => {
     const subject = await svc.managementToken('read:clients');
     const asBearer = await post('/tokeninfo', form({ token: subject }), { authorization: `Bearer ${forged}` });
     expect(asBearer.status).toBe(401);
-    expect(((await asBearer.json()) as any).error).toBe('invalid_client');
+    expect(asBearer.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    expect(((await asBearer.json()) as any).error).toBe('invalid_token');
     const introspected = await post('/introspect', form({ token: forged }), { authorization: basicAuth(svc.clientId, svc.clientSecret) });
     expect(await introspected.json()).toEqual({ active: false });
   });
