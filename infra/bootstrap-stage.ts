@@ -8,6 +8,11 @@ import { parseStageConfig } from './stages.ts';
  * `npm run bootstrap -- --stage <name> [--region <region>]`: runs the stage's bootstrap function
  * (functions/admin/bootstrap.ts) with `{"printCredentials": true}` and prints the Default Client's
  * id and, the first time only, its secret (API.md §4: "in AWS a one-off command prints them once").
+ *
+ * `... --rotate-default-secret`: the recovery path for a lost secret. Sends
+ * `{"printCredentials": true, "rotateDefaultSecret": true}`; the function gives the Default Client a
+ * new secret (the old one stops working) and this prints it once.
+ *
  * Finds the function through the stack output `BootstrapFunctionName`. Needs AWS credentials
  * allowed `cloudformation:DescribeStacks` on the stack and `lambda:InvokeFunction` on the function.
  */
@@ -23,6 +28,8 @@ export interface StageTarget {
   stackName: string;
   /** The stage's own region, else `--region`; else the SDK's usual lookup (AWS_REGION, profile). */
   region: string | undefined;
+  /** `--rotate-default-secret`: replace the Default Client's secret and print the new one. */
+  rotateDefaultSecret?: boolean;
 }
 
 export interface StageOutputs {
@@ -35,15 +42,27 @@ export interface BootstrapResult {
   created: boolean;
   clientId: string;
   clientSecret?: string;
+  /** The secret was replaced by this run (`rotateDefaultSecret`). */
+  rotated?: true;
 }
 
-const USAGE = 'Usage: npm run bootstrap -- --stage <name> [--region <region>]';
+/** What the function is sent (functions/admin/bootstrap.ts `BootstrapRequest`). */
+export interface BootstrapRequest {
+  printCredentials: true;
+  rotateDefaultSecret?: true;
+}
+
+const USAGE = 'Usage: npm run bootstrap -- --stage <name> [--region <region>] [--rotate-default-secret]';
 
 /** `--stage` must name a stage of cdk.json's `context.stages` (validated like `cdk synth` does). */
 export function parseCliArgs(argv: readonly string[], stages: Record<string, unknown>): StageTarget {
-  let values: { stage?: string | undefined; region?: string | undefined };
+  let values: { stage?: string | undefined; region?: string | undefined; 'rotate-default-secret'?: boolean | undefined };
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { stage: { type: 'string' }, region: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { stage: { type: 'string' }, region: { type: 'string' }, 'rotate-default-secret': { type: 'boolean' } },
+      strict: true,
+    }));
   } catch (err) {
     throw new CliError(`${(err as Error).message}\n${USAGE}`);
   }
@@ -51,7 +70,8 @@ export function parseCliArgs(argv: readonly string[], stages: Record<string, unk
   if (!stage) throw new CliError(`--stage is required.\n${USAGE}`);
   if (!(stage in stages)) throw new CliError(`Unknown stage "${stage}". Known stages (cdk.json): ${Object.keys(stages).join(', ')}.`);
   const config = parseStageConfig(stage, stages[stage]);
-  return { stage, stackName: `IdentityService-${stage}`, region: config.region ?? values.region };
+  const target: StageTarget = { stage, stackName: `IdentityService-${stage}`, region: config.region ?? values.region };
+  return values['rotate-default-secret'] ? { ...target, rotateDefaultSecret: true } : target;
 }
 
 export async function findStageOutputs(cfn: CloudFormationClient, stackName: string): Promise<StageOutputs> {
@@ -73,14 +93,14 @@ export async function findStageOutputs(cfn: CloudFormationClient, stackName: str
   return { functionName, issuer: output(OUTPUT_ISSUER) };
 }
 
-export async function invokeBootstrap(lambda: LambdaClient, functionName: string): Promise<BootstrapResult> {
+export async function invokeBootstrap(lambda: LambdaClient, functionName: string, request: BootstrapRequest = { printCredentials: true }): Promise<BootstrapResult> {
   let res;
   try {
     res = await lambda.send(
       new InvokeCommand({
         FunctionName: functionName,
         InvocationType: 'RequestResponse',
-        Payload: new TextEncoder().encode(JSON.stringify({ printCredentials: true })),
+        Payload: new TextEncoder().encode(JSON.stringify(request)),
       }),
     );
   } catch (err) {
@@ -98,16 +118,42 @@ export async function invokeBootstrap(lambda: LambdaClient, functionName: string
     const p = payload as { errorType?: string; errorMessage?: string } | undefined;
     throw new CliError(`The bootstrap function failed: ${p?.errorType ?? res.FunctionError}: ${p?.errorMessage ?? text}\nIts log is in the stage's function log group (stream name contains ${functionName}).`);
   }
+  const refusal = payload as { error?: unknown; message?: unknown } | undefined;
+  if (typeof refusal?.error === 'string') {
+    throw new CliError(`The bootstrap function refused the request (${refusal.error}): ${typeof refusal.message === 'string' ? refusal.message : text.slice(0, 200)}`);
+  }
   const r = payload as Partial<BootstrapResult> | undefined;
   if (typeof r?.created !== 'boolean' || typeof r.clientId !== 'string' || (r.clientSecret !== undefined && typeof r.clientSecret !== 'string')) {
-    throw new CliError(`Unexpected answer from ${functionName}: ${text.slice(0, 200)}`);
+    // Never echo an answer that may carry a secret.
+    throw new CliError(`Unexpected answer from ${functionName}${typeof r?.clientSecret === 'string' ? '' : `: ${text.slice(0, 200)}`}`);
   }
-  return { created: r.created, clientId: r.clientId, ...(r.clientSecret ? { clientSecret: r.clientSecret } : {}) };
+  if (request.rotateDefaultSecret && (r.rotated !== true || !r.clientSecret)) {
+    // A function deployed before --rotate-default-secret existed ignores the flag and rotates nothing.
+    throw new CliError(
+      `${functionName} did not rotate the Default Client's secret (its code predates --rotate-default-secret). The old secret is unchanged. Deploy the stage again, then rerun.`,
+    );
+  }
+  return { created: r.created, clientId: r.clientId, ...(r.clientSecret ? { clientSecret: r.clientSecret } : {}), ...(r.rotated === true ? { rotated: true as const } : {}) };
 }
 
 /** The lines to print. The secret appears only when the function returned it (the first time). */
 export function report(target: StageTarget, outputs: StageOutputs, result: BootstrapResult): string[] {
   const issuer = outputs.issuer ?? '<issuer>';
+  const tokenCommand = `  curl -u '${result.clientId}:<secret>' -d grant_type=client_credentials -d audience=${issuer}/identity/v1/ ${issuer}/token`;
+  if (result.rotated && result.clientSecret) {
+    return [
+      `Stage ${target.stage} (stack ${target.stackName}): Default Client secret rotated.`,
+      `  Default Client id:     ${result.clientId}${result.created ? ' (created now)' : ''}`,
+      `  New client secret:     ${result.clientSecret}`,
+      '',
+      'This is the only time the new secret is shown: store it now (a password manager, AWS Secrets Manager).',
+      'The old secret no longer works: /token refuses it within RECORD_CACHE_TTL_SECONDS (default 1 s; its',
+      'containers cache client records that long). Access tokens already issued with it stay valid until they expire.',
+      'WARNING: update every script, pipeline and secret store that uses the old secret.',
+      'A management token:',
+      tokenCommand,
+    ];
+  }
   const lines = [
     `Stage ${target.stage} (stack ${target.stackName}): bootstrap done.`,
     `  Default Client id:     ${result.clientId}${result.created ? ' (created now)' : ''}`,
@@ -118,7 +164,7 @@ export function report(target: StageTarget, outputs: StageOutputs, result: Boots
       '',
       'This is the only time the secret is shown: store it now (a password manager, AWS Secrets Manager).',
       'A management token:',
-      `  curl -u '${result.clientId}:<secret>' -d grant_type=client_credentials -d audience=${issuer}/identity/v1/ ${issuer}/token`,
+      tokenCommand,
     );
   } else {
     lines.push(
@@ -126,7 +172,9 @@ export function report(target: StageTarget, outputs: StageOutputs, result: Boots
       'The Default Client already exists and its secret has been shown before; it is never shown twice.',
       'To replace the secret, call the management API with a token that has update:client_keys:',
       `  POST ${issuer}/identity/v1/clients/${result.clientId}/secret`,
-      'The answer carries the new secret; the old one stops working at once.',
+      'The answer carries the new secret; the old one stops working (at /token within RECORD_CACHE_TTL_SECONDS, default 1 s).',
+      'Secret lost (no token to call that with)? Replace it from here, with the rights to invoke the bootstrap function:',
+      `  npm run bootstrap -- --stage ${target.stage} --rotate-default-secret`,
     );
   }
   return lines;
@@ -139,7 +187,8 @@ export interface BootstrapStageDeps {
 
 export async function bootstrapStage(target: StageTarget, deps: BootstrapStageDeps): Promise<string[]> {
   const outputs = await findStageOutputs(deps.cloudFormation, target.stackName);
-  const result = await invokeBootstrap(deps.lambda, outputs.functionName);
+  const request: BootstrapRequest = target.rotateDefaultSecret ? { printCredentials: true, rotateDefaultSecret: true } : { printCredentials: true };
+  const result = await invokeBootstrap(deps.lambda, outputs.functionName, request);
   return report(target, outputs, result);
 }
 

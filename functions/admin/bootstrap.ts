@@ -1,13 +1,34 @@
 import type { Context } from 'aws-lambda';
+import * as v from 'valibot';
 import { isAppError } from '../../shared/errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { getRuntime } from '../../shared/runtime.ts';
 import { isCustomResourceEvent, sendCustomResourceResponse, type CustomResourceEvent } from './cloudformation-response.ts';
 import { runBootstrap, type BootstrapOutput } from './run-bootstrap.ts';
 
-/** What `npm run bootstrap -- --stage <name>` sends (infra/bootstrap-stage.ts). */
-export interface BootstrapRequest {
-  printCredentials?: boolean;
+/**
+ * What `npm run bootstrap -- --stage <name> [--rotate-default-secret]` sends (infra/bootstrap-stage.ts):
+ * `{}` (or no payload) runs the bootstrap; `printCredentials` also returns the Default Client's
+ * secret the first time; `rotateDefaultSecret` (only with `printCredentials`, so that a new secret
+ * is never made without being returned) replaces it and returns the new one. Anything else, an
+ * unknown field included, is refused: a misspelt flag must not quietly run a plain bootstrap.
+ */
+export const BootstrapRequestSchema = v.nullish(
+  v.pipe(
+    v.strictObject({
+      printCredentials: v.optional(v.boolean()),
+      rotateDefaultSecret: v.optional(v.boolean()),
+    }),
+    v.check((r) => r.rotateDefaultSecret !== true || r.printCredentials === true, 'rotateDefaultSecret requires printCredentials: true (a new secret that is not returned would lock everyone out)'),
+  ),
+  {},
+);
+export type BootstrapRequest = v.InferOutput<typeof BootstrapRequestSchema>;
+
+/** The answer to an event that is neither a custom resource request nor a valid `BootstrapRequest`; nothing ran. */
+export interface BootstrapRequestError {
+  error: 'invalid_request';
+  message: string;
 }
 
 /** Same id for every response about the one bootstrap resource; a change would make CloudFormation "replace" it. */
@@ -25,20 +46,33 @@ const RESPONSE_RESERVE_MS = 10_000;
  *   the bootstrap and answers the stack with the Default Client's id only. Its secret is never in
  *   that answer, since CloudFormation shows responses in the console and stack events; it stays
  *   sealed in the client record for the one-off command.
+ *   A custom resource request is never read for `printCredentials` or `rotateDefaultSecret`.
  * - By `npm run bootstrap` with `{"printCredentials": true}`: runs the same and returns the secret
  *   if it has never been shown; later calls return `created: false` and no secret.
+ * - By `npm run bootstrap -- --rotate-default-secret` with `{"printCredentials": true,
+ *   "rotateDefaultSecret": true}`: runs the same, then gives the Default Client a new secret and
+ *   returns it (the recovery path for a lost secret; gated by who may invoke this function).
+ * - Anything else: `{error: 'invalid_request', message}`, and nothing runs.
  *
  * The secret is never logged.
  */
-export async function handler(event: unknown, context: Context): Promise<BootstrapOutput | undefined> {
+export async function handler(event: unknown, context: Context): Promise<BootstrapOutput | BootstrapRequestError | undefined> {
   logger.addContext(context);
   if (isCustomResourceEvent(event)) {
     await onCustomResource(event, context);
     return undefined;
   }
-  const printCredentials = typeof event === 'object' && event !== null && (event as BootstrapRequest).printCredentials === true;
+  const parsed = v.safeParse(BootstrapRequestSchema, event);
+  if (!parsed.success) {
+    const message = `Invalid bootstrap request: ${parsed.issues.map(describeIssue).join('; ')}. Expected {"printCredentials"?: boolean, "rotateDefaultSecret"?: boolean}.`;
+    // Where the event is wrong, not what it holds (the answer, to the caller only, echoes short values).
+    logger.warn('bootstrap request refused', { invalid: parsed.issues.map((i) => v.getDotPath(i) ?? '(event)') });
+    return { error: 'invalid_request', message };
+  }
+  const printCredentials = parsed.output.printCredentials === true;
+  const rotateDefaultSecret = parsed.output.rotateDefaultSecret === true;
   try {
-    const out = await runBootstrap(getRuntime(), { printCredentials });
+    const out = await runBootstrap(getRuntime(), { printCredentials, rotateDefaultSecret });
     logOutcome('bootstrap done (direct invocation)', out);
     return out;
   } catch (err) {
@@ -56,7 +90,7 @@ async function onCustomResource(event: CustomResourceEvent, context: Context): P
   }
   try {
     const deadline = Date.now() + context.getRemainingTimeInMillis() - RESPONSE_RESERVE_MS;
-    const out = await withRetries(() => runBootstrap(getRuntime(), { printCredentials: false }), deadline);
+    const out = await withRetries(() => runBootstrap(getRuntime(), { printCredentials: false, rotateDefaultSecret: false }), deadline);
     logOutcome(`bootstrap done (CloudFormation ${event.RequestType})`, out);
     await sendCustomResourceResponse(event, { status: 'SUCCESS', physicalResourceId, data: { DefaultClientId: out.clientId } });
   } catch (err) {
@@ -104,6 +138,22 @@ function describeError(err: unknown): string {
 }
 
 function logOutcome(message: string, out: BootstrapOutput): void {
-  // Whether a secret went out, never the secret.
-  logger.info(message, { created: out.created, clientId: out.clientId, secretReturned: out.clientSecret !== undefined, signingKeys: out.signingKeys });
+  // Whether a secret went out (and whether it is a new one), never the secret.
+  logger.info(message, {
+    created: out.created,
+    clientId: out.clientId,
+    secretReturned: out.clientSecret !== undefined,
+    secretRotated: out.rotated === true,
+    signingKeys: out.signingKeys,
+  });
+}
+
+/** One valibot issue as `event.<field>: <what is wrong>`; received values are cut short. */
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const path = v.getDotPath(issue);
+  const where = path ? `event.${path}` : 'event';
+  const received = issue.received.length > 40 ? `${issue.received.slice(0, 40)}...` : issue.received;
+  if (issue.type === 'strict_object' && issue.expected === 'never') return `${where}: unknown field`;
+  if (issue.type === 'check') return `event: ${issue.message}`;
+  return `${where}: expected ${issue.expected ?? 'something else'}, received ${received}`;
 }

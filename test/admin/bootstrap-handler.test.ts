@@ -13,12 +13,14 @@ const { signingKeysRepository } = await import('../../shared/keys/signing-keys-r
 const { runWithRuntime } = await import('../../shared/runtime.ts');
 const { clientsRepository } = await import('../../shared/store/clients-repository.ts');
 const { keys } = await import('../../shared/store/keys.ts');
+const { SYSTEM_ACTOR_ID } = await import('../../shared/records/common.ts');
 const { createTestTable } = await import('../support/dynamodb.ts');
 const { testRuntime } = await import('../support/test-runtime.ts');
 const { customResourceEvent, lambdaContext, responseUrlServer } = await import('./support/custom-resource.ts');
 
 type Runtime = ReturnType<typeof testRuntime>;
-type Output = Awaited<ReturnType<typeof handler>>;
+type Output = import('../../functions/admin/run-bootstrap.ts').BootstrapOutput | undefined;
+type Answer = Awaited<ReturnType<typeof handler>>;
 
 /** Every line the service logged in this test (Powertools writes to stdout/stderr). */
 const logged: string[] = [];
@@ -47,8 +49,15 @@ async function capture<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** Runs the handler as Lambda would, with `runtime` installed and its log output captured. */
-const invoke = (runtime: Runtime, event: unknown, remainingMs?: number): Promise<Output> =>
+const invokeRaw = (runtime: Runtime, event: unknown, remainingMs?: number): Promise<Answer> =>
   capture(() => runWithRuntime(runtime, () => handler(event, lambdaContext(remainingMs))));
+
+/** For valid events: the answer is a bootstrap output (or nothing, for a custom resource). */
+async function invoke(runtime: Runtime, event: unknown, remainingMs?: number): Promise<Output> {
+  const answer = await invokeRaw(runtime, event, remainingMs);
+  if (answer && 'error' in answer) throw new Error(`unexpected refusal: ${answer.message}`);
+  return answer;
+}
 
 async function freshRuntime(prefix: string): Promise<Runtime> {
   return testRuntime(await createTestTable(prefix));
@@ -58,6 +67,8 @@ async function storedSecretMatches(runtime: Runtime, clientId: string, secret: s
   const client = await clientsRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox).get(clientId);
   return verifyClientSecret(secret, client?.secret_hash);
 }
+
+const clientsOf = (runtime: Runtime) => clientsRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox);
 
 let cfn: Awaited<ReturnType<typeof responseUrlServer>>;
 beforeAll(async () => {
@@ -142,6 +153,105 @@ describe('functions/admin/bootstrap.ts invoked directly (npm run bootstrap)', ()
   });
 });
 
+describe('functions/admin/bootstrap.ts with rotateDefaultSecret (npm run bootstrap -- --rotate-default-secret)', () => {
+  const ROTATE = { printCredentials: true, rotateDefaultSecret: true };
+
+  it('returns a new secret and stores it: the stored hash matches the new secret, not the old one; no expiry', async () => {
+    const runtime = await freshRuntime('admin-rotate');
+    const first = await invoke(runtime, { printCredentials: true });
+    const clientId = first!.clientId;
+    const oldSecret = first!.clientSecret!;
+    // An expiry on the old secret, to see the rotation clear it.
+    await clientsOf(runtime).changeSecret(clientId, oldSecret, 'someone', { expiresAt: '2099-01-01T00:00:00.000Z' });
+    expect((await clientsOf(runtime).get(clientId))!.client_secret_expires_at).toBe('2099-01-01T00:00:00.000Z');
+
+    const rotated = await invoke(runtime, ROTATE);
+    expect(rotated).toEqual({ created: false, clientId, clientSecret: expect.any(String), rotated: true, signingKeys: [] });
+    const newSecret = rotated!.clientSecret!;
+    expect(newSecret).not.toBe(oldSecret);
+    // 256 bits, base64url.
+    expect(Buffer.from(newSecret, 'base64url')).toHaveLength(32);
+
+    const stored = await clientsOf(runtime).get(clientId);
+    expect(verifyClientSecret(newSecret, stored?.secret_hash)).toBe(true);
+    expect(verifyClientSecret(oldSecret, stored?.secret_hash)).toBe(false);
+    expect(stored!.client_secret_expires_at).toBeNull();
+    expect(stored!.updated_by).toBe(SYSTEM_ACTOR_ID);
+    expect(await runtime.secretBox.open(stored!.secret_sealed!)).toBe(newSecret);
+
+    // Logged that a secret was rotated and returned, never the secret.
+    const output = logged.join('');
+    expect(output).toContain('"secretRotated":true');
+    expect(output).not.toContain(newSecret);
+
+    // A plain run afterwards does not show it again.
+    expect(await invoke(runtime, { printCredentials: true })).toEqual({ created: false, clientId, signingKeys: [] });
+  });
+
+  it('every rotation replaces the previous secret', async () => {
+    const runtime = await freshRuntime('admin-rotate-twice');
+    const a = await invoke(runtime, ROTATE);
+    const b = await invoke(runtime, ROTATE);
+    expect(b!.clientId).toBe(a!.clientId);
+    expect(b!.clientSecret).not.toBe(a!.clientSecret);
+    const stored = await clientsOf(runtime).get(b!.clientId);
+    expect(verifyClientSecret(b!.clientSecret!, stored?.secret_hash)).toBe(true);
+    expect(verifyClientSecret(a!.clientSecret!, stored?.secret_hash)).toBe(false);
+  });
+
+  it('on a fresh stage: creates the Default Client and returns a rotated secret that is the stored one', async () => {
+    const runtime = await freshRuntime('admin-rotate-fresh');
+    const out = await invoke(runtime, ROTATE);
+    expect(out).toMatchObject({ created: true, clientId: expect.any(String), clientSecret: expect.any(String), rotated: true });
+    expect(await clientsOf(runtime).findDefaultClientId()).toBe(out!.clientId);
+    expect(await storedSecretMatches(runtime, out!.clientId, out!.clientSecret!)).toBe(true);
+  });
+
+  it('before the secret was ever shown: the deploy-time secret stops working and no later run shows the new one again', async () => {
+    const runtime = await freshRuntime('admin-rotate-unshown');
+    const deployed = await invoke(runtime, {});
+    const sealed = (await clientsOf(runtime).get(deployed!.clientId))!.secret_sealed!;
+    const deploySecret = await runtime.secretBox.open(sealed);
+
+    const rotated = await invoke(runtime, ROTATE);
+    expect(rotated!.clientSecret).not.toBe(deploySecret);
+    expect(await storedSecretMatches(runtime, deployed!.clientId, rotated!.clientSecret!)).toBe(true);
+    expect(await storedSecretMatches(runtime, deployed!.clientId, deploySecret)).toBe(false);
+    expect(await invoke(runtime, { printCredentials: true })).not.toHaveProperty('clientSecret');
+  });
+
+  it('invalid events get a clear error answer, and nothing runs (no client, no rotation)', async () => {
+    const runtime = await freshRuntime('admin-rotate-invalid');
+    const cases: [unknown, RegExp][] = [
+      [{ rotateDefaultSecret: true }, /rotateDefaultSecret requires printCredentials: true/],
+      [{ rotateDefaultSecret: true, printCredentials: false }, /rotateDefaultSecret requires printCredentials: true/],
+      [{ printCredentials: 'true' }, /event\.printCredentials: expected boolean, received "true"/],
+      [{ printCredentials: true, rotateDefaultSecret: 1 }, /event\.rotateDefaultSecret: expected boolean, received 1/],
+      [{ printCredentials: true, rotateDefaultSecrets: true }, /event\.rotateDefaultSecrets: unknown field/],
+      ['rotate', /event: expected Object, received "rotate"/],
+      [42, /event: expected Object/],
+    ];
+    for (const [event, message] of cases) {
+      const answer = await invokeRaw(runtime, event);
+      expect(answer).toEqual({ error: 'invalid_request', message: expect.stringMatching(message) });
+      expect((answer as { message: string }).message).toMatch(/^Invalid bootstrap request: /);
+    }
+    expect(await clientsOf(runtime).findDefaultClientId()).toBeUndefined();
+
+    // And on a bootstrapped stage the refused rotation left the secret alone.
+    const first = await invoke(runtime, { printCredentials: true });
+    expect(await invokeRaw(runtime, { rotateDefaultSecret: true })).toMatchObject({ error: 'invalid_request' });
+    expect(await storedSecretMatches(runtime, first!.clientId, first!.clientSecret!)).toBe(true);
+  });
+
+  it('an event without a payload (null) is a plain bootstrap', async () => {
+    const runtime = await freshRuntime('admin-rotate-null');
+    const out = await invoke(runtime, null);
+    expect(out).toMatchObject({ created: true });
+    expect(out).not.toHaveProperty('clientSecret');
+  });
+});
+
 describe('functions/admin/bootstrap.ts as a CloudFormation custom resource', () => {
   it('Create: runs the bootstrap and answers SUCCESS with the client id only, never the secret', async () => {
     const runtime = await freshRuntime('admin-bootstrap-cfn');
@@ -168,6 +278,30 @@ describe('functions/admin/bootstrap.ts as a CloudFormation custom resource', () 
     expect(response!.body).not.toContain(shown!.clientSecret);
     expect(logged.join('')).not.toContain(shown!.clientSecret);
     expect((await invoke(runtime, { printCredentials: true }))!.clientSecret).toBeUndefined();
+  });
+
+  it('ignores rotateDefaultSecret (in the event or its properties): the secret stays, and no secret is in the answer', async () => {
+    const runtime = await freshRuntime('admin-bootstrap-cfn-rotate');
+    await invoke(runtime, customResourceEvent('Create', cfn.url));
+    const shown = await invoke(runtime, { printCredentials: true });
+    const clientId = shown!.clientId;
+    const before = await clientsOf(runtime).get(clientId);
+
+    for (const type of ['Create', 'Update'] as const) {
+      const event = customResourceEvent(type, cfn.url);
+      const flagged = { ...event, printCredentials: true, rotateDefaultSecret: true, ResourceProperties: { ...event.ResourceProperties, printCredentials: true, rotateDefaultSecret: true } };
+      expect(await invoke(runtime, flagged)).toBeUndefined();
+    }
+    expect(cfn.received.slice(1).map((r) => [r.json.Status, r.json.Data])).toEqual([
+      ['SUCCESS', { DefaultClientId: clientId }],
+      ['SUCCESS', { DefaultClientId: clientId }],
+    ]);
+    const after = await clientsOf(runtime).get(clientId);
+    expect(after!.secret_hash).toBe(before!.secret_hash);
+    expect(after!.version).toBe(before!.version);
+    expect(await storedSecretMatches(runtime, clientId, shown!.clientSecret!)).toBe(true);
+    expect(logged.join('')).toContain('"secretRotated":false');
+    for (const r of cfn.received) expect(r.body).not.toContain(shown!.clientSecret);
   });
 
   it('Update: reruns (idempotent) and keeps the physical id; Delete: answers SUCCESS and leaves the records', async () => {

@@ -80,6 +80,67 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
     expect(text).toContain('update:client_keys');
   });
 
+  it('later runs also name the recovery command for a lost secret', async () => {
+    lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, signingKeys: [] }) });
+    const text = (await bootstrapStage(target, deps)).join('\n');
+    expect(text).toContain('npm run bootstrap -- --stage dev --rotate-default-secret');
+  });
+
+  describe('--rotate-default-secret', () => {
+    const NEW_SECRET = 'Zx9pQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX1cV3bN5m';
+    const rotating: StageTarget = { ...target, rotateDefaultSecret: true };
+    const payloadOf = (input: { Payload?: unknown }) => JSON.parse(Buffer.from(input.Payload as Uint8Array).toString('utf8')) as unknown;
+
+    it('invokes the function with exactly {"printCredentials": true, "rotateDefaultSecret": true}', async () => {
+      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }) });
+      await bootstrapStage(rotating, deps);
+      expect(lambdaMock.calls()).toHaveLength(1);
+      const invoke = lambdaMock.commandCalls(InvokeCommand)[0]!.args[0].input;
+      expect(Buffer.from(invoke.Payload as Uint8Array).toString('utf8')).toBe('{"printCredentials":true,"rotateDefaultSecret":true}');
+      expect({ ...invoke, Payload: payloadOf(invoke) }).toEqual({
+        FunctionName: FUNCTION,
+        InvocationType: 'RequestResponse',
+        Payload: { printCredentials: true, rotateDefaultSecret: true },
+      });
+      expect(invoke).not.toHaveProperty('LogType');
+    });
+
+    it('without the flag the payload stays {"printCredentials": true}', async () => {
+      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, signingKeys: [] }) });
+      await bootstrapStage(parseCliArgs(['--stage', 'dev'], { dev: {} }), deps);
+      expect(payloadOf(lambdaMock.commandCalls(InvokeCommand)[0]!.args[0].input)).toEqual({ printCredentials: true });
+    });
+
+    it('prints the id and the new secret once, that the old one stops working (cache TTL), and to update every script', async () => {
+      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }) });
+      const text = (await bootstrapStage(rotating, deps)).join('\n');
+      expect(text).toContain('Default Client secret rotated');
+      expect(text).toContain(`Default Client id:     ${CLIENT_ID}`);
+      expect(text).toContain(`New client secret:     ${NEW_SECRET}`);
+      expect(text.split(NEW_SECRET)).toHaveLength(2);
+      expect(text).toContain('only time the new secret is shown');
+      expect(text).toContain('The old secret no longer works');
+      expect(text).toMatch(/RECORD_CACHE_TTL_SECONDS \(default 1 s/);
+      expect(text).toMatch(/update every script, pipeline and secret store that uses the old secret/);
+      expect(text).toContain(`-d audience=${ISSUER}/identity/v1/ ${ISSUER}/token`);
+      expect(text).not.toContain('already exists');
+    });
+
+    it('a function that did not rotate (deployed before the flag existed) is an error, and its secret is not printed', async () => {
+      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, signingKeys: [] }) });
+      await expect(bootstrapStage(rotating, deps)).rejects.toThrow(/did not rotate the Default Client's secret .*The old secret is unchanged\. Deploy the stage again/);
+      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: SECRET, signingKeys: [] }) });
+      const err = await bootstrapStage(rotating, deps).catch((e: unknown) => e as Error);
+      expect(err).toBeInstanceOf(CliError);
+      expect((err as Error).message).not.toContain(SECRET);
+    });
+
+    it('a refused request: shows the function\'s message', async () => {
+      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ error: 'invalid_request', message: 'Invalid bootstrap request: event.x: unknown field.' }) });
+      await expect(bootstrapStage(rotating, deps)).rejects.toThrow(new CliError('The bootstrap function refused the request (invalid_request): Invalid bootstrap request: event.x: unknown field.'));
+    });
+  });
+
   it('a stack that does not exist: tells to deploy first', async () => {
     cfnMock.on(DescribeStacksCommand).rejects(Object.assign(new Error(`Stack with id ${STACK} does not exist`), { name: 'ValidationError' }));
     await expect(bootstrapStage(target, deps)).rejects.toThrow(new CliError(`Stack ${STACK} does not exist in this account and region. Deploy it first: npx cdk deploy -c stage=dev`));
@@ -114,6 +175,12 @@ describe('command line', () => {
     expect(parseCliArgs(['--stage', 'dev'], stages)).toEqual({ stage: 'dev', stackName: 'IdentityService-dev', region: undefined });
     expect(parseCliArgs(['--stage=prod', '--region', 'eu-central-1'], stages)).toEqual({ stage: 'prod', stackName: 'IdentityService-prod', region: 'eu-central-1' });
     expect(parseCliArgs(['--stage', 'x'], { x: { region: 'eu-west-1' } }).region).toBe('eu-west-1');
+  });
+
+  it('--rotate-default-secret sets rotateDefaultSecret (and only then)', () => {
+    expect(parseCliArgs(['--stage', 'dev', '--rotate-default-secret'], stages)).toEqual({ stage: 'dev', stackName: 'IdentityService-dev', region: undefined, rotateDefaultSecret: true });
+    expect(parseCliArgs(['--stage', 'dev'], stages)).not.toHaveProperty('rotateDefaultSecret');
+    expect(() => parseCliArgs(['--stage', 'dev', '--rotate-default-secret=yes'], stages)).toThrow(/Usage: .*--rotate-default-secret/);
   });
 
   it('refuses a missing or unknown stage and unknown options, with the usage', () => {
