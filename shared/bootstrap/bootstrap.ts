@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../keys/key-store.ts';
 import { MANAGEMENT_SCOPES } from '../routes.ts';
+import { backfillTokenViews } from '../store/backfill-token-views.ts';
 import { clientLinksRepository } from '../store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../store/client-permissions-repository.ts';
 import { clientsRepository } from '../store/clients-repository.ts';
@@ -38,6 +39,8 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
   const resources = resourcesRepository(db, tableName, now, secretBox);
   const scopes = scopesRepository(db, tableName, now);
   await tenantsRepository(db, tableName, now).ensureDefault();
+  // Before anything writes scopes or links: those writes need the token views in place.
+  await backfillTokenViews(db, tableName, now);
   const system = await ensureSystemResource(resources, scopes, input.managementAudience, MANAGEMENT_SCOPES);
   return ensureDefaultClient(
     { clients, links: clientLinksRepository(db, tableName, now), permissions: clientPermissionsRepository(db, tableName, now) },

@@ -13,6 +13,12 @@ export interface AuthenticatedClient {
 /** A client id we would ever store: bounded and printable, so junk never reaches the table. */
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
+/** The client id a request claims (Basic or `client_id`), if it is one we could have stored; nothing is verified. */
+export function claimedClientId(headers: Record<string, string | undefined>, body: { client_id?: string | undefined }): string | undefined {
+  const id = parseBasicCredentials(headers.authorization)?.clientId ?? body.client_id;
+  return id !== undefined && CLIENT_ID.test(id) ? id : undefined;
+}
+
 /**
  * RFC 6749 §2.3: authenticates the client with `client_secret_basic`, `client_secret_post`, or
  * `none` for public clients. Exactly one method per request (§2.3: "MUST NOT use more than one").

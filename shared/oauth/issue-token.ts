@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { oauthError } from '../errors.ts';
-import { authenticateClient } from './authenticate-client.ts';
+import { authenticateClient, claimedClientId } from './authenticate-client.ts';
 import { grantClientCredentials } from './grant-client-credentials.ts';
 import type { OAuthDeps } from './oauth-deps.ts';
 import type { TokenResponse } from './token-response.ts';
@@ -45,6 +45,9 @@ export async function issueToken(
   body: TokenRequest,
   deps: OAuthDeps,
 ): Promise<TokenResponse> {
+  // One DynamoDB read for everything below when this container is cold (issue 3 item 7).
+  const claimed = claimedClientId(headers, body);
+  if (claimed) await deps.preload(claimed, body.audience ?? body.resource);
   const authenticated = await authenticateClient(headers, body, deps);
   const grant = GRANT_NAMES[body.grant_type];
   // RFC 6749 §4.2: implicit only ever goes through /authorize.

@@ -39,6 +39,12 @@ export interface TokenResource {
 export interface OAuthDeps {
   findClient(clientId: string): Promise<OAuthClient | undefined>;
   findResource(tenantId: string, identifierUrl: string): Promise<TokenResource | undefined>;
+  /**
+   * Reads, in one call, what a token request for this client and audience will look up and the
+   * caches do not hold (oauth-runtime.ts); the lookups that follow then hit the caches. Never
+   * decides anything: authentication and every check still run on what the finders return.
+   */
+  preload(clientId: string, audience: string | undefined): Promise<void>;
   keys: KeyStore;
   revocations: RevocationsRepository;
   issuer: string;

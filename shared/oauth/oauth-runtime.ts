@@ -1,7 +1,12 @@
 import { TtlCache } from '../cache/ttl-cache.ts';
+import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import type { Runtime } from '../runtime.ts';
-import { clientsRepository } from '../store/clients-repository.ts';
-import { resourcesRepository } from '../store/resources-repository.ts';
+import { clientsRepository, type ClientWithGrants } from '../store/clients-repository.ts';
+import { keys } from '../store/keys.ts';
+import { getItems } from '../store/read-items.ts';
+import type { ResourceTokenView } from '../store/resource-token-view.ts';
+import { isPossibleIdentifier, resourcesRepository } from '../store/resources-repository.ts';
+import { keyString, type Key } from '../store/writes.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from './oauth-deps.ts';
 
 interface RecordCaches {
@@ -13,14 +18,22 @@ interface RecordCaches {
 /** A verified signature is remembered this long (time claims are re-checked on every use). */
 const VERIFIED_TOKEN_TTL_MS = 5 * 60 * 1000;
 
+/**
+ * The last tenant seen for a client, kept well past the record TTL: it only chooses which tenant's
+ * identifier marker the token path reads together with the client. A wrong guess (the client moved
+ * tenants) costs one more read, never a wrong answer.
+ */
+const TENANT_HINT_TTL_MS = 60 * 60 * 1000;
+
 /** One set of caches per runtime (per container in Lambda; per local stack locally). */
 const perRuntime = new WeakMap<Runtime, RecordCaches>();
 
 /**
  * The OAuth endpoints' dependencies, built from the runtime. Client and resource records are read
  * through per-container caches (docs/tokens.md "Hot path and caching"): a warm token costs no
- * DynamoDB call. Client misses are cached too (`null`), so a flood of unknown client ids costs one
- * read per id per TTL; concurrent misses of one key share one read.
+ * DynamoDB call, and a cold one a single BatchGetItem (`preload`). Client misses are cached too
+ * (`null`), so a flood of unknown client ids costs one read per id per TTL; concurrent misses of
+ * one key share one read.
  */
 export function oauthDeps(runtime: Runtime): OAuthDeps {
   return caches(runtime).deps;
@@ -35,6 +48,8 @@ export function forgetResources(runtime: Runtime): void {
   caches(runtime).resources.clear();
 }
 
+const resourceKey = (tenantId: string, identifierUrl: string) => `${tenantId} ${identifierUrl}`;
+
 function caches(runtime: Runtime): RecordCaches {
   let c = perRuntime.get(runtime);
   if (c) return c;
@@ -43,6 +58,49 @@ function caches(runtime: Runtime): RecordCaches {
   const resourcesRepo = resourcesRepository(db, config.tableName, now, secretBox);
   const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs);
   const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs);
+  const tenantHints = new TtlCache<string>(TENANT_HINT_TTL_MS);
+  // A sealed secret always opens to the same plaintext, so it is opened (one KMS Decrypt in AWS)
+  // once per container, not once per cache period.
+  const openedSecrets = new TtlCache<string>(Number.POSITIVE_INFINITY, 1_000);
+
+  const toClient = (found: ClientWithGrants | undefined): OAuthClient | null => {
+    if (!found) return null;
+    const { client } = found;
+    tenantHints.set(client.id, client.tenant_id);
+    return {
+      id: client.id,
+      tenant_id: client.tenant_id,
+      is_public: client.is_public,
+      is_global: client.is_global,
+      grant_types: client.client_metadata.grant_types,
+      secret_hash: client.secret_hash,
+      client_secret_expires_at: client.client_secret_expires_at,
+      resources: found.resources,
+      grants: found.grants,
+    };
+  };
+  const toResource = async (v: ResourceTokenView | undefined): Promise<TokenResource | null> => {
+    if (!v) return null;
+    const sealed = v.signing_algorithm === 'HS256' ? v.signing_secret : undefined;
+    return {
+      id: v.id,
+      tenant_id: v.tenant_id,
+      identifier_url: v.identifier_url,
+      signing_algorithm: v.signing_algorithm,
+      signing_secret: sealed ? await openedSecrets.getOrLoad(sealed, () => secretBox.open(sealed)) : undefined,
+      token_lifetime: v.token_lifetime,
+      rbac_enabled: v.rbac_enabled,
+      is_system: v.is_system,
+      scope_names: v.scope_names,
+    };
+  };
+  // A miss is not remembered: the resource may be created a moment later in another container,
+  // and an unknown audience is a client error that costs one read.
+  const loadResource = async (key: string, load: () => Promise<TokenResource | null>) => {
+    const hit = await resources.getOrLoad(key, load);
+    if (hit === null) resources.delete(key);
+    return hit ?? undefined;
+  };
 
   const deps: OAuthDeps = {
     keys: runtime.keys,
@@ -52,46 +110,45 @@ function caches(runtime: Runtime): RecordCaches {
     now,
     verifiedTokens: new TtlCache(VERIFIED_TOKEN_TTL_MS, 10_000),
     async findClient(clientId) {
-      const hit = await clients.getOrLoad(clientId, async () => {
-        const found = await clientsRepo.getClientWithGrants(clientId);
-        if (!found) return null;
-        const { client } = found;
-        return {
-          id: client.id,
-          tenant_id: client.tenant_id,
-          is_public: client.is_public,
-          is_global: client.is_global,
-          grant_types: client.client_metadata.grant_types,
-          secret_hash: client.secret_hash,
-          client_secret_expires_at: client.client_secret_expires_at,
-          resources: found.resources,
-          grants: found.grants,
-        };
-      });
-      return hit ?? undefined;
+      return (await clients.getOrLoad(clientId, async () => toClient(await clientsRepo.getClientWithGrants(clientId)))) ?? undefined;
     },
-    async findResource(tenantId, identifierUrl) {
-      const hit = await resources.getOrLoad(`${tenantId} ${identifierUrl}`, async () => {
-        const r = await resourcesRepo.getResourceByIdentifier(tenantId, identifierUrl);
-        if (!r) return null;
-        const m = r.resource_metadata;
-        return {
-          id: r.id,
-          tenant_id: r.tenant_id,
-          identifier_url: m.identifier_url,
-          signing_algorithm: m.signing_algorithm,
-          // Unsealed once per cache period, not per token (a KMS Decrypt in AWS).
-          signing_secret: m.signing_algorithm === 'HS256' && m.signing_secret ? await secretBox.open(m.signing_secret) : undefined,
-          token_lifetime: m.token_lifetime,
-          rbac_enabled: m.rbac_enabled,
-          is_system: m.is_system,
-          scope_names: r.scope_names,
-        };
-      });
-      // A miss is not remembered: the resource may have just been created (GSI2 is eventually
-      // consistent), and an unknown audience is a client error that costs one read.
-      if (hit === null) resources.delete(`${tenantId} ${identifierUrl}`);
-      return hit ?? undefined;
+    findResource(tenantId, identifierUrl) {
+      return loadResource(resourceKey(tenantId, identifierUrl), async () => toResource(await resourcesRepo.getTokenView(tenantId, identifierUrl)));
+    },
+
+    /**
+     * Issue 3 item 7, "at most one DynamoDB read per token": whatever of the client, the
+     * audience's resource and the signing-key states this container does not hold fresh is read
+     * in ONE consistent BatchGetItem, keyed from the request alone (docs/data-model.md pattern 1).
+     * The resource is looked up in the client's last known tenant (the default tenant for a client
+     * never seen, and always for the management API); if that guess is wrong, `findResource`
+     * reads the right marker afterwards.
+     */
+    async preload(clientId, audience) {
+      const needClient = clients.get(clientId) === undefined;
+      const tenantId =
+        audience === config.managementAudience ? DEFAULT_TENANT_ID : (clients.get(clientId)?.tenant_id ?? tenantHints.get(clientId) ?? DEFAULT_TENANT_ID);
+      const rKey = audience === undefined ? undefined : resourceKey(tenantId, audience);
+      const needResource = rKey !== undefined && audience !== undefined && resources.get(rKey) === undefined && isPossibleIdentifier(audience);
+      if (!needClient && !needResource) return; // the key store reads for itself if it must: one call either way
+      const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+      const clientKey = keys.client(clientId);
+      const markerKey = needResource ? keys.marker('RESOURCE_ID_URL', tenantId, audience) : undefined;
+      const wanted: Key[] = [...(needClient ? [clientKey] : []), ...(markerKey ? [markerKey] : []), ...keyStates];
+      const found = await getItems(db, config.tableName, wanted, now()); // a storage error is a 503, never a token
+      if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined));
+      await Promise.all([
+        needClient &&
+          clients.getOrLoad(clientId, async () => {
+            const item = found.get(keyString(clientKey));
+            return toClient(item ? await clientsRepo.clientWithGrantsOfItem(item) : undefined);
+          }),
+        markerKey &&
+          loadResource(rKey!, async () => {
+            const item = found.get(keyString(markerKey));
+            return toResource(item ? await resourcesRepo.tokenViewOfItem(item) : undefined);
+          }),
+      ]);
     },
   };
   c = { clients, resources, deps };

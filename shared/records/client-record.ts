@@ -24,6 +24,10 @@ export interface ClientMetadata {
  * - `aggregations`: counts of its resource links and permissions, kept exact by the link and
  *   permission transactions (never by PATCH).
  * - `links_version`: +1 per change of its links/permissions; optimistic lock of cascades.
+ * - `token_grants`: resource id → { scope id: true } of its links and permissions, changed in the
+ *   same transaction as every link and permission item, so `/token` reads one item, not the
+ *   partition (docs/data-model.md pattern 1). Absent only on items written before it existed
+ *   (the bootstrap backfill adds it; readers then fall back to the partition).
  * - `version`: +1 per change of the editable fields (PATCH, secret change).
  */
 export interface ClientRecord extends AuditFields {
@@ -44,9 +48,13 @@ export interface ClientRecord extends AuditFields {
   /** ISO timestamp after which the secret no longer authenticates; null: never. */
   client_secret_expires_at: string | null;
   aggregations: { resources: number; permissions: number };
+  token_grants?: TokenGrants;
   links_version: number;
   version: number;
 }
+
+/** Resource id → the granted scope ids (as map keys: DynamoDB updates map entries one by one). */
+export type TokenGrants = Record<string, Record<string, true>>;
 
 /** What a caller may set on create (spec §4.3 "Client create body"), after validation. */
 export interface NewClient {

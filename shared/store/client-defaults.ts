@@ -45,6 +45,7 @@ export function newClientRecord(id: string, input: NewClient, actor: string, at:
     ...(secret ? { secret_hash: secret.hash, secret_sealed: secret.sealed } : {}),
     client_secret_expires_at: input.client_secret_expires_at ?? null,
     aggregations: { resources: 0, permissions: 0 },
+    token_grants: {},
     links_version: 0,
     version: 1,
     created_by: actor,

@@ -6,14 +6,13 @@ import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition, type ClientPartition } from './client-partition.ts';
 import { commitPlan, type Guard } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
-import { notExists } from './expression.ts';
 import { keys } from './keys.ts';
-import { clientCounts, linkItem, resourceCounts, unlinkUnits } from './link-writes.ts';
+import { linkUnit, MAX_RESOURCES_PER_CLIENT, unlinkUnits } from './link-writes.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
 import { withRetries } from './retry.ts';
 import { uuidv7 } from './uuidv7.ts';
-import { keyString, putItem, type Write } from './writes.ts';
+import { keyString, type Write } from './writes.ts';
 
 /**
  * Client ↔ resource links (spec §2.5, §2.9; API.md §6). A link is `CLIENT#{c}` / `RESOURCE#{r}`
@@ -41,6 +40,9 @@ export interface ClientLinksRepository {
 
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
+const tooManyResources = (clientId: string) =>
+  conflict(`Client ${clientId} would have more than ${MAX_RESOURCES_PER_CLIENT} authorized resources; revoke one first.`);
+
 export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): ClientLinksRepository {
   const mustReadClient = async (clientId: string) => {
     const p = await readClientPartition(db, tableName, clientId);
@@ -63,11 +65,6 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
     const at = now().toISOString();
     return { id: uuidv7(), tenant_id: client.tenant_id, client_id: client.id, resource_id: resourceId, created_by: actor, created_at: at, updated_by: actor, updated_at: at };
   };
-  const linkUnit = (link: ClientResourceLink): Write[] => [
-    putItem(linkItem(link), { condition: notExists }),
-    resourceCounts(link.resource_id, { clients: 1 }),
-    clientCounts(link.client_id, { resources: 1 }),
-  ];
   const clientGuard = (p: ClientPartition): Guard => ({ key: keys.client(p.client.id), expected: p.client.links_version });
 
   return {
@@ -87,6 +84,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
           if (existing && !mine.has(existing.id)) throw conflict(`Resource ${id} is already authorized to client ${clientId}.`);
           return !existing;
         });
+        if (p.client.aggregations.resources + todo.length > MAX_RESOURCES_PER_CLIENT) throw tooManyResources(clientId);
         const links = todo.map((id) => newLink(p.client, id, actor));
         await commitPlan(db, tableName, links.map(linkUnit), {
           guards: [clientGuard(p)],
@@ -134,9 +132,11 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
           if (existing && !mine.has(String(existing.id))) throw conflict(`Client ${c.id} is already authorized to resource ${resourceId}.`);
           return !existing;
         });
+        for (const c of todo) if (c.aggregations.resources >= MAX_RESOURCES_PER_CLIENT) throw tooManyResources(c.id);
         const links = todo.map((c) => newLink(c, resourceId, actor));
         await commitPlan(db, tableName, links.map(linkUnit), {
-          guards: [{ key: keys.resource(resourceId), expected: resource.links_version }],
+          // The clients' guards make the cap exact: each count above was read under its guard.
+          guards: [{ key: keys.resource(resourceId), expected: resource.links_version }, ...todo.map((c) => ({ key: keys.client(c.id), expected: c.links_version }))],
           onCommitted: (idx) => idx.forEach((i) => mine.add(links[i]!.id)),
         });
       });

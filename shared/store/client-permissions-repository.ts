@@ -6,7 +6,7 @@ import { readClientPartition } from './client-partition.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { keys } from './keys.ts';
-import { grantUnit, revokePermissionUnit } from './link-writes.ts';
+import { grantUnit, MAX_PERMISSIONS_PER_CLIENT, revokePermissionUnit } from './link-writes.ts';
 import { getItems } from './read-items.ts';
 import { withRetries } from './retry.ts';
 import { uuidv7 } from './uuidv7.ts';
@@ -79,6 +79,9 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
           if (e && !mine.has(e.id)) throw conflict(`Scope ${scopeId} of resource ${resourceId} is already granted to client ${clientId}.`);
           return !e;
         });
+        if (p.client.aggregations.permissions + todo.length > MAX_PERMISSIONS_PER_CLIENT) {
+          throw conflict(`Client ${clientId} would have more than ${MAX_PERMISSIONS_PER_CLIENT} permissions; revoke some first.`);
+        }
         const at = now().toISOString();
         const records: ClientPermission[] = todo.map(({ resourceId, scopeId }) => ({
           id: uuidv7(),

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateClientSecret, hashClientSecret } from '../clients/client-secret.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
-import type { ClientPatch, ClientRecord, NewClient } from '../records/client-record.ts';
+import type { ClientPatch, ClientRecord, NewClient, TokenGrants } from '../records/client-record.ts';
 import { newClientRecord } from './client-defaults.ts';
 import { deleteClient } from './client-delete.ts';
 import { readClientPartition } from './client-partition.ts';
@@ -60,8 +60,10 @@ export interface ClientsRepository {
   listAll(tenantId: string): Promise<ClientRecord[]>;
   /** `total_count` of the tenant's clients: one GetItem. */
   count(tenantId: string): Promise<number>;
-  /** THE TOKEN PATH: the client, its resources and its grants in one consistent Query. */
+  /** THE TOKEN PATH: the client with its resources and grants, from its item alone (one consistent GetItem). */
   getClientWithGrants(clientId: string): Promise<ClientWithGrants | undefined>;
+  /** The same from an item already read (the token path's BatchGetItem); reads only for an item that predates `token_grants`. */
+  clientWithGrantsOfItem(item: Record<string, unknown>): Promise<ClientWithGrants | undefined>;
   /** The Default Client's id (consistent, via its marker), if bootstrap made one. */
   findDefaultClientId(): Promise<string | undefined>;
 }
@@ -87,6 +89,16 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
     const c = await get(id);
     if (!c) throw notFound(`Client ${id} not found.`);
     return c;
+  };
+  const withGrants = async (item: Record<string, unknown>): Promise<ClientWithGrants | undefined> => {
+    const client = toRecord<ClientRecord>(item);
+    if (client.token_grants) return grantsOf(client, client.token_grants);
+    // An item from before `token_grants` (until the bootstrap backfill reaches it): the partition.
+    const partition = await readClientPartition(db, tableName, client.id);
+    if (!partition) return undefined;
+    const grants: TokenGrants = Object.fromEntries([...partition.links.keys()].map((r) => [r, {}]));
+    for (const p of partition.permissions) (grants[p.resource_id] ??= {})[p.scope_id] = true;
+    return grantsOf(partition.client, grants);
   };
   const sealSecret = async (secret: string) => ({ hash: hashClientSecret(secret), sealed: await secretBox.seal(secret) });
 
@@ -166,16 +178,11 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
     count: (tenantId) => collectionCount(db, tableName, tenantId, 'CLIENTS', now()),
 
     async getClientWithGrants(clientId) {
-      const partition = await readClientPartition(db, tableName, clientId);
-      if (!partition) return undefined;
-      const grants = new Map<string, Set<string>>();
-      for (const p of partition.permissions) {
-        let scopes = grants.get(p.resource_id);
-        if (!scopes) grants.set(p.resource_id, (scopes = new Set()));
-        scopes.add(p.scope_id);
-      }
-      return { client: partition.client, resources: new Set(partition.links.keys()), grants };
+      const item = await getItem(db, tableName, keys.client(clientId), now());
+      return item ? withGrants(item) : undefined;
     },
+
+    clientWithGrantsOfItem: (item) => withGrants(item),
 
     async findDefaultClientId() {
       const marker = await getItem(db, tableName, keys.marker('DEFAULT_CLIENT'), now());
@@ -186,4 +193,14 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
 
 export function clientItem(record: ClientRecord) {
   return { ...keys.client(record.id), GSI1PK: keys.collection(record.tenant_id, 'CLIENTS'), GSI1SK: record.id, ...entity('Client'), ...record };
+}
+
+function grantsOf(client: ClientRecord, tokenGrants: TokenGrants): ClientWithGrants {
+  const grants = new Map<string, Set<string>>();
+  for (const [resourceId, scopes] of Object.entries(tokenGrants)) {
+    // In id (= creation) order, as the partition returns them: a token's scopes come out stable.
+    const ids = Object.keys(scopes).sort();
+    if (ids.length) grants.set(resourceId, new Set(ids));
+  }
+  return { client, resources: new Set(Object.keys(tokenGrants)), grants };
 }

@@ -52,19 +52,56 @@ export async function commitPlan(db: DynamoDBDocumentClient, tableName: string, 
   return chunks.length === 1 ? result : {};
 }
 
+/**
+ * Document paths one item's merged update may name. DynamoDB caps each expression at 4 KB; a
+ * counter path costs ~60 characters (`#n1.#n234 = if_not_exists(#n1.#n234, :v5) + :v6`), so 50
+ * stay well inside. Without this bound, granting ~70 scopes of one resource in one call made its
+ * `scope_holders` update too long (a 500).
+ */
+export const MAX_PATHS_PER_ITEM = 50;
+
+type ItemPaths = Map<string, Set<string>>;
+
+function pathsOf(unit: readonly Write[]): ItemPaths {
+  const out: ItemPaths = new Map();
+  for (const w of unit) {
+    const k = keyString(writeKey(w));
+    const set = out.get(k) ?? new Set<string>();
+    out.set(k, set);
+    if (w.kind !== 'update') continue;
+    for (const p of [...(w.set ?? []).map(([p]) => p), ...(w.add ?? []).map(([p]) => p), ...(w.remove ?? [])]) {
+      set.add(typeof p === 'string' ? p : p.join('\u0000'));
+    }
+  }
+  return out;
+}
+
+/** `a ∪ b` per item, or undefined if that would exceed a transaction's items or an item's paths. */
+function union(a: ItemPaths, b: ItemPaths): ItemPaths | undefined {
+  const out: ItemPaths = new Map([...a].map(([k, s]) => [k, new Set(s)]));
+  for (const [k, s] of b) {
+    const merged = out.get(k) ?? new Set<string>();
+    for (const p of s) merged.add(p);
+    if (merged.size > MAX_PATHS_PER_ITEM) return undefined;
+    out.set(k, merged);
+  }
+  return out.size > MAX_TRANSACTION_ITEMS ? undefined : out;
+}
+
 function pack(units: readonly (readonly Write[])[]): number[][] {
   const chunks: number[][] = [];
   let current: number[] = [];
-  let keys = new Set<string>();
+  let paths: ItemPaths = new Map();
   units.forEach((unit, i) => {
-    const unitKeys = new Set(unit.map((w) => keyString(writeKey(w))));
-    if (unitKeys.size > MAX_TRANSACTION_ITEMS) throw new Error(`Plan bug: one unit touches ${unitKeys.size} items`);
-    const union = new Set([...keys, ...unitKeys]);
-    if (union.size > MAX_TRANSACTION_ITEMS) {
+    const own = pathsOf(unit);
+    if (!union(new Map(), own)) throw new Error(`Plan bug: one unit touches ${own.size} items or too many paths of one item`);
+    const both = union(paths, own);
+    if (both) paths = both;
+    else {
       chunks.push(current);
       current = [];
-      keys = unitKeys;
-    } else keys = union;
+      paths = own;
+    }
     current.push(i);
   });
   if (current.length) chunks.push(current);

@@ -1,6 +1,6 @@
 import type { ClientPermission, ClientResourceLink } from '../records/client-link-records.ts';
 import { entity } from './entity.ts';
-import { and, exists, type Condition } from './expression.ts';
+import { and, exists, notExists, type Condition } from './expression.ts';
 import { keys } from './keys.ts';
 import { deleteItem, putItem, updateItem, type Path, type Write } from './writes.ts';
 
@@ -9,6 +9,15 @@ import { deleteItem, putItem, updateItem, type Path, type Write } from './writes
  * items they count, and every change bumps `links_version` on the records at both ends, so a
  * cascade that read them can tell (docs/data-model.md §1).
  */
+
+/**
+ * Every link and permission of a client is also an entry of its item's `token_grants` (~40 bytes
+ * each), and an item holds at most 400 KB: with the client's own fields (metadata ≤ 16 KB,
+ * app_metadata ≤ 64 KB) these caps keep it well inside. Beyond them a change is a 409, like the
+ * 500 scopes of a resource.
+ */
+export const MAX_RESOURCES_PER_CLIENT = 1_000;
+export const MAX_PERMISSIONS_PER_CLIENT = 4_000;
 
 export interface ClientCounts {
   resources?: number;
@@ -37,6 +46,22 @@ export function resourceCounts(resourceId: string, c: ResourceCounts, condition?
   return updateItem(keys.resource(resourceId), { add, condition: condition ? and(exists, condition) : exists });
 }
 
+/**
+ * The client's `token_grants` entry of a resource or of one scope on it (ClientRecord): written in
+ * the same unit as the link or permission item it mirrors, so `/token` reads one item.
+ */
+const grantsPath = (resourceId: string, scopeId?: string): Path => (scopeId === undefined ? ['token_grants', resourceId] : ['token_grants', resourceId, scopeId]);
+
+/** Adds one link: the item, both ends' counts, and the (empty) grants entry of the resource. */
+export function linkUnit(link: ClientResourceLink): Write[] {
+  return [
+    putItem(linkItem(link), { condition: notExists }),
+    resourceCounts(link.resource_id, { clients: 1 }),
+    clientCounts(link.client_id, { resources: 1 }),
+    updateItem(keys.client(link.client_id), { set: [[grantsPath(link.resource_id), {}]] }),
+  ];
+}
+
 export function linkItem(link: ClientResourceLink) {
   return {
     ...keys.clientLink(link.client_id, link.resource_id),
@@ -63,6 +88,7 @@ export function grantUnit(p: ClientPermission): Write[] {
     putItem(permissionItem(p), { condition: (x) => `attribute_not_exists(${x.name('PK')})` }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: 1 } }, (x) => `attribute_exists(${x.name(['scope_names', p.scope_id])})`),
     clientCounts(p.client_id, { permissions: 1 }),
+    updateItem(keys.client(p.client_id), { set: [[grantsPath(p.resource_id, p.scope_id), true]] }),
   ];
 }
 
@@ -72,16 +98,20 @@ export function revokePermissionUnit(p: ClientPermission): Write[] {
     deleteItem(keys.clientPermission(p.client_id, p.resource_id, p.scope_id), { condition: exists }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: -1 } }),
     clientCounts(p.client_id, { permissions: -1 }),
+    updateItem(keys.client(p.client_id), { remove: [grantsPath(p.resource_id, p.scope_id)] }),
   ];
 }
 
-/** Permissions per unit when a link has more than fit one transaction with the rest. */
-const PERMISSIONS_PER_UNIT = 90;
+/**
+ * Permissions per unit when a link has more than fit one transaction with the rest: each one is a
+ * path in both the resource's and the client's update (commit-plan.ts MAX_PATHS_PER_ITEM).
+ */
+const PERMISSIONS_PER_UNIT = 40;
 
 /**
  * Removes a client's link to a resource with every permission of the client on it (API.md §6:
  * revoking a resource also removes the client's permissions on it), fixing all four counts. One
- * unit normally; with more than 90 permissions, the permissions go first in units of their own,
+ * unit normally; with more than 40 permissions, the permissions go first in units of their own,
  * so the link (the precondition of a permission) is always the last thing removed.
  */
 export function unlinkUnits(clientId: string, resourceId: string, permissions: readonly ClientPermission[]): Write[][] {
@@ -89,12 +119,18 @@ export function unlinkUnits(clientId: string, resourceId: string, permissions: r
   for (let i = 0; i < permissions.length; i += PERMISSIONS_PER_UNIT) batches.push(permissions.slice(i, i + PERMISSIONS_PER_UNIT));
   const last = batches.pop() ?? [];
   return [
-    ...batches.map((b) => [...permissionDeletes(b), resourceCounts(resourceId, { holders: holderDeltas(b) }), clientCounts(clientId, { permissions: -b.length })]),
+    ...batches.map((b) => [
+      ...permissionDeletes(b),
+      resourceCounts(resourceId, { holders: holderDeltas(b) }),
+      clientCounts(clientId, { permissions: -b.length }),
+      updateItem(keys.client(clientId), { remove: b.map((p) => grantsPath(resourceId, p.scope_id)) }),
+    ]),
     [
       ...permissionDeletes(last),
       deleteItem(keys.clientLink(clientId, resourceId), { condition: exists }),
       resourceCounts(resourceId, { clients: -1, holders: holderDeltas(last) }),
       clientCounts(clientId, { resources: -1, permissions: -last.length }),
+      updateItem(keys.client(clientId), { remove: [grantsPath(resourceId)] }),
     ],
   ];
 }

@@ -15,6 +15,8 @@ export interface MarkerOptions {
   ttl?: number;
   /** Epoch seconds now, to reclaim an expired marker. */
   nowSeconds?: number;
+  /** Data the marker carries besides its owner (e.g. a resource's token view). */
+  attributes?: Record<string, unknown>;
   onTaken: () => AppError;
 }
 
@@ -24,7 +26,7 @@ export function putMarker(key: Key, targetId: string, options: MarkerOptions): W
       ? (x) => `attribute_not_exists(${x.name('PK')})`
       : (x) => `attribute_not_exists(${x.name('PK')}) OR (attribute_exists(${x.name('ttl')}) AND ${x.name('ttl')} <= ${x.value(options.nowSeconds)})`;
   return putItem(
-    { ...key, ...entity('UniqueMarker'), target_id: targetId, ...(options.ttl !== undefined ? { ttl: options.ttl } : {}) },
+    { ...options.attributes, ...key, ...entity('UniqueMarker'), target_id: targetId, ...(options.ttl !== undefined ? { ttl: options.ttl } : {}) },
     { condition: free, onFail: options.onTaken },
   );
 }

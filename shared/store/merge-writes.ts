@@ -50,12 +50,14 @@ export function mergeWrites(writes: readonly Write[]): MergedWrite[] {
     }
   }
   for (const m of byKey.values()) {
-    // A removed map entry makes a counter change of the same entry moot (and DynamoDB rejects
-    // overlapping paths): e.g. deleting a scope removes `scope_holders.{id}` that a holder's
-    // revoke in the same transaction decrements.
+    // A removed map entry makes any change of that entry or of anything inside it moot (and
+    // DynamoDB rejects overlapping paths): e.g. deleting a scope removes `scope_holders.{id}` that a
+    // holder's revoke in the same transaction decrements, and removing a client's link removes
+    // `token_grants.{resource}` whose scope entries the same unlink removes one by one.
     for (const k of m.remove.keys()) {
-      m.set.delete(k);
-      m.add.delete(k);
+      const inside = (other: string) => other === k || other.startsWith(k + '\u0000');
+      for (const map of [m.set, m.add]) for (const other of [...map.keys()]) if (inside(other)) map.delete(other);
+      for (const other of [...m.remove.keys()]) if (other !== k && inside(other)) m.remove.delete(other);
     }
   }
   return [...byKey.values()];

@@ -8,7 +8,7 @@ import { toRecord } from './entity.ts';
 import { exists } from './expression.ts';
 import { keys } from './keys.ts';
 import { unlinkUnits } from './link-writes.ts';
-import { deleteMarker } from './markers.ts';
+import { deleteIdentifierMarker } from './resource-token-view.ts';
 import { queryAll, queryGsi2 } from './query-all.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
 import { deleteItem, updateItem, type Write } from './writes.ts';
@@ -65,7 +65,7 @@ export function deleteResource(db: DynamoDBDocumentClient, tableName: string, re
     }
     units.push([
       deleteItem(keys.resource(resourceId), { condition: exists }),
-      deleteMarker(keys.marker('RESOURCE_ID_URL', resource.tenant_id, resource.resource_metadata.identifier_url), resourceId),
+      deleteIdentifierMarker(resource),
       countWrite(resource.tenant_id, 'RESOURCES', -1),
     ]);
     await commitPlan(db, tableName, units, { guards });

@@ -1,19 +1,20 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
+import { LIMITS } from '../management/resources/resource-fields.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../records/resource-record.ts';
 import type { NewScope, ScopeRecord } from '../records/scope-record.ts';
 import { collectionAll, collectionCount, collectionPage, countWrite, type CollectionPage, type CollectionPageRequest } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
-import { notExists } from './expression.ts';
+import { equals, notExists } from './expression.ts';
 import { keys } from './keys.ts';
-import { deleteMarker, putMarker } from './markers.ts';
 import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
 import { queryPage } from './query-all.ts';
 import { getItem } from './read-items.ts';
 import { deleteResource } from './resource-delete.ts';
 import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
+import { deleteIdentifierMarker, putIdentifierMarker, tokenViewMetadataUpdate, tokenViewOf, tokenViewOfMarker, type ResourceTokenView } from './resource-token-view.ts';
 import { putScopeWrites } from './scope-items.ts';
 import type { UpdateOptions } from './clients-repository.ts';
 import { uuidv7 } from './uuidv7.ts';
@@ -35,8 +36,12 @@ export interface ResourcesRepository {
   create(input: NewResource, actor: string, scopes?: readonly NewScope[]): Promise<ResourceRecord>;
   /** Consistent GetItem. */
   get(id: string): Promise<ResourceRecord | undefined>;
-  /** THE TOKEN PATH: the resource a token's `audience` names, in one GSI2 Query (eventually consistent). */
+  /** The resource with this identifier_url in the tenant: one GSI2 Query (eventually consistent). */
   getResourceByIdentifier(tenantId: string, identifierUrl: string): Promise<ResourceRecord | undefined>;
+  /** THE TOKEN PATH: the token view of the resource a token's `audience` names (one consistent GetItem of its marker). */
+  getTokenView(tenantId: string, identifierUrl: string): Promise<ResourceTokenView | undefined>;
+  /** The same from a marker item already read (the token path's BatchGetItem); reads only for a marker that predates views. */
+  tokenViewOfItem(marker: Record<string, unknown>): Promise<ResourceTokenView | undefined>;
   /** The id owning an identifier_url, strongly consistent (the marker): for bootstrap and checks. */
   findIdByIdentifier(tenantId: string, identifierUrl: string): Promise<string | undefined>;
   /** PATCH with merge and version condition; moves the identifier marker (409 if the new one is taken). */
@@ -51,10 +56,20 @@ export interface ResourcesRepository {
 const EDITABLE: readonly (keyof ResourceRecord)[] = ['resource_name', 'resource_description', 'resource_metadata', 'app_metadata'];
 const MAX_SCOPES_ON_CREATE = 48;
 
+/** Could a resource have this identifier_url? A longer audience names none, and might not fit a key. */
+export const isPossibleIdentifier = (url: string): boolean => Buffer.byteLength(url) <= LIMITS.identifierUrl;
+
 export function resourcesRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date, secretBox: SecretBox): ResourcesRepository {
   const get = async (id: string) => {
     const item = await getItem(db, tableName, keys.resource(id), now());
     return item ? toRecord<ResourceRecord>(item) : undefined;
+  };
+  const viewOfMarker = async (marker: Record<string, unknown>) => {
+    const view = tokenViewOfMarker(marker);
+    if (view) return view;
+    // A marker from before views (until the bootstrap backfill reaches it): the record.
+    const r = typeof marker.target_id === 'string' ? await get(marker.target_id) : undefined;
+    return r ? tokenViewOf(r) : undefined;
   };
   const identifierTaken = (url: string) => () => conflict(`A resource with identifier_url ${url} already exists.`);
 
@@ -83,7 +98,7 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
       const url = record.resource_metadata.identifier_url;
       await commitPlan(db, tableName, [[
         putItem(resourceItem(record), { condition: notExists, onFail: () => conflict(`A resource with id ${record.id} already exists.`) }),
-        putMarker(keys.marker('RESOURCE_ID_URL', record.tenant_id, url), record.id, { onTaken: identifierTaken(url) }),
+        putIdentifierMarker(record, identifierTaken(url)),
         countWrite(record.tenant_id, 'RESOURCES', 1),
         ...scopeRecords.flatMap(putScopeWrites),
       ]]);
@@ -100,6 +115,14 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
       });
       return items[0] ? toRecord<ResourceRecord>(items[0]) : undefined;
     },
+
+    async getTokenView(tenantId, identifierUrl) {
+      if (!isPossibleIdentifier(identifierUrl)) return undefined;
+      const marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
+      return marker ? viewOfMarker(marker) : undefined;
+    },
+
+    tokenViewOfItem: (marker) => viewOfMarker(marker),
 
     async findIdByIdentifier(tenantId, identifierUrl) {
       const marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
@@ -128,12 +151,15 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
           if (moved) {
             const url = next.resource_metadata.identifier_url;
             changed.GSI2PK = keys.resourceByIdentifier(current.tenant_id, url);
-            writes.push(
-              deleteMarker(keys.marker('RESOURCE_ID_URL', current.tenant_id, before.identifier_url), id),
-              putMarker(keys.marker('RESOURCE_ID_URL', current.tenant_id, url), id, { onTaken: identifierTaken(url) }),
-            );
+            // The new marker's view copies this read's scope names: a scope change committed
+            // since (it bumps links_version) must fail this write, which then re-reads.
+            writes.push(versionedUpdate(keys.resource(id), changed, current.version, { condition: equals('links_version', current.links_version) }));
+            writes.push(deleteIdentifierMarker(current), putIdentifierMarker(next, identifierTaken(url)));
+          } else {
+            writes.push(versionedUpdate(keys.resource(id), changed, current.version));
+            const view = tokenViewMetadataUpdate(current, next);
+            if (view) writes.push(view);
           }
-          writes.unshift(versionedUpdate(keys.resource(id), changed, current.version));
           const { attributes } = await commitPlan(db, tableName, [writes]);
           if (attributes) return toRecord<ResourceRecord>(attributes);
           const updated = await get(id);

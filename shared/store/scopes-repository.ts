@@ -9,6 +9,7 @@ import { toRecord } from './entity.ts';
 import { and, exists } from './expression.ts';
 import { keys } from './keys.ts';
 import { revokePermissionUnit } from './link-writes.ts';
+import { updateTokenView } from './resource-token-view.ts';
 import { putMarker } from './markers.ts';
 import { changedFields, mergePatch } from './merge-patch.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
@@ -91,6 +92,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
           condition: and(exists, (x) => `${x.name(['aggregations', 'scopes'])} < ${x.value(MAX_SCOPES_PER_RESOURCE)}`),
           onFail: () => new RetryableConflict('The resource changed meanwhile; retry.'),
         }),
+        updateTokenView(resource, { set: [[['scope_names', scope.id], scope.scope_name]] }),
       ]]);
       return scope;
     }),
@@ -111,6 +113,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
               deleteScopeNameMarker(resourceId, current.scope_name, scopeId),
               putMarker(keys.scopeNameMarker(resourceId, next.scope_name), scopeId, { onTaken: scopeNameTaken(next.scope_name) }),
               updateItem(keys.resource(resourceId), { set: [[['scope_names', scopeId], next.scope_name]], add: [['links_version', 1]], condition: exists }),
+              updateTokenView(resource, { set: [[['scope_names', scopeId], next.scope_name]] }),
             );
           }
           const { attributes } = await commitPlan(db, tableName, [writes]);
@@ -141,6 +144,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
             remove: [['scope_names', scopeId], ['scope_holders', scopeId]],
             condition: exists,
           }),
+          updateTokenView(resource, { remove: [['scope_names', scopeId]] }),
         ]);
         await commitPlan(db, tableName, units, { guards: [{ key: keys.resource(resourceId), expected: resource.links_version }] });
       }, { attempts: CASCADE_ATTEMPTS });

@@ -2,7 +2,7 @@ import { translateError } from '../../shared/store/translate-error.ts';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { conflict } from '../../shared/errors.ts';
-import { commitPlan } from '../../shared/store/commit-plan.ts';
+import { commitPlan, MAX_PATHS_PER_ITEM } from '../../shared/store/commit-plan.ts';
 import { equals, exists, notExists } from '../../shared/store/expression.ts';
 import { putMarker } from '../../shared/store/markers.ts';
 import { mergePatch } from '../../shared/store/merge-patch.ts';
@@ -99,6 +99,23 @@ describe('commitPlan (TransactWriteItems, ≤ 100 items)', () => {
     await commit(units, { onCommitted: (idx: readonly number[]) => committed.push([...idx]) });
     expect(committed.map((c) => c.length)).toEqual([100, 50]);
     expect((await getItems(t.db, t.tableName, units.map((_, i) => k(`CH#${i}`)), NOW)).size).toBe(150);
+  });
+
+  it('splits units so no item update names more than MAX_PATHS_PER_ITEM paths (DynamoDB: 4 KB per expression)', async () => {
+    // 120 counters of one map, as granting 120 scopes of one resource moves its scope_holders:
+    // one UpdateItem with all of them is rejected by DynamoDB ("Expression size has exceeded").
+    await commit([[putItem({ ...k('P#1'), m: {} })]]);
+    const units = Array.from({ length: 120 }, (_, i) => [updateItem(k('P#1'), { add: [[['m', `scope-${String(i).padStart(3, '0')}-0190a1b2-c3d4-7e5f`], 1]] })]);
+    const committed: number[][] = [];
+    await commit(units, { onCommitted: (idx: readonly number[]) => committed.push([...idx]) });
+    expect(committed.map((c) => c.length)).toEqual([MAX_PATHS_PER_ITEM, MAX_PATHS_PER_ITEM, 120 - 2 * MAX_PATHS_PER_ITEM]);
+    expect(Object.keys((await get('P#1'))?.m as object)).toHaveLength(120);
+  });
+
+  it('merging: removing a map entry drops changes inside it (DynamoDB rejects overlapping paths)', async () => {
+    await commit([[putItem({ ...k('O#1'), g: { r: { a: true, b: true } } })]]);
+    await commit([[updateItem(k('O#1'), { remove: [['g', 'r', 'a']] }), updateItem(k('O#1'), { remove: [['g', 'r']], set: [['n', 1]] })]]);
+    expect(await get('O#1')).toMatchObject({ g: {}, n: 1 });
   });
 
   it('a links_version guard fails (retryably) when the record changed since it was read', async () => {

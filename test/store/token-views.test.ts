@@ -1,0 +1,221 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ClientRecord, TokenGrants } from '../../shared/records/client-record.ts';
+import type { ResourceRecord } from '../../shared/records/resource-record.ts';
+import { backfillTokenViews } from '../../shared/store/backfill-token-views.ts';
+import { readClientPartition } from '../../shared/store/client-partition.ts';
+import { keys } from '../../shared/store/keys.ts';
+import { MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT } from '../../shared/store/link-writes.ts';
+import { tokenViewOf } from '../../shared/store/resource-token-view.ts';
+import { ACTOR, newResource, storeFixture, type StoreFixture } from './support/store-fixture.ts';
+
+/**
+ * The token path reads a client's grants from its item (`token_grants`) and a resource from its
+ * identifier marker (`token_view`) instead of the client partition and GSI2 (issue 3 item 7).
+ * These copies are only as good as their upkeep: after every kind of write, each must equal what
+ * the source items say.
+ */
+let f: StoreFixture;
+beforeAll(async () => {
+  f = await storeFixture('tokenviews');
+});
+
+const getRaw = async (key: { PK: string; SK: string }) => (await f.db.send(new GetCommand({ TableName: f.tableName, Key: key, ConsistentRead: true }))).Item;
+
+/** `token_grants` as the partition's link and permission items say it should be. */
+async function grantsFromPartition(clientId: string): Promise<TokenGrants> {
+  const p = (await readClientPartition(f.db, f.tableName, clientId))!;
+  const g: TokenGrants = Object.fromEntries([...p.links.keys()].map((r) => [r, {}]));
+  for (const x of p.permissions) (g[x.resource_id] ??= {})[x.scope_id] = true;
+  return g;
+}
+
+async function expectClientView(clientId: string, expected?: TokenGrants) {
+  const item = (await getRaw(keys.client(clientId))) as ClientRecord | undefined;
+  const fromPartition = await grantsFromPartition(clientId);
+  expect(item?.token_grants).toEqual(fromPartition);
+  if (expected) expect(fromPartition).toEqual(expected);
+}
+
+async function expectResourceView(resourceId: string) {
+  const r = (await f.resources.get(resourceId))!;
+  const marker = await getRaw(keys.marker('RESOURCE_ID_URL', r.tenant_id, r.resource_metadata.identifier_url));
+  expect(marker?.target_id).toBe(r.id);
+  expect(marker?.token_view).toEqual(tokenViewOf(r));
+  expect(await f.resources.getTokenView(r.tenant_id, r.resource_metadata.identifier_url)).toEqual(tokenViewOf(r));
+  return r;
+}
+
+async function clientWithTwoResources() {
+  const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'tv' }, ACTOR);
+  const r1 = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'a' }, { scope_name: 'b' }]);
+  const r2 = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'c' }]);
+  const [a, b] = Object.keys(r1.scope_names);
+  const [cc] = Object.keys(r2.scope_names);
+  return { c, r1, r2, a: a!, b: b!, cc: cc! };
+}
+
+describe('client token_grants follow links and permissions', () => {
+  it('a new client has an empty map; authorize, grant and revoke keep it equal to the partition', async () => {
+    const { c, r1, r2, a, b, cc } = await clientWithTwoResources();
+    await expectClientView(c.id, {});
+    await f.links.authorize(c.id, [r1.id, r2.id], ACTOR);
+    await expectClientView(c.id, { [r1.id]: {}, [r2.id]: {} });
+    await f.permissions.grant(c.id, [{ resource_id: r1.id, scopes: [a, b] }, { resource_id: r2.id, scopes: [cc] }], ACTOR);
+    await expectClientView(c.id, { [r1.id]: { [a]: true, [b]: true }, [r2.id]: { [cc]: true } });
+    await f.permissions.revoke(c.id, [{ resource_id: r1.id, scopes: [a] }]);
+    await expectClientView(c.id, { [r1.id]: { [b]: true }, [r2.id]: { [cc]: true } });
+    // Revoking a link takes the client's permissions on it along (API.md §6).
+    await f.links.revoke(c.id, [r2.id]);
+    await expectClientView(c.id, { [r1.id]: { [b]: true } });
+    const g = await f.clients.getClientWithGrants(c.id);
+    expect(g?.resources).toEqual(new Set([r1.id]));
+    expect(g?.grants).toEqual(new Map([[r1.id, new Set([b])]]));
+  });
+
+  it('from the resource side: authorizeClients and revokeClients', async () => {
+    const { c, r1, a } = await clientWithTwoResources();
+    await f.links.authorizeClients(r1.id, [c.id], ACTOR);
+    await f.permissions.grant(c.id, [{ resource_id: r1.id, scopes: [a] }], ACTOR);
+    await expectClientView(c.id, { [r1.id]: { [a]: true } });
+    await f.links.revokeClients(r1.id, [c.id]);
+    await expectClientView(c.id, {});
+  });
+
+  it('cascades: deleting a scope or a resource removes their entries from every holder', async () => {
+    const { c, r1, r2, a, b, cc } = await clientWithTwoResources();
+    const other = await f.clients.create({ tenant_id: f.tenantId, client_name: 'tv2' }, ACTOR);
+    for (const id of [c.id, other.id]) {
+      await f.links.authorize(id, [r1.id, r2.id], ACTOR);
+      await f.permissions.grant(id, [{ resource_id: r1.id, scopes: [a, b] }, { resource_id: r2.id, scopes: [cc] }], ACTOR);
+    }
+    await f.scopes.delete(r1.id, a);
+    await f.resources.delete(r2.id);
+    for (const id of [c.id, other.id]) await expectClientView(id, { [r1.id]: { [b]: true } });
+  });
+
+  it('a link with more permissions than fit one transaction is removed whole (several transactions)', async () => {
+    const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'big' }, ACTOR);
+    const r = await f.resources.create(newResource(f.tenantId), ACTOR);
+    const scopeIds: string[] = [];
+    for (let i = 0; i < 150; i++) scopeIds.push((await f.scopes.create(r.id, { scope_name: `s${i}` }, ACTOR)).id);
+    await f.links.authorize(c.id, [r.id], ACTOR);
+    await f.permissions.grant(c.id, [{ resource_id: r.id, scopes: scopeIds }], ACTOR);
+    await expectClientView(c.id, { [r.id]: Object.fromEntries(scopeIds.map((s) => [s, true as const])) });
+    await f.links.revoke(c.id, [r.id]);
+    await expectClientView(c.id, {});
+  });
+
+  it('parallel grants of different scopes lose none', async () => {
+    const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'par' }, ACTOR);
+    const r = await f.resources.create(newResource(f.tenantId), ACTOR, Array.from({ length: 10 }, (_, i) => ({ scope_name: `p${i}` })));
+    await f.links.authorize(c.id, [r.id], ACTOR);
+    const ids = Object.keys(r.scope_names);
+    await Promise.all(ids.map((s) => f.permissions.grant(c.id, [{ resource_id: r.id, scopes: [s] }], ACTOR)));
+    await expectClientView(c.id, { [r.id]: Object.fromEntries(ids.map((s) => [s, true as const])) });
+  });
+
+  it(`caps: more than ${MAX_RESOURCES_PER_CLIENT} resources or ${MAX_PERMISSIONS_PER_CLIENT} permissions is 409, nothing written`, async () => {
+    const { c, r1, r2, a } = await clientWithTwoResources();
+    await f.links.authorize(c.id, [r1.id], ACTOR);
+    // Reaching the caps for real takes thousands of writes; the checks read the exact counts,
+    // so the test sets them where they would be.
+    const setCount = (field: string, n: number) =>
+      f.db.send(new UpdateCommand({ TableName: f.tableName, Key: keys.client(c.id), UpdateExpression: 'SET aggregations.#f = :n', ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: { ':n': n } }));
+    await setCount('permissions', MAX_PERMISSIONS_PER_CLIENT);
+    await expect(f.permissions.grant(c.id, [{ resource_id: r1.id, scopes: [a] }], ACTOR)).rejects.toMatchObject({ status: 409, message: expect.stringContaining(`${MAX_PERMISSIONS_PER_CLIENT} permissions`) });
+    await setCount('resources', MAX_RESOURCES_PER_CLIENT);
+    await expect(f.links.authorize(c.id, [r2.id], ACTOR)).rejects.toMatchObject({ status: 409, message: expect.stringContaining(`${MAX_RESOURCES_PER_CLIENT} authorized resources`) });
+    await expect(f.links.authorizeClients(r2.id, [c.id], ACTOR)).rejects.toMatchObject({ status: 409 });
+    expect(await grantsFromPartition(c.id)).toEqual({ [r1.id]: {} });
+  });
+});
+
+describe('resource token_view follows the resource and its scopes', () => {
+  it('create (with scopes), scope create, rename and delete', async () => {
+    const r = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'one' }]);
+    await expectResourceView(r.id);
+    const s = await f.scopes.create(r.id, { scope_name: 'two' }, ACTOR);
+    await expectResourceView(r.id);
+    await f.scopes.update(r.id, s.id, { scope_name: 'deux' }, ACTOR);
+    const after = await expectResourceView(r.id);
+    expect(Object.values(after.scope_names).sort()).toEqual(['deux', 'one']);
+    await f.scopes.delete(r.id, s.id);
+    expect(Object.values((await expectResourceView(r.id)).scope_names)).toEqual(['one']);
+  });
+
+  it('metadata changes: algorithm, sealed secret, lifetime, RBAC; and back to ES256 drops nothing it needs', async () => {
+    const r = await f.resources.create(newResource(f.tenantId), ACTOR);
+    await f.resources.update(r.id, { resource_metadata: { signing_algorithm: 'HS256', signing_secret: 'x'.repeat(32), token_lifetime: 120, rbac_enabled: true } }, ACTOR);
+    const hs = await expectResourceView(r.id);
+    expect(hs.resource_metadata.signing_secret).toMatch(/^v1\./); // sealed, as on the record
+    await f.resources.update(r.id, { resource_metadata: { signing_algorithm: 'RS256' } }, ACTOR);
+    expect((await expectResourceView(r.id)).resource_metadata.signing_algorithm).toBe('RS256');
+    await f.resources.update(r.id, { resource_name: 'renamed' }, ACTOR); // no view field: the marker is not written
+    await expectResourceView(r.id);
+  });
+
+  it('moving the identifier moves the view; the old identifier names nothing', async () => {
+    const r = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'm' }]);
+    const oldUrl = r.resource_metadata.identifier_url;
+    const newUrl = `https://moved-${r.id}.example.com/`;
+    await f.resources.update(r.id, { resource_metadata: { identifier_url: newUrl } }, ACTOR);
+    expect(await f.resources.getTokenView(f.tenantId, oldUrl)).toBeUndefined();
+    expect((await expectResourceView(r.id)).resource_metadata.identifier_url).toBe(newUrl);
+  });
+
+  it('a move racing scope creates keeps every scope in the view', async () => {
+    const r = await f.resources.create(newResource(f.tenantId), ACTOR);
+    await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => f.scopes.create(r.id, { scope_name: `race${i}` }, ACTOR)),
+      f.resources.update(r.id, { resource_metadata: { identifier_url: `https://race-${r.id}.example.com/` } }, ACTOR),
+    ]);
+    const after = await expectResourceView(r.id);
+    expect(Object.keys(after.scope_names)).toHaveLength(6);
+  });
+
+  it('delete removes the marker with its view', async () => {
+    const r = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'gone' }]);
+    await f.resources.delete(r.id);
+    expect(await f.resources.getTokenView(f.tenantId, r.resource_metadata.identifier_url)).toBeUndefined();
+    expect(await getRaw(keys.marker('RESOURCE_ID_URL', f.tenantId, r.resource_metadata.identifier_url))).toBeUndefined();
+  });
+
+  it('an audience longer than any identifier_url is simply unknown (no oversized key reaches DynamoDB)', async () => {
+    expect(await f.resources.getTokenView(f.tenantId, `https://x/${'a'.repeat(3000)}`)).toBeUndefined();
+  });
+});
+
+describe('data written before token views (backfill)', () => {
+  it('readers fall back until the backfill adds the views; then it is done once', async () => {
+    const g = await storeFixture('backfill');
+    await g.tenants.ensureDefault();
+    const c = await g.clients.create({ tenant_id: g.tenantId, client_name: 'old' }, ACTOR);
+    const r = await g.resources.create(newResource(g.tenantId), ACTOR, [{ scope_name: 'x' }]);
+    const [x] = Object.keys(r.scope_names);
+    await g.links.authorize(c.id, [r.id], ACTOR);
+    await g.permissions.grant(c.id, [{ resource_id: r.id, scopes: [x!] }], ACTOR);
+    const markerKey = keys.marker('RESOURCE_ID_URL', g.tenantId, r.resource_metadata.identifier_url);
+    // Make both items look as session-1 code wrote them.
+    const strip = (key: { PK: string; SK: string }, attr: string) =>
+      g.db.send(new UpdateCommand({ TableName: g.tableName, Key: key, UpdateExpression: 'REMOVE #a', ExpressionAttributeNames: { '#a': attr } }));
+    await strip(keys.client(c.id), 'token_grants');
+    await strip(markerKey, 'token_view');
+
+    const before = await g.clients.getClientWithGrants(c.id);
+    expect(before?.grants).toEqual(new Map([[r.id, new Set([x])]]));
+    const current = (await g.resources.get(r.id)) as ResourceRecord;
+    expect(await g.resources.getTokenView(g.tenantId, r.resource_metadata.identifier_url)).toEqual(tokenViewOf(current));
+
+    expect(await backfillTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 1, resources: 1, alreadyDone: false });
+    const raw = async (key: { PK: string; SK: string }) => (await g.db.send(new GetCommand({ TableName: g.tableName, Key: key, ConsistentRead: true }))).Item;
+    expect((await raw(keys.client(c.id)))?.token_grants).toEqual({ [r.id]: { [x!]: true } });
+    expect((await raw(markerKey))?.token_view).toEqual(tokenViewOf(current));
+    expect(await backfillTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0, alreadyDone: true });
+    // And the fine-grained writes work on the backfilled items.
+    await g.scopes.create(r.id, { scope_name: 'y' }, ACTOR);
+    await g.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [x!] }]);
+    expect((await raw(keys.client(c.id)))?.token_grants).toEqual({ [r.id]: {} });
+    expect(Object.values(((await raw(markerKey))?.token_view as { scope_names: Record<string, string> }).scope_names).sort()).toEqual(['x', 'y']);
+  });
+});
