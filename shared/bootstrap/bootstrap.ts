@@ -1,5 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../keys/key-store.ts';
+import { embedKeysInStates } from '../keys/embed-keys-in-states.ts';
+import { signingKeysRepository } from '../keys/signing-keys-repository.ts';
 import { MANAGEMENT_SCOPES } from '../routes.ts';
 import { backfillTokenViews } from '../store/backfill-token-views.ts';
 import { clientLinksRepository } from '../store/client-links-repository.ts';
@@ -39,8 +41,10 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
   const resources = resourcesRepository(db, tableName, now, secretBox);
   const scopes = scopesRepository(db, tableName, now);
   await tenantsRepository(db, tableName, now).ensureDefault();
-  // Before anything writes scopes or links: those writes need the token views in place.
+  // Data written before the one-read token path (docs/data-model.md "Migrations"): before anything
+  // writes scopes or links, which need the token views in place.
   await backfillTokenViews(db, tableName, now);
+  await embedKeysInStates(signingKeysRepository(db, tableName), now);
   const system = await ensureSystemResource(resources, scopes, input.managementAudience, MANAGEMENT_SCOPES);
   return ensureDefaultClient(
     { clients, links: clientLinksRepository(db, tableName, now), permissions: clientPermissionsRepository(db, tableName, now) },

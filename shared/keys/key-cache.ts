@@ -1,12 +1,12 @@
 import { buildSnapshot, isPublished, type KeySnapshot, type PublicKeyCache } from './key-snapshot.ts';
 import type { PublicKeyEntry } from './key-store.ts';
 import { MISS_REFRESH_MS } from './key-timing.ts';
-import type { SigningKeysRepository } from './signing-keys-repository.ts';
+import type { KeyPartition, SigningKeysRepository } from './signing-keys-repository.ts';
 
 export interface KeyCacheOptions {
   repo: SigningKeysRepository;
   now: () => Date;
-  /** How long a read of the keys partition is trusted (KEY_CACHE_TTL_SECONDS). */
+  /** How long a read of the keys is trusted (KEY_CACHE_TTL_SECONDS). */
   cacheTtlMs: number;
   missRefreshMs?: number;
   /** Called with every new snapshot (the signer drops private keys that no longer sign). */
@@ -18,16 +18,19 @@ export interface KeyCache {
   fresh(): KeySnapshot | undefined;
   /** The fresh snapshot, or a new read. */
   current(): Promise<KeySnapshot>;
-  /** A new read now (single flight: concurrent callers share one Query). */
+  /** A new read now (single flight: concurrent callers share one read). */
   refresh(): Promise<KeySnapshot>;
+  /** Makes keys someone else read the snapshot, as a refresh would (same `onRefresh`, TTL clock restarted). */
+  install(partition: KeyPartition): KeySnapshot;
   publishedKeys(): Promise<PublicKeyEntry[]>;
   publicKey(kid: string): Promise<PublicKeyEntry | undefined>;
 }
 
 /**
- * The published keys as one container sees them: the keys partition read at most once per
- * `cacheTtlMs`, so a rotation reaches every container within that time, and verifying or serving
- * the JWKS needs the table only (never KMS). A storage error propagates (fail closed, DESIGN.md §3.8).
+ * The published keys as one container sees them: the state items (`repo.load()`, or fed by the
+ * token path's own read) read at most once per `cacheTtlMs`, so a rotation reaches every container
+ * within that time, and verifying or serving the JWKS needs the table only (never KMS). A storage
+ * error propagates (fail closed, DESIGN.md §3.8).
  */
 export function createKeyCache(opts: KeyCacheOptions): KeyCache {
   const { repo, now, cacheTtlMs } = opts;
@@ -39,15 +42,16 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
   const nowMs = () => now().getTime();
 
   const fresh = () => (snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs ? snapshot : undefined);
+  const install = (partition: KeyPartition): KeySnapshot => {
+    const snap = buildSnapshot(partition, nowMs(), publicKeys);
+    snapshot = snap;
+    opts.onRefresh?.(snap);
+    return snap;
+  };
   const refresh = (): Promise<KeySnapshot> =>
     (loading ??= repo
       .load()
-      .then((partition) => {
-        const snap = buildSnapshot(partition, nowMs(), publicKeys);
-        snapshot = snap;
-        opts.onRefresh?.(snap);
-        return snap;
-      })
+      .then(install)
       .finally(() => {
         loading = undefined;
       }));
@@ -57,6 +61,7 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
     fresh,
     current,
     refresh,
+    install,
     async publishedKeys() {
       const snap = await current();
       const t = nowMs();
@@ -67,7 +72,7 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
       let k = snap.byKid.get(kid);
       const t = nowMs();
       // An unknown kid may be a key another container created a moment ago; re-read, but at
-      // most every missRefreshMs so a flood of made-up kids costs at most that many Queries.
+      // most every missRefreshMs so a flood of made-up kids costs at most that many reads.
       if (!k && t - lastMissRefresh >= missRefreshMs) {
         lastMissRefresh = t;
         snap = await refresh();

@@ -10,7 +10,7 @@ export interface SnapshotKey {
   expiresAt: number | undefined;
 }
 
-/** What one read of the keys partition says, as of `loadedAt` (epoch ms of the injected clock). */
+/** What one read of the keys (state items, or the partition for old ones) says, as of `loadedAt` (epoch ms of the injected clock). */
 export interface KeySnapshot {
   loadedAt: number;
   current: ReadonlyMap<AsymmetricAlg, SnapshotKey>;

@@ -28,6 +28,16 @@ export interface KeyStore {
   publicKey(kid: string): Promise<PublicKeyEntry | undefined>;
   /** Compact JWS of `payload` signed with the current key of `alg`; sets `alg` and `kid` in the header. */
   signJwt(alg: AsymmetricAlg, header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string>;
+  /** Present where signing reads the table (envelope, local); kms-sign signs through KMS and has none. */
+  readonly stateFeed?: KeyStateFeed;
+}
+
+/** Lets the token path fold this store's table read into its own BatchGetItem (docs/keys.md). */
+export interface KeyStateFeed {
+  /** Keys of the state items to read, or [] while this container's key snapshot is fresh (no read needed). */
+  wanted(): { PK: string; SK: string }[];
+  /** The items that read returned for `wanted()` keys (a missing item = no keys for that alg yet). Installs them as the snapshot when every present one embeds its keys; otherwise does nothing (the store then reads for itself). */
+  offer(items: readonly Record<string, unknown>[]): void;
 }
 
 /** Encrypts small secrets at rest (client secrets, HS256 signing secrets, the cursor key). */

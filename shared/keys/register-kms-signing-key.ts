@@ -31,7 +31,9 @@ export interface RegisterOptions {
 export async function registerKmsSigningKey({ kms, keyId, repo, now, retireAfterSeconds }: RegisterOptions): Promise<KmsSigningKeyRegistration> {
   const entry = await fetchKmsPublicKey(kms, keyId);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const partition = await repo.load();
+    // The whole partition, not just the state: the key's item may still exist though no state
+    // names it (an expired previous key that TTL has not deleted yet), and must then be updated, not put.
+    const partition = await repo.loadPartition();
     const state = partition.states.get('ES256');
     const exists = partition.keys.has(entry.kid);
     if (state?.currentKid === entry.kid && exists) return { entry, action: 'unchanged', previous: undefined };
@@ -57,6 +59,7 @@ export async function registerKmsSigningKey({ kms, keyId, repo, now, retireAfter
       ],
       delete: state.previous.filter((p) => p.expiresAt <= nowS && p.kid !== entry.kid).map((p) => p.kid),
       at: iso,
+      records: partition.keys,
     });
     if (ok) return { entry, action: 'switched', previous: old };
   }

@@ -39,8 +39,8 @@ export interface RotationResult {
  * current becomes `previous` and stops signing, but stays published until every token it signed has
  * expired (KEY_RETIRE_AFTER_SECONDS + RETIRE_MARGIN_SECONDS; then TTL deletes it and reads ignore
  * it); a new `next` is published. Each change is one transaction conditioned on the alg's state
- * version, so concurrent runs cannot both rotate. Signers see the change at their next read of the
- * partition (within KEY_CACHE_TTL_SECONDS).
+ * version, so concurrent runs cannot both rotate; the new state item carries the keys it names.
+ * Signers see the change at their next read of the state items (within KEY_CACHE_TTL_SECONDS).
  */
 export async function rotateKeys(options: RotateKeysOptions): Promise<RotationResult[]> {
   const { config, db, now } = options;
@@ -66,7 +66,9 @@ interface AlgRotation {
 }
 
 async function rotateAlg({ repo, source, alg, at, retireAfterSeconds, force }: AlgRotation): Promise<RotationResult> {
-  const partition = await repo.load();
+  // The Query, not just the state items: this run updates and puts key items on condition that
+  // they do (not) exist, so it must see which do (a lost `next` item is re-published below).
+  const partition = await repo.loadPartition();
   const state = partition.states.get(alg);
   const iso = at.toISOString();
   const nowS = at.getTime() / 1000;
@@ -79,7 +81,7 @@ async function rotateAlg({ repo, source, alg, at, retireAfterSeconds, force }: A
 
   const live = state.previous.filter((p) => p.expiresAt > nowS);
   const expired = state.previous.filter((p) => p.expiresAt <= nowS).map((p) => p.kid);
-  const base = { alg, expectedVersion: state.version, put: [], update: [], delete: expired, at: iso } satisfies Partial<RotationWrite>;
+  const base = { alg, expectedVersion: state.version, put: [], update: [], delete: expired, at: iso, records: partition.keys } satisfies Partial<RotationWrite>;
   const nextRecord = state.nextKid ? partition.keys.get(state.nextKid) : undefined;
 
   if (!nextRecord) {

@@ -1,13 +1,15 @@
 import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { JWK } from 'jose';
 import { keys } from '../store/keys.ts';
+import { getItems } from '../store/read-items.ts';
 import { TABLE_KEYS } from '../store/table-definition.ts';
 import { translateError } from '../store/translate-error.ts';
-import { isAsymmetricAlg } from './jwk.ts';
 import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
+import { embedsKeys, isStateItem, keyItem, namedKids, partitionOfStates, stateItem, stateItemKeys, toKey, toState } from './signing-key-items.ts';
 
 /**
- * Signing keys in the table (docs/keys.md). Partition `SIGNING_KEYS` holds two kinds of item:
+ * Signing keys in the table (docs/keys.md). Partition `SIGNING_KEYS` holds two kinds of item
+ * (shapes: signing-key-items.ts):
  *
  * - `KEY#{kid}` (type `SigningKey`): one key pair. `jwk` = public JWK as published; `wrapped_private_key`
  *   = PKCS #8 private key wrapped by KMS or the local master key (`wrapped_by` `kms`/`local`),
@@ -15,10 +17,11 @@ import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
  *   mirrors the state item for people reading the table; `created_at`, `activated_at`, `retired_at`;
  *   `ttl` once demoted (DynamoDB deletes it after every token it signed has expired).
  * - `ALG#{alg}` (type `SigningKeyState`): which kid is `current_kid` / `next_kid` and the `previous`
- *   list `[{kid, retired_at, expires_at}]`, with a `version`. This item is the truth about status:
- *   every change is one transaction conditioned on it, so two writers can never both win, and a
- *   reader that sees it sees one consistent assignment (a Query is not isolated from transactions
- *   across items; one item is).
+ *   list `[{kid, retired_at, expires_at}]`, with a `version`, and under `keys` a copy of the record
+ *   of every key it names. This item is the truth about status: every change is one transaction
+ *   conditioned on it, so two writers can never both win, and a reader that sees it sees one
+ *   consistent assignment with the keys it names (one item is read whole). So a signer reads the
+ *   two state items and nothing else; the `KEY#` items are history, TTL and a view for people.
  */
 export interface SigningKeyRecord {
   kid: string;
@@ -54,6 +57,8 @@ export interface KeyStateRecord {
 export interface KeyPartition {
   states: Map<AsymmetricAlg, KeyStateRecord>;
   keys: Map<string, SigningKeyRecord>;
+  /** Algorithms whose state item predates embedded keys (schema 1): `embedKeysInStates` rewrites them. */
+  legacyStates: Set<AsymmetricAlg>;
 }
 
 export interface RotationWrite {
@@ -69,79 +74,89 @@ export interface RotationWrite {
   delete: string[];
   /** ISO time of the change (the injected clock). */
   at: string;
+  /**
+   * Records of the existing keys as the caller read them (`partition.keys`). The repository embeds
+   * in the state item those the new state names, with `put` and `update` applied; a named kid found
+   * in neither is left out (a reader then treats it as missing, as it did a missing `KEY#` item).
+   */
+  records: ReadonlyMap<string, SigningKeyRecord>;
 }
 
 export interface SigningKeysRepository {
-  /** The whole partition: one strongly consistent Query (paged only if it ever exceeds 1 MB). */
+  /**
+   * What a signer needs: the two state items, one strongly consistent BatchGetItem. Falls back to
+   * `loadPartition()` when a state item does not embed its keys (written before they were embedded).
+   */
   load(): Promise<KeyPartition>;
+  /**
+   * The whole partition, every `KEY#` item included: one strongly consistent Query (paged only if it
+   * ever exceeds 1 MB). For old state items, the upgrade, and kms-sign registration (which must see a
+   * key item no state names any more).
+   */
+  loadPartition(): Promise<KeyPartition>;
   /** First keys of an alg (kms-sign: no next key). False when another writer created them first. */
   createInitial(alg: AsymmetricAlg, current: SigningKeyRecord, next?: SigningKeyRecord): Promise<boolean>;
-  /** Any later change (rotation, publishing a next key). False when the state changed meanwhile. */
+  /** Any later change (rotation, publishing a next key, embedding keys). False when the state changed meanwhile. */
   write(change: RotationWrite): Promise<boolean>;
 }
 
 type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export function signingKeysRepository(db: DynamoDBDocumentClient, tableName: string): SigningKeysRepository {
-  const keyItem = (r: SigningKeyRecord) => ({
-    ...keys.signingKey(r.kid),
-    type: 'SigningKey',
-    schema_version: 1,
-    kid: r.kid,
-    alg: r.alg,
-    jwk: r.jwk,
-    wrapped_private_key: r.wrappedPrivateKey,
-    wrapped_by: r.wrappedBy,
-    kms_key_id: r.kmsKeyId,
-    status: r.status,
-    created_at: r.createdAt,
-    activated_at: r.activatedAt,
-    retired_at: r.retiredAt,
-    [TABLE_KEYS.ttlAttribute]: r.ttl,
-  });
   const putKey = (r: SigningKeyRecord): TxItem => ({
     Put: { TableName: tableName, Item: keyItem(r), ConditionExpression: 'attribute_not_exists(PK)' },
   });
 
+  const loadPartition = async (): Promise<KeyPartition> => {
+    const states = new Map<AsymmetricAlg, KeyStateRecord>();
+    const records = new Map<string, SigningKeyRecord>();
+    const legacyStates = new Set<AsymmetricAlg>();
+    let start: Record<string, unknown> | undefined;
+    try {
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': keys.signingKeysPartition },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          if (isStateItem(item)) {
+            const s = toState(item);
+            if (s) states.set(s.alg, s);
+            if (s && !embedsKeys(item)) legacyStates.add(s.alg);
+          } else if (item.type === 'SigningKey') {
+            const k = toKey(item);
+            if (k) records.set(k.kid, k);
+          }
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+    } catch (err) {
+      return translateError(err);
+    }
+    return { states, keys: records, legacyStates };
+  };
+
   return {
     async load() {
-      const states = new Map<AsymmetricAlg, KeyStateRecord>();
-      const records = new Map<string, SigningKeyRecord>();
-      let start: Record<string, unknown> | undefined;
-      try {
-        do {
-          const page = await db.send(
-            new QueryCommand({
-              TableName: tableName,
-              KeyConditionExpression: 'PK = :pk',
-              ExpressionAttributeValues: { ':pk': keys.signingKeysPartition },
-              ConsistentRead: true,
-              ExclusiveStartKey: start,
-            }),
-          );
-          for (const item of page.Items ?? []) {
-            if (item.type === 'SigningKeyState') {
-              const s = toState(item);
-              if (s) states.set(s.alg, s);
-            } else if (item.type === 'SigningKey') {
-              const k = toKey(item);
-              if (k) records.set(k.kid, k);
-            }
-          }
-          start = page.LastEvaluatedKey;
-        } while (start);
-      } catch (err) {
-        return translateError(err);
-      }
-      return { states, keys: records };
+      // State items never carry a TTL, so the clock getItems filters expired items with is moot.
+      const found = await getItems(db, tableName, stateItemKeys(), new Date());
+      return partitionOfStates([...found.values()]) ?? loadPartition();
     },
 
+    loadPartition,
+
     async createInitial(alg, current, next) {
+      const state = { currentKid: current.kid, nextKid: next?.kid, previous: [] };
       return transact(db, [
         {
           Put: {
             TableName: tableName,
-            Item: { ...keys.signingKeyState(alg), ...stateAttrs(alg, { currentKid: current.kid, nextKid: next?.kid, previous: [] }, 1, current.createdAt) },
+            Item: stateItem(alg, state, 1, current.createdAt, next ? [current, next] : [current]),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
@@ -156,7 +171,7 @@ export function signingKeysRepository(db: DynamoDBDocumentClient, tableName: str
         {
           Put: {
             TableName: tableName,
-            Item: { ...keys.signingKeyState(change.alg), ...stateAttrs(change.alg, change.state, change.expectedVersion + 1, at) },
+            Item: stateItem(change.alg, change.state, change.expectedVersion + 1, at, recordsAfter(change)),
             ConditionExpression: '#version = :v',
             ExpressionAttributeNames: { '#version': 'version' },
             ExpressionAttributeValues: { ':v': change.expectedVersion },
@@ -164,7 +179,7 @@ export function signingKeysRepository(db: DynamoDBDocumentClient, tableName: str
         },
         ...change.put.map(putKey),
         ...change.update.map((u): TxItem => {
-          // `status` and `ttl` are DynamoDB reserved words.
+          // `status` and `ttl` are DynamoDB reserved words. Keep in step with `updated()` below.
           const retire = u.status === 'previous';
           return {
             Update: {
@@ -184,17 +199,20 @@ export function signingKeysRepository(db: DynamoDBDocumentClient, tableName: str
   };
 }
 
-function stateAttrs(alg: AsymmetricAlg, s: Omit<KeyStateRecord, 'version' | 'alg'>, version: number, at: string) {
-  return {
-    type: 'SigningKeyState',
-    schema_version: 1,
-    alg,
-    current_kid: s.currentKid,
-    next_kid: s.nextKid,
-    previous: s.previous.map((p) => ({ kid: p.kid, retired_at: p.retiredAt, expires_at: p.expiresAt })),
-    version,
-    updated_at: at,
-  };
+/** The records the new state names, as their `KEY#` items are after this change. */
+function recordsAfter(change: RotationWrite): SigningKeyRecord[] {
+  const byKid = new Map(change.records);
+  for (const r of change.put) byKid.set(r.kid, r);
+  for (const u of change.update) {
+    const r = byKid.get(u.kid);
+    if (r) byKid.set(u.kid, updated(r, u));
+  }
+  return namedKids(change.state).flatMap((kid) => byKid.get(kid) ?? []);
+}
+
+/** What the `Update` of a key item in `write()` does, applied to its record. */
+function updated(r: SigningKeyRecord, u: RotationWrite['update'][number]): SigningKeyRecord {
+  return u.status === 'previous' ? { ...r, status: u.status, retiredAt: u.at, ttl: u.ttl } : { ...r, status: u.status, activatedAt: u.at, ttl: undefined };
 }
 
 /** True when written; false when a condition failed or a concurrent transaction won (re-read). */
@@ -209,38 +227,4 @@ async function transact(db: DynamoDBDocumentClient, items: TxItem[]): Promise<bo
     if (e.name === 'TransactionCanceledException' && reasons.some((r) => r === 'ConditionalCheckFailed' || r === 'TransactionConflict')) return false;
     return translateError(err);
   }
-}
-
-function toState(item: Record<string, unknown>): KeyStateRecord | undefined {
-  if (!isAsymmetricAlg(item.alg) || typeof item.current_kid !== 'string' || typeof item.version !== 'number') return undefined;
-  const previous = Array.isArray(item.previous) ? (item.previous as Record<string, unknown>[]) : [];
-  return {
-    alg: item.alg,
-    currentKid: item.current_kid,
-    nextKid: typeof item.next_kid === 'string' ? item.next_kid : undefined,
-    previous: previous
-      .filter((p) => typeof p.kid === 'string' && typeof p.expires_at === 'number')
-      .map((p) => ({ kid: p.kid as string, retiredAt: String(p.retired_at), expiresAt: p.expires_at as number })),
-    version: item.version,
-  };
-}
-
-function toKey(item: Record<string, unknown>): SigningKeyRecord | undefined {
-  if (!isAsymmetricAlg(item.alg) || typeof item.kid !== 'string' || typeof item.jwk !== 'object' || item.jwk === null) return undefined;
-  const wrappedBy = item.wrapped_by === 'local' || item.wrapped_by === 'kms-sign' ? item.wrapped_by : 'kms';
-  if (wrappedBy !== 'kms-sign' && typeof item.wrapped_private_key !== 'string') return undefined;
-  const ttl = item[TABLE_KEYS.ttlAttribute];
-  return {
-    kid: item.kid,
-    alg: item.alg,
-    jwk: item.jwk as JWK,
-    wrappedPrivateKey: typeof item.wrapped_private_key === 'string' ? item.wrapped_private_key : undefined,
-    wrappedBy,
-    kmsKeyId: typeof item.kms_key_id === 'string' ? item.kms_key_id : undefined,
-    status: item.status as KeyStatus,
-    createdAt: String(item.created_at),
-    activatedAt: typeof item.activated_at === 'string' ? item.activated_at : undefined,
-    retiredAt: typeof item.retired_at === 'string' ? item.retired_at : undefined,
-    ttl: typeof ttl === 'number' ? ttl : undefined,
-  };
 }

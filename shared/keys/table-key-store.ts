@@ -5,25 +5,28 @@ import { jwkOfKey, samePublicKey } from './jwk.ts';
 import { createJwsEncoder, signInput } from './jws.ts';
 import { createKeyCache } from './key-cache.ts';
 import type { KeyPairSource } from './key-pair-source.ts';
-import type { SnapshotKey } from './key-snapshot.ts';
-import type { AsymmetricAlg, KeyStore } from './key-store.ts';
+import type { KeySnapshot, SnapshotKey } from './key-snapshot.ts';
+import type { AsymmetricAlg, KeyStateFeed, KeyStore } from './key-store.ts';
 import { newSigningKey } from './new-signing-key.ts';
+import { partitionOfStates, stateItemKeys } from './signing-key-items.ts';
 import type { SigningKeyRecord, SigningKeysRepository } from './signing-keys-repository.ts';
 
 export interface TableKeyStoreOptions {
   repo: SigningKeysRepository;
   source: KeyPairSource;
   now: () => Date;
-  /** How long a read of the keys partition is trusted (KEY_CACHE_TTL_SECONDS). */
+  /** How long a read of the keys is trusted (KEY_CACHE_TTL_SECONDS). */
   cacheTtlMs: number;
   missRefreshMs?: number;
 }
 
 /**
  * The key store of `envelope` and `local` modes: keys live wrapped in the table, a container reads
- * the keys partition (one Query) at most every `cacheTtlMs`, opens the private key of each current
- * key it signs with once (one KMS Decrypt in envelope mode) and then signs in memory. After a
- * rotation the next read names another current key; only then is another Decrypt needed.
+ * the two state items (one BatchGetItem, which carries every key they name) at most every
+ * `cacheTtlMs`, or none when the token path folded them into its own read (`stateFeed`); it opens
+ * the private key of each current key it signs with once (one KMS Decrypt in envelope mode) and
+ * then signs in memory. After a rotation the next read names another current key; only then is
+ * another Decrypt needed.
  */
 export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
   const { repo, source, now } = opts;
@@ -32,6 +35,8 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
   const privateKeys = new Map<string, KeyObject>();
   const unwrapping = new Map<string, Promise<KeyObject>>();
   const creating = new Map<AsymmetricAlg, Promise<void>>();
+  /** The snapshot last installed from `stateFeed.offer` (see `currentKey`). */
+  let fed: KeySnapshot | undefined;
   const cache = createKeyCache({
     ...opts,
     onRefresh: (snap) => {
@@ -77,15 +82,30 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
       const snap = attempt === 0 ? await cache.current() : await cache.refresh();
       const cur = snap.current.get(alg);
       if (cur) return cur;
+      // Keys are made only when this store's own read finds none: an offered read is someone
+      // else's, and a state item missing from it (say, a key left unprocessed) must not make keys.
+      if (snap === fed) continue;
       if (!snap.algs.has(alg)) await createFirstKeys(alg);
-      // The state names a key this read did not return yet (a Query is not isolated from a
-      // transaction in flight): read again shortly.
+      // The state names a key this read did not return (an old state item read with a Query,
+      // which is not isolated from a transaction in flight; or a lost key item): read again shortly.
       else await new Promise((r) => setTimeout(r, 25 * (attempt + 1)));
     }
     throw serviceUnavailable({ detail: `no current ${alg} signing key` });
   };
 
+  const stateFeed: KeyStateFeed = {
+    wanted: () => (cache.fresh() ? [] : stateItemKeys()),
+    offer(items) {
+      // Already fresh (another request read meanwhile, or nothing was wanted): an empty `items`
+      // would otherwise read as "no keys at all".
+      if (cache.fresh()) return;
+      const partition = partitionOfStates(items);
+      if (partition) fed = cache.install(partition);
+    },
+  };
+
   return {
+    stateFeed,
     async signJwt(alg, header, payload) {
       // Hot path: a fresh snapshot and an opened key mean no I/O and no await before signing.
       const cur = cache.fresh()?.current.get(alg);

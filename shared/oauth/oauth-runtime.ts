@@ -56,9 +56,10 @@ function caches(runtime: Runtime): RecordCaches {
   const { config, db, now, secretBox } = runtime;
   const clientsRepo = clientsRepository(db, config.tableName, now, secretBox);
   const resourcesRepo = resourcesRepository(db, config.tableName, now, secretBox);
-  const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs);
-  const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs);
-  const tenantHints = new TtlCache<string>(TENANT_HINT_TTL_MS);
+  const clock = () => now().getTime();
+  const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs, 10_000, clock);
+  const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs, 10_000, clock);
+  const tenantHints = new TtlCache<string>(TENANT_HINT_TTL_MS, 10_000, clock);
   // A sealed secret always opens to the same plaintext, so it is opened (one KMS Decrypt in AWS)
   // once per container, not once per cache period.
   const openedSecrets = new TtlCache<string>(Number.POSITIVE_INFINITY, 1_000);
@@ -94,13 +95,9 @@ function caches(runtime: Runtime): RecordCaches {
       scope_names: v.scope_names,
     };
   };
-  // A miss is not remembered: the resource may be created a moment later in another container,
-  // and an unknown audience is a client error that costs one read.
-  const loadResource = async (key: string, load: () => Promise<TokenResource | null>) => {
-    const hit = await resources.getOrLoad(key, load);
-    if (hit === null) resources.delete(key);
-    return hit ?? undefined;
-  };
+  // A miss is remembered like a hit (the marker read is consistent): a resource created in another
+  // container is seen within the TTL, as every other change is.
+  const loadResource = async (key: string, load: () => Promise<TokenResource | null>) => (await resources.getOrLoad(key, load)) ?? undefined;
 
   const deps: OAuthDeps = {
     keys: runtime.keys,
@@ -108,7 +105,7 @@ function caches(runtime: Runtime): RecordCaches {
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,
-    verifiedTokens: new TtlCache(VERIFIED_TOKEN_TTL_MS, 10_000),
+    verifiedTokens: new TtlCache(VERIFIED_TOKEN_TTL_MS, 10_000, clock),
     async findClient(clientId) {
       return (await clients.getOrLoad(clientId, async () => toClient(await clientsRepo.getClientWithGrants(clientId)))) ?? undefined;
     },

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyPairWithoutPlaintextCommand } from '@aws-sdk/client-kms';
-import { DeleteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyServices } from '../../shared/keys/create-key-services.ts';
@@ -10,25 +10,9 @@ import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from '../../sha
 import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { keys as tableKeys } from '../../shared/store/keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+import { countingDb } from './support/counting-db.ts';
 import { fakeKms } from './support/fake-kms.ts';
 import { claims, envelopeConfig, localConfig, testClock, verifyWithJwks } from './support/key-test-env.ts';
-
-/** Counts the Queries a container makes (each is one read of the keys partition). */
-function countingDb(db: DynamoDBDocumentClient) {
-  const counter = { queries: 0 };
-  const wrapped = new Proxy(db, {
-    get(target, prop, receiver) {
-      if (prop === 'send') {
-        return (cmd: unknown, ...rest: unknown[]) => {
-          if (cmd instanceof QueryCommand) counter.queries++;
-          return (target.send as (...a: unknown[]) => unknown)(cmd, ...rest);
-        };
-      }
-      return Reflect.get(target, prop, receiver);
-    },
-  });
-  return { db: wrapped, counter };
-}
 
 const kidOf = (token: string) => decodeProtectedHeader(token).kid!;
 
@@ -111,28 +95,28 @@ describe('key rotation (DESIGN.md §4, docs/keys.md)', () => {
     const signer = container();
     await signer.signJwt('ES256', {}, claims(clock.now()));
     clock.advance(NEXT_KEY_MIN_PUBLISHED_SECONDS + 1);
-    const { db, counter } = countingDb(table.db);
+    const { db, calls } = countingDb(table.db);
     const verifier = container(db);
     await verifier.publishedKeys(); // cached just before the rotation
-    expect(counter.queries).toBe(1);
+    expect(calls.reads()).toBe(1);
     await rotate();
     const fresh = container(); // a container started after the rotation signs with the new key at once
     const token = await fresh.signJwt('ES256', {}, claims(clock.now()));
     clock.advance(1); // within the verifier's cache TTL
     expect(await verifier.publicKey(kidOf(token))).toMatchObject({ status: 'next' });
-    expect(counter.queries).toBe(1);
+    expect(calls.reads()).toBe(1);
   });
 
   it('an unknown kid re-reads the partition at most once per interval (a flood of bogus kids cannot hammer the table)', async () => {
     const { table, clock, container } = await setup();
     await container().signJwt('ES256', {}, claims(clock.now()));
-    const { db, counter } = countingDb(table.db);
+    const { db, calls } = countingDb(table.db);
     const verifier = container(db);
     for (let i = 0; i < 100; i++) expect(await verifier.publicKey(`bogus-${i}`)).toBeUndefined();
-    expect(counter.queries).toBe(2); // the first read, plus one miss refresh
+    expect(calls.reads()).toBe(2); // the first read, plus one miss refresh
     clock.advance(2);
     for (let i = 0; i < 100; i++) await verifier.publicKey(`bogus-${i}`);
-    expect(counter.queries).toBe(3);
+    expect(calls.reads()).toBe(3);
   });
 
   it('concurrent rotations: exactly one wins (transaction conditioned on the state version)', async () => {
@@ -161,7 +145,7 @@ describe('key rotation (DESIGN.md §4, docs/keys.md)', () => {
     expect((await container().publishedKeys()).map((k) => k.status)).toEqual(['current', 'next', 'current', 'next']);
   });
 
-  it('envelope mode: after a rotation a warm signer pays one Query and one Decrypt (new key), never GenerateDataKeyPair', async () => {
+  it('envelope mode: after a rotation a warm signer pays one read and one Decrypt (new key), never GenerateDataKeyPair', async () => {
     const table = await createTestTable('keys-rotate-env');
     const kms = fakeKms();
     const clock = testClock();

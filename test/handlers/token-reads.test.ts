@@ -1,0 +1,132 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as tokenHandler } from '../../functions/oauth/token.ts';
+import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
+import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
+import { createRuntime, runWithRuntime, type Runtime } from '../../shared/runtime.ts';
+import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
+import { clientPermissionsRepository } from '../../shared/store/client-permissions-repository.ts';
+import { clientsRepository } from '../../shared/store/clients-repository.ts';
+import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import { resourcesRepository } from '../../shared/store/resources-repository.ts';
+import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/events.ts';
+import { createTenant } from '../support/management-api.ts';
+import { testRuntime } from '../support/test-runtime.ts';
+
+/**
+ * Issue 3 item 7: "a client_credentials token costs at most one DynamoDB read". Each test starts a
+ * fresh runtime (a cold Lambda container: empty caches, no key opened) on a table that a deploy
+ * has already filled (bootstrap data, signing keys), and counts every DynamoDB command it sends.
+ */
+const ACTOR = '019b0000-0000-7000-8000-0000000000aa';
+const SECRET = 'cold-read-secret-0123456789abcdefghijklmnopqrstuv';
+const ENV = { MULTI_TENANT: 'true', LOCAL_MASTER_KEY_FILE: join(mkdtempSync(join(tmpdir(), 'coldkeys-')), 'master.key') };
+
+let table: TestTable;
+let setup: Runtime;
+let otherTenant: string;
+
+async function apiFor(tenantId: string, alg: 'ES256' | 'RS256' | 'HS256') {
+  const { db, config, now, secretBox } = setup;
+  const clients = clientsRepository(db, config.tableName, now, secretBox);
+  const resources = resourcesRepository(db, config.tableName, now, secretBox);
+  const client = await clients.create({ tenant_id: tenantId, client_name: `cold ${alg}`, client_secret: SECRET }, ACTOR);
+  const metadata = { identifier_url: `https://${alg.toLowerCase()}-${client.id}.example.com/`, signing_algorithm: alg, ...(alg === 'HS256' ? { signing_secret: SECRET } : {}) };
+  const r = await resources.create({ tenant_id: tenantId, resource_type: 'api', resource_name: alg, resource_metadata: metadata }, ACTOR, [{ scope_name: 'read' }, { scope_name: 'write' }]);
+  await clientLinksRepository(db, config.tableName, now).authorize(client.id, [r.id], ACTOR);
+  await clientPermissionsRepository(db, config.tableName, now).grant(client.id, [{ resource_id: r.id, scopes: Object.keys(r.scope_names) }], ACTOR);
+  return { clientId: client.id, audience: metadata.identifier_url };
+}
+
+/** A cold container whose DynamoDB commands are recorded, with a clock the test moves. */
+function coldContainer() {
+  const commands: string[] = [];
+  const db = createDocumentClient({ region: 'local', endpoint: table.endpoint });
+  db.middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(context.commandName ?? 'unknown');
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  let clock = Date.now();
+  const runtime = createRuntime(setup.config, { db, now: () => new Date(clock) });
+  const token = async (clientId: string, audience: string) => {
+    const body = new URLSearchParams({ grant_type: 'client_credentials', audience }).toString();
+    const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${clientId}:${SECRET}`).toString('base64')}` };
+    const res = await runWithRuntime(runtime, () => tokenHandler(restEvent({ method: 'POST', resource: '/token', headers, body }), lambdaContext));
+    return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
+  };
+  return { runtime, commands, token, advance: (ms: number) => (clock += ms) };
+}
+
+beforeAll(async () => {
+  table = await createTestTable('coldreads');
+  setup = testRuntime(table, ENV);
+  // What a deployed stage has before its first token: the keys made by the rotation run.
+  await rotateKeys({ config: setup.config, db: setup.db, now: setup.now });
+  otherTenant = await createTenant(setup);
+});
+
+describe('DynamoDB reads of a client_credentials token', () => {
+  for (const alg of ['ES256', 'RS256', 'HS256'] as const) {
+    it(`${alg}: a cold container answers the first token with ONE BatchGetItem; warm tokens read nothing`, async () => {
+      const api = await apiFor(DEFAULT_TENANT_ID, alg);
+      const c = coldContainer();
+      const first = await c.token(api.clientId, api.audience);
+      expect(first.status).toBe(200);
+      expect(first.body.scope).toBe('read write'); // nothing asked for: everything granted (RFC 6749 §5.1: named)
+      expect(c.commands).toEqual(['BatchGetItemCommand']);
+      if (alg !== 'HS256') {
+        const jwks = createLocalJWKSet({ keys: (await c.runtime.keys.publishedKeys()).map((k) => k.jwk) });
+        const { payload } = await jwtVerify(first.body.access_token as string, jwks, { audience: api.audience, algorithms: [alg] });
+        expect(payload.scope).toBe('read write');
+      }
+      for (let i = 0; i < 5; i++) expect((await c.token(api.clientId, api.audience)).status).toBe(200);
+      expect(c.commands).toEqual(['BatchGetItemCommand']);
+    });
+  }
+
+  it('when the record cache expires, the next token re-reads client and resource in one call', async () => {
+    const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
+    const c = coldContainer();
+    await c.token(api.clientId, api.audience);
+    c.advance(1_500); // past RECORD_CACHE_TTL_SECONDS (1 s); the key snapshot (5 s) is still fresh
+    expect((await c.token(api.clientId, api.audience)).status).toBe(200);
+    c.advance(10_000); // now both are stale
+    expect((await c.token(api.clientId, api.audience)).status).toBe(200);
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand', 'BatchGetItemCommand']);
+  });
+
+  it('the management API audience is read in the same call', async () => {
+    const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
+    const c = coldContainer();
+    // Not authorized for the management API: the answer is invalid_target, still from one read.
+    const res = await c.token(api.clientId, setup.config.managementAudience);
+    expect(res).toEqual({ status: 400, body: expect.objectContaining({ error: 'invalid_target' }) });
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+  });
+
+  it('multi-tenant: a client of another tenant costs one more GetItem when cold, then one call again', async () => {
+    const api = await apiFor(otherTenant, 'ES256');
+    const c = coldContainer();
+    expect((await c.token(api.clientId, api.audience)).status).toBe(200);
+    // The marker read with the client was the default tenant's guess; the right one is a GetItem.
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
+    c.advance(1_500);
+    expect((await c.token(api.clientId, api.audience)).status).toBe(200);
+    expect(c.commands).toHaveLength(3);
+    expect(c.commands[2]).toBe('BatchGetItemCommand');
+  });
+
+  it('an unknown client costs one read and is 401 invalid_client', async () => {
+    const c = coldContainer();
+    const res = await c.token('019b0000-0000-7000-8000-00000000dead', 'https://nothing.example.com/');
+    expect(res).toEqual({ status: 401, body: expect.objectContaining({ error: 'invalid_client' }) });
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+  });
+});
