@@ -115,36 +115,37 @@ function caches(runtime: Runtime): RecordCaches {
 
     /**
      * Issue 3 item 7, "at most one DynamoDB read per token": whatever of the client, the
-     * audience's resource and the signing-key states this container does not hold fresh is read
-     * in ONE consistent BatchGetItem, keyed from the request alone (docs/data-model.md pattern 1).
-     * The resource is looked up in the client's last known tenant (the default tenant for a client
-     * never seen, and always for the management API); if that guess is wrong, `findResource`
-     * reads the right marker afterwards.
+     * audience's identifier marker and the signing-key states this container does not hold fresh
+     * is read in ONE consistent BatchGetItem, keyed from the request alone (docs/data-model.md
+     * pattern 1). The marker is the one of the client's tenant as last seen (the default tenant for
+     * a client never seen, and always for the management API); if that guess is wrong,
+     * `findResource` reads the right one after authentication.
+     *
+     * This runs before authentication, so it only fills caches and never remembers an absent
+     * marker: made-up audiences cost one read each (as made-up client ids always did) and cannot
+     * crowd real resources out of the cache. A client already known not to exist reads nothing.
      */
     async preload(clientId, audience) {
-      const needClient = clients.get(clientId) === undefined;
-      const tenantId =
-        audience === config.managementAudience ? DEFAULT_TENANT_ID : (clients.get(clientId)?.tenant_id ?? tenantHints.get(clientId) ?? DEFAULT_TENANT_ID);
-      const rKey = audience === undefined ? undefined : resourceKey(tenantId, audience);
-      const needResource = rKey !== undefined && audience !== undefined && resources.get(rKey) === undefined && isPossibleIdentifier(audience);
-      if (!needClient && !needResource) return; // the key store reads for itself if it must: one call either way
+      const cached = clients.get(clientId);
+      if (cached === null) return;
+      const tenantId = audience === config.managementAudience ? DEFAULT_TENANT_ID : (cached?.tenant_id ?? tenantHints.get(clientId) ?? DEFAULT_TENANT_ID);
+      const rKey = audience !== undefined && isPossibleIdentifier(audience) ? resourceKey(tenantId, audience) : undefined;
+      const markerKey = rKey !== undefined && resources.get(rKey) === undefined ? keys.marker('RESOURCE_ID_URL', tenantId, audience!) : undefined;
+      // Only the keys stale: the key store reads them itself, one call either way.
+      if (cached && !markerKey) return;
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
       const clientKey = keys.client(clientId);
-      const markerKey = needResource ? keys.marker('RESOURCE_ID_URL', tenantId, audience) : undefined;
-      const wanted: Key[] = [...(needClient ? [clientKey] : []), ...(markerKey ? [markerKey] : []), ...keyStates];
+      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...(markerKey ? [markerKey] : []), ...keyStates];
       const found = await getItems(db, config.tableName, wanted, now()); // a storage error is a 503, never a token
       if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined));
+      const marker = markerKey && found.get(keyString(markerKey));
       await Promise.all([
-        needClient &&
+        !cached &&
           clients.getOrLoad(clientId, async () => {
             const item = found.get(keyString(clientKey));
             return toClient(item ? await clientsRepo.clientWithGrantsOfItem(item) : undefined);
           }),
-        markerKey &&
-          loadResource(rKey!, async () => {
-            const item = found.get(keyString(markerKey));
-            return toResource(item ? await resourcesRepo.tokenViewOfItem(item) : undefined);
-          }),
+        marker && resources.getOrLoad(rKey!, async () => toResource(await resourcesRepo.tokenViewOfItem(marker))),
       ]);
     },
   };

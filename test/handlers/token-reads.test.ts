@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as tokenHandler } from '../../functions/oauth/token.ts';
+import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { createRuntime, runWithRuntime, type Runtime } from '../../shared/runtime.ts';
@@ -69,6 +70,7 @@ beforeAll(async () => {
   setup = testRuntime(table, ENV);
   // What a deployed stage has before its first token: the keys made by the rotation run.
   await rotateKeys({ config: setup.config, db: setup.db, now: setup.now });
+  await bootstrap({ db: setup.db, tableName: setup.config.tableName, secretBox: setup.secretBox, now: setup.now, managementAudience: setup.config.managementAudience });
   otherTenant = await createTenant(setup);
 });
 
@@ -121,6 +123,30 @@ describe('DynamoDB reads of a client_credentials token', () => {
     expect((await c.token(api.clientId, api.audience)).status).toBe(200);
     expect(c.commands).toHaveLength(3);
     expect(c.commands[2]).toBe('BatchGetItemCommand');
+  });
+
+  it('a warm client asking for another audience costs one read; a made-up audience is remembered only after authentication', async () => {
+    const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
+    const second = await apiFor(DEFAULT_TENANT_ID, 'RS256');
+    await clientLinksRepository(setup.db, setup.config.tableName, setup.now).authorize(api.clientId, [(await resourcesRepository(setup.db, setup.config.tableName, setup.now, setup.secretBox).findIdByIdentifier(DEFAULT_TENANT_ID, second.audience))!], ACTOR);
+    const c = coldContainer();
+    await c.token(api.clientId, api.audience);
+    expect((await c.token(api.clientId, second.audience)).status).toBe(200);
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand']);
+    // Unauthenticated requests with made-up audiences: one read each, nothing cached.
+    const bogus = async (aud: string) => {
+      const body = new URLSearchParams({ grant_type: 'client_credentials', audience: aud }).toString();
+      const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${api.clientId}:wrong`).toString('base64')}` };
+      return runWithRuntime(c.runtime, () => tokenHandler(restEvent({ method: 'POST', resource: '/token', headers, body }), lambdaContext));
+    };
+    expect((await bogus('https://made-up.example.com/')).statusCode).toBe(401);
+    expect((await bogus('https://made-up.example.com/')).statusCode).toBe(401);
+    expect(c.commands).toHaveLength(4);
+    // The same audience from the authenticated client: invalid_target (the read before
+    // authentication did not remember the miss, so this first one costs two), then remembered.
+    expect((await c.token(api.clientId, 'https://made-up.example.com/')).body.error).toBe('invalid_target');
+    expect((await c.token(api.clientId, 'https://made-up.example.com/')).body.error).toBe('invalid_target');
+    expect(c.commands).toHaveLength(6);
   });
 
   it('an unknown client costs one read and is 401 invalid_client', async () => {
