@@ -13,22 +13,22 @@ export interface AuthenticatedClient {
 /** A client id we would ever store: bounded and printable, so junk never reaches the table. */
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
-/** The client id a request claims (Basic or `client_id`), if it is one we could have stored; nothing is verified. */
-export function claimedClientId(headers: Record<string, string | undefined>, body: { client_id?: string | undefined }): string | undefined {
-  const id = parseBasicCredentials(headers.authorization)?.clientId ?? body.client_id;
-  return id !== undefined && CLIENT_ID.test(id) ? id : undefined;
+/** What a request presents to authenticate its client (RFC 6749 §2.3), read but not yet verified. */
+export interface PresentedCredentials {
+  clientId: string;
+  secret: string | undefined;
+  method: ClientAuthMethod;
 }
 
 /**
- * RFC 6749 §2.3: authenticates the client with `client_secret_basic`, `client_secret_post`, or
- * `none` for public clients. Exactly one method per request (§2.3: "MUST NOT use more than one").
- * Every failure is the same 401 invalid_client, so the answer does not tell which part was wrong.
+ * Reads the client credentials of a request: `client_secret_basic`, `client_secret_post`, or
+ * `none` (a `client_id` alone). Exactly one method per request (§2.3: "MUST NOT use more than
+ * one"). A client id we could never have stored is refused here, so junk never reaches the table.
  */
-export async function authenticateClient(
+export function presentedCredentials(
   headers: Record<string, string | undefined>,
   body: { client_id?: string | undefined; client_secret?: string | undefined },
-  deps: Pick<OAuthDeps, 'findClient' | 'now'>,
-): Promise<AuthenticatedClient> {
+): PresentedCredentials {
   const basic = parseBasicCredentials(headers.authorization);
   if (basic && body.client_secret !== undefined) {
     throw oauthError(400, 'invalid_request', 'Use one client authentication method, not both Basic and client_secret.');
@@ -41,7 +41,24 @@ export async function authenticateClient(
   const method: ClientAuthMethod = basic ? 'client_secret_basic' : secret !== undefined ? 'client_secret_post' : 'none';
   if (!clientId) throw invalidClient('Client authentication is required.');
   if (!CLIENT_ID.test(clientId)) throw invalidClient();
+  return { clientId, secret, method };
+}
 
+/**
+ * RFC 6749 §2.3: authenticates the client with `client_secret_basic`, `client_secret_post`, or
+ * `none` for public clients. Every failure is the same 401 invalid_client, so the answer does not
+ * tell which part was wrong.
+ */
+export async function authenticateClient(
+  headers: Record<string, string | undefined>,
+  body: { client_id?: string | undefined; client_secret?: string | undefined },
+  deps: Pick<OAuthDeps, 'findClient' | 'now'>,
+): Promise<AuthenticatedClient> {
+  return verifyCredentials(presentedCredentials(headers, body), deps);
+}
+
+/** Checks presented credentials against the stored client (the second half of authenticateClient). */
+export async function verifyCredentials({ clientId, secret, method }: PresentedCredentials, deps: Pick<OAuthDeps, 'findClient' | 'now'>): Promise<AuthenticatedClient> {
   const client = await deps.findClient(clientId);
   if (!client) {
     verifyClientSecret(secret ?? '', undefined); // same work as a wrong secret

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { oauthError } from '../errors.ts';
-import { authenticateClient, claimedClientId } from './authenticate-client.ts';
+import { presentedCredentials, verifyCredentials } from './authenticate-client.ts';
 import { grantClientCredentials } from './grant-client-credentials.ts';
 import type { OAuthDeps } from './oauth-deps.ts';
 import type { TokenResponse } from './token-response.ts';
@@ -45,10 +45,10 @@ export async function issueToken(
   body: TokenRequest,
   deps: OAuthDeps,
 ): Promise<TokenResponse> {
+  const credentials = presentedCredentials(headers, body);
   // One DynamoDB read for everything below when this container is cold (issue 3 item 7).
-  const claimed = claimedClientId(headers, body);
-  if (claimed) await deps.preload(claimed, body.audience ?? body.resource);
-  const authenticated = await authenticateClient(headers, body, deps);
+  await deps.preload(credentials.clientId, body.audience ?? body.resource);
+  const authenticated = await verifyCredentials(credentials, deps);
   const grant = GRANT_NAMES[body.grant_type];
   // RFC 6749 §4.2: implicit only ever goes through /authorize.
   if (!grant) throw oauthError(400, 'unsupported_grant_type', `body.grant_type: "${body.grant_type}" is not supported.`);

@@ -57,6 +57,8 @@ const CREATE_CASES: [string, unknown, string][] = [
   ['app_metadata too many entries', { client_name: 'a', app_metadata: Array.from({ length: 51 }, (_, i) => ({ key: `k${i}`, value: '' })) }, 'body.app_metadata'],
   ['client_secret_expires_at not a timestamp', { client_name: 'a', client_secret_expires_at: 'tomorrow' }, 'body.client_secret_expires_at'],
   ['client_secret_expires_at without a zone', { client_name: 'a', client_secret_expires_at: '2099-01-01T00:00:00' }, 'body.client_secret_expires_at'],
+  ['client_secret_expires_at on a day that does not exist', { client_name: 'a', client_secret_expires_at: '2099-02-31T00:00:00Z' }, 'body.client_secret_expires_at'],
+  ['client_secret_expires_at on Feb 29 of a common year', { client_name: 'a', client_secret_expires_at: '2099-02-29T00:00:00Z' }, 'body.client_secret_expires_at'],
   ['client_secret_expires_at in the past', { client_name: 'a', client_secret_expires_at: past }, 'body.client_secret_expires_at'],
   ['client_secret_expires_at on a public client', { client_name: 'a', is_public: true, client_secret_expires_at: '2099-01-01T00:00:00Z' }, 'body.client_secret_expires_at'],
   ['a public client with client_credentials', { client_name: 'a', is_public: true, client_metadata: { grant_types: ['client_credentials'] } }, 'body.client_metadata.grant_types'],
@@ -69,6 +71,12 @@ describe('POST /clients: 400 per invalid field, naming it (API.md §2)', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_request');
     expect(res.body.message.startsWith(`${field}: `), res.body.message).toBe(true);
+  });
+
+  it('Feb 29 of a leap year is a real date: 201, stored as given', async () => {
+    const res = await fx.call('POST', '/clients', { body: { client_name: 'leap', client_secret_expires_at: '2096-02-29T12:00:00+01:00' } });
+    expect(res.status).toBe(201);
+    expect(res.body.client_secret_expires_at).toBe('2096-02-29T11:00:00.000Z');
   });
 
   it('a body that is not JSON → 400, and nothing is created', async () => {

@@ -40,8 +40,16 @@ export const bool = v.boolean('must be true or false');
 export const timestamp = v.pipe(
   v.string('must be an ISO 8601 timestamp'),
   v.isoTimestamp('must be an ISO 8601 timestamp with a time zone'),
+  // The pattern allows Feb 31, which `Date` would silently turn into Mar 3.
+  v.check(isCalendarDate, 'must be a real calendar date'),
   v.transform((s) => new Date(s).toISOString()),
 );
+
+function isCalendarDate(s: string): boolean {
+  const [y, m, d] = s.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
 
 export const integer = (min: number, max: number) =>
   v.pipe(
