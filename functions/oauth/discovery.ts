@@ -7,6 +7,6 @@ import { buildDiscoveryDocument } from '../../shared/keys/discovery-document.ts'
  * GET /.well-known/oauth-authorization-server (RFC 8414 §3): the same metadata document, listing
  * only what the service implements today (decisions in docs/keys.md).
  */
-export const handler = httpHandler({}, async ({ runtime }) =>
+export const handler = httpHandler({ quietSuccess: true }, async ({ runtime }) =>
   jsonResponse(200, buildDiscoveryDocument(runtime.config), { 'Cache-Control': 'public, max-age=300' }),
 );

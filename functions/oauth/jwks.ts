@@ -9,7 +9,7 @@ import { JWKS_MAX_AGE_SECONDS } from '../../shared/keys/key-timing.ts';
  * each JWK is rebuilt from the whitelist of public members, so no `d`, `p`, `q`, `dp`, `dq`, `qi`
  * or `k` can appear. Cacheable: a next key is published long before it signs (docs/keys.md).
  */
-export const handler = httpHandler({}, async ({ runtime }) => {
+export const handler = httpHandler({ quietSuccess: true }, async ({ runtime }) => {
   const entries = await runtime.keys.publishedKeys();
   const keys = entries.map((e) => publicJwk(e.jwk, e.kid, e.alg));
   return jsonResponse(200, { keys }, { 'Cache-Control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` });

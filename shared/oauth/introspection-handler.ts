@@ -6,7 +6,7 @@ import { oauthDeps } from './oauth-runtime.ts';
 
 /** `/tokeninfo` and `/introspect` differ only in the view of the same introspection. */
 export function introspectionHandler(view: (r: Introspection) => Record<string, unknown>, fields: readonly string[]) {
-  return httpHandler({ oauth: true, body: IntrospectionBodySchema, query: IntrospectionQuerySchema }, async (req) => {
+  return httpHandler({ oauth: true, quietSuccess: true, body: IntrospectionBodySchema, query: IntrospectionQuerySchema }, async (req) => {
     const deps = oauthDeps(req.runtime);
     const caller = await authenticateIntrospectionCaller(req.headers, req.body, deps);
     const result = await introspectFor(requireToken(req.body, req.query), caller, deps);

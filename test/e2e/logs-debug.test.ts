@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// LOG_LEVEL=DEBUG (how an operator sees every request in the function's own log): set before any
+// module loads the logger, as in logs.test.ts.
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
+});
+
+const { basicAuth, startTestService } = await import('../support/local-service.ts');
+type TestService = Awaited<ReturnType<typeof startTestService>>;
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => svc?.stop());
+
+describe('logs at DEBUG', () => {
+  it('show the successful token and introspection requests too, still without a secret or a token', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    let token: string;
+    try {
+      token = await svc.managementToken('read:clients');
+      await fetch(`${svc.url}/tokeninfo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(svc.clientId, svc.clientSecret) },
+        body: new URLSearchParams({ token }),
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.message === 'request');
+    expect(requests.map((r) => [r.level, r.route, r.status])).toEqual([
+      ['DEBUG', '/token', 200],
+      ['DEBUG', '/tokeninfo', 200],
+    ]);
+    const all = lines.join('\n');
+    for (const secret of [svc.clientSecret, token!, token!.split('.')[2]!]) expect(all).not.toContain(secret);
+  });
+});
