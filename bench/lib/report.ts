@@ -152,7 +152,7 @@ export function renderMarkdown(r: BenchResults): string {
     if (c.token) {
       out.push('');
       out.push(
-        `Token handler: ${kb(c.token.bytes)} (gzip ${kb(c.token.gzipBytes)}), ready in ${n(c.token.readyMs)} ms (import ${n(c.token.importMs)} ms + first token ${n(c.token.handleMs)} ms, which includes 3 DynamoDB queries and the signing-key unwrap).` +
+        `Token handler: ${kb(c.token.bytes)} (gzip ${kb(c.token.gzipBytes)}), ready in ${n(c.token.readyMs)} ms (import ${n(c.token.importMs)} ms + first token ${n(c.token.handleMs)} ms, which includes its one DynamoDB read (a BatchGetItem) and the signing-key unwrap).` +
           (c.tokenNoSourceMaps ? ` Without \`--enable-source-maps\`: ready in ${n(c.tokenNoSourceMaps.readyMs)} ms (import ${n(c.tokenNoSourceMaps.importMs)} ms).` : '') +
           (c.tokenSdkExternal
             ? ` With \`@aws-sdk/*\` and \`@smithy/*\` external (the runtime's SDK): ${kb(c.tokenSdkExternal.bytes)}, ready in ${n(c.tokenSdkExternal.readyMs)} ms (import ${n(c.tokenSdkExternal.importMs)} ms)${c.tokenSdkExternal.error ? `; error: ${c.tokenSdkExternal.error.slice(0, 120)}` : ''}.`
