@@ -134,6 +134,9 @@ const compiled: CompiledPath[] = (() => {
   return [...byPath.values()];
 })();
 
+const literalPaths = new Map(compiled.filter((c) => c.params.length === 0).map((c) => [c.path, c]));
+const byMethodAndPath = new Map(ROUTES.map((r) => [`${r.method} ${r.path}`, r]));
+
 export type Match =
   | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: HttpMethod[] }
@@ -141,6 +144,13 @@ export type Match =
 
 /** Matches a concrete request path (local server and the API's fallback handler). */
 export function matchRoute(method: string, urlPath: string): Match {
+  // A path with no parameters matches only itself and always wins (fewest parameters): one Map
+  // lookup serves the hot OAuth endpoints without trying every pattern.
+  const literal = literalPaths.get(urlPath);
+  if (literal) {
+    const route = literal.routes.find((r) => r.method === method);
+    return route ? { kind: 'route', route, pathParameters: {} } : { kind: 'method_not_allowed', allow: literal.routes.map((r) => r.method) };
+  }
   const candidates: { c: CompiledPath; values: string[] }[] = [];
   for (const c of compiled) {
     const m = c.regex.exec(urlPath);
@@ -161,7 +171,7 @@ export function matchRoute(method: string, urlPath: string): Match {
 
 /** The route of an API Gateway event (`httpMethod` + `resource`, the path template). */
 export function findRoute(method: string, resource: string): Route {
-  const route = ROUTES.find((r) => r.method === method && r.path === resource);
+  const route = byMethodAndPath.get(`${method} ${resource}`);
   if (!route) throw new Error(`No route for ${method} ${resource}`);
   return route;
 }
