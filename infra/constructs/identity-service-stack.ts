@@ -31,6 +31,9 @@ export interface IdentityServiceStackProps extends StackProps {
 }
 
 /** One stage of the service: `IdentityService-<stage>` (DESIGN.md §1). */
+/** Handler modules that read the token path's copies (client grants, resource views). */
+const OAUTH_HANDLERS = 'functions/oauth/';
+
 export class IdentityServiceStack extends Stack {
   readonly table: DataTable;
   readonly keys: ServiceKeys;
@@ -114,6 +117,14 @@ export class IdentityServiceStack extends Stack {
       dependsOn: [this.table.table, this.keys, bootstrapRole],
     });
     this.api.api.deploymentStage.node.addDependency(this.bootstrap.resource);
+    // Each deploy is an expand/contract migration (docs/data-model.md "Migrations"): the functions
+    // that write the token path's copies take their new code first, bootstrap then reconciles the
+    // copies, and only then do the OAuth functions, which read them, take theirs. A rollback
+    // undoes it in reverse, and the next deploy's bootstrap repairs what older code left behind.
+    for (const [handlerModule, fn] of this.api.functions) {
+      if (handlerModule.startsWith(OAUTH_HANDLERS)) fn.node.addDependency(this.bootstrap.resource);
+      else this.bootstrap.resource.node.addDependency(fn);
+    }
 
     const healthRoute = routes.find((r) => r.method === 'GET' && r.path === HEALTH_PATH);
     if (!healthRoute) throw new Error(`The route table has no GET ${HEALTH_PATH}: the health alarms need it.`);

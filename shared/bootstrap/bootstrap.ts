@@ -3,7 +3,7 @@ import type { SecretBox } from '../keys/key-store.ts';
 import { embedKeysInStates } from '../keys/embed-keys-in-states.ts';
 import { signingKeysRepository } from '../keys/signing-keys-repository.ts';
 import { MANAGEMENT_SCOPES } from '../routes.ts';
-import { backfillTokenViews } from '../store/backfill-token-views.ts';
+import { reconcileTokenViews } from '../store/reconcile-token-views.ts';
 import { clientLinksRepository } from '../store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../store/client-permissions-repository.ts';
 import { clientsRepository } from '../store/clients-repository.ts';
@@ -41,9 +41,9 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
   const resources = resourcesRepository(db, tableName, now, secretBox);
   const scopes = scopesRepository(db, tableName, now);
   await tenantsRepository(db, tableName, now).ensureDefault();
-  // Data written before the one-read token path (docs/data-model.md "Migrations"): before anything
-  // writes scopes or links, which need the token views in place.
-  await backfillTokenViews(db, tableName, now);
+  // The token path's copies in line with their sources (docs/data-model.md "Migrations"), before
+  // anything here writes scopes or links, which update the copies in place.
+  await reconcileTokenViews(db, tableName, now);
   await embedKeysInStates(signingKeysRepository(db, tableName), now);
   const system = await ensureSystemResource(resources, scopes, input.managementAudience, MANAGEMENT_SCOPES);
   return ensureDefaultClient(

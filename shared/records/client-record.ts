@@ -26,8 +26,10 @@ export interface ClientMetadata {
  * - `links_version`: +1 per change of its links/permissions; optimistic lock of cascades.
  * - `token_grants`: resource id → { scope id: true } of its links and permissions, changed in the
  *   same transaction as every link and permission item, so `/token` reads one item, not the
- *   partition (docs/data-model.md pattern 1). Absent only on items written before it existed
- *   (the bootstrap backfill adds it; readers then fall back to the partition).
+ *   partition (docs/data-model.md pattern 1). `token_grants_version` is the `links_version` the
+ *   copy reflects: every change moves both. A copy that is absent, or whose stamp differs (a
+ *   writer that did not keep it, such as an older release), is not trusted: readers fall back to
+ *   the partition until the bootstrap reconciliation rebuilds it.
  * - `version`: +1 per change of the editable fields (PATCH, secret change).
  */
 export interface ClientRecord extends AuditFields {
@@ -49,6 +51,7 @@ export interface ClientRecord extends AuditFields {
   client_secret_expires_at: string | null;
   aggregations: { resources: number; permissions: number };
   token_grants?: TokenGrants;
+  token_grants_version?: number;
   links_version: number;
   version: number;
 }

@@ -46,6 +46,7 @@ export function newClientRecord(id: string, input: NewClient, actor: string, at:
     client_secret_expires_at: input.client_secret_expires_at ?? null,
     aggregations: { resources: 0, permissions: 0 },
     token_grants: {},
+    token_grants_version: 0,
     links_version: 0,
     version: 1,
     created_by: actor,

@@ -92,8 +92,8 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
   };
   const withGrants = async (item: Record<string, unknown>): Promise<ClientWithGrants | undefined> => {
     const client = toRecord<ClientRecord>(item);
-    if (client.token_grants) return grantsOf(client, client.token_grants);
-    // An item from before `token_grants` (until the bootstrap backfill reaches it): the partition.
+    if (client.token_grants && client.token_grants_version === client.links_version) return grantsOf(client, client.token_grants);
+    // No copy, or one that missed a change (ClientRecord `token_grants_version`): the partition.
     const partition = await readClientPartition(db, tableName, client.id);
     if (!partition) return undefined;
     const grants: TokenGrants = Object.fromEntries([...partition.links.keys()].map((r) => [r, {}]));

@@ -54,11 +54,12 @@ export async function commitPlan(db: DynamoDBDocumentClient, tableName: string, 
 
 /**
  * Document paths one item's merged update may name. DynamoDB caps each expression at 4 KB; a
- * counter path costs ~60 characters (`#n1.#n234 = if_not_exists(#n1.#n234, :v5) + :v6`), so 50
- * stay well inside. Without this bound, granting ~70 scopes of one resource in one call made its
- * `scope_holders` update too long (a 500).
+ * counter path costs ~50–60 characters (`#n1.#n234 = if_not_exists(#n1.#n234, :v5) + :v6`), so
+ * 60 stay inside. Without this bound, granting ~70 scopes of one resource in one call made its
+ * `scope_holders` update too long (a 500). With it, a body at the API's maximum (50 scopes, or 49
+ * resources: ≤ 53 paths on the client item) still commits as one transaction.
  */
-export const MAX_PATHS_PER_ITEM = 50;
+export const MAX_PATHS_PER_ITEM = 60;
 
 type ItemPaths = Map<string, Set<string>>;
 

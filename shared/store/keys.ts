@@ -48,8 +48,6 @@ export const keys = {
   scopePrefix: 'SCOPE#',
   scopeNameMarker: (resourceId: string, scopeName: string) => ({ PK: `RESOURCE#${resourceId}`, SK: `UNIQUE#SCOPE_NAME#${scopeName}` }),
   scopeNameMarkerPrefix: 'UNIQUE#SCOPE_NAME#',
-  /** A finished data migration (shared/store/backfill-token-views.ts). */
-  migration: (name: string) => ({ PK: 'MIGRATION', SK: name }),
   /** "The Default Client's secret has been shown once" (functions/admin/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
 } as const;

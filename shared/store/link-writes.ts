@@ -19,16 +19,42 @@ import { deleteItem, putItem, updateItem, type Path, type Write } from './writes
 export const MAX_RESOURCES_PER_CLIENT = 1_000;
 export const MAX_PERMISSIONS_PER_CLIENT = 4_000;
 
-export interface ClientCounts {
+/**
+ * The client's `token_grants` entry of a resource or of one scope on it (ClientRecord): written in
+ * the same unit as the link or permission item it mirrors, so `/token` reads one item.
+ */
+const grantsPath = (resourceId: string, scopeId?: string): Path => (scopeId === undefined ? ['token_grants', resourceId] : ['token_grants', resourceId, scopeId]);
+
+/** A change of a client's links or permissions, as its own item sees it. */
+export interface ClientChange {
   resources?: number;
   permissions?: number;
+  /** `token_grants` entries added: a resource (`{}`) or a scope of one (`true`). */
+  grant?: readonly { resourceId: string; scopeId?: string }[];
+  /** `token_grants` entries removed: a scope of a resource, or a resource with all its scopes. */
+  ungrant?: readonly { resourceId: string; scopeId?: string }[];
 }
 
-export function clientCounts(clientId: string, c: ClientCounts): Write {
-  const add: [Path, number][] = [['links_version', 1]];
+/**
+ * The client item's part of a link or permission change: its counts, `links_version`, and its
+ * `token_grants` copy with the version stamp that says the copy is current
+ * (`token_grants_version` = `links_version`; a writer that moves one without the other, such as
+ * an older release, makes readers fall back to the partition: ClientRecord). Each entry changed
+ * requires its parent map, so a change racing the removal of that map (a link revoked meanwhile)
+ * fails its condition and is retried, instead of DynamoDB refusing the document path.
+ */
+export function clientChange(clientId: string, c: ClientChange): Write {
+  const add: [Path, number][] = [['links_version', 1], ['token_grants_version', 1]];
   if (c.resources) add.push([['aggregations', 'resources'], c.resources]);
   if (c.permissions) add.push([['aggregations', 'permissions'], c.permissions]);
-  return updateItem(keys.client(clientId), { add, condition: exists });
+  const entries = [...(c.grant ?? []), ...(c.ungrant ?? [])];
+  const parents: Condition[] = entries.map((e) => (x) => `attribute_exists(${x.name(e.scopeId === undefined ? 'token_grants' : ['token_grants', e.resourceId])})`);
+  return updateItem(keys.client(clientId), {
+    add,
+    set: (c.grant ?? []).map((e) => [grantsPath(e.resourceId, e.scopeId), e.scopeId === undefined ? {} : true] as const),
+    remove: (c.ungrant ?? []).map((e) => grantsPath(e.resourceId, e.scopeId)),
+    condition: and(exists, ...parents),
+  });
 }
 
 export interface ResourceCounts {
@@ -46,19 +72,12 @@ export function resourceCounts(resourceId: string, c: ResourceCounts, condition?
   return updateItem(keys.resource(resourceId), { add, condition: condition ? and(exists, condition) : exists });
 }
 
-/**
- * The client's `token_grants` entry of a resource or of one scope on it (ClientRecord): written in
- * the same unit as the link or permission item it mirrors, so `/token` reads one item.
- */
-const grantsPath = (resourceId: string, scopeId?: string): Path => (scopeId === undefined ? ['token_grants', resourceId] : ['token_grants', resourceId, scopeId]);
-
 /** Adds one link: the item, both ends' counts, and the (empty) grants entry of the resource. */
 export function linkUnit(link: ClientResourceLink): Write[] {
   return [
     putItem(linkItem(link), { condition: notExists }),
     resourceCounts(link.resource_id, { clients: 1 }),
-    clientCounts(link.client_id, { resources: 1 }),
-    updateItem(keys.client(link.client_id), { set: [[grantsPath(link.resource_id), {}]] }),
+    clientChange(link.client_id, { resources: 1, grant: [{ resourceId: link.resource_id }] }),
   ];
 }
 
@@ -87,8 +106,7 @@ export function grantUnit(p: ClientPermission): Write[] {
   return [
     putItem(permissionItem(p), { condition: (x) => `attribute_not_exists(${x.name('PK')})` }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: 1 } }, (x) => `attribute_exists(${x.name(['scope_names', p.scope_id])})`),
-    clientCounts(p.client_id, { permissions: 1 }),
-    updateItem(keys.client(p.client_id), { set: [[grantsPath(p.resource_id, p.scope_id), true]] }),
+    clientChange(p.client_id, { permissions: 1, grant: [{ resourceId: p.resource_id, scopeId: p.scope_id }] }),
   ];
 }
 
@@ -97,8 +115,7 @@ export function revokePermissionUnit(p: ClientPermission): Write[] {
   return [
     deleteItem(keys.clientPermission(p.client_id, p.resource_id, p.scope_id), { condition: exists }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: -1 } }),
-    clientCounts(p.client_id, { permissions: -1 }),
-    updateItem(keys.client(p.client_id), { remove: [grantsPath(p.resource_id, p.scope_id)] }),
+    clientChange(p.client_id, { permissions: -1, ungrant: [{ resourceId: p.resource_id, scopeId: p.scope_id }] }),
   ];
 }
 
@@ -122,15 +139,13 @@ export function unlinkUnits(clientId: string, resourceId: string, permissions: r
     ...batches.map((b) => [
       ...permissionDeletes(b),
       resourceCounts(resourceId, { holders: holderDeltas(b) }),
-      clientCounts(clientId, { permissions: -b.length }),
-      updateItem(keys.client(clientId), { remove: b.map((p) => grantsPath(resourceId, p.scope_id)) }),
+      clientChange(clientId, { permissions: -b.length, ungrant: b.map((p) => ({ resourceId, scopeId: p.scope_id })) }),
     ]),
     [
       ...permissionDeletes(last),
       deleteItem(keys.clientLink(clientId, resourceId), { condition: exists }),
       resourceCounts(resourceId, { clients: -1, holders: holderDeltas(last) }),
-      clientCounts(clientId, { resources: -1, permissions: -last.length }),
-      updateItem(keys.client(clientId), { remove: [grantsPath(resourceId)] }),
+      clientChange(clientId, { resources: -1, permissions: -last.length, ungrant: [{ resourceId }] }),
     ],
   ];
 }

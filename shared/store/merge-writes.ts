@@ -66,7 +66,8 @@ export function mergeWrites(writes: readonly Write[]): MergedWrite[] {
 /** The lib-dynamodb transaction action of a merged write. */
 export function toTransactItem(m: MergedWrite, tableName: string): TransactItem {
   const x = new Expr();
-  const cond = m.conditions.length ? { ConditionExpression: m.conditions.map((c) => `(${c(x)})`).join(' AND ') } : {};
+  // Merged writes often repeat a condition (every grant of one resource requires its map): once is enough.
+  const cond = m.conditions.length ? { ConditionExpression: [...new Set(m.conditions.map((c) => `(${c(x)})`))].join(' AND ') } : {};
   switch (m.kind) {
     case 'put':
       return { Put: { TableName: tableName, Item: m.item!, ...cond, ...x.attributes() } };

@@ -67,7 +67,7 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
   const viewOfMarker = async (marker: Record<string, unknown>) => {
     const view = tokenViewOfMarker(marker);
     if (view) return view;
-    // A marker from before views (until the bootstrap backfill reaches it): the record.
+    // A marker from before views (until the bootstrap reconciles it): the record.
     const r = typeof marker.target_id === 'string' ? await get(marker.target_id) : undefined;
     return r ? tokenViewOf(r) : undefined;
   };

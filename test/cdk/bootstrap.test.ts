@@ -60,6 +60,17 @@ describe('stage bootstrap in AWS (API.md §4, docs/deploy.md "Bootstrap")', () =
     expect(resources[stageId!]!.DependsOn).toContain(customId);
   });
 
+  it('deploy order is expand/contract: writers of the token copies, then bootstrap (reconcile), then the OAuth readers', () => {
+    const fns = functionIds(template);
+    const depends = (id: string) => resources[id]!.DependsOn ?? [];
+    for (const reader of ['functions/oauth/token', 'functions/oauth/tokeninfo', 'functions/oauth/introspect', 'functions/oauth/revoke']) {
+      expect(depends(fns.get(reader)!), reader).toContain(customId);
+    }
+    for (const writer of ['functions/clients/grant-client-permissions', 'functions/clients/authorize-client-resources', 'functions/resources/update-resource', 'functions/resources/create-resource-scope']) {
+      expect(depends(customId!), writer).toContain(fns.get(writer)!);
+    }
+  });
+
   it('outputs BootstrapFunctionName (what npm run bootstrap looks up) and DefaultClientId', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(outputs.BootstrapFunctionName!.Value).toEqual({ Ref: fnId });

@@ -1,8 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClientRecord, TokenGrants } from '../../shared/records/client-record.ts';
-import type { ResourceRecord } from '../../shared/records/resource-record.ts';
-import { backfillTokenViews } from '../../shared/store/backfill-token-views.ts';
+import { reconcileTokenViews } from '../../shared/store/reconcile-token-views.ts';
 import { readClientPartition } from '../../shared/store/client-partition.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT } from '../../shared/store/link-writes.ts';
@@ -34,6 +33,7 @@ async function expectClientView(clientId: string, expected?: TokenGrants) {
   const item = (await getRaw(keys.client(clientId))) as ClientRecord | undefined;
   const fromPartition = await grantsFromPartition(clientId);
   expect(item?.token_grants).toEqual(fromPartition);
+  expect(item?.token_grants_version).toBe(item?.links_version);
   if (expected) expect(fromPartition).toEqual(expected);
 }
 
@@ -144,7 +144,7 @@ describe('resource token_view follows the resource and its scopes', () => {
     expect(Object.values((await expectResourceView(r.id)).scope_names)).toEqual(['one']);
   });
 
-  it('metadata changes: algorithm, sealed secret, lifetime, RBAC; and back to ES256 drops nothing it needs', async () => {
+  it('metadata changes: algorithm, sealed secret, lifetime, RBAC; a change of no view field leaves the view', async () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR);
     await f.resources.update(r.id, { resource_metadata: { signing_algorithm: 'HS256', signing_secret: 'x'.repeat(32), token_lifetime: 120, rbac_enabled: true } }, ACTOR);
     const hs = await expectResourceView(r.id);
@@ -164,14 +164,28 @@ describe('resource token_view follows the resource and its scopes', () => {
     expect((await expectResourceView(r.id)).resource_metadata.identifier_url).toBe(newUrl);
   });
 
-  it('a move racing scope creates keeps every scope in the view', async () => {
-    const r = await f.resources.create(newResource(f.tenantId), ACTOR);
-    await Promise.all([
-      ...Array.from({ length: 6 }, (_, i) => f.scopes.create(r.id, { scope_name: `race${i}` }, ACTOR)),
-      f.resources.update(r.id, { resource_metadata: { identifier_url: `https://race-${r.id}.example.com/` } }, ACTOR),
-    ]);
-    const after = await expectResourceView(r.id);
-    expect(Object.keys(after.scope_names)).toHaveLength(6);
+  it('a move racing scope creates keeps every scope in the view (several rounds: races are timing)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const r = await f.resources.create(newResource(f.tenantId), ACTOR);
+      await Promise.all([
+        ...Array.from({ length: 6 }, (_, i) => f.scopes.create(r.id, { scope_name: `race${i}` }, ACTOR)),
+        f.resources.update(r.id, { resource_metadata: { identifier_url: `https://race-${round}-${r.id}.example.com/` } }, ACTOR),
+        f.resources.update(r.id, { resource_metadata: { token_lifetime: 600 + round } }, ACTOR),
+      ]);
+      const after = await expectResourceView(r.id);
+      expect(Object.keys(after.scope_names)).toHaveLength(6);
+    }
+  });
+
+  it('a scope delete racing the revoke of a holder\'s link: never a 500, copies exact (several rounds)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { c, r1, a } = await clientWithTwoResources();
+      await f.links.authorize(c.id, [r1.id], ACTOR);
+      await f.permissions.grant(c.id, [{ resource_id: r1.id, scopes: [a] }], ACTOR);
+      const outcomes = await Promise.allSettled([f.scopes.delete(r1.id, a), f.links.revoke(c.id, [r1.id])]);
+      for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { status?: number }).status).toBeLessThan(500);
+      await expectClientView(c.id);
+    }
   });
 
   it('delete removes the marker with its view', async () => {
@@ -186,36 +200,74 @@ describe('resource token_view follows the resource and its scopes', () => {
   });
 });
 
-describe('data written before token views (backfill)', () => {
-  it('readers fall back until the backfill adds the views; then it is done once', async () => {
-    const g = await storeFixture('backfill');
+describe('reconciliation (bootstrap): copies missing or left behind by another writer', () => {
+  it('readers fall back while a copy is missing or stale; reconciling rebuilds exactly what is wrong', async () => {
+    const g = await storeFixture('reconcile');
     await g.tenants.ensureDefault();
     const c = await g.clients.create({ tenant_id: g.tenantId, client_name: 'old' }, ACTOR);
-    const r = await g.resources.create(newResource(g.tenantId), ACTOR, [{ scope_name: 'x' }]);
-    const [x] = Object.keys(r.scope_names);
+    const r = await g.resources.create(newResource(g.tenantId), ACTOR, [{ scope_name: 'x' }, { scope_name: 'z' }]);
+    const [x, z] = Object.keys(r.scope_names) as [string, string];
     await g.links.authorize(c.id, [r.id], ACTOR);
-    await g.permissions.grant(c.id, [{ resource_id: r.id, scopes: [x!] }], ACTOR);
+    await g.permissions.grant(c.id, [{ resource_id: r.id, scopes: [x, z] }], ACTOR);
     const markerKey = keys.marker('RESOURCE_ID_URL', g.tenantId, r.resource_metadata.identifier_url);
-    // Make both items look as session-1 code wrote them.
-    const strip = (key: { PK: string; SK: string }, attr: string) =>
-      g.db.send(new UpdateCommand({ TableName: g.tableName, Key: key, UpdateExpression: 'REMOVE #a', ExpressionAttributeNames: { '#a': attr } }));
-    await strip(keys.client(c.id), 'token_grants');
-    await strip(markerKey, 'token_view');
-
-    const before = await g.clients.getClientWithGrants(c.id);
-    expect(before?.grants).toEqual(new Map([[r.id, new Set([x])]]));
-    const current = (await g.resources.get(r.id)) as ResourceRecord;
-    expect(await g.resources.getTokenView(g.tenantId, r.resource_metadata.identifier_url)).toEqual(tokenViewOf(current));
-
-    expect(await backfillTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 1, resources: 1, alreadyDone: false });
     const raw = async (key: { PK: string; SK: string }) => (await g.db.send(new GetCommand({ TableName: g.tableName, Key: key, ConsistentRead: true }))).Item;
-    expect((await raw(keys.client(c.id)))?.token_grants).toEqual({ [r.id]: { [x!]: true } });
-    expect((await raw(markerKey))?.token_view).toEqual(tokenViewOf(current));
-    expect(await backfillTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0, alreadyDone: true });
-    // And the fine-grained writes work on the backfilled items.
+    const send = (key: { PK: string; SK: string }, UpdateExpression: string, names: Record<string, string>, values?: Record<string, unknown>) =>
+      g.db.send(new UpdateCommand({ TableName: g.tableName, Key: key, UpdateExpression, ExpressionAttributeNames: names, ...(values ? { ExpressionAttributeValues: values } : {}) }));
+
+    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0 });
+
+    // What the previous release's revoke does: the permission item goes, the counts and
+    // links_version move, the copy is not touched. The copy now grants a revoked scope, and its
+    // stamp says so: the token path must not use it.
+    await g.db.send(new DeleteCommand({ TableName: g.tableName, Key: keys.clientPermission(c.id, r.id, z) }));
+    await send(keys.client(c.id), 'SET #lv = #lv + :one, #agg.#p = #agg.#p - :one', { '#lv': 'links_version', '#agg': 'aggregations', '#p': 'permissions' }, { ':one': 1 });
+    expect(((await raw(keys.client(c.id))) as ClientRecord).token_grants).toEqual({ [r.id]: { [x]: true, [z]: true } });
+    expect((await g.clients.getClientWithGrants(c.id))?.grants).toEqual(new Map([[r.id, new Set([x])]]));
+    // The previous release's PATCH of the lifetime: the record changes, the view does not.
+    await send(keys.resource(r.id), 'SET #m.#l = :l, #v = #v + :one', { '#m': 'resource_metadata', '#l': 'token_lifetime', '#v': 'version' }, { ':l': 60, ':one': 1 });
+    // And a marker from before views at all.
+    const other = await g.resources.create(newResource(g.tenantId), ACTOR);
+    await send(keys.marker('RESOURCE_ID_URL', g.tenantId, other.resource_metadata.identifier_url), 'REMOVE #t', { '#t': 'token_view' });
+    const fallback = await g.resources.getTokenView(g.tenantId, other.resource_metadata.identifier_url);
+    expect(fallback).toEqual(tokenViewOf((await g.resources.get(other.id))!));
+
+    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 1, resources: 2 });
+    const client = (await raw(keys.client(c.id))) as ClientRecord;
+    expect(client.token_grants).toEqual({ [r.id]: { [x]: true } });
+    expect(client.token_grants_version).toBe(client.links_version);
+    expect(((await raw(markerKey))?.token_view as { token_lifetime: number }).token_lifetime).toBe(60);
+    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0 });
+    // The fine-grained writes work on the repaired items.
     await g.scopes.create(r.id, { scope_name: 'y' }, ACTOR);
-    await g.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [x!] }]);
-    expect((await raw(keys.client(c.id)))?.token_grants).toEqual({ [r.id]: {} });
-    expect(Object.values(((await raw(markerKey))?.token_view as { scope_names: Record<string, string> }).scope_names).sort()).toEqual(['x', 'y']);
+    await g.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [x] }]);
+    await expectClientViewOf(g, c.id, { [r.id]: {} });
+  });
+
+  it('a 50-scope grant (the API maximum) is still one transaction', async () => {
+    const g = await storeFixture('onetx');
+    const transactions: string[] = [];
+    g.db.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand') transactions.push(context.commandName);
+        return next(args);
+      },
+      { step: 'initialize', name: 'countTransactions' },
+    );
+    const c = await g.clients.create({ tenant_id: g.tenantId, client_name: 'fifty' }, ACTOR);
+    const r = await g.resources.create(newResource(g.tenantId), ACTOR, Array.from({ length: 48 }, (_, i) => ({ scope_name: `f${i}` })));
+    await g.scopes.create(r.id, { scope_name: 'f48' }, ACTOR);
+    await g.scopes.create(r.id, { scope_name: 'f49' }, ACTOR);
+    await g.links.authorize(c.id, [r.id], ACTOR);
+    const ids = Object.keys((await g.resources.get(r.id))!.scope_names);
+    transactions.length = 0;
+    await g.permissions.grant(c.id, [{ resource_id: r.id, scopes: ids }], ACTOR);
+    expect(transactions).toHaveLength(1);
+    await expectClientViewOf(g, c.id, { [r.id]: Object.fromEntries(ids.map((s) => [s, true as const])) });
   });
 });
+
+async function expectClientViewOf(g: StoreFixture, clientId: string, expected: TokenGrants) {
+  const item = (await g.db.send(new GetCommand({ TableName: g.tableName, Key: keys.client(clientId), ConsistentRead: true }))).Item as ClientRecord;
+  expect(item.token_grants).toEqual(expected);
+  expect(item.token_grants_version).toBe(item.links_version);
+}

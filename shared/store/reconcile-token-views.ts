@@ -1,0 +1,95 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ClientRecord, TokenGrants } from '../records/client-record.ts';
+import type { ResourceRecord } from '../records/resource-record.ts';
+import { readClientPartition } from './client-partition.ts';
+import { collectionAll } from './collections.ts';
+import { commitPlan } from './commit-plan.ts';
+import { toRecord } from './entity.ts';
+import { and, equals } from './expression.ts';
+import { keys } from './keys.ts';
+import { queryAll } from './query-all.ts';
+import { getItem, getItems } from './read-items.ts';
+import { identifierMarkerKey, tokenViewOf } from './resource-token-view.ts';
+import { withRetries } from './retry.ts';
+import { checkItem, keyString, updateItem } from './writes.ts';
+
+export interface ReconcileResult {
+  /** Client items whose `token_grants` was rebuilt. */
+  clients: number;
+  /** Identifier markers whose `token_view` was rewritten. */
+  resources: number;
+}
+
+/**
+ * Brings the token path's copies in line with their sources (docs/data-model.md "Migrations"):
+ * `token_grants` on client items, `token_view` on identifier markers. Needed for data written
+ * before the copies existed, and after anything that wrote without keeping them: an older
+ * release serving again after a rollback, for instance. So bootstrap runs it on every start and
+ * every deploy, after the functions that write have their new code and before the ones that read
+ * the copies do (infra: the deploy order; locally: before the server listens).
+ *
+ * Cost: the tenants' client and resource collections (GSI1 Queries) and the resources' markers
+ * (BatchGetItem, 100 a call); a client's partition is read only when its copy's stamp says it
+ * missed a change. Each repair is written under the condition that what it was computed from has
+ * not changed (`links_version`, `version`), and recomputed if it has.
+ */
+export async function reconcileTokenViews(db: DynamoDBDocumentClient, tableName: string, now: () => Date): Promise<ReconcileResult> {
+  const result: ReconcileResult = { clients: 0, resources: 0 };
+  const tenants = await queryAll(db, {
+    TableName: tableName,
+    IndexName: 'GSI1',
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': 'GSI1PK' },
+    ExpressionAttributeValues: { ':pk': keys.tenantsCollection },
+  });
+  for (const tenant of tenants) {
+    const tenantId = String(tenant.id);
+    for (const item of await collectionAll(db, tableName, tenantId, 'CLIENTS')) {
+      const c = toRecord<ClientRecord>(item);
+      if (!copyIsCurrent(c) && (await rebuildClient(db, tableName, c.id))) result.clients++;
+    }
+    const resources = (await collectionAll(db, tableName, tenantId, 'RESOURCES')).map((i) => toRecord<ResourceRecord>(i));
+    const markers = await getItems(db, tableName, resources.map(identifierMarkerKey), now());
+    for (const r of resources) {
+      const marker = markers.get(keyString(identifierMarkerKey(r)));
+      if (!isDeepStrictEqual(marker?.token_view, tokenViewOf(r)) && (await rewriteView(db, tableName, r.id, now))) result.resources++;
+    }
+  }
+  return result;
+}
+
+const copyIsCurrent = (c: ClientRecord) => c.token_grants !== undefined && c.token_grants_version === c.links_version;
+
+/** The client's grants from its partition, written only if no link or permission changed since the read. */
+function rebuildClient(db: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<boolean> {
+  return withRetries(async () => {
+    const p = await readClientPartition(db, tableName, clientId);
+    if (!p || copyIsCurrent(p.client)) return false;
+    const grants: TokenGrants = Object.fromEntries([...p.links.keys()].map((r) => [r, {}]));
+    for (const x of p.permissions) (grants[x.resource_id] ??= {})[x.scope_id] = true;
+    await commitPlan(db, tableName, [[
+      updateItem(keys.client(clientId), {
+        set: [['token_grants', grants], ['token_grants_version', p.client.links_version]],
+        condition: equals('links_version', p.client.links_version),
+      }),
+    ]]);
+    return true;
+  });
+}
+
+/** The resource's view onto its marker, written only if the resource did not change since the read. */
+function rewriteView(db: DynamoDBDocumentClient, tableName: string, resourceId: string, now: () => Date): Promise<boolean> {
+  return withRetries(async () => {
+    const item = await getItem(db, tableName, keys.resource(resourceId), now());
+    if (!item) return false;
+    const r = toRecord<ResourceRecord>(item);
+    const marker = await getItem(db, tableName, identifierMarkerKey(r), now());
+    if (!marker || isDeepStrictEqual(marker.token_view, tokenViewOf(r))) return false;
+    await commitPlan(db, tableName, [[
+      updateItem(identifierMarkerKey(r), { set: [['token_view', tokenViewOf(r)]], condition: equals('target_id', r.id) }),
+      checkItem(keys.resource(r.id), and(equals('version', r.version), equals('links_version', r.links_version))),
+    ]]);
+    return true;
+  });
+}
