@@ -21,7 +21,7 @@ export interface KeyCache {
   /** A new read now (single flight: concurrent callers share one read). */
   refresh(): Promise<KeySnapshot>;
   /** Makes keys someone else read the snapshot, as a refresh would (same `onRefresh`, TTL clock restarted). */
-  install(partition: KeyPartition): KeySnapshot;
+  install(partition: KeyPartition, loadedAt?: number): KeySnapshot;
   publishedKeys(): Promise<PublicKeyEntry[]>;
   publicKey(kid: string): Promise<PublicKeyEntry | undefined>;
 }
@@ -42,19 +42,22 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
   const nowMs = () => now().getTime();
 
   const fresh = () => (snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs ? snapshot : undefined);
-  const install = (partition: KeyPartition): KeySnapshot => {
-    const snap = buildSnapshot(partition, nowMs(), publicKeys);
+  const install = (partition: KeyPartition, loadedAt = nowMs()): KeySnapshot => {
+    const snap = buildSnapshot(partition, loadedAt, publicKeys);
     snapshot = snap;
     opts.onRefresh?.(snap);
     return snap;
   };
-  const refresh = (): Promise<KeySnapshot> =>
-    (loading ??= repo
+  // A snapshot is as old as the moment its read started: a slow read is not trusted for longer.
+  const refresh = (): Promise<KeySnapshot> => {
+    const startedAt = nowMs();
+    return (loading ??= repo
       .load()
-      .then(install)
+      .then((partition) => install(partition, startedAt))
       .finally(() => {
         loading = undefined;
       }));
+  };
   const current = async () => fresh() ?? refresh();
 
   return {

@@ -36,8 +36,8 @@ export interface KeyStore {
 export interface KeyStateFeed {
   /** Keys of the state items to read, or [] while this container's key snapshot is fresh (no read needed). */
   wanted(): { PK: string; SK: string }[];
-  /** The items that read returned for `wanted()` keys (a missing item = no keys for that alg yet). Installs them as the snapshot when every present one embeds its keys; otherwise does nothing (the store then reads for itself). */
-  offer(items: readonly Record<string, unknown>[]): void;
+  /** The items that read returned for `wanted()` keys (a missing item = no keys for that alg yet). Installs them as the snapshot when every present one embeds its keys; otherwise does nothing (the store then reads for itself). `readAt`: when the read started, so a slow read is not trusted past the TTL counted from then. */
+  offer(items: readonly Record<string, unknown>[], readAt?: Date): void;
 }
 
 /** Encrypts small secrets at rest (client secrets, HS256 signing secrets, the cursor key). */

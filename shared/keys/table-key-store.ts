@@ -95,12 +95,12 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
 
   const stateFeed: KeyStateFeed = {
     wanted: () => (cache.fresh() ? [] : stateItemKeys()),
-    offer(items) {
+    offer(items, readAt) {
       // Already fresh (another request read meanwhile, or nothing was wanted): an empty `items`
       // would otherwise read as "no keys at all".
       if (cache.fresh()) return;
       const partition = partitionOfStates(items);
-      if (partition) fed = cache.install(partition);
+      if (partition) fed = cache.install(partition, readAt?.getTime());
     },
   };
 

@@ -136,8 +136,9 @@ function caches(runtime: Runtime): RecordCaches {
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
       const clientKey = keys.client(clientId);
       const wanted: Key[] = [...(cached ? [] : [clientKey]), ...(markerKey ? [markerKey] : []), ...keyStates];
-      const found = await getItems(db, config.tableName, wanted, now()); // a storage error is a 503, never a token
-      if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined));
+      const readAt = now();
+      const found = await getItems(db, config.tableName, wanted, readAt); // a storage error is a 503, never a token
+      if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
       const marker = markerKey && found.get(keyString(markerKey));
       await Promise.all([
         !cached &&

@@ -51,6 +51,18 @@ describe('KeyStateFeed: the token path folds the signer’s table read into its 
     expect(calls.names).toEqual([]);
   });
 
+  it('a read offered late counts from when it started: a read slower than the TTL leaves the snapshot stale', async () => {
+    await firstKeys();
+    const { feed } = container();
+    const readAt = clock.now();
+    const items = await batchRead(feed);
+    clock.advance(config().keyCacheTtlMs / 1000 + 1); // the read took longer than the TTL
+    feed.offer(items, readAt);
+    expect(feed.wanted()).toEqual(STATE_KEYS);
+    feed.offer(items, clock.now());
+    expect(feed.wanted()).toEqual([]);
+  });
+
   it('after offer() the cold signer makes zero DynamoDB calls and one Decrypt; the token verifies with jose against publishedKeys()', async () => {
     await firstKeys();
     const { keys, feed, calls } = container();
