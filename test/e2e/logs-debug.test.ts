@@ -7,6 +7,7 @@ vi.hoisted(() => {
 });
 
 const { basicAuth, startTestService } = await import('../support/local-service.ts');
+const { captureLogLines } = await import('../support/capture-stdout.ts');
 type TestService = Awaited<ReturnType<typeof startTestService>>;
 
 let svc: TestService;
@@ -17,28 +18,20 @@ afterAll(async () => svc?.stop());
 
 describe('logs at DEBUG', () => {
   it('show the successful token and introspection requests too, still without a secret or a token', async () => {
-    const lines: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    let token: string;
-    try {
+    let token = '';
+    const { raw: all, lines } = await captureLogLines(async () => {
       token = await svc.managementToken('read:clients');
       await fetch(`${svc.url}/tokeninfo`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(svc.clientId, svc.clientSecret) },
         body: new URLSearchParams({ token }),
       });
-    } finally {
-      spy.mockRestore();
-    }
-    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.message === 'request');
+    });
+    const requests = lines.filter((l) => l.message === 'request');
     expect(requests.map((r) => [r.level, r.route, r.status])).toEqual([
       ['DEBUG', '/token', 200],
       ['DEBUG', '/tokeninfo', 200],
     ]);
-    const all = lines.join('\n');
-    for (const secret of [svc.clientSecret, token!, token!.split('.')[2]!]) expect(all).not.toContain(secret);
+    for (const secret of [svc.clientSecret, token, token.split('.')[2]!]) expect(all).not.toContain(secret);
   });
 });

@@ -7,6 +7,7 @@ vi.hoisted(() => {
 });
 
 const { basicAuth, startTestService } = await import('../support/local-service.ts');
+const { captureLogLines } = await import('../support/capture-stdout.ts');
 type TestService = Awaited<ReturnType<typeof startTestService>>;
 
 let svc: TestService;
@@ -21,21 +22,14 @@ const post = (path: string, body: URLSearchParams, headers: Record<string, strin
 
 describe('logs', () => {
   it('carry one structured line per request with a request id, and never a secret or a token', async () => {
-    const lines: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    let token: string;
-    try {
+    let token = '';
+    const { raw: all, lines } = await captureLogLines(async () => {
       token = await svc.managementToken('read:clients');
       await post('/tokeninfo', form({ token }), { authorization: basicAuth(svc.clientId, svc.clientSecret) });
       await post('/token', form({ grant_type: 'client_credentials', audience: svc.managementAudience }), { authorization: basicAuth(svc.clientId, 'wrong-secret-value') });
       await fetch(`${svc.url}/identity/v1/clients?limit=1`, { headers: { authorization: `Bearer ${token}` } });
-    } finally {
-      spy.mockRestore();
-    }
-    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.message === 'request');
+    });
+    const requests = lines.filter((l) => l.message === 'request');
     // Successes of the high-volume OAuth endpoints are DEBUG lines (API Gateway's access log has
     // them); failures, and every management request, are INFO.
     expect(requests.map((r) => [r.method, r.route, r.status])).toEqual([
@@ -43,7 +37,6 @@ describe('logs', () => {
       ['GET', '/identity/v1/clients', 200],
     ]);
     expect(requests.every((r) => typeof r.request_id === 'string' && r.level === 'INFO')).toBe(true);
-    const all = lines.join('\n');
-    for (const secret of [svc.clientSecret, 'wrong-secret-value', token!, token!.split('.')[2]!]) expect(all).not.toContain(secret);
+    for (const secret of [svc.clientSecret, 'wrong-secret-value', token, token.split('.')[2]!]) expect(all).not.toContain(secret);
   });
 });

@@ -1,0 +1,16 @@
+import { vi } from 'vitest';
+
+/** Every line `fn` writes to stdout (where Powertools logs), parsed as JSON; nothing reaches the terminal. */
+export async function captureLogLines(fn: () => Promise<void>): Promise<{ raw: string; lines: Record<string, unknown>[] }> {
+  const chunks: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  try {
+    await fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return { raw: chunks.join('\n'), lines: chunks.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
