@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../keys/key-store.ts';
 import { embedKeysInStates } from '../keys/embed-keys-in-states.ts';
 import { signingKeysRepository } from '../keys/signing-keys-repository.ts';
+import { logger } from '../logger.ts';
 import { MANAGEMENT_SCOPES } from '../routes.ts';
 import { reconcileTokenViews } from '../store/reconcile-token-views.ts';
 import { clientLinksRepository } from '../store/client-links-repository.ts';
@@ -43,8 +44,9 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
   await tenantsRepository(db, tableName, now).ensureDefault();
   // The token path's copies in line with their sources (docs/data-model.md "Migrations"), before
   // anything here writes scopes or links, which update the copies in place.
-  await reconcileTokenViews(db, tableName, now);
-  await embedKeysInStates(signingKeysRepository(db, tableName), now);
+  const repaired = await reconcileTokenViews(db, tableName, now);
+  const statesUpgraded = await embedKeysInStates(signingKeysRepository(db, tableName), now);
+  if (repaired.clients || repaired.resources || statesUpgraded) logger.info('token path copies repaired', { ...repaired, key_states: statesUpgraded });
   const system = await ensureSystemResource(resources, scopes, input.managementAudience, MANAGEMENT_SCOPES);
   return ensureDefaultClient(
     { clients, links: clientLinksRepository(db, tableName, now), permissions: clientPermissionsRepository(db, tableName, now) },
