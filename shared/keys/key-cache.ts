@@ -43,6 +43,8 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
 
   const fresh = () => (snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs ? snapshot : undefined);
   const install = (partition: KeyPartition, loadedAt = nowMs()): KeySnapshot => {
+    // Reads can finish out of order: an older one never replaces a newer snapshot.
+    if (snapshot && snapshot.loadedAt > loadedAt) return snapshot;
     const snap = buildSnapshot(partition, loadedAt, publicKeys);
     snapshot = snap;
     opts.onRefresh?.(snap);

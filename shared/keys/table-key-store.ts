@@ -100,7 +100,10 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
       // would otherwise read as "no keys at all".
       if (cache.fresh()) return;
       const partition = partitionOfStates(items);
-      if (partition) fed = cache.install(partition, readAt?.getTime());
+      if (!partition) return;
+      const at = (readAt ?? now()).getTime();
+      const snap = cache.install(partition, at);
+      if (snap.loadedAt === at) fed = snap; // not when a newer read had already been installed
     },
   };
 

@@ -7,7 +7,7 @@ import { readClientPartition, type ClientPartition } from './client-partition.ts
 import { commitPlan, type Guard } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { keys } from './keys.ts';
-import { linkUnit, MAX_RESOURCES_PER_CLIENT, unlinkUnits } from './link-writes.ts';
+import { grantsCopyIsCurrent, linkUnit, MAX_RESOURCES_PER_CLIENT, unlinkUnits } from './link-writes.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
 import { withRetries } from './retry.ts';
@@ -86,7 +86,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         });
         if (p.client.aggregations.resources + todo.length > MAX_RESOURCES_PER_CLIENT) throw tooManyResources(clientId);
         const links = todo.map((id) => newLink(p.client, id, actor));
-        await commitPlan(db, tableName, links.map(linkUnit), {
+        await commitPlan(db, tableName, links.map((l) => linkUnit(l, grantsCopyIsCurrent(p.client))), {
           guards: [clientGuard(p)],
           onCommitted: (idx) => idx.forEach((i) => mine.add(links[i]!.id)),
         });
@@ -105,7 +105,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         const units: Write[][] = [];
         const lastUnitOf = new Map<number, string>();
         for (const id of todo) {
-          units.push(...unlinkUnits(clientId, id, p.permissions.filter((x) => x.resource_id === id)));
+          units.push(...unlinkUnits(clientId, id, p.permissions.filter((x) => x.resource_id === id), grantsCopyIsCurrent(p.client)));
           lastUnitOf.set(units.length - 1, id);
         }
         await commitPlan(db, tableName, units, {
@@ -134,7 +134,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         });
         for (const c of todo) if (c.aggregations.resources >= MAX_RESOURCES_PER_CLIENT) throw tooManyResources(c.id);
         const links = todo.map((c) => newLink(c, resourceId, actor));
-        await commitPlan(db, tableName, links.map(linkUnit), {
+        await commitPlan(db, tableName, links.map((l, i) => linkUnit(l, grantsCopyIsCurrent(todo[i]!))), {
           // The clients' guards make the cap exact: each count above was read under its guard.
           guards: [{ key: keys.resource(resourceId), expected: resource.links_version }, ...todo.map((c) => ({ key: keys.client(c.id), expected: c.links_version }))],
           onCommitted: (idx) => idx.forEach((i) => mine.add(links[i]!.id)),
@@ -156,7 +156,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
           if (done.has(id)) return;
           if (!p || !p.links.has(resourceId)) throw notFound(`Client ${id} is not authorized to resource ${resourceId}.`);
           guards.push(clientGuard(p));
-          units.push(...unlinkUnits(id, resourceId, p.permissions.filter((x) => x.resource_id === resourceId)));
+          units.push(...unlinkUnits(id, resourceId, p.permissions.filter((x) => x.resource_id === resourceId), grantsCopyIsCurrent(p.client)));
           lastUnitOf.set(units.length - 1, id);
         });
         await commitPlan(db, tableName, units, {

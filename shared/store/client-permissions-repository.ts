@@ -6,7 +6,7 @@ import { readClientPartition } from './client-partition.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { keys } from './keys.ts';
-import { grantUnit, MAX_PERMISSIONS_PER_CLIENT, revokePermissionUnit } from './link-writes.ts';
+import { grantsCopyIsCurrent, grantUnit, MAX_PERMISSIONS_PER_CLIENT, revokePermissionUnit } from './link-writes.ts';
 import { getItems } from './read-items.ts';
 import { withRetries } from './retry.ts';
 import { uuidv7 } from './uuidv7.ts';
@@ -94,7 +94,7 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
           updated_by: actor,
           updated_at: at,
         }));
-        await commitPlan(db, tableName, records.map(grantUnit), {
+        await commitPlan(db, tableName, records.map((r) => grantUnit(r, grantsCopyIsCurrent(p.client))), {
           guards: [{ key: keys.client(clientId), expected: p.client.links_version }],
           onCommitted: (idx) => idx.forEach((i) => mine.add(records[i]!.id)),
         });
@@ -114,7 +114,7 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
           if (!e && !done.has(k)) throw notFound(`Scope ${scopeId} of resource ${resourceId} is not granted to client ${clientId}.`);
           if (e) todo.push(e);
         }
-        await commitPlan(db, tableName, todo.map(revokePermissionUnit), {
+        await commitPlan(db, tableName, todo.map((x) => revokePermissionUnit(x, grantsCopyIsCurrent(p.client))), {
           guards: [{ key: keys.client(clientId), expected: p.client.links_version }],
           onCommitted: (idx) => idx.forEach((i) => done.add(pairKey(todo[i]!))),
         });

@@ -1,4 +1,5 @@
 import type { ClientPermission, ClientResourceLink } from '../records/client-link-records.ts';
+import type { ClientRecord } from '../records/client-record.ts';
 import { entity } from './entity.ts';
 import { and, exists, notExists, type Condition } from './expression.ts';
 import { keys } from './keys.ts';
@@ -25,6 +26,10 @@ export const MAX_PERMISSIONS_PER_CLIENT = 4_000;
  */
 const grantsPath = (resourceId: string, scopeId?: string): Path => (scopeId === undefined ? ['token_grants', resourceId] : ['token_grants', resourceId, scopeId]);
 
+/** Is the client's `token_grants` current (ClientRecord)? Only then do link and permission changes keep it. */
+export const grantsCopyIsCurrent = (c: Pick<ClientRecord, 'token_grants' | 'token_grants_version' | 'links_version'>): boolean =>
+  c.token_grants !== undefined && c.token_grants_version === c.links_version;
+
 /** A change of a client's links or permissions, as its own item sees it. */
 export interface ClientChange {
   resources?: number;
@@ -43,10 +48,14 @@ export interface ClientChange {
  * requires its parent map, so a change racing the removal of that map (a link revoked meanwhile)
  * fails its condition and is retried, instead of DynamoDB refusing the document path.
  */
-export function clientChange(clientId: string, c: ClientChange): Write {
-  const add: [Path, number][] = [['links_version', 1], ['token_grants_version', 1]];
+export function clientChange(clientId: string, c: ClientChange, keepCopy: boolean): Write {
+  const add: [Path, number][] = [['links_version', 1]];
   if (c.resources) add.push([['aggregations', 'resources'], c.resources]);
   if (c.permissions) add.push([['aggregations', 'permissions'], c.permissions]);
+  // A copy already behind is left alone (its stamp stays behind, readers keep falling back, the
+  // bootstrap rebuilds it): editing it would need entries it may not have.
+  if (!keepCopy) return updateItem(keys.client(clientId), { add, condition: exists });
+  add.push(['token_grants_version', 1]);
   const entries = [...(c.grant ?? []), ...(c.ungrant ?? [])];
   const parents: Condition[] = entries.map((e) => (x) => `attribute_exists(${x.name(e.scopeId === undefined ? 'token_grants' : ['token_grants', e.resourceId])})`);
   return updateItem(keys.client(clientId), {
@@ -73,11 +82,11 @@ export function resourceCounts(resourceId: string, c: ResourceCounts, condition?
 }
 
 /** Adds one link: the item, both ends' counts, and the (empty) grants entry of the resource. */
-export function linkUnit(link: ClientResourceLink): Write[] {
+export function linkUnit(link: ClientResourceLink, keepCopy: boolean): Write[] {
   return [
     putItem(linkItem(link), { condition: notExists }),
     resourceCounts(link.resource_id, { clients: 1 }),
-    clientChange(link.client_id, { resources: 1, grant: [{ resourceId: link.resource_id }] }),
+    clientChange(link.client_id, { resources: 1, grant: [{ resourceId: link.resource_id }] }, keepCopy),
   ];
 }
 
@@ -102,20 +111,20 @@ export function permissionItem(p: ClientPermission) {
 }
 
 /** Adds one permission: the item, its scope's holder count (the scope must still exist), the client's count. */
-export function grantUnit(p: ClientPermission): Write[] {
+export function grantUnit(p: ClientPermission, keepCopy: boolean): Write[] {
   return [
     putItem(permissionItem(p), { condition: (x) => `attribute_not_exists(${x.name('PK')})` }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: 1 } }, (x) => `attribute_exists(${x.name(['scope_names', p.scope_id])})`),
-    clientChange(p.client_id, { permissions: 1, grant: [{ resourceId: p.resource_id, scopeId: p.scope_id }] }),
+    clientChange(p.client_id, { permissions: 1, grant: [{ resourceId: p.resource_id, scopeId: p.scope_id }] }, keepCopy),
   ];
 }
 
 /** Removes one permission and its counts. */
-export function revokePermissionUnit(p: ClientPermission): Write[] {
+export function revokePermissionUnit(p: ClientPermission, keepCopy: boolean): Write[] {
   return [
     deleteItem(keys.clientPermission(p.client_id, p.resource_id, p.scope_id), { condition: exists }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: -1 } }),
-    clientChange(p.client_id, { permissions: -1, ungrant: [{ resourceId: p.resource_id, scopeId: p.scope_id }] }),
+    clientChange(p.client_id, { permissions: -1, ungrant: [{ resourceId: p.resource_id, scopeId: p.scope_id }] }, keepCopy),
   ];
 }
 
@@ -131,7 +140,7 @@ const PERMISSIONS_PER_UNIT = 40;
  * unit normally; with more than 40 permissions, the permissions go first in units of their own,
  * so the link (the precondition of a permission) is always the last thing removed.
  */
-export function unlinkUnits(clientId: string, resourceId: string, permissions: readonly ClientPermission[]): Write[][] {
+export function unlinkUnits(clientId: string, resourceId: string, permissions: readonly ClientPermission[], keepCopy: boolean): Write[][] {
   const batches: ClientPermission[][] = [];
   for (let i = 0; i < permissions.length; i += PERMISSIONS_PER_UNIT) batches.push(permissions.slice(i, i + PERMISSIONS_PER_UNIT));
   const last = batches.pop() ?? [];
@@ -139,13 +148,13 @@ export function unlinkUnits(clientId: string, resourceId: string, permissions: r
     ...batches.map((b) => [
       ...permissionDeletes(b),
       resourceCounts(resourceId, { holders: holderDeltas(b) }),
-      clientChange(clientId, { permissions: -b.length, ungrant: b.map((p) => ({ resourceId, scopeId: p.scope_id })) }),
+      clientChange(clientId, { permissions: -b.length, ungrant: b.map((p) => ({ resourceId, scopeId: p.scope_id })) }, keepCopy),
     ]),
     [
       ...permissionDeletes(last),
       deleteItem(keys.clientLink(clientId, resourceId), { condition: exists }),
       resourceCounts(resourceId, { clients: -1, holders: holderDeltas(last) }),
-      clientChange(clientId, { resources: -1, permissions: -last.length, ungrant: [{ resourceId }] }),
+      clientChange(clientId, { resources: -1, permissions: -last.length, ungrant: [{ resourceId }] }, keepCopy),
     ],
   ];
 }

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClientRecord, TokenGrants } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
+import { logger } from '../logger.ts';
 import { readClientPartition } from './client-partition.ts';
 import { collectionAll } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
@@ -10,6 +11,7 @@ import { and, equals } from './expression.ts';
 import { keys } from './keys.ts';
 import { queryAll } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
+import { grantsCopyIsCurrent } from './link-writes.ts';
 import { identifierMarkerKey, tokenViewOf } from './resource-token-view.ts';
 import { withRetries } from './retry.ts';
 import { checkItem, keyString, updateItem } from './writes.ts';
@@ -19,6 +21,8 @@ export interface ReconcileResult {
   clients: number;
   /** Identifier markers whose `token_view` was rewritten. */
   resources: number;
+  /** Records that could not be repaired this run (logged; the copies stay unused or as they were). */
+  failed: number;
 }
 
 /**
@@ -35,7 +39,17 @@ export interface ReconcileResult {
  * not changed (`links_version`, `version`), and recomputed if it has.
  */
 export async function reconcileTokenViews(db: DynamoDBDocumentClient, tableName: string, now: () => Date): Promise<ReconcileResult> {
-  const result: ReconcileResult = { clients: 0, resources: 0 };
+  const result: ReconcileResult = { clients: 0, resources: 0, failed: 0 };
+  // One record that cannot be repaired (a marker another resource holds, a client changing all the
+  // time) must not fail the start or the deploy: it is logged, and its copy is no worse than before.
+  const repair = async (kind: 'clients' | 'resources', id: string, fix: () => Promise<boolean>) => {
+    try {
+      if (await fix()) result[kind]++;
+    } catch (err) {
+      result.failed++;
+      logger.warn('token path copy not repaired', { kind, id, error: (err as Error).message });
+    }
+  };
   const tenants = await queryAll(db, {
     TableName: tableName,
     IndexName: 'GSI1',
@@ -45,27 +59,33 @@ export async function reconcileTokenViews(db: DynamoDBDocumentClient, tableName:
   });
   for (const tenant of tenants) {
     const tenantId = String(tenant.id);
-    for (const item of await collectionAll(db, tableName, tenantId, 'CLIENTS')) {
+    // The collections (GSI1) name the records; the records themselves are read consistently, so
+    // a write that landed just before is not hidden behind an older index image.
+    const clientIds = (await collectionAll(db, tableName, tenantId, 'CLIENTS')).map((i) => String(i.id));
+    const clients = await getItems(db, tableName, clientIds.map(keys.client), now());
+    for (const item of clients.values()) {
       const c = toRecord<ClientRecord>(item);
-      if (!copyIsCurrent(c) && (await rebuildClient(db, tableName, c.id))) result.clients++;
+      if (!grantsCopyIsCurrent(c)) await repair('clients', c.id, () => rebuildClient(db, tableName, c.id));
     }
-    const resources = (await collectionAll(db, tableName, tenantId, 'RESOURCES')).map((i) => toRecord<ResourceRecord>(i));
+    const resourceIds = (await collectionAll(db, tableName, tenantId, 'RESOURCES')).map((i) => String(i.id));
+    const resources = [...(await getItems(db, tableName, resourceIds.map(keys.resource), now())).values()].map((i) => toRecord<ResourceRecord>(i));
     const markers = await getItems(db, tableName, resources.map(identifierMarkerKey), now());
     for (const r of resources) {
       const marker = markers.get(keyString(identifierMarkerKey(r)));
-      if (!isDeepStrictEqual(marker?.token_view, tokenViewOf(r)) && (await rewriteView(db, tableName, r.id, now))) result.resources++;
+      if (!sameView(marker?.token_view, r)) await repair('resources', r.id, () => rewriteView(db, tableName, r.id, now));
     }
   }
   return result;
 }
 
-const copyIsCurrent = (c: ClientRecord) => c.token_grants !== undefined && c.token_grants_version === c.links_version;
+/** As stored: attributes that are undefined on the record are absent from the item. */
+const sameView = (stored: unknown, r: ResourceRecord) => isDeepStrictEqual(stored, JSON.parse(JSON.stringify(tokenViewOf(r))));
 
 /** The client's grants from its partition, written only if no link or permission changed since the read. */
 function rebuildClient(db: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<boolean> {
   return withRetries(async () => {
     const p = await readClientPartition(db, tableName, clientId);
-    if (!p || copyIsCurrent(p.client)) return false;
+    if (!p || grantsCopyIsCurrent(p.client)) return false;
     const grants: TokenGrants = Object.fromEntries([...p.links.keys()].map((r) => [r, {}]));
     for (const x of p.permissions) (grants[x.resource_id] ??= {})[x.scope_id] = true;
     await commitPlan(db, tableName, [[
@@ -85,7 +105,7 @@ function rewriteView(db: DynamoDBDocumentClient, tableName: string, resourceId: 
     if (!item) return false;
     const r = toRecord<ResourceRecord>(item);
     const marker = await getItem(db, tableName, identifierMarkerKey(r), now());
-    if (!marker || isDeepStrictEqual(marker.token_view, tokenViewOf(r))) return false;
+    if (!marker || sameView(marker.token_view, r)) return false;
     await commitPlan(db, tableName, [[
       updateItem(identifierMarkerKey(r), { set: [['token_view', tokenViewOf(r)]], condition: equals('target_id', r.id) }),
       checkItem(keys.resource(r.id), and(equals('version', r.version), equals('links_version', r.links_version))),

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import type { ClientPermission } from '../records/client-link-records.ts';
+import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import type { NewScope, ScopePatch, ScopeRecord } from '../records/scope-record.ts';
 import type { UpdateOptions } from './clients-repository.ts';
@@ -8,17 +9,17 @@ import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { and, exists } from './expression.ts';
 import { keys } from './keys.ts';
-import { revokePermissionUnit } from './link-writes.ts';
+import { grantsCopyIsCurrent, revokePermissionUnit } from './link-writes.ts';
 import { updateTokenView } from './resource-token-view.ts';
 import { putMarker } from './markers.ts';
 import { changedFields, mergePatch } from './merge-patch.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
-import { getItem } from './read-items.ts';
+import { getItem, getItems } from './read-items.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
 import { deleteScopeNameMarker, putScopeWrites, scopeNameTaken } from './scope-items.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
-import { deleteItem, updateItem, type Write } from './writes.ts';
+import { deleteItem, keyString, updateItem, type Write } from './writes.ts';
 
 /**
  * Scopes of a resource (spec §2.8; fields on ScopeRecord). Items `RESOURCE#{r}` / `SCOPE#{id}`
@@ -132,9 +133,15 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
         // exact count on the resource (the guard below then pins that count until commit).
         const holders = await queryGsi2(db, tableName, keys.scopeHolders(scopeId));
         if (holders.length !== (resource.scope_holders[scopeId] ?? 0)) throw new RetryableConflict('The holder index is catching up; retry.');
-        const units: Write[][] = holders.map((h) => {
+        const permissions = holders.map((h) => {
           if (h.type !== 'ClientPermission') throw new Error(`Scope holder of unknown kind ${String(h.type)}`);
-          return revokePermissionUnit(toRecord<ClientPermission>(h));
+          return toRecord<ClientPermission>(h);
+        });
+        // Whether each holder's token_grants copy is current decides whether the revoke keeps it.
+        const clients = await getItems(db, tableName, permissions.map((x) => keys.client(x.client_id)), now());
+        const units: Write[][] = permissions.map((x) => {
+          const client = clients.get(keyString(keys.client(x.client_id)));
+          return revokePermissionUnit(x, client !== undefined && grantsCopyIsCurrent(toRecord<ClientRecord>(client)));
         });
         units.push([
           deleteItem(keys.scope(resourceId, scopeId), { condition: exists }),

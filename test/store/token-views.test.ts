@@ -4,7 +4,9 @@ import type { ClientRecord, TokenGrants } from '../../shared/records/client-reco
 import { reconcileTokenViews } from '../../shared/store/reconcile-token-views.ts';
 import { readClientPartition } from '../../shared/store/client-partition.ts';
 import { keys } from '../../shared/store/keys.ts';
-import { MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT } from '../../shared/store/link-writes.ts';
+import { commitPlan } from '../../shared/store/commit-plan.ts';
+import { linkItem, MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT, permissionItem } from '../../shared/store/link-writes.ts';
+import { putItem, updateItem } from '../../shared/store/writes.ts';
 import { tokenViewOf } from '../../shared/store/resource-token-view.ts';
 import { ACTOR, newResource, storeFixture, type StoreFixture } from './support/store-fixture.ts';
 
@@ -214,7 +216,7 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     const send = (key: { PK: string; SK: string }, UpdateExpression: string, names: Record<string, string>, values?: Record<string, unknown>) =>
       g.db.send(new UpdateCommand({ TableName: g.tableName, Key: key, UpdateExpression, ExpressionAttributeNames: names, ...(values ? { ExpressionAttributeValues: values } : {}) }));
 
-    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0 });
+    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0, failed: 0 });
 
     // What the previous release's revoke does: the permission item goes, the counts and
     // links_version move, the copy is not touched. The copy now grants a revoked scope, and its
@@ -231,16 +233,53 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     const fallback = await g.resources.getTokenView(g.tenantId, other.resource_metadata.identifier_url);
     expect(fallback).toEqual(tokenViewOf((await g.resources.get(other.id))!));
 
-    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 1, resources: 2 });
+    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 1, resources: 2, failed: 0 });
     const client = (await raw(keys.client(c.id))) as ClientRecord;
     expect(client.token_grants).toEqual({ [r.id]: { [x]: true } });
     expect(client.token_grants_version).toBe(client.links_version);
     expect(((await raw(markerKey))?.token_view as { token_lifetime: number }).token_lifetime).toBe(60);
-    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0 });
+    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0, failed: 0 });
     // The fine-grained writes work on the repaired items.
     await g.scopes.create(r.id, { scope_name: 'y' }, ACTOR);
     await g.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [x] }]);
     await expectClientViewOf(g, c.id, { [r.id]: {} });
+  });
+
+  it('a permission an older release granted (copy left behind) can still be revoked at once, and the copy stays unused until rebuilt', async () => {
+    const g = await storeFixture('oldgrant');
+    await g.tenants.ensureDefault();
+    const c = await g.clients.create({ tenant_id: g.tenantId, client_name: 'old-grant' }, ACTOR);
+    const r = await g.resources.create(newResource(g.tenantId), ACTOR, [{ scope_name: 'p' }]);
+    const [sp] = Object.keys(r.scope_names) as [string];
+    // The previous release's authorize + grant: items and counts, links_version +2, no copy entries.
+    const at = g.now().toISOString();
+    const base = { tenant_id: g.tenantId, client_id: c.id, resource_id: r.id, created_by: ACTOR, created_at: at, updated_by: ACTOR, updated_at: at };
+    await commitPlan(g.db, g.tableName, [[
+      putItem(linkItem({ id: 'l-1', ...base })),
+      putItem(permissionItem({ id: 'p-1', ...base, scope_id: sp })),
+      updateItem(keys.client(c.id), { add: [['links_version', 2], [['aggregations', 'resources'], 1], [['aggregations', 'permissions'], 1]] }),
+      updateItem(keys.resource(r.id), { add: [['links_version', 2], [['aggregations', 'clients'], 1], [['scope_holders', sp], 1]] }),
+    ]]);
+    expect((await g.clients.getClientWithGrants(c.id))?.grants).toEqual(new Map([[r.id, new Set([sp])]])); // from the partition
+    await g.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [sp] }]);
+    expect((await g.clients.getClientWithGrants(c.id))?.grants).toEqual(new Map());
+    await g.permissions.grant(c.id, [{ resource_id: r.id, scopes: [sp] }], ACTOR);
+    await g.scopes.delete(r.id, sp);
+    await g.links.revoke(c.id, [r.id]);
+    expect(await grantsFromPartitionOf(g, c.id)).toEqual({});
+    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 1, resources: 0, failed: 0 });
+    await expectClientViewOf(g, c.id, {});
+  });
+
+  it('a record that cannot be repaired is logged and skipped; the run goes on', async () => {
+    const g = await storeFixture('unrepairable');
+    await g.tenants.ensureDefault();
+    const a = await g.resources.create(newResource(g.tenantId), ACTOR);
+    const b = await g.resources.create(newResource(g.tenantId), ACTOR);
+    // a's marker held by b (a state no write of ours makes): a's view can never be written.
+    await g.db.send(new UpdateCommand({ TableName: g.tableName, Key: keys.marker('RESOURCE_ID_URL', g.tenantId, a.resource_metadata.identifier_url), UpdateExpression: 'SET target_id = :b REMOVE token_view', ExpressionAttributeValues: { ':b': b.id } }));
+    await g.db.send(new UpdateCommand({ TableName: g.tableName, Key: keys.marker('RESOURCE_ID_URL', g.tenantId, b.resource_metadata.identifier_url), UpdateExpression: 'REMOVE token_view' }));
+    expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 1, failed: 1 });
   });
 
   it('a 50-scope grant (the API maximum) is still one transaction', async () => {
@@ -265,6 +304,13 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     await expectClientViewOf(g, c.id, { [r.id]: Object.fromEntries(ids.map((s) => [s, true as const])) });
   });
 });
+
+async function grantsFromPartitionOf(g: StoreFixture, clientId: string): Promise<TokenGrants> {
+  const p = (await readClientPartition(g.db, g.tableName, clientId))!;
+  const out: TokenGrants = Object.fromEntries([...p.links.keys()].map((r) => [r, {}]));
+  for (const x of p.permissions) (out[x.resource_id] ??= {})[x.scope_id] = true;
+  return out;
+}
 
 async function expectClientViewOf(g: StoreFixture, clientId: string, expected: TokenGrants) {
   const item = (await g.db.send(new GetCommand({ TableName: g.tableName, Key: keys.client(clientId), ConsistentRead: true }))).Item as ClientRecord;
