@@ -20,10 +20,10 @@ export interface ResourceMetadata {
 }
 
 /**
- * A Resource (spec §2.7) at `RESOURCE#{id}` / `RESOURCE` (GSI1 `TENANT#{t}#RESOURCES` / id, GSI2
- * `RESOURCE_ID_URL#{t}#{identifier_url}`). It carries everything a token needs in one read:
+ * A Resource (spec §2.7) at `RESOURCE#{id}` / `RESOURCE` (GSI1 `TENANT#{t}#RESOURCES` / id). What
+ * a token needs of it is copied onto its identifier marker (shared/store/resource-token-view.ts).
  * - `scope_names`: scope id → scope name, changed in the same transaction as every scope
- *   create/rename/delete, so the token endpoint never reads the scopes themselves.
+ *   create/rename/delete (and copied into the marker's view).
  * - `scope_holders`: scope id → number of permission items on it (clients, later roles and
  *   users); lets a scope delete check that the index it read its holders from is complete.
  * - `aggregations`: counts of its scopes and client links.

@@ -41,9 +41,6 @@ export const keys = {
   // Resources: the record, its scopes and its scope-name markers share one partition.
   resource: (resourceId: string) => ({ PK: `RESOURCE#${resourceId}`, SK: 'RESOURCE' }),
   resourcePartition: (resourceId: string) => `RESOURCE#${resourceId}`,
-  /** GSI2PK of a resource: the token endpoint's lookup by `audience` (GSI2SK `RESOURCE`). */
-  resourceByIdentifier: (tenantId: string, identifierUrl: string) => `RESOURCE_ID_URL#${tenantId}#${identifierUrl}`,
-  resourceByIdentifierSort: 'RESOURCE',
   scope: (resourceId: string, scopeId: string) => ({ PK: `RESOURCE#${resourceId}`, SK: `SCOPE#${scopeId}` }),
   scopePrefix: 'SCOPE#',
   scopeNameMarker: (resourceId: string, scopeName: string) => ({ PK: `RESOURCE#${resourceId}`, SK: `UNIQUE#SCOPE_NAME#${scopeName}` }),

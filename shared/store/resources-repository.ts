@@ -10,7 +10,6 @@ import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
 import { keys } from './keys.ts';
 import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
-import { queryPage } from './query-all.ts';
 import { getItem } from './read-items.ts';
 import { deleteResource } from './resource-delete.ts';
 import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
@@ -23,9 +22,10 @@ import { putItem, type Write } from './writes.ts';
 
 /**
  * Resources (spec §2.7; fields documented on ResourceRecord). Items: `RESOURCE#{id}` / `RESOURCE`
- * in GSI1 `TENANT#{t}#RESOURCES` / id and GSI2 `RESOURCE_ID_URL#{t}#{identifier_url}`; the
- * identifier is unique per tenant through `UNIQUE#RESOURCE_ID_URL#{t}#{url}` (moved in the same
- * transaction when it changes); the tenant's `COUNT#RESOURCES` changes with create/delete.
+ * in GSI1 `TENANT#{t}#RESOURCES` / id; the identifier is unique per tenant through
+ * `UNIQUE#RESOURCE_ID_URL#{t}#{url}`, which also carries the token view (resource-token-view.ts)
+ * and moves in the same transaction when it changes; the tenant's `COUNT#RESOURCES` changes with
+ * create/delete.
  * `resource_metadata.signing_secret` arrives in plaintext and is stored sealed.
  */
 export interface ResourcesRepository {
@@ -36,8 +36,6 @@ export interface ResourcesRepository {
   create(input: NewResource, actor: string, scopes?: readonly NewScope[]): Promise<ResourceRecord>;
   /** Consistent GetItem. */
   get(id: string): Promise<ResourceRecord | undefined>;
-  /** The resource with this identifier_url in the tenant: one GSI2 Query (eventually consistent). */
-  getResourceByIdentifier(tenantId: string, identifierUrl: string): Promise<ResourceRecord | undefined>;
   /** THE TOKEN PATH: the token view of the resource a token's `audience` names (one consistent GetItem of its marker). */
   getTokenView(tenantId: string, identifierUrl: string): Promise<ResourceTokenView | undefined>;
   /** The same from a marker item already read (the token path's BatchGetItem); reads only for a marker that predates views. */
@@ -105,17 +103,6 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
       return record;
     },
 
-    async getResourceByIdentifier(tenantId, identifierUrl) {
-      const { items } = await queryPage(db, {
-        TableName: tableName,
-        IndexName: 'GSI2',
-        KeyConditionExpression: '#pk = :pk AND #sk = :sk',
-        ExpressionAttributeNames: { '#pk': 'GSI2PK', '#sk': 'GSI2SK' },
-        ExpressionAttributeValues: { ':pk': keys.resourceByIdentifier(tenantId, identifierUrl), ':sk': keys.resourceByIdentifierSort },
-      });
-      return items[0] ? toRecord<ResourceRecord>(items[0]) : undefined;
-    },
-
     async getTokenView(tenantId, identifierUrl) {
       if (!isPossibleIdentifier(identifierUrl)) return undefined;
       const marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
@@ -150,10 +137,13 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
           const writes: Write[] = [];
           if (moved) {
             const url = next.resource_metadata.identifier_url;
-            changed.GSI2PK = keys.resourceByIdentifier(current.tenant_id, url);
             // The new marker's view copies this read's scope names: a scope change committed
-            // since (it bumps links_version) must fail this write, which then re-reads.
-            writes.push(versionedUpdate(keys.resource(id), changed, current.version, { condition: equals('links_version', current.links_version) }));
+            // since (it bumps links_version) must fail this write, which then re-reads. Items
+            // written before the marker carried the view also had a GSI2 entry by identifier:
+            // dropped here, so it never names the old identifier.
+            writes.push(
+              versionedUpdate(keys.resource(id), changed, current.version, { condition: equals('links_version', current.links_version), remove: ['GSI2PK', 'GSI2SK'] }),
+            );
             writes.push(deleteIdentifierMarker(current), putIdentifierMarker(next, identifierTaken(url)));
           } else {
             writes.push(versionedUpdate(keys.resource(id), changed, current.version));
@@ -189,8 +179,6 @@ export function resourceItem(record: ResourceRecord) {
     ...keys.resource(record.id),
     GSI1PK: keys.collection(record.tenant_id, 'RESOURCES'),
     GSI1SK: record.id,
-    GSI2PK: keys.resourceByIdentifier(record.tenant_id, record.resource_metadata.identifier_url),
-    GSI2SK: keys.resourceByIdentifierSort,
     ...entity('Resource'),
     ...record,
   };

@@ -31,7 +31,7 @@ describe('bootstrap (API.md §4)', () => {
 
     expect(await f.tenants.get(DEFAULT_TENANT_ID)).toMatchObject({ tenant_name: 'default', is_default: true });
 
-    const system = await f.resources.getResourceByIdentifier(DEFAULT_TENANT_ID, AUDIENCE);
+    const system = await f.resourceByIdentifier(DEFAULT_TENANT_ID, AUDIENCE);
     expect(system).toMatchObject({
       resource_name: 'Management API',
       resource_type: 'api',
@@ -110,7 +110,7 @@ describe('bootstrap (API.md §4)', () => {
   it('completes a half-made Default Client (link and permissions missing)', async () => {
     const { f, input } = await setup();
     const out = await bootstrap(input);
-    const system = (await f.resources.getResourceByIdentifier(DEFAULT_TENANT_ID, AUDIENCE))!;
+    const system = (await f.resourceByIdentifier(DEFAULT_TENANT_ID, AUDIENCE))!;
     await f.links.revoke(out.clientId, [system.id]);
     expect((await f.clients.get(out.clientId))?.aggregations).toEqual({ resources: 0, permissions: 0 });
     await bootstrap(input);
@@ -120,7 +120,7 @@ describe('bootstrap (API.md §4)', () => {
   it('the Default Client and the system resource cannot be deleted (403)', async () => {
     const { f, input } = await setup();
     const out = await bootstrap(input);
-    const system = (await f.resources.getResourceByIdentifier(DEFAULT_TENANT_ID, AUDIENCE))!;
+    const system = (await f.resourceByIdentifier(DEFAULT_TENANT_ID, AUDIENCE))!;
     await expect(f.clients.delete(out.clientId)).rejects.toMatchObject({ status: 403 });
     await expect(f.resources.delete(system.id)).rejects.toMatchObject({ status: 403 });
     await expect(f.scopes.delete(system.id, Object.keys(system.scope_names)[0]!)).rejects.toMatchObject({ status: 403 });

@@ -32,9 +32,9 @@ describe('resources repository', () => {
     });
     expect(r).not.toHaveProperty('created_at');
     expect(await f.resources.get(r.id)).toEqual(r);
-    expect(await f.resources.getResourceByIdentifier(f.tenantId, input.resource_metadata.identifier_url)).toEqual(r);
+    expect(await f.resourceByIdentifier(f.tenantId, input.resource_metadata.identifier_url)).toEqual(r);
     expect(await f.resources.findIdByIdentifier(f.tenantId, input.resource_metadata.identifier_url)).toBe(r.id);
-    expect(await f.resources.getResourceByIdentifier(OTHER_TENANT, input.resource_metadata.identifier_url)).toBeUndefined();
+    expect(await f.resourceByIdentifier(OTHER_TENANT, input.resource_metadata.identifier_url)).toBeUndefined();
   });
 
   it('stores an HS256 signing secret sealed, and generates one when none is given', async () => {
@@ -55,7 +55,7 @@ describe('resources repository', () => {
     });
     expect(await f.resources.count(f.tenantId)).toBe(before);
     const other = await f.resources.create(newResource(OTHER_TENANT, { resource_metadata: { identifier_url: url } }), ACTOR);
-    expect(await f.resources.getResourceByIdentifier(OTHER_TENANT, url)).toEqual(other);
+    expect(await f.resourceByIdentifier(OTHER_TENANT, url)).toEqual(other);
   });
 
   it('PATCH merges resource_metadata and moves the identifier marker in the same transaction', async () => {
@@ -65,8 +65,8 @@ describe('resources repository', () => {
     const u = await f.resources.update(r.id, { resource_metadata: { identifier_url: 'https://moved.example.com/', rbac_enabled: true } }, 'editor');
     expect(u.resource_metadata).toMatchObject({ identifier_url: 'https://moved.example.com/', rbac_enabled: true, token_lifetime: 3600 });
     expect(u).toMatchObject({ version: 2, updated_by: 'editor', updated_date: '2026-01-15T12:00:00.000Z', created_date: r.created_date });
-    expect(await f.resources.getResourceByIdentifier(f.tenantId, oldUrl)).toBeUndefined();
-    expect((await f.resources.getResourceByIdentifier(f.tenantId, 'https://moved.example.com/'))?.id).toBe(r.id);
+    expect(await f.resourceByIdentifier(f.tenantId, oldUrl)).toBeUndefined();
+    expect((await f.resourceByIdentifier(f.tenantId, 'https://moved.example.com/'))?.id).toBe(r.id);
     // The old identifier is free again.
     await f.resources.create(newResource(f.tenantId, { resource_metadata: { identifier_url: oldUrl } }), ACTOR);
   });

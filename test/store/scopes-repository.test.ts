@@ -12,7 +12,7 @@ describe('scopes repository', () => {
     const s1 = await f.scopes.create(r.id, { scope_name: 'read:x', scope_description: 'Read x' }, ACTOR);
     const s2 = await f.scopes.create(r.id, { scope_name: 'write:x' }, ACTOR);
     expect(s1).toMatchObject({ resource_id: r.id, tenant_id: f.tenantId, scope_name: 'read:x', scope_description: 'Read x', version: 1, created_by: ACTOR });
-    const after = await f.resources.getResourceByIdentifier(f.tenantId, r.resource_metadata.identifier_url);
+    const after = await f.resourceByIdentifier(f.tenantId, r.resource_metadata.identifier_url);
     expect(after?.scope_names).toEqual({ [s1.id]: 'read:x', [s2.id]: 'write:x' });
     expect(after?.aggregations.scopes).toBe(2);
     expect(await f.scopes.get(r.id, s1.id)).toEqual(s1);

@@ -15,6 +15,7 @@ export async function storeFixture(prefix: string) {
   const now = () => clock;
   const secretBox = aesSecretBox();
   const { db, tableName } = table;
+  const resources = resourcesRepository(db, tableName, now, secretBox);
   return {
     ...table,
     secretBox,
@@ -23,9 +24,14 @@ export async function storeFixture(prefix: string) {
       clock = d;
     },
     tenantId: DEFAULT_TENANT_ID,
+    /** The resource an identifier_url names in a tenant (via its marker, consistently). */
+    async resourceByIdentifier(tenantId: string, url: string) {
+      const id = await resources.findIdByIdentifier(tenantId, url);
+      return id ? resources.get(id) : undefined;
+    },
     tenants: tenantsRepository(db, tableName, now),
     clients: clientsRepository(db, tableName, now, secretBox),
-    resources: resourcesRepository(db, tableName, now, secretBox),
+    resources,
     scopes: scopesRepository(db, tableName, now),
     links: clientLinksRepository(db, tableName, now),
     permissions: clientPermissionsRepository(db, tableName, now),
