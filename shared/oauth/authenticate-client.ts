@@ -13,6 +13,9 @@ export interface AuthenticatedClient {
 /** A client id we would ever store: bounded and printable, so junk never reaches the table. */
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
+/** A client id we could have stored (anything else is refused before any read). */
+export const isStorableClientId = (id: string): boolean => CLIENT_ID.test(id);
+
 /** What a request presents to authenticate its client (RFC 6749 §2.3), read but not yet verified. */
 export interface PresentedCredentials {
   clientId: string;
@@ -42,6 +45,15 @@ export function presentedCredentials(
   if (!clientId) throw invalidClient('Client authentication is required.');
   if (!CLIENT_ID.test(clientId)) throw invalidClient();
   return { clientId, secret, method };
+}
+
+/** The client id a request claims by Basic or `client_id`, if well-formed; never throws (it only decides what to read). */
+export function claimedClientId(headers: Record<string, string | undefined>, body: { client_id?: string | undefined; client_secret?: string | undefined }): string | undefined {
+  try {
+    return presentedCredentials(headers, body).clientId;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,5 +1,7 @@
+import { bearerToken } from '../http/authenticate.ts';
 import { httpHandler } from '../http/http-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
+import { claimedClientId } from './authenticate-client.ts';
 import { authenticateIntrospectionCaller, introspectFor, type Introspection } from './introspect-token.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';
 import { oauthDeps } from './oauth-runtime.ts';
@@ -8,6 +10,9 @@ import { oauthDeps } from './oauth-runtime.ts';
 export function introspectionHandler(view: (r: Introspection) => Record<string, unknown>, fields: readonly string[]) {
   return httpHandler({ oauth: true, quietSuccess: true, body: IntrospectionBodySchema, query: IntrospectionQuerySchema }, async (req) => {
     const deps = oauthDeps(req.runtime);
+    // One DynamoDB read for what a cold container needs below (docs/tokens.md "Hot path").
+    const presented = [bearerToken(req.headers), req.body.token ?? req.query.token].filter((t) => t !== undefined);
+    await deps.preloadIntrospection(claimedClientId(req.headers, req.body), presented);
     const caller = await authenticateIntrospectionCaller(req.headers, req.body, deps);
     const result = await introspectFor(requireToken(req.body, req.query), caller, deps);
     return jsonResponse(200, projectFields(view(result), req.query.fields, fields), NO_STORE);

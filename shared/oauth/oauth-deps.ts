@@ -45,6 +45,12 @@ export interface OAuthDeps {
    * decides anything: authentication and every check still run on what the finders return.
    */
   preload(clientId: string, audience: string | undefined): Promise<void>;
+  /**
+   * The same for `/tokeninfo` and `/introspect`: the caller's client, the clients and revocation
+   * entries the presented tokens name (read from their unverified payloads: this only decides
+   * what to read, never what to answer) and the signing keys, in one call.
+   */
+  preloadIntrospection(callerClientId: string | undefined, tokens: readonly string[]): Promise<void>;
   keys: KeyStore;
   revocations: RevocationsRepository;
   issuer: string;

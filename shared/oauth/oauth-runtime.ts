@@ -7,6 +7,7 @@ import { getItems } from '../store/read-items.ts';
 import type { ResourceTokenView } from '../store/resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from '../store/resources-repository.ts';
 import { keyString, type Key } from '../store/writes.ts';
+import { isStorableClientId } from './authenticate-client.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from './oauth-deps.ts';
 
 interface RecordCaches {
@@ -149,8 +150,51 @@ function caches(runtime: Runtime): RecordCaches {
         marker && resources.getOrLoad(rKey!, async () => toResource(await resourcesRepo.tokenViewOfItem(marker))),
       ]);
     },
+
+    async preloadIntrospection(callerClientId, tokens) {
+      const clientIds = new Set(callerClientId !== undefined && isStorableClientId(callerClientId) ? [callerClientId] : []);
+      const jtis = new Set<string>();
+      for (const t of tokens) {
+        const ids = unverifiedIds(t);
+        if (ids) {
+          clientIds.add(ids.clientId);
+          jtis.add(ids.jti);
+        }
+      }
+      const wantedClients = [...clientIds].filter((id) => clients.get(id) === undefined);
+      const feed = runtime.revocations.feed;
+      const wantedRevocations = feed ? [...jtis].flatMap((jti) => { const key = feed.wanted(jti); return key ? [{ jti, key }] : []; }) : [];
+      if (!wantedClients.length && !wantedRevocations.length) return; // the key store reads for itself if it must
+      const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+      const readAt = now();
+      const found = await getItems(db, config.tableName, [...wantedClients.map(keys.client), ...wantedRevocations.map((r) => r.key), ...keyStates], readAt);
+      if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
+      for (const { jti, key } of wantedRevocations) feed!.offer(jti, found.get(keyString(key)));
+      await Promise.all(
+        wantedClients.map((id) =>
+          clients.getOrLoad(id, async () => {
+            const item = found.get(keyString(keys.client(id)));
+            return toClient(item ? await clientsRepo.clientWithGrantsOfItem(item) : undefined);
+          }),
+        ),
+      );
+    },
   };
   c = { clients, resources, deps };
   perRuntime.set(runtime, c);
   return c;
+}
+
+/** A JWT's `jti` and `client_id`, unverified: only ever used to choose what to read. */
+function unverifiedIds(token: string): { jti: string; clientId: string } | undefined {
+  const payload = token.length <= 8192 ? token.split('.')[1] : undefined;
+  if (!payload) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const { jti, client_id: clientId } = claims;
+    if (typeof jti !== 'string' || !/^[A-Za-z0-9._~-]{1,128}$/.test(jti) || typeof clientId !== 'string' || !isStorableClientId(clientId)) return undefined;
+    return { jti, clientId };
+  } catch {
+    return undefined;
+  }
 }

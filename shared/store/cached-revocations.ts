@@ -1,5 +1,6 @@
 import { TtlCache } from '../cache/ttl-cache.ts';
-import type { RevocationsRepository } from './revocations-repository.ts';
+import { keys } from './keys.ts';
+import { isRevocation, type RevocationsRepository } from './revocations-repository.ts';
 
 /**
  * The revocation list as the introspection hot path reads it (docs/tokens.md "Revocation"):
@@ -15,6 +16,12 @@ export function cachedRevocations(inner: RevocationsRepository, ttlMs: number, c
   const notRevoked = new TtlCache<true>(ttlMs, 50_000, clock);
   const revoked = new TtlCache<true>(24 * 3600 * 1000, 50_000, clock);
   return {
+    feed: {
+      wanted: (jti) => (revoked.get(jti) || notRevoked.get(jti) ? undefined : keys.revokedToken(jti)),
+      offer(jti, item) {
+        (isRevocation(item, new Date(clock())) ? revoked : notRevoked).set(jti, true);
+      },
+    },
     async revoke(jti, clientId, expiresAt) {
       await inner.revoke(jti, clientId, expiresAt);
       notRevoked.delete(jti);

@@ -11,7 +11,19 @@ import { translateError } from './translate-error.ts';
 export interface RevocationsRepository {
   revoke(jti: string, clientId: string, expiresAt: Date): Promise<void>;
   isRevoked(jti: string): Promise<boolean>;
+  /** Lets a caller fold the revocation check into its own BatchGetItem (cached-revocations.ts). */
+  readonly feed?: RevocationFeed;
 }
+
+export interface RevocationFeed {
+  /** The item to read for `jti`, or undefined when the answer is already known here. */
+  wanted(jti: string): { PK: string; SK: string } | undefined;
+  /** What that read found (undefined: no item, i.e. not revoked). */
+  offer(jti: string, item: Record<string, unknown> | undefined): void;
+}
+
+/** Is this stored item a live revocation? (An entry past its ttl is a token that expired anyway.) */
+export const isRevocation = (item: Record<string, unknown> | undefined, now: Date): boolean => item !== undefined && isLive(item, now);
 
 export function revocationsRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): RevocationsRepository {
   return {
@@ -28,7 +40,7 @@ export function revocationsRepository(db: DynamoDBDocumentClient, tableName: str
     async isRevoked(jti) {
       try {
         const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.revokedToken(jti) }));
-        return Item !== undefined && isLive(Item, now());
+        return isRevocation(Item, now());
       } catch (err) {
         return translateError(err);
       }

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as introspectHandler } from '../../functions/oauth/introspect.ts';
 import { handler as tokenHandler } from '../../functions/oauth/token.ts';
+import { handler as tokeninfoHandler } from '../../functions/oauth/tokeninfo.ts';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
@@ -62,7 +64,15 @@ function coldContainer() {
     const res = await runWithRuntime(runtime, () => tokenHandler(restEvent({ method: 'POST', resource: '/token', headers, body }), lambdaContext));
     return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
   };
-  return { runtime, commands, token, advance: (ms: number) => (clock += ms) };
+  const introspect = async (path: '/tokeninfo' | '/introspect', tokenValue: string, authorization: string) => {
+    const body = new URLSearchParams({ token: tokenValue }).toString();
+    const handler = path === '/tokeninfo' ? tokeninfoHandler : introspectHandler;
+    const res = await runWithRuntime(runtime, () =>
+      handler(restEvent({ method: 'POST', resource: path, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization }, body }), lambdaContext),
+    );
+    return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
+  };
+  return { runtime, commands, token, introspect, advance: (ms: number) => (clock += ms) };
 }
 
 beforeAll(async () => {
@@ -147,6 +157,29 @@ describe('DynamoDB reads of a client_credentials token', () => {
     expect((await c.token(api.clientId, 'https://made-up.example.com/')).body.error).toBe('invalid_target');
     expect((await c.token(api.clientId, 'https://made-up.example.com/')).body.error).toBe('invalid_target');
     expect(c.commands).toHaveLength(6);
+  });
+
+  it('/tokeninfo and /introspect: a cold container answers with ONE BatchGetItem (Basic or Bearer caller)', async () => {
+    const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
+    const issued = (await coldContainer().token(api.clientId, api.audience)).body.access_token as string;
+    const basic = `Basic ${Buffer.from(`${api.clientId}:${SECRET}`).toString('base64')}`;
+
+    const a = coldContainer();
+    expect(await a.introspect('/tokeninfo', issued, basic)).toEqual({ status: 200, body: expect.objectContaining({ active: true, client_id: api.clientId }) });
+    expect(a.commands).toEqual(['BatchGetItemCommand']);
+    expect((await a.introspect('/tokeninfo', issued, basic)).status).toBe(200);
+    expect(a.commands).toEqual(['BatchGetItemCommand']);
+
+    const b = coldContainer();
+    expect(await b.introspect('/introspect', issued, `Bearer ${issued}`)).toEqual({ status: 200, body: expect.objectContaining({ active: true }) });
+    expect(b.commands).toEqual(['BatchGetItemCommand']);
+
+    // A revoked token is inactive on a cold container too, from the same single read.
+    const revoker = coldContainer();
+    await runWithRuntime(revoker.runtime, () => revoker.runtime.revocations.revoke(JSON.parse(Buffer.from(issued.split('.')[1]!, 'base64url').toString()).jti, api.clientId, new Date(Date.now() + 3600_000)));
+    const c = coldContainer();
+    expect(await c.introspect('/introspect', issued, basic)).toEqual({ status: 200, body: { active: false } });
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
   });
 
   it('an unknown client costs one read and is 401 invalid_client', async () => {
