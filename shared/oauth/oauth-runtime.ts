@@ -152,6 +152,10 @@ function caches(runtime: Runtime): RecordCaches {
     },
 
     async preloadIntrospection(callerClientId, tokens) {
+      // Warm (keys fresh, caller known): nothing worth folding, and the tokens are not even parsed;
+      // a new token's revocation entry is then one GetItem of its own, as before.
+      const keysFresh = (runtime.keys.stateFeed?.wanted().length ?? 0) === 0;
+      if (keysFresh && (callerClientId === undefined || clients.get(callerClientId) !== undefined)) return;
       const clientIds = new Set(callerClientId !== undefined && isStorableClientId(callerClientId) ? [callerClientId] : []);
       const jtis = new Set<string>();
       for (const t of tokens) {
