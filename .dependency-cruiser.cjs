@@ -1,0 +1,64 @@
+/**
+ * Layer boundaries (DESIGN.md §3.13), checked by `npm run boundaries` inside `npm test`.
+ * docs/architecture.md says what each layer is for and why each rule exists.
+ */
+
+/** Pure layers: use cases, list machinery, records and OAuth rules. They see ports, never AWS. */
+const PURE = '^shared/(management|lists|records|oauth|tokens|clients|http)/';
+const AWS_SDK = '^(node_modules/)?@aws-sdk/';
+const TABLE_KEYS = '^shared/store/table-keys[.]ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle makes load order matter and the layers meaningless.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'pure-layers-no-aws-sdk',
+      severity: 'error',
+      comment: 'Use cases, lists, records and OAuth rules take their storage and keys as ports; only store/, keys/ and the composition root talk to AWS.',
+      from: { path: PURE },
+      to: { path: AWS_SDK },
+    },
+    {
+      name: 'pure-layers-no-table-keys',
+      severity: 'error',
+      comment: 'Table keys (PK/SK/GSI names and formats) belong to the store; a use case asks a repository.',
+      from: { path: PURE },
+      to: { path: TABLE_KEYS },
+    },
+    {
+      name: 'store-not-to-management',
+      severity: 'error',
+      comment: 'The store serves management, never the other way round.',
+      from: { path: '^shared/store/' },
+      to: { path: '^shared/management/' },
+    },
+    {
+      name: 'shared-not-to-infra-or-functions',
+      severity: 'error',
+      comment: 'shared/ is what handlers and infra build on; it never reaches back into them.',
+      from: { path: '^shared/' },
+      to: { path: '^(infra|functions)/' },
+    },
+    {
+      name: 'functions-only-wire',
+      severity: 'error',
+      comment: 'A handler wires a pipeline to a use case; it never talks to AWS itself.',
+      from: { path: '^functions/' },
+      to: { path: AWS_SDK },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(cdk[.]out|[.]data|bench/results|test-results)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    skipAnalysisNotInRules: true,
+  },
+};
