@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CollectionSource } from '../lists/collection-source.ts';
 import { generateClientSecret, hashClientSecret } from '../clients/client-secret.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
@@ -6,7 +7,7 @@ import type { ClientPatch, ClientRecord, NewClient, TokenGrants } from '../recor
 import { newClientRecord } from './client-defaults.ts';
 import { deleteClient } from './client-delete.ts';
 import { readClientPartition } from './client-partition.ts';
-import { collectionAll, collectionCount, collectionPage, countWrite, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { collectionAll, collectionCount, collectionPage, countWrite, tenantCollection, type CollectionPage, type CollectionPageRequest } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
@@ -55,6 +56,8 @@ export interface ClientsRepository {
   /** Deletes the client with its links and permissions, fixing the resources' counts. 404 / 403 (Default Client). */
   delete(id: string): Promise<void>;
   /** One page of the tenant's clients in id (= creation) order, for shared/lists. */
+  /** The tenant's clients as a list source (shared/lists): pages with their cursor keys, the exact count. */
+  collection(tenantId: string): CollectionSource<ClientRecord>;
   listPage(tenantId: string, request: CollectionPageRequest): Promise<CollectionPage<ClientRecord>>;
   /** Every client of the tenant, for `q` and `sort` (shared/lists bounds the size). */
   listAll(tenantId: string): Promise<ClientRecord[]>;
@@ -165,6 +168,8 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
     },
 
     delete: (id) => deleteClient(db, tableName, id),
+
+    collection: (tenantId) => tenantCollection<ClientRecord>(db, tableName, tenantId, 'CLIENTS', now),
 
     async listPage(tenantId, request) {
       const page = await collectionPage(db, tableName, tenantId, 'CLIENTS', request);

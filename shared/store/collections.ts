@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CollectionSource } from '../lists/collection-source.ts';
+import { querySource } from '../lists/query-source.ts';
 import { keys, type CollectionKind } from './keys.ts';
-import { entity } from './entity.ts';
+import { entity, toRecord } from './entity.ts';
 import { queryAll, queryPage } from './query-all.ts';
 import { getItem } from './read-items.ts';
 import { updateItem, type Write } from './writes.ts';
@@ -52,4 +54,22 @@ export async function collectionCount(db: DynamoDBDocumentClient, tableName: str
 export function countWrite(tenantId: string, kind: CollectionKind, delta: number): Write {
   const e = entity('Counter');
   return updateItem(keys.collectionCounter(tenantId, kind), { set: [['type', e.type], ['schema_version', e.schema_version]], add: [['count', delta]] });
+}
+
+/**
+ * A tenant's collection of one kind as a list source (shared/lists): pages in id (= creation)
+ * order straight from GSI1, each record with the key that resumes after it, the exact counter for
+ * `total_count`, a paginated Query (never a Scan) for the general path. Every repository of a
+ * tenant-owned entity exposes its list with this one call, so no use case builds a table key.
+ */
+export function tenantCollection<R>(db: DynamoDBDocumentClient, tableName: string, tenantId: string, kind: CollectionKind, now: () => Date): CollectionSource<R> {
+  const partition = keys.collection(tenantId, kind);
+  const source = querySource<R>(db, tableName, {
+    indexName: 'GSI1',
+    partition,
+    toRecord: (item) => toRecord<R>(item),
+    count: () => collectionCount(db, tableName, tenantId, kind, now()),
+  });
+  // Cursors are bound to the collection's partition, as they were before this source existed.
+  return { ...source, id: partition };
 }

@@ -1,10 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CollectionSource } from '../lists/collection-source.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
 import { LIMITS } from '../management/resources/resource-fields.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../records/resource-record.ts';
 import type { NewScope, ScopeRecord } from '../records/scope-record.ts';
-import { collectionAll, collectionCount, collectionPage, countWrite, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { collectionAll, collectionCount, collectionPage, countWrite, tenantCollection, type CollectionPage, type CollectionPageRequest } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
@@ -46,6 +47,8 @@ export interface ResourcesRepository {
   update(id: string, patch: ResourcePatch, actor: string, options?: UpdateOptions): Promise<ResourceRecord>;
   /** Cascade: scopes, markers, client links and permissions (resource-delete.ts). 403 for a system resource. */
   delete(id: string): Promise<void>;
+  /** The tenant's resources as a list source (shared/lists): pages with their cursor keys, the exact count. */
+  collection(tenantId: string): CollectionSource<ResourceRecord>;
   listPage(tenantId: string, request: CollectionPageRequest): Promise<CollectionPage<ResourceRecord>>;
   listAll(tenantId: string): Promise<ResourceRecord[]>;
   count(tenantId: string): Promise<number>;
@@ -160,6 +163,8 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
     },
 
     delete: (id) => deleteResource(db, tableName, id),
+
+    collection: (tenantId) => tenantCollection<ResourceRecord>(db, tableName, tenantId, 'RESOURCES', now),
 
     async listPage(tenantId, request) {
       const page = await collectionPage(db, tableName, tenantId, 'RESOURCES', request);
