@@ -11,7 +11,7 @@ import { and, equals } from './expression.ts';
 import { keys } from './keys.ts';
 import { queryAll } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
-import { grantsCopyIsCurrent } from './link-writes.ts';
+import { grantsCopyIsCurrent } from './token-copies.ts';
 import { identifierMarkerKey, tokenViewOf } from './resource-token-view.ts';
 import { withRetries } from './retry.ts';
 import { checkItem, keyString, updateItem } from './writes.ts';

@@ -14,7 +14,8 @@ import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
 import { getItem } from './read-items.ts';
 import { deleteResource } from './resource-delete.ts';
 import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
-import { deleteIdentifierMarker, putIdentifierMarker, tokenViewMetadataUpdate, tokenViewOf, tokenViewOfMarker, type ResourceTokenView } from './resource-token-view.ts';
+import { copyWrites } from './token-copies.ts';
+import { deleteIdentifierMarker, putIdentifierMarker, tokenViewOf, tokenViewOfMarker, type ResourceTokenView } from './resource-token-view.ts';
 import { putScopeWrites } from './scope-items.ts';
 import type { UpdateOptions } from './clients-repository.ts';
 import { uuidv7 } from './uuidv7.ts';
@@ -150,8 +151,7 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
             writes.push(deleteIdentifierMarker(current), putIdentifierMarker(next, identifierTaken(url)));
           } else {
             writes.push(versionedUpdate(keys.resource(id), changed, current.version));
-            const view = tokenViewMetadataUpdate(current, next);
-            if (view) writes.push(view);
+            writes.push(...copyWrites([{ kind: 'resource-changed', before: current, after: next }]));
           }
           const { attributes } = await commitPlan(db, tableName, [writes]);
           if (attributes) return toRecord<ResourceRecord>(attributes);
