@@ -7,7 +7,7 @@ import type { ClientPatch, ClientRecord, NewClient, TokenGrants } from '../recor
 import { newClientRecord } from './client-defaults.ts';
 import { deleteClient } from './client-delete.ts';
 import { readClientPartition } from './client-partition.ts';
-import { collectionAll, collectionCount, collectionPage, countWrite, tenantCollection, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { countWrite, tenantCollectionMethods, type CollectionPage, type CollectionPageRequest } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
@@ -169,18 +169,7 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
 
     delete: (id) => deleteClient(db, tableName, id),
 
-    collection: (tenantId) => tenantCollection<ClientRecord>(db, tableName, tenantId, 'CLIENTS', now),
-
-    async listPage(tenantId, request) {
-      const page = await collectionPage(db, tableName, tenantId, 'CLIENTS', request);
-      return { ...page, items: page.items.map((i) => toRecord<ClientRecord>(i)) };
-    },
-
-    async listAll(tenantId) {
-      return (await collectionAll(db, tableName, tenantId, 'CLIENTS')).map((i) => toRecord<ClientRecord>(i));
-    },
-
-    count: (tenantId) => collectionCount(db, tableName, tenantId, 'CLIENTS', now()),
+    ...tenantCollectionMethods<ClientRecord>(db, tableName, 'CLIENTS', now),
 
     async getClientWithGrants(clientId) {
       const item = await getItem(db, tableName, keys.client(clientId), now());

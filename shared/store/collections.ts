@@ -73,3 +73,22 @@ export function tenantCollection<R>(db: DynamoDBDocumentClient, tableName: strin
   // Cursors are bound to the collection's partition, as they were before this source existed.
   return { ...source, id: partition };
 }
+
+/**
+ * What a repository of a tenant-owned entity exposes about its collection, written once: the list
+ * source, a raw page (`listPage`, for callers that page by hand), the whole collection and the
+ * exact count.
+ */
+export function tenantCollectionMethods<R>(db: DynamoDBDocumentClient, tableName: string, kind: CollectionKind, now: () => Date) {
+  return {
+    collection: (tenantId: string): CollectionSource<R> => tenantCollection<R>(db, tableName, tenantId, kind, now),
+    async listPage(tenantId: string, request: CollectionPageRequest): Promise<CollectionPage<R>> {
+      const page = await collectionPage(db, tableName, tenantId, kind, request);
+      return { ...page, items: page.items.map((i) => toRecord<R>(i)) };
+    },
+    async listAll(tenantId: string): Promise<R[]> {
+      return (await collectionAll(db, tableName, tenantId, kind)).map((i) => toRecord<R>(i));
+    },
+    count: (tenantId: string): Promise<number> => collectionCount(db, tableName, tenantId, kind, now()),
+  };
+}

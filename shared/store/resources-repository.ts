@@ -5,7 +5,7 @@ import type { SecretBox } from '../keys/key-store.ts';
 import { LIMITS } from '../management/resources/resource-fields.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../records/resource-record.ts';
 import type { NewScope, ScopeRecord } from '../records/scope-record.ts';
-import { collectionAll, collectionCount, collectionPage, countWrite, tenantCollection, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { countWrite, tenantCollectionMethods, type CollectionPage, type CollectionPageRequest } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
@@ -164,18 +164,7 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
 
     delete: (id) => deleteResource(db, tableName, id),
 
-    collection: (tenantId) => tenantCollection<ResourceRecord>(db, tableName, tenantId, 'RESOURCES', now),
-
-    async listPage(tenantId, request) {
-      const page = await collectionPage(db, tableName, tenantId, 'RESOURCES', request);
-      return { ...page, items: page.items.map((i) => toRecord<ResourceRecord>(i)) };
-    },
-
-    async listAll(tenantId) {
-      return (await collectionAll(db, tableName, tenantId, 'RESOURCES')).map((i) => toRecord<ResourceRecord>(i));
-    },
-
-    count: (tenantId) => collectionCount(db, tableName, tenantId, 'RESOURCES', now()),
+    ...tenantCollectionMethods<ResourceRecord>(db, tableName, 'RESOURCES', now),
   };
 }
 
