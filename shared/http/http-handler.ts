@@ -14,6 +14,8 @@ import { renderError, toAppError } from './render-error.ts';
 import type { HttpResponse } from './response.ts';
 import { validate } from './validate.ts';
 import { authenticate, type Caller } from './authenticate.ts';
+import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
+import { strictJsonBody } from './strict-json-body.ts';
 
 /** Bodies above this are refused with 413 before parsing (API Gateway's own limit is 10 MB). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -87,7 +89,9 @@ export function httpHandler<
     .use(httpSecurityHeaders({ contentSecurityPolicy: { 'default-src': "'none'", 'frame-ancestors': "'none'" } }))
     .use(errorRenderer(spec.oauth ?? false))
     .use(httpHeaderNormalizer())
+    .use(rejectRepeatedAuthorization())
     .use(bodyLimit())
+    .use(strictJsonBody())
     .use(httpJsonBodyParser({ disableContentTypeError: true }))
     .use(httpUrlencodeBodyParser({ disableContentTypeError: true }));
 }
