@@ -1,8 +1,10 @@
 import type middy from '@middy/core';
-import { jsonContentTypePattern } from '@middy/util';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { badRequest } from '../errors.ts';
 import { findDuplicateKey } from './find-duplicate-key.ts';
+
+/** The content types the JSON parser (@middy/http-json-body-parser) parses: `application/json`, `application/*+json`. */
+const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]+\+)?json(;|$)/i;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -21,7 +23,7 @@ export function strictJsonBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
     before: (request) => {
       const event = request.event;
       const contentType = event.headers?.['content-type'] ?? event.headers?.['Content-Type'];
-      if (typeof event.body !== 'string' || !jsonContentTypePattern.test(contentType ?? '')) return;
+      if (typeof event.body !== 'string' || !JSON_CONTENT_TYPE.test(contentType ?? '')) return;
       let text = event.body;
       if (event.isBase64Encoded) {
         try {
@@ -41,7 +43,10 @@ export function strictJsonBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
       }
       const duplicate = parsed ? findDuplicateKey(text) : undefined;
       // The name is echoed only when it is a plain field name (API.md §8: errors echo no request value).
-      if (duplicate !== undefined) throw badRequest(`body${/^[A-Za-z0-9_]{1,64}$/.test(duplicate) ? `.${duplicate}` : ''}: a member name appears twice in one object`);
+      if (duplicate) {
+        const plain = duplicate.every((p) => /^[A-Za-z0-9_]{1,64}$/.test(p));
+        throw badRequest(`body${plain ? `.${duplicate.join('.')}` : ''}: a member name appears twice in one object`);
+      }
     },
   };
 }

@@ -8,7 +8,10 @@ import { safeText } from './safe-text.ts';
  * - §6.2.2.1 case: scheme and host lower-case, percent-encoding hex digits upper-case;
  * - §6.2.2.2 percent-encoding: encoded unreserved characters (ALPHA DIGIT - . _ ~) decoded;
  * - §6.2.2.3 path segments: `.` and `..` removed (also their encoded forms);
- * - §6.2.3 scheme-based: the scheme's default port dropped, an empty http(s) path is `/`.
+ * - §6.2.3 scheme-based: the scheme's default port dropped, an empty http(s) path is `/`;
+ * - RFC 3987 §3.1: an IRI is stored as the URI it maps to (non-ASCII percent-encoded as UTF-8,
+ *   an internationalised host in punycode), so the stored form is ASCII and its length in
+ *   characters is its length in bytes.
  * Empty path segments (`/a//b`) are significant in RFC 3986 and cannot be normalised away: they
  * are refused instead, as is user info (`https://user@host/`), which no API identifier needs and
  * which makes a look-alike (`https://good.example@evil.example/`).
@@ -61,7 +64,6 @@ export const identifierUrlSchema = (maxLength: number) =>
       }
       return n.url;
     }),
+    // The normal form is part of a key (the uniqueness marker, 2048 bytes at most); it is ASCII.
     v.maxLength(maxLength, `must be at most ${maxLength} characters`),
-    // The URL is part of a key (the uniqueness marker), whose 2048-byte limit counts UTF-8 bytes.
-    v.maxBytes(maxLength, `must be at most ${maxLength} bytes as UTF-8`),
   );
