@@ -15,7 +15,7 @@ import type { HttpResponse } from './response.ts';
 import { validate } from './validate.ts';
 import { authenticate, type Caller } from './authenticate.ts';
 import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
-import { strictJsonBody } from './strict-json-body.ts';
+import { strictBody } from './strict-body.ts';
 
 /** Bodies above this are refused with 413 before parsing (API Gateway's own limit is 10 MB). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -91,7 +91,7 @@ export function httpHandler<
     .use(httpHeaderNormalizer())
     .use(rejectRepeatedAuthorization())
     .use(bodyLimit())
-    .use(strictJsonBody())
+    .use(strictBody())
     .use(httpJsonBodyParser({ disableContentTypeError: true }))
     .use(httpUrlencodeBodyParser({ disableContentTypeError: true }));
 }

@@ -143,6 +143,21 @@ describe('API.md §8 bodies and headers', () => {
     expect(await countClients()).toBe(before);
   });
 
+  it('invalid UTF-8 in a form body (a percent-encoded bad byte) is a 400 too; a stray % is still just a %', async () => {
+    const token = (body: string) =>
+      fetch(`${svc.url}/token`, {
+        method: 'POST',
+        headers: { authorization: basicAuth(svc.clientId, svc.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+    const bad = await token(`grant_type=client_credentials&audience=${encodeURIComponent(svc.managementAudience)}&scope=read%3Aclients%FF`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).message).toMatch(/^body: is not valid UTF-8/);
+    const stray = await token(`grant_type=client_credentials&audience=${encodeURIComponent(svc.managementAudience)}&scope=100%`);
+    expect(stray.status).toBe(400);
+    expect(((await stray.json()) as any).error).toBe('invalid_scope');
+  });
+
   it.each([
     ['top level', '{"client_name":"a","client_name":"b"}', 'body.client_name'],
     ['escaped spelling', '{"client_name":"a","client\\u005fname":"b"}', 'body.client_name'],

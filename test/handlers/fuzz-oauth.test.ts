@@ -32,6 +32,8 @@ const bodies = fc.oneof(
   params.map((p) => JSON.stringify(p)),
   fc.string(),
   fc.constantFrom('{', 'null', '[]', '"x"', '1e999', '{"grant_type":{"a":1}}'),
+  // API.md §8: invalid UTF-8 (percent-encoded, or as the U+FFFD API Gateway leaves), duplicate JSON members.
+  fc.constantFrom('grant_type=client_credentials&scope=%FF', 'token=%C0%AF', 'grant_type=client_credentials\uFFFD', '{"token":"a","token":"b"}', '{"grant_type":"client_credentials","grant\\u005ftype":"password"}', '{"token":"\uFFFD"}'),
 );
 const authorizations = fc.oneof(
   fc.constant(undefined),
