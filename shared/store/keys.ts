@@ -3,7 +3,11 @@
  * patterns they serve: docs/data-model.md.
  */
 export const keys = {
-  revokedToken: (jti: string) => ({ PK: `REVOKED#${jti}`, SK: 'REVOKED' }),
+  /** Before revocations were bound (schema_version 1): one entry per jti, read until they expire. */
+  revokedTokenUnbound: (jti: string) => ({ PK: `REVOKED#${jti}`, SK: 'REVOKED' }),
+  /** A revocation bound to what verified the token (`verifierDigest`, revocation-ref.ts). */
+  revokedToken: (jti: string, verifierDigest: string) => ({ PK: `REVOKED#${jti}`, SK: `BOUND#${verifierDigest}` }),
+  revokedTokenPartition: (jti: string) => `REVOKED#${jti}`,
   signingKey: (kid: string) => ({ PK: 'SIGNING_KEYS', SK: `KEY#${kid}` }),
   signingKeysPartition: 'SIGNING_KEYS',
   /** One per algorithm: which kid is next/current/previous; every rotation is a conditional write of it. */

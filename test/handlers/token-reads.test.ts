@@ -15,6 +15,7 @@ import { clientPermissionsRepository } from '../../shared/store/client-permissio
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
+import { revocationRef } from '../../shared/tokens/revocation-ref.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { createTenant } from '../support/management-api.ts';
@@ -176,7 +177,8 @@ describe('DynamoDB reads of a client_credentials token', () => {
 
     // A revoked token is inactive on a cold container too, from the same single read.
     const revoker = coldContainer();
-    await runWithRuntime(revoker.runtime, () => revoker.runtime.revocations.revoke(JSON.parse(Buffer.from(issued.split('.')[1]!, 'base64url').toString()).jti, api.clientId, new Date(Date.now() + 3600_000)));
+    const part = (i: number) => JSON.parse(Buffer.from(issued.split('.')[i]!, 'base64url').toString());
+    await runWithRuntime(revoker.runtime, () => revoker.runtime.revocations.revoke(revocationRef(part(0), part(1))!, new Date(Date.now() + 3600_000)));
     const c = coldContainer();
     expect(await c.introspect('/introspect', issued, basic)).toEqual({ status: 200, body: { active: false } });
     expect(c.commands).toEqual(['BatchGetItemCommand']);
