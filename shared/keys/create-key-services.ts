@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { createKeyBackend } from './key-backend.ts';
 import type { KeyStore, SecretBox } from './key-store.ts';
 import { kmsSignKeyStore } from './kms-sign-key-store.ts';
-import { secretBox } from './secret-box.ts';
+import { SECRET_BOX_DATA_KEY, secretBox } from './secret-box.ts';
 import { serviceSecrets } from './service-secrets.ts';
 import { signingKeysRepository } from './signing-keys-repository.ts';
 import { tableKeyStore } from './table-key-store.ts';
@@ -35,10 +35,11 @@ export function createKeyServices({ config, db, now, kms }: KeyServicesDeps): Ke
     config.keyMode === 'kms-sign'
       ? kmsSignKeyStore({ kms: backend.kms, keyId: requireSigningKeyId(config), repo, now, cacheTtlMs, retireAfterSeconds: config.keyRetireAfterSeconds })
       : tableKeyStore({ repo, source: backend.pairs, now, cacheTtlMs });
+  const serviceSecret = serviceSecrets({ db, tableName: config.tableName, wrapper: backend.wrapper, now });
   return {
     keys,
-    secretBox: secretBox(backend.wrapper),
-    serviceSecret: serviceSecrets({ db, tableName: config.tableName, wrapper: backend.wrapper, now }),
+    secretBox: secretBox(backend.wrapper, () => serviceSecret(SECRET_BOX_DATA_KEY)),
+    serviceSecret,
   };
 }
 

@@ -51,6 +51,8 @@ export const keys = {
   scopeNameMarkerPrefix: 'UNIQUE#SCOPE_NAME#',
   /** "The Default Client's secret has been shown once" (functions/admin/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
+  /** A one-off data migration that ran to completion (e.g. `secret-box-dk1`): later bootstraps skip it. */
+  migrationDone: (name: string) => ({ PK: 'BOOTSTRAP', SK: `MIGRATION#${name}` }),
 } as const;
 
 export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS';
