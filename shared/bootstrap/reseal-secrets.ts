@@ -8,9 +8,9 @@ import { commitPlan } from '../store/commit-plan.ts';
 import { toRecord } from '../store/entity.ts';
 import { and, equals } from '../store/expression.ts';
 import { keys } from '../store/keys.ts';
-import { queryAll } from '../store/query-all.ts';
 import { getItem, getItems } from '../store/read-items.ts';
 import { identifierMarkerKey } from '../store/resource-token-view.ts';
+import { tenantsRepository } from '../store/tenants-repository.ts';
 import { translateError } from '../store/translate-error.ts';
 import { updateItem } from '../store/writes.ts';
 
@@ -51,15 +51,7 @@ export async function resealSecrets(db: DynamoDBDocumentClient, tableName: strin
       logger.warn('sealed secret not moved to the data key', { kind, id, error: (err as Error).message });
     }
   };
-  const tenants = await queryAll(db, {
-    TableName: tableName,
-    IndexName: 'GSI1',
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': 'GSI1PK' },
-    ExpressionAttributeValues: { ':pk': keys.tenantsCollection },
-  });
-  for (const tenant of tenants) {
-    const tenantId = String(tenant.id);
+  for (const tenantId of await tenantsRepository(db, tableName, now).listIds()) {
     const clientIds = (await collectionAll(db, tableName, tenantId, 'CLIENTS')).map((i) => String(i.id));
     for (const item of (await getItems(db, tableName, clientIds.map(keys.client), now())).values()) {
       const c = toRecord<ClientRecord>(item);
