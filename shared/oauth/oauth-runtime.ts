@@ -7,7 +7,7 @@ import { getItems } from '../store/read-items.ts';
 import type { ResourceTokenView } from '../store/resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from '../store/resources-repository.ts';
 import { keyString, type Key } from '../store/writes.ts';
-import { revocationRef, type RevocationRef } from '../tokens/revocation-ref.ts';
+import { revocationRef, verifiedByResource, type RevocationRef } from '../tokens/revocation-ref.ts';
 import { isStorableClientId } from './authenticate-client.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from './oauth-deps.ts';
 
@@ -136,11 +136,15 @@ function caches(runtime: Runtime): RecordCaches {
       // Only the keys stale: the key store reads them itself, one call either way.
       if (cached && !markerKey) return;
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+      // The secret box's data key, while this container has not loaded it: an HS256 Resource's
+      // secret opens with it (the item only; it is unwrapped when first used).
+      const dataKey = markerKey ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
       const clientKey = keys.client(clientId);
-      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...(markerKey ? [markerKey] : []), ...keyStates];
+      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...(markerKey ? [markerKey] : []), ...keyStates, ...dataKey];
       const readAt = now();
       const found = await getItems(db, config.tableName, wanted, readAt); // a storage error is a 503, never a token
       if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
+      if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
       const marker = markerKey && found.get(keyString(markerKey));
       await Promise.all([
         !cached &&
@@ -171,9 +175,12 @@ function caches(runtime: Runtime): RecordCaches {
       const wantedRevocations = feed ? refs.map((ref) => ({ ref, keys: feed.wanted(ref) })).filter((r) => r.keys.length > 0) : [];
       if (!wantedClients.length && !wantedRevocations.length) return; // the key store reads for itself if it must
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+      // An HS256 token's Resource secret opens with the secret box's data key (once per container).
+      const dataKey = refs.some(verifiedByResource) ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
       const readAt = now();
-      const found = await getItems(db, config.tableName, [...wantedClients.map(keys.client), ...wantedRevocations.flatMap((r) => r.keys), ...keyStates], readAt);
+      const found = await getItems(db, config.tableName, [...wantedClients.map(keys.client), ...wantedRevocations.flatMap((r) => r.keys), ...keyStates, ...dataKey], readAt);
       if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
+      if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
       for (const { ref } of wantedRevocations) feed!.offer(ref, (key) => found.get(keyString(key)));
       await Promise.all(
         wantedClients.map((id) =>

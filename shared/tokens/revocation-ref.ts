@@ -35,5 +35,8 @@ export function revocationRef(header: { alg?: unknown; kid?: unknown }, claims: 
 /** A fixed-length, key-safe name of the verifier (an `aud` may be long and hold any character). */
 export const verifierDigest = (ref: RevocationRef): string => createHash('sha256').update(ref.verifier).digest('base64url');
 
+/** Verified by an HS256 Resource's secret (not by a service key). */
+export const verifiedByResource = (ref: RevocationRef): boolean => ref.verifier.startsWith('resource:');
+
 /** One string per binding, for caches. */
 export const refString = (ref: RevocationRef): string => `${ref.jti}\n${ref.verifier}\n${ref.clientId}`;

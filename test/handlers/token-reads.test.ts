@@ -184,6 +184,15 @@ describe('DynamoDB reads of a client_credentials token', () => {
     expect(c.commands).toEqual(['BatchGetItemCommand']);
   });
 
+  it('/introspect of an HS256 token on a cold container: the one BatchGetItem (with the secret box\'s data key), then its Resource', async () => {
+    const api = await apiFor(DEFAULT_TENANT_ID, 'HS256');
+    const issued = (await coldContainer().token(api.clientId, api.audience)).body.access_token as string;
+    const c = coldContainer();
+    const basic = `Basic ${Buffer.from(`${api.clientId}:${SECRET}`).toString('base64')}`;
+    expect(await c.introspect('/introspect', issued, basic)).toEqual({ status: 200, body: expect.objectContaining({ active: true, aud: api.audience }) });
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
+  });
+
   it('an unknown client costs one read and is 401 invalid_client', async () => {
     const c = coldContainer();
     const res = await c.token('019b0000-0000-7000-8000-00000000dead', 'https://nothing.example.com/');
