@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { safeText } from '../../validation/safe-text.ts';
 
 /**
  * The field kit every management group builds its bodies from (docs/adding-a-management-group.md).
@@ -27,12 +28,16 @@ export const notArray = v.check<unknown, string>((x) => !Array.isArray(x), 'must
 
 const string = () => v.string('must be a string');
 
-/** A non-blank string of at most `max` characters (names, types, keys). */
-export const text = (max: number) =>
-  v.pipe(string(), v.check((s) => s.trim().length > 0, 'must not be blank'), v.maxLength(max, `must be at most ${max} characters`));
+/**
+ * A non-blank string of at most `max` characters (names, types, keys), with API.md §8's character
+ * rules (shared/validation/safe-text.ts: no control or bidi characters, no lone surrogates, not
+ * blank once invisible characters are removed).
+ */
+export const text = (max: number) => v.pipe(string(), safeText(), v.maxLength(max, `must be at most ${max} characters`));
 
-/** A string that may be empty, of at most `max` characters (descriptions, values). */
-export const optionalText = (max: number) => v.pipe(string(), v.maxLength(max, `must be at most ${max} characters`));
+/** Free text that may be empty (`""` clears it), of at most `max` characters: descriptions, values; lines allowed. */
+export const optionalText = (max: number) =>
+  v.pipe(string(), safeText({ multiline: true, allowEmpty: true }), v.maxLength(max, `must be at most ${max} characters`));
 
 // Ids are stored lower-case (UUIDv7 from shared/store/uuidv7.ts): an upper-case spelling names the same record.
 export const uuid = v.pipe(v.string('must be a UUID'), v.uuid('must be a UUID'), v.toLowerCase());

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { identifierUrlSchema } from '../../validation/identifier-url.ts';
 import { fieldKit, integer } from '../kit/fields.ts';
 
 /**
@@ -28,23 +29,8 @@ export const LIMITS = {
   scopeDescription: 500,
 } as const;
 
-/**
- * RFC 8707 §2: a resource indicator is an absolute URI without a fragment; it is compared as an
- * exact string (no normalisation), like `aud` in RFC 7519 §4.1.3.
- */
-export function isResourceIndicator(s: string): boolean {
-  if (/\s/.test(s) || s.includes('#')) return false;
-  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(s) && URL.canParse(s);
-}
-
-export const identifierUrl = v.pipe(
-  string(),
-  v.maxLength(LIMITS.identifierUrl, `must be at most ${LIMITS.identifierUrl} characters`),
-  // The URL is part of two keys (marker PK, GSI2PK), whose 2048-byte limit counts UTF-8 bytes: 1000
-  // characters of `€` were 3000 bytes and a 500 (test/handlers/fuzz-management-resources.test.ts).
-  v.maxBytes(LIMITS.identifierUrl, `must be at most ${LIMITS.identifierUrl} bytes as UTF-8`),
-  v.check(isResourceIndicator, 'must be an absolute URI without a fragment (RFC 8707 §2)'),
-);
+/** RFC 8707 §2 absolute URI, unique in its RFC 3986 §6.2.2 normal form (shared/validation/identifier-url.ts). */
+export const identifierUrl = identifierUrlSchema(LIMITS.identifierUrl);
 
 export const SIGNING_ALGORITHMS = ['ES256', 'RS256', 'HS256'] as const;
 export const signingAlgorithm = v.picklist(SIGNING_ALGORITHMS, 'must be ES256, RS256 or HS256');

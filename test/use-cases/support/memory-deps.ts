@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { conflict, notFound } from '../../../shared/errors.ts';
-import { localKeyWrapper } from '../../../shared/keys/local-key-wrapper.ts';
-import { secretBox } from '../../../shared/keys/secret-box.ts';
 import { arraySource } from '../../../shared/lists/index.ts';
 import type { ClientDeps } from '../../../shared/management/clients/client-deps.ts';
 import { managementAccess, type ManagementAccess } from '../../../shared/management/kit/access.ts';
@@ -10,12 +8,14 @@ import type { ClientPermission, ClientResourceLink, PermissionRequest } from '..
 import type { ClientPatch, ClientRecord, NewClient } from '../../../shared/records/client-record.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../../../shared/records/resource-record.ts';
 import type { NewScope, ScopePatch, ScopeRecord } from '../../../shared/records/scope-record.ts';
+import { MANAGEMENT_SCOPES } from '../../../shared/routes.ts';
 import { DEFAULT_TENANT_ID, type TenantRecord } from '../../../shared/records/tenant-record.ts';
 import { hashClientSecret } from '../../../shared/clients/client-secret.ts';
 import { newClientRecord } from '../../../shared/store/client-defaults.ts';
 import { mergePatch, type DeepPartial } from '../../../shared/store/merge-patch.ts';
 import { newResourceRecord, sealSigningSecret } from '../../../shared/store/resource-defaults.ts';
 import { uuidv7 } from '../../../shared/store/uuidv7.ts';
+import { aesSecretBox } from '../../store/support/aes-secret-box.ts';
 
 /**
  * The fast use-case tier (issue 9 item 5): the `*Deps` interfaces of the management groups backed
@@ -43,12 +43,12 @@ const at = () => new Date().toISOString();
 /** The access of a caller (`sub` = ACTOR) in `tenantId`: global and holding the key scopes by default. */
 export function accessOf(options: { tenantId?: string; isGlobal?: boolean; readsKeys?: boolean; rotatesKeys?: boolean } = {}): ManagementAccess {
   const scopes = new Set<string>([...(options.readsKeys ?? true ? ['read:client_keys'] : []), ...(options.rotatesKeys ?? true ? ['update:client_keys'] : [])]);
-  const ctx = { actor: ACTOR, tenantId: options.tenantId ?? DEFAULT_TENANT_ID, isGlobal: options.isGlobal ?? true };
+  const ctx = { actor: ACTOR, tenantId: options.tenantId ?? DEFAULT_TENANT_ID, isGlobal: options.isGlobal ?? true, scopes: new Set([...MANAGEMENT_SCOPES]) };
   return managementAccess(ctx, { claims: { sub: ACTOR, client_id: ACTOR }, scopes } as never);
 }
 
 export function memoryWorld(options: { multiTenant?: boolean; managementAudience?: string } = {}): MemoryWorld {
-  const box = secretBox(localKeyWrapper(() => KEY));
+  const box = aesSecretBox();
   const w = {
     clients: new Map<string, ClientRecord>(),
     resources: new Map<string, ResourceRecord>(),
