@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CollectionSource } from '../lists/collection-source.ts';
+import type { RepositoryPage, RepositoryPageRequest } from '../lists/paged-source.ts';
 import { querySource } from '../lists/query-source.ts';
 import { keys, type CollectionKind } from './keys.ts';
 import { entity, toRecord } from './entity.ts';
@@ -9,19 +10,13 @@ import { updateItem, type Write } from './writes.ts';
 
 type Item = Record<string, unknown>;
 
-/** One page of a tenant's collection in id (= creation) order, for shared/lists. */
-export interface CollectionPageRequest {
-  limit: number;
-  /** The `lastEvaluatedKey` of the previous page (opaque; the list machinery signs it into a cursor). */
-  exclusiveStartKey?: Record<string, unknown>;
-  /** Newest first. */
-  descending?: boolean;
-}
-
-export interface CollectionPage<T> {
-  items: T[];
-  lastEvaluatedKey?: Record<string, unknown>;
-}
+/**
+ * One page of a tenant's collection in id (= creation) order: the shapes shared/lists pages with
+ * (`exclusiveStartKey` is the previous page's `lastEvaluatedKey`, opaque; the list machinery signs
+ * it into a cursor).
+ */
+export type CollectionPageRequest = RepositoryPageRequest;
+export type CollectionPage<T> = RepositoryPage<T>;
 
 const byCollection = (tableName: string, gsi1pk: string) => ({
   TableName: tableName,
