@@ -47,7 +47,7 @@ export class LinkPlan {
  * just did).
  */
 /**
- * Attempts before a lost race becomes a 409 (as for cascades): the changes of one record are
+ * Attempts before a lost race becomes a 409 (as for resource and scope deletes): the changes of one record are
  * serialized through its `links_version`, so N parallel changes of one client need up to N rounds;
  * 5 made 10 parallel grants of one client fail under load (test/store/token-views.test.ts).
  */
