@@ -46,13 +46,6 @@ export class LinkPlan {
  * them as done (neither a 409 "already linked" nor a 404 "not linked" for what this call itself
  * just did).
  */
-/**
- * Attempts before a lost race becomes a 409 (as for resource and scope deletes): the changes of one record are
- * serialized through its `links_version`, so N parallel changes of one client need up to N rounds;
- * 5 made 10 parallel grants of one client fail under load (test/store/token-views.test.ts).
- */
-export const LINK_CHANGE_ATTEMPTS = 8;
-
 export async function commitLinkChange(
   db: DynamoDBDocumentClient,
   tableName: string,
@@ -70,5 +63,5 @@ export async function commitLinkChange(
         }
       },
     });
-  }, { attempts: LINK_CHANGE_ATTEMPTS });
+  });
 }
