@@ -22,7 +22,7 @@ import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, proxyEvent } from '../../infra/local/proxy-event.ts';
 import { testRuntime } from '../support/test-runtime.ts';
-import { arbitraryFromSchema, deriveFromSchema, entriesOf, type Hint } from '../support/arbitrary-from-schema.ts';
+import { arbitraryFromSchema, deriveFromSchema, entriesOf, type Derived, type Hint } from '../support/arbitrary-from-schema.ts';
 import { define, formName, hugeString, junk, RAW_TOKENS, toJsonText } from '../support/fuzz-values.ts';
 
 /**
@@ -584,8 +584,10 @@ export function queries(route: FuzzRoute, cursors: readonly string[], ids: IdPoo
   // The parameters the route's query schema declares, and the list ones everywhere (ignored where not declared).
   const declared = route.query ? entriesOf(route.query) : {};
   const names = [...new Set([...Object.keys(declared), ...LIST_PARAMS])];
+  const derived = new Map<string, Derived>();
   const fromSchema = (name: string, half: 'valid' | 'invalid') => {
-    const d = deriveFromSchema(declared[name]!);
+    let d = derived.get(name);
+    if (!d) derived.set(name, (d = deriveFromSchema(declared[name]!)));
     return (d[half] ?? d.invalid).map((x) => (typeof x === 'string' ? x : (JSON.stringify(x) ?? '')));
   };
   const named = (values: Record<string, fc.Arbitrary<string>>, half: 'valid' | 'invalid') =>

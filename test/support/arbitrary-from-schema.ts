@@ -124,7 +124,7 @@ function hintFor(path: string, ctx: Context): Hint | undefined {
 
 /** Keeps the arbitraries of `candidates` whose samples the schema mostly takes (opaque checks included). */
 function probe(candidates: fc.Arbitrary<unknown>[], accepts: (x: unknown) => boolean): fc.Arbitrary<unknown>[] {
-  return candidates.filter((c) => fc.sample(c, { numRuns: 30, seed: 1 }).filter(accepts).length >= 8);
+  return candidates.filter((c) => fc.sample(c, { numRuns: 20, seed: 1 }).filter(accepts).length >= 5);
 }
 
 /** `arb` filtered by `accepts`, refusing at derive time when the schema takes too few of its values. */
@@ -142,15 +142,23 @@ function derive(node: Node, path: string, ctx: Context): Derived {
   return { valid: typeof hint === 'function' ? hint(fallback) : hint, invalid: derived.invalid };
 }
 
+/** Leaves hold no hints: their arbitraries (and the probing behind them) are made once per schema object. */
+const leaves = new WeakMap<Node, Derived>();
+const leaf = (node: Node, make: () => Derived): Derived => {
+  let d = leaves.get(node);
+  if (!d) leaves.set(node, (d = make()));
+  return d;
+};
+
 function deriveShape(node: Node, path: string, ctx: Context): Derived {
   const { base, actions } = structure(node);
   if (ctx.depth > 8) return { valid: fc.constant(null).filter(is(node)), invalid: junk };
   const inner = { ...ctx, depth: ctx.depth + 1 };
   switch (base.type) {
     case 'string':
-      return stringShape(node, actions, path);
+      return leaf(node, () => stringShape(node, actions, path));
     case 'number':
-      return numberShape(node, actions, path);
+      return leaf(node, () => numberShape(node, actions, path));
     case 'boolean':
       return { valid: fc.boolean(), invalid: fc.oneof(fc.constantFrom('true', 'false', 1, 0, null, [], 'TRUE'), junk) };
     case 'null':
@@ -374,7 +382,8 @@ function arrayShape(node: Node, base: Node, actions: Item[], path: string, ctx: 
   const max = maxOf([...requirement(actions, 'max_length'), ...requirement(actions, 'length')]);
   const itemValid = item.valid ?? fc.constant(undefined);
   const usual = fc.array(itemValid, { minLength: min, maxLength: Math.max(min, Math.min(max ?? 3, Math.max(min, 1) + 2)) });
-  const atMax = max !== undefined && max <= 200 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: max, maxLength: max }) }] : [];
+  // Full arrays at the limit when it is small (link ids, metadata entries); long lists of URLs would mostly meet a byte bound first.
+  const atMax = max !== undefined && max <= 64 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: max, maxLength: max }) }] : [];
   const valid = item.valid ? checked(fc.oneof({ weight: 12, arbitrary: usual }, ...atMax), own, path) : max === 0 || min === 0 ? fc.constant([]) : undefined;
   const base1 = valid ?? fc.constant([]);
   const oneItem = fc.tuple(base1, item.invalid, fc.nat()).map(([a, x, i]) => {
@@ -387,7 +396,7 @@ function arrayShape(node: Node, base: Node, actions: Item[], path: string, ctx: 
     valid,
     invalid: fc.oneof(
       { weight: 4, arbitrary: oneItem },
-      ...(max !== undefined && max <= 200 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: max + 1, maxLength: max + 2 }) }] : []),
+      ...(max !== undefined && max <= 200 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: max + 1, maxLength: max + 1 }) }] : []),
       ...(min > 0 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: min - 1, maxLength: min - 1 }) }] : []),
       // Repeats: uniqueness rules.
       { weight: 1, arbitrary: fc.tuple(itemValid, fc.integer({ min: 2, max: 3 })).map(([x, n]) => Array.from({ length: n }, () => x)) },
