@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { awkwardNumber, define, deepObject, DUPLICATE, EXTRA_KEYS, hostileString, junk, nearMissString, plainJson, RAW } from './fuzz-values.ts';
+import { awkwardNumber, define, deepObject, DUPLICATE, EXTRA_KEYS, hostileString, junk, nearMissString, plainJson, RAW, withHostileChar } from './fuzz-values.ts';
 
 /**
  * fast-check arbitraries derived from a valibot schema (DESIGN.md §3.12): the fuzzers send what
@@ -258,6 +258,9 @@ function stringShape(node: Node, actions: Item[], path: string): Derived {
       : [];
   const kept = fitting;
   const long = probe(padded, accepts);
+  // Hostile characters the schema still takes go through as valid values, to the use cases and
+  // the store; once a refusal is added, the probe drops them and they stay on the invalid side.
+  const spiced = fitting.length ? probe([withHostileChar(fc.oneof(...fitting) as fc.Arbitrary<string>)], accepts) : [];
 
   // At and past the limits, in UTF-16 units and in UTF-8 bytes (limits on keys count bytes).
   const edges = [
@@ -272,6 +275,7 @@ function stringShape(node: Node, actions: Item[], path: string): Derived {
   const valid = kept.length
     ? fc.oneof(
         { weight: 12, arbitrary: fc.oneof(...kept).filter(accepts) },
+        ...spiced.map((arbitrary) => ({ weight: 2, arbitrary: arbitrary.filter(accepts) })),
         ...long.map((arbitrary) => ({ weight: 1, arbitrary: arbitrary.filter(accepts) })),
         ...(validEdges.length ? [{ weight: 1, arbitrary: fc.constantFrom(...validEdges) }] : []),
       )

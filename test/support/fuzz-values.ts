@@ -46,10 +46,7 @@ export const HOSTILE_CHARS = [
  * surrounding blanks, another case, decomposed Unicode (NFD), one character short, doubled.
  */
 export function nearMissString(valid: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  const insert = fc.tuple(valid, fc.constantFrom(...HOSTILE_CHARS), fc.nat()).map(([s, c, i]) => {
-    const at = s.length === 0 ? 0 : i % (s.length + 1);
-    return `${s.slice(0, at)}${c}${s.slice(at)}`;
-  });
+  const insert = withHostileChar(valid);
   const reshape = fc.tuple(valid, fc.constantFrom('upper', 'lower', 'spaces', 'newline', 'nfd', 'short', 'double', 'accent')).map(([s, how]) => {
     switch (how) {
       case 'upper':
@@ -71,6 +68,14 @@ export function nearMissString(valid: fc.Arbitrary<string>): fc.Arbitrary<string
     }
   });
   return fc.oneof({ weight: 3, arbitrary: insert }, { weight: 2, arbitrary: reshape });
+}
+
+/** `valid` with one of `HOSTILE_CHARS` at its start, middle or end. */
+export function withHostileChar(valid: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  return fc.tuple(valid, fc.constantFrom(...HOSTILE_CHARS), fc.nat()).map(([s, c, i]) => {
+    const at = s.length === 0 ? 0 : i % (s.length + 1);
+    return `${s.slice(0, at)}${c}${s.slice(at)}`;
+  });
 }
 
 /** Strings that are hostile on their own. */
