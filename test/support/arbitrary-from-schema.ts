@@ -243,11 +243,10 @@ function stringShape(node: Node, actions: Item[], path: string): Derived {
     ...(has('iso_date') ? [fc.date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2200-01-01') }).map((d) => d.toISOString().slice(0, 10))] : []),
     ...requirement(actions, 'regex').map((r) => fc.stringMatching(r as RegExp).filter((s) => s.length >= min && s.length <= (max ?? Infinity))),
   ];
-  const plain: fc.Arbitrary<unknown>[] = [
-    fc.string({ minLength: min, maxLength: short }),
-    fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(short, 12) }),
-    fc.string({ minLength: Math.max(min, 32), maxLength: Math.max(min, 32, Math.min(max ?? 100, 100)) }),
-  ];
+  // Longer text (for checks counting at least 32 bytes, say) is rarer: bodies stay the size clients send.
+  const longText = fc.string({ minLength: Math.max(min, 32), maxLength: Math.max(min, 32, Math.min(max ?? 100, 100)) });
+  const plain: fc.Arbitrary<unknown>[] = [fc.string({ minLength: min, maxLength: short }), fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(short, 12) }), longText];
+  const weightOf = (a: fc.Arbitrary<unknown>) => (a === longText ? 1 : 4);
   const guesses: fc.Arbitrary<unknown>[] = [fc.webUrl({ withQueryParameters: true }), fc.uuid().map((u) => `https://${u}.example/api`), fc.uuid(), timestamps];
   const firstChoice = probe([...named, ...plain], accepts);
   const fitting = firstChoice.length ? firstChoice : probe(guesses, accepts);
@@ -274,8 +273,8 @@ function stringShape(node: Node, actions: Item[], path: string): Derived {
 
   const valid = kept.length
     ? fc.oneof(
-        { weight: 12, arbitrary: fc.oneof(...kept).filter(accepts) },
-        ...spiced.map((arbitrary) => ({ weight: 2, arbitrary: arbitrary.filter(accepts) })),
+        { weight: 48, arbitrary: fc.oneof(...kept.map((arbitrary) => ({ weight: weightOf(arbitrary), arbitrary }))).filter(accepts) },
+        ...spiced.map((arbitrary) => ({ weight: 6, arbitrary: arbitrary.filter(accepts) })),
         ...long.map((arbitrary) => ({ weight: 1, arbitrary: arbitrary.filter(accepts) })),
         ...(validEdges.length ? [{ weight: 1, arbitrary: fc.constantFrom(...validEdges) }] : []),
       )
@@ -388,7 +387,7 @@ function arrayShape(node: Node, base: Node, actions: Item[], path: string, ctx: 
   const usual = fc.array(itemValid, { minLength: min, maxLength: Math.max(min, Math.min(max ?? 3, Math.max(min, 1) + 2)) });
   // Full arrays at the limit when it is small (link ids, metadata entries); long lists of URLs would mostly meet a byte bound first.
   const atMax = max !== undefined && max <= 64 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: max, maxLength: max }) }] : [];
-  const valid = item.valid ? checked(fc.oneof({ weight: 12, arbitrary: usual }, ...atMax), own, path) : max === 0 || min === 0 ? fc.constant([]) : undefined;
+  const valid = item.valid ? checked(fc.oneof({ weight: 24, arbitrary: usual }, ...atMax), own, path) : max === 0 || min === 0 ? fc.constant([]) : undefined;
   const base1 = valid ?? fc.constant([]);
   const oneItem = fc.tuple(base1, item.invalid, fc.nat()).map(([a, x, i]) => {
     const out = [...(a as unknown[])];
