@@ -274,7 +274,7 @@ function stringShape(node: Node, actions: Item[], path: string): Derived {
   const valid = kept.length
     ? fc.oneof(
         { weight: 48, arbitrary: fc.oneof(...kept.map((arbitrary) => ({ weight: weightOf(arbitrary), arbitrary }))).filter(accepts) },
-        ...spiced.map((arbitrary) => ({ weight: 6, arbitrary: arbitrary.filter(accepts) })),
+        ...spiced.map((arbitrary) => ({ weight: 12, arbitrary: arbitrary.filter(accepts) })),
         ...long.map((arbitrary) => ({ weight: 1, arbitrary: arbitrary.filter(accepts) })),
         ...(validEdges.length ? [{ weight: 1, arbitrary: fc.constantFrom(...validEdges) }] : []),
       )
