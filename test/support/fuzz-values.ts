@@ -38,7 +38,7 @@ export const awkwardNumber = fc.constantFrom(1e20, 2 ** 53 + 2, -1e300, 1e300, 1
 export const HOSTILE_CHARS = [
   '\u0000', '\u0007', '\t', '\n', '\r', '\u001b', '\u007f', '\u0085', '\u009b',
   '\u202e', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069', '\u200f', '\u061c',
-  '\u200b', '\u200d', '\u2028', '\ufeff', '\ud800', '\udfff',
+  '\u200b', '\u200d', '\u2028', '\u2060', '\ufeff', '\ufffd', '\ud800', '\udfff',
 ] as const;
 
 /**
@@ -80,7 +80,7 @@ export function withHostileChar(valid: fc.Arbitrary<string>): fc.Arbitrary<strin
 
 /** Strings that are hostile on their own. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', ' ', '\t\n', '\u0000', '\ud800', 'a\udfffb', '\u202egnp.exe', 'admin\u200b', 'e\u0301', '\ufeff', '%00', '../', '__proto__', 'constructor'),
+  fc.constantFrom('', ' ', '\t\n', '\u0000', '\ud800', 'a\udfffb', '\u202egnp.exe', 'admin\u200b', '\u200b\u200b', '\u200b \u2060', 'e\u0301', '\ufeff', '\ufffd', '%00', '../', '__proto__', 'constructor'),
   fc.string({ unit: 'binary', maxLength: 20 }),
   hugeString(5_000),
 );
