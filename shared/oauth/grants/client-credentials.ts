@@ -27,7 +27,7 @@ export const clientCredentials = defineGrant({
       throw oauthError(400, 'invalid_request', 'body.audience: differs from body.resource; send one.');
     }
     const audience = request.audience ?? request.resource;
-    if (!audience) throw oauthError(400, 'invalid_request', 'body.audience: required (or resource, RFC 8707).');
+    if (!audience) throw oauthError(400, 'invalid_request', 'body.audience: is required (or resource, RFC 8707).');
 
     const resource = await findTarget(client, audience, deps);
     // RFC 8707 §2: an unknown resource, or one the client may not use, is invalid_target.

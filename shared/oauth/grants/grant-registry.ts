@@ -2,20 +2,21 @@ import { oauthError } from '../../errors.ts';
 import { clientCredentials } from './client-credentials.ts';
 import type { AnyTokenGrant } from './token-grant.ts';
 
+/** The grants of `/token` that work end to end, one line each (docs/tokens.md "Adding a grant"). */
+const GRANTS: readonly AnyTokenGrant[] = [clientCredentials];
+
 /**
- * Every grant of `/token` (API.md §5.1), one line each. A grant whose issue has not landed yet is
- * `notYetAvailable(name, aliases)`: its spellings are known, so a client that may not use it gets
- * `unauthorized_client` and one that may gets `unsupported_grant_type` "not available yet". When
- * it lands, its module replaces that line (docs/tokens.md "Adding a grant").
+ * Grants API.md §5.1 lists whose issue has not landed yet. Their spellings are known, so a client
+ * that may not use one gets `unauthorized_client`, and one that may gets `unsupported_grant_type`
+ * "not available yet". When a grant lands, its line moves to GRANTS as its module.
  *
  * `implicit` is deliberately absent: RFC 6749 §4.2 issues it only through `/authorize`, so at
  * `/token` it is an unknown grant like any other (`unsupported_grant_type`).
  */
-const GRANTS: readonly AnyTokenGrant[] = [
-  clientCredentials,
+const NOT_YET_AVAILABLE: readonly AnyTokenGrant[] = [
   notYetAvailable('password'),
   notYetAvailable('refresh_token'),
-  // `authorization_code_verifier` is the spec's name for the PKCE exchange: a verifier is required.
+  // `authorization_code_verifier` is the spec's name for the PKCE exchange (a verifier required).
   notYetAvailable('authorization_code', ['code', 'authorization_code_verifier']),
   notYetAvailable('device_code', ['urn:ietf:params:oauth:grant-type:device_code']),
   notYetAvailable('otp'),
@@ -23,10 +24,16 @@ const GRANTS: readonly AnyTokenGrant[] = [
 ];
 
 /** Every accepted `grant_type` spelling → its grant (a Map: `constructor` names no grant). */
-export const grantsBySpelling: ReadonlyMap<string, AnyTokenGrant> = indexBySpelling(GRANTS);
+const BY_SPELLING = indexBySpelling([...GRANTS, ...NOT_YET_AVAILABLE]);
 
 /** The grant a `grant_type` names, by its name or an alias; undefined for anything else. */
-export const findGrant = (grantType: string): AnyTokenGrant | undefined => grantsBySpelling.get(grantType);
+export const findGrant = (grantType: string): AnyTokenGrant | undefined => BY_SPELLING.get(grantType);
+
+/** The `grant_type` values that work end to end, for discovery's `grant_types_supported` (RFC 8414 §2). */
+export const supportedGrantTypes: readonly string[] = GRANTS.flatMap((g) => [g.name, ...(g.aliases ?? [])]);
+
+/** The short names of every grant, available or not (what `client_metadata.grant_types` may name). */
+export const knownGrantNames: readonly string[] = [...GRANTS, ...NOT_YET_AVAILABLE].map((g) => g.name);
 
 export function indexBySpelling(grants: readonly AnyTokenGrant[]): Map<string, AnyTokenGrant> {
   const index = new Map<string, AnyTokenGrant>();
@@ -40,7 +47,6 @@ export function indexBySpelling(grants: readonly AnyTokenGrant[]): Map<string, A
   return index;
 }
 
-/** A grant the spec lists whose implementation has not landed: known, allowed or not, never issued. */
 function notYetAvailable(name: string, aliases: readonly string[] = []): AnyTokenGrant {
   return {
     name,
