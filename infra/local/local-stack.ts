@@ -30,6 +30,8 @@ export interface LocalStack {
   dynamodbEndpoint: string;
   tableName: string;
   defaultClient: { clientId: string; clientSecret?: string | undefined; created: boolean };
+  /** What bootstrap says the operator must know (shared/bootstrap), one sentence each. */
+  notices: string[];
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...options.env,
     });
     const runtime = createRuntime(config);
+    const notices: string[] = [];
     const defaultClient = await bootstrap({
       db: runtime.db,
       tableName: config.tableName,
@@ -68,6 +71,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       managementAudience: config.managementAudience,
       defaultClientId: options.defaultClientId,
       defaultClientSecret: options.defaultClientSecret,
+      notify: (notice) => notices.push(notice),
     });
     const server = await startLocalServer({ port, stageThrottle: options.stageThrottle, routeThrottles: options.routeThrottles ?? 'routes', docsUrl: config.docsUrl, runtime });
     const runtimeFile = dataDir ? join(dataDir, 'runtime.json') : undefined;
@@ -80,6 +84,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamodbEndpoint: endpoint,
       tableName: options.tableName,
       defaultClient,
+      notices,
       stop: async () => {
         await server.close();
         if (runtimeFile) rmSync(runtimeFile, { force: true });
