@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { basicAuth } from '../support/local-service.ts';
 
@@ -14,6 +14,11 @@ import { basicAuth } from '../support/local-service.ts';
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const dataDirs: string[] = [];
+/** Every server still running: a failed assertion must not leave one behind. */
+const running = new Set<() => Promise<void>>();
+afterEach(async () => {
+  await Promise.all([...running].map((stop) => stop()));
+});
 afterAll(() => dataDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** A data folder and its table, as `npm start` keeps them. */
@@ -41,6 +46,13 @@ function start(folder: { DATA_DIR: string; TABLE_NAME: string }, settings: Recor
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const stop = async () => {
+    running.delete(stop);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+    await exited;
+  };
+  running.add(stop);
+  void exited.then(() => running.delete(stop));
   return new Promise((res, rej) => {
     const poll = setInterval(() => {
       const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
@@ -51,10 +63,7 @@ function start(folder: { DATA_DIR: string; TABLE_NAME: string }, settings: Recor
           get stdout() {
             return stdout;
           },
-          stop: async () => {
-            child.kill('SIGINT');
-            await exited;
-          },
+          stop,
         });
       }
     }, 50);
