@@ -45,37 +45,33 @@ describe('grant dispatch (API.md §5.1)', () => {
     expect((await token({ grant_type: 'magic' }, basicAuth(svc.clientId, 'wrong'))).status).toBe(401);
   });
 
-  it('every alias is checked against the short name in client_metadata.grant_types (API.md §7.7)', async () => {
-    const ccOnly = await clientWith(['client_credentials']);
-    const cases: [string, string][] = [
-      ['urn:ietf:params:oauth:grant-type:device_code', 'device_code'],
-      ['urn:ietf:params:oauth:grant-type:token-exchange', 'token_exchange'],
-      ['code', 'authorization_code'],
-      ['authorization_code_verifier', 'authorization_code'],
-      ['password', 'password'],
-      ['otp', 'otp'],
-      ['refresh_token', 'refresh_token'],
-    ];
-    for (const [grant_type, name] of cases) {
-      const res = await token({ grant_type }, ccOnly);
-      expect(res, grant_type).toEqual({ status: 400, body: expect.objectContaining({ error: 'unauthorized_client', error_description: `body.grant_type: the client may not use ${name}.` }) });
+  /** Every spelling of API.md §5.1 but client_credentials, with the short name it stands for. */
+  const SPELLINGS: [string, string][] = [
+    ['urn:ietf:params:oauth:grant-type:device_code', 'device_code'],
+    ['device_code', 'device_code'],
+    ['urn:ietf:params:oauth:grant-type:token-exchange', 'token_exchange'],
+    ['token_exchange', 'token_exchange'],
+    ['code', 'authorization_code'],
+    ['authorization_code_verifier', 'authorization_code'],
+    ['authorization_code', 'authorization_code'],
+    ['password', 'password'],
+    ['otp', 'otp'],
+    ['refresh_token', 'refresh_token'],
+  ];
+  const expectEach = async (auth: string, error: string, description: (name: string) => string) => {
+    for (const [grant_type, name] of SPELLINGS) {
+      const res = await token({ grant_type }, auth);
+      expect(res, grant_type).toEqual({ status: 400, body: expect.objectContaining({ error, error_description: `body.grant_type: ${description(name)}` }) });
     }
+  };
+
+  it('every alias is checked against the short name in client_metadata.grant_types (API.md §7.7)', async () => {
+    await expectEach(await clientWith(['client_credentials']), 'unauthorized_client', (name) => `the client may not use ${name}.`);
   });
 
   it('a listed grant that has not landed yet is unsupported_grant_type "not available yet", by any spelling', async () => {
     const all = await clientWith(['authorization_code', 'device_code', 'token_exchange', 'password', 'otp', 'refresh_token']);
-    const cases: [string, string][] = [
-      ['urn:ietf:params:oauth:grant-type:device_code', 'device_code'],
-      ['device_code', 'device_code'],
-      ['urn:ietf:params:oauth:grant-type:token-exchange', 'token_exchange'],
-      ['code', 'authorization_code'],
-      ['authorization_code_verifier', 'authorization_code'],
-      ['password', 'password'],
-    ];
-    for (const [grant_type, name] of cases) {
-      const res = await token({ grant_type }, all);
-      expect(res, grant_type).toEqual({ status: 400, body: expect.objectContaining({ error: 'unsupported_grant_type', error_description: `body.grant_type: ${name} is not available yet.` }) });
-    }
+    await expectEach(all, 'unsupported_grant_type', (name) => `${name} is not available yet.`);
   });
 
   it('client_credentials runs for a client that lists it, and only then', async () => {
