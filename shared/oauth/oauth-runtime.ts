@@ -96,6 +96,12 @@ function caches(runtime: Runtime): RecordCaches {
       scope_names: v.scope_names,
     };
   };
+  /** The identifier marker of a Resource to read, unless it is cached (the management API's is the default tenant's). */
+  const markerToRead = (identifier: string, tenantHint: string) => {
+    const tenantId = identifier === config.managementAudience ? DEFAULT_TENANT_ID : tenantHint;
+    const rKey = resourceKey(tenantId, identifier);
+    return isPossibleIdentifier(identifier) && resources.get(rKey) === undefined ? { rKey, key: keys.marker('RESOURCE_ID_URL', tenantId, identifier) } : undefined;
+  };
   // A miss is remembered like a hit (the marker read is consistent): a resource created in another
   // container is seen within the TTL, as every other change is.
   const loadResource = async (key: string, load: () => Promise<TokenResource | null>) => (await resources.getOrLoad(key, load)) ?? undefined;
@@ -131,13 +137,8 @@ function caches(runtime: Runtime): RecordCaches {
       const cached = clients.get(clientId);
       if (cached === null) return;
       const tenantHint = cached?.tenant_id ?? tenantHints.get(clientId) ?? DEFAULT_TENANT_ID;
-      const marker = (identifier: string) => {
-        const tenantId = identifier === config.managementAudience ? DEFAULT_TENANT_ID : tenantHint;
-        const rKey = resourceKey(tenantId, identifier);
-        return isPossibleIdentifier(identifier) && resources.get(rKey) === undefined ? [{ rKey, key: keys.marker('RESOURCE_ID_URL', tenantId, identifier) }] : [];
-      };
-      const main = audience === undefined ? [] : marker(audience);
-      const markers = main.length ? [...main, ...audienceAlternates.flatMap(marker)] : [];
+      const main = audience === undefined ? undefined : markerToRead(audience, tenantHint);
+      const markers = main ? [main, ...audienceAlternates.flatMap((a) => markerToRead(a, tenantHint) ?? [])] : [];
       // Only the keys stale: the key store reads them itself, one call either way.
       if (cached && !markers.length) return;
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];

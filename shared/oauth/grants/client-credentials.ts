@@ -17,7 +17,9 @@ export const clientCredentials = defineGrant({
   // trailing-slash twin, for the hint below: one more key when the Resource is read, no call more.
   preload: (request) => {
     const audience = request.audience ?? request.resource;
-    return audience ? { audience, audienceAlternates: [slashTwin(audience)].filter((a) => a !== '') } : {};
+    if (!audience) return {};
+    const twin = slashTwin(audience);
+    return twin ? { audience, audienceAlternates: [twin] } : { audience };
   },
 
   async handle({ client }, request, deps) {
@@ -29,7 +31,13 @@ export const clientCredentials = defineGrant({
     const audience = request.audience ?? request.resource;
     if (!audience) throw oauthError(400, 'invalid_request', 'body.audience: is required (or resource, RFC 8707).');
 
-    const resource = await findTarget(client, audience, deps);
+    // The management API is the system resource of the default tenant, shared by every tenant
+    // (API.md §4); its identifier names nothing else. Any other audience is a resource of the
+    // client's own tenant.
+    const resource =
+      audience === deps.managementAudience
+        ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience))
+        : await deps.findResource(client.tenant_id, audience);
     // RFC 8707 §2: an unknown resource, or one the client may not use, is invalid_target.
     if (!resource) throw oauthError(400, 'invalid_target', `body.audience: no resource "${audience}".${slashHint(client, audience, deps)}`);
     if (!client.resources.has(resource.id)) {
@@ -59,18 +67,7 @@ export const clientCredentials = defineGrant({
   },
 });
 
-/**
- * The management API is the system resource of the default tenant, shared by every tenant
- * (API.md §4); its identifier names nothing else. Any other audience is a resource of the client's
- * own tenant.
- */
-async function findTarget(client: OAuthClient, audience: string, deps: OAuthDeps): Promise<TokenResource | undefined> {
-  if (audience === deps.managementAudience) {
-    const r = await deps.findResource(DEFAULT_TENANT_ID, audience);
-    return r?.is_system ? r : undefined;
-  }
-  return deps.findResource(client.tenant_id, audience);
-}
+const systemOnly = (r: TokenResource | undefined) => (r?.is_system ? r : undefined);
 
 /** The same identifier with its trailing slash removed, or with one added. */
 const slashTwin = (audience: string): string => (audience.endsWith('/') ? audience.slice(0, -1) : `${audience}/`);
