@@ -125,9 +125,10 @@ function caches(runtime: Runtime): RecordCaches {
      * Issue 3 item 7, "at most one DynamoDB read per token": whatever of the client, the
      * identifier marker of the audience the grant's preload names (with its alternate spellings
      * when it is read), and the signing-key states this container does not hold fresh is read in
-     * ONE consistent BatchGetItem, keyed from the request alone (docs/data-model.md pattern 1). A marker is the one of the client's tenant as
-     * last seen (the default tenant for a client never seen, and always for the management API);
-     * if that guess is wrong, `findResource` reads the right one after authentication.
+     * ONE consistent BatchGetItem, keyed from the request alone (docs/data-model.md pattern 1). A
+     * marker is the one of the client's tenant as last seen (the default tenant for a client never
+     * seen, and always for the management API); if that guess is wrong, `findResource` reads the
+     * right one after authentication.
      *
      * This runs before authentication, so it only fills caches and never remembers an absent
      * marker: made-up audiences cost one read each (as made-up client ids always did) and cannot
