@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
+import type { Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -38,8 +38,8 @@ export interface ServiceFunctionProps extends FunctionDefaults {
   readonly role: iam.IRole;
   /** @default 512 */
   readonly memorySize?: number;
-  /** @default Duration.seconds(10) - well inside API Gateway's 29 s integration timeout */
-  readonly timeout?: Duration;
+  /** Every function states its own: route functions by route group (shared/routes.ts), bootstrap and rotation theirs. */
+  readonly timeout: Duration;
 }
 
 /**
@@ -63,7 +63,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout,
       role: props.role,
       environment: {
         ...props.environment,
