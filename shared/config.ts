@@ -46,7 +46,7 @@ const EnvSchema = v.object({
    * most attempts × (connect + attempt) plus short backoffs, well inside every function timeout.
    */
   DYNAMODB_CONNECT_TIMEOUT_MS: int(500, 50, 5000),
-  DYNAMODB_ATTEMPT_TIMEOUT_MS: int(700, 50, 10_000),
+  DYNAMODB_ATTEMPT_TIMEOUT_MS: int(500, 50, 10_000),
   DYNAMODB_MAX_ATTEMPTS: int(2, 1, 5),
   KMS_CONNECT_TIMEOUT_MS: int(500, 50, 5000),
   KMS_ATTEMPT_TIMEOUT_MS: int(1000, 50, 10_000),
