@@ -9,6 +9,9 @@ import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
 /** The scheduled rotation handler (DESIGN.md §4); exports `handler`. */
 export const ROTATE_KEYS_HANDLER = 'functions/keys/rotate-keys';
 
+/** Rotation is no request path: a few reads and writes and a key pair, retried by EventBridge. */
+export const ROTATION_TIMEOUT = Duration.minutes(1);
+
 /**
  * Rotation reads and writes key records and makes the next key pair (`generate`); in kms-sign mode
  * `generate` is reading the KMS key's public half to publish it. No `decrypt`: rotation never opens
@@ -39,7 +42,7 @@ export class KeyRotation extends Construct {
       ...props.functionDefaults,
       handlerModule: ROTATE_KEYS_HANDLER,
       role: props.role,
-      timeout: Duration.minutes(1),
+      timeout: ROTATION_TIMEOUT,
     });
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Identity service signing-key rotation',

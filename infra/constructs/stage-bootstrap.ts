@@ -8,6 +8,9 @@ import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
 /** The bootstrap handler (not an HTTP route); exports `handler`. */
 export const BOOTSTRAP_HANDLER = 'functions/admin/bootstrap';
 
+/** Retries (IAM propagation on a first deploy) and two RSA key pairs fit easily; CloudFormation waits for it, no caller does. */
+export const BOOTSTRAP_TIMEOUT = Duration.minutes(2);
+
 /**
  * Bootstrap writes records (`readwrite`), creates the service secrets (`encrypt`), opens the
  * Default Client's sealed secret to show it once and reads existing secrets (`decrypt`), and makes
@@ -50,8 +53,7 @@ export class StageBootstrap extends Construct {
       ...props.functionDefaults,
       handlerModule: BOOTSTRAP_HANDLER,
       role: props.role,
-      // Retries (IAM propagation on a first deploy) and two RSA key pairs fit easily.
-      timeout: Duration.minutes(2),
+      timeout: BOOTSTRAP_TIMEOUT,
     });
     const cfn = this.function.node.defaultChild as lambda.CfnFunction;
     this.resource = new CustomResource(this, 'Run', {
