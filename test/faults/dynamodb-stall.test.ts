@@ -22,6 +22,9 @@ import { managementCaller, type Reply } from '../support/management-api.ts';
 let dataDir: string;
 let ddb: DynamoDbLocal;
 let stack: LocalStack;
+/** Two more containers on the same table: one whose key cache goes stale before the stall, one that never served a request. */
+let staleKeys: LocalStack;
+let coldContainer: LocalStack;
 let url: string;
 const clientId = uuidv7();
 const clientSecret = generateClientSecret();
@@ -46,8 +49,18 @@ async function post(path: string, auth: string, fields: Record<string, string>):
 
 const token = (id = clientId, secret = clientSecret) => post('/token', basicAuth(id, secret), { grant_type: 'client_credentials', audience: stack.runtime.config.managementAudience });
 
-async function health(): Promise<Reply> {
-  const res = await fetch(`${url}/company/v1/health`, { headers: { authorization: `Bearer ${admin}` } });
+/**
+ * A valid token for another container's health (its issuer carries its port), signed with the
+ * shared keys through the first container, so that the other one has read nothing before.
+ */
+async function tokenFor(target: LocalStack): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return stack.runtime.keys.signJwt('ES256', { typ: 'at+jwt' }, { iss: target.runtime.config.issuer, sub: clientId, aud: 'health', client_id: clientId, iat: now, nbf: now, exp: now + 600, jti: uuidv7() });
+}
+
+async function health(target?: LocalStack): Promise<Reply> {
+  const bearer = target ? await tokenFor(target) : admin;
+  const res = await fetch(`${target?.url ?? url}/company/v1/health`, { headers: { authorization: `Bearer ${bearer}` } });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
@@ -116,6 +129,10 @@ beforeAll(async () => {
   expect(t.status).toBe(200);
   admin = t.body.access_token;
   call = managementCaller(url, admin);
+  const sameTable = (env: Record<string, string>) =>
+    startLocalStack({ port: 0, dataDir: null, dynamodbEndpoint: ddb.endpoint, tableName: 'faults', stageThrottle: { rateLimit: 10_000, burstLimit: 10_000 }, defaultClientId: clientId, defaultClientSecret: clientSecret, env });
+  staleKeys = await sameTable({ KEY_CACHE_TTL_SECONDS: '1' });
+  coldContainer = await sameTable({});
   const created = await call('POST', '/clients', { body: { client_name: 'cold client', client_type: 'non_interactive' } });
   expect(created.status).toBe(201);
   cold = { id: created.body.id, secret: created.body.client_secret };
@@ -123,6 +140,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await staleKeys?.stop();
+  await coldContainer?.stop();
   await stack?.stop();
   await ddb?.stop();
   rmSync(dataDir, { recursive: true, force: true });
@@ -135,6 +154,8 @@ describe('DynamoDB paused (SIGSTOP): fail fast and closed, recover by itself', (
     expect(warm.status).toBe(200);
     const name = `created during the stall ${uuidv7()}`;
     const times: Record<string, number> = {};
+    expect((await health(staleKeys)).body.server_status).toBe('ok');
+    await new Promise((r) => setTimeout(r, 1200)); // its key cache (1 s) is now stale
     process.kill(ddb.pid, 'SIGSTOP');
     try {
       const list = await timed(() => call('GET', '/clients'));
@@ -176,6 +197,19 @@ describe('DynamoDB paused (SIGSTOP): fail fast and closed, recover by itself', (
       expect(JSON.stringify(h.value.body)).not.toMatch(/timeout|ECONN|127\.0\.0\.1|Error/i);
       times['GET /company/v1/health'] = h.ms;
       expect(h.ms).toBeLessThan(2000);
+
+      // Keys due for a re-read: health checks the token against the last keys read instead.
+      const stale = await timed(() => health(staleKeys));
+      expect(stale.value.status).toBe(200);
+      expect(stale.value.body).toMatchObject({ server_status: 'degraded', failed_dependencies: 'dynamodb' });
+      times['GET /company/v1/health (stale key cache)'] = stale.ms;
+      expect(stale.ms).toBeLessThan(2000);
+
+      // A container that never read the keys cannot check the token at all: 503, quickly, never a 401.
+      const never = await timed(() => health(coldContainer));
+      expectUnavailable(never.value);
+      times['GET /company/v1/health (cold container)'] = never.ms;
+      expect(never.ms).toBeLessThan(2000);
     } finally {
       process.kill(ddb.pid, 'SIGCONT');
     }
