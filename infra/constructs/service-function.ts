@@ -13,6 +13,18 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
+/**
+ * Dependency budgets (shared/config.ts) of the functions no caller waits on, bootstrap and key
+ * rotation: KMS generates RSA key pairs for them, which can take seconds, and their own function
+ * timeouts are minutes. Request-path functions keep the defaults (docs/operations.md).
+ */
+export const BACKGROUND_BUDGET_ENV: Readonly<Record<string, string>> = {
+  DYNAMODB_ATTEMPT_TIMEOUT_MS: '5000',
+  DYNAMODB_MAX_ATTEMPTS: '3',
+  KMS_ATTEMPT_TIMEOUT_MS: '10000',
+  KMS_MAX_ATTEMPTS: '3',
+};
+
 /** Settings shared by every function of a stage. */
 export interface FunctionDefaults {
   /** The configuration every handler reads (shared/config.ts). */

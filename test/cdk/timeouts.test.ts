@@ -32,9 +32,18 @@ describe('function timeouts per route group (issue 16)', () => {
     }
   });
 
-  it('bootstrap and rotation, which no caller waits on, have their own longer ones', () => {
+  it('bootstrap and rotation, which no caller waits on, have their own longer ones, and longer dependency budgets that fit inside', () => {
     expect(timeoutOf(BOOTSTRAP_HANDLER)).toBe(120);
     expect(timeoutOf(ROTATE_KEYS_HANDLER)).toBe(60);
+    const envOf = (module: string) => (resources[ids.get(module)!]!.Properties as unknown as { Environment: { Variables: Record<string, string> } }).Environment.Variables;
+    for (const module of [BOOTSTRAP_HANDLER, ROTATE_KEYS_HANDLER]) {
+      const env = envOf(module);
+      expect(env).toMatchObject({ KMS_ATTEMPT_TIMEOUT_MS: '10000', KMS_MAX_ATTEMPTS: '3', DYNAMODB_ATTEMPT_TIMEOUT_MS: '5000' });
+      const { budgets } = loadConfig({ TABLE_NAME: 't', ISSUER: 'https://id.example', KEY_MODE: 'local', LOCAL_MASTER_KEY_FILE: '/tmp/k', ...Object.fromEntries(Object.entries(env).filter(([k]) => /^(DYNAMODB|KMS)_/.test(k))) });
+      expect(worstCaseMs(budgets.kms) + worstCaseMs(budgets.dynamodb)).toBeLessThan(timeoutOf(module) * 1000);
+    }
+    // Request-path functions keep the defaults.
+    expect(envOf('functions/oauth/token')).not.toHaveProperty('KMS_ATTEMPT_TIMEOUT_MS');
   });
 
   it('every request-path function fits inside API Gateway 29 s, and one stalled DynamoDB call plus one KMS call fit inside each with room to answer', () => {
