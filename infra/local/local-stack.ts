@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
+import { ensureStageKeys } from '../../shared/bootstrap/ensure-stage-keys.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
@@ -11,7 +12,7 @@ import { startLocalServer } from './server.ts';
 
 /**
  * DynamoDB Local's JVM is cold when it starts: its first transactions can take seconds on a busy
- * machine, far beyond a request's budget. Bootstrap, which runs them, gets this one instead; the
+ * machine, far beyond a request's budget. Bootstrap and the first stage keys, which run them, get this one; the
  * requests after it run with the service's own budgets (config.budgets).
  */
 const STARTUP_BUDGET: DependencyBudget = { connectTimeoutMs: 5000, attemptTimeoutMs: 15_000, maxAttempts: 3 };
@@ -81,6 +82,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       defaultClientId: options.defaultClientId,
       defaultClientSecret: options.defaultClientSecret,
     });
+    // As a deploy does: the JWKS holds the current key before the first request (API.md §8).
+    await ensureStageKeys({ ...runtime, db: startupDb });
     startupDb.destroy();
     const server = await startLocalServer({ port, stageThrottle: options.stageThrottle, routeThrottles: options.routeThrottles ?? 'routes', docsUrl: config.docsUrl, runtime });
     const runtimeFile = dataDir ? join(dataDir, 'runtime.json') : undefined;

@@ -39,7 +39,7 @@ describe('function timeouts per route group (issue 16)', () => {
     for (const module of [BOOTSTRAP_HANDLER, ROTATE_KEYS_HANDLER]) {
       const env = envOf(module);
       expect(env).toMatchObject({ KMS_ATTEMPT_TIMEOUT_MS: '10000', KMS_MAX_ATTEMPTS: '3', DYNAMODB_ATTEMPT_TIMEOUT_MS: '5000' });
-      const { budgets } = loadConfig({ TABLE_NAME: 't', ISSUER: 'https://id.example', KEY_MODE: 'local', LOCAL_MASTER_KEY_FILE: '/tmp/k', ...Object.fromEntries(Object.entries(env).filter(([k]) => /^(DYNAMODB|KMS)_/.test(k))) });
+      const { budgets } = loadConfig({ TABLE_NAME: 't', ISSUER: 'https://id.example', KEY_MODE: 'local', LOCAL_MASTER_KEY_FILE: '/tmp/k', ...Object.fromEntries(Object.entries(env).filter(([k]) => /^(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS)$/.test(k))) });
       expect(worstCaseMs(budgets.kms) + worstCaseMs(budgets.dynamodb)).toBeLessThan(timeoutOf(module) * 1000);
     }
     // Request-path functions keep the defaults.
