@@ -115,7 +115,8 @@ beforeAll(async () => {
   ddb = await startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb') });
   stack = await startLocalStack({
     port: 0,
-    dataDir: null,
+    // One service folder for the three containers: they share the master key, as Lambda containers share KMS.
+    dataDir: join(dataDir, 'service'),
     dynamodbEndpoint: ddb.endpoint,
     tableName: 'faults',
     stageThrottle: { rateLimit: 10_000, burstLimit: 10_000 },
@@ -130,7 +131,7 @@ beforeAll(async () => {
   admin = t.body.access_token;
   call = managementCaller(url, admin);
   const sameTable = (env: Record<string, string>) =>
-    startLocalStack({ port: 0, dataDir: null, dynamodbEndpoint: ddb.endpoint, tableName: 'faults', stageThrottle: { rateLimit: 10_000, burstLimit: 10_000 }, defaultClientId: clientId, defaultClientSecret: clientSecret, env });
+    startLocalStack({ port: 0, dataDir: join(dataDir, 'service'), dynamodbEndpoint: ddb.endpoint, tableName: 'faults', stageThrottle: { rateLimit: 10_000, burstLimit: 10_000 }, defaultClientId: clientId, defaultClientSecret: clientSecret, env });
   staleKeys = await sameTable({ KEY_CACHE_TTL_SECONDS: '1' });
   coldContainer = await sameTable({});
   const created = await call('POST', '/clients', { body: { client_name: 'cold client', client_type: 'non_interactive' } });
