@@ -44,6 +44,8 @@ export interface LocalStack {
   defaultClient: { clientId: string; clientSecret?: string | undefined; created: boolean };
   /** The DynamoDB Local this stack spawned (undefined with a given endpoint); `exited` settles when it ends, whoever ended it. */
   dynamodbLocal: DynamoDbLocal | undefined;
+  /** What bootstrap says the operator must know (shared/bootstrap), one sentence each. */
+  notices: string[];
   stop(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     const runtime = createRuntime(config, options.now ? { now: options.now } : {});
     const startupDb = createDocumentClient({ region: config.region, endpoint, budget: STARTUP_BUDGET });
+    const notices: string[] = [];
     const defaultClient = await bootstrap({
       db: startupDb,
       tableName: config.tableName,
@@ -83,6 +86,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       managementAudience: config.managementAudience,
       defaultClientId: options.defaultClientId,
       defaultClientSecret: options.defaultClientSecret,
+      notify: (notice) => notices.push(notice),
     });
     // As a deploy does: the JWKS holds the current key before the first request (API.md §8).
     await ensureStageKeys({ ...runtime, db: startupDb });
@@ -99,6 +103,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       tableName: options.tableName,
       defaultClient,
       dynamodbLocal: ddb,
+      notices,
       stop: async () => {
         await server.close();
         if (runtimeFile) rmSync(runtimeFile, { force: true });
