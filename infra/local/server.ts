@@ -8,7 +8,7 @@ import { badRequest, headersTooLarge, internalError, methodNotAllowed, notFound,
 import { renderError } from '../../shared/http/render-error.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
-import { matchRoute, type Route, type Throttle } from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUTS, matchRoute, routeGroup, type Route, type Throttle } from '../../shared/routes.ts';
 import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
 import { TokenBucket } from './token-bucket.ts';
 
@@ -83,7 +83,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     if (!bucketFor(match.route).take()) return fail(tooManyRequests());
     const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);
     const handler = await loadHandler(match.route.handler);
-    return runWithRuntime(options.runtime, () => handler(event, lambdaContext(match.route.handler, event.requestContext.requestId)));
+    // The function's own timeout, as Lambda would give it (its route group's, shared/routes.ts).
+    const context = lambdaContext(match.route.handler, event.requestContext.requestId, 1024, FUNCTION_TIMEOUTS[routeGroup(match.route)] * 1000);
+    return runWithRuntime(options.runtime, () => handler(event, context));
   };
 
   const server = createServer((req, res) => {

@@ -1,4 +1,6 @@
 import { insufficientScope, unauthorized } from '../errors.ts';
+import { HEALTH_KEY_WAIT_MS } from '../health/check-health.ts';
+import { lastKnownKeys } from '../health/last-known-keys.ts';
 import type { Route } from '../routes.ts';
 import type { Runtime } from '../runtime.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
@@ -34,10 +36,12 @@ export async function authenticate(
   const token = bearerToken(headers);
   if (!token) throw invalidToken('Missing bearer token.');
   const audience = route.auth.scope ? runtime.config.managementAudience : undefined;
+  // Health (no scope) checks against the last keys read when reading them stalls (spec 4.4).
+  const keys = route.auth.scope ? runtime.keys : lastKnownKeys(runtime.keys, HEALTH_KEY_WAIT_MS);
   let claims: AccessTokenClaims;
   let header;
   try {
-    ({ claims, header } = await verifyAccessToken(token, { keys: runtime.keys, issuer: runtime.config.issuer, now: runtime.now }, audience));
+    ({ claims, header } = await verifyAccessToken(token, { keys, issuer: runtime.config.issuer, now: runtime.now }, audience));
   } catch (err) {
     if (err instanceof InvalidAccessToken) throw invalidToken();
     throw err;

@@ -3,6 +3,7 @@ import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { inject } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/local-stack.ts';
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
+import { TEST_BUDGET_ENV } from './dynamodb.ts';
 
 export interface TestService {
   url: string;
@@ -33,7 +34,7 @@ export async function startTestService(
     stageThrottle: options.throttle ?? { rateLimit: 10_000, burstLimit: 10_000 },
     defaultClientId: clientId,
     defaultClientSecret: clientSecret,
-    env: options.env ?? {},
+    env: { ...TEST_BUDGET_ENV, ...options.env },
     ...(options.now ? { now: options.now } : {}),
   });
   const managementAudience = `${stack.url}/identity/v1/`;
