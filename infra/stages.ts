@@ -41,6 +41,8 @@ const AlarmsSchema = v.strictObject({
   serverErrors: v.optional(int(0, 1_000_000), 0),
   /** 429 responses per period (gateway throttles and application 429s) above which the alarm fires. */
   throttled: v.optional(int(0, 1_000_000), 10),
+  /** Dependency timeouts (503s) per route group and period above which that group's alarm fires (docs/operations.md). */
+  dependencyTimeouts: v.optional(int(0, 1_000_000), 5),
   periodMinutes: v.optional(int(1, 60), 5),
   /** Existing SNS topic for alarm actions. */
   topicArn: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/, 'must be an SNS topic ARN'))),

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { DependencyBudget } from './aws/dependency-budget.ts';
 
 /**
  * The service configuration, read from the environment once at the composition root and frozen
@@ -39,6 +40,17 @@ const EnvSchema = v.object({
   RECORD_CACHE_TTL_SECONDS: int(1, 0, 300),
   /** How long a container trusts a "not revoked" answer (docs/tokens.md); 0 reads every time. */
   REVOCATION_CACHE_TTL_SECONDS: int(1, 0, 60),
+  /**
+   * Time budgets of the AWS dependencies (shared/aws/dependency-budget.ts, docs/operations.md):
+   * connect timeout, per-attempt timeout, attempts in all. A stalled dependency is a 503 after at
+   * most attempts × (connect + attempt) plus short backoffs, well inside every function timeout.
+   */
+  DYNAMODB_CONNECT_TIMEOUT_MS: int(500, 50, 5000),
+  DYNAMODB_ATTEMPT_TIMEOUT_MS: int(500, 50, 10_000),
+  DYNAMODB_MAX_ATTEMPTS: int(2, 1, 5),
+  KMS_CONNECT_TIMEOUT_MS: int(500, 50, 5000),
+  KMS_ATTEMPT_TIMEOUT_MS: int(1000, 50, 10_000),
+  KMS_MAX_ATTEMPTS: int(2, 1, 5),
   SERVICE_NAME: v.optional(v.string(), 'identity-service'),
   SERVICE_DESCRIPTION: v.optional(v.string(), 'Identity and access management service'),
 });
@@ -60,6 +72,8 @@ export type Config = Readonly<{
   keyCacheTtlMs: number;
   recordCacheTtlMs: number;
   revocationCacheTtlMs: number;
+  /** One budget per AWS dependency; every SDK client of that dependency is built from it. */
+  budgets: Readonly<{ dynamodb: DependencyBudget; kms: DependencyBudget }>;
   serviceName: string;
   serviceDescription: string;
 }>;
@@ -92,6 +106,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyCacheTtlMs: e.KEY_CACHE_TTL_SECONDS * 1000,
     recordCacheTtlMs: e.RECORD_CACHE_TTL_SECONDS * 1000,
     revocationCacheTtlMs: e.REVOCATION_CACHE_TTL_SECONDS * 1000,
+    budgets: Object.freeze({
+      dynamodb: Object.freeze({ connectTimeoutMs: e.DYNAMODB_CONNECT_TIMEOUT_MS, attemptTimeoutMs: e.DYNAMODB_ATTEMPT_TIMEOUT_MS, maxAttempts: e.DYNAMODB_MAX_ATTEMPTS }),
+      kms: Object.freeze({ connectTimeoutMs: e.KMS_CONNECT_TIMEOUT_MS, attemptTimeoutMs: e.KMS_ATTEMPT_TIMEOUT_MS, maxAttempts: e.KMS_MAX_ATTEMPTS }),
+    }),
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,
   });

@@ -38,12 +38,51 @@ export interface Route {
   readonly throttle?: Throttle;
 }
 
+/**
+ * Function groups and their Lambda timeouts in seconds (the CDK app sets them, the local server
+ * runs each handler with its group's deadline). Every dependency call is bounded far below these
+ * by its budget (shared/aws/dependency-budget.ts); a function that still runs out answers 503 just
+ * before its timeout (shared/http/http-handler.ts). All stay inside API Gateway's 29 s.
+ */
+export const FUNCTION_TIMEOUTS = {
+  /** Answers within about a second, `degraded` when DynamoDB does not (shared/health/check-health.ts). */
+  health: 3,
+  /** OAuth endpoints: a read or two and a signature, with a caller waiting on each. */
+  oauth: 6,
+  /** Management API: a few reads, one transaction, KMS for secrets and list cursors. */
+  management: 12,
+  /** 404/405 answers of the API's fallback function: no I/O at all. */
+  gateway: 3,
+} as const;
+export type FunctionGroup = keyof typeof FUNCTION_TIMEOUTS;
+
+/** The group of a route, by its path: the management API, health, and OAuth 2.0 / OIDC at the root (API.md §1). */
+const GROUP_BY_PREFIX: readonly (readonly [string, FunctionGroup])[] = [
+  ['/identity/v1/', 'management'],
+  ['/company/v1/health', 'health'],
+  ['/api/company/v1/health', 'health'],
+  ['/', 'oauth'],
+];
+
+export function routeGroup(route: Pick<Route, 'path'>): FunctionGroup {
+  return GROUP_BY_PREFIX.find(([prefix]) => route.path.startsWith(prefix))![1];
+}
+
+/** The Lambda timeout of a route's function (routes of one handler module share one function and its longest timeout). */
+export function functionTimeoutSeconds(handlerModule: string, routes: readonly Route[] = ROUTES): number {
+  const own = routes.filter((r) => r.handler === handlerModule);
+  if (own.length === 0) throw new Error(`No route uses handler module "${handlerModule}"`);
+  return Math.max(...own.map((r) => FUNCTION_TIMEOUTS[routeGroup(r)]));
+}
+
 const READ: Access = { table: 'read', kms: [] };
 const WRITE: Access = { table: 'readwrite', kms: [] };
 /** Signs tokens: unwraps the signing key once per cold start (envelope) or signs with KMS (kms-sign). */
 const SIGN: Access = { table: 'readwrite', kms: ['decrypt', 'sign'] };
 /** Lists sign their cursors with the service HMAC key, which is stored wrapped. */
 const LIST: Access = { table: 'read', kms: ['decrypt'] };
+/** Introspection: reads, and opens HS256 Resources' secrets (the secret box's data key). */
+const INTROSPECT: Access = { table: 'read', kms: ['decrypt'] };
 /** Reads secrets back (`read:client_keys`) or writes new ones. */
 const SECRETS: Access = { table: 'readwrite', kms: ['decrypt', 'encrypt'] };
 
@@ -52,6 +91,27 @@ const client = { type: 'client' } as const;
 const bearer = (scope?: string): AuthRule => (scope ? { type: 'bearer', scope } : { type: 'bearer' });
 
 const M = '/identity/v1';
+
+/** One route of a management group: method, path below the group, handler module, scope, access. */
+export type GroupRoute = readonly [method: HttpMethod, path: string, handler: string, scope: string, access: Access];
+
+/**
+ * The routes of one management group (API.md §6), e.g. `clients`: paths under
+ * `/identity/v1/{group}`, handlers in `functions/{group}/`, and each row's scope either an
+ * action on the group (`read` → `read:clients`) or a full scope (`update:client_keys`). `common`
+ * holds what every route of the group shares (a throttle, ...). Adding a group is one call here
+ * plus its handler modules (docs/adding-a-management-group.md).
+ */
+export function managementGroup(group: string, rows: readonly GroupRoute[], common: Partial<Pick<Route, 'throttle'>> = {}): Route[] {
+  return rows.map(([method, path, handler, scope, access]) => ({
+    method,
+    path: `${M}/${group}${path}`,
+    handler: `functions/${group}/${handler}`,
+    auth: bearer(scope.includes(':') ? scope : `${scope}:${group}`),
+    access,
+    ...common,
+  }));
+}
 
 export const ROUTES: readonly Route[] = [
   // Health (spec 4.4): any valid token of this service.
@@ -63,40 +123,46 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/jwks.json', handler: 'functions/oauth/jwks', auth: none, access: READ },
   { method: 'POST', path: '/token', handler: 'functions/oauth/token', auth: client, access: SIGN, throttle: { rateLimit: 2000, burstLimit: 4000 } },
-  { method: 'POST', path: '/tokeninfo', handler: 'functions/oauth/tokeninfo', auth: client, access: READ, throttle: { rateLimit: 2000, burstLimit: 4000 } },
-  { method: 'POST', path: '/introspect', handler: 'functions/oauth/introspect', auth: client, access: READ, throttle: { rateLimit: 2000, burstLimit: 4000 } },
+  // Decrypt: an HS256 token is verified with its Resource's secret, sealed under the secret box's
+  // data key (opened once per container; docs/keys.md "Secrets at rest").
+  { method: 'POST', path: '/tokeninfo', handler: 'functions/oauth/tokeninfo', auth: client, access: INTROSPECT, throttle: { rateLimit: 2000, burstLimit: 4000 } },
+  { method: 'POST', path: '/introspect', handler: 'functions/oauth/introspect', auth: client, access: INTROSPECT, throttle: { rateLimit: 2000, burstLimit: 4000 } },
   { method: 'POST', path: '/revoke', handler: 'functions/oauth/revoke', auth: client, access: WRITE },
 
-  // Management API, part 1 (API.md §6).
-  { method: 'GET', path: `${M}/clients`, handler: 'functions/clients/list-clients', auth: bearer('read:clients'), access: LIST },
-  { method: 'POST', path: `${M}/clients`, handler: 'functions/clients/create-client', auth: bearer('create:clients'), access: SECRETS },
-  { method: 'GET', path: `${M}/clients/{client_id}`, handler: 'functions/clients/get-client', auth: bearer('read:clients'), access: { table: 'read', kms: ['decrypt'] } },
-  { method: 'PATCH', path: `${M}/clients/{client_id}`, handler: 'functions/clients/update-client', auth: bearer('update:clients'), access: SECRETS },
-  { method: 'PUT', path: `${M}/clients/{client_id}`, handler: 'functions/clients/update-client', auth: bearer('update:clients'), access: SECRETS },
-  { method: 'DELETE', path: `${M}/clients/{client_id}`, handler: 'functions/clients/delete-client', auth: bearer('delete:clients'), access: WRITE },
-  { method: 'POST', path: `${M}/clients/{client_id}/secret`, handler: 'functions/clients/change-client-secret', auth: bearer('update:client_keys'), access: SECRETS },
-  { method: 'GET', path: `${M}/clients/{client_id}/resources`, handler: 'functions/clients/list-client-resources', auth: bearer('read:clients'), access: LIST },
-  { method: 'POST', path: `${M}/clients/{client_id}/resources`, handler: 'functions/clients/authorize-client-resources', auth: bearer('update:clients'), access: WRITE },
-  { method: 'DELETE', path: `${M}/clients/{client_id}/resources`, handler: 'functions/clients/revoke-client-resources', auth: bearer('update:clients'), access: WRITE },
-  { method: 'GET', path: `${M}/clients/{client_id}/permissions`, handler: 'functions/clients/list-client-permissions', auth: bearer('read:clients'), access: LIST },
-  { method: 'POST', path: `${M}/clients/{client_id}/permissions`, handler: 'functions/clients/grant-client-permissions', auth: bearer('update:clients'), access: WRITE },
-  { method: 'DELETE', path: `${M}/clients/{client_id}/permissions`, handler: 'functions/clients/revoke-client-permissions', auth: bearer('update:clients'), access: WRITE },
+  // Management API, part 1 (API.md §6): one group per area, declared with `managementGroup`.
+  ...managementGroup('clients', [
+    ['GET', '', 'list-clients', 'read', LIST],
+    ['POST', '', 'create-client', 'create', SECRETS],
+    ['GET', '/{client_id}', 'get-client', 'read', { table: 'read', kms: ['decrypt'] }],
+    ['PATCH', '/{client_id}', 'update-client', 'update', SECRETS],
+    ['PUT', '/{client_id}', 'update-client', 'update', SECRETS],
+    ['DELETE', '/{client_id}', 'delete-client', 'delete', WRITE],
+    ['POST', '/{client_id}/secret', 'change-client-secret', 'update:client_keys', SECRETS],
+    ['GET', '/{client_id}/resources', 'list-client-resources', 'read', LIST],
+    ['POST', '/{client_id}/resources', 'authorize-client-resources', 'update', WRITE],
+    ['DELETE', '/{client_id}/resources', 'revoke-client-resources', 'update', WRITE],
+    ['GET', '/{client_id}/permissions', 'list-client-permissions', 'read', LIST],
+    ['POST', '/{client_id}/permissions', 'grant-client-permissions', 'update', WRITE],
+    ['DELETE', '/{client_id}/permissions', 'revoke-client-permissions', 'update', WRITE],
+  ]),
 
-  { method: 'GET', path: `${M}/resources`, handler: 'functions/resources/list-resources', auth: bearer('read:resources'), access: LIST },
-  { method: 'POST', path: `${M}/resources`, handler: 'functions/resources/create-resource', auth: bearer('create:resources'), access: SECRETS },
-  { method: 'GET', path: `${M}/resources/{resource_id}`, handler: 'functions/resources/get-resource', auth: bearer('read:resources'), access: { table: 'read', kms: ['decrypt'] } },
-  { method: 'PATCH', path: `${M}/resources/{resource_id}`, handler: 'functions/resources/update-resource', auth: bearer('update:resources'), access: SECRETS },
-  { method: 'PUT', path: `${M}/resources/{resource_id}`, handler: 'functions/resources/update-resource', auth: bearer('update:resources'), access: SECRETS },
-  { method: 'DELETE', path: `${M}/resources/{resource_id}`, handler: 'functions/resources/delete-resource', auth: bearer('delete:resources'), access: WRITE },
-  { method: 'GET', path: `${M}/resources/{resource_id}/scopes`, handler: 'functions/resources/list-resource-scopes', auth: bearer('read:resources'), access: LIST },
-  { method: 'POST', path: `${M}/resources/{resource_id}/scopes`, handler: 'functions/resources/create-resource-scope', auth: bearer('update:resources'), access: WRITE },
-  { method: 'GET', path: `${M}/resources/{resource_id}/scopes/{scope_id}`, handler: 'functions/resources/get-resource-scope', auth: bearer('read:resources'), access: READ },
-  { method: 'PATCH', path: `${M}/resources/{resource_id}/scopes/{scope_id}`, handler: 'functions/resources/update-resource-scope', auth: bearer('update:resources'), access: WRITE },
-  { method: 'PUT', path: `${M}/resources/{resource_id}/scopes/{scope_id}`, handler: 'functions/resources/update-resource-scope', auth: bearer('update:resources'), access: WRITE },
-  { method: 'DELETE', path: `${M}/resources/{resource_id}/scopes/{scope_id}`, handler: 'functions/resources/delete-resource-scope', auth: bearer('update:resources'), access: WRITE },
-  { method: 'GET', path: `${M}/resources/{resource_id}/clients`, handler: 'functions/resources/list-resource-clients', auth: bearer('read:resources'), access: LIST },
-  { method: 'POST', path: `${M}/resources/{resource_id}/clients`, handler: 'functions/resources/authorize-resource-clients', auth: bearer('update:resources'), access: WRITE },
-  { method: 'DELETE', path: `${M}/resources/{resource_id}/clients`, handler: 'functions/resources/revoke-resource-clients', auth: bearer('update:resources'), access: WRITE },
+  ...managementGroup('resources', [
+    ['GET', '', 'list-resources', 'read', LIST],
+    ['POST', '', 'create-resource', 'create', SECRETS],
+    ['GET', '/{resource_id}', 'get-resource', 'read', { table: 'read', kms: ['decrypt'] }],
+    ['PATCH', '/{resource_id}', 'update-resource', 'update', SECRETS],
+    ['PUT', '/{resource_id}', 'update-resource', 'update', SECRETS],
+    ['DELETE', '/{resource_id}', 'delete-resource', 'delete', WRITE],
+    ['GET', '/{resource_id}/scopes', 'list-resource-scopes', 'read', LIST],
+    ['POST', '/{resource_id}/scopes', 'create-resource-scope', 'update', WRITE],
+    ['GET', '/{resource_id}/scopes/{scope_id}', 'get-resource-scope', 'read', READ],
+    ['PATCH', '/{resource_id}/scopes/{scope_id}', 'update-resource-scope', 'update', WRITE],
+    ['PUT', '/{resource_id}/scopes/{scope_id}', 'update-resource-scope', 'update', WRITE],
+    ['DELETE', '/{resource_id}/scopes/{scope_id}', 'delete-resource-scope', 'update', WRITE],
+    ['GET', '/{resource_id}/clients', 'list-resource-clients', 'read', LIST],
+    ['POST', '/{resource_id}/clients', 'authorize-resource-clients', 'update', WRITE],
+    ['DELETE', '/{resource_id}/clients', 'revoke-resource-clients', 'update', WRITE],
+  ]),
 ];
 
 /** Every scope of the management API (API.md §6), granted to the Default Client at bootstrap. */

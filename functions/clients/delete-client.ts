@@ -6,6 +6,6 @@ import { managementHandler } from '../../shared/management/management-handler.ts
 
 /** DELETE /identity/v1/clients/{client_id}: 204 (API.md §6); the Default Client: 403. */
 export const handler = managementHandler({ path: ClientPath }, async (req) => {
-  await deleteClient(clientDeps(req.runtime), req.ctx, req.path.client_id);
+  await deleteClient(clientDeps(req.runtime), req.access, req.path.client_id);
   return noContent();
 });

@@ -1,11 +1,12 @@
 import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
-import { clientRecordQuery, readsClientKeys } from '../../shared/management/clients/client-request.ts';
+import { clientRecordQuery } from '../../shared/management/clients/client-request.ts';
 import { getClient } from '../../shared/management/clients/get-client.ts';
-import { clientResponse } from '../../shared/management/clients/present-client.ts';
+import { clientEntity } from '../../shared/management/clients/client-entity.ts';
+import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** GET /identity/v1/clients/{client_id} (spec §4.3). */
 export const handler = managementHandler({ path: ClientPath, query: clientRecordQuery }, async (req) =>
-  clientResponse(200, await getClient(clientDeps(req.runtime), req.ctx, req.path.client_id, req.query, readsClientKeys(req.caller))),
+  recordResponse(clientEntity, 200, await getClient(clientDeps(req.runtime), req.access, req.path.client_id, req.query)),
 );

@@ -7,5 +7,5 @@ import { managementHandler } from '../../shared/management/management-handler.ts
 
 /** GET /identity/v1/clients/{client_id}/resources (spec §4.3). */
 export const handler = managementHandler({ path: ClientPath, query: clientResourcesListQuery }, async (req) =>
-  jsonResponse(200, await listClientResources(clientDeps(req.runtime), req.ctx, req.path.client_id, req.query, await req.runtime.serviceSecret('cursor'))),
+  jsonResponse(200, await listClientResources(clientDeps(req.runtime), req.access, req.path.client_id, req.query)),
 );

@@ -7,6 +7,6 @@ import { managementHandler } from '../../shared/management/management-handler.ts
 
 /** DELETE /identity/v1/clients/{client_id}/permissions: 204 (API.md §6). */
 export const handler = managementHandler({ path: ClientPath, body: PermissionsBody }, async (req) => {
-  await revokeClientPermissions(clientDeps(req.runtime), req.ctx, req.path.client_id, req.body.permissions);
+  await revokeClientPermissions(clientDeps(req.runtime), req.access, req.path.client_id, req.body.permissions);
   return noContent();
 });

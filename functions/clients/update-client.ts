@@ -1,11 +1,12 @@
 import { ClientPath, UpdateClientBody } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
-import { clientRecordQuery, readsClientKeys, rotatesClientKeys } from '../../shared/management/clients/client-request.ts';
-import { clientResponse } from '../../shared/management/clients/present-client.ts';
+import { clientRecordQuery } from '../../shared/management/clients/client-request.ts';
+import { clientEntity } from '../../shared/management/clients/client-entity.ts';
+import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { updateClient } from '../../shared/management/clients/update-client.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** PATCH and PUT /identity/v1/clients/{client_id} (spec §4.3; API.md §6: PUT is a synonym, both merge). */
 export const handler = managementHandler({ path: ClientPath, body: UpdateClientBody, query: clientRecordQuery }, async (req) =>
-  clientResponse(200, await updateClient(clientDeps(req.runtime), req.ctx, req.path.client_id, req.body, req.query, readsClientKeys(req.caller), rotatesClientKeys(req.caller))),
+  recordResponse(clientEntity, 200, await updateClient(clientDeps(req.runtime), req.access, req.path.client_id, req.body, req.query)),
 );

@@ -2,10 +2,10 @@ import { noContent } from '../../shared/http/response.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { authorizeResourceClients } from '../../shared/management/resources/authorize-resource-clients.ts';
 import { clientIdsBody, resourcePath } from '../../shared/management/resources/request-params.ts';
-import { resourceAccess, resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
 
 /** POST /identity/v1/resources/{resource_id}/clients `{clients: [id]}` (API.md §6): 204. */
 export const handler = managementHandler({ path: resourcePath, body: clientIdsBody }, async (req) => {
-  await authorizeResourceClients(resourceDeps(req.runtime), resourceAccess(req), req.path.resource_id, req.body.clients);
+  await authorizeResourceClients(resourceDeps(req.runtime), req.access, req.path.resource_id, req.body.clients);
   return noContent();
 });

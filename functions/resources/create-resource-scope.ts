@@ -3,10 +3,10 @@ import { recordQuerySchema, scopesCollection } from '../../shared/lists/index.ts
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { createResourceScope } from '../../shared/management/resources/create-resource-scope.ts';
 import { resourcePath } from '../../shared/management/resources/request-params.ts';
-import { resourceAccess, resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
 import { createScopeBody } from '../../shared/management/resources/scope-bodies.ts';
 
 /** POST /identity/v1/resources/{resource_id}/scopes (API.md §6): 201 Scope. */
 export const handler = managementHandler({ path: resourcePath, body: createScopeBody, query: recordQuerySchema(scopesCollection) }, async (req) =>
-  jsonResponse(201, await createResourceScope(resourceDeps(req.runtime), resourceAccess(req), req.path.resource_id, req.body, req.query)),
+  jsonResponse(201, await createResourceScope(resourceDeps(req.runtime), req.access, req.path.resource_id, req.body, req.query)),
 );

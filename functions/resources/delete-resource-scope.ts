@@ -2,10 +2,10 @@ import { noContent } from '../../shared/http/response.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { deleteResourceScope } from '../../shared/management/resources/delete-resource-scope.ts';
 import { scopePath } from '../../shared/management/resources/request-params.ts';
-import { resourceAccess, resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
 
 /** DELETE /identity/v1/resources/{resource_id}/scopes/{scope_id} (API.md §6): 204; removes the scope's grants. */
 export const handler = managementHandler({ path: scopePath }, async (req) => {
-  await deleteResourceScope(resourceDeps(req.runtime), resourceAccess(req), req.path.resource_id, req.path.scope_id);
+  await deleteResourceScope(resourceDeps(req.runtime), req.access, req.path.resource_id, req.path.scope_id);
   return noContent();
 });

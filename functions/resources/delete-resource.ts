@@ -2,10 +2,10 @@ import { noContent } from '../../shared/http/response.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { deleteResource } from '../../shared/management/resources/delete-resource.ts';
 import { resourcePath } from '../../shared/management/resources/request-params.ts';
-import { resourceAccess, resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
 
 /** DELETE /identity/v1/resources/{resource_id} (API.md §6): 204; the system resource: 403. */
 export const handler = managementHandler({ path: resourcePath }, async (req) => {
-  await deleteResource(resourceDeps(req.runtime), resourceAccess(req), req.path.resource_id);
+  await deleteResource(resourceDeps(req.runtime), req.access, req.path.resource_id);
   return noContent();
 });

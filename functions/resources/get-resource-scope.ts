@@ -3,9 +3,9 @@ import { recordQuerySchema, scopesCollection } from '../../shared/lists/index.ts
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { getResourceScope } from '../../shared/management/resources/get-resource-scope.ts';
 import { scopePath } from '../../shared/management/resources/request-params.ts';
-import { resourceAccess, resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
 
 /** GET /identity/v1/resources/{resource_id}/scopes/{scope_id} (API.md §6). */
 export const handler = managementHandler({ path: scopePath, query: recordQuerySchema(scopesCollection) }, async (req) =>
-  jsonResponse(200, await getResourceScope(resourceDeps(req.runtime), resourceAccess(req), req.path.resource_id, req.path.scope_id, req.query)),
+  jsonResponse(200, await getResourceScope(resourceDeps(req.runtime), req.access, req.path.resource_id, req.path.scope_id, req.query)),
 );

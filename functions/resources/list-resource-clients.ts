@@ -3,9 +3,9 @@ import { listQuerySchema, resourceClientsCollection } from '../../shared/lists/i
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { listResourceClients } from '../../shared/management/resources/list-resource-clients.ts';
 import { resourcePath } from '../../shared/management/resources/request-params.ts';
-import { resourceAccess, resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
 
 /** GET /identity/v1/resources/{resource_id}/clients (API.md §6, spec §2.9). */
 export const handler = managementHandler({ path: resourcePath, query: listQuerySchema(resourceClientsCollection) }, async (req) =>
-  jsonResponse(200, await listResourceClients(resourceDeps(req.runtime), resourceAccess(req), req.path.resource_id, req.query)),
+  jsonResponse(200, await listResourceClients(resourceDeps(req.runtime), req.access, req.path.resource_id, req.query)),
 );

@@ -3,9 +3,9 @@ import { listQuerySchema, scopesCollection } from '../../shared/lists/index.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { listResourceScopes } from '../../shared/management/resources/list-resource-scopes.ts';
 import { resourcePath } from '../../shared/management/resources/request-params.ts';
-import { resourceAccess, resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
 
 /** GET /identity/v1/resources/{resource_id}/scopes (API.md §6). */
 export const handler = managementHandler({ path: resourcePath, query: listQuerySchema(scopesCollection) }, async (req) =>
-  jsonResponse(200, await listResourceScopes(resourceDeps(req.runtime), resourceAccess(req), req.path.resource_id, req.query)),
+  jsonResponse(200, await listResourceScopes(resourceDeps(req.runtime), req.access, req.path.resource_id, req.query)),
 );

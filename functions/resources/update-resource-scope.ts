@@ -2,12 +2,12 @@ import { jsonResponse } from '../../shared/http/response.ts';
 import { recordQuerySchema, scopesCollection } from '../../shared/lists/index.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { scopePath } from '../../shared/management/resources/request-params.ts';
-import { resourceAccess, resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
 import { updateScopeBody } from '../../shared/management/resources/scope-bodies.ts';
 import { updateResourceScope } from '../../shared/management/resources/update-resource-scope.ts';
 
 /** PATCH and PUT /identity/v1/resources/{resource_id}/scopes/{scope_id} (API.md §6). */
 export const handler = managementHandler({ path: scopePath, body: updateScopeBody, query: recordQuerySchema(scopesCollection) }, async (req) => {
   const { resource_id, scope_id } = req.path;
-  return jsonResponse(200, await updateResourceScope(resourceDeps(req.runtime), resourceAccess(req), resource_id, scope_id, req.body, req.query));
+  return jsonResponse(200, await updateResourceScope(resourceDeps(req.runtime), req.access, resource_id, scope_id, req.body, req.query));
 });

@@ -4,7 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { ROUTES, type Route } from '../../shared/routes.ts';
+import { ROUTES, routeGroup, type Route } from '../../shared/routes.ts';
 import type { StageConfig } from '../stages.ts';
 import { AccessRoles } from './access-roles.ts';
 import { CustomDomain } from './custom-domain.ts';
@@ -131,10 +131,13 @@ export class IdentityServiceStack extends Stack {
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       stage: this.api.api.deploymentStage,
       accessLogs: this.api.accessLogs,
+      functionLogs,
+      functionGroups: [...new Set(routes.map(routeGroup))],
       healthFunction: this.api.functions.get(healthRoute.handler)!,
       healthP99Ms: stage.alarms.healthP99Ms,
       serverErrors: stage.alarms.serverErrors,
       throttled: stage.alarms.throttled,
+      dependencyTimeouts: stage.alarms.dependencyTimeouts,
       period: Duration.minutes(stage.alarms.periodMinutes),
       metricNamespace: `IdentityService/${stage.name}`,
       topic: this.alarmTopic(stage),

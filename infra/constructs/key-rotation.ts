@@ -4,10 +4,13 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { AccessProfile } from './access-roles.ts';
-import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
+import { BACKGROUND_BUDGET_ENV, ServiceFunction, type FunctionDefaults } from './service-function.ts';
 
 /** The scheduled rotation handler (DESIGN.md §4); exports `handler`. */
 export const ROTATE_KEYS_HANDLER = 'functions/keys/rotate-keys';
+
+/** Rotation is no request path: a few reads and writes and a key pair, retried by EventBridge. */
+export const ROTATION_TIMEOUT = Duration.minutes(1);
 
 /**
  * Rotation reads and writes key records and makes the next key pair (`generate`); in kms-sign mode
@@ -37,9 +40,10 @@ export class KeyRotation extends Construct {
     super(scope, id);
     this.function = new ServiceFunction(this, 'Function', {
       ...props.functionDefaults,
+      environment: { ...props.functionDefaults.environment, ...BACKGROUND_BUDGET_ENV },
       handlerModule: ROTATE_KEYS_HANDLER,
       role: props.role,
-      timeout: Duration.minutes(1),
+      timeout: ROTATION_TIMEOUT,
     });
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Identity service signing-key rotation',

@@ -1,9 +1,9 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { handlerModules, ROUTES, type Route, type Throttle } from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUTS, functionTimeoutSeconds, handlerModules, ROUTES, type Route, type Throttle } from '../../shared/routes.ts';
 import { NO_ACCESS, unionAccess, type AccessRoles } from './access-roles.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
@@ -116,10 +116,10 @@ export class RouteApi extends Construct {
     const functions = new Map<string, ServiceFunction>();
     for (const handlerModule of handlerModules(routes)) {
       const access = unionAccess(routes.filter((r) => r.handler === handlerModule).map((r) => r.access));
-      functions.set(handlerModule, this.createFunction(handlerModule, props.roles.roleFor(access), defaults));
+      functions.set(handlerModule, this.createFunction(handlerModule, props.roles.roleFor(access), defaults, functionTimeoutSeconds(handlerModule, routes)));
     }
     this.functions = functions;
-    this.fallback = this.createFunction(FALLBACK_HANDLER, props.roles.roleFor(NO_ACCESS), defaults);
+    this.fallback = this.createFunction(FALLBACK_HANDLER, props.roles.roleFor(NO_ACCESS), defaults, FUNCTION_TIMEOUTS.gateway);
 
     this.invokeRole = new iam.Role(this, 'InvokeRole', {
       assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
@@ -151,12 +151,14 @@ export class RouteApi extends Construct {
     addGatewayResponses(this.api, props.docsUrl);
   }
 
-  private createFunction(handlerModule: string, role: iam.IRole, defaults: FunctionDefaults): ServiceFunction {
+  private createFunction(handlerModule: string, role: iam.IRole, defaults: FunctionDefaults, timeoutSeconds: number): ServiceFunction {
     return new ServiceFunction(this, handlerModule.replaceAll('/', '.'), {
       ...defaults,
       handlerModule,
       role,
       memorySize: FUNCTION_MEMORY_MB[handlerModule] ?? 512,
+      // Per route group (shared/routes.ts FUNCTION_TIMEOUTS), inside API Gateway's 29 s.
+      timeout: Duration.seconds(timeoutSeconds),
     });
   }
 

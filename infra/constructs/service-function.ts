@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
+import type { Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
@@ -12,6 +12,18 @@ import type { Construct } from 'constructs';
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/**
+ * Dependency budgets (shared/config.ts) of the functions no caller waits on, bootstrap and key
+ * rotation: KMS generates RSA key pairs for them, which can take seconds, and their own function
+ * timeouts are minutes. Request-path functions keep the defaults (docs/operations.md).
+ */
+export const BACKGROUND_BUDGET_ENV: Readonly<Record<string, string>> = {
+  DYNAMODB_ATTEMPT_TIMEOUT_MS: '5000',
+  DYNAMODB_MAX_ATTEMPTS: '3',
+  KMS_ATTEMPT_TIMEOUT_MS: '10000',
+  KMS_MAX_ATTEMPTS: '3',
+};
 
 /** Settings shared by every function of a stage. */
 export interface FunctionDefaults {
@@ -38,8 +50,8 @@ export interface ServiceFunctionProps extends FunctionDefaults {
   readonly role: iam.IRole;
   /** @default 512 */
   readonly memorySize?: number;
-  /** @default Duration.seconds(10) - well inside API Gateway's 29 s integration timeout */
-  readonly timeout?: Duration;
+  /** Every function states its own: route functions by route group (shared/routes.ts), bootstrap and rotation theirs. */
+  readonly timeout: Duration;
 }
 
 /**
@@ -63,7 +75,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout,
       role: props.role,
       environment: {
         ...props.environment,
@@ -94,6 +106,10 @@ export class ServiceFunction extends NodejsFunction {
               externalModules: [],
               // ESM output: give bundled CommonJS dependencies the `require` they expect.
               banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+              // `npm run synth` stays quiet: esbuild reports errors only (not every bundle's size),
+              // and the `npx esbuild` that runs it prints no npm warnings.
+              logLevel: EsbuildLogLevel.ERROR,
+              environment: { NPM_CONFIG_LOGLEVEL: 'error' },
             },
           }),
     });

@@ -3,10 +3,13 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, type IDependable } from 'constructs';
 import type { AccessProfile } from './access-roles.ts';
-import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
+import { BACKGROUND_BUDGET_ENV, ServiceFunction, type FunctionDefaults } from './service-function.ts';
 
 /** The bootstrap handler (not an HTTP route); exports `handler`. */
 export const BOOTSTRAP_HANDLER = 'functions/admin/bootstrap';
+
+/** Retries (IAM propagation on a first deploy) and two RSA key pairs fit easily; CloudFormation waits for it, no caller does. */
+export const BOOTSTRAP_TIMEOUT = Duration.minutes(2);
 
 /**
  * Bootstrap writes records (`readwrite`), creates the service secrets (`encrypt`), opens the
@@ -48,10 +51,10 @@ export class StageBootstrap extends Construct {
     super(scope, id);
     this.function = new ServiceFunction(this, 'Function', {
       ...props.functionDefaults,
+      environment: { ...props.functionDefaults.environment, ...BACKGROUND_BUDGET_ENV },
       handlerModule: BOOTSTRAP_HANDLER,
       role: props.role,
-      // Retries (IAM propagation on a first deploy) and two RSA key pairs fit easily.
-      timeout: Duration.minutes(2),
+      timeout: BOOTSTRAP_TIMEOUT,
     });
     const cfn = this.function.node.defaultChild as lambda.CfnFunction;
     this.resource = new CustomResource(this, 'Run', {

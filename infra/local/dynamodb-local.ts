@@ -8,6 +8,10 @@ import { createTableInput, TABLE_KEYS } from '../../shared/store/table-definitio
 
 export interface DynamoDbLocal {
   endpoint: string;
+  /** The Java process (the fault tests pause it with SIGSTOP). */
+  pid: number;
+  /** Settles when the process ends, by stop() or otherwise: how it ended, for the message. */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -49,9 +53,12 @@ export async function startDynamoDbLocal(options: { dataDir: string | null; port
   // If this process ends without stop() (an uncaught error), take DynamoDB Local with it.
   const killChild = () => child.kill('SIGKILL');
   process.once('exit', killChild);
-  child.once('exit', () => {
-    exited = true;
-    process.off('exit', killChild);
+  const exit = new Promise<string>((res) => {
+    child.once('exit', (code, signal) => {
+      exited = true;
+      process.off('exit', killChild);
+      res(signal ? `killed by ${signal}` : `exit code ${code}`);
+    });
   });
   const output: string[] = [];
   child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
@@ -75,6 +82,8 @@ export async function startDynamoDbLocal(options: { dataDir: string | null; port
   probe.destroy();
   return {
     endpoint,
+    pid: child.pid!,
+    exited: exit,
     stop: () =>
       new Promise<void>((res) => {
         if (exited) return res();

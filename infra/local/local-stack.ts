@@ -1,11 +1,21 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
+import { ensureStageKeys } from '../../shared/bootstrap/ensure-stage-keys.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
+import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
+import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import type { Throttle } from '../../shared/routes.ts';
-import { ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
+import { ensureTable, freePort, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { startLocalServer } from './server.ts';
+
+/**
+ * DynamoDB Local's JVM is cold when it starts: its first transactions can take seconds on a busy
+ * machine, far beyond a request's budget. Bootstrap and the first stage keys, which run them, get this one; the
+ * requests after it run with the service's own budgets (config.budgets).
+ */
+const STARTUP_BUDGET: DependencyBudget = { connectTimeoutMs: 5000, attemptTimeoutMs: 15_000, maxAttempts: 3 };
 
 export interface LocalStackOptions {
   /** 0 picks a free port. */
@@ -22,6 +32,8 @@ export interface LocalStackOptions {
   env?: Record<string, string | undefined>;
   defaultClientId?: string | undefined;
   defaultClientSecret?: string | undefined;
+  /** The service's clock (DESIGN.md §3.2); tests pass one they can move instead of sleeping. */
+  now?: () => Date;
 }
 
 export interface LocalStack {
@@ -30,6 +42,10 @@ export interface LocalStack {
   dynamodbEndpoint: string;
   tableName: string;
   defaultClient: { clientId: string; clientSecret?: string | undefined; created: boolean };
+  /** The DynamoDB Local this stack spawned (undefined with a given endpoint); `exited` settles when it ends, whoever ended it. */
+  dynamodbLocal: DynamoDbLocal | undefined;
+  /** What bootstrap says the operator must know (shared/bootstrap), one sentence each. */
+  notices: string[];
   stop(): Promise<void>;
 }
 
@@ -59,20 +75,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       LOCAL_MASTER_KEY_FILE: join(keyDir, 'master.key'),
       ...options.env,
     });
-    const runtime = createRuntime(config);
+    const runtime = createRuntime(config, options.now ? { now: options.now } : {});
+    const startupDb = createDocumentClient({ region: config.region, endpoint, budget: STARTUP_BUDGET });
+    const notices: string[] = [];
     const defaultClient = await bootstrap({
-      db: runtime.db,
+      db: startupDb,
       tableName: config.tableName,
       secretBox: runtime.secretBox,
       now: runtime.now,
       managementAudience: config.managementAudience,
       defaultClientId: options.defaultClientId,
       defaultClientSecret: options.defaultClientSecret,
+      notify: (notice) => notices.push(notice),
     });
+    // As a deploy does: the JWKS holds the current key before the first request (API.md §8).
+    await ensureStageKeys({ ...runtime, db: startupDb });
+    startupDb.destroy();
     const server = await startLocalServer({ port, stageThrottle: options.stageThrottle, routeThrottles: options.routeThrottles ?? 'routes', docsUrl: config.docsUrl, runtime });
     const runtimeFile = dataDir ? join(dataDir, 'runtime.json') : undefined;
     if (runtimeFile) {
-      writeFileSync(runtimeFile, JSON.stringify({ dynamodbEndpoint: endpoint, tableName: options.tableName, masterKeyFile: config.localMasterKeyFile, url: server.url }, null, 2));
+      writeFileSync(runtimeFile, JSON.stringify({ dynamodbEndpoint: endpoint, dynamodbPid: ddb?.pid, serverPid: process.pid, tableName: options.tableName, masterKeyFile: config.localMasterKeyFile, url: server.url }, null, 2));
     }
     return {
       url: server.url,
@@ -80,6 +102,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamodbEndpoint: endpoint,
       tableName: options.tableName,
       defaultClient,
+      dynamodbLocal: ddb,
+      notices,
       stop: async () => {
         await server.close();
         if (runtimeFile) rmSync(runtimeFile, { force: true });

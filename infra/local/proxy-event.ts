@@ -62,9 +62,9 @@ export function proxyEvent(spec: ProxyEventSpec, stage = 'local'): APIGatewayPro
   };
 }
 
-/** The Lambda context of one invocation (30 s budget, as the stack's functions have). */
-export function lambdaContext(functionName: string, requestId: string = randomUUID(), memoryMb = 1024): Context {
-  const deadline = Date.now() + 30_000;
+/** The Lambda context of one invocation; `timeoutMs` is its function's timeout (shared/routes.ts FUNCTION_TIMEOUTS). */
+export function lambdaContext(functionName: string, requestId: string = randomUUID(), memoryMb = 1024, timeoutMs = 30_000): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,

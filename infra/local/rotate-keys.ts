@@ -36,7 +36,7 @@ const config = loadConfig({
   LOCAL_MASTER_KEY_FILE: rt.masterKeyFile,
   KEY_RETIRE_AFTER_SECONDS: process.env.KEY_RETIRE_AFTER_SECONDS,
 });
-const db = createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
+const db = createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint, budget: config.budgets.dynamodb });
 
 try {
   const results = await rotateKeys({ config, db, now: () => new Date(), force: process.argv.includes('--force') });

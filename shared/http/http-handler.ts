@@ -1,22 +1,37 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import httpSecurityHeaders from '@middy/http-security-headers';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import { payloadTooLarge } from '../errors.ts';
+import { isTimeout } from '../aws/dependency-failure.ts';
+import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
 import { logger } from '../logger.ts';
-import { findRoute, type Route } from '../routes.ts';
+import { findRoute, routeGroup, type Route } from '../routes.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
 import { renderError, toAppError } from './render-error.ts';
+import { securityHeaders } from './security-headers.ts';
 import type { HttpResponse } from './response.ts';
 import { validate } from './validate.ts';
 import { authenticate, type Caller } from './authenticate.ts';
+import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
+import { strictBody } from './strict-body.ts';
 
 /** Bodies above this are refused with 413 before parsing (API Gateway's own limit is 10 MB). */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * How long before the function's timeout a request still running is answered 503 (middy's early
+ * timeout): the dependency budgets should end it long before, this is the backstop that keeps
+ * a stall from ever reaching the caller as Lambda's timeout (a 500) or API Gateway's 504.
+ */
+export const TIMEOUT_RESERVE_MS = 300;
+
+/** What middy answers when the function is about to time out: the dependency took the whole budget. */
+const functionTimedOut = () => {
+  throw serviceUnavailable({ detail: { dependency: 'function', timeout: true } });
+};
 
 export interface HandlerSpec<B extends v.GenericSchema | undefined, Q extends v.GenericSchema | undefined, P extends v.GenericSchema | undefined> {
   /** OAuth endpoints render RFC 6749 error members and `Cache-Control: no-store` on errors too. */
@@ -79,15 +94,17 @@ export function httpHandler<
     return run(req);
   };
 
-  return middy<HttpEvent, HttpResponse>(core)
+  return middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLog(spec.quietSuccess ?? false))
     // middy runs onError hooks last-registered first: the renderer must set the error response
     // before the security headers are added to it.
-    .use(httpSecurityHeaders({ contentSecurityPolicy: { 'default-src': "'none'", 'frame-ancestors': "'none'" } }))
+    .use(securityHeaders())
     .use(errorRenderer(spec.oauth ?? false))
     .use(httpHeaderNormalizer())
+    .use(rejectRepeatedAuthorization())
     .use(bodyLimit())
+    .use(strictBody())
     .use(httpJsonBodyParser({ disableContentTypeError: true }))
     .use(httpUrlencodeBodyParser({ disableContentTypeError: true }));
 }
@@ -125,13 +142,32 @@ function errorRenderer(oauth: boolean): middy.MiddlewareObj<HttpEvent, HttpRespo
       const err = toAppError(request.error);
       if (err.status === 500) {
         logger.error('unhandled error', { code: err.code, error: (err.cause as Error) ?? err, detail: err.detail });
+      } else if (err.status === 503) {
+        // A dependency failed after its budget (shared/aws/dependency-budget.ts): expected, not a
+        // bug. `timeout` and `function_group` feed the dependency-timeout alarm (ServiceAlarms).
+        logger.warn('dependency unavailable', {
+          code: err.code,
+          function_group: functionGroupOf(request.event),
+          dependency: (err.detail as { dependency?: string } | undefined)?.dependency ?? 'aws',
+          timeout: isTimeout(err.cause) || (err.detail as { timeout?: boolean } | undefined)?.timeout === true,
+          cause: (err.cause as Error)?.message,
+          detail: err.detail,
+        });
       } else if (err.status >= 500) {
-        // A dependency failed after retries (503) or an option is unsupported (501): expected, not a bug.
+        // An option is unsupported (501): expected, not a bug.
         logger.warn('dependency error', { code: err.code, cause: (err.cause as Error)?.message, detail: err.detail });
       }
       request.response = renderError(err, getRuntime().config.docsUrl, oauth);
     },
   };
+}
+
+function functionGroupOf(event: HttpEvent): string | undefined {
+  try {
+    return routeGroup(findRoute(event.httpMethod, event.resource));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Refuses oversized bodies before any parsing; keeps the raw body for duplicate-parameter checks. */

@@ -1,10 +1,12 @@
-import { AppError, badRequest, internalError, isAppError, payloadTooLarge } from '../errors.ts';
+import { isDependencyUnavailable } from '../aws/dependency-failure.ts';
+import { AppError, badRequest, internalError, isAppError, payloadTooLarge, serviceUnavailable } from '../errors.ts';
 import type { HttpResponse } from './response.ts';
 import { jsonResponse } from './response.ts';
 
 /**
  * Maps anything thrown into an AppError. middy's parsers throw `HttpError`s (422 malformed JSON,
- * 415, 413); they are client errors and become our 400/413 with the field named.
+ * 415, 413); they are client errors and become our 400/413 with the field named. An AWS dependency
+ * that timed out or is unreachable is a 503.
  */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
@@ -20,6 +22,9 @@ export function toAppError(err: unknown): AppError {
       : `body: ${e.message ?? 'invalid'}`;
     return badRequest(`${what}.`, { cause: err });
   }
+  // An AWS call that timed out or found its dependency unreachable, wherever it was not translated
+  // at a repository boundary: 503 with Retry-After on every route, never a 500 (API.md §2).
+  if (isDependencyUnavailable(err)) return serviceUnavailable({ cause: err });
   return internalError({ cause: err });
 }
 

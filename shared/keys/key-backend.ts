@@ -1,4 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
+import { sdkClientOptions } from '../aws/dependency-budget.ts';
 import type { Config } from '../config.ts';
 import { kmsKeyPairSource, localKeyPairSource, type KeyPairSource } from './key-pair-source.ts';
 import type { KeyWrapper } from './key-wrapper.ts';
@@ -36,6 +37,6 @@ export function createKeyBackend(config: Config, kms?: KMSClient): KeyBackend {
   const keyId = config.kmsKeyId;
   if (!keyId) throw new Error('KMS_KEY_ID is required when KEY_MODE is not local');
   let client = kms;
-  const getKms = () => (client ??= new KMSClient({ region: config.region, maxAttempts: 4 }));
+  const getKms = () => (client ??= new KMSClient({ region: config.region, ...sdkClientOptions(config.budgets.kms) }));
   return { wrapper: kmsKeyWrapper(getKms, keyId), pairs: kmsKeyPairSource(getKms, keyId), kms: getKms };
 }

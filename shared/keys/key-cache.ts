@@ -24,6 +24,8 @@ export interface KeyCache {
   install(partition: KeyPartition, loadedAt?: number): KeySnapshot;
   publishedKeys(): Promise<PublicKeyEntry[]>;
   publicKey(kid: string): Promise<PublicKeyEntry | undefined>;
+  /** The published key with this kid in the last snapshot read, however old (no I/O). */
+  lastKnownPublicKey(kid: string): PublicKeyEntry | undefined;
 }
 
 /**
@@ -83,6 +85,10 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
         snap = await refresh();
         k = snap.byKid.get(kid);
       }
+      return k && isPublished(k, nowMs()) ? k.entry : undefined;
+    },
+    lastKnownPublicKey(kid) {
+      const k = snapshot?.byKid.get(kid);
       return k && isPublished(k, nowMs()) ? k.entry : undefined;
     },
   };

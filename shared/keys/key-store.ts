@@ -26,6 +26,11 @@ export interface KeyStore {
   publishedKeys(): Promise<PublicKeyEntry[]>;
   /** The published key with this kid, or undefined (refreshes from the table at most every few seconds on a miss). */
   publicKey(kid: string): Promise<PublicKeyEntry | undefined>;
+  /**
+   * The published key with this kid as of the last read, however old, without any I/O. Only for
+   * health, which must answer `degraded` while the table stalls (shared/health/last-known-keys.ts).
+   */
+  lastKnownPublicKey(kid: string): PublicKeyEntry | undefined;
   /** Compact JWS of `payload` signed with the current key of `alg`; sets `alg` and `kid` in the header. */
   signJwt(alg: AsymmetricAlg, header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string>;
   /** Present where signing reads the table (envelope, local); kms-sign signs through KMS and has none. */
@@ -40,8 +45,10 @@ export interface KeyStateFeed {
   offer(items: readonly Record<string, unknown>[], readAt?: Date): void;
 }
 
-/** Encrypts small secrets at rest (client secrets, HS256 signing secrets, the cursor key). */
+/** Encrypts small secrets at rest (client secrets, HS256 signing secrets). */
 export interface SecretBox {
   seal(plaintext: string): Promise<string>;
   open(sealed: string): Promise<string>;
+  /** Sealed in the current format (under the data key); false: an older value the bootstrap reseals. */
+  isCurrent(sealed: string): boolean;
 }

@@ -42,6 +42,7 @@ export function kmsSignKeyStore(opts: KmsSignKeyStoreOptions): KeyStore {
   return {
     publishedKeys: cache.publishedKeys,
     publicKey: cache.publicKey,
+    lastKnownPublicKey: cache.lastKnownPublicKey,
     async signJwt(alg, header, payload) {
       if (alg !== 'ES256') throw notImplemented(`${alg} signing is not available when KMS holds the signing key (kms-sign mode signs ES256 only).`);
       const { kid } = (await register()).entry;

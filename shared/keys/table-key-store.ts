@@ -120,6 +120,7 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
     },
     publishedKeys: cache.publishedKeys,
     publicKey: cache.publicKey,
+    lastKnownPublicKey: cache.lastKnownPublicKey,
   };
 }
 

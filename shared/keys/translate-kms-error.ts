@@ -1,3 +1,4 @@
+import { isDependencyUnavailable } from '../aws/dependency-failure.ts';
 import { internalError, serviceUnavailable } from '../errors.ts';
 
 /** KMS errors that mean "busy or briefly unavailable" after the SDK's own retries. */
@@ -18,8 +19,7 @@ const UNAVAILABLE = new Set([
  */
 export function translateKmsError(err: unknown, operation: string): never {
   const e = err as { name?: string; code?: string };
-  const detail = { kms: operation, error: e?.name };
-  const network = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e?.code ?? '');
-  if ((e?.name && UNAVAILABLE.has(e.name)) || network) throw serviceUnavailable({ cause: err, detail });
+  const detail = { dependency: 'kms', kms: operation, error: e?.name };
+  if ((e?.name && UNAVAILABLE.has(e.name)) || isDependencyUnavailable(err)) throw serviceUnavailable({ cause: err, detail });
   throw internalError({ cause: err, detail });
 }

@@ -44,16 +44,17 @@ type Row = Readonly<Record<string, unknown>>;
  * A source over records already in memory (small child lists, tests). Key order is `id` order,
  * as in the table (UUIDv7 ids sort by creation).
  */
-export function arraySource<T extends Row>(id: string, records: readonly T[], hooks: Pick<CollectionSource<T>, 'expand'> = {}): CollectionSource<T> {
-  const sorted = [...records].sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
+export function arraySource<T extends object>(id: string, records: readonly T[], hooks: Pick<CollectionSource<T>, 'expand'> = {}): CollectionSource<T> {
+  const idOf = (r: T) => String((r as Row).id);
+  const sorted = [...records].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
   return {
     id,
     async page({ limit, startKey, descending }) {
       const ordered = descending ? [...sorted].reverse() : sorted;
       const after = startKey?.id;
-      const from = after === undefined ? 0 : ordered.findIndex((r) => (descending ? String(r.id) < String(after) : String(r.id) > String(after)));
+      const from = after === undefined ? 0 : ordered.findIndex((r) => (descending ? idOf(r) < String(after) : idOf(r) > String(after)));
       if (from < 0) return [];
-      return ordered.slice(from, from + limit).map((item) => ({ item, key: { id: String(item.id) } }));
+      return ordered.slice(from, from + limit).map((item) => ({ item, key: { id: idOf(item) } }));
     },
     async all() {
       return [...sorted];
@@ -62,5 +63,21 @@ export function arraySource<T extends Row>(id: string, records: readonly T[], ho
       return sorted.length;
     },
     ...hooks,
+  };
+}
+
+/**
+ * A source of stored records seen through `view` (the list filters, sorts and shapes views), with
+ * `expand` for the page's children. Keys and counts are the record source's own, so cursors stay
+ * bound to the same store list.
+ */
+export function mapSource<R, T extends Row>(source: CollectionSource<R>, view: (record: R) => T, expand?: (items: T[]) => Promise<T[]>): CollectionSource<T> {
+  const { page, count } = source;
+  return {
+    id: source.id,
+    ...(page ? { page: async (request: PageRequest) => (await page.call(source, request)).map((e) => ({ item: view(e.item), key: e.key })) } : {}),
+    all: async (options) => (await source.all(options)).map(view),
+    ...(count ? { count: () => count.call(source) } : {}),
+    ...(expand ? { expand } : {}),
   };
 }

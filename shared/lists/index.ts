@@ -8,7 +8,7 @@ export { parseListParams, type QueryParameters, type MultiValueQueryParameters }
 export { parseRecordParams } from './parse-record-params.ts';
 export { listQuerySchema, recordQuerySchema } from './list-query-schema.ts';
 export { listCollection, type ListEnvelope, type ListCollectionInput } from './list-collection.ts';
-export { arraySource, type CollectionSource, type PageEntry, type PageRequest, type StartKey } from './collection-source.ts';
+export { arraySource, mapSource, type CollectionSource, type PageEntry, type PageRequest, type StartKey } from './collection-source.ts';
 export { querySource, stripKeys, type QuerySourceOptions } from './query-source.ts';
 export { pagedSource, type PagedSourceOptions, type RepositoryPage, type RepositoryPageRequest } from './paged-source.ts';
 export { queryPage, countQuery, startKeyOf, type QueryPageInput, type QueryPageResult, type PartitionQuery } from './query-page.ts';

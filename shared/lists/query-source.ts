@@ -28,7 +28,7 @@ export interface QuerySourceOptions<T> extends Omit<PartitionQuery, 'descending'
  *
  *   querySource(db, table, { indexName: 'GSI1', partition: keys.clientsCollection(tenantId), toRecord })
  */
-export function querySource<T extends Item = Item>(db: DynamoDBDocumentClient, tableName: string, options: QuerySourceOptions<T>): CollectionSource<T> {
+export function querySource<T = Item>(db: DynamoDBDocumentClient, tableName: string, options: QuerySourceOptions<T>): CollectionSource<T> {
   const { toRecord = stripKeys as (item: Item) => T, count, expand, sortKeyIsId = true, ...partition } = options;
   const source: CollectionSource<T> = {
     id: `${partition.indexName ?? 'table'}|${partition.partition}|${partition.sortKeyPrefix ?? ''}`,

@@ -2,15 +2,18 @@ import type * as v from 'valibot';
 import { httpHandler, type HandlerSpec, type Request } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { oauthDeps } from '../oauth/oauth-runtime.ts';
+import { heldScopes } from './held-scopes.ts';
+import { managementAccess, type ManagementAccess } from './kit/access.ts';
 import { managementContext, type ManagementContext } from './management-context.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
-export type ManagementRequest<B, Q, P> = Request<B, Q, P> & { ctx: ManagementContext };
+export type ManagementRequest<B, Q, P> = Request<B, Q, P> & { ctx: ManagementContext; access: ManagementAccess };
 
 /**
  * The management API's pipeline: the HTTP pipeline (bearer token + route scope from the route
- * table, validation) plus the tenant rules of API.md §4, resolved once per request.
+ * table, validation) plus the tenant rules of API.md §4 and the caller's access (kit/access.ts),
+ * resolved once per request.
  */
 export function managementHandler<
   B extends v.GenericSchema | undefined = undefined,
@@ -18,7 +21,12 @@ export function managementHandler<
   P extends v.GenericSchema | undefined = undefined,
 >(spec: HandlerSpec<B, Q, P>, run: (req: ManagementRequest<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>) {
   return httpHandler(spec, async (req) => {
-    const ctx = await managementContext(req.caller, req.headers, req.runtime.config.multiTenant, oauthDeps(req.runtime).findClient);
-    return run({ ...req, ctx });
+    const oauth = oauthDeps(req.runtime);
+    const tenancy = await managementContext(req.caller, req.headers, req.runtime.config.multiTenant, oauth.findClient);
+    const scopes = await heldScopes(req.caller!, req.route.auth.type === 'bearer' ? req.route.auth.scope : undefined, oauth);
+    // Every later scope test (read:client_keys, no escalation, ...) sees what the caller holds now.
+    const caller = { ...req.caller!, scopes };
+    const ctx = { ...tenancy, scopes };
+    return run({ ...req, caller, ctx, access: managementAccess(ctx, caller) });
   });
 }

@@ -6,7 +6,8 @@ import { countWrite } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { and, equals, exists } from './expression.ts';
 import { keys } from './keys.ts';
-import { grantsCopyIsCurrent, unlinkUnits } from './link-writes.ts';
+import { unlinkUnits } from './link-writes.ts';
+import { clientHolder } from './token-copies.ts';
 import { withRetries } from './retry.ts';
 import { deleteItem, type Write } from './writes.ts';
 
@@ -34,7 +35,7 @@ function clientCascadeUnits({ client, links, permissions }: ClientPartition): Wr
   const byResource = new Map<string, ClientPermission[]>();
   for (const p of permissions) byResource.set(p.resource_id, [...(byResource.get(p.resource_id) ?? []), p]);
   const units: Write[][] = [];
-  for (const resourceId of links.keys()) units.push(...unlinkUnits(client.id, resourceId, byResource.get(resourceId) ?? [], grantsCopyIsCurrent(client)));
+  for (const resourceId of links.keys()) units.push(...unlinkUnits(clientHolder(client), resourceId, byResource.get(resourceId) ?? []));
   // Permissions without a link cannot be created; if one exists anyway (a bug), remove it too.
   const orphans = permissions.filter((p) => !links.has(p.resource_id));
   if (orphans.length) {

@@ -3,16 +3,16 @@ import { conflict, notFound } from '../errors.ts';
 import type { ClientResourceLink } from '../records/client-link-records.ts';
 import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
-import { readClientPartition, type ClientPartition } from './client-partition.ts';
-import { commitPlan, type Guard } from './commit-plan.ts';
+import { readClientPartition } from './client-partition.ts';
 import { toRecord } from './entity.ts';
 import { keys } from './keys.ts';
-import { grantsCopyIsCurrent, linkUnit, MAX_RESOURCES_PER_CLIENT, unlinkUnits } from './link-writes.ts';
+import { commitLinkChange, LinkPlan } from './link-commit.ts';
+import { linkUnit, MAX_RESOURCES_PER_CLIENT, unlinkUnits } from './link-writes.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
-import { withRetries } from './retry.ts';
 import { uuidv7 } from './uuidv7.ts';
-import { keyString, type Write } from './writes.ts';
+import { clientHolder } from './token-copies.ts';
+import { keyString } from './writes.ts';
 
 /**
  * Client ↔ resource links (spec §2.5, §2.9; API.md §6). A link is `CLIENT#{c}` / `RESOURCE#{r}`
@@ -65,14 +65,11 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
     const at = now().toISOString();
     return { id: uuidv7(), tenant_id: client.tenant_id, client_id: client.id, resource_id: resourceId, created_by: actor, created_at: at, updated_by: actor, updated_at: at };
   };
-  const clientGuard = (p: ClientPartition): Guard => ({ key: keys.client(p.client.id), expected: p.client.links_version });
 
   return {
-    async authorize(clientId, resourceIds, actor) {
-      const ids = unique(resourceIds);
-      // Links this call already committed (a batch too big for one transaction): not conflicts on a retry.
-      const mine = new Set<string>();
-      await withRetries(async () => {
+    authorize: (clientId, resourceIds, actor) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const ids = unique(resourceIds);
         const p = await mustReadClient(clientId);
         const found = await getItems(db, tableName, ids.map(keys.resource), now());
         for (const id of ids) {
@@ -81,44 +78,35 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         }
         const todo = ids.filter((id) => {
           const existing = p.links.get(id);
-          if (existing && !mine.has(existing.id)) throw conflict(`Resource ${id} is already authorized to client ${clientId}.`);
+          if (existing && !done.has(existing.id)) throw conflict(`Resource ${id} is already authorized to client ${clientId}.`);
           return !existing;
         });
         if (p.client.aggregations.resources + todo.length > MAX_RESOURCES_PER_CLIENT) throw tooManyResources(clientId);
-        const links = todo.map((id) => newLink(p.client, id, actor));
-        await commitPlan(db, tableName, links.map((l) => linkUnit(l, grantsCopyIsCurrent(p.client))), {
-          guards: [clientGuard(p)],
-          onCommitted: (idx) => idx.forEach((i) => mine.add(links[i]!.id)),
-        });
-      });
-    },
-
-    async revoke(clientId, resourceIds) {
-      const ids = unique(resourceIds);
-      const done = new Set<string>();
-      await withRetries(async () => {
-        const p = await mustReadClient(clientId);
-        const todo = ids.filter((id) => {
-          if (!p.links.has(id) && !done.has(id)) throw notFound(`Resource ${id} is not authorized to client ${clientId}.`);
-          return p.links.has(id);
-        });
-        const units: Write[][] = [];
-        const lastUnitOf = new Map<number, string>();
+        const plan = new LinkPlan().guard(keys.client(clientId), p.client.links_version);
         for (const id of todo) {
-          units.push(...unlinkUnits(clientId, id, p.permissions.filter((x) => x.resource_id === id), grantsCopyIsCurrent(p.client)));
-          lastUnitOf.set(units.length - 1, id);
+          const link = newLink(p.client, id, actor);
+          plan.add([linkUnit(link, clientHolder(p.client))], link.id);
         }
-        await commitPlan(db, tableName, units, {
-          guards: [clientGuard(p)],
-          onCommitted: (idx) => idx.forEach((i) => lastUnitOf.has(i) && done.add(lastUnitOf.get(i)!)),
-        });
-      });
-    },
+        return plan;
+      }),
 
-    async authorizeClients(resourceId, clientIds, actor) {
-      const ids = unique(clientIds);
-      const mine = new Set<string>();
-      await withRetries(async () => {
+    revoke: (clientId, resourceIds) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const p = await mustReadClient(clientId);
+        const plan = new LinkPlan().guard(keys.client(clientId), p.client.links_version);
+        for (const id of unique(resourceIds)) {
+          if (!p.links.has(id)) {
+            if (done.has(id)) continue;
+            throw notFound(`Resource ${id} is not authorized to client ${clientId}.`);
+          }
+          plan.add(unlinkUnits(clientHolder(p.client), id, p.permissions.filter((x) => x.resource_id === id)), id);
+        }
+        return plan;
+      }),
+
+    authorizeClients: (resourceId, clientIds, actor) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const ids = unique(clientIds);
         const resource = await mustGetResource(resourceId);
         const found = await getItems(db, tableName, ids.flatMap((c) => [keys.client(c), keys.clientLink(c, resourceId)]), now());
         const clients = ids.map((id) => {
@@ -129,42 +117,35 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         });
         const todo = clients.filter((c) => {
           const existing = found.get(keyString(keys.clientLink(c.id, resourceId)));
-          if (existing && !mine.has(String(existing.id))) throw conflict(`Client ${c.id} is already authorized to resource ${resourceId}.`);
+          if (existing && !done.has(String(existing.id))) throw conflict(`Client ${c.id} is already authorized to resource ${resourceId}.`);
           return !existing;
         });
         for (const c of todo) if (c.aggregations.resources >= MAX_RESOURCES_PER_CLIENT) throw tooManyResources(c.id);
-        const links = todo.map((c) => newLink(c, resourceId, actor));
-        await commitPlan(db, tableName, links.map((l, i) => linkUnit(l, grantsCopyIsCurrent(todo[i]!))), {
+        const plan = new LinkPlan().guard(keys.resource(resourceId), resource.links_version);
+        for (const c of todo) {
           // The clients' guards make the cap exact: each count above was read under its guard.
-          guards: [{ key: keys.resource(resourceId), expected: resource.links_version }, ...todo.map((c) => ({ key: keys.client(c.id), expected: c.links_version }))],
-          onCommitted: (idx) => idx.forEach((i) => mine.add(links[i]!.id)),
-        });
-      });
-    },
+          plan.guard(keys.client(c.id), c.links_version);
+          const link = newLink(c, resourceId, actor);
+          plan.add([linkUnit(link, clientHolder(c))], link.id);
+        }
+        return plan;
+      }),
 
-    async revokeClients(resourceId, clientIds) {
-      const ids = unique(clientIds);
-      const done = new Set<string>();
-      await withRetries(async () => {
+    revokeClients: (resourceId, clientIds) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const ids = unique(clientIds);
         const resource = await mustGetResource(resourceId);
         const partitions = await Promise.all(ids.map((c) => readClientPartition(db, tableName, c)));
-        const units: Write[][] = [];
-        const guards: Guard[] = [{ key: keys.resource(resourceId), expected: resource.links_version }];
-        const lastUnitOf = new Map<number, string>();
+        const plan = new LinkPlan().guard(keys.resource(resourceId), resource.links_version);
         ids.forEach((id, i) => {
           const p = partitions[i];
           if (done.has(id)) return;
           if (!p || !p.links.has(resourceId)) throw notFound(`Client ${id} is not authorized to resource ${resourceId}.`);
-          guards.push(clientGuard(p));
-          units.push(...unlinkUnits(id, resourceId, p.permissions.filter((x) => x.resource_id === resourceId), grantsCopyIsCurrent(p.client)));
-          lastUnitOf.set(units.length - 1, id);
+          plan.guard(keys.client(id), p.client.links_version);
+          plan.add(unlinkUnits(clientHolder(p.client), resourceId, p.permissions.filter((x) => x.resource_id === resourceId)), id);
         });
-        await commitPlan(db, tableName, units, {
-          guards,
-          onCommitted: (idx) => idx.forEach((i) => lastUnitOf.has(i) && done.add(lastUnitOf.get(i)!)),
-        });
-      });
-    },
+        return plan;
+      }),
 
     async listForClient(clientId) {
       const items = await queryPrefix(db, tableName, keys.clientPartition(clientId), keys.clientLinkPrefix);

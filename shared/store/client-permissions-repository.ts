@@ -3,13 +3,13 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import type { ClientPermission, PermissionRequest } from '../records/client-link-records.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition } from './client-partition.ts';
-import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { keys } from './keys.ts';
-import { grantsCopyIsCurrent, grantUnit, MAX_PERMISSIONS_PER_CLIENT, revokePermissionUnit } from './link-writes.ts';
+import { commitLinkChange, LinkPlan } from './link-commit.ts';
+import { grantUnit, MAX_PERMISSIONS_PER_CLIENT, revokePermissionUnit } from './link-writes.ts';
 import { getItems } from './read-items.ts';
-import { withRetries } from './retry.ts';
 import { uuidv7 } from './uuidv7.ts';
+import { clientHolder } from './token-copies.ts';
 import { keyString } from './writes.ts';
 
 /**
@@ -52,10 +52,9 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
   };
 
   return {
-    async grant(clientId, requests, actor) {
-      const pairs = pairsOf(requests);
-      const mine = new Set<string>();
-      await withRetries(async () => {
+    grant: (clientId, requests, actor) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const pairs = pairsOf(requests);
         const p = await mustRead(clientId);
         const resourceIds = [...new Set(pairs.map((x) => x.resourceId))];
         const found = await getItems(db, tableName, resourceIds.map(keys.resource), now());
@@ -76,7 +75,7 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
         const existing = new Map(p.permissions.map((x) => [pairKey(x), x]));
         const todo = pairs.filter(({ resourceId, scopeId }) => {
           const e = existing.get(`${resourceId}#${scopeId}`);
-          if (e && !mine.has(e.id)) throw conflict(`Scope ${scopeId} of resource ${resourceId} is already granted to client ${clientId}.`);
+          if (e && !done.has(e.id)) throw conflict(`Scope ${scopeId} of resource ${resourceId} is already granted to client ${clientId}.`);
           return !e;
         });
         if (p.client.aggregations.permissions + todo.length > MAX_PERMISSIONS_PER_CLIENT) {
@@ -94,17 +93,14 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
           updated_by: actor,
           updated_at: at,
         }));
-        await commitPlan(db, tableName, records.map((r) => grantUnit(r, grantsCopyIsCurrent(p.client))), {
-          guards: [{ key: keys.client(clientId), expected: p.client.links_version }],
-          onCommitted: (idx) => idx.forEach((i) => mine.add(records[i]!.id)),
-        });
-      });
-    },
+        const plan = new LinkPlan().guard(keys.client(clientId), p.client.links_version);
+        for (const r of records) plan.add([grantUnit(r, clientHolder(p.client))], r.id);
+        return plan;
+      }),
 
-    async revoke(clientId, requests) {
-      const pairs = pairsOf(requests);
-      const done = new Set<string>();
-      await withRetries(async () => {
+    revoke: (clientId, requests) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const pairs = pairsOf(requests);
         const p = await mustRead(clientId);
         const existing = new Map(p.permissions.map((x) => [pairKey(x), x]));
         const todo: ClientPermission[] = [];
@@ -114,12 +110,10 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
           if (!e && !done.has(k)) throw notFound(`Scope ${scopeId} of resource ${resourceId} is not granted to client ${clientId}.`);
           if (e) todo.push(e);
         }
-        await commitPlan(db, tableName, todo.map((x) => revokePermissionUnit(x, grantsCopyIsCurrent(p.client))), {
-          guards: [{ key: keys.client(clientId), expected: p.client.links_version }],
-          onCommitted: (idx) => idx.forEach((i) => done.add(pairKey(todo[i]!))),
-        });
-      });
-    },
+        const plan = new LinkPlan().guard(keys.client(clientId), p.client.links_version);
+        for (const x of todo) plan.add([revokePermissionUnit(x, clientHolder(p.client))], pairKey(x));
+        return plan;
+      }),
 
     async listForClient(clientId) {
       return (await mustRead(clientId)).permissions;

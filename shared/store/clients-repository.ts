@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CollectionSource } from '../lists/collection-source.ts';
 import { generateClientSecret, hashClientSecret } from '../clients/client-secret.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
@@ -6,7 +7,7 @@ import type { ClientPatch, ClientRecord, NewClient, TokenGrants } from '../recor
 import { newClientRecord } from './client-defaults.ts';
 import { deleteClient } from './client-delete.ts';
 import { readClientPartition } from './client-partition.ts';
-import { collectionAll, collectionCount, collectionPage, countWrite, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { countWrite, tenantCollectionMethods, type CollectionPage, type CollectionPageRequest } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
@@ -55,6 +56,8 @@ export interface ClientsRepository {
   /** Deletes the client with its links and permissions, fixing the resources' counts. 404 / 403 (Default Client). */
   delete(id: string): Promise<void>;
   /** One page of the tenant's clients in id (= creation) order, for shared/lists. */
+  /** The tenant's clients as a list source (shared/lists): pages with their cursor keys, the exact count. */
+  collection(tenantId: string): CollectionSource<ClientRecord>;
   listPage(tenantId: string, request: CollectionPageRequest): Promise<CollectionPage<ClientRecord>>;
   /** Every client of the tenant, for `q` and `sort` (shared/lists bounds the size). */
   listAll(tenantId: string): Promise<ClientRecord[]>;
@@ -166,16 +169,7 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
 
     delete: (id) => deleteClient(db, tableName, id),
 
-    async listPage(tenantId, request) {
-      const page = await collectionPage(db, tableName, tenantId, 'CLIENTS', request);
-      return { ...page, items: page.items.map((i) => toRecord<ClientRecord>(i)) };
-    },
-
-    async listAll(tenantId) {
-      return (await collectionAll(db, tableName, tenantId, 'CLIENTS')).map((i) => toRecord<ClientRecord>(i));
-    },
-
-    count: (tenantId) => collectionCount(db, tableName, tenantId, 'CLIENTS', now()),
+    ...tenantCollectionMethods<ClientRecord>(db, tableName, 'CLIENTS', now),
 
     async getClientWithGrants(clientId) {
       const item = await getItem(db, tableName, keys.client(clientId), now());

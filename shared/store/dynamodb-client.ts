@@ -1,20 +1,25 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { sdkClientOptions, type DependencyBudget } from '../aws/dependency-budget.ts';
 
 export interface DynamoClientOptions {
   region: string;
   /** DynamoDB Local's address; unset in AWS. */
   endpoint?: string | undefined;
+  /** Connect and attempt timeouts and attempts (config.budgets.dynamodb). */
+  budget: DependencyBudget;
 }
 
 /**
- * A document client with the SDK's standard retries (throttling is retried with backoff before the
- * repository boundary turns it into a 503). Locally DynamoDB Local accepts any credentials.
+ * A document client whose calls are bounded by the budget: a stalled or unreachable DynamoDB is a
+ * TimeoutError or a socket error after `worstCaseMs(budget)`, and throttling is retried with short
+ * backoffs before the repository boundary turns it into a 503. Locally DynamoDB Local accepts any
+ * credentials.
  */
-export function createDocumentClient({ region, endpoint }: DynamoClientOptions): DynamoDBDocumentClient {
+export function createDocumentClient({ region, endpoint, budget }: DynamoClientOptions): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region,
-    maxAttempts: 4,
+    ...sdkClientOptions(budget),
     ...(endpoint
       ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),

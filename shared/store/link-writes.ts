@@ -1,7 +1,7 @@
 import type { ClientPermission, ClientResourceLink } from '../records/client-link-records.ts';
-import type { ClientRecord } from '../records/client-record.ts';
 import { entity } from './entity.ts';
 import { and, exists, notExists, type Condition } from './expression.ts';
+import { copyWrites, type Holder, type TokenPathChange } from './token-copies.ts';
 import { keys } from './keys.ts';
 import { deleteItem, putItem, updateItem, type Path, type Write } from './writes.ts';
 
@@ -20,50 +20,24 @@ import { deleteItem, putItem, updateItem, type Path, type Write } from './writes
 export const MAX_RESOURCES_PER_CLIENT = 1_000;
 export const MAX_PERMISSIONS_PER_CLIENT = 4_000;
 
-/**
- * The client's `token_grants` entry of a resource or of one scope on it (ClientRecord): written in
- * the same unit as the link or permission item it mirrors, so `/token` reads one item.
- */
-const grantsPath = (resourceId: string, scopeId?: string): Path => (scopeId === undefined ? ['token_grants', resourceId] : ['token_grants', resourceId, scopeId]);
-
-/** Is the client's `token_grants` current (ClientRecord)? Only then do link and permission changes keep it. */
-export const grantsCopyIsCurrent = (c: Pick<ClientRecord, 'token_grants' | 'token_grants_version' | 'links_version'>): boolean =>
-  c.token_grants !== undefined && c.token_grants_version === c.links_version;
-
 /** A change of a client's links or permissions, as its own item sees it. */
 export interface ClientChange {
   resources?: number;
   permissions?: number;
-  /** `token_grants` entries added: a resource (`{}`) or a scope of one (`true`). */
-  grant?: readonly { resourceId: string; scopeId?: string }[];
-  /** `token_grants` entries removed: a scope of a resource, or a resource with all its scopes. */
-  ungrant?: readonly { resourceId: string; scopeId?: string }[];
+  /** What the token path must learn (token-copies.ts): links and permissions added or removed. */
+  copies?: readonly TokenPathChange[];
 }
 
 /**
- * The client item's part of a link or permission change: its counts, `links_version`, and its
- * `token_grants` copy with the version stamp that says the copy is current
- * (`token_grants_version` = `links_version`; a writer that moves one without the other, such as
- * an older release, makes readers fall back to the partition: ClientRecord). Each entry changed
- * requires its parent map, so a change racing the removal of that map (a link revoked meanwhile)
- * fails its condition and is retried, instead of DynamoDB refusing the document path.
+ * The client item's part of a link or permission change: its counts and `links_version` (the
+ * optimistic lock of docs/data-model.md §1), plus the `token_grants` copy writes of the change
+ * (token-copies.ts keeps the copy and its stamp).
  */
-export function clientChange(clientId: string, c: ClientChange, keepCopy: boolean): Write {
+export function clientChange(clientId: string, c: ClientChange): Write[] {
   const add: [Path, number][] = [['links_version', 1]];
   if (c.resources) add.push([['aggregations', 'resources'], c.resources]);
   if (c.permissions) add.push([['aggregations', 'permissions'], c.permissions]);
-  // A copy already behind is left alone (its stamp stays behind, readers keep falling back, the
-  // bootstrap rebuilds it): editing it would need entries it may not have.
-  if (!keepCopy) return updateItem(keys.client(clientId), { add, condition: exists });
-  add.push(['token_grants_version', 1]);
-  const entries = [...(c.grant ?? []), ...(c.ungrant ?? [])];
-  const parents: Condition[] = entries.map((e) => (x) => `attribute_exists(${x.name(e.scopeId === undefined ? 'token_grants' : ['token_grants', e.resourceId])})`);
-  return updateItem(keys.client(clientId), {
-    add,
-    set: (c.grant ?? []).map((e) => [grantsPath(e.resourceId, e.scopeId), e.scopeId === undefined ? {} : true] as const),
-    remove: (c.ungrant ?? []).map((e) => grantsPath(e.resourceId, e.scopeId)),
-    condition: and(exists, ...parents),
-  });
+  return [updateItem(keys.client(clientId), { add, condition: exists }), ...copyWrites(c.copies ?? [])];
 }
 
 export interface ResourceCounts {
@@ -82,11 +56,11 @@ export function resourceCounts(resourceId: string, c: ResourceCounts, condition?
 }
 
 /** Adds one link: the item, both ends' counts, and the (empty) grants entry of the resource. */
-export function linkUnit(link: ClientResourceLink, keepCopy: boolean): Write[] {
+export function linkUnit(link: ClientResourceLink, holder: Holder): Write[] {
   return [
     putItem(linkItem(link), { condition: notExists }),
     resourceCounts(link.resource_id, { clients: 1 }),
-    clientChange(link.client_id, { resources: 1, grant: [{ resourceId: link.resource_id }] }, keepCopy),
+    ...clientChange(link.client_id, { resources: 1, copies: [{ kind: 'link-added', holder, resourceId: link.resource_id }] }),
   ];
 }
 
@@ -111,22 +85,24 @@ export function permissionItem(p: ClientPermission) {
 }
 
 /** Adds one permission: the item, its scope's holder count (the scope must still exist), the client's count. */
-export function grantUnit(p: ClientPermission, keepCopy: boolean): Write[] {
+export function grantUnit(p: ClientPermission, holder: Holder): Write[] {
   return [
     putItem(permissionItem(p), { condition: (x) => `attribute_not_exists(${x.name('PK')})` }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: 1 } }, (x) => `attribute_exists(${x.name(['scope_names', p.scope_id])})`),
-    clientChange(p.client_id, { permissions: 1, grant: [{ resourceId: p.resource_id, scopeId: p.scope_id }] }, keepCopy),
+    ...clientChange(p.client_id, { permissions: 1, copies: [{ kind: 'permission-added', holder, resourceId: p.resource_id, scopeId: p.scope_id }] }),
   ];
 }
 
 /** Removes one permission and its counts. */
-export function revokePermissionUnit(p: ClientPermission, keepCopy: boolean): Write[] {
+export function revokePermissionUnit(p: ClientPermission, holder: Holder): Write[] {
   return [
     deleteItem(keys.clientPermission(p.client_id, p.resource_id, p.scope_id), { condition: exists }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: -1 } }),
-    clientChange(p.client_id, { permissions: -1, ungrant: [{ resourceId: p.resource_id, scopeId: p.scope_id }] }, keepCopy),
+    ...clientChange(p.client_id, { permissions: -1, copies: [permissionRemoved(holder, p)] }),
   ];
 }
+
+const permissionRemoved = (holder: Holder, p: ClientPermission): TokenPathChange => ({ kind: 'permission-removed', holder, resourceId: p.resource_id, scopeId: p.scope_id });
 
 /**
  * Permissions per unit when a link has more than fit one transaction with the rest: each one is a
@@ -140,7 +116,8 @@ const PERMISSIONS_PER_UNIT = 40;
  * unit normally; with more than 40 permissions, the permissions go first in units of their own,
  * so the link (the precondition of a permission) is always the last thing removed.
  */
-export function unlinkUnits(clientId: string, resourceId: string, permissions: readonly ClientPermission[], keepCopy: boolean): Write[][] {
+export function unlinkUnits(holder: Holder, resourceId: string, permissions: readonly ClientPermission[]): Write[][] {
+  const clientId = holder.id;
   const batches: ClientPermission[][] = [];
   for (let i = 0; i < permissions.length; i += PERMISSIONS_PER_UNIT) batches.push(permissions.slice(i, i + PERMISSIONS_PER_UNIT));
   const last = batches.pop() ?? [];
@@ -148,13 +125,13 @@ export function unlinkUnits(clientId: string, resourceId: string, permissions: r
     ...batches.map((b) => [
       ...permissionDeletes(b),
       resourceCounts(resourceId, { holders: holderDeltas(b) }),
-      clientChange(clientId, { permissions: -b.length, ungrant: b.map((p) => ({ resourceId, scopeId: p.scope_id })) }, keepCopy),
+      ...clientChange(clientId, { permissions: -b.length, copies: b.map((p) => permissionRemoved(holder, p)) }),
     ]),
     [
       ...permissionDeletes(last),
       deleteItem(keys.clientLink(clientId, resourceId), { condition: exists }),
       resourceCounts(resourceId, { clients: -1, holders: holderDeltas(last) }),
-      clientChange(clientId, { resources: -1, permissions: -last.length, ungrant: [{ resourceId }] }, keepCopy),
+      ...clientChange(clientId, { resources: -1, permissions: -last.length, copies: [{ kind: 'link-removed', holder, resourceId }] }),
     ],
   ];
 }

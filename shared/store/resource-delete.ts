@@ -7,7 +7,8 @@ import { commitPlan, type Guard } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { exists } from './expression.ts';
 import { keys } from './keys.ts';
-import { grantsCopyIsCurrent, unlinkUnits } from './link-writes.ts';
+import { unlinkUnits } from './link-writes.ts';
+import { clientHolder } from './token-copies.ts';
 import { deleteIdentifierMarker } from './resource-token-view.ts';
 import { queryAll, queryGsi2 } from './query-all.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
@@ -48,7 +49,7 @@ export function deleteResource(db: DynamoDBDocumentClient, tableName: string, re
     for (const p of clients) {
       if (!p || !p.links.has(resourceId)) throw new RetryableConflict('A linked client changed; retry.');
       guards.push({ key: keys.client(p.client.id), expected: p.client.links_version });
-      units.push(...unlinkUnits(p.client.id, resourceId, p.permissions.filter((x) => x.resource_id === resourceId), grantsCopyIsCurrent(p.client)));
+      units.push(...unlinkUnits(clientHolder(p.client), resourceId, p.permissions.filter((x) => x.resource_id === resourceId)));
     }
     for (const i of partition) {
       if (i.type === 'Scope') {

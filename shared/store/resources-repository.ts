@@ -1,10 +1,12 @@
+import { normalisedOrSame } from '../validation/identifier-url.ts';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CollectionSource } from '../lists/collection-source.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
 import { LIMITS } from '../management/resources/resource-fields.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../records/resource-record.ts';
 import type { NewScope, ScopeRecord } from '../records/scope-record.ts';
-import { collectionAll, collectionCount, collectionPage, countWrite, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { countWrite, tenantCollectionMethods, type CollectionPage, type CollectionPageRequest } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
@@ -13,7 +15,8 @@ import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
 import { getItem } from './read-items.ts';
 import { deleteResource } from './resource-delete.ts';
 import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
-import { deleteIdentifierMarker, putIdentifierMarker, tokenViewMetadataUpdate, tokenViewOf, tokenViewOfMarker, type ResourceTokenView } from './resource-token-view.ts';
+import { copyWrites } from './token-copies.ts';
+import { deleteIdentifierMarker, putIdentifierMarker, tokenViewOf, tokenViewOfMarker, type ResourceTokenView } from './resource-token-view.ts';
 import { putScopeWrites } from './scope-items.ts';
 import type { UpdateOptions } from './clients-repository.ts';
 import { uuidv7 } from './uuidv7.ts';
@@ -46,6 +49,8 @@ export interface ResourcesRepository {
   update(id: string, patch: ResourcePatch, actor: string, options?: UpdateOptions): Promise<ResourceRecord>;
   /** Cascade: scopes, markers, client links and permissions (resource-delete.ts). 403 for a system resource. */
   delete(id: string): Promise<void>;
+  /** The tenant's resources as a list source (shared/lists): pages with their cursor keys, the exact count. */
+  collection(tenantId: string): CollectionSource<ResourceRecord>;
   listPage(tenantId: string, request: CollectionPageRequest): Promise<CollectionPage<ResourceRecord>>;
   listAll(tenantId: string): Promise<ResourceRecord[]>;
   count(tenantId: string): Promise<number>;
@@ -105,7 +110,11 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
 
     async getTokenView(tenantId, identifierUrl) {
       if (!isPossibleIdentifier(identifierUrl)) return undefined;
-      const marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
+      let marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
+      // An audience not in normal form names the resource stored under its normal form (API.md §8);
+      // the exact spelling is read first, so what was stored before normalisation is still found.
+      const normal = normalisedOrSame(identifierUrl);
+      if (!marker && normal !== identifierUrl && isPossibleIdentifier(normal)) marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, normal), now());
       return marker ? viewOfMarker(marker) : undefined;
     },
 
@@ -147,8 +156,7 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
             writes.push(deleteIdentifierMarker(current), putIdentifierMarker(next, identifierTaken(url)));
           } else {
             writes.push(versionedUpdate(keys.resource(id), changed, current.version));
-            const view = tokenViewMetadataUpdate(current, next);
-            if (view) writes.push(view);
+            writes.push(...copyWrites([{ kind: 'resource-changed', before: current, after: next }]));
           }
           const { attributes } = await commitPlan(db, tableName, [writes]);
           if (attributes) return toRecord<ResourceRecord>(attributes);
@@ -161,16 +169,7 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
 
     delete: (id) => deleteResource(db, tableName, id),
 
-    async listPage(tenantId, request) {
-      const page = await collectionPage(db, tableName, tenantId, 'RESOURCES', request);
-      return { ...page, items: page.items.map((i) => toRecord<ResourceRecord>(i)) };
-    },
-
-    async listAll(tenantId) {
-      return (await collectionAll(db, tableName, tenantId, 'RESOURCES')).map((i) => toRecord<ResourceRecord>(i));
-    },
-
-    count: (tenantId) => collectionCount(db, tableName, tenantId, 'RESOURCES', now()),
+    ...tenantCollectionMethods<ResourceRecord>(db, tableName, 'RESOURCES', now),
   };
 }
 

@@ -9,8 +9,8 @@ import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { and, exists } from './expression.ts';
 import { keys } from './keys.ts';
-import { grantsCopyIsCurrent, revokePermissionUnit } from './link-writes.ts';
-import { updateTokenView } from './resource-token-view.ts';
+import { revokePermissionUnit } from './link-writes.ts';
+import { clientHolder, copyWrites } from './token-copies.ts';
 import { putMarker } from './markers.ts';
 import { changedFields, mergePatch } from './merge-patch.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
@@ -93,7 +93,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
           condition: and(exists, (x) => `${x.name(['aggregations', 'scopes'])} < ${x.value(MAX_SCOPES_PER_RESOURCE)}`),
           onFail: () => new RetryableConflict('The resource changed meanwhile; retry.'),
         }),
-        updateTokenView(resource, { set: [[['scope_names', scope.id], scope.scope_name]] }),
+        ...copyWrites([{ kind: 'scope-added', resource, scopeId: scope.id, name: scope.scope_name }]),
       ]]);
       return scope;
     }),
@@ -114,7 +114,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
               deleteScopeNameMarker(resourceId, current.scope_name, scopeId),
               putMarker(keys.scopeNameMarker(resourceId, next.scope_name), scopeId, { onTaken: scopeNameTaken(next.scope_name) }),
               updateItem(keys.resource(resourceId), { set: [[['scope_names', scopeId], next.scope_name]], add: [['links_version', 1]], condition: exists }),
-              updateTokenView(resource, { set: [[['scope_names', scopeId], next.scope_name]] }),
+              ...copyWrites([{ kind: 'scope-renamed', resource, scopeId, name: next.scope_name }]),
             );
           }
           const { attributes } = await commitPlan(db, tableName, [writes]);
@@ -141,7 +141,8 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
         const clients = await getItems(db, tableName, permissions.map((x) => keys.client(x.client_id)), now());
         const units: Write[][] = permissions.map((x) => {
           const client = clients.get(keyString(keys.client(x.client_id)));
-          return revokePermissionUnit(x, client !== undefined && grantsCopyIsCurrent(toRecord<ClientRecord>(client)));
+          // A holder gone meanwhile has no copy to keep (its unit then fails and the delete re-reads).
+          return revokePermissionUnit(x, client ? clientHolder(toRecord<ClientRecord>(client)) : { kind: 'client', id: x.client_id, copyIsCurrent: false });
         });
         units.push([
           deleteItem(keys.scope(resourceId, scopeId), { condition: exists }),
@@ -151,7 +152,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
             remove: [['scope_names', scopeId], ['scope_holders', scopeId]],
             condition: exists,
           }),
-          updateTokenView(resource, { remove: [['scope_names', scopeId]] }),
+          ...copyWrites([{ kind: 'scope-deleted', resource, scopeId }]),
         ]);
         await commitPlan(db, tableName, units, { guards: [{ key: keys.resource(resourceId), expected: resource.links_version }] });
       }, { attempts: CASCADE_ATTEMPTS });

@@ -1,3 +1,4 @@
+import { isDependencyUnavailable } from '../aws/dependency-failure.ts';
 import { conflict, serviceUnavailable, type AppError } from '../errors.ts';
 
 const THROTTLED = new Set([
@@ -14,8 +15,8 @@ export type OnConditionFailed = (reasons: readonly (string | undefined)[]) => Ap
 
 /**
  * Translates AWS errors at the repository boundary (DESIGN.md §3.4): a failed condition becomes a
- * domain error (409 by default), throttling or an unreachable DynamoDB after the SDK's retries
- * becomes 503. Anything else is a bug and stays a 500.
+ * domain error (409 by default), throttling, a timeout or an unreachable DynamoDB after the SDK's
+ * retries (shared/aws/dependency-budget.ts) becomes 503. Anything else is a bug and stays a 500.
  */
 export function translateError(err: unknown, onConditionFailed?: OnConditionFailed): never {
   const e = err as { name?: string; CancellationReasons?: { Code?: string }[]; code?: string };
@@ -28,21 +29,17 @@ export function translateError(err: unknown, onConditionFailed?: OnConditionFail
       throw onConditionFailed ? withCause(onConditionFailed(reasons), err) : conflict('The record was changed concurrently or already exists.', { cause: err });
     }
     // Throttled after the SDK's retries: the dependency is unavailable (503), as everywhere else.
-    if (reasons.some((r) => r === 'ThrottlingError' || r === 'ProvisionedThroughputExceeded')) throw serviceUnavailable({ cause: err });
+    if (reasons.some((r) => r === 'ThrottlingError' || r === 'ProvisionedThroughputExceeded')) throw serviceUnavailable({ cause: err, detail: { dependency: 'dynamodb' } });
     if (reasons.some((r) => r === 'TransactionConflict')) {
       throw conflict('A concurrent change was in progress; retry.', { cause: err });
     }
   }
   if (e?.name === 'TransactionConflictException') throw conflict('A concurrent change was in progress; retry.', { cause: err });
-  if ((e?.name && THROTTLED.has(e.name)) || isNetworkError(e)) throw serviceUnavailable({ cause: err });
+  if ((e?.name && THROTTLED.has(e.name)) || isDependencyUnavailable(err)) throw serviceUnavailable({ cause: err, detail: { dependency: 'dynamodb' } });
   throw err;
 }
 
 function withCause(appError: AppError, cause: unknown): AppError {
   if (appError.cause === undefined) Object.defineProperty(appError, 'cause', { value: cause });
   return appError;
-}
-
-function isNetworkError(e: { name?: string; code?: string } | undefined): boolean {
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e?.code ?? '') || e?.name === 'TimeoutError';
 }

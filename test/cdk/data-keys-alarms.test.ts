@@ -98,7 +98,7 @@ describe('alarms', () => {
   });
 
   it('429s counted by a metric filter on the access log (API Gateway has no throttle metric)', () => {
-    const [filter] = Object.values(template.findResources('AWS::Logs::MetricFilter'));
+    const filter = Object.values(template.findResources('AWS::Logs::MetricFilter')).find((f) => f.Properties.MetricTransformations[0].MetricName === 'Http429');
     expect(filter!.Properties.FilterPattern).toBe('{ $.status = "429" }');
     const { MetricNamespace, MetricName } = filter!.Properties.MetricTransformations[0];
     expect(MetricNamespace).toBe('IdentityService/dev');

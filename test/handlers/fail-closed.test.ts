@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as tokeninfo } from '../../functions/oauth/tokeninfo.ts';
 import { handler as token } from '../../functions/oauth/token.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import { TEST_BUDGET } from '../support/dynamodb.ts';
 import { runWithRuntime } from '../../shared/runtime.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';
@@ -9,7 +10,7 @@ import { testRuntime } from '../support/test-runtime.ts';
 /** DESIGN.md §3.8 (fosite CVE-2020-15223): a storage failure while checking is a 503, never a success. */
 describe('fail closed when DynamoDB cannot be reached', () => {
   // Nothing listens on port 9: every call fails with ECONNREFUSED after the SDK's retries.
-  const dead = { endpoint: 'http://127.0.0.1:9', tableName: 'unreachable', db: createDocumentClient({ region: 'local', endpoint: 'http://127.0.0.1:9' }) };
+  const dead = { endpoint: 'http://127.0.0.1:9', tableName: 'unreachable', db: createDocumentClient({ region: 'local', endpoint: 'http://127.0.0.1:9', budget: TEST_BUDGET }) };
   const runtime = testRuntime(dead);
   const basic = `Basic ${Buffer.from('00000000-0000-7000-8000-000000000001:secret').toString('base64')}`;
 

@@ -159,6 +159,24 @@ describe('Client Permissions: grant / list / revoke (spec §4.3, API.md §6)', (
     expect(body.permissions).toEqual([expect.objectContaining({ resource_id: a.id, scope_id: a.scope('read') })]);
     expect(body.aggregations).toMatchObject({ resources: 1, permissions: 1 });
   });
+
+  it('expand=all: the nested links carry resource_data and scope_data, as their own lists do (spec §2.5, §2.6)', async () => {
+    const a = await fx.createResource(['read']);
+    const c = await fx.createClient();
+    await authorize(c.id, [a.id]);
+    await grant(c.id, [{ resource_id: a.id, scopes: [a.scope('read')] }]);
+    const one = (await fx.call('GET', `/clients/${c.id}?expand=all`)).body;
+    const linkList = (await fx.call('GET', `/clients/${c.id}/resources?expand=all`)).body.items;
+    const permissionList = (await fx.call('GET', `/clients/${c.id}/permissions?expand=all`)).body.items;
+    expect(one.resources).toEqual(linkList);
+    expect(one.resources[0].resource_data).toMatchObject({ id: a.id, resource_metadata: expect.any(Object) });
+    expect(one.resources[0].resource_data.resource_metadata).not.toHaveProperty('signing_secret');
+    expect(one.permissions).toEqual(permissionList);
+    expect(one.permissions[0]).toMatchObject({ resource_data: { id: a.id }, scope_data: { id: a.scope('read'), scope_name: 'read' } });
+    const listed = (await fx.call('GET', `/clients?q=(id=${c.id})&expand=all`)).body.items[0];
+    expect(listed.resources).toEqual(linkList);
+    expect(listed.permissions).toEqual(permissionList);
+  });
 });
 
 describe('what is granted is exactly what a client_credentials token carries, at once (API.md §5.1)', () => {

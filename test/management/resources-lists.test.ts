@@ -112,6 +112,16 @@ describe('GET /resources', () => {
     expect(byDescription.slice(3).sort()).toEqual([resources[1]!.id, resources[3]!.id].sort());
   });
 
+  it('expand=all: the nested client links carry client_data, as GET /resources/{id}/clients?expand=all does (spec §2.9)', async () => {
+    const expanded = await get(`/resources?${q(`(id=${scoped.id})`)}&expand=all`);
+    const linkList = await get(`/resources/${scoped.id}/clients?expand=all&limit=100`);
+    expect(expanded.items[0].clients).toEqual(linkList.items);
+    expect(expanded.items[0].clients[0].client_data).toMatchObject({ id: expanded.items[0].clients[0].client_id, client_name: expect.any(String) });
+    expect(expanded.items[0].clients[0].client_data).not.toHaveProperty('client_secret');
+    const one = await get(`/resources/${scoped.id}?expand=all`);
+    expect(one.clients).toEqual(linkList.items);
+  });
+
   it('fields restricts every item; expand=all adds scopes and clients; both combine', async () => {
     const body = await get(`/resources?${q(`(id=${scoped.id})`)}&fields=id,resource_name`);
     expect(body.items).toEqual([{ id: scoped.id, resource_name: 'delta' }]);

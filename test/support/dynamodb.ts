@@ -2,7 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../infra/local/dynamodb-local.ts';
+import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+
+/**
+ * The test run shares one DynamoDB Local across files running in parallel on a loaded machine: a
+ * slow moment there must not turn into a 503 in a test about something else, so ordinary tests
+ * use a generous budget. The fault tests (test/faults/) run with the service's own defaults.
+ */
+export const TEST_BUDGET: DependencyBudget = { connectTimeoutMs: 5000, attemptTimeoutMs: 10_000, maxAttempts: 3 };
+/** TEST_BUDGET as the config's settings, for runtimes built from the environment (shared/config.ts). */
+export const TEST_BUDGET_ENV: Readonly<Record<string, string>> = {
+  DYNAMODB_CONNECT_TIMEOUT_MS: String(TEST_BUDGET.connectTimeoutMs),
+  DYNAMODB_ATTEMPT_TIMEOUT_MS: String(TEST_BUDGET.attemptTimeoutMs),
+  DYNAMODB_MAX_ATTEMPTS: String(TEST_BUDGET.maxAttempts),
+};
 
 export interface TestTable {
   endpoint: string;
@@ -19,5 +33,5 @@ export async function createTestTable(prefix = 'test'): Promise<TestTable> {
   if (!/^http:\/\/(127\.0\.0\.1|localhost):\d+$/.test(endpoint)) throw new Error(`Refusing non-local DynamoDB endpoint ${endpoint}`);
   const tableName = `${prefix}-${randomUUID()}`;
   await ensureTable(endpoint, tableName);
-  return { endpoint, tableName, db: createDocumentClient({ region: 'local', endpoint }) };
+  return { endpoint, tableName, db: createDocumentClient({ region: 'local', endpoint, budget: TEST_BUDGET }) };
 }

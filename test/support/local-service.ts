@@ -3,6 +3,7 @@ import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { inject } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/local-stack.ts';
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
+import { TEST_BUDGET_ENV } from './dynamodb.ts';
 
 export interface TestService {
   url: string;
@@ -20,7 +21,9 @@ export interface TestService {
  * The whole local service on a free port, on the run's DynamoDB Local with a fresh table, with
  * fixed Default Client credentials: the same code path as `npm start`.
  */
-export async function startTestService(options: { env?: Record<string, string>; throttle?: { rateLimit: number; burstLimit: number } } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { env?: Record<string, string>; throttle?: { rateLimit: number; burstLimit: number }; now?: () => Date } = {},
+): Promise<TestService> {
   const clientId = uuidv7(); // ids are UUIDv7 so that id order is creation order (docs/data-model.md)
   const clientSecret = generateClientSecret();
   const stack = await startLocalStack({
@@ -31,7 +34,8 @@ export async function startTestService(options: { env?: Record<string, string>; 
     stageThrottle: options.throttle ?? { rateLimit: 10_000, burstLimit: 10_000 },
     defaultClientId: clientId,
     defaultClientSecret: clientSecret,
-    env: options.env ?? {},
+    env: { ...TEST_BUDGET_ENV, ...options.env },
+    ...(options.now ? { now: options.now } : {}),
   });
   const managementAudience = `${stack.url}/identity/v1/`;
   return {

@@ -1,7 +1,6 @@
-import type { ManagementContext } from '../management-context.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
-import { loadVisibleClient } from './load-visible-client.ts';
 
 /**
  * POST /clients/{client_id}/resources `{resources: [id]}` (spec §4.3, API.md §6): all-or-nothing;
@@ -10,10 +9,10 @@ import { loadVisibleClient } from './load-visible-client.ts';
  * guarded by the client's `links_version` (docs/data-model.md §1), which is what makes parallel
  * authorizations of one resource give exactly one success.
  */
-export async function authorizeClientResources(deps: ClientDeps, ctx: ManagementContext, clientId: string, resourceIds: readonly string[]): Promise<void> {
-  const client = await loadVisibleClient(deps, ctx, clientId);
-  assertMayChange(ctx, client);
-  await assertResourcesVisible(deps, ctx, resourceIds);
-  await deps.links.authorize(clientId, resourceIds, ctx.actor);
+export async function authorizeClientResources(deps: ClientDeps, access: ManagementAccess, clientId: string, resourceIds: readonly string[]): Promise<void> {
+  const client = await loadVisible(deps.clients, access.ctx, clientId, 'Client');
+  assertMayChange(access.ctx, client);
+  await assertResourcesVisible(deps, access.ctx, resourceIds);
+  await deps.links.authorize(clientId, resourceIds, access.ctx.actor);
   deps.forget(clientId);
 }

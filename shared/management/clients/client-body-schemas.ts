@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { appMetadata, bool, closedObject, optionalText, text, timestamp, uuid } from './client-fields.ts';
+import { bool, optionalText, text, timestamp, uuid } from '../kit/fields.ts';
+import { clientFields } from './client-fields.ts';
 import { ClientMetadataSchema } from './client-metadata-schema.ts';
 
 /**
@@ -24,7 +25,7 @@ const secretExpiry = v.nullable(timestamp);
 const sharedFields = {
   client_description: v.optional(description),
   client_metadata: v.optional(ClientMetadataSchema),
-  app_metadata: v.optional(appMetadata),
+  app_metadata: v.optional(clientFields.appMetadata),
   is_public: v.optional(bool),
   is_first_party: v.optional(bool),
   is_global: v.optional(bool),
@@ -33,7 +34,7 @@ const sharedFields = {
 };
 
 /** Spec §4.3 "Client create body" plus app_metadata and the secret's expiry. */
-export const CreateClientBody = closedObject({
+export const CreateClientBody = clientFields.object({
   client_name: text(CLIENT_LIMITS.name),
   client_type: v.optional(clientType),
   ...sharedFields,
@@ -41,7 +42,7 @@ export const CreateClientBody = closedObject({
 export type CreateClientInput = v.InferOutput<typeof CreateClientBody>;
 
 /** Spec §4.3 "Client update body": everything optional, merged into the record (API.md §6). */
-export const UpdateClientBody = closedObject({
+export const UpdateClientBody = clientFields.object({
   client_name: v.optional(text(CLIENT_LIMITS.name)),
   // Spec §4.3: "client_type is not part of the update body". Refused rather than ignored.
   client_type: v.optional(v.never('cannot be changed after create (spec §4.3)')),
@@ -49,4 +50,4 @@ export const UpdateClientBody = closedObject({
 });
 export type UpdateClientInput = v.InferOutput<typeof UpdateClientBody>;
 
-export const ClientPath = v.object({ client_id: uuid });
+export const ClientPath = clientFields.object({ client_id: uuid });

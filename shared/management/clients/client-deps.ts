@@ -27,6 +27,8 @@ export interface ClientDeps {
   secretBox: SecretBox;
   generateSecret: () => string;
   multiTenant: boolean;
+  /** The list cursors' HMAC key (docs/lists.md §5). */
+  cursorKey: () => Promise<Buffer>;
   now: () => Date;
   forget: (clientId: string) => void;
 }
@@ -50,6 +52,7 @@ export function clientDeps(runtime: Runtime): ClientDeps {
     secretBox,
     generateSecret: generateClientSecret,
     multiTenant: config.multiTenant,
+    cursorKey: () => runtime.serviceSecret('cursor'),
     now,
     forget: (clientId) => forgetClient(runtime, clientId),
   };

@@ -1,5 +1,6 @@
-import { badRequest, forbidden, notFound } from '../../errors.ts';
+import { badRequest, forbidden } from '../../errors.ts';
 import type { ClientRecord } from '../../records/client-record.ts';
+import { loadAllVisible } from '../kit/access.ts';
 import type { ManagementContext } from '../management-context.ts';
 import type { ClientDeps } from './client-deps.ts';
 
@@ -11,10 +12,6 @@ import type { ClientDeps } from './client-deps.ts';
 export function assertMayChange(ctx: ManagementContext, client: ClientRecord): void {
   if (client.is_global && !ctx.isGlobal) throw forbidden('Only a global client may change a global client.');
 }
-
-/** Same reasoning for reading a global client's secret with `read:client_keys`. */
-export const mayReadSecret = (ctx: ManagementContext, client: ClientRecord, readsKeys: boolean): boolean =>
-  readsKeys && !client.is_public && (ctx.isGlobal || !client.is_global);
 
 /** RFC 6749 §4.4: client_credentials is for confidential clients only; a public client listing it is a misconfiguration. */
 export function assertGrantTypesFit(isPublic: boolean, grantTypes: readonly string[]): void {
@@ -49,16 +46,11 @@ export function assertDefaultClientKept(current: ClientRecord, next: ClientRecor
 
 /**
  * Resources named in a link body must be visible to the caller (API.md §4): a tenant-bound caller
- * gets 404 for another tenant's resource, as for one that does not exist. Global callers are
- * checked by the repositories (which also know the client's tenant).
+ * gets 404 for another tenant's resource, as for one that does not exist. The repositories check
+ * again in their transaction (they also know the client's tenant and the shared system resource).
  */
 export async function assertResourcesVisible(deps: Pick<ClientDeps, 'resources'>, ctx: ManagementContext, resourceIds: readonly string[]): Promise<void> {
-  if (ctx.isGlobal) return;
-  const ids = [...new Set(resourceIds)];
-  const found = await Promise.all(ids.map((id) => deps.resources.get(id)));
-  ids.forEach((id, i) => {
-    if (found[i]?.tenant_id !== ctx.tenantId) throw notFound(`Resource ${id} not found.`);
-  });
+  if (!ctx.isGlobal) await loadAllVisible(deps.resources, ctx, resourceIds, 'Resource');
 }
 
 /**

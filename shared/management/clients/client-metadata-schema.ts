@@ -1,5 +1,7 @@
 import * as v from 'valibot';
-import { closedObject, integer, notArray, openObject, storableJson } from './client-fields.ts';
+import { safeText } from '../../validation/safe-text.ts';
+import { bool, freeJson, integer, jsonBytesAtMost, notArray, storableJson } from '../kit/fields.ts';
+import { clientFields } from './client-fields.ts';
 
 /**
  * `client_metadata` (spec §2.3). grant_types, refresh_token and id_token are closed (their fields
@@ -23,6 +25,7 @@ const grantTypes = v.pipe(
  */
 const absoluteUrl = v.pipe(
   v.string('must be an absolute URL'),
+  safeText(),
   v.maxLength(2048, 'must be at most 2048 characters'),
   v.check((s) => URL.canParse(s) && /^[a-z][a-z0-9+.-]*:\/\//i.test(s), 'must be an absolute URL'),
   v.check((s) => !s.includes('#'), 'must not contain a fragment (RFC 6749 §3.1.2)'),
@@ -41,7 +44,7 @@ const urls = v.pipe(
     },
     'must be a JSON object',
   ),
-  v.check((o) => Buffer.byteLength(JSON.stringify(o)) <= 16_384, 'must be at most 16384 bytes as JSON'),
+  jsonBytesAtMost(16_384),
   // Its unknown members are kept as sent, so they must be storable too.
   storableJson,
 );
@@ -51,19 +54,19 @@ const MAX_REFRESH_LIFETIME = 31_536_000;
 /** 30 days: an ID token is a login proof, not a session. */
 const MAX_ID_TOKEN_LIFETIME = 2_592_000;
 
-export const ClientMetadataSchema = closedObject({
+export const ClientMetadataSchema = clientFields.object({
   grant_types: v.optional(grantTypes),
   urls: v.optional(urls),
   refresh_token: v.optional(
-    closedObject({
-      expiration_enabled: v.optional(v.boolean('must be true or false')),
+    clientFields.object({
+      expiration_enabled: v.optional(bool),
       expiration_lifetime: v.optional(integer(60, MAX_REFRESH_LIFETIME)),
     }),
   ),
-  id_token: v.optional(closedObject({ expiration_lifetime: v.optional(integer(60, MAX_ID_TOKEN_LIFETIME)) })),
-  oauth: v.optional(openObject(8192)),
-  saml: v.optional(openObject(8192)),
-  wsfed: v.optional(openObject(8192)),
+  id_token: v.optional(clientFields.object({ expiration_lifetime: v.optional(integer(60, MAX_ID_TOKEN_LIFETIME)) })),
+  oauth: v.optional(freeJson(8192)),
+  saml: v.optional(freeJson(8192)),
+  wsfed: v.optional(freeJson(8192)),
 });
 
 export type ClientMetadataInput = v.InferOutput<typeof ClientMetadataSchema>;

@@ -1,6 +1,6 @@
 import type { AuditFields } from '../../records/common.ts';
 import type { ClientMetadata, ClientRecord } from '../../records/client-record.ts';
-import { SealedSecret } from '../resources/sealed-secret.ts';
+import { SealedSecret } from '../kit/sealed-secret.ts';
 
 /**
  * How the client's secret appears in a view: `plaintext` (create and change-secret responses,
@@ -10,6 +10,7 @@ import { SealedSecret } from '../resources/sealed-secret.ts';
 export type SecretExposure = { kind: 'none' } | { kind: 'plaintext'; secret: string } | { kind: 'sealed' };
 
 export const NO_SECRET: SecretExposure = { kind: 'none' };
+export const SEALED: SecretExposure = { kind: 'sealed' };
 
 /**
  * A Client as callers see it (spec §2.2, plus `tenant_id` per API.md §4) with spec §2.4

@@ -1,12 +1,13 @@
 import type { ClientMetadata } from '../../records/client-record.ts';
 import type { RecordParams } from '../../lists/index.ts';
-import type { ManagementContext } from '../management-context.ts';
+import type { ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
 import type { CreateClientInput } from './client-body-schemas.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { assertFutureExpiry, assertGrantTypesFit } from './client-guards.ts';
 import { defaultGrantTypes } from '../../store/client-defaults.ts';
-import { NO_SECRET } from './client-view.ts';
-import { presentClient } from './present-client.ts';
+import { clientEntity } from './client-entity.ts';
+import { clientView, NO_SECRET } from './client-view.ts';
 import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 
 /**
@@ -15,7 +16,8 @@ import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
  * (DESIGN.md §4), shown in this response whatever the caller's scopes: it is the one moment the
  * creator learns it without `read:client_keys`.
  */
-export async function createClient(deps: ClientDeps, ctx: ManagementContext, input: CreateClientInput, params: RecordParams): Promise<Record<string, unknown>> {
+export async function createClient(deps: ClientDeps, access: ManagementAccess, input: CreateClientInput, params: RecordParams): Promise<Record<string, unknown>> {
+  const { ctx } = access;
   const tenantId = await resolveClientTenant(deps, ctx, input.tenant_id);
   const isGlobal = resolveIsGlobal(ctx, input.is_global);
   const isPublic = input.is_public ?? false;
@@ -42,5 +44,5 @@ export async function createClient(deps: ClientDeps, ctx: ManagementContext, inp
   );
   // A token request for this id may have cached "no such client" a moment ago.
   deps.forget(record.id);
-  return presentClient(deps, record, params, secret !== undefined ? { kind: 'plaintext', secret } : NO_SECRET);
+  return presentRecord(clientEntity, deps, access, record, params, clientView(record, secret !== undefined ? { kind: 'plaintext', secret } : NO_SECRET));
 }

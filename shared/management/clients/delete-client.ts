@@ -1,15 +1,14 @@
-import type { ManagementContext } from '../management-context.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange } from './client-guards.ts';
-import { loadVisibleClient } from './load-visible-client.ts';
 
 /**
  * DELETE /clients/{client_id}: 204 (API.md §6). Cascades to the client's links and permissions
  * with the resources' counts (docs/data-model.md §4). The Default Client: 403 (spec §4.3).
  */
-export async function deleteClient(deps: ClientDeps, ctx: ManagementContext, clientId: string): Promise<void> {
-  const client = await loadVisibleClient(deps, ctx, clientId);
-  assertMayChange(ctx, client);
+export async function deleteClient(deps: ClientDeps, access: ManagementAccess, clientId: string): Promise<void> {
+  const client = await loadVisible(deps.clients, access.ctx, clientId, 'Client');
+  assertMayChange(access.ctx, client);
   await deps.clients.delete(clientId);
   deps.forget(clientId);
 }

@@ -1,16 +1,13 @@
 import type { RecordParams } from '../../lists/index.ts';
-import type { ManagementContext } from '../management-context.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
 import type { ClientDeps } from './client-deps.ts';
-import { mayReadSecret } from './client-guards.ts';
-import { NO_SECRET } from './client-view.ts';
-import { loadVisibleClient } from './load-visible-client.ts';
-import { presentClient } from './present-client.ts';
+import { clientEntity } from './client-entity.ts';
 
 /**
  * GET /clients/{client_id} (spec §4.3). `client_secret` only for a `read:client_keys` caller
  * (DESIGN.md §4), opened only if `fields` keeps it.
  */
-export async function getClient(deps: ClientDeps, ctx: ManagementContext, clientId: string, params: RecordParams, readsKeys: boolean): Promise<Record<string, unknown>> {
-  const client = await loadVisibleClient(deps, ctx, clientId);
-  return presentClient(deps, client, params, mayReadSecret(ctx, client, readsKeys) ? { kind: 'sealed' } : NO_SECRET);
+export async function getClient(deps: ClientDeps, access: ManagementAccess, clientId: string, params: RecordParams): Promise<Record<string, unknown>> {
+  return presentRecord(clientEntity, deps, access, await loadVisible(deps.clients, access.ctx, clientId, 'Client'), params);
 }

@@ -1,9 +1,9 @@
 import { badRequest, isAppError } from '../../errors.ts';
 import type { PermissionRequest } from '../../records/client-link-records.ts';
-import type { ManagementContext } from '../management-context.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { assertMayGrant } from '../no-escalation.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
-import { loadVisibleClient } from './load-visible-client.ts';
 
 /**
  * POST /clients/{client_id}/permissions `{permissions: [{resource_id, scopes}]}` (spec §4.3,
@@ -12,10 +12,12 @@ import { loadVisibleClient } from './load-visible-client.ts';
  * client_credentials token may carry from the next request on (grants live in the client's
  * partition, which /token reads; this container's cache is dropped).
  */
-export async function grantClientPermissions(deps: ClientDeps, ctx: ManagementContext, clientId: string, permissions: readonly PermissionRequest[]): Promise<void> {
-  const client = await loadVisibleClient(deps, ctx, clientId);
+export async function grantClientPermissions(deps: ClientDeps, access: ManagementAccess, clientId: string, permissions: readonly PermissionRequest[]): Promise<void> {
+  const { ctx } = access;
+  const client = await loadVisible(deps.clients, ctx, clientId, 'Client');
   assertMayChange(ctx, client);
   await assertResourcesVisible(deps, ctx, permissions.map((p) => p.resource_id));
+  await assertMayGrant(ctx.scopes, permissions, (id) => deps.resources.get(id));
   try {
     await deps.permissions.grant(clientId, permissions, ctx.actor);
   } catch (err) {

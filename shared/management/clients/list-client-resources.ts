@@ -1,21 +1,17 @@
-import { arraySource, clientResourcesCollection, listCollection, type ListEnvelope, type ListParams } from '../../lists/index.ts';
-import { keys } from '../../store/keys.ts';
-import type { ManagementContext } from '../management-context.ts';
+import { arraySource, type ListEnvelope, type ListParams } from '../../lists/index.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { listRecords } from '../kit/present-record.ts';
 import type { ClientDeps } from './client-deps.ts';
-import { addResourceData } from './link-data.ts';
-import { clientResourceView } from './link-views.ts';
-import { loadVisibleClient } from './load-visible-client.ts';
+import { clientResourceEntity } from './client-entity.ts';
 
 /**
  * GET /clients/{client_id}/resources (spec §4.3): the client's resource links (spec §2.5), with
  * `resource_data` under `expand=all`. A client's links are one consistent Query of its partition
- * (docs/data-model.md pattern 19) and few, so the list machinery pages them in memory.
+ * (docs/data-model.md pattern 19) and few, so the list machinery pages them in memory; the source
+ * id (the list's path) binds cursors to this client's links (docs/lists.md §5).
  */
-export async function listClientResources(deps: ClientDeps, ctx: ManagementContext, clientId: string, params: ListParams, cursorKey: Buffer): Promise<ListEnvelope> {
-  await loadVisibleClient(deps, ctx, clientId);
+export async function listClientResources(deps: ClientDeps, access: ManagementAccess, clientId: string, params: ListParams): Promise<ListEnvelope> {
+  await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   const links = await deps.links.listForClient(clientId);
-  const source = arraySource(`${keys.clientPartition(clientId)}|${keys.clientLinkPrefix}`, links.map(clientResourceView), {
-    expand: (views) => addResourceData(deps, views),
-  });
-  return listCollection({ spec: clientResourcesCollection, source, params, cursorKey });
+  return listRecords(clientResourceEntity, deps, access, arraySource(`clients/${clientId}/resources`, links), params, await deps.cursorKey());
 }

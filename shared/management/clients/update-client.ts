@@ -2,13 +2,13 @@ import { conflict, insufficientScope } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
 import type { ClientPatch, ClientRecord } from '../../records/client-record.ts';
 import { mergePatch, type DeepPartial } from '../../store/merge-patch.ts';
-import type { ManagementContext } from '../management-context.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
 import type { UpdateClientInput } from './client-body-schemas.ts';
 import type { ClientDeps } from './client-deps.ts';
-import { assertDefaultClientKept, assertFutureExpiry, assertGrantTypesFit, assertMayChange, mayReadSecret } from './client-guards.ts';
-import { NO_SECRET, type SecretExposure } from './client-view.ts';
-import { loadVisibleClient } from './load-visible-client.ts';
-import { presentClient } from './present-client.ts';
+import { clientEntity } from './client-entity.ts';
+import { assertDefaultClientKept, assertFutureExpiry, assertGrantTypesFit, assertMayChange } from './client-guards.ts';
+import { clientView } from './client-view.ts';
 import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 
 /**
@@ -24,14 +24,13 @@ import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
  */
 export async function updateClient(
   deps: ClientDeps,
-  ctx: ManagementContext,
+  access: ManagementAccess,
   clientId: string,
   body: UpdateClientInput,
   params: RecordParams,
-  readsKeys: boolean,
-  rotatesKeys: boolean,
 ): Promise<Record<string, unknown>> {
-  const current = await loadVisibleClient(deps, ctx, clientId);
+  const { ctx } = access;
+  const current = await loadVisible(deps.clients, ctx, clientId, 'Client');
   assertMayChange(ctx, current);
   const patch = toClientPatch(body);
   const next = mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>);
@@ -46,13 +45,12 @@ export async function updateClient(
   assertGrantTypesFit(next.is_public, next.client_metadata.grant_types);
   assertFutureExpiry(body.client_secret_expires_at, next.is_public, deps.now());
 
-  let exposure: SecretExposure = NO_SECRET;
+  let secret: string | undefined;
   if (current.is_public && !next.is_public) {
     // The new secret is shown in this response: that is a key change (API.md §6 scopes).
-    if (!rotatesKeys) throw insufficientScope('update:client_keys');
-    const secret = deps.generateSecret();
+    if (!access.rotatesKeys) throw insufficientScope('update:client_keys');
+    secret = deps.generateSecret();
     await deps.clients.changeSecret(clientId, secret, ctx.actor, { expiresAt: body.client_secret_expires_at ?? null });
-    exposure = { kind: 'plaintext', secret };
   }
   const updated = await deps.clients.update(clientId, patch, ctx.actor, {
     validate: (latest, merged) => {
@@ -61,8 +59,8 @@ export async function updateClient(
     },
   });
   deps.forget(clientId);
-  if (exposure.kind === 'none' && mayReadSecret(ctx, updated, readsKeys)) exposure = { kind: 'sealed' };
-  return presentClient(deps, updated, params, exposure);
+  const view = secret !== undefined ? clientView(updated, { kind: 'plaintext', secret }) : clientEntity.view(updated, access);
+  return presentRecord(clientEntity, deps, access, updated, params, view);
 }
 
 /** The validated body as the repository's patch; `client_type` never reaches here (schema: 400). */

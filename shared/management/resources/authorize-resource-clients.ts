@@ -1,6 +1,7 @@
-import { loadResource } from './load-resource.ts';
-import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
-import { assertClientsVisible, assertLinksMayChange } from './visible-clients.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import type { ResourceDeps } from './resource-deps.ts';
+import { assertLinksMayChange } from './resource-guards.ts';
+import { loadAllVisible } from '../kit/access.ts';
 
 /**
  * `POST /resources/{id}/clients` `{clients: [client_id]}` (API.md §6, the mirror of
@@ -8,9 +9,9 @@ import { assertClientsVisible, assertLinksMayChange } from './visible-clients.ts
  * resource is 404, an existing link 409, and then nothing changes. Each link moves the resource's
  * `aggregations.clients` and the client's `aggregations.resources` in the same transaction.
  */
-export async function authorizeResourceClients(deps: ResourceDeps, access: ResourceAccess, resourceId: string, clientIds: readonly string[]): Promise<void> {
-  const resource = await loadResource(deps, resourceId, access.ctx);
-  assertLinksMayChange(access.ctx, await assertClientsVisible(deps, clientIds, access.ctx), resource, false);
+export async function authorizeResourceClients(deps: ResourceDeps, access: ManagementAccess, resourceId: string, clientIds: readonly string[]): Promise<void> {
+  const resource = await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
+  assertLinksMayChange(access.ctx, await loadAllVisible(deps.clients, access.ctx, clientIds, 'Client'), resource, false);
   await deps.links.authorizeClients(resourceId, clientIds, access.ctx.actor);
   for (const id of new Set(clientIds)) deps.forgetClient(id);
 }

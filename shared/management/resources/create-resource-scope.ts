@@ -1,8 +1,9 @@
-import { scopesCollection, shapeItem, type RecordParams } from '../../lists/index.ts';
-import { loadResource } from './load-resource.ts';
-import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
+import type { RecordParams } from '../../lists/index.ts';
+import { presentRecord } from '../kit/present-record.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import type { ResourceDeps } from './resource-deps.ts';
 import type { CreateScopeBody } from './scope-bodies.ts';
-import { scopeView } from './scope-view.ts';
+import { scopeEntity } from './resource-entity.ts';
 
 /**
  * `POST /resources/{id}/scopes` `{scope_name, scope_description}` (API.md §6): 201 with the Scope.
@@ -11,13 +12,13 @@ import { scopeView } from './scope-view.ts';
  */
 export async function createResourceScope(
   deps: ResourceDeps,
-  access: ResourceAccess,
+  access: ManagementAccess,
   resourceId: string,
   body: CreateScopeBody,
   params: RecordParams,
 ): Promise<Record<string, unknown>> {
-  await loadResource(deps, resourceId, access.ctx);
+  await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   const scope = await deps.scopes.create(resourceId, body, access.ctx.actor);
   deps.forgetResources();
-  return shapeItem(scopesCollection, scopeView(scope), params);
+  return presentRecord(scopeEntity, deps, access, scope, params);
 }

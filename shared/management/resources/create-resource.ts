@@ -2,9 +2,11 @@ import { notFound } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
 import { uuidv7 } from '../../store/uuidv7.ts';
 import type { CreateResourceBody } from './resource-bodies.ts';
-import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
+import type { ResourceDeps } from './resource-deps.ts';
 import { checkNewMetadata } from './metadata-rules.ts';
-import { presentResource } from './present-resource.ts';
+import type { ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
+import { resourceEntity } from './resource-entity.ts';
 
 /**
  * `POST /resources` (spec §4.3 "Create a resource", API.md §6): 201 with the Resource, in the
@@ -15,7 +17,7 @@ import { presentResource } from './present-resource.ts';
  */
 export async function createResource(
   deps: ResourceDeps,
-  access: ResourceAccess,
+  access: ManagementAccess,
   body: CreateResourceBody,
   params: RecordParams,
 ): Promise<Record<string, unknown>> {
@@ -40,5 +42,5 @@ export async function createResource(
   );
   // The token path caches misses too: a token asked for this audience a moment ago must not keep failing.
   deps.forgetResources();
-  return presentResource(deps, record, access, params);
+  return presentRecord(resourceEntity, deps, access, record, params);
 }

@@ -1,5 +1,5 @@
-import { loadResource } from './load-resource.ts';
-import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import type { ResourceDeps } from './resource-deps.ts';
 
 /**
  * `DELETE /resources/{id}/scopes/{scope_id}` (API.md §6): 204; also removes every grant of the
@@ -7,8 +7,8 @@ import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
  * Forgetting the resources is enough for tokens: they map granted scope ids through the
  * resource's `scope_names`, which no longer has this one.
  */
-export async function deleteResourceScope(deps: ResourceDeps, access: ResourceAccess, resourceId: string, scopeId: string): Promise<void> {
-  await loadResource(deps, resourceId, access.ctx);
+export async function deleteResourceScope(deps: ResourceDeps, access: ManagementAccess, resourceId: string, scopeId: string): Promise<void> {
+  await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   await deps.scopes.delete(resourceId, scopeId);
   deps.forgetResources();
 }

@@ -1,19 +1,11 @@
-import * as v from 'valibot';
-import { jsonObject, uuid } from './resource-fields.ts';
-
-/** API.md §6: link changes take at most 50 ids. */
-export const MAX_LINK_IDS = 50;
+import type * as v from 'valibot';
+import { idList, uuid } from '../kit/fields.ts';
+import { resourceFields } from './resource-fields.ts';
 
 /** `POST|DELETE /resources/{id}/clients`: `{clients: [client_id]}`, the mirror of `{resources: [...]}`. */
-export const clientIdsBody = jsonObject({
-  clients: v.pipe(
-    v.array(uuid, 'must be an array of client ids'),
-    v.minLength(1, 'must name at least one client'),
-    v.maxLength(MAX_LINK_IDS, `must name at most ${MAX_LINK_IDS} clients`),
-  ),
-});
+export const clientIdsBody = resourceFields.object({ clients: idList('client') });
 
-export const resourcePath = jsonObject({ resource_id: uuid });
-export const scopePath = jsonObject({ resource_id: uuid, scope_id: uuid });
+export const resourcePath = resourceFields.object({ resource_id: uuid });
+export const scopePath = resourceFields.object({ resource_id: uuid, scope_id: uuid });
 
 export type ClientIdsBody = v.InferOutput<typeof clientIdsBody>;

@@ -1,4 +1,3 @@
-import type { Caller } from '../../http/authenticate.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
 import { forgetClient, forgetResources } from '../../oauth/oauth-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
@@ -7,7 +6,6 @@ import { clientsRepository, type ClientsRepository } from '../../store/clients-r
 import { resourcesRepository, type ResourcesRepository } from '../../store/resources-repository.ts';
 import { scopesRepository, type ScopesRepository } from '../../store/scopes-repository.ts';
 import { tenantsRepository, type TenantsRepository } from '../../store/tenants-repository.ts';
-import type { ManagementContext } from '../management-context.ts';
 
 /** What the Resources, Resource Scopes and Resource Clients use cases depend on (DESIGN.md §3.2). */
 export interface ResourceDeps {
@@ -29,12 +27,6 @@ export interface ResourceDeps {
    */
   readonly forgetResources: () => void;
   readonly forgetClient: (clientId: string) => void;
-}
-
-/** Who asks: the tenant rules (API.md §4) and whether secrets may be shown (`read:client_keys`). */
-export interface ResourceAccess {
-  readonly ctx: ManagementContext;
-  readonly readsKeys: boolean;
 }
 
 const perRuntime = new WeakMap<Runtime, ResourceDeps>();
@@ -59,9 +51,4 @@ export function resourceDeps(runtime: Runtime): ResourceDeps {
   };
   perRuntime.set(runtime, deps);
   return deps;
-}
-
-/** The request's ResourceAccess: `read:client_keys` reveals HS256 signing secrets (API.md §6). */
-export function resourceAccess(req: { ctx: ManagementContext; caller: Caller | undefined }): ResourceAccess {
-  return { ctx: req.ctx, readsKeys: req.caller?.scopes.has('read:client_keys') ?? false };
 }

@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { identifierUrlSchema } from '../../validation/identifier-url.ts';
+import { fieldKit, integer } from '../kit/fields.ts';
 
 /**
  * The field rules of Resources and Scopes (spec §2.7, §2.8). The spec gives types only; the bounds
@@ -6,27 +8,10 @@ import * as v from 'valibot';
  * prefixes with the field's path (`body.resource_metadata.token_lifetime: ...`, API.md §2).
  */
 
-const objectMessage = (issue: v.BaseIssue<unknown>) => (issue.path?.length ? 'is required' : 'must be a JSON object');
-const isJsonObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-
-/**
- * A JSON object with these members; unknown members are dropped. A missing required member is
- * `body.resource_name: is required` and anything but an object (arrays too, which valibot's
- * `object` alone would take) is `body: must be a JSON object`.
- */
-export const jsonObject = <E extends v.ObjectEntries>(entries: E) =>
-  v.pipe(v.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object'), v.object(entries, objectMessage));
+/** Resources and Scopes drop unknown members: a record read with GET can be sent back with PUT (kit/fields.ts). */
+export const resourceFields = fieldKit('drop');
 
 const string = () => v.string('must be a string');
-
-/** A non-blank string of at most `max` characters. */
-export const label = (max: number) =>
-  v.pipe(string(), v.check((s) => s.trim().length > 0, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
-
-/** Free text; `""` clears it on modify (null is not accepted: docs/management-resources.md §2). */
-export const description = (max: number) => v.pipe(string(), v.maxLength(max, `must be at most ${max} characters`));
-
-export const bool = () => v.boolean('must be true or false');
 
 export const LIMITS = {
   resourceName: 200,
@@ -40,30 +25,12 @@ export const LIMITS = {
   /** Seconds. One minute to one day; the default (3600) is in shared/store/resource-defaults.ts. */
   minTokenLifetime: 60,
   maxTokenLifetime: 86_400,
-  appMetadataEntries: 50,
-  appMetadataKey: 255,
-  appMetadataValue: 1024,
   scopeName: 255,
   scopeDescription: 500,
 } as const;
 
-/**
- * RFC 8707 §2: a resource indicator is an absolute URI without a fragment; it is compared as an
- * exact string (no normalisation), like `aud` in RFC 7519 §4.1.3.
- */
-export function isResourceIndicator(s: string): boolean {
-  if (/\s/.test(s) || s.includes('#')) return false;
-  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(s) && URL.canParse(s);
-}
-
-export const identifierUrl = v.pipe(
-  string(),
-  v.maxLength(LIMITS.identifierUrl, `must be at most ${LIMITS.identifierUrl} characters`),
-  // The URL is part of two keys (marker PK, GSI2PK), whose 2048-byte limit counts UTF-8 bytes: 1000
-  // characters of `€` were 3000 bytes and a 500 (test/handlers/fuzz-management-resources.test.ts).
-  v.maxBytes(LIMITS.identifierUrl, `must be at most ${LIMITS.identifierUrl} bytes as UTF-8`),
-  v.check(isResourceIndicator, 'must be an absolute URI without a fragment (RFC 8707 §2)'),
-);
+/** RFC 8707 §2 absolute URI, unique in its RFC 3986 §6.2.2 normal form (shared/validation/identifier-url.ts). */
+export const identifierUrl = identifierUrlSchema(LIMITS.identifierUrl);
 
 export const SIGNING_ALGORITHMS = ['ES256', 'RS256', 'HS256'] as const;
 export const signingAlgorithm = v.picklist(SIGNING_ALGORITHMS, 'must be ES256, RS256 or HS256');
@@ -75,24 +42,7 @@ export const signingSecret = v.pipe(
   v.check((s) => bytes(s) <= LIMITS.maxSecretBytes, `must be at most ${LIMITS.maxSecretBytes} bytes`),
 );
 
-export const tokenLifetime = v.pipe(
-  v.number('must be an integer number of seconds'),
-  v.integer('must be an integer number of seconds'),
-  v.minValue(LIMITS.minTokenLifetime, `must be between ${LIMITS.minTokenLifetime} and ${LIMITS.maxTokenLifetime} seconds`),
-  v.maxValue(LIMITS.maxTokenLifetime, `must be between ${LIMITS.minTokenLifetime} and ${LIMITS.maxTokenLifetime} seconds`),
-);
-
-const keyValue = jsonObject({
-  key: label(LIMITS.appMetadataKey),
-  value: v.pipe(string(), v.maxLength(LIMITS.appMetadataValue, `must be at most ${LIMITS.appMetadataValue} characters`)),
-});
-
-/** Spec §2.7 `app_metadata`: `[{key, value}]`, strings, keys unique (a map in list form). */
-export const appMetadata = v.pipe(
-  v.array(keyValue, 'must be an array of {key, value}'),
-  v.maxLength(LIMITS.appMetadataEntries, `must have at most ${LIMITS.appMetadataEntries} entries`),
-  v.check((entries) => new Set(entries.map((e) => e.key)).size === entries.length, 'keys must be unique'),
-);
+export const tokenLifetime = integer(LIMITS.minTokenLifetime, LIMITS.maxTokenLifetime, 'seconds');
 
 /**
  * RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`: printable ASCII without space,
@@ -103,6 +53,3 @@ export const scopeName = v.pipe(
   v.regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be an RFC 6749 §3.3 scope-token: printable ASCII without spaces, " or \\'),
   v.maxLength(LIMITS.scopeName, `must be at most ${LIMITS.scopeName} characters`),
 );
-
-// Ids are stored lower-case (UUIDv7): an upper-case spelling names the same record.
-export const uuid = v.pipe(string(), v.uuid('must be a UUID'), v.toLowerCase());

@@ -1,5 +1,5 @@
 import type { ResourceRecord } from '../../records/resource-record.ts';
-import { SealedSecret } from './sealed-secret.ts';
+import { SealedSecret } from '../kit/sealed-secret.ts';
 
 /**
  * A Resource as callers see it (spec §2.7): the spec's fields plus `tenant_id` (API.md §4), with

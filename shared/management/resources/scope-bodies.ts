@@ -1,16 +1,17 @@
 import * as v from 'valibot';
-import { description, LIMITS, jsonObject, scopeName } from './resource-fields.ts';
+import { optionalText } from '../kit/fields.ts';
+import { LIMITS, resourceFields, scopeName } from './resource-fields.ts';
 
 /** `POST /resources/{id}/scopes` (API.md §6: `{scope_name, scope_description}`, spec §2.8). */
-export const createScopeBody = jsonObject({
+export const createScopeBody = resourceFields.object({
   scope_name: scopeName,
-  scope_description: v.optional(description(LIMITS.scopeDescription)),
+  scope_description: v.optional(optionalText(LIMITS.scopeDescription)),
 });
 
 /** `PATCH|PUT /resources/{id}/scopes/{scope_id}`: merges (API.md §6). */
-export const updateScopeBody = jsonObject({
+export const updateScopeBody = resourceFields.object({
   scope_name: v.optional(scopeName),
-  scope_description: v.optional(description(LIMITS.scopeDescription)),
+  scope_description: v.optional(optionalText(LIMITS.scopeDescription)),
 });
 
 export type CreateScopeBody = v.InferOutput<typeof createScopeBody>;

@@ -1,8 +1,9 @@
-import { scopesCollection, shapeItem, type RecordParams } from '../../lists/index.ts';
-import { loadResource } from './load-resource.ts';
-import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
+import type { RecordParams } from '../../lists/index.ts';
+import { presentRecord } from '../kit/present-record.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import type { ResourceDeps } from './resource-deps.ts';
 import type { UpdateScopeBody } from './scope-bodies.ts';
-import { scopeView } from './scope-view.ts';
+import { scopeEntity } from './resource-entity.ts';
 
 /**
  * `PATCH|PUT /resources/{id}/scopes/{scope_id}` (API.md §6): merges; a rename moves the unique
@@ -11,14 +12,14 @@ import { scopeView } from './scope-view.ts';
  */
 export async function updateResourceScope(
   deps: ResourceDeps,
-  access: ResourceAccess,
+  access: ManagementAccess,
   resourceId: string,
   scopeId: string,
   body: UpdateScopeBody,
   params: RecordParams,
 ): Promise<Record<string, unknown>> {
-  await loadResource(deps, resourceId, access.ctx);
+  await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   const scope = await deps.scopes.update(resourceId, scopeId, body, access.ctx.actor);
   deps.forgetResources();
-  return shapeItem(scopesCollection, scopeView(scope), params);
+  return presentRecord(scopeEntity, deps, access, scope, params);
 }

@@ -1,10 +1,11 @@
 import type { RecordParams } from '../../lists/index.ts';
 import type { ResourcePatch } from '../../records/resource-record.ts';
-import { loadResource } from './load-resource.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { checkResourcePatch } from './metadata-rules.ts';
 import type { UpdateResourceBody } from './resource-bodies.ts';
-import type { ResourceAccess, ResourceDeps } from './resource-deps.ts';
-import { presentResource } from './present-resource.ts';
+import type { ResourceDeps } from './resource-deps.ts';
+import { presentRecord } from '../kit/present-record.ts';
+import { resourceEntity } from './resource-entity.ts';
 
 /**
  * `PATCH|PUT /resources/{id}` (spec §4.3 "Modify a resource", API.md §6): merges, a field left out
@@ -13,12 +14,12 @@ import { presentResource } from './present-resource.ts';
  */
 export async function updateResource(
   deps: ResourceDeps,
-  access: ResourceAccess,
+  access: ManagementAccess,
   id: string,
   body: UpdateResourceBody,
   params: RecordParams,
 ): Promise<Record<string, unknown>> {
-  const current = await loadResource(deps, id, access.ctx);
+  const current = await loadVisible(deps.resources, access.ctx, id, 'Resource');
   checkResourcePatch(current, body, deps.managementAudience);
   const { resource_type: _fixed, resource_metadata, ...fields } = body;
   const patch: ResourcePatch = { ...fields };
@@ -28,5 +29,5 @@ export async function updateResource(
   }
   const updated = await deps.resources.update(id, patch, access.ctx.actor);
   deps.forgetResources();
-  return presentResource(deps, updated, access, params);
+  return presentRecord(resourceEntity, deps, access, updated, params);
 }
