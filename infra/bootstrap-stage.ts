@@ -37,7 +37,7 @@ export interface StageOutputs {
   issuer: string | undefined;
 }
 
-/** What the function returns (functions/admin/run-bootstrap.ts `BootstrapOutput`). */
+/** What the function returns (shared/bootstrap/run-bootstrap.ts `BootstrapOutput`). */
 export interface BootstrapResult {
   created: boolean;
   clientId: string;

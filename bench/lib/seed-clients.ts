@@ -1,5 +1,5 @@
 import { BatchWriteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../shared/store/keys.ts';
+import { keys } from '../../shared/store/table-keys.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 
 type Item = Record<string, unknown>;

@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import { isAppError } from '../../shared/errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { getRuntime } from '../../shared/runtime.ts';
-import { isCustomResourceEvent, sendCustomResourceResponse, type CustomResourceEvent } from './cloudformation-response.ts';
-import { runBootstrap, type BootstrapOutput } from './run-bootstrap.ts';
+import { isCustomResourceEvent, sendCustomResourceResponse, type CustomResourceEvent } from '../../shared/bootstrap/cloudformation-response.ts';
+import { runBootstrap, type BootstrapOutput } from '../../shared/bootstrap/run-bootstrap.ts';
 
 /**
  * What `npm run bootstrap -- --stage <name> [--rotate-default-secret]` sends (infra/bootstrap-stage.ts):

@@ -1,13 +1,13 @@
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
 import { checkHealth } from '../../shared/health/check-health.ts';
+import { tableProbe } from '../../shared/store/table-probe.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
 
 /** GET /company/v1/health and /api/company/v1/health (spec 4.4). */
 export const handler = httpHandler({}, async ({ runtime }) => {
   const report = await checkHealth({
-    db: runtime.db,
-    tableName: runtime.config.tableName,
+    probeTable: tableProbe(runtime.db, runtime.config.tableName),
     serviceName: runtime.config.serviceName,
     serviceDescription: runtime.config.serviceDescription,
     version: SERVICE_VERSION,

@@ -1,6 +1,6 @@
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { NO_STORE } from '../../shared/http/response.ts';
-import { oauthDeps } from '../../shared/oauth/oauth-runtime.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { revokeToken, RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
 
 /** POST /revoke (spec 4.2, RFC 7009): 200 with an empty body on success. */

@@ -2,7 +2,7 @@ import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse, NO_STORE } from '../../shared/http/response.ts';
 import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
 import { issueToken } from '../../shared/oauth/issue-token.ts';
-import { oauthDeps } from '../../shared/oauth/oauth-runtime.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
 
 /** POST /token (spec 4.2, API.md §5.1). */

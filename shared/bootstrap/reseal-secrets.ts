@@ -7,7 +7,7 @@ import { collectionAll } from '../store/collections.ts';
 import { commitPlan } from '../store/commit-plan.ts';
 import { toRecord } from '../store/entity.ts';
 import { and, equals } from '../store/expression.ts';
-import { keys } from '../store/keys.ts';
+import { keys } from '../store/table-keys.ts';
 import { getItem, getItems } from '../store/read-items.ts';
 import { identifierMarkerKey } from '../store/resource-token-view.ts';
 import { tenantsRepository } from '../store/tenants-repository.ts';

@@ -1,8 +1,6 @@
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-
 export interface HealthDeps {
-  db: DynamoDBDocumentClient;
-  tableName: string;
+  /** Reads the table once (store/table-probe.ts); rejects when the table does not answer before `signal` aborts. */
+  probeTable: (signal: AbortSignal) => Promise<void>;
   serviceName: string;
   serviceDescription: string;
   version: string;
@@ -36,9 +34,7 @@ export const HEALTH_PROBE_TIMEOUT_MS = 700;
 export async function checkHealth(deps: HealthDeps): Promise<HealthReport> {
   const failed: string[] = [];
   try {
-    await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: { PK: 'HEALTH', SK: 'HEALTH' } }), {
-      abortSignal: AbortSignal.timeout(HEALTH_PROBE_TIMEOUT_MS),
-    });
+    await deps.probeTable(AbortSignal.timeout(HEALTH_PROBE_TIMEOUT_MS));
   } catch {
     failed.push('dynamodb');
   }

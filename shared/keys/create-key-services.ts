@@ -8,7 +8,7 @@ import { SECRET_BOX_DATA_KEY, secretBox } from './secret-box.ts';
 import { serviceSecrets } from './service-secrets.ts';
 import { signingKeysRepository } from './signing-keys-repository.ts';
 import { tableKeyStore } from './table-key-store.ts';
-import { keys as tableKeys } from '../store/keys.ts';
+import { keys as tableKeys } from '../store/table-keys.ts';
 
 export interface KeyServicesDeps {
   config: Config;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { internalError, isAppError } from '../errors.ts';
-import { keys } from '../store/keys.ts';
+import { keys } from '../store/table-keys.ts';
 import { translateError } from '../store/translate-error.ts';
 import { contexts, type KeyWrapper } from './key-wrapper.ts';
 

@@ -1,9 +1,9 @@
 import type { JWK } from 'jose';
-import { keys } from '../store/keys.ts';
+import { keys } from '../store/table-keys.ts';
 import { TABLE_KEYS } from '../store/table-definition.ts';
 import { ASYMMETRIC_ALGS, isAsymmetricAlg } from './jwk.ts';
 import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
-import type { KeyPartition, KeyStateRecord, SigningKeyRecord } from './signing-keys-repository.ts';
+import type { KeyPartition, KeyStateRecord, SigningKeyRecord } from './signing-key-records.ts';
 
 type Item = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { JWK } from 'jose';
-import { keys } from '../store/keys.ts';
+import { keys } from '../store/table-keys.ts';
 import { getItems } from '../store/read-items.ts';
 import { TABLE_KEYS } from '../store/table-definition.ts';
 import { translateError } from '../store/translate-error.ts';
@@ -23,43 +23,8 @@ import { embedsKeys, isStateItem, keyItem, namedKids, partitionOfStates, stateIt
  *   consistent assignment with the keys it names (one item is read whole). So a signer reads the
  *   two state items and nothing else; the `KEY#` items are history, TTL and a view for people.
  */
-export interface SigningKeyRecord {
-  kid: string;
-  alg: AsymmetricAlg;
-  jwk: JWK;
-  /** Absent for a kms-sign key (the private key is in KMS). */
-  wrappedPrivateKey?: string | undefined;
-  wrappedBy: 'kms' | 'local' | 'kms-sign';
-  /** kms-sign: the asymmetric KMS key that signs with this key. */
-  kmsKeyId?: string | undefined;
-  status: KeyStatus;
-  createdAt: string;
-  activatedAt?: string | undefined;
-  retiredAt?: string | undefined;
-  ttl?: number | undefined;
-}
-
-export interface PreviousKeyRef {
-  kid: string;
-  retiredAt: string;
-  /** Epoch seconds after which the key is no longer published. */
-  expiresAt: number;
-}
-
-export interface KeyStateRecord {
-  alg: AsymmetricAlg;
-  currentKid: string;
-  nextKid: string | undefined;
-  previous: PreviousKeyRef[];
-  version: number;
-}
-
-export interface KeyPartition {
-  states: Map<AsymmetricAlg, KeyStateRecord>;
-  keys: Map<string, SigningKeyRecord>;
-  /** Algorithms whose state item predates embedded keys (schema 1): `embedKeysInStates` rewrites them. */
-  legacyStates: Set<AsymmetricAlg>;
-}
+export type { KeyPartition, KeyStateRecord, PreviousKeyRef, SigningKeyRecord } from './signing-key-records.ts';
+import type { KeyPartition, KeyStateRecord, SigningKeyRecord } from './signing-key-records.ts';
 
 export interface RotationWrite {
   alg: AsymmetricAlg;

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import { httpHandler, type HandlerSpec, type Request } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
-import { oauthDeps } from '../oauth/oauth-runtime.ts';
+import { oauthDeps } from '../store/token-path-records.ts';
 import { heldScopes } from './held-scopes.ts';
 import { managementAccess, type ManagementAccess } from './kit/access.ts';
 import { managementContext, type ManagementContext } from './management-context.ts';

@@ -4,7 +4,7 @@ import { jsonResponse, NO_STORE } from '../http/response.ts';
 import { claimedClientId } from './authenticate-client.ts';
 import { authenticateIntrospectionCaller, introspectFor, type Introspection } from './introspect-token.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';
-import { oauthDeps } from './oauth-runtime.ts';
+import { oauthDeps } from '../store/token-path-records.ts';
 
 /** `/tokeninfo` and `/introspect` differ only in the view of the same introspection. */
 export function introspectionHandler(view: (r: Introspection) => Record<string, unknown>, fields: readonly string[]) {

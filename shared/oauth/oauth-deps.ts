@@ -1,7 +1,8 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
-import type { VerifiedToken } from './verify-resource-token.ts';
+import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import type { RevocationRef } from '../tokens/revocation-ref.ts';
 
 /** What the OAuth endpoints need to know of a client (built from the stored Client record). */
 export interface OAuthClient {
@@ -38,7 +39,7 @@ export interface TokenResource {
 /**
  * What a grant asks the cold token read to fetch besides the client and the signing keys
  * (grants/token-grant.ts `preload`). Each member is an item the request names by itself; a grant
- * that needs a new kind of item adds a member here and its key in oauth-runtime.ts `preload`.
+ * that needs a new kind of item adds a member here and its key in store/token-path-records.ts `preload`.
  */
 export interface TokenPreload {
   /** A Resource by `identifier_url` (its identifier marker, read in the client's tenant). */
@@ -58,7 +59,7 @@ export interface OAuthDeps {
   cachedResource(tenantId: string, identifierUrl: string): TokenResource | undefined;
   /**
    * Reads, in one call, what a token request for this client will look up (the client, what its
-   * grant's `preload` names, the signing keys) and the caches do not hold (oauth-runtime.ts); the
+   * grant's `preload` names, the signing keys) and the caches do not hold (store/token-path-records.ts); the
    * lookups that follow then hit the caches. Never decides anything: authentication and every
    * check still run on what the finders return.
    */
@@ -77,4 +78,10 @@ export interface OAuthDeps {
   now: () => Date;
   /** Tokens whose signature already verified, by the token's SHA-256 (verify-resource-token.ts). */
   verifiedTokens: TtlCache<VerifiedToken>;
+}
+
+/** A token whose signature, lifetime and claims checked out, with what binds its revocation (docs/tokens.md). */
+export interface VerifiedToken {
+  claims: AccessTokenClaims;
+  ref: RevocationRef;
 }

@@ -2,13 +2,10 @@ import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { revocationRef, type RevocationRef } from '../tokens/revocation-ref.ts';
 import { checkIssuedAt, InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
-import type { OAuthDeps } from './oauth-deps.ts';
+import type { OAuthDeps, VerifiedToken } from './oauth-deps.ts';
 
 /** A token whose signature and claims verified, and what its revocation is bound to. */
-export interface VerifiedToken {
-  claims: AccessTokenClaims;
-  ref: RevocationRef;
-}
+export type { VerifiedToken } from './oauth-deps.ts';
 
 /** `ref` of a verified token; a verified token always has what it takes (required claims, kid or aud). */
 function verified(header: { alg?: unknown; kid?: unknown }, claims: AccessTokenClaims): VerifiedToken {

@@ -67,3 +67,20 @@ export interface ResourcePatch {
   resource_metadata?: Partial<ResourceMetadata>;
   app_metadata?: KeyValue[];
 }
+
+/** Bounds of a Resource's and its Scopes' fields (validated in management, relied on by the store's keys). */
+export const RESOURCE_LIMITS = {
+  resourceName: 200,
+  resourceType: 64,
+  description: 1000,
+  /** Also bounds the marker key `UNIQUE#RESOURCE_ID_URL#{t}#{url}` well inside DynamoDB's 2 KB key limit. */
+  identifierUrl: 1000,
+  /** RFC 7518 §3.2: an HS256 key must be at least as long as the hash output (256 bits). */
+  minSecretBytes: 32,
+  maxSecretBytes: 1024,
+  /** Seconds. One minute to one day; the default (3600) is in shared/store/resource-defaults.ts. */
+  minTokenLifetime: 60,
+  maxTokenLifetime: 86_400,
+  scopeName: 255,
+  scopeDescription: 500,
+} as const;

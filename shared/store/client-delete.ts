@@ -5,7 +5,7 @@ import { readClientPartition, type ClientPartition } from './client-partition.ts
 import { countWrite } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { and, equals, exists } from './expression.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { unlinkUnits } from './link-writes.ts';
 import { clientHolder } from './token-copies.ts';
 import { withRetries } from './retry.ts';

@@ -5,7 +5,7 @@ import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { toRecord } from './entity.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
 import { linkUnit, MAX_RESOURCES_PER_CLIENT, unlinkUnits } from './link-writes.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';

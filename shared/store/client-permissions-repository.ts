@@ -4,7 +4,7 @@ import type { ClientPermission, PermissionRequest } from '../records/client-link
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { toRecord } from './entity.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
 import { grantUnit, MAX_PERMISSIONS_PER_CLIENT, revokePermissionUnit } from './link-writes.ts';
 import { getItems } from './read-items.ts';

@@ -11,7 +11,7 @@ import { countWrite, tenantCollectionMethods, type CollectionPage, type Collecti
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { putMarker } from './markers.ts';
 import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
 import { getItem } from './read-items.ts';

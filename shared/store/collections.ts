@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CollectionSource } from '../lists/collection-source.ts';
 import type { RepositoryPage, RepositoryPageRequest } from '../lists/paged-source.ts';
-import { querySource } from '../lists/query-source.ts';
-import { keys, type CollectionKind } from './keys.ts';
+import { querySource } from './query-source.ts';
+import { keys, type CollectionKind } from './table-keys.ts';
 import { entity, toRecord } from './entity.ts';
 import { queryAll, queryPage } from './query-all.ts';
 import { getItem } from './read-items.ts';

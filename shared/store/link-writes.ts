@@ -2,7 +2,7 @@ import type { ClientPermission, ClientResourceLink } from '../records/client-lin
 import { entity } from './entity.ts';
 import { and, exists, notExists, type Condition } from './expression.ts';
 import { copyWrites, type Holder, type TokenPathChange } from './token-copies.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { deleteItem, putItem, updateItem, type Path, type Write } from './writes.ts';
 
 /**

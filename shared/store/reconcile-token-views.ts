@@ -8,7 +8,7 @@ import { collectionAll } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { and, equals } from './expression.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { getItem, getItems } from './read-items.ts';
 import { grantsCopyIsCurrent } from './token-copies.ts';
 import { identifierMarkerKey, tokenViewOf } from './resource-token-view.ts';

@@ -6,7 +6,7 @@ import { countWrite } from './collections.ts';
 import { commitPlan, type Guard } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { exists } from './expression.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { unlinkUnits } from './link-writes.ts';
 import { clientHolder } from './token-copies.ts';
 import { deleteIdentifierMarker } from './resource-token-view.ts';

@@ -1,7 +1,7 @@
 import type { AppError } from '../errors.ts';
 import type { ResourceRecord, SigningAlgorithm } from '../records/resource-record.ts';
 import { equals } from './expression.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { deleteMarker, putMarker } from './markers.ts';
 import { updateItem, type Key, type Path, type Write } from './writes.ts';
 

@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { verifierDigest, type RevocationRef } from '../tokens/revocation-ref.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { isLive, ttlOf } from './ttl.ts';
 import { translateError } from './translate-error.ts';
 import type { Key } from './writes.ts';

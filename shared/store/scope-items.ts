@@ -2,7 +2,7 @@ import { conflict } from '../errors.ts';
 import type { ScopeRecord } from '../records/scope-record.ts';
 import { entity } from './entity.ts';
 import { notExists } from './expression.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { deleteMarker, putMarker } from './markers.ts';
 import { putItem, type Write } from './writes.ts';
 

@@ -8,7 +8,7 @@ import type { UpdateOptions } from './clients-repository.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { and, exists } from './expression.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { revokePermissionUnit } from './link-writes.ts';
 import { clientHolder, copyWrites } from './token-copies.ts';
 import { putMarker } from './markers.ts';

@@ -1,7 +1,7 @@
 import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { and, exists, type Condition } from './expression.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 import { tokenViewMetadataUpdate, updateTokenView } from './resource-token-view.ts';
 import { updateItem, type Key, type Path, type Write } from './writes.ts';
 

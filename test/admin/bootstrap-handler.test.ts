@@ -12,14 +12,14 @@ const { verifyClientSecret } = await import('../../shared/clients/client-secret.
 const { signingKeysRepository } = await import('../../shared/keys/signing-keys-repository.ts');
 const { runWithRuntime } = await import('../../shared/runtime.ts');
 const { clientsRepository } = await import('../../shared/store/clients-repository.ts');
-const { keys } = await import('../../shared/store/keys.ts');
+const { keys } = await import('../../shared/store/table-keys.ts');
 const { SYSTEM_ACTOR_ID } = await import('../../shared/records/common.ts');
 const { createTestTable } = await import('../support/dynamodb.ts');
 const { testRuntime } = await import('../support/test-runtime.ts');
 const { customResourceEvent, lambdaContext, responseUrlServer } = await import('./support/custom-resource.ts');
 
 type Runtime = ReturnType<typeof testRuntime>;
-type Output = import('../../functions/admin/run-bootstrap.ts').BootstrapOutput | undefined;
+type Output = import('../../shared/bootstrap/run-bootstrap.ts').BootstrapOutput | undefined;
 type Answer = Awaited<ReturnType<typeof handler>>;
 
 /** Every line the service logged in this test (Powertools writes to stdout/stderr). */

@@ -17,7 +17,7 @@ import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES, ROUTES, type Route } from '../../shared/routes.ts';
 import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
 import { entity } from '../../shared/store/entity.ts';
-import { keys } from '../../shared/store/keys.ts';
+import { keys } from '../../shared/store/table-keys.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, proxyEvent } from '../../infra/local/proxy-event.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oauthDeps } from '../../shared/oauth/oauth-runtime.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { verifyIssuedToken } from '../../shared/oauth/verify-resource-token.ts';
 import { InvalidAccessToken } from '../../shared/tokens/verify-access-token.ts';
 import { createTestTable } from '../support/dynamodb.ts';

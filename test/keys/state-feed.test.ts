@@ -6,7 +6,7 @@ import { createKeyServices } from '../../shared/keys/create-key-services.ts';
 import type { KeyStateFeed, KeyStore } from '../../shared/keys/key-store.ts';
 import { NEXT_KEY_MIN_PUBLISHED_SECONDS } from '../../shared/keys/key-timing.ts';
 import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
-import { keys as tableKeys } from '../../shared/store/keys.ts';
+import { keys as tableKeys } from '../../shared/store/table-keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { countingDb } from './support/counting-db.ts';
 import { fakeKms, KMS_SIGNING_KEY_ARN, type FakeKms } from './support/fake-kms.ts';

@@ -5,9 +5,9 @@ import { isAppError } from '../../shared/errors.ts';
 import { clientsCollection as spec } from '../../shared/lists/collections/clients.ts';
 import { listCollection, type ListEnvelope } from '../../shared/lists/list-collection.ts';
 import { parseListParams } from '../../shared/lists/parse-list-params.ts';
-import { queryPage } from '../../shared/lists/query-page.ts';
+import { queryPage } from '../../shared/store/query-page.ts';
 import { pagedSource } from '../../shared/lists/paged-source.ts';
-import { querySource, stripKeys } from '../../shared/lists/query-source.ts';
+import { querySource, stripKeys } from '../../shared/store/query-source.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { countReads, makeClients, putCollection, uuidv7, type ReadStats } from './fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oauthDeps } from '../../shared/oauth/oauth-runtime.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { clientsFixture, DEFAULT_TENANT, UNKNOWN_ID, type ClientsFixture } from './support/clients-fixture.ts';
 
 let fx: ClientsFixture;

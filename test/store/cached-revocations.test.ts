@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { cachedRevocations } from '../../shared/store/cached-revocations.ts';
-import { keys } from '../../shared/store/keys.ts';
+import { keys } from '../../shared/store/table-keys.ts';
 import { revocationsRepository } from '../../shared/store/revocations-repository.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 

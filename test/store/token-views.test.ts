@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClientRecord, TokenGrants } from '../../shared/records/client-record.ts';
 import { reconcileTokenViews } from '../../shared/store/reconcile-token-views.ts';
 import { readClientPartition } from '../../shared/store/client-partition.ts';
-import { keys } from '../../shared/store/keys.ts';
+import { keys } from '../../shared/store/table-keys.ts';
 import { commitPlan } from '../../shared/store/commit-plan.ts';
 import { linkItem, MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT, permissionItem } from '../../shared/store/link-writes.ts';
 import { putItem, updateItem } from '../../shared/store/writes.ts';

@@ -1,6 +1,6 @@
 import { generateClientSecret } from '../../clients/client-secret.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
-import { forgetClient } from '../../oauth/oauth-runtime.ts';
+import { forgetClient } from '../../store/token-path-records.ts';
 import type { Runtime } from '../../runtime.ts';
 import { readClientPartition, type ClientPartition } from '../../store/client-partition.ts';
 import { clientLinksRepository, type ClientLinksRepository } from '../../store/client-links-repository.ts';

@@ -1,5 +1,5 @@
 import type { SecretBox } from '../../keys/key-store.ts';
-import { forgetClient, forgetResources } from '../../oauth/oauth-runtime.ts';
+import { forgetClient, forgetResources } from '../../store/token-path-records.ts';
 import type { Runtime } from '../../runtime.ts';
 import { clientLinksRepository, type ClientLinksRepository } from '../../store/client-links-repository.ts';
 import { clientsRepository, type ClientsRepository } from '../../store/clients-repository.ts';

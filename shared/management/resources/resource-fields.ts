@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { identifierUrlSchema } from '../../validation/identifier-url.ts';
 import { fieldKit, integer } from '../kit/fields.ts';
+import { RESOURCE_LIMITS } from '../../records/resource-record.ts';
 
 /**
  * The field rules of Resources and Scopes (spec §2.7, §2.8). The spec gives types only; the bounds
@@ -13,21 +14,8 @@ export const resourceFields = fieldKit('drop');
 
 const string = () => v.string('must be a string');
 
-export const LIMITS = {
-  resourceName: 200,
-  resourceType: 64,
-  description: 1000,
-  /** Also bounds the marker key `UNIQUE#RESOURCE_ID_URL#{t}#{url}` well inside DynamoDB's 2 KB key limit. */
-  identifierUrl: 1000,
-  /** RFC 7518 §3.2: an HS256 key must be at least as long as the hash output (256 bits). */
-  minSecretBytes: 32,
-  maxSecretBytes: 1024,
-  /** Seconds. One minute to one day; the default (3600) is in shared/store/resource-defaults.ts. */
-  minTokenLifetime: 60,
-  maxTokenLifetime: 86_400,
-  scopeName: 255,
-  scopeDescription: 500,
-} as const;
+/** The bounds live with the record, so the store can check an identifier without importing management. */
+export const LIMITS = RESOURCE_LIMITS;
 
 /** RFC 8707 §2 absolute URI, unique in its RFC 3986 §6.2.2 normal form (shared/validation/identifier-url.ts). */
 export const identifierUrl = identifierUrlSchema(LIMITS.identifierUrl);

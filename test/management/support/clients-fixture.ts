@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { forgetResources } from '../../../shared/oauth/oauth-runtime.ts';
+import { forgetResources } from '../../../shared/store/token-path-records.ts';
 import { SYSTEM_ACTOR_ID } from '../../../shared/records/common.ts';
 import type { ResourceRecord } from '../../../shared/records/resource-record.ts';
 import type { ScopeRecord } from '../../../shared/records/scope-record.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateClientSecret } from '../../../shared/clients/client-secret.ts';
-import { forgetClient } from '../../../shared/oauth/oauth-runtime.ts';
+import { forgetClient } from '../../../shared/store/token-path-records.ts';
 import { DEFAULT_TENANT_ID } from '../../../shared/records/tenant-record.ts';
 import { clientPermissionsRepository } from '../../../shared/store/client-permissions-repository.ts';
 import { clientsRepository } from '../../../shared/store/clients-repository.ts';

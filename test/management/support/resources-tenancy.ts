@@ -1,4 +1,4 @@
-import { forgetClient, forgetResources } from '../../../shared/oauth/oauth-runtime.ts';
+import { forgetClient, forgetResources } from '../../../shared/store/token-path-records.ts';
 import { SYSTEM_ACTOR_ID } from '../../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../../shared/records/tenant-record.ts';
 import { clientLinksRepository } from '../../../shared/store/client-links-repository.ts';

@@ -49,8 +49,10 @@ export const keys = {
   scopePrefix: 'SCOPE#',
   scopeNameMarker: (resourceId: string, scopeName: string) => ({ PK: `RESOURCE#${resourceId}`, SK: `UNIQUE#SCOPE_NAME#${scopeName}` }),
   scopeNameMarkerPrefix: 'UNIQUE#SCOPE_NAME#',
-  /** "The Default Client's secret has been shown once" (functions/admin/credentials-reveal.ts). */
+  /** "The Default Client's secret has been shown once" (shared/store/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
+  /** Never written: health reads it to see that the table answers (store/table-probe.ts). */
+  healthProbe: { PK: 'HEALTH', SK: 'HEALTH' },
   /** A one-off data migration that ran to completion (e.g. `secret-box-dk1`): later bootstraps skip it. */
   migrationDone: (name: string) => ({ PK: 'BOOTSTRAP', SK: `MIGRATION#${name}` }),
 } as const;

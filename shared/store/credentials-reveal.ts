@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../shared/store/keys.ts';
-import { translateError } from '../../shared/store/translate-error.ts';
+import { keys } from './table-keys.ts';
+import { translateError } from './translate-error.ts';
 
 /**
  * The "Default Client secret has been shown" marker: PK `BOOTSTRAP`, SK `DEFAULT_CLIENT_SECRET_SHOWN`,

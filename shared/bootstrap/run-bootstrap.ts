@@ -1,12 +1,12 @@
-import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { generateClientSecret } from '../../shared/clients/client-secret.ts';
-import { ensureStageKeys, type FirstSigningKeys } from '../../shared/bootstrap/ensure-stage-keys.ts';
-import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
-import type { Runtime } from '../../shared/runtime.ts';
-import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { credentialsReveal } from './credentials-reveal.ts';
+import { bootstrap } from './bootstrap.ts';
+import { generateClientSecret } from '../clients/client-secret.ts';
+import { ensureStageKeys, type FirstSigningKeys } from './ensure-stage-keys.ts';
+import { SYSTEM_ACTOR_ID } from '../records/common.ts';
+import type { Runtime } from '../runtime.ts';
+import { clientsRepository } from '../store/clients-repository.ts';
+import { credentialsReveal } from '../store/credentials-reveal.ts';
 
-export { SERVICE_SECRETS } from '../../shared/bootstrap/ensure-stage-keys.ts';
+export { SERVICE_SECRETS } from './ensure-stage-keys.ts';
 
 export interface BootstrapOutput {
   /** The Default Client was created by this run. */

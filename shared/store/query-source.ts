@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TABLE_INDEXES, TABLE_KEYS } from '../store/table-definition.ts';
-import type { CollectionSource } from './collection-source.ts';
+import { TABLE_INDEXES, TABLE_KEYS } from './table-definition.ts';
+import type { CollectionSource } from '../lists/collection-source.ts';
 import { countQuery, queryPage, startKeyOf, type PartitionQuery } from './query-page.ts';
 
 type Item = Record<string, unknown>;
