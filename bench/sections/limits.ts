@@ -33,6 +33,10 @@ export interface LimitsResult {
   shareOfSignLimit: number;
   /** DynamoDB and KMS calls during the timed handler run (warm container). */
   tokenRun: { tokens: number; ddb: DdbUsage; ddbReadsPerToken: number; rruPerToken: number; kmsCalls: number; kmsPerToken: number };
+  /** What the token handler writes to stdout (its log lines, which Lambda ships to CloudWatch) per token, and the response body's size. */
+  logBytesPerToken: number;
+  logLinesPerToken: number;
+  responseBytes: number;
   /** CPU profile of the handler loop, self time by area. */
   profile: { areas: ProfileArea[]; topFunctions: ProfileArea[] };
   /** DynamoDB calls per tokeninfo request during its timed run (the revocation check), when it ran. */
@@ -99,6 +103,10 @@ export async function benchLimits(o: {
   const tokensInRun = run.count + run.warmupCount; // the meter saw the warm-up too
   log(`limits: token handler in-process ${Math.round(run.perSec)}/s (${Math.round(run.perCpuSec)}/cpu-s), ${ddb.calls} DynamoDB calls and ${kmsCalls} KMS calls in ${tokensInRun} tokens`);
 
+  const logs = await countStdout(async () => {
+    for (let i = 0; i < 1000; i++) await issue();
+  });
+
   const profile = await profileAreas(async () => {
     await opsPerSecond(issue, Math.min(2, seconds), 0);
   }, resolve(import.meta.dirname, '../..'));
@@ -151,8 +159,30 @@ export async function benchLimits(o: {
       kmsCalls,
       kmsPerToken: kmsCalls / tokensInRun,
     },
+    logBytesPerToken: round(logs.bytes / 1000),
+    logLinesPerToken: round(logs.lines / 1000),
+    responseBytes: Buffer.byteLength(first.body ?? ''),
     profile,
     tokeninfoProfile,
     tokeninfoDdbCallsPerRequest: tokeninfoDdb === null ? null : round(tokeninfoDdb),
   };
+}
+
+/** Bytes and lines `work` writes to process.stdout (where the handlers' Powertools logger writes). */
+async function countStdout(work: () => Promise<void>): Promise<{ bytes: number; lines: number }> {
+  const original = process.stdout.write;
+  let bytes = 0;
+  let lines = 0;
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk);
+    bytes += b.length;
+    for (const c of b) if (c === 10) lines++;
+    return (original as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
+  }) as typeof process.stdout.write;
+  try {
+    await work();
+  } finally {
+    process.stdout.write = original;
+  }
+  return { bytes, lines };
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
@@ -41,6 +41,23 @@ export interface ServiceFunctionProps extends FunctionDefaults {
   /** @default Duration.seconds(10) - well inside API Gateway's 29 s integration timeout */
   readonly timeout?: Duration;
 }
+
+/**
+ * How every handler is bundled (esbuild through NodejsFunction). Exported so that the benchmark's
+ * cold-start section builds its bundles with exactly these options (bench/sections/cold-start.ts).
+ */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  // Stack traces map to file:line without shipping the sources themselves.
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  externalModules: [],
+  // ESM output: give bundled CommonJS dependencies the `require` they expect.
+  banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+} as const satisfies BundlingOptions;
 
 /**
  * One handler module as a Lambda function: Node.js 24 on arm64 (cheaper per GB-s than x86 and at
@@ -83,18 +100,7 @@ export class ServiceFunction extends NodejsFunction {
             handler: 'handler',
             projectRoot: PROJECT_ROOT,
             depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-            bundling: {
-              format: OutputFormat.ESM,
-              target: 'node24',
-              minify: true,
-              sourceMap: true,
-              // Stack traces map to file:line without shipping the sources themselves.
-              sourcesContent: false,
-              mainFields: ['module', 'main'],
-              externalModules: [],
-              // ESM output: give bundled CommonJS dependencies the `require` they expect.
-              banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
-            },
+            bundling: BUNDLING,
           }),
     });
     this.handlerModule = props.handlerModule;
