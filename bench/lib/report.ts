@@ -169,7 +169,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.leak && !isErr(r.leak)) {
     const lk = r.leak;
     out.push(
-      `The token function alone (a fresh process, envelope mode, one event at a time): ${lk.tokens.toLocaleString('en-US')} tokens in ${n(lk.seconds)} s, ${lk.failed} failed; heap after a full GC grew by **${n(lk.heapGrowthMb, 2)} MB** from the 10% checkpoint to the end (${n(lk.heapGrowthPer10kMb, 3)} MB per 10,000 tokens); peak RSS ${n(lk.peakRssMb)} MB.`,
+      `The token function alone (a fresh process running the TypeScript sources under tsx, whose loader adds to the RSS; envelope mode; one event at a time): ${lk.tokens.toLocaleString('en-US')} tokens in ${n(lk.seconds)} s, ${lk.failed} failed; heap after a full GC grew by **${n(lk.heapGrowthMb, 2)} MB** from the 10% checkpoint to the end (${n(lk.heapGrowthPer10kMb, 3)} MB per 10,000 tokens); peak RSS ${n(lk.peakRssMb)} MB.`,
     );
     out.push('');
     out.push(table(['tokens', 'RSS MB', 'heap used MB', 'heap total MB', 'external MB'], lk.samples.map((x) => [x.tokens.toLocaleString('en-US'), n(x.rssMb), n(x.heapUsedMb, 2), n(x.heapTotalMb), n(x.externalMb, 2)])));
@@ -207,13 +207,17 @@ export function renderMarkdown(r: BenchResults): string {
       `Per token (CPU time): signature ${n(l.breakdownUs.signature)} µs + JWS layer ${n(l.breakdownUs.jws)} µs + rest of the handler ${n(l.breakdownUs.handlerRest)} µs = ${n(l.breakdownUs.total)} µs; the handler runs at ${n(l.shareOfSignLimit * 100, 0)}% of the raw signing limit. One event at a time, as a Lambda container runs them; "per CPU-second" divides by the CPU time this process used, which is what one free core would do (the wall-clock rate depends on what else the shared machine runs). During the timed run (${l.tokenRun.tokens} tokens, warm container, envelope key mode): ${l.tokenRun.ddb.calls} DynamoDB calls (${n(l.tokenRun.ddbReadsPerToken, 5)} reads and ${n(l.tokenRun.rruPerToken, 5)} RRU per token), ${l.tokenRun.kmsCalls} KMS calls.`,
     );
     out.push('');
-    out.push('Where the handler\'s CPU goes (sampling profile, self time):');
+    const loopUs = l.breakdownUs.total + l.eventBuildUs;
+    const benchSide = (area: string) => area.startsWith('bench/') || area.startsWith('infra/local');
+    out.push(
+      `Where a token's CPU goes (V8 sampling profile of the handler loop, self time, as µs per token of the loop's ${n(loopUs)} µs; building the event and context is the bench's work, ${n(l.eventBuildUs)} µs, already taken out of the handler's figures above; the native row holds the signature, ${n(l.breakdownUs.signature)} µs measured alone):`,
+    );
     out.push('');
-    out.push(table(['area', 'share'], l.profile.areas.map((a) => [a.area, `${n(a.share * 100, 1)}%`])));
+    out.push(table(['area', 'share', 'µs per token'], l.profile.areas.map((a) => [benchSide(a.area) ? `${a.area} (bench, not in Lambda)` : a.area, `${n(a.share * 100, 1)}%`, n(a.share * loopUs, 2)])));
     out.push('');
-    out.push('Top functions:');
+    out.push('Top functions (self time):');
     out.push('');
-    out.push(table(['function (area)', 'share'], l.profile.topFunctions.slice(0, 8).map((a) => [a.area.replace(/\|/g, '\\|'), `${n(a.share * 100, 1)}%`])));
+    out.push(table(['function (area)', 'share', 'µs per token'], l.profile.topFunctions.slice(0, 20).map((a) => [a.area.replace(/\|/g, '\\|'), `${n(a.share * 100, 1)}%`, n(a.share * loopUs, 2)])));
     if (l.tokeninfoProfile) {
       out.push('');
       out.push('The tokeninfo handler\'s CPU, by area:');

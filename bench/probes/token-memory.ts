@@ -28,7 +28,6 @@ if (!gc) throw new Error('run with --expose-gc');
 installFakeKms();
 const runtime = createRuntime(loadConfig(args.env));
 const { handler } = (await import('../../functions/oauth/token.ts')) as { handler: (e: APIGatewayProxyEvent, c: Context) => Promise<{ statusCode: number; body?: string }> };
-const ctx = lambdaContext('functions/oauth/token', 1024);
 const MB = 1024 * 1024;
 const snapshot = (tokens: number) => {
   gc();
@@ -42,7 +41,7 @@ let peakRss = 0;
 const t0 = performance.now();
 for (const checkpoint of [0, ...args.checkpoints]) {
   while (done < checkpoint) {
-    const r = await runWithRuntime(runtime, () => handler(proxyEvent(args.event), ctx));
+    const r = await runWithRuntime(runtime, () => handler(proxyEvent(args.event), lambdaContext('functions/oauth/token', 1024)));
     if (r.statusCode !== 200) failed++;
     done++;
     if (done % 1000 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
