@@ -284,7 +284,7 @@ try {
     const rt = inproc.runtime;
     const m = meter;
     const f = inprocFixture;
-    results.limits = await section('3 limits', () => benchLimits({ runtime: rt, fixture: f, meter: m, kmsTotal: () => kms.total(), seconds: opts.inProcessSeconds, log }));
+    results.limits = await section('3 limits', () => benchLimits({ runtime: rt, fixture: f, meter: m, kmsTotal: () => kms.total(), seconds: opts.inProcessSeconds, uncachedPool: opts.introspectionPoolLarge, log }));
   }
 
   // ---- 4. lists at scale ------------------------------------------------------------------------------

@@ -165,6 +165,8 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
     out.push(memoryTable(h.memory));
     out.push('');
+    out.push(`Database CPU with no load at all (share of a core over 3 s at rest): ${Object.entries(h.memory.dbIdleCpuShare).map(([k, v]) => `${k} ${n(v, 3)}`).join(', ')}. This is counted in "incl. db" during the runs too.`);
+    out.push('');
   }
   if (r.leak && !isErr(r.leak)) {
     const lk = r.leak;
@@ -199,6 +201,10 @@ export function renderMarkdown(r: BenchResults): string {
           rate('key store signJwt (JWS around the signature)', l.signJwt),
           rate('token handler, in process (functions/oauth/token.ts)', l.tokenHandler),
           rate(`tokeninfo handler, in process (${l.tokeninfoDdbCallsPerRequest ?? '–'} DynamoDB calls per request)`, l.tokeninfoHandler),
+          rate(
+            `tokeninfo handler, in process, uncached (${l.tokeninfoUncached ? `${l.tokeninfoUncached.pool.toLocaleString('en-US')} tokens round-robin; ${l.tokeninfoUncached.ddbCallsPerRequest} DynamoDB calls, ${l.tokeninfoUncached.rruPerRequest} RRU per request` : '–'})`,
+            l.tokeninfoUncached,
+          ),
         ],
       ),
     );

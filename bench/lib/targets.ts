@@ -45,6 +45,12 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   out.push(httpTarget('Uncached introspection ≥ 1.0× oidc-provider (in-memory storage)', r.http?.introspection?.uncached, peerMem, 1.0));
   out.push(httpTarget('Uncached introspection ≥ 1.0× oidc-provider (Redis storage)', r.http?.introspection?.uncached, peerRedis, 1.0));
   const lim = r.limits && 'tokenHandler' in r.limits ? r.limits : undefined;
+  const unc = lim?.tokeninfoUncached;
+  if (unc && lim) {
+    for (const t of out.slice(1, 3)) {
+      t.note = `${t.note ?? ''}; why, in process: an uncached /tokeninfo costs ${fmt(1e6 / unc.perCpuSec, 0)} µs of CPU (ES256 verify alone ${fmt(1e6 / lim.es256Verify.perCpuSec, 0)} µs) and ${unc.ddbCallsPerRequest} DynamoDB calls (its jti's revocation entry), against ${fmt(1e6 / (lim.tokeninfoHandler?.perCpuSec ?? Number.NaN), 0)} µs cached`;
+    }
+  }
   out.push({
     target: 'Token handler in process ≥ 50% of raw ES256 signing',
     measured: lim ? `${fmt(lim.shareOfSignLimit * 100, 0)}% (${lim.tokenHandler.perCpuSec} tokens vs ${lim.es256Sign.perCpuSec} signatures per CPU-second)` : 'n/a',

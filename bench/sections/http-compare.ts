@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { basicAuth, FORM } from '../lib/api-event.ts';
-import { databaseProcesses, rssBytes } from '../lib/cpu.ts';
+import { cpuSecondsOf, databaseProcesses, rssBytes } from '../lib/cpu.ts';
 import { runLoad, type LoadResult, type LoadTarget, type ProcessMemory } from '../lib/load.ts';
 import { runOpenLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { askMemory } from '../lib/proc.ts';
@@ -71,7 +71,7 @@ export interface HttpResults {
   introspection: { uncached: ComparisonResult | Failed; cached: ComparisonResult | Failed; revoked: ComparisonResult | Failed } | undefined;
   openLoop: OpenLoopCase[];
   sweep: SweepCase[];
-  memory: { atRest: Record<string, MemoryRow>; underLoad: Record<string, MemoryRow>; afterLoad: Record<string, MemoryRow> };
+  memory: { atRest: Record<string, MemoryRow>; underLoad: Record<string, MemoryRow>; afterLoad: Record<string, MemoryRow>; dbIdleCpuShare: Record<string, number> };
 }
 
 const MB = 1024 * 1024;
@@ -99,6 +99,13 @@ export async function benchHttp(ours: ServerUnderTest, peers: ServerUnderTest[],
   const atRest: Record<string, MemoryRow> = {};
   for (const s of all) atRest[s.name] = await memoryRow(s);
   o.log(`memory at rest: ${JSON.stringify(atRest)}`);
+  // What each side's database burns with no request at all (a JVM's background threads, redis's timers).
+  const idleS = 3;
+  const dbOf = (s: ServerUnderTest) => [...databaseProcesses(s.child.pid!), ...(s.dbPids ?? [])];
+  const idle0 = all.map((s) => cpuSecondsOf(dbOf(s)));
+  await new Promise((r) => setTimeout(r, idleS * 1000));
+  const dbIdleCpuShare: Record<string, number> = Object.fromEntries(all.map((s, i) => [s.name, round((cpuSecondsOf(dbOf(s)) - idle0[i]!) / idleS)]));
+  o.log(`database CPU share at rest: ${JSON.stringify(dbIdleCpuShare)}`);
   const procs = (s: ServerUnderTest) => ({ pid: s.child.pid, dbPids: s.dbPids ?? [], heap: () => askMemory(s.child) });
   const auth = (s: ServerUnderTest) => basicAuth(s.clientId, s.clientSecret);
 
@@ -238,5 +245,5 @@ export async function benchHttp(ours: ServerUnderTest, peers: ServerUnderTest[],
   const intro = o.introspection
     ? { uncached: combined('uncached')!, cached: combined('cached')!, revoked: combined('revoked')! }
     : undefined;
-  return { token: combined('token'), introspection: intro, openLoop, sweep, memory: { atRest, underLoad, afterLoad } };
+  return { token: combined('token'), introspection: intro, openLoop, sweep, memory: { atRest, underLoad, afterLoad, dbIdleCpuShare } };
 }

@@ -29,6 +29,8 @@ export interface LimitsResult {
   eventBuildUs: number;
   /** functions/oauth/tokeninfo.ts `handler`, same way (null when it could not run). */
   tokeninfoHandler: RateOut | null;
+  /** The same over more distinct tokens than the container remembers (a signature verification and a revocation lookup each). */
+  tokeninfoUncached: (RateOut & { ddbCallsPerRequest: number; rruPerRequest: number; pool: number }) | null;
   /** CPU microseconds per token: signature, the JWS layer around it, everything else in the handler. */
   breakdownUs: { signature: number; jws: number; handlerRest: number; total: number };
   /** Handler throughput as a share of the raw signature limit (CPU-time based). */
@@ -55,9 +57,11 @@ export async function benchLimits(o: {
   meter: DdbMeter;
   kmsTotal: () => number;
   seconds: number;
+  /** Distinct tokens for the uncached tokeninfo run (more than the verified-token cache holds). */
+  uncachedPool: number;
   log: (line: string) => void;
 }): Promise<LimitsResult> {
-  const { runtime, fixture, meter, kmsTotal, seconds, log } = o;
+  const { runtime, fixture, meter, kmsTotal, seconds, uncachedPool, log } = o;
 
   // 1. The cryptographic limit.
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -122,6 +126,7 @@ export async function benchLimits(o: {
   let tokeninfoRate: Rate | null = null;
   let tokeninfoProfile: LimitsResult['tokeninfoProfile'] = null;
   let tokeninfoDdb: number | null = null;
+  let tokeninfoUncached: LimitsResult['tokeninfoUncached'] = null;
   try {
     const { handler: tokeninfo } = (await import('../../functions/oauth/tokeninfo.ts')) as { handler: Handler };
     const tbody = new URLSearchParams({ token: accessToken }).toString();
@@ -139,6 +144,26 @@ export async function benchLimits(o: {
       await opsPerSecond(call, Math.min(2, seconds), 0);
     }, resolve(import.meta.dirname, '../..'));
     log(`limits: tokeninfo handler in-process ${Math.round(tokeninfoRate.perSec)}/s (${Math.round(tokeninfoRate.perCpuSec)}/cpu-s), ${round(tokeninfoDdb)} DynamoDB calls per request`);
+
+    // The uncached case: more distinct tokens than the container remembers, round-robin, so each
+    // request verifies a signature and looks its jti up in the revocation list.
+    const pool: string[] = [];
+    for (let i = 0; i < uncachedPool; i++) pool.push((JSON.parse((await issue()).body!) as { access_token: string }).access_token);
+    const bodies = pool.map((t) => new URLSearchParams({ token: t }).toString());
+    let next = 0;
+    const callUncached = async () => {
+      const b = bodies[next++ % bodies.length]!;
+      const r = await runWithRuntime(runtime, () =>
+        tokeninfo(proxyEvent({ method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: b }), lambdaContext('functions/oauth/tokeninfo', 512)),
+      );
+      if (r.statusCode !== 200) throw new Error(`in-process /tokeninfo (uncached): ${r.statusCode} ${r.body?.slice(0, 300)}`);
+    };
+    for (let i = 0; i < bodies.length; i++) await callUncached(); // one full lap: every later request finds its token evicted
+    const u0 = meter.snapshot();
+    const uRate = await opsPerSecond(callUncached, seconds, 0);
+    const uDdb = meter.since(u0);
+    tokeninfoUncached = { ...out(uRate), ddbCallsPerRequest: round(uDdb.calls / uRate.count), rruPerRequest: round(uDdb.rcu / uRate.count), pool: uncachedPool };
+    log(`limits: tokeninfo uncached in-process ${tokeninfoUncached.perSec}/s (${tokeninfoUncached.perCpuSec}/cpu-s), ${tokeninfoUncached.ddbCallsPerRequest} DynamoDB calls per request`);
   } catch (err) {
     log(`limits: tokeninfo in-process skipped: ${(err as Error).message}`);
   }
@@ -155,6 +180,7 @@ export async function benchLimits(o: {
     tokenHandler: { perSec: Math.round(run.perSec), perCpuSec: handlerPerCpuSec },
     eventBuildUs: round(eventUs),
     tokeninfoHandler: tokeninfoRate && out(tokeninfoRate),
+    tokeninfoUncached,
     breakdownUs: {
       signature: round(us(signRate)),
       jws: round(us(signJwtRate) - us(signRate)),
