@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { createServer } from 'node:net';
+import { freePort } from '../../infra/local/dynamodb-local.ts';
 import type { ProcessMemory } from './load.ts';
 
 /**
@@ -153,18 +153,6 @@ export function askMemory(child: ChildProcess): Promise<ProcessMemory | undefine
     };
     child.on('bench-line', onLine);
     child.kill('SIGUSR2');
-  });
-}
-
-/** A free TCP port on the loopback interface. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
   });
 }
 
