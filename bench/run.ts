@@ -163,27 +163,34 @@ try {
     jwtResource: string;
     opaqueResource: string;
   }
-  const oursChild = spawnNode(['--import', 'tsx', join(ROOT, 'bench/servers/ours.ts'), JSON.stringify({ clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, tableName: 'bench-http' })], {
-    core: SERVER_CORE,
-    quietStderr: true,
-    server: true,
-  });
-  children.push(oursChild);
-  const theirsChild = spawnNode(['--import', 'tsx', join(ROOT, 'bench/servers/oidc-provider.ts'), '0', 'map'], { core: SERVER_CORE, quietStderr: true, server: true });
-  children.push(theirsChild);
+  // A server picks a free port and then listens on it: another process on this shared machine can
+  // take the port in between. Such a start is tried again (three times at most).
+  const startServer = async <T,>(args: string[], what: string): Promise<{ child: ChildProcess; ready: T }> => {
+    for (let attempt = 1; ; attempt++) {
+      const child = spawnNode(args, { core: SERVER_CORE, quietStderr: true, server: true });
+      children.push(child);
+      try {
+        return { child, ready: await waitForReady<T>(child, what) };
+      } catch (err) {
+        if (attempt >= 3 || !/already in use|EADDRINUSE/.test((err as Error).message)) throw err;
+        log(`${what}: its port was taken before it listened; starting it again`);
+      }
+    }
+  };
   // oidc-provider with a database in the loop: its Redis adapter against a real redis-server on the server core.
   const redis = sections.has(2) ? await startRedis(SERVER_CORE) : undefined;
   const redisMissing = sections.has(2) ? 'redis-server is not installed (Debian: apt-get install -y redis-server): the Redis side of the introspection cases is not measured' : 'section 2 not run';
   results.meta.redis = redis ? { version: redis.version } : { missing: redisMissing };
   if (sections.has(2) && !redis) log(`REDIS MISSING: ${redisMissing}`);
   if (redis) children.push(redis.child);
-  const theirsRedisChild = redis ? spawnNode(['--import', 'tsx', join(ROOT, 'bench/servers/oidc-provider.ts'), '0', `redis:${redis.url}`], { core: SERVER_CORE, quietStderr: true, server: true }) : undefined;
-  if (theirsRedisChild) children.push(theirsRedisChild);
-  const [ours, theirs, theirsRedis] = await Promise.all([
-    waitForReady<OursReady>(oursChild, 'our local server'),
-    waitForReady<TheirsReady>(theirsChild, 'oidc-provider'),
-    theirsRedisChild ? waitForReady<TheirsReady>(theirsRedisChild, 'oidc-provider (Redis)') : undefined,
+  const provider = join(ROOT, 'bench/servers/oidc-provider.ts');
+  const [oursStarted, theirsStarted, theirsRedisStarted] = await Promise.all([
+    startServer<OursReady>(['--import', 'tsx', join(ROOT, 'bench/servers/ours.ts'), JSON.stringify({ clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, tableName: 'bench-http' })], 'our local server'),
+    startServer<TheirsReady>(['--import', 'tsx', provider, '0', 'map'], 'oidc-provider'),
+    redis ? startServer<TheirsReady>(['--import', 'tsx', provider, '0', `redis:${redis.url}`], 'oidc-provider (Redis)') : undefined,
   ]);
+  const [oursChild, theirsChild, theirsRedisChild] = [oursStarted.child, theirsStarted.child, theirsRedisStarted?.child];
+  const [ours, theirs, theirsRedis] = [oursStarted.ready, theirsStarted.ready, theirsRedisStarted?.ready];
   results.meta.liftedThrottles = ours.liftedThrottles;
   log(`ours at ${ours.url} (DynamoDB Local ${ours.dynamodbEndpoint}), oidc-provider at ${theirs.url}${theirsRedis ? `, oidc-provider with Redis at ${theirsRedis.url} (${redis!.url})` : ''}`);
 
