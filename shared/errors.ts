@@ -74,6 +74,9 @@ export const conflict = (message: string, options?: AppErrorOptions) =>
 export const payloadTooLarge = (limit: number) =>
   new AppError(413, 'payload_too_large', `The request body exceeds ${limit} bytes.`);
 
+/** RFC 6585 §5: the request's header fields are too large (the local server's HTTP parser limit). */
+export const headersTooLarge = () => new AppError(431, 'headers_too_large', 'The request headers are too large.');
+
 export const tooManyRequests = (retryAfterSeconds = 1) =>
   new AppError(429, 'too_many_requests', 'Too many requests.', {
     headers: { 'Retry-After': String(retryAfterSeconds) },

@@ -44,6 +44,8 @@ const WRITE: Access = { table: 'readwrite', kms: [] };
 const SIGN: Access = { table: 'readwrite', kms: ['decrypt', 'sign'] };
 /** Lists sign their cursors with the service HMAC key, which is stored wrapped. */
 const LIST: Access = { table: 'read', kms: ['decrypt'] };
+/** Introspection: reads, and opens HS256 Resources' secrets (the secret box's data key). */
+const INTROSPECT: Access = { table: 'read', kms: ['decrypt'] };
 /** Reads secrets back (`read:client_keys`) or writes new ones. */
 const SECRETS: Access = { table: 'readwrite', kms: ['decrypt', 'encrypt'] };
 
@@ -63,8 +65,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/jwks.json', handler: 'functions/oauth/jwks', auth: none, access: READ },
   { method: 'POST', path: '/token', handler: 'functions/oauth/token', auth: client, access: SIGN, throttle: { rateLimit: 2000, burstLimit: 4000 } },
-  { method: 'POST', path: '/tokeninfo', handler: 'functions/oauth/tokeninfo', auth: client, access: READ, throttle: { rateLimit: 2000, burstLimit: 4000 } },
-  { method: 'POST', path: '/introspect', handler: 'functions/oauth/introspect', auth: client, access: READ, throttle: { rateLimit: 2000, burstLimit: 4000 } },
+  // Decrypt: an HS256 token is verified with its Resource's secret, sealed under the secret box's
+  // data key (opened once per container; docs/keys.md "Secrets at rest").
+  { method: 'POST', path: '/tokeninfo', handler: 'functions/oauth/tokeninfo', auth: client, access: INTROSPECT, throttle: { rateLimit: 2000, burstLimit: 4000 } },
+  { method: 'POST', path: '/introspect', handler: 'functions/oauth/introspect', auth: client, access: INTROSPECT, throttle: { rateLimit: 2000, burstLimit: 4000 } },
   { method: 'POST', path: '/revoke', handler: 'functions/oauth/revoke', auth: client, access: WRITE },
 
   // Management API, part 1 (API.md §6).

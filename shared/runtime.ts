@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { loadConfig, type Config } from './config.ts';
-import { createKeyServices } from './keys/create-key-services.ts';
+import { createKeyServices, type ItemFeed } from './keys/create-key-services.ts';
 import type { KeyStore, SecretBox } from './keys/key-store.ts';
 import { createDocumentClient } from './store/dynamodb-client.ts';
 import { cachedRevocations } from './store/cached-revocations.ts';
@@ -22,6 +22,8 @@ export interface Runtime {
   readonly secretBox: SecretBox;
   /** A 32-byte service secret by name (e.g. `cursor` for list cursors), created on first use, kept wrapped. */
   readonly serviceSecret: (name: string) => Promise<Buffer>;
+  /** The secret box's data key item, folded into the token path's one read (docs/keys.md). */
+  readonly dataKeyFeed?: ItemFeed;
   readonly revocations: RevocationsRepository;
 }
 

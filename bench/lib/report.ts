@@ -240,7 +240,7 @@ export function renderMarkdown(r: BenchResults): string {
   else {
     const L = r.lists;
     out.push(
-      `Latency in ms, median (p90), HTTP on loopback to the in-process local server (envelope key mode, fake KMS); \`limit=${L.limit}\`; the caller holds \`read:clients create:clients\`. DynamoDB per request from the meter. The last column is the same first page for a caller that also holds \`read:client_keys\`: every returned client's secret is opened, one KMS Decrypt each.`,
+      `Latency in ms, median (p90), HTTP on loopback to the in-process local server (envelope key mode, fake KMS); \`limit=${L.limit}\`; the caller holds \`read:clients create:clients\`. DynamoDB per request from the meter. The last column is the same first page for a caller that also holds \`read:client_keys\`: every returned client's secret is opened, in memory under the secret box's data key (no KMS call warm).`,
     );
     out.push('');
     out.push(

@@ -12,7 +12,7 @@ export interface OpStats {
   ddbCalls: number;
   rru: number;
   wru: number;
-  /** KMS calls per request (the fake KMS's count; a Decrypt per revealed client secret). */
+  /** KMS calls per request (the fake KMS's count; 0 warm: secrets open under the data key). */
   kmsCalls: number;
   /** Items in the page (lists). */
   items?: number;

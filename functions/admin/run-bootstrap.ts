@@ -1,15 +1,12 @@
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
-import { ASYMMETRIC_ALGS } from '../../shared/keys/jwk.ts';
-import { rotateKeys, type RotationResult } from '../../shared/keys/rotate-keys.ts';
-import { signingKeysRepository } from '../../shared/keys/signing-keys-repository.ts';
+import { ensureStageKeys, type FirstSigningKeys } from '../../shared/bootstrap/ensure-stage-keys.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import type { Runtime } from '../../shared/runtime.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { credentialsReveal } from './credentials-reveal.ts';
 
-/** The service secrets request-path functions read but may not create (their roles have no kms:Encrypt). */
-export const SERVICE_SECRETS = ['cursor'] as const;
+export { SERVICE_SECRETS } from '../../shared/bootstrap/ensure-stage-keys.ts';
 
 export interface BootstrapOutput {
   /** The Default Client was created by this run. */
@@ -24,7 +21,7 @@ export interface BootstrapOutput {
   /** Present (true) when this run replaced the Default Client's secret (`rotateDefaultSecret`). */
   rotated?: true;
   /** First signing keys made by this run (empty once a stage has keys: rotation is the scheduled function's job). */
-  signingKeys: Pick<RotationResult, 'alg' | 'action' | 'current' | 'next'>[];
+  signingKeys: FirstSigningKeys;
 }
 
 export interface RunBootstrapOptions {
@@ -47,8 +44,7 @@ export interface RunBootstrapOptions {
 export async function runBootstrap(runtime: Runtime, options: RunBootstrapOptions): Promise<BootstrapOutput> {
   const { config, db, now, secretBox } = runtime;
   const result = await bootstrap({ db, tableName: config.tableName, secretBox, now, managementAudience: config.managementAudience });
-  for (const name of SERVICE_SECRETS) await runtime.serviceSecret(name);
-  const signingKeys = await createFirstSigningKeys(runtime);
+  const signingKeys = await ensureStageKeys(runtime);
 
   const base = { created: result.created, clientId: result.clientId, signingKeys };
   if (!options.printCredentials) return base;
@@ -78,16 +74,6 @@ async function rotateDefaultSecret(runtime: Runtime, reveal: ReturnType<typeof c
   const clientSecret = generateClientSecret();
   await clients.changeSecret(clientId, clientSecret, SYSTEM_ACTOR_ID, { expiresAt: null });
   return { clientId, clientSecret, rotated: true };
-}
-
-/** Keys only for algorithms that have none yet: a run must never rotate (that waits for the next key's publication time). */
-async function createFirstSigningKeys(runtime: Runtime): Promise<BootstrapOutput['signingKeys']> {
-  const { config, db, now } = runtime;
-  const partition = await signingKeysRepository(db, config.tableName).load();
-  const missing = ASYMMETRIC_ALGS.filter((alg) => !partition.states.has(alg));
-  if (missing.length === 0) return [];
-  const results = await rotateKeys({ config, db, now, algs: missing });
-  return results.map(({ alg, action, current, next }) => ({ alg, action, ...(current ? { current } : {}), ...(next ? { next } : {}) }));
 }
 
 async function sealedSecretOf(runtime: Runtime, clientId: string): Promise<string> {

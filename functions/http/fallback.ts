@@ -3,10 +3,8 @@ import { loadConfig, type Config } from '../../shared/config.ts';
 import { methodNotAllowed, notFound } from '../../shared/errors.ts';
 import { renderError } from '../../shared/http/render-error.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
+import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { matchRoute } from '../../shared/routes.ts';
-
-/** The same two headers the pipeline's security middleware sets on a JSON error. */
-const HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" };
 
 /**
  * The API's catch-all (infra/constructs/route-api.ts). API Gateway sends here every method a route
@@ -23,8 +21,7 @@ export function fallback(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path'
   // `route` can only mean API Gateway and the route table disagree (an encoded `/` in a
   // parameter, a stale deployment): nothing here can serve it, so it is not found.
   const error = match.kind === 'method_not_allowed' ? methodNotAllowed(match.allow) : notFound();
-  const response = renderError(error, docsUrl, false);
-  return { ...response, headers: { ...response.headers, ...HEADERS } };
+  return withSecurityHeaders(renderError(error, docsUrl, false));
 }
 
 let config: Config | undefined;

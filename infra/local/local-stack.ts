@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
+import { ensureStageKeys } from '../../shared/bootstrap/ensure-stage-keys.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import type { Throttle } from '../../shared/routes.ts';
@@ -69,6 +70,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       defaultClientId: options.defaultClientId,
       defaultClientSecret: options.defaultClientSecret,
     });
+    // As a deploy does: the JWKS holds the current key before the first request (API.md §8).
+    await ensureStageKeys(runtime);
     const server = await startLocalServer({ port, stageThrottle: options.stageThrottle, routeThrottles: options.routeThrottles ?? 'routes', docsUrl: config.docsUrl, runtime });
     const runtimeFile = dataDir ? join(dataDir, 'runtime.json') : undefined;
     if (runtimeFile) {

@@ -1,10 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { lambdaContext, proxyEvent } from './proxy-event.ts';
-import { methodNotAllowed, notFound, payloadTooLarge, tooManyRequests, type AppError } from '../../shared/errors.ts';
+import { badRequest, headersTooLarge, internalError, methodNotAllowed, notFound, payloadTooLarge, tooManyRequests, type AppError } from '../../shared/errors.ts';
 import { renderError } from '../../shared/http/render-error.ts';
+import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
 import { matchRoute, type Route, type Throttle } from '../../shared/routes.ts';
 import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
@@ -39,7 +41,9 @@ type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<
  * Stands in for API Gateway: routes with the same route table the CDK app reads, applies the same
  * stage and per-route throttles (429), turns each request into a REST proxy event and runs the very
  * handler module Lambda runs. Unknown path → 404, known path with another method → 405 + Allow,
- * both in the error body shape, as the API's fallback function answers in AWS.
+ * both in the error body shape, as the API's fallback function answers in AWS. Every answer of its
+ * own (404, 405, 413, 429, 431, 400 for what is not HTTP) has the pipeline's security headers and
+ * the `{code, message}` body, and never echoes the request (API.md §8 "Errors").
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const handlers = new Map<string, Promise<LambdaHandler>>();
@@ -66,13 +70,15 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     return b;
   };
 
+  const fail = (e: AppError) => withSecurityHeaders(renderError(e, options.docsUrl, false));
+
   const answer = async (req: IncomingMessage, body: Buffer | undefined): Promise<HttpResponse> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestUrl(req.url);
     const method = (req.method ?? 'GET').toUpperCase();
-    const fail = (e: AppError) => renderError(e, options.docsUrl, false);
     if (!body) return fail(payloadTooLarge(GATEWAY_MAX_BODY));
+    if (!url) return fail(notFound());
     const match = matchRoute(method, url.pathname);
-    if (match.kind === 'not_found') return fail(notFound(`No route for ${url.pathname}.`));
+    if (match.kind === 'not_found') return fail(notFound());
     if (match.kind === 'method_not_allowed') return fail(methodNotAllowed(match.allow));
     if (!bucketFor(match.route).take()) return fail(tooManyRequests());
     const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);
@@ -87,8 +93,18 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       .catch((err: unknown) => {
         // Handlers render their own errors; reaching here is a bug in the adapter itself.
         process.stderr.write(`local server error: ${(err as Error).stack ?? String(err)}\n`);
-        send(res, { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: 'internal_error', message: 'Internal error.' }) });
+        send(res, fail(internalError()));
       });
+  });
+  // What Node's HTTP parser refuses never reaches a handler; Node would answer it with a bare
+  // status line (a 431 without body). Answer in the error shape instead, then close: after a
+  // parse error the connection cannot carry another request.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawResponse(fail(err.code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge() : badRequest('The request is not valid HTTP/1.1.'))));
   });
 
   await new Promise<void>((res, rej) => {
@@ -109,6 +125,28 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The request target as a URL on this server. Only the origin form (RFC 9112 §3.2.1: a path
+ * starting with one `/`) names a route: `new URL('//identity/v1/clients', base)` would read
+ * `identity` as a host, and an absolute-form target names another server.
+ */
+function requestUrl(target: string | undefined): URL | undefined {
+  if (!target?.startsWith('/') || target.startsWith('//')) return undefined;
+  try {
+    return new URL(`http://localhost${target}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A complete HTTP/1.1 response for a socket the parser gave up on (`Connection: close`). */
+function rawResponse(r: HttpResponse): string {
+  const body = r.body ?? '';
+  const headers = { ...r.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
+  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return `HTTP/1.1 ${r.statusCode} ${STATUS_CODES[r.statusCode] ?? ''}\r\n${head}\r\n${body}`;
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {

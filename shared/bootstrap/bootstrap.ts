@@ -13,6 +13,7 @@ import { scopesRepository } from '../store/scopes-repository.ts';
 import { tenantsRepository } from '../store/tenants-repository.ts';
 import { ensureDefaultClient, type DefaultClientResult } from './ensure-default-client.ts';
 import { ensureSystemResource } from './ensure-system-resource.ts';
+import { resealSecrets } from './reseal-secrets.ts';
 
 export interface BootstrapInput {
   db: DynamoDBDocumentClient;
@@ -47,6 +48,9 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
   const repaired = await reconcileTokenViews(db, tableName, now);
   const statesUpgraded = await embedKeysInStates(signingKeysRepository(db, tableName), now);
   if (repaired.clients || repaired.resources || statesUpgraded) logger.info('token path copies repaired', { ...repaired, key_states: statesUpgraded });
+  // After the copies are in line: a Resource's secret is resealed on the record and its marker together.
+  const resealed = await resealSecrets(db, tableName, secretBox, now);
+  if (resealed.clients || resealed.resources || resealed.failed) logger.info('sealed secrets moved to the data key', { ...resealed });
   const system = await ensureSystemResource(resources, scopes, input.managementAudience, MANAGEMENT_SCOPES);
   return ensureDefaultClient(
     { clients, links: clientLinksRepository(db, tableName, now), permissions: clientPermissionsRepository(db, tableName, now) },

@@ -1,6 +1,7 @@
 import { insufficientScope, unauthorized } from '../errors.ts';
 import type { Route } from '../routes.ts';
 import type { Runtime } from '../runtime.ts';
+import { revocationRef } from '../tokens/revocation-ref.ts';
 import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
 
 /** API.md §2: management and health answer 401 `unauthorized`, with RFC 6750 §3's challenge. */
@@ -34,15 +35,20 @@ export async function authenticate(
   if (!token) throw invalidToken('Missing bearer token.');
   const audience = route.auth.scope ? runtime.config.managementAudience : undefined;
   let claims: AccessTokenClaims;
+  let header;
   try {
-    ({ claims } = await verifyAccessToken(token, { keys: runtime.keys, issuer: runtime.config.issuer, now: runtime.now }, audience));
+    ({ claims, header } = await verifyAccessToken(token, { keys: runtime.keys, issuer: runtime.config.issuer, now: runtime.now }, audience));
   } catch (err) {
     if (err instanceof InvalidAccessToken) throw invalidToken();
     throw err;
   }
-  // Management routes also refuse revoked tokens (one read). Health checks the signature only, so
-  // that it can still answer `degraded` when the table is unreachable (spec 4.4).
-  if (route.auth.scope && (await runtime.revocations.isRevoked(claims.jti))) throw invalidToken();
+  // Management routes also refuse revoked tokens (one read; the revocation is bound to the token's
+  // key and client). Health checks the signature only, so that it can still answer `degraded` when
+  // the table is unreachable (spec 4.4).
+  if (route.auth.scope) {
+    const ref = revocationRef(header, claims);
+    if (!ref || (await runtime.revocations.isRevoked(ref))) throw invalidToken();
+  }
   const scopes = new Set((claims.scope ?? '').split(' ').filter(Boolean));
   if (route.auth.scope && !scopes.has(route.auth.scope)) throw insufficientScope(route.auth.scope);
   return { claims, scopes };

@@ -1,7 +1,6 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import httpSecurityHeaders from '@middy/http-security-headers';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
@@ -11,9 +10,12 @@ import { logger } from '../logger.ts';
 import { findRoute, type Route } from '../routes.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
 import { renderError, toAppError } from './render-error.ts';
+import { securityHeaders } from './security-headers.ts';
 import type { HttpResponse } from './response.ts';
 import { validate } from './validate.ts';
 import { authenticate, type Caller } from './authenticate.ts';
+import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
+import { strictBody } from './strict-body.ts';
 
 /** Bodies above this are refused with 413 before parsing (API Gateway's own limit is 10 MB). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -84,10 +86,12 @@ export function httpHandler<
     .use(requestLog(spec.quietSuccess ?? false))
     // middy runs onError hooks last-registered first: the renderer must set the error response
     // before the security headers are added to it.
-    .use(httpSecurityHeaders({ contentSecurityPolicy: { 'default-src': "'none'", 'frame-ancestors': "'none'" } }))
+    .use(securityHeaders())
     .use(errorRenderer(spec.oauth ?? false))
     .use(httpHeaderNormalizer())
+    .use(rejectRepeatedAuthorization())
     .use(bodyLimit())
+    .use(strictBody())
     .use(httpJsonBodyParser({ disableContentTypeError: true }))
     .use(httpUrlencodeBodyParser({ disableContentTypeError: true }));
 }

@@ -4,10 +4,11 @@ import type { Config } from '../config.ts';
 import { createKeyBackend } from './key-backend.ts';
 import type { KeyStore, SecretBox } from './key-store.ts';
 import { kmsSignKeyStore } from './kms-sign-key-store.ts';
-import { secretBox } from './secret-box.ts';
+import { SECRET_BOX_DATA_KEY, secretBox } from './secret-box.ts';
 import { serviceSecrets } from './service-secrets.ts';
 import { signingKeysRepository } from './signing-keys-repository.ts';
 import { tableKeyStore } from './table-key-store.ts';
+import { keys as tableKeys } from '../store/keys.ts';
 
 export interface KeyServicesDeps {
   config: Config;
@@ -21,6 +22,16 @@ export interface KeyServices {
   keys: KeyStore;
   secretBox: SecretBox;
   serviceSecret(name: string): Promise<Buffer>;
+  /** The secret box's data key item, for the token path's BatchGetItem (ServiceSecrets.feed). */
+  dataKeyFeed: ItemFeed;
+}
+
+/** An item a caller may read in its own BatchGetItem on behalf of a service (key store, secrets). */
+export interface ItemFeed {
+  /** Keys to read, or [] when nothing is needed. */
+  wanted(): { PK: string; SK: string }[];
+  /** What that read found, by key. */
+  offer(found: (key: { PK: string; SK: string }) => Record<string, unknown> | undefined): void;
 }
 
 /**
@@ -35,10 +46,15 @@ export function createKeyServices({ config, db, now, kms }: KeyServicesDeps): Ke
     config.keyMode === 'kms-sign'
       ? kmsSignKeyStore({ kms: backend.kms, keyId: requireSigningKeyId(config), repo, now, cacheTtlMs, retireAfterSeconds: config.keyRetireAfterSeconds })
       : tableKeyStore({ repo, source: backend.pairs, now, cacheTtlMs });
+  const serviceSecret = serviceSecrets({ db, tableName: config.tableName, wrapper: backend.wrapper, now });
   return {
     keys,
-    secretBox: secretBox(backend.wrapper),
-    serviceSecret: serviceSecrets({ db, tableName: config.tableName, wrapper: backend.wrapper, now }),
+    secretBox: secretBox(backend.wrapper, () => serviceSecret(SECRET_BOX_DATA_KEY)),
+    serviceSecret,
+    dataKeyFeed: {
+      wanted: () => serviceSecret.feed.wanted(SECRET_BOX_DATA_KEY),
+      offer: (found) => serviceSecret.feed.offer(SECRET_BOX_DATA_KEY, found(tableKeys.serviceSecret(SECRET_BOX_DATA_KEY))),
+    },
   };
 }
 

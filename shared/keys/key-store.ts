@@ -40,8 +40,10 @@ export interface KeyStateFeed {
   offer(items: readonly Record<string, unknown>[], readAt?: Date): void;
 }
 
-/** Encrypts small secrets at rest (client secrets, HS256 signing secrets, the cursor key). */
+/** Encrypts small secrets at rest (client secrets, HS256 signing secrets). */
 export interface SecretBox {
   seal(plaintext: string): Promise<string>;
   open(sealed: string): Promise<string>;
+  /** Sealed in the current format (under the data key); false: an older value the bootstrap reseals. */
+  isCurrent(sealed: string): boolean;
 }

@@ -23,16 +23,35 @@ export interface ServiceSecretsOptions {
  * In AWS the stage bootstrap (functions/admin/bootstrap.ts) creates them at deploy time, so
  * request-path functions only read them.
  */
-export function serviceSecrets(opts: ServiceSecretsOptions): (name: string) => Promise<Buffer> {
+export interface ServiceSecrets {
+  (name: string): Promise<Buffer>;
+  /**
+   * Lets a caller fold the read of a secret's item into its own BatchGetItem (the token path:
+   * docs/keys.md "Secrets at rest"): `wanted` gives the item's key while this process has not
+   * loaded the secret, `offer` hands over what that read found. The item is only kept: it is
+   * unwrapped (one KMS Decrypt) when the secret is first used, not when it is offered.
+   */
+  readonly feed: {
+    wanted(name: string): { PK: string; SK: string }[];
+    offer(name: string, item: Record<string, unknown> | undefined): void;
+  };
+}
+
+export function serviceSecrets(opts: ServiceSecretsOptions): ServiceSecrets {
   const { db, tableName, wrapper, now } = opts;
   const cache = new Map<string, Promise<Buffer>>();
+  /** Items read by someone else's BatchGetItem, not yet unwrapped. */
+  const offered = new Map<string, Record<string, unknown>>();
 
   const read = async (name: string): Promise<Buffer | undefined> => {
-    let item: Record<string, unknown> | undefined;
-    try {
-      ({ Item: item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.serviceSecret(name), ConsistentRead: true })));
-    } catch (err) {
-      return translateError(err);
+    let item: Record<string, unknown> | undefined = offered.get(name);
+    offered.delete(name);
+    if (!item) {
+      try {
+        ({ Item: item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.serviceSecret(name), ConsistentRead: true })));
+      } catch (err) {
+        return translateError(err);
+      }
     }
     if (!item) return undefined;
     if (item.wrapped_by !== wrapper.kind || typeof item.sealed !== 'string') {
@@ -76,7 +95,7 @@ export function serviceSecrets(opts: ServiceSecretsOptions): (name: string) => P
     return winner;
   };
 
-  return async (name) => {
+  const secret = async (name: string) => {
     let pending = cache.get(name);
     if (!pending) {
       pending = loadOrCreate(name).catch((err: unknown) => {
@@ -88,6 +107,15 @@ export function serviceSecrets(opts: ServiceSecretsOptions): (name: string) => P
     // A copy: a caller that zeroes or reuses its buffer must not change the cached secret.
     return Buffer.from(await pending);
   };
+  return Object.assign(secret, {
+    feed: {
+      wanted: (name: string) => (cache.has(name) || offered.has(name) ? [] : [keys.serviceSecret(name)]),
+      offer(name: string, item: Record<string, unknown> | undefined) {
+        // A missing item is not remembered: the secret's own read then creates it or says why not.
+        if (item && !cache.has(name)) offered.set(name, item);
+      },
+    },
+  });
 }
 
 /** The AWS error name, also behind our translation of KMS errors (translate-kms-error.ts keeps it as `cause`). */

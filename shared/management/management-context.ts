@@ -13,6 +13,8 @@ export interface ManagementContext {
   tenantId: string;
   /** A global client may act on any tenant (spec 2.2 is_global). */
   isGlobal: boolean;
+  /** The management scopes the caller holds now (held-scopes.ts); grants never exceed them (API.md §8). */
+  scopes: ReadonlySet<string>;
 }
 
 const TenantHeader = v.optional(v.pipe(v.string(), v.uuid('must be a UUID')));
@@ -28,7 +30,7 @@ export async function managementContext(
   headers: Record<string, string | undefined>,
   multiTenant: boolean,
   findClient: OAuthDeps['findClient'],
-): Promise<ManagementContext> {
+): Promise<Omit<ManagementContext, 'scopes'>> {
   if (!caller) throw new Error('managementContext on a route without bearer auth');
   const actor = caller.claims.sub;
   const client = await findClient(caller.claims.client_id);

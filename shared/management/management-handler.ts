@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import { httpHandler, type HandlerSpec, type Request } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { oauthDeps } from '../oauth/oauth-runtime.ts';
+import { heldScopes } from './held-scopes.ts';
 import { managementContext, type ManagementContext } from './management-context.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
@@ -18,7 +19,10 @@ export function managementHandler<
   P extends v.GenericSchema | undefined = undefined,
 >(spec: HandlerSpec<B, Q, P>, run: (req: ManagementRequest<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>) {
   return httpHandler(spec, async (req) => {
-    const ctx = await managementContext(req.caller, req.headers, req.runtime.config.multiTenant, oauthDeps(req.runtime).findClient);
-    return run({ ...req, ctx });
+    const oauth = oauthDeps(req.runtime);
+    const ctx = await managementContext(req.caller, req.headers, req.runtime.config.multiTenant, oauth.findClient);
+    const scopes = await heldScopes(req.caller!, req.route.auth.type === 'bearer' ? req.route.auth.scope : undefined, oauth);
+    // Every later scope test (read:client_keys, ...) sees what the caller holds now.
+    return run({ ...req, caller: { ...req.caller!, scopes }, ctx: { ...ctx, scopes } });
   });
 }

@@ -1,7 +1,9 @@
 import { invalidClient, oauthError } from '../errors.ts';
 import { bearerToken } from '../http/authenticate.ts';
+import { revocationRef } from '../tokens/revocation-ref.ts';
 import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
+import { maySee } from './may-see-token.ts';
 import { verifyIssuedToken } from './verify-resource-token.ts';
 import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
 
@@ -26,14 +28,15 @@ export async function authenticateIntrospectionCaller(
 ): Promise<OAuthClient> {
   const bearer = bearerToken(headers);
   if (bearer) {
-    let claims: AccessTokenClaims;
+    let verified;
     try {
-      ({ claims } = await verifyAccessToken(bearer, deps));
+      verified = await verifyAccessToken(bearer, deps);
     } catch (err) {
       if (err instanceof InvalidAccessToken) throw invalidBearer();
       throw err;
     }
-    const client = (await deps.revocations.isRevoked(claims.jti)) ? undefined : await deps.findClient(claims.client_id);
+    const ref = revocationRef(verified.header, verified.claims);
+    const client = !ref || (await deps.revocations.isRevoked(ref)) ? undefined : await deps.findClient(ref.clientId);
     if (!client) throw invalidBearer();
     return client;
   }
@@ -49,15 +52,16 @@ export async function authenticateIntrospectionCaller(
  * (DESIGN.md §3.8).
  */
 export async function introspectFor(token: string, caller: OAuthClient, deps: OAuthDeps): Promise<Introspection> {
-  let claims: AccessTokenClaims;
+  let verified;
   try {
-    claims = await verifyIssuedToken(token, deps);
+    verified = await verifyIssuedToken(token, deps);
   } catch (err) {
     if (err instanceof InvalidAccessToken) return INACTIVE;
     throw err;
   }
-  if (!caller.is_global && claims.tenant_id !== caller.tenant_id) return INACTIVE;
-  if (await deps.revocations.isRevoked(claims.jti)) return INACTIVE;
+  const { claims, ref } = verified;
+  if (!maySee(caller, claims)) return INACTIVE;
+  if (await deps.revocations.isRevoked(ref)) return INACTIVE;
   if (!(await deps.findClient(claims.client_id))) return INACTIVE;
   return { active: true, claims };
 }

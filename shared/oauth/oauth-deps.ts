@@ -1,7 +1,7 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
-import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
+import type { VerifiedToken } from './verify-resource-token.ts';
 
 /** What the OAuth endpoints need to know of a client (built from the stored Client record). */
 export interface OAuthClient {
@@ -57,6 +57,6 @@ export interface OAuthDeps {
   /** `{issuer}/identity/v1/`: the audience of management tokens (API.md §4). */
   managementAudience: string;
   now: () => Date;
-  /** Claims of tokens whose signature already verified, by the token's SHA-256 (verify-resource-token.ts). */
-  verifiedTokens: TtlCache<AccessTokenClaims>;
+  /** Tokens whose signature already verified, by the token's SHA-256 (verify-resource-token.ts). */
+  verifiedTokens: TtlCache<VerifiedToken>;
 }

@@ -7,6 +7,7 @@ import { getItems } from '../store/read-items.ts';
 import type { ResourceTokenView } from '../store/resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from '../store/resources-repository.ts';
 import { keyString, type Key } from '../store/writes.ts';
+import { revocationRef, verifiedByResource, type RevocationRef } from '../tokens/revocation-ref.ts';
 import { isStorableClientId } from './authenticate-client.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from './oauth-deps.ts';
 
@@ -135,11 +136,15 @@ function caches(runtime: Runtime): RecordCaches {
       // Only the keys stale: the key store reads them itself, one call either way.
       if (cached && !markerKey) return;
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+      // The secret box's data key, while this container has not loaded it: an HS256 Resource's
+      // secret opens with it (the item only; it is unwrapped when first used).
+      const dataKey = markerKey ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
       const clientKey = keys.client(clientId);
-      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...(markerKey ? [markerKey] : []), ...keyStates];
+      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...(markerKey ? [markerKey] : []), ...keyStates, ...dataKey];
       const readAt = now();
       const found = await getItems(db, config.tableName, wanted, readAt); // a storage error is a 503, never a token
       if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
+      if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
       const marker = markerKey && found.get(keyString(markerKey));
       await Promise.all([
         !cached &&
@@ -157,23 +162,26 @@ function caches(runtime: Runtime): RecordCaches {
       const keysFresh = (runtime.keys.stateFeed?.wanted().length ?? 0) === 0;
       if (keysFresh && (callerClientId === undefined || clients.get(callerClientId) !== undefined)) return;
       const clientIds = new Set(callerClientId !== undefined && isStorableClientId(callerClientId) ? [callerClientId] : []);
-      const jtis = new Set<string>();
+      const refs: RevocationRef[] = [];
       for (const t of tokens) {
-        const ids = unverifiedIds(t);
-        if (ids) {
-          clientIds.add(ids.clientId);
-          jtis.add(ids.jti);
+        const ref = unverifiedRef(t);
+        if (ref) {
+          clientIds.add(ref.clientId);
+          refs.push(ref);
         }
       }
       const wantedClients = [...clientIds].filter((id) => clients.get(id) === undefined);
       const feed = runtime.revocations.feed;
-      const wantedRevocations = feed ? [...jtis].flatMap((jti) => { const key = feed.wanted(jti); return key ? [{ jti, key }] : []; }) : [];
+      const wantedRevocations = feed ? refs.map((ref) => ({ ref, keys: feed.wanted(ref) })).filter((r) => r.keys.length > 0) : [];
       if (!wantedClients.length && !wantedRevocations.length) return; // the key store reads for itself if it must
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+      // An HS256 token's Resource secret opens with the secret box's data key (once per container).
+      const dataKey = refs.some(verifiedByResource) ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
       const readAt = now();
-      const found = await getItems(db, config.tableName, [...wantedClients.map(keys.client), ...wantedRevocations.map((r) => r.key), ...keyStates], readAt);
+      const found = await getItems(db, config.tableName, [...wantedClients.map(keys.client), ...wantedRevocations.flatMap((r) => r.keys), ...keyStates, ...dataKey], readAt);
       if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
-      for (const { jti, key } of wantedRevocations) feed!.offer(jti, found.get(keyString(key)));
+      if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
+      for (const { ref } of wantedRevocations) feed!.offer(ref, (key) => found.get(keyString(key)));
       await Promise.all(
         wantedClients.map((id) =>
           clients.getOrLoad(id, async () => {
@@ -189,15 +197,15 @@ function caches(runtime: Runtime): RecordCaches {
   return c;
 }
 
-/** A JWT's `jti` and `client_id`, unverified: only ever used to choose what to read. */
-function unverifiedIds(token: string): { jti: string; clientId: string } | undefined {
-  const payload = token.length <= 8192 ? token.split('.')[1] : undefined;
-  if (!payload) return undefined;
+/** A JWT's revocation binding (jti, verifier, client), unverified: only ever used to choose what to read. */
+function unverifiedRef(token: string): RevocationRef | undefined {
+  const [header, payload] = token.length <= 8192 ? token.split('.') : [];
+  if (!header || !payload) return undefined;
   try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const { jti, client_id: clientId } = claims;
-    if (typeof jti !== 'string' || !/^[A-Za-z0-9._~-]{1,128}$/.test(jti) || typeof clientId !== 'string' || !isStorableClientId(clientId)) return undefined;
-    return { jti, clientId };
+    const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const ref = revocationRef(decode(header), decode(payload));
+    if (!ref || !/^[A-Za-z0-9._~-]{1,128}$/.test(ref.jti) || !isStorableClientId(ref.clientId)) return undefined;
+    return ref;
   } catch {
     return undefined;
   }

@@ -3,6 +3,7 @@ import { oauthError } from '../errors.ts';
 import { InvalidAccessToken } from '../tokens/verify-access-token.ts';
 import { verifyIssuedToken } from './verify-resource-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
+import { maySee } from './may-see-token.ts';
 import type { OAuthDeps } from './oauth-deps.ts';
 
 const optional = v.optional(v.pipe(v.string(), v.maxLength(8192)));
@@ -16,23 +17,31 @@ export const RevokeRequestSchema = v.looseObject({
 });
 export type RevokeRequest = v.InferOutput<typeof RevokeRequestSchema>;
 
+const notYours = () => oauthError(400, 'unauthorized_client', 'body.token: was not issued to this client.');
+
 /**
  * RFC 7009 §2.1: the client authenticates; a token it does not own is refused; an unknown,
  * invalid or already expired token is a success (§2.2: "invalid tokens do not cause an error").
- * An access token is revoked by jti until it would have expired anyway. Refresh tokens join
- * when they exist.
+ * A token the caller may not see (another tenant's, for a non-global caller) is unknown to it,
+ * so it gets the same 200 and nothing is recorded: the answer never says that a token exists in
+ * another tenant. `unauthorized_client` is only for a token of a tenant the caller sees, issued
+ * to another client.
+ *
+ * An access token is revoked until it would have expired anyway, bound to what verified it and
+ * to its client (API.md §8): it only ever revokes itself. Refresh tokens join when they exist.
  */
 export async function revokeToken(headers: Record<string, string | undefined>, body: RevokeRequest, deps: OAuthDeps): Promise<void> {
   const { client } = await authenticateClient(headers, body, deps);
-  let claims;
+  let verified;
   try {
-    claims = await verifyIssuedToken(body.token, deps);
+    verified = await verifyIssuedToken(body.token, deps);
   } catch (err) {
     if (err instanceof InvalidAccessToken) return;
     throw err;
   }
-  if (claims.client_id !== client.id) {
-    throw oauthError(400, 'unauthorized_client', 'body.token: was not issued to this client.');
-  }
-  await deps.revocations.revoke(claims.jti, client.id, new Date(claims.exp * 1000));
+  const { claims, ref } = verified;
+  if (!maySee(client, claims)) return;
+  if (ref.clientId !== client.id) throw notYours();
+  // `conflict`: the jti is already revoked, under the same verifier, as another client's token.
+  if ((await deps.revocations.revoke(ref, new Date(claims.exp * 1000))) === 'conflict') throw notYours();
 }

@@ -1,15 +1,29 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
-import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import { revocationRef, type RevocationRef } from '../tokens/revocation-ref.ts';
+import { checkIssuedAt, InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { OAuthDeps } from './oauth-deps.ts';
+
+/** A token whose signature and claims verified, and what its revocation is bound to. */
+export interface VerifiedToken {
+  claims: AccessTokenClaims;
+  ref: RevocationRef;
+}
+
+/** `ref` of a verified token; a verified token always has what it takes (required claims, kid or aud). */
+function verified(header: { alg?: unknown; kid?: unknown }, claims: AccessTokenClaims): VerifiedToken {
+  const ref = revocationRef(header, claims);
+  if (!ref) throw new InvalidAccessToken('no revocation binding');
+  return { claims, ref };
+}
 
 /**
  * Verifies an HS256 access token minted for a Resource with its own `signing_secret`
  * (API.md §5). The unverified `aud` and `tenant_id` only select which secret to try; the
- * signature, `typ`, `iss`, `aud`, `exp` and `nbf` are then checked as for our other tokens.
+ * signature, `typ`, `iss`, `aud`, `exp`, `nbf` and `iat` are then checked as for our other tokens.
  * Returns undefined when the token is not HS256 (the caller uses the service keys instead).
  */
-export async function verifyResourceToken(token: string, deps: OAuthDeps): Promise<AccessTokenClaims | undefined> {
+export async function verifyResourceToken(token: string, deps: OAuthDeps): Promise<VerifiedToken | undefined> {
   let alg: string | undefined;
   let aud: unknown;
   let tenantId: unknown;
@@ -24,7 +38,7 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
   const resource = await deps.findResource(tenantId, aud);
   if (!resource || resource.signing_algorithm !== 'HS256' || !resource.signing_secret) throw new InvalidAccessToken('unknown resource');
   try {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(resource.signing_secret), {
+    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(resource.signing_secret), {
       algorithms: ['HS256'],
       typ: 'at+jwt',
       issuer: deps.issuer,
@@ -32,14 +46,14 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
       currentDate: deps.now(),
       requiredClaims: ['sub', 'jti', 'exp', 'iat', 'client_id'],
     });
-    const claims = payload as AccessTokenClaims;
+    const claims = checkIssuedAt(payload as AccessTokenClaims, deps.now());
     // The secret may have been chosen by a tenant: the token only counts for a client of that
     // same tenant that is still authorized on the resource (a forged client_id gets nothing).
     const client = await deps.findClient(claims.client_id);
     if (!client || client.tenant_id !== resource.tenant_id || !client.resources.has(resource.id) || claims.tenant_id !== resource.tenant_id) {
       throw new InvalidAccessToken('token not bound to an authorized client of the resource');
     }
-    return claims;
+    return verified(protectedHeader, claims);
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) throw new InvalidAccessToken(err.message, { cause: err });
     throw err;
@@ -52,17 +66,19 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
  * (`deps.verifiedTokens`): resource servers introspect the same token on every request, and the
  * signature check is most of an introspection's CPU. Time claims are still checked on every use.
  */
-export async function verifyIssuedToken(token: string, deps: OAuthDeps): Promise<AccessTokenClaims> {
+export async function verifyIssuedToken(token: string, deps: OAuthDeps): Promise<VerifiedToken> {
   const digest = createHash('sha256').update(token).digest('base64url');
   const known = deps.verifiedTokens.get(digest);
   if (known) {
     const now = deps.now().getTime() / 1000;
-    if (known.exp <= now || (known.nbf !== undefined && known.nbf > now)) throw new InvalidAccessToken('expired');
+    const { exp, nbf } = known.claims;
+    if (exp <= now || (nbf !== undefined && nbf > now)) throw new InvalidAccessToken('expired');
     return known;
   }
   const hs256 = await verifyResourceToken(token, deps);
   if (hs256) return hs256; // not remembered: its validity follows the Resource's secret and links
-  const { claims } = await verifyAccessToken(token, deps);
-  deps.verifiedTokens.set(digest, claims);
-  return claims;
+  const { claims, header } = await verifyAccessToken(token, deps);
+  const result = verified(header, claims);
+  deps.verifiedTokens.set(digest, result);
+  return result;
 }

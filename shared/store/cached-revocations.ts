@@ -1,6 +1,6 @@
 import { TtlCache } from '../cache/ttl-cache.ts';
-import { keys } from './keys.ts';
-import { isRevocation, type RevocationsRepository } from './revocations-repository.ts';
+import { refString } from '../tokens/revocation-ref.ts';
+import { revocationKeys, revokes, type RevocationsRepository } from './revocations-repository.ts';
 
 /**
  * The revocation list as the introspection hot path reads it (docs/tokens.md "Revocation"):
@@ -9,29 +9,35 @@ import { isRevocation, type RevocationsRepository } from './revocations-reposito
  *   introspects the same token on every request costs one read per token per second, not one per
  *   request; a revocation made elsewhere is seen here within that time;
  * - "revoked" answers are kept (a token is never un-revoked).
+ * Answers are cached per binding (jti, verifier, client), as they are stored.
  * `ttlMs = 0` reads the table on every check. Storage errors still propagate (fail closed).
  */
 export function cachedRevocations(inner: RevocationsRepository, ttlMs: number, clock: () => number = Date.now): RevocationsRepository {
   if (ttlMs <= 0) return inner;
   const notRevoked = new TtlCache<true>(ttlMs, 50_000, clock);
   const revoked = new TtlCache<true>(24 * 3600 * 1000, 50_000, clock);
+  const known = (key: string) => revoked.get(key) || notRevoked.get(key);
   return {
     feed: {
-      wanted: (jti) => (revoked.get(jti) || notRevoked.get(jti) ? undefined : keys.revokedToken(jti)),
-      offer(jti, item) {
-        (isRevocation(item, new Date(clock())) ? revoked : notRevoked).set(jti, true);
+      wanted: (ref) => (known(refString(ref)) ? [] : revocationKeys(ref)),
+      offer(ref, found) {
+        (revokes(ref, revocationKeys(ref).map(found), new Date(clock())) ? revoked : notRevoked).set(refString(ref), true);
       },
     },
-    async revoke(jti, clientId, expiresAt) {
-      await inner.revoke(jti, clientId, expiresAt);
-      notRevoked.delete(jti);
-      revoked.set(jti, true);
+    async revoke(ref, expiresAt) {
+      const outcome = await inner.revoke(ref, expiresAt);
+      if (outcome === 'revoked') {
+        notRevoked.delete(refString(ref));
+        revoked.set(refString(ref), true);
+      }
+      return outcome;
     },
-    async isRevoked(jti) {
-      if (revoked.get(jti)) return true;
-      if (notRevoked.get(jti)) return false;
-      const isRevoked = await inner.isRevoked(jti);
-      (isRevoked ? revoked : notRevoked).set(jti, true);
+    async isRevoked(ref) {
+      const key = refString(ref);
+      if (revoked.get(key)) return true;
+      if (notRevoked.get(key)) return false;
+      const isRevoked = await inner.isRevoked(ref);
+      (isRevoked ? revoked : notRevoked).set(key, true);
       return isRevoked;
     },
   };

@@ -3,7 +3,11 @@
  * patterns they serve: docs/data-model.md.
  */
 export const keys = {
-  revokedToken: (jti: string) => ({ PK: `REVOKED#${jti}`, SK: 'REVOKED' }),
+  /** Before revocations were bound (schema_version 1): one entry per jti, read until they expire. */
+  revokedTokenUnbound: (jti: string) => ({ PK: `REVOKED#${jti}`, SK: 'REVOKED' }),
+  /** A revocation bound to what verified the token (`verifierDigest`, revocation-ref.ts). */
+  revokedToken: (jti: string, verifierDigest: string) => ({ PK: `REVOKED#${jti}`, SK: `BOUND#${verifierDigest}` }),
+  revokedTokenPartition: (jti: string) => `REVOKED#${jti}`,
   signingKey: (kid: string) => ({ PK: 'SIGNING_KEYS', SK: `KEY#${kid}` }),
   signingKeysPartition: 'SIGNING_KEYS',
   /** One per algorithm: which kid is next/current/previous; every rotation is a conditional write of it. */
@@ -47,6 +51,8 @@ export const keys = {
   scopeNameMarkerPrefix: 'UNIQUE#SCOPE_NAME#',
   /** "The Default Client's secret has been shown once" (functions/admin/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
+  /** A one-off data migration that ran to completion (e.g. `secret-box-dk1`): later bootstraps skip it. */
+  migrationDone: (name: string) => ({ PK: 'BOOTSTRAP', SK: `MIGRATION#${name}` }),
 } as const;
 
 export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS';

@@ -9,11 +9,11 @@ import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { and, equals } from './expression.ts';
 import { keys } from './keys.ts';
-import { queryAll } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
 import { grantsCopyIsCurrent } from './link-writes.ts';
 import { identifierMarkerKey, tokenViewOf } from './resource-token-view.ts';
 import { withRetries } from './retry.ts';
+import { tenantsRepository } from './tenants-repository.ts';
 import { checkItem, keyString, updateItem } from './writes.ts';
 
 export interface ReconcileResult {
@@ -50,15 +50,7 @@ export async function reconcileTokenViews(db: DynamoDBDocumentClient, tableName:
       logger.warn('token path copy not repaired', { kind, id, error: (err as Error).message });
     }
   };
-  const tenants = await queryAll(db, {
-    TableName: tableName,
-    IndexName: 'GSI1',
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': 'GSI1PK' },
-    ExpressionAttributeValues: { ':pk': keys.tenantsCollection },
-  });
-  for (const tenant of tenants) {
-    const tenantId = String(tenant.id);
+  for (const tenantId of await tenantsRepository(db, tableName, now).listIds()) {
     // The collections (GSI1) name the records; the records themselves are read consistently, so
     // a write that landed just before is not hidden behind an older index image.
     const clientIds = (await collectionAll(db, tableName, tenantId, 'CLIENTS')).map((i) => String(i.id));

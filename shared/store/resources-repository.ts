@@ -1,3 +1,4 @@
+import { normalisedOrSame } from '../validation/identifier-url.ts';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
@@ -105,7 +106,11 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
 
     async getTokenView(tenantId, identifierUrl) {
       if (!isPossibleIdentifier(identifierUrl)) return undefined;
-      const marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
+      let marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
+      // An audience not in normal form names the resource stored under its normal form (API.md §8);
+      // the exact spelling is read first, so what was stored before normalisation is still found.
+      const normal = normalisedOrSame(identifierUrl);
+      if (!marker && normal !== identifierUrl && isPossibleIdentifier(normal)) marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, normal), now());
       return marker ? viewOfMarker(marker) : undefined;
     },
 

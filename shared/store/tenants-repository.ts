@@ -7,6 +7,7 @@ import { entity, toRecord } from './entity.ts';
 import { notExists } from './expression.ts';
 import { keys } from './keys.ts';
 import { putMarker } from './markers.ts';
+import { queryAll } from './query-all.ts';
 import { getItem } from './read-items.ts';
 import { putItem, updateItem } from './writes.ts';
 
@@ -20,6 +21,8 @@ export interface TenantsRepository {
   get(id: string): Promise<TenantRecord | undefined>;
   /** Creates the default tenant if missing (idempotent, race-safe); returns it either way. */
   ensureDefault(): Promise<TenantRecord>;
+  /** Every tenant's id (the `TENANTS` collection, GSI1): for bootstrap's walks over all records. */
+  listIds(): Promise<string[]>;
 }
 
 export function tenantsRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): TenantsRepository {
@@ -29,6 +32,16 @@ export function tenantsRepository(db: DynamoDBDocumentClient, tableName: string,
   };
   return {
     get,
+    async listIds() {
+      const items = await queryAll(db, {
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': 'GSI1PK' },
+        ExpressionAttributeValues: { ':pk': keys.tenantsCollection },
+      });
+      return items.map((i) => String(i.id));
+    },
     async ensureDefault() {
       const existing = await get(DEFAULT_TENANT_ID);
       if (existing) return existing;

@@ -23,10 +23,23 @@ export interface VerifyDeps {
 /** The token is not one of ours, or no longer valid: the caller decides how to answer. */
 export class InvalidAccessToken extends Error {}
 
+/** API.md §8: how far in the future `iat` may lie (clock skew between issuer and verifier). */
+export const IAT_LEEWAY_SECONDS = 60;
+
+/**
+ * API.md §8: a token "issued" more than a minute from now is inactive. jose checks `iat` only for
+ * type; a token with a far-future `iat` can only come from someone holding the signing secret
+ * (an HS256 Resource's) who wants it to look fresh for longer.
+ */
+export function checkIssuedAt(claims: AccessTokenClaims, now: Date): AccessTokenClaims {
+  if (claims.iat > now.getTime() / 1000 + IAT_LEEWAY_SECONDS) throw new InvalidAccessToken('iat in the future');
+  return claims;
+}
+
 /**
  * Verifies an access token issued by this service (RFC 9068 §4): signature by a published key of
- * ours (kid required, alg from the allow-list and equal to the key's), `typ: at+jwt`, `iss`, `exp`
- * and `nbf` against the injected clock, and `aud` when an audience is required. Storage errors
+ * ours (kid required, alg from the allow-list and equal to the key's), `typ: at+jwt`, `iss`, `exp`,
+ * `nbf` and `iat` (checkIssuedAt) against the injected clock, and `aud` when an audience is required. Storage errors
  * propagate (fail closed, DESIGN.md §3.8); only an invalid token becomes InvalidAccessToken.
  */
 export async function verifyAccessToken(
@@ -49,7 +62,7 @@ export async function verifyAccessToken(
       currentDate: deps.now(),
       requiredClaims: ['sub', 'jti', 'exp', 'iat', 'client_id'],
     });
-    return { claims: payload as AccessTokenClaims, header: protectedHeader };
+    return { claims: checkIssuedAt(payload as AccessTokenClaims, deps.now()), header: protectedHeader };
   } catch (err) {
     if (err instanceof InvalidAccessToken || err instanceof joseErrors.JOSEError) {
       throw new InvalidAccessToken((err as Error).message, { cause: err });

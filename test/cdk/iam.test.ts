@@ -40,6 +40,9 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
     const kms = (h: string) => actionsOf(statementsOf(h)).filter((a) => a.startsWith('kms:'));
     expect(kms('functions/oauth/jwks')).toEqual([]);
     expect(kms('functions/clients/list-clients')).toEqual(['kms:Decrypt']);
+    // HS256 tokens are verified with their Resource's secret, which opens with the data key.
+    expect(kms('functions/oauth/introspect')).toEqual(['kms:Decrypt']);
+    expect(kms('functions/oauth/tokeninfo')).toEqual(['kms:Decrypt']);
     expect(kms('functions/clients/create-client').sort()).toEqual(['kms:Decrypt', 'kms:Encrypt']);
   });
 

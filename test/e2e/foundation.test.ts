@@ -48,7 +48,7 @@ describe('local server: spec-shaped errors (API.md §2)', () => {
   it('an unknown path is 404 not_found', async () => {
     const res = await fetch(`${svc.url}/no/such/path`);
     expect(res.status).toBe(404);
-    expect(await res.json() as any).toEqual({ code: 'not_found', message: expect.stringContaining('/no/such/path') });
+    expect(await res.json() as any).toEqual({ code: 'not_found', message: 'Not found.' });
   });
 
   it('a known path with another method is 405 with Allow', async () => {

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
+import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
+import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
+import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
+import { clientsRepository } from '../../shared/store/clients-repository.ts';
+import { resourcesRepository } from '../../shared/store/resources-repository.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
@@ -32,6 +38,8 @@ const bodies = fc.oneof(
   params.map((p) => JSON.stringify(p)),
   fc.string(),
   fc.constantFrom('{', 'null', '[]', '"x"', '1e999', '{"grant_type":{"a":1}}'),
+  // API.md §8: invalid UTF-8 (percent-encoded, or as the U+FFFD API Gateway leaves), duplicate JSON members.
+  fc.constantFrom('grant_type=client_credentials&scope=%FF', 'token=%C0%AF', 'grant_type=client_credentials\uFFFD', '{"token":"a","token":"b"}', '{"grant_type":"client_credentials","grant\\u005ftype":"password"}', '{"token":"\uFFFD"}'),
 );
 const authorizations = fc.oneof(
   fc.constant(undefined),
@@ -56,4 +64,78 @@ describe('fuzz: OAuth endpoints never answer 5xx to client input', () => {
       );
     });
   }
+});
+
+/**
+ * Issue 10 items 2, 3, 5: tokens forged by a client that holds an HS256 Resource's secret, with
+ * every claim fuzzed (jti taken from other clients' tokens or made up, client_id, tenant_id, aud,
+ * iat up to hours ahead, alg and kid headers). Whatever it posts to /revoke: never a 5xx, only 200
+ * or 400 unauthorized_client, and never another client's token revoked; /introspect never calls a
+ * token with iat more than 60 s ahead active (API.md §8).
+ */
+describe('fuzz: forged tokens never revoke another client\'s token, and a future iat is never active', () => {
+  const SECRET = 'fuzz-hs256-secret-known-to-the-attacker-0123';
+  const CLIENT_SECRET = 'fuzz-client-secret-0123456789abcdefghijklmnopqrstuv';
+  let audience: string;
+  let attacker: string;
+  let victim: string;
+  let victimTokens: string[];
+  const basic = (id: string) => `Basic ${Buffer.from(`${id}:${CLIENT_SECRET}`).toString('base64')}`;
+  const post = (name: string, params: Record<string, string>, authorization: string) =>
+    runWithRuntime(runtime, () =>
+      handlers[name]!(restEvent({ method: 'POST', resource: `/${name}`, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization }, body: new URLSearchParams(params).toString() }), lambdaContext),
+    );
+
+  beforeAll(async () => {
+    const { db, config, now, secretBox } = runtime;
+    const clients = clientsRepository(db, config.tableName, now, secretBox);
+    const resources = resourcesRepository(db, config.tableName, now, secretBox);
+    attacker = (await clients.create({ tenant_id: DEFAULT_TENANT_ID, client_name: 'attacker', client_secret: CLIENT_SECRET }, SYSTEM_ACTOR_ID)).id;
+    victim = (await clients.create({ tenant_id: DEFAULT_TENANT_ID, client_name: 'victim', client_secret: CLIENT_SECRET }, SYSTEM_ACTOR_ID)).id;
+    audience = 'https://fuzz-hs256.example.com/';
+    const hs = await resources.create({ tenant_id: DEFAULT_TENANT_ID, resource_type: 'api', resource_name: 'hs', resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: SECRET } }, SYSTEM_ACTOR_ID, []);
+    const es = await resources.create({ tenant_id: DEFAULT_TENANT_ID, resource_type: 'api', resource_name: 'es', resource_metadata: { identifier_url: 'https://fuzz-es256.example.com/' } }, SYSTEM_ACTOR_ID, []);
+    await clientLinksRepository(db, config.tableName, now).authorize(attacker, [hs.id], SYSTEM_ACTOR_ID);
+    await clientLinksRepository(db, config.tableName, now).authorize(victim, [hs.id, es.id], SYSTEM_ACTOR_ID);
+    victimTokens = [];
+    for (const aud of [audience, 'https://fuzz-es256.example.com/']) {
+      const res = await runWithRuntime(runtime, () =>
+        handlers.token!(restEvent({ method: 'POST', resource: '/token', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(victim) }, body: new URLSearchParams({ grant_type: 'client_credentials', audience: aud }).toString() }), lambdaContext),
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      victimTokens.push((JSON.parse(res.body) as { access_token: string }).access_token);
+    }
+  });
+
+  const jtiOf = (t: string) => (JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()) as { jti: string }).jti;
+  const forged = fc.record({
+    jti: fc.oneof(fc.constantFrom(0, 1).map((i) => ({ victim: i })), fc.string({ minLength: 1, maxLength: 40 })),
+    clientId: fc.constantFrom('attacker', 'victim'),
+    tenantId: fc.constantFrom(DEFAULT_TENANT_ID, '00000000-0000-4000-8000-000000000000'),
+    aud: fc.constantFrom('own', 'https://fuzz-es256.example.com/', 'https://nothing.example/'),
+    iatOffset: fc.integer({ min: -3600, max: 4 * 3600 }),
+    header: fc.constantFrom<Record<string, string>>({}, { kid: 'made-up' }, { kid: '' }),
+  });
+
+  it('POST /revoke and /introspect with forged HS256 tokens', async () => {
+    await fc.assert(
+      fc.asyncProperty(forged, async (f) => {
+        const now = Math.floor(Date.now() / 1000);
+        const jti = typeof f.jti === 'string' ? f.jti : jtiOf(victimTokens[f.jti.victim]!);
+        const token = await new SignJWT({ client_id: f.clientId === 'attacker' ? attacker : victim, tenant_id: f.tenantId, scope: '', jti })
+          .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', ...f.header })
+          .setIssuer(runtime.config.issuer).setSubject(attacker).setAudience(f.aud === 'own' ? audience : f.aud)
+          .setIssuedAt(now + f.iatOffset).setNotBefore(now - 10).setExpirationTime(now + 600)
+          .sign(new TextEncoder().encode(SECRET));
+        const info = await post('introspect', { token }, basic(victim));
+        expect(info.statusCode, info.body).toBe(200);
+        if (f.iatOffset > 60) expect(JSON.parse(info.body)).toEqual({ active: false });
+        const revoked = await post('revoke', { token }, basic(attacker));
+        expect([200, 400], revoked.body).toContain(revoked.statusCode);
+        if (revoked.statusCode === 400) expect(JSON.parse(revoked.body).error).toBe('unauthorized_client');
+        for (const t of victimTokens) expect(JSON.parse((await post('introspect', { token: t }, basic(victim))).body).active).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });

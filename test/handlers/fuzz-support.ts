@@ -51,6 +51,8 @@ export interface Call {
   query: readonly (readonly [string, string])[];
   body: string | undefined;
   isBase64Encoded?: boolean;
+  /** Every value of a repeated header (API Gateway's `multiValueHeaders`); default one per `headers` entry. */
+  multiValueHeaders?: Record<string, string[]>;
 }
 
 export interface Seeds {
@@ -139,6 +141,7 @@ export async function createWorld(prefix: string): Promise<World> {
           resource: call.route.path,
           path,
           headers: call.headers,
+          ...(call.multiValueHeaders ? { multiValueHeaders: call.multiValueHeaders } : {}),
           ...(hasQuery ? { query: lastValue, multiValueQuery: multiQ } : {}),
           ...(call.pathParameters ? { pathParameters: call.pathParameters } : {}),
           body: call.body ?? null,
@@ -227,6 +230,8 @@ export async function createWorld(prefix: string): Promise<World> {
   const systemResource = (resources.items as Record<string, any>[]).find((r) => r.resource_metadata?.is_system);
   if (!systemResource) throw new Error('no system resource');
   const scopes = await ok(call('GET', `${M}/resources/{resource_id}/scopes`, { resource_id: systemResource.id }, undefined, [['limit', '2']]), 200, 'scopes');
+  const allScopes = await ok(call('GET', `${M}/resources/{resource_id}/scopes`, { resource_id: systemResource.id }, undefined, [['limit', '100']]), 200, 'scopes');
+  const allSystemScopes = (allScopes.items as { id: string }[]).map((x) => x.id);
 
   let n = 0;
   const seed = async (): Promise<Seeds> => {
@@ -255,6 +260,9 @@ export async function createWorld(prefix: string): Promise<World> {
       201,
       'tenant client',
     );
+    // Its token's scopes count only while the client holds them (API.md §8): grant them for real.
+    await ok(call('POST', `${M}/clients/{client_id}/resources`, { client_id: tenantClient.id }, { resources: [systemResource.id] }), 204, 'tenant client link');
+    await ok(call('POST', `${M}/clients/{client_id}/permissions`, { client_id: tenantClient.id }, { permissions: [{ resource_id: systemResource.id, scopes: allSystemScopes }] }), 204, 'tenant client permissions');
     const tenantToken = await sign({ sub: tenantClient.id, client_id: tenantClient.id, tenant_id: otherTenantId, scope: MANAGEMENT_SCOPES.join(' ') });
     return {
       clientId: client.id,
@@ -467,8 +475,14 @@ const text = (max: number) =>
     { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }).filter((s) => s.trim().length > 0) },
     // At the limit in UTF-16 units but three or four times as many UTF-8 bytes: limits on keys count bytes.
     { weight: 1, arbitrary: fc.constantFrom('x'.repeat(max), 'x'.repeat(max + 1), '€'.repeat(max), '😀'.repeat(Math.floor(max / 2)), ' ', '\ud800', 'a\u0000b') },
+    // API.md §8 string rules: bidi controls, C1 controls, zero-width-only, U+FFFD.
+    { weight: 1, arbitrary: fc.constantFrom('evil\u202Egpj.exe', 'x\u2066y', 'a\u0085b', '\u200B\u200B', '\u200B \u2060', '\uFEFF', 'a\u001Fb', '\uFFFD') },
   );
-const freeText = (max: number) => fc.oneof({ weight: 8, arbitrary: fc.string({ maxLength: 40 }) }, { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(max), 'x'.repeat(max + 1), '\ud800') });
+const freeText = (max: number) =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.string({ maxLength: 40 }) },
+    { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(max), 'x'.repeat(max + 1), '\ud800', 'line\nbreak\ttab', 'a\u0000b', '\u202E', ' \u200B ', 'a\u009Bb') },
+  );
 
 const goodUrl = fc.oneof(fc.webUrl({ withQueryParameters: true }), fc.uuid().map((u) => `https://${u}.example/cb`), fc.constantFrom('http://localhost:3000/cb', 'myapp://callback', 'https://xn--bcher-kva.example/'));
 const url = fc.oneof(
@@ -486,6 +500,15 @@ const url = fc.oneof(
       `urn:${'é'.repeat(990)}`,
       'https://a.example/\ud800',
       'javascript:alert(1)',
+      // API.md §8: look-alikes of one identifier (normalised or refused) and unsafe characters.
+      'HTTPS://A.EXAMPLE:443/./x/../api',
+      'https://a.example/%7Eapi/%2fx',
+      'https://a.example//api',
+      'https://user@a.example/',
+      'https://a.example/\u0000',
+      'https://a.example/\u202Egpj',
+      'https://a.example/\tx',
+      'https://bücher.example/€',
     ),
   },
 );
@@ -743,6 +766,8 @@ export function bodies(fields: fc.Arbitrary<unknown> | undefined): fc.Arbitrary<
   const text = fc.oneof(
     fc.string(),
     fc.constantFrom('{', '}', 'null', '[]', '"x"', '1e999', 'true', '{"a":', '\ufeff{}', '{"client_name":"a","client_name":"b"}', '[{}]', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}'),
+    // API.md §8: duplicate member names (also escaped spellings and nested), U+FFFD (how API Gateway passes invalid UTF-8 on).
+    fc.constantFrom('{"client_name":"a","client\\u005fname":"b"}', '{"a":{"b":1,"b":2}}', '[{"x":1},{"x":1,"x":2}]', '{"k\\"":1,"k\\"":2}', '{"client_name":"\uFFFD"}'),
     fc.integer({ min: 500, max: 3_000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
     fc.integer({ min: 500, max: 3_000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
   );
@@ -755,6 +780,15 @@ export function bodies(fields: fc.Arbitrary<unknown> | undefined): fc.Arbitrary<
     { weight: 2, arbitrary: fc.record({ body: text, contentType: anyType }) },
     { weight: 1, arbitrary: fc.record({ body: json.map((s) => Buffer.from(s).toString('base64')), contentType: jsonTypes, base64: fc.constant(true) }) },
     { weight: 1, arbitrary: fc.record({ body: fc.constantFrom('!!!not base64', ''), contentType: jsonTypes, base64: fc.constant(true) }) },
+    // API.md §8: invalid UTF-8 (a lone continuation byte, an overlong '/', a truncated sequence), base64 as binary media types deliver it.
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        body: fc.constantFrom(...[[0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xff]].map((b) => Buffer.concat([Buffer.from('{"client_name":"'), Buffer.from(b), Buffer.from('"}')]).toString('base64'))),
+        contentType: jsonTypes,
+        base64: fc.constant(true),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ body: fc.constant(`{"client_name":"${'x'.repeat(70_000)}"}`), contentType: jsonTypes }) },
   ];
   const none = fc.record({ body: fc.constantFrom(undefined, ''), contentType: fc.oneof(fc.constant(undefined), anyType) });
@@ -913,11 +947,15 @@ export function calls(world: World, route: Route, seeds: Seeds): fc.Arbitrary<Ca
       query: queries(route, world.cursors, ids),
       body: bodies(bodyFields(route, ids, seeds)),
       lowerContentType: fc.boolean(),
+      // API.md §8: sometimes a second Authorization header (API Gateway keeps both in multiValueHeaders).
+      secondAuthorization: fc.oneof({ weight: 20, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(`Bearer ${world.tokens.admin}`, `Bearer ${world.tokens.noScope}`, 'Basic eDp5') }),
     })
-    .map(({ multiTenant, pathParameters, auth, query, body, lowerContentType }) => {
+    .map(({ multiTenant, pathParameters, auth, query, body, lowerContentType, secondAuthorization }) => {
       const headers = { ...auth };
       if (body.contentType !== undefined) headers[lowerContentType ? 'content-type' : 'Content-Type'] = body.contentType;
-      const call: Call = { route, multiTenant, pathParameters, headers, query, body: body.body, ...(body.base64 ? { isBase64Encoded: true } : {}) };
+      const multiValueHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
+      if (secondAuthorization) (multiValueHeaders.Authorization ??= []).push(secondAuthorization);
+      const call: Call = { route, multiTenant, pathParameters, headers, query, body: body.body, ...(body.base64 ? { isBase64Encoded: true } : {}), ...(secondAuthorization ? { multiValueHeaders } : {}) };
       // A readable counterexample: tokens by name, long strings clipped.
       const text = describeCall(call, { ...world.tokens, tenant: seeds.tenantToken });
       return Object.assign(call, { [fc.toStringMethod]: () => text, toString: () => text });

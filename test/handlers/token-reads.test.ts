@@ -15,6 +15,7 @@ import { clientPermissionsRepository } from '../../shared/store/client-permissio
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
+import { revocationRef } from '../../shared/tokens/revocation-ref.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { createTenant } from '../support/management-api.ts';
@@ -176,10 +177,20 @@ describe('DynamoDB reads of a client_credentials token', () => {
 
     // A revoked token is inactive on a cold container too, from the same single read.
     const revoker = coldContainer();
-    await runWithRuntime(revoker.runtime, () => revoker.runtime.revocations.revoke(JSON.parse(Buffer.from(issued.split('.')[1]!, 'base64url').toString()).jti, api.clientId, new Date(Date.now() + 3600_000)));
+    const part = (i: number) => JSON.parse(Buffer.from(issued.split('.')[i]!, 'base64url').toString());
+    await runWithRuntime(revoker.runtime, () => revoker.runtime.revocations.revoke(revocationRef(part(0), part(1))!, new Date(Date.now() + 3600_000)));
     const c = coldContainer();
     expect(await c.introspect('/introspect', issued, basic)).toEqual({ status: 200, body: { active: false } });
     expect(c.commands).toEqual(['BatchGetItemCommand']);
+  });
+
+  it('/introspect of an HS256 token on a cold container: the one BatchGetItem (with the secret box\'s data key), then its Resource', async () => {
+    const api = await apiFor(DEFAULT_TENANT_ID, 'HS256');
+    const issued = (await coldContainer().token(api.clientId, api.audience)).body.access_token as string;
+    const c = coldContainer();
+    const basic = `Basic ${Buffer.from(`${api.clientId}:${SECRET}`).toString('base64')}`;
+    expect(await c.introspect('/introspect', issued, basic)).toEqual({ status: 200, body: expect.objectContaining({ active: true, aud: api.audience }) });
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
   });
 
   it('an unknown client costs one read and is 401 invalid_client', async () => {

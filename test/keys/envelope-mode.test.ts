@@ -4,6 +4,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeProtectedHeader } from 'jose';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors.ts';
+import { createKeyBackend } from '../../shared/keys/key-backend.ts';
 import { createKeyServices } from '../../shared/keys/create-key-services.ts';
 import { keys as tableKeys } from '../../shared/store/keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
@@ -137,15 +138,41 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
   });
 
   describe('SecretBox and service secrets with KMS', () => {
-    it('seal = KMS Encrypt under KMS_KEY_ID with context {purpose: secret-box}; open = Decrypt with the same', async () => {
-      const { secretBox } = services();
+    it('seal/open = AES-256-GCM under the data key (service secret "secret-box", one KMS Decrypt per container); no KMS call per secret', async () => {
+      const t = await createTestTable('keys-env-box');
+      const { secretBox } = services(kms.client, t);
       const sealed = await secretBox.seal('s3cr3t-value');
+      expect(sealed.startsWith('dk1.')).toBe(true);
       expect(sealed).not.toContain('s3cr3t');
-      expect(kms.mock.commandCalls(EncryptCommand)[0]!.args[0].input).toMatchObject({ KeyId: KMS_KEY_ARN, EncryptionContext: { purpose: 'secret-box' } });
+      expect(secretBox.isCurrent(sealed)).toBe(true);
+      // The data key was created: one Encrypt with the service-secret context, nothing per value.
+      expect(kms.mock.commandCalls(EncryptCommand).map((c) => c.args[0].input)).toEqual([expect.objectContaining({ KeyId: KMS_KEY_ARN, EncryptionContext: { purpose: 'service-secret', name: 'secret-box' } })]);
+      const more = await Promise.all(Array.from({ length: 50 }, (_, i) => secretBox.seal(`secret-${i}`)));
       expect(await secretBox.open(sealed)).toBe('s3cr3t-value');
-      expect(kms.mock.commandCalls(DecryptCommand)[0]!.args[0].input).toMatchObject({ KeyId: KMS_KEY_ARN, EncryptionContext: { purpose: 'secret-box' } });
-      const tampered = `${sealed.slice(0, -4)}AAAA`;
-      await expect(secretBox.open(tampered)).rejects.toMatchObject({ status: 500 });
+      expect(kms.mock.calls()).toHaveLength(1);
+      // A new container: one Decrypt (the data key), then 51 secrets open in memory.
+      kms.mock.resetHistory();
+      const cold = services(kms.client, t).secretBox;
+      expect(await Promise.all(more.map((m) => cold.open(m)))).toEqual(Array.from({ length: 50 }, (_, i) => `secret-${i}`));
+      expect(await cold.open(sealed)).toBe('s3cr3t-value');
+      expect(kms.mock.calls().map((c) => c.args[0].constructor.name)).toEqual(['DecryptCommand']);
+      expect(kms.mock.commandCalls(DecryptCommand)[0]!.args[0].input).toMatchObject({ KeyId: KMS_KEY_ARN, EncryptionContext: { purpose: 'service-secret', name: 'secret-box' } });
+      const body = Buffer.from(sealed.slice(4), 'base64url');
+      body[body.length - 1]! ^= 1;
+      await expect(cold.open(`dk1.${body.toString('base64url')}`)).rejects.toMatchObject({ status: 500 });
+      // Another stage's data key does not open it.
+      await expect(services(kms.client, await createTestTable('keys-env-box-2')).secretBox.open(sealed)).rejects.toMatchObject({ status: 500 });
+    });
+
+    it('a value of the earlier format (kms1., one KMS Encrypt each, context {purpose: secret-box}) still opens, with one Decrypt', async () => {
+      const wrapper = createKeyBackend(envelopeConfig(table), kms.client).wrapper;
+      const legacy = `kms1.${await wrapper.wrap(Buffer.from('old-secret'), { purpose: 'secret-box' })}`;
+      kms.mock.resetHistory();
+      const { secretBox } = services();
+      expect(secretBox.isCurrent(legacy)).toBe(false);
+      expect(await secretBox.open(legacy)).toBe('old-secret');
+      expect(kms.mock.commandCalls(DecryptCommand).map((c) => c.args[0].input.EncryptionContext)).toEqual([{ purpose: 'secret-box' }]);
+      await expect(secretBox.open(`local1.${legacy.slice(5)}`)).rejects.toMatchObject({ status: 500 });
     });
 
     it('serviceSecret: 32 bytes, stored sealed with context {purpose: service-secret, name}; two racing containers get the same secret', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyBackend } from '../../shared/keys/key-backend.ts';
 import { createKeyServices } from '../../shared/keys/create-key-services.ts';
 import { loadOrCreateMasterKey } from '../../shared/keys/local-master-key.ts';
 import { keys as tableKeys } from '../../shared/store/keys.ts';
@@ -66,16 +67,20 @@ describe('local mode (DESIGN.md §1): AES-256-GCM master key file stands where K
     await expect(services(join(dir, 'b.key'), t).keys.signJwt('ES256', {}, claims(clock.now()))).rejects.toMatchObject({ status: 500 });
   });
 
-  it('SecretBox round-trips with AES-256-GCM; tampering and a foreign prefix are refused', async () => {
+  it('SecretBox round-trips with AES-256-GCM under the data key; tampering and a foreign prefix are refused; the earlier local1. format still opens', async () => {
     const { secretBox } = services();
     const sealed = await secretBox.seal('client-secret-💡');
-    expect(sealed.startsWith('local1.')).toBe(true);
+    expect(sealed.startsWith('dk1.')).toBe(true);
     expect(await secretBox.open(sealed)).toBe('client-secret-💡');
     expect(await secretBox.seal('client-secret-💡')).not.toBe(sealed); // fresh IV each time
-    const body = Buffer.from(sealed.slice('local1.'.length), 'base64url');
+    const body = Buffer.from(sealed.slice('dk1.'.length), 'base64url');
     body[body.length - 1]! ^= 1;
-    await expect(secretBox.open(`local1.${body.toString('base64url')}`)).rejects.toMatchObject({ status: 500 });
-    await expect(secretBox.open(`kms1.${sealed.slice(7)}`)).rejects.toMatchObject({ status: 500 });
+    await expect(secretBox.open(`dk1.${body.toString('base64url')}`)).rejects.toMatchObject({ status: 500 });
+    await expect(secretBox.open(`kms1.${sealed.slice(4)}`)).rejects.toMatchObject({ status: 500 });
+    const wrapper = createKeyBackend(localConfig(table, join(dir, 'data', 'master.key')), undefined).wrapper;
+    const legacy = `local1.${await wrapper.wrap(Buffer.from('older'), { purpose: 'secret-box' })}`;
+    expect(secretBox.isCurrent(legacy)).toBe(false);
+    expect(await secretBox.open(legacy)).toBe('older');
   });
 
   it('serviceSecret: created once, same value across containers, opened with the master key', async () => {

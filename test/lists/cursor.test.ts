@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../shared/errors.ts';
 import { openCursor, queryFingerprint, sealCursor } from '../../shared/lists/cursor.ts';
@@ -15,22 +15,27 @@ const rejectsCursor = (fn: () => unknown) => {
   return false;
 };
 
-describe('cursors: opaque, HMAC-SHA256 protected, bound to list and query', () => {
-  it('round-trips position and start key, URL-safe', () => {
+describe('cursors: AES-256-GCM encrypted (opaque), tamper-evident, bound to list and query', () => {
+  it('round-trips position and start key, URL-safe, and shows nothing of the state', () => {
     const state = { position: 30, startKey: { PK: 'CLIENT#a', SK: 'CLIENT', GSI1PK: 'TENANT#t1#CLIENTS', GSI1SK: 'a' } };
     const token = sealCursor(key, binding, state);
-    expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(openCursor(key, binding, token)).toEqual(state);
     expect(openCursor(key, binding, sealCursor(key, binding, { position: 7 }))).toEqual({ position: 7 });
+    const decoded = Buffer.from(token, 'base64url').toString('latin1');
+    for (const clear of ['CLIENT#a', 'TENANT#t1', 'GSI1PK', '"p"']) expect(decoded).not.toContain(clear);
+    expect(sealCursor(key, binding, state)).not.toBe(token); // a random IV per cursor
   });
 
   it('every single-character change is refused', () => {
     const token = sealCursor(key, binding, { position: 10, startKey: { id: 'x' } });
     for (let i = 0; i < token.length; i++) {
-      if (token[i] === '.') continue;
       const forged = token.slice(0, i) + (token[i] === 'A' ? 'B' : 'A') + token.slice(i + 1);
       expect(rejectsCursor(() => openCursor(key, binding, forged)), `position ${i}`).toBe(true);
     }
+    expect(rejectsCursor(() => openCursor(key, binding, token.slice(0, -1)))).toBe(true);
+    expect(rejectsCursor(() => openCursor(key, binding, ''))).toBe(true);
+    expect(rejectsCursor(() => openCursor(key, binding, `${token}.x`))).toBe(true);
   });
 
   it('another collection, query or key is refused', () => {
@@ -40,20 +45,24 @@ describe('cursors: opaque, HMAC-SHA256 protected, bound to list and query', () =
     expect(rejectsCursor(() => openCursor(randomBytes(32), binding, token))).toBe(true);
   });
 
-  it('a correctly signed body that is not a cursor state is still refused (defence in depth)', () => {
-    // The MAC input format of cursor.ts, rebuilt here to sign arbitrary bodies.
-    const sign = (body: string) =>
-      createHmac('sha256', key)
-        .update(['list-cursor/v1', binding.collection, binding.query, body].map((x) => `${x.length}:${x}`).join('|'))
-        .digest('base64url');
-    const good = Buffer.from(JSON.stringify({ p: 3 })).toString('base64url');
-    expect(openCursor(key, binding, `${good}.${sign(good)}`)).toEqual({ position: 3 });
+  it('a correctly encrypted body that is not a cursor state is still refused (defence in depth)', () => {
+    // The format of cursor.ts, rebuilt here to encrypt arbitrary plaintexts.
+    const seal = (plaintext: string) => {
+      const aesKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'list-cursor/v2', 32));
+      const iv = randomBytes(12);
+      const c = createCipheriv('aes-256-gcm', aesKey, iv).setAAD(Buffer.from(['list-cursor/v2', binding.collection, binding.query].map((x) => `${x.length}:${x}`).join('|')));
+      return Buffer.concat([iv, c.update(plaintext), c.final(), c.getAuthTag()]).toString('base64url');
+    };
+    expect(openCursor(key, binding, seal(JSON.stringify({ p: 3 })))).toEqual({ position: 3 });
     for (const state of [{ p: -1 }, { p: 1.5 }, { p: '3' }, { p: 1, k: [1] }, { p: 1, k: { a: {} } }, null]) {
-      const body = Buffer.from(JSON.stringify(state)).toString('base64url');
-      expect(rejectsCursor(() => openCursor(key, binding, `${body}.${sign(body)}`)), JSON.stringify(state)).toBe(true);
+      expect(rejectsCursor(() => openCursor(key, binding, seal(JSON.stringify(state)))), JSON.stringify(state)).toBe(true);
     }
-    const notJson = Buffer.from('{nope').toString('base64url');
-    expect(rejectsCursor(() => openCursor(key, binding, `${notJson}.${sign(notJson)}`))).toBe(true);
+    expect(rejectsCursor(() => openCursor(key, binding, seal('{nope')))).toBe(true);
+  });
+
+  it('a cursor of the earlier signed format (list-cursor/v1, readable state) is refused', () => {
+    const v1 = `${Buffer.from(JSON.stringify({ p: 3 })).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+    expect(rejectsCursor(() => openCursor(key, binding, v1))).toBe(true);
   });
 
   it('refuses a short key (programming error, not a client error)', () => {

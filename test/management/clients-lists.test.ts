@@ -53,6 +53,13 @@ describe('GET /clients: the envelope, offset/limit, total_count, cursor (spec §
     expect(await list('offset=50')).toMatchObject({ count: 0, items: [], has_more: false });
   });
 
+  it('a cursor is opaque: nothing of the table (keys, ids, partition names) shows in it (API.md §8)', async () => {
+    const page = await list('limit=2');
+    const decoded = Buffer.from(page.next_cursor, 'base64url').toString('latin1');
+    for (const clear of [page.items[1].id, 'CLIENT', 'TENANT#', 'GSI1', '"p"']) expect(decoded).not.toContain(clear);
+    expect(page.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
   it('cursor walks every record exactly once, also newest first', async () => {
     for (const sort of ['', 'created_at:desc']) {
       const seen: string[] = [];
@@ -69,6 +76,7 @@ describe('GET /clients: the envelope, offset/limit, total_count, cursor (spec §
 
   it('a tampered cursor, or one replayed with another q, is 400', async () => {
     const { next_cursor } = await list('limit=2');
+    expect((await fx.call('GET', `/clients?cursor=${next_cursor.slice(0, 5)}${next_cursor[5] === 'A' ? 'B' : 'A'}${next_cursor.slice(6)}`)).status).toBe(400);
     expect((await fx.call('GET', `/clients?cursor=${next_cursor}x`)).status).toBe(400);
     expect((await fx.call('GET', `/clients?cursor=${next_cursor}&q=(is_public=true)`)).status).toBe(400);
   });

@@ -150,7 +150,7 @@ describe('resource token_view follows the resource and its scopes', () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR);
     await f.resources.update(r.id, { resource_metadata: { signing_algorithm: 'HS256', signing_secret: 'x'.repeat(32), token_lifetime: 120, rbac_enabled: true } }, ACTOR);
     const hs = await expectResourceView(r.id);
-    expect(hs.resource_metadata.signing_secret).toMatch(/^v1\./); // sealed, as on the record
+    expect(hs.resource_metadata.signing_secret).toMatch(/^dk1\./); // sealed, as on the record
     await f.resources.update(r.id, { resource_metadata: { signing_algorithm: 'RS256' } }, ACTOR);
     expect((await expectResourceView(r.id)).resource_metadata.signing_algorithm).toBe('RS256');
     await f.resources.update(r.id, { resource_name: 'renamed' }, ACTOR); // no view field: the marker is not written

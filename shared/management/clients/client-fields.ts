@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { safeText } from '../../validation/safe-text.ts';
 
 /**
  * Building blocks of the Clients bodies (spec §2.2, §4.3). Spec §8 leaves field lengths open; the
@@ -24,12 +25,12 @@ export const closedObject = <E extends v.ObjectEntries>(entries: E) => v.pipe(v.
 export const text = (max: number) =>
   v.pipe(
     v.string('must be a string'),
-    v.check((s) => s.trim().length > 0, 'must not be blank'),
+    safeText(),
     v.maxLength(max, `must be at most ${max} characters`),
   );
 
 /** A string that may be empty, of at most `max` characters. */
-export const optionalText = (max: number) => v.pipe(v.string('must be a string'), v.maxLength(max, `must be at most ${max} characters`));
+export const optionalText = (max: number) => v.pipe(v.string('must be a string'), safeText({ multiline: true, allowEmpty: true }), v.maxLength(max, `must be at most ${max} characters`));
 
 // Ids are stored lower-case (UUIDv7 from shared/store/uuidv7.ts): an upper-case spelling names the same record.
 export const uuid = v.pipe(v.string('must be a UUID'), v.uuid('must be a UUID'), v.toLowerCase());

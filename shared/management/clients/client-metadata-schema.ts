@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { safeText } from '../../validation/safe-text.ts';
 import { closedObject, integer, notArray, openObject, storableJson } from './client-fields.ts';
 
 /**
@@ -23,6 +24,7 @@ const grantTypes = v.pipe(
  */
 const absoluteUrl = v.pipe(
   v.string('must be an absolute URL'),
+  safeText(),
   v.maxLength(2048, 'must be at most 2048 characters'),
   v.check((s) => URL.canParse(s) && /^[a-z][a-z0-9+.-]*:\/\//i.test(s), 'must be an absolute URL'),
   v.check((s) => !s.includes('#'), 'must not contain a fragment (RFC 6749 §3.1.2)'),

@@ -1,6 +1,7 @@
 import { badRequest, isAppError } from '../../errors.ts';
 import type { PermissionRequest } from '../../records/client-link-records.ts';
 import type { ManagementContext } from '../management-context.ts';
+import { assertMayGrant } from '../no-escalation.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
 import { loadVisibleClient } from './load-visible-client.ts';
@@ -16,6 +17,7 @@ export async function grantClientPermissions(deps: ClientDeps, ctx: ManagementCo
   const client = await loadVisibleClient(deps, ctx, clientId);
   assertMayChange(ctx, client);
   await assertResourcesVisible(deps, ctx, permissions.map((p) => p.resource_id));
+  await assertMayGrant(ctx.scopes, permissions, (id) => deps.resources.get(id));
   try {
     await deps.permissions.grant(clientId, permissions, ctx.actor);
   } catch (err) {

@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { identifierUrlSchema } from '../../validation/identifier-url.ts';
+import { safeText } from '../../validation/safe-text.ts';
 
 /**
  * The field rules of Resources and Scopes (spec §2.7, §2.8). The spec gives types only; the bounds
@@ -21,10 +23,10 @@ const string = () => v.string('must be a string');
 
 /** A non-blank string of at most `max` characters. */
 export const label = (max: number) =>
-  v.pipe(string(), v.check((s) => s.trim().length > 0, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
+  v.pipe(string(), safeText(), v.check((s) => s.trim().length > 0, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
 
 /** Free text; `""` clears it on modify (null is not accepted: docs/management-resources.md §2). */
-export const description = (max: number) => v.pipe(string(), v.maxLength(max, `must be at most ${max} characters`));
+export const description = (max: number) => v.pipe(string(), safeText({ multiline: true, allowEmpty: true }), v.maxLength(max, `must be at most ${max} characters`));
 
 export const bool = () => v.boolean('must be true or false');
 
@@ -47,23 +49,8 @@ export const LIMITS = {
   scopeDescription: 500,
 } as const;
 
-/**
- * RFC 8707 §2: a resource indicator is an absolute URI without a fragment; it is compared as an
- * exact string (no normalisation), like `aud` in RFC 7519 §4.1.3.
- */
-export function isResourceIndicator(s: string): boolean {
-  if (/\s/.test(s) || s.includes('#')) return false;
-  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(s) && URL.canParse(s);
-}
-
-export const identifierUrl = v.pipe(
-  string(),
-  v.maxLength(LIMITS.identifierUrl, `must be at most ${LIMITS.identifierUrl} characters`),
-  // The URL is part of two keys (marker PK, GSI2PK), whose 2048-byte limit counts UTF-8 bytes: 1000
-  // characters of `€` were 3000 bytes and a 500 (test/handlers/fuzz-management-resources.test.ts).
-  v.maxBytes(LIMITS.identifierUrl, `must be at most ${LIMITS.identifierUrl} bytes as UTF-8`),
-  v.check(isResourceIndicator, 'must be an absolute URI without a fragment (RFC 8707 §2)'),
-);
+/** RFC 8707 §2 absolute URI, unique in its RFC 3986 §6.2.2 normal form (shared/validation/identifier-url.ts). */
+export const identifierUrl = identifierUrlSchema(LIMITS.identifierUrl);
 
 export const SIGNING_ALGORITHMS = ['ES256', 'RS256', 'HS256'] as const;
 export const signingAlgorithm = v.picklist(SIGNING_ALGORITHMS, 'must be ES256, RS256 or HS256');

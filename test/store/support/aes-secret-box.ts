@@ -1,24 +1,19 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { SecretBox } from '../../../shared/keys/key-store.ts';
+import type { KeyWrapper } from '../../../shared/keys/key-wrapper.ts';
+import { secretBox } from '../../../shared/keys/secret-box.ts';
+
+/** No wrapped values in these tests: everything is sealed under the data key. */
+const noWrapper: KeyWrapper = {
+  kind: 'local',
+  wrap: () => Promise.reject(new Error('no key wrapper in this test')),
+  unwrap: () => Promise.reject(new Error('no key wrapper in this test')),
+};
 
 /**
- * A real SecretBox for tests: AES-256-GCM with a random key per box, output
- * `v1.{iv}.{tag}.{ciphertext}` (base64url). Opening with another box's key fails, as in production.
+ * The service's SecretBox (AES-256-GCM under a data key) with a random data key per box, for tests
+ * that need no key services. Opening with another box's key fails, as in production.
  */
 export function aesSecretBox(key: Buffer = randomBytes(32)): SecretBox {
-  return {
-    async seal(plaintext) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return ['v1', iv, cipher.getAuthTag(), ct].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
-    },
-    async open(sealed) {
-      const [v, iv, tag, ct] = sealed.split('.');
-      if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('Not a sealed secret');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
-    },
-  };
+  return secretBox(noWrapper, async () => key);
 }
