@@ -25,6 +25,14 @@ function httpTarget(target: string, c: ComparisonResult | { error: string } | un
     `(median of ${passes} passes' medians; min–max over all ${passes * c.roundsPerPass} paired rounds)`;
   const callable = Math.sign(v.perCpuWithDb.median - goal) === Math.sign(v.rps.median - goal);
   const crosses = v.perCpuWithDb.min < goal && v.perCpuWithDb.max >= goal;
+  // The quiet-machine protocol's signs of noise (docs/benchmarks.md).
+  const starved = c.sides.filter((sd) => (c.summaries[sd]?.waitShare ?? 0) > 0.2);
+  const perPass = c.passes.map((p) => p.ratios.find((x) => x.peer === peer)?.perCpuWithDb.median ?? Number.NaN);
+  const unsteady = perPass.some((x) => Math.abs(x / v.perCpuWithDb.median - 1) > 0.1);
+  const noise = [
+    starved.length ? `starved share above 0.2 (${starved.join(', ')})` : '',
+    unsteady ? `pass medians ${perPass.map((x) => fmt(x)).join(', ')} differ by more than 10%` : '',
+  ].filter(Boolean);
   return {
     target,
     measured,
@@ -32,7 +40,8 @@ function httpTarget(target: string, c: ComparisonResult | { error: string } | un
     note:
       'met/not met on the per-CPU ratio with the database counted as our CPU' +
       (callable ? '' : '; raw throughput points the other way: the machine was too busy to call it (docs/benchmarks.md, quiet-machine protocol)') +
-      (crosses ? '; the rounds straddle the target' : ''),
+      (crosses ? '; the rounds straddle the target' : '') +
+      (noise.length ? `; **noisy run, not callable** under the quiet-machine protocol: ${noise.join('; ')}` : ''),
   };
 }
 
