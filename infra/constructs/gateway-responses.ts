@@ -1,4 +1,5 @@
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 
 interface GatewayError {
   readonly type: apigw.ResponseType;
@@ -36,13 +37,26 @@ export function gatewayErrorBody(e: Pick<GatewayError, 'code' | 'message'>, docs
   return JSON.stringify({ code: e.code, message });
 }
 
+/**
+ * The pipeline's security headers (API.md §8: every response, gateway answers included, carries
+ * `X-Content-Type-Options: nosniff`), taken from the one set the functions use so they cannot drift.
+ * Gateway answers are never cached either. A header value is a single-quoted literal in a gateway
+ * response's mapping, which has no escape for a quote inside it, so values that contain one (the
+ * CSP's `'none'`) are left out: a JSON error body has nothing a CSP would govern.
+ */
+export const GATEWAY_SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
+  const { 'Content-Type': _contentType, ...headers } = withSecurityHeaders({ statusCode: 400, headers: { 'Content-Type': 'application/json' }, body: '' }).headers;
+  const literal = Object.entries(headers).filter(([, value]) => !value.includes("'"));
+  return { ...Object.fromEntries(literal), 'Cache-Control': 'no-store' };
+})();
+
 export function addGatewayResponses(api: apigw.RestApi, docsUrl?: string): void {
   for (const e of GATEWAY_ERRORS) {
     api.addGatewayResponse(e.type.responseType, {
       type: e.type,
       statusCode: e.status,
       // Header values are mapping expressions: a literal is single-quoted.
-      responseHeaders: Object.fromEntries(Object.entries(e.headers ?? {}).map(([k, v]) => [k, `'${v}'`])),
+      responseHeaders: Object.fromEntries(Object.entries({ ...GATEWAY_SECURITY_HEADERS, ...e.headers }).map(([k, v]) => [k, `'${v}'`])),
       templates: { 'application/json': gatewayErrorBody(e, docsUrl) },
     });
   }

@@ -23,6 +23,8 @@ export interface LocalStackOptions {
   env?: Record<string, string | undefined>;
   defaultClientId?: string | undefined;
   defaultClientSecret?: string | undefined;
+  /** The service's clock (DESIGN.md §3.2); tests pass one they can move instead of sleeping. */
+  now?: () => Date;
 }
 
 export interface LocalStack {
@@ -60,7 +62,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       LOCAL_MASTER_KEY_FILE: join(keyDir, 'master.key'),
       ...options.env,
     });
-    const runtime = createRuntime(config);
+    const runtime = createRuntime(config, options.now ? { now: options.now } : {});
     const defaultClient = await bootstrap({
       db: runtime.db,
       tableName: config.tableName,

@@ -16,7 +16,12 @@ export class RetryableConflict extends AppError {
 export const isRetryable = (e: unknown): e is RetryableConflict => e instanceof RetryableConflict;
 
 export interface RetryOptions {
-  /** Attempts in all (default 5). */
+  /**
+   * Attempts in all (default 8). Each round of a race has at least one winner, so n writers on one
+   * item need up to n attempts in the worst case; with full jitter 8 covers the 10-way races the
+   * tests run even on a loaded machine (5 did not), and the sleeps add up to at most about 1.8 s,
+   * well inside a management function's timeout.
+   */
   attempts?: number;
 }
 
@@ -25,7 +30,7 @@ export interface RetryOptions {
  * backoff. After the last attempt the conflict is a plain 409 (API.md §2: concurrent modification).
  */
 export async function withRetries<T>(attempt: (n: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  const attempts = options.attempts ?? 5;
+  const attempts = options.attempts ?? 8;
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);

@@ -101,6 +101,12 @@ describe('gateway responses (API.md §2: gateway errors in the {code, message} s
     expect(Object.keys(body)).toEqual(['code', 'message']);
     expect(body.code).toBe(e.code);
     expect(response!.Properties.StatusCode).toBe(e.status);
+    // API.md §8: gateway answers carry the same security headers as the functions' answers.
+    expect(response!.Properties.ResponseParameters['gatewayresponse.header.X-Content-Type-Options']).toBe("'nosniff'");
+    expect(response!.Properties.ResponseParameters['gatewayresponse.header.X-Frame-Options']).toBe("'DENY'");
+    // each value is one quoted literal (a quote inside would break the mapping expression)
+    for (const v of Object.values<string>(response!.Properties.ResponseParameters)) expect(v).toMatch(/^'[^']*'$/);
+    expect(response!.Properties.ResponseParameters['gatewayresponse.header.Cache-Control']).toBe("'no-store'");
   });
 
   it('unknown path → 404 not_found; throttles → 429 with Retry-After; too large → 413', () => {

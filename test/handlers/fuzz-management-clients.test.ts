@@ -1,33 +1,54 @@
-import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { ROUTES } from '../../shared/routes.ts';
-import { calls, createWorld, expectClientError, fuzzParams, M, printStats, type World } from './fuzz-support.ts';
+import { clientPermissionsCollection, clientResourcesCollection, clientsCollection } from '../../shared/lists/index.ts';
+import { ClientPath, CreateClientBody, UpdateClientBody } from '../../shared/management/clients/client-body-schemas.ts';
+import { clientListQuery, clientPermissionsListQuery, clientRecordQuery, clientResourcesListQuery } from '../../shared/management/clients/client-request.ts';
+import { PermissionsBody, ResourcesBody } from '../../shared/management/clients/link-body-schemas.ts';
+import { fuzzArea, M, type FuzzRoute, type Seeds } from './fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the Clients endpoints and health: whatever the body, query string, path parameters and headers
- * (generated from the handlers' own schemas, see fuzz-support.ts), the answer is never a 5xx, and
- * every 4xx is a JSON `{code, message}` whose 400 message names where the problem is (API.md §2).
- * The Resources half is in fuzz-management-resources.test.ts. `FUZZ_STATS=1` prints what the runs reached.
+ * DESIGN.md §3.12 over the Clients endpoints and health: whatever the body, query string, path
+ * parameters and headers (bodies derived from the schemas each handler validates with, see
+ * fuzz-support.ts), the answer is never a 5xx, and every 4xx is a JSON `{code, message}` whose 400
+ * message names where the problem is (API.md §2). The Resources half is in
+ * fuzz-management-resources.test.ts. `FUZZ_STATS=1` prints what the runs reached.
  */
-const RUNS = 60; // per route, from a fixed seed
-const VARYING = 20; // per route, from a fresh seed each time
-const routes = ROUTES.filter((r) => r.path.startsWith(`${M}/clients`) || r.path.endsWith('/health'));
+const C = `${M}/clients`;
+const clients = { collection: clientsCollection };
+const permission = (resourceId: string, scopes: string[]) => ({ permissions: [{ resource_id: resourceId, scopes }] });
 
-let world: World;
-beforeAll(async () => {
-  world = await createWorld('fuzz-clients');
-});
-afterAll(printStats);
+const routes: FuzzRoute[] = [
+  { route: 'GET /company/v1/health' },
+  { route: 'GET /api/company/v1/health' },
+  { route: `GET ${C}`, query: clientListQuery, ...clients },
+  { route: `POST ${C}`, body: CreateClientBody, query: clientRecordQuery, ...clients },
+  { route: `GET ${C}/{client_id}`, path: ClientPath, query: clientRecordQuery, ...clients },
+  { route: `PATCH ${C}/{client_id}`, path: ClientPath, body: UpdateClientBody, query: clientRecordQuery, ...clients },
+  { route: `PUT ${C}/{client_id}`, path: ClientPath, body: UpdateClientBody, query: clientRecordQuery, ...clients },
+  { route: `DELETE ${C}/{client_id}`, path: ClientPath },
+  { route: `POST ${C}/{client_id}/secret`, path: ClientPath, query: clientRecordQuery, ...clients },
+  { route: `GET ${C}/{client_id}/resources`, path: ClientPath, query: clientResourcesListQuery, collection: clientResourcesCollection },
+  ...(['POST', 'DELETE'] as const).map((method) => ({
+    route: `${method} ${C}/{client_id}/resources`,
+    path: ClientPath,
+    body: ResourcesBody,
+    fitting: (s: Seeds) => [{ resources: [s.freeResourceId] }, { resources: [s.resourceId] }, { resources: [s.freeResourceId, s.resourceId] }],
+  })),
+  { route: `GET ${C}/{client_id}/permissions`, path: ClientPath, query: clientPermissionsListQuery, collection: clientPermissionsCollection },
+  ...(['POST', 'DELETE'] as const).map((method) => ({
+    route: `${method} ${C}/{client_id}/permissions`,
+    path: ClientPath,
+    body: PermissionsBody,
+    fitting: (s: Seeds) => [
+      permission(s.resourceId, [s.scopeId]),
+      permission(s.resourceId, [s.otherScopeId]),
+      permission(s.resourceId, [s.scopeId, s.otherScopeId]),
+      permission(s.resourceId, [s.scopeId, s.scopeId]),
+    ],
+  })),
+];
 
-describe('fuzz: Clients endpoints and health never answer 5xx to client input', () => {
-  routes.forEach((route, i) => {
-    it(`${route.method} ${route.path}`, { timeout: 90_000 }, async () => {
-      // Fresh records per route: a DELETE fuzzed earlier must not leave this route only 404s.
-      const seeds = await world.seed();
-      const property = fc.asyncProperty(calls(world, route, seeds), async (call) => {
-        expectClientError(call, await world.invoke(call));
-      });
-      for (const params of fuzzParams(RUNS, VARYING, i)) await fc.assert(property, params);
-    });
-  });
+fuzzArea('fuzz: Clients endpoints and health never answer 5xx to client input', {
+  table: 'fuzz-clients',
+  salt: 0,
+  area: (r) => r.path.startsWith(C) || r.path.endsWith('/health'),
+  routes,
 });

@@ -1,33 +1,46 @@
-import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { ROUTES } from '../../shared/routes.ts';
-import { calls, createWorld, expectClientError, fuzzParams, M, printStats, type World } from './fuzz-support.ts';
+import { listQuerySchema, recordQuerySchema, resourceClientsCollection, resourcesCollection, scopesCollection } from '../../shared/lists/index.ts';
+import { clientIdsBody, resourcePath, scopePath } from '../../shared/management/resources/request-params.ts';
+import { createResourceBody, updateResourceBody } from '../../shared/management/resources/resource-bodies.ts';
+import { createScopeBody, updateScopeBody } from '../../shared/management/resources/scope-bodies.ts';
+import { fuzzArea, M, type FuzzRoute, type Seeds } from './fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the Resources, Resource Scopes and Resource Clients endpoints: whatever the body, query string, path parameters and headers
- * (generated from the handlers' own schemas, see fuzz-support.ts), the answer is never a 5xx, and
- * every 4xx is a JSON `{code, message}` whose 400 message names where the problem is (API.md §2).
- * The Clients half and health are in fuzz-management-clients.test.ts. `FUZZ_STATS=1` prints what the runs reached.
+ * DESIGN.md §3.12 over the Resources, Resource Scopes and Resource Clients endpoints: whatever the
+ * body, query string, path parameters and headers (bodies derived from the schemas each handler
+ * validates with, see fuzz-support.ts), the answer is never a 5xx, and every 4xx is a JSON
+ * `{code, message}` whose 400 message names where the problem is (API.md §2). The Clients half and
+ * health are in fuzz-management-clients.test.ts. `FUZZ_STATS=1` prints what the runs reached.
  */
-const RUNS = 60; // per route, from a fixed seed
-const VARYING = 20; // per route, from a fresh seed each time
-const routes = ROUTES.filter((r) => r.path.startsWith(`${M}/resources`));
+const R = `${M}/resources`;
+const S = `${R}/{resource_id}/scopes`;
+const resources = { collection: resourcesCollection, query: recordQuerySchema(resourcesCollection) };
+const scopes = { collection: scopesCollection, query: recordQuerySchema(scopesCollection) };
 
-let world: World;
-beforeAll(async () => {
-  world = await createWorld('fuzz-resources');
-});
-afterAll(printStats);
+const routes: FuzzRoute[] = [
+  { route: `GET ${R}`, collection: resourcesCollection, query: listQuerySchema(resourcesCollection) },
+  { route: `POST ${R}`, body: createResourceBody, ...resources },
+  { route: `GET ${R}/{resource_id}`, path: resourcePath, ...resources },
+  { route: `PATCH ${R}/{resource_id}`, path: resourcePath, body: updateResourceBody, ...resources },
+  { route: `PUT ${R}/{resource_id}`, path: resourcePath, body: updateResourceBody, ...resources },
+  { route: `DELETE ${R}/{resource_id}`, path: resourcePath },
+  { route: `GET ${S}`, path: resourcePath, collection: scopesCollection, query: listQuerySchema(scopesCollection) },
+  { route: `POST ${S}`, path: resourcePath, body: createScopeBody, ...scopes },
+  { route: `GET ${S}/{scope_id}`, path: scopePath, ...scopes },
+  { route: `PATCH ${S}/{scope_id}`, path: scopePath, body: updateScopeBody, ...scopes },
+  { route: `PUT ${S}/{scope_id}`, path: scopePath, body: updateScopeBody, ...scopes },
+  { route: `DELETE ${S}/{scope_id}`, path: scopePath },
+  { route: `GET ${R}/{resource_id}/clients`, path: resourcePath, collection: resourceClientsCollection, query: listQuerySchema(resourceClientsCollection) },
+  ...(['POST', 'DELETE'] as const).map((method) => ({
+    route: `${method} ${R}/{resource_id}/clients`,
+    path: resourcePath,
+    body: clientIdsBody,
+    fitting: (s: Seeds) => [{ clients: [s.clientId] }, { clients: [s.clientId, s.publicClientId] }],
+  })),
+];
 
-describe('fuzz: Resources, Scopes and Resource Clients endpoints never answer 5xx to client input', () => {
-  routes.forEach((route, i) => {
-    it(`${route.method} ${route.path}`, { timeout: 90_000 }, async () => {
-      // Fresh records per route: a DELETE fuzzed earlier must not leave this route only 404s.
-      const seeds = await world.seed();
-      const property = fc.asyncProperty(calls(world, route, seeds), async (call) => {
-        expectClientError(call, await world.invoke(call));
-      });
-      for (const params of fuzzParams(RUNS, VARYING, 100 + i)) await fc.assert(property, params);
-    });
-  });
+fuzzArea('fuzz: Resources, Scopes and Resource Clients endpoints never answer 5xx to client input', {
+  table: 'fuzz-resources',
+  salt: 100,
+  area: (r) => r.path.startsWith(R),
+  routes,
 });

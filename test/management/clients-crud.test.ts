@@ -233,9 +233,10 @@ describe('PATCH / PUT /clients/{client_id} (API.md §6: merge)', () => {
     const api = await fx.createResource(['read']);
     const c = await fx.createClient();
     await fx.call('POST', `/clients/${c.id}/resources`, { body: { resources: [api.id] } });
-    const soon = new Date(Date.now() + 1500).toISOString();
+    const soon = new Date(fx.clock.now().getTime() + 60_000).toISOString();
     expect((await fx.call('PATCH', `/clients/${c.id}`, { body: { client_secret_expires_at: soon } })).body.client_secret_expires_at).toBe(soon);
-    await new Promise((r) => setTimeout(r, 1600));
+    expect((await fx.token(c.id, c.client_secret, api.audience)).status).toBe(200);
+    fx.clock.advance(60_000); // the service's clock, not a sleep: the secret is now exactly at its expiry
     expect((await fx.token(c.id, c.client_secret, api.audience)).status).toBe(401);
     expect((await fx.call('PATCH', `/clients/${c.id}`, { body: { client_secret_expires_at: null } })).body.client_secret_expires_at).toBeNull();
     expect((await fx.token(c.id, c.client_secret, api.audience)).status).toBe(200);

@@ -102,6 +102,9 @@ const UNSTORABLE_CASES: [string, string, string][] = [
   ['1e999 (Infinity) in wsfed', '{"client_name":"a","client_metadata":{"wsfed":{"n":1e999}}}', 'body.client_metadata.wsfed'],
   ['a number below 1e-130 in an urls member', '{"client_name":"a","client_metadata":{"urls":{"n":[1e-300]}}}', 'body.client_metadata.urls'],
   ['31 levels of nesting in oauth', JSON.stringify({ client_name: 'a', client_metadata: { oauth: nested(31) } }), 'body.client_metadata.oauth'],
+  // Found by the schema-derived fuzzing: a lone surrogate cannot be written as UTF-8, DynamoDB failed the map key.
+  ['a lone surrogate as a member name in wsfed', '{"client_name":"a","client_metadata":{"wsfed":{"\\udfff":{}}}}', 'body.client_metadata.wsfed'],
+  ['a lone surrogate in a member name nested in urls', '{"client_name":"a","client_metadata":{"urls":{"x":{"a\\ud800b":1}}}}', 'body.client_metadata.urls'],
 ];
 
 describe('client_metadata DynamoDB cannot store is a 400, not a 500', () => {

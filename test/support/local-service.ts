@@ -20,7 +20,9 @@ export interface TestService {
  * The whole local service on a free port, on the run's DynamoDB Local with a fresh table, with
  * fixed Default Client credentials: the same code path as `npm start`.
  */
-export async function startTestService(options: { env?: Record<string, string>; throttle?: { rateLimit: number; burstLimit: number } } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { env?: Record<string, string>; throttle?: { rateLimit: number; burstLimit: number }; now?: () => Date } = {},
+): Promise<TestService> {
   const clientId = uuidv7(); // ids are UUIDv7 so that id order is creation order (docs/data-model.md)
   const clientSecret = generateClientSecret();
   const stack = await startLocalStack({
@@ -32,6 +34,7 @@ export async function startTestService(options: { env?: Record<string, string>; 
     defaultClientId: clientId,
     defaultClientSecret: clientSecret,
     env: options.env ?? {},
+    ...(options.now ? { now: options.now } : {}),
   });
   const managementAudience = `${stack.url}/identity/v1/`;
   return {

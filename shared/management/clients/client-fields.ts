@@ -79,7 +79,7 @@ export const appMetadata = v.pipe(
  * Free JSON is stored as a DynamoDB map, which cannot hold all of JSON: an empty member name is
  * "Empty attribute name", nesting past 32 levels (counted from the item's top attribute) is
  * refused, numbers must lie within ±(2^53 - 1) for the SDK to marshal them exactly and must not
- * fall below 1e-130 in magnitude. Each was a 500 (test/handlers/fuzz-management-clients.test.ts);
+ * fall below 1e-130 in magnitude, member names must be well-formed Unicode. Each was a 500 (test/handlers/fuzz-management-clients.test.ts);
  * refused here they are a 400 naming the member. 16 levels leave room for where the object sits.
  */
 export const OPEN_OBJECT_MAX_DEPTH = 16;
@@ -96,6 +96,8 @@ function unstorable(value: unknown, path: string, depth: number): string | undef
   const entries = Array.isArray(value) ? value.map((x, i) => [String(i), x] as const) : Object.entries(value);
   for (const [k, x] of entries) {
     if (!Array.isArray(value) && k === '') return `${at}member names must not be empty`;
+    // A lone surrogate has no UTF-8 form: DynamoDB failed such a map key with a 500.
+    if (!Array.isArray(value) && !k.isWellFormed()) return `${at}member names must not contain lone surrogates`;
     const problem = unstorable(x, path ? `${path}.${k}` : k, depth + 1);
     if (problem) return problem;
   }

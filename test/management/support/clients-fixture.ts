@@ -19,7 +19,16 @@ export { DEFAULT_TENANT };
  * Resources endpoints are another area's), then the resource cache is dropped so /token sees them.
  */
 export async function clientsFixture(env: Record<string, string> = {}) {
-  const svc: TestService = await startTestService({ env });
+  // The service's clock (DESIGN.md §3.2): real time plus what a test moved it on by, so a test of
+  // an expiry moves time instead of sleeping past it.
+  let offsetMs = 0;
+  const clock = {
+    now: () => new Date(Date.now() + offsetMs),
+    advance: (ms: number) => {
+      offsetMs += ms;
+    },
+  };
+  const svc: TestService = await startTestService({ env, now: clock.now });
   const admin = await svc.managementToken();
   const { runtime } = svc.stack;
   const repo = resourcesRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox);
@@ -30,6 +39,7 @@ export async function clientsFixture(env: Record<string, string> = {}) {
   let n = 0;
   const fx = {
     svc,
+    clock,
     admin,
     call,
     /** POST /clients, expecting 201. */
