@@ -1,6 +1,7 @@
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse, NO_STORE } from '../../shared/http/response.ts';
-import { issueToken, TokenRequestSchema } from '../../shared/oauth/issue-token.ts';
+import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
+import { issueToken } from '../../shared/oauth/issue-token.ts';
 import { oauthDeps } from '../../shared/oauth/oauth-runtime.ts';
 import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
@@ -57,6 +57,10 @@ export const BUNDLING = {
   externalModules: [],
   // ESM output: give bundled CommonJS dependencies the `require` they expect.
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+  // `npm run synth` stays quiet: esbuild reports errors only (not every bundle's size),
+  // and the `npx esbuild` that runs it prints no npm warnings.
+  logLevel: EsbuildLogLevel.ERROR,
+  environment: { NPM_CONFIG_LOGLEVEL: 'error' },
 } as const satisfies BundlingOptions;
 
 /**

@@ -33,6 +33,8 @@ export interface LocalStack {
   dynamodbEndpoint: string;
   tableName: string;
   defaultClient: { clientId: string; clientSecret?: string | undefined; created: boolean };
+  /** What bootstrap says the operator must know (shared/bootstrap), one sentence each. */
+  notices: string[];
   stop(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...options.env,
     });
     const runtime = createRuntime(config, options.now ? { now: options.now } : {});
+    const notices: string[] = [];
     const defaultClient = await bootstrap({
       db: runtime.db,
       tableName: config.tableName,
@@ -71,6 +74,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       managementAudience: config.managementAudience,
       defaultClientId: options.defaultClientId,
       defaultClientSecret: options.defaultClientSecret,
+      notify: (notice) => notices.push(notice),
     });
     // As a deploy does: the JWKS holds the current key before the first request (API.md §8).
     await ensureStageKeys(runtime);
@@ -85,6 +89,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamodbEndpoint: endpoint,
       tableName: options.tableName,
       defaultClient,
+      notices,
       stop: async () => {
         await server.close();
         if (runtimeFile) rmSync(runtimeFile, { force: true });

@@ -34,6 +34,7 @@ try {
   out.write(`Identity service listening on ${stack.url}\n`);
   out.write(`  DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.tableName}${inMemory ? ', in memory' : `, data in ${dataDir}`})\n`);
   out.write(`  Default Client id: ${stack.defaultClient.clientId}\n`);
+  for (const notice of stack.notices) out.write(`  ${notice}\n`);
   if (stack.defaultClient.clientSecret) {
     out.write(`  Default Client secret: ${stack.defaultClient.clientSecret}\n  (shown once; set DEFAULT_CLIENT_ID / DEFAULT_CLIENT_SECRET to fix them)\n`);
   }

@@ -24,8 +24,10 @@ export interface BootstrapInput {
   managementAudience: string;
   /** DEFAULT_CLIENT_ID, read at the composition root: the Default Client gets exactly this id. */
   defaultClientId?: string | undefined;
-  /** DEFAULT_CLIENT_SECRET: the Default Client's secret; an existing different one is replaced. */
+  /** DEFAULT_CLIENT_SECRET: the Default Client's secret; an existing different one is replaced (and notified). */
   defaultClientSecret?: string | undefined;
+  /** Receives what the operator must be told (one sentence each), e.g. that a secret was replaced. */
+  notify?: (notice: string) => void;
 }
 
 export type BootstrapResult = DefaultClientResult;
@@ -56,5 +58,6 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
     { clients, links: clientLinksRepository(db, tableName, now), permissions: clientPermissionsRepository(db, tableName, now) },
     system,
     { id: input.defaultClientId, secret: input.defaultClientSecret },
+    input.notify,
   );
 }

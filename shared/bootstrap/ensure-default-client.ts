@@ -27,18 +27,17 @@ export interface DefaultClientDeps {
  * authorized on the management API with every scope. Unique through the `UNIQUE#DEFAULT_CLIENT`
  * marker, so concurrent starts create one. Each missing piece (link, a permission, the secret
  * given by the operator) is added separately, so a start that died half-way is completed by the
- * next one.
+ * next one. What the operator must know (a secret replaced) goes to `notify`.
  */
 export async function ensureDefaultClient(
   deps: DefaultClientDeps,
   system: ResourceRecord,
   fixed: { id?: string | undefined; secret?: string | undefined },
+  notify?: (notice: string) => void,
 ): Promise<DefaultClientResult> {
   const { clients, links, permissions } = deps;
   let clientId = await clients.findDefaultClientId();
-  if (clientId && fixed.id && clientId !== fixed.id) {
-    throw new Error(`Bootstrap: the Default Client is ${clientId}, but DEFAULT_CLIENT_ID is ${fixed.id}`);
-  }
+  if (clientId && fixed.id && clientId !== fixed.id) throw new Error(idMismatch(clientId, fixed.id));
   let created = false;
   let clientSecret: string | undefined;
   if (!clientId) {
@@ -73,7 +72,11 @@ export async function ensureDefaultClient(
 
   if (fixed.secret && !created) {
     const client = await clients.get(clientId);
-    if (client && !verifyClientSecret(fixed.secret, client.secret_hash)) await clients.changeSecret(clientId, fixed.secret, SYSTEM_ACTOR_ID);
+    if (client && !verifyClientSecret(fixed.secret, client.secret_hash)) {
+      await clients.changeSecret(clientId, fixed.secret, SYSTEM_ACTOR_ID);
+      // Never silent: whoever holds the old secret is locked out from now on (issue 9 item 6).
+      notify?.('Default Client secret: replaced by DEFAULT_CLIENT_SECRET; the secret stored before no longer works.');
+    }
   }
 
   // Link and permissions: add what is missing; a 409 means a concurrent start added it.
@@ -91,4 +94,17 @@ export async function ensureDefaultClient(
     }
   }
   return { created, clientId, ...(clientSecret ? { clientSecret } : {}) };
+}
+
+/**
+ * DEFAULT_CLIENT_ID names the Default Client only when the table has none yet: the id of an
+ * existing one never changes. Says how to keep the data and how to start fresh.
+ */
+function idMismatch(stored: string, wanted: string): string {
+  return [
+    `Bootstrap: this table's Default Client is ${stored}, but DEFAULT_CLIENT_ID is ${wanted}.`,
+    `  To keep this data: set DEFAULT_CLIENT_ID=${stored}, or unset it.`,
+    '  To start fresh, use an empty table: with npm start, another data folder (DATA_DIR=.data-fresh npm start)',
+    '  or remove the current one (rm -rf .data for the default DATA_DIR).',
+  ].join('\n');
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { supportedGrantTypes } from '../oauth/grants/grant-registry.ts';
 
 /** Algorithms of the keys the service holds (key-store.ts); RS256 is also what OIDC Discovery requires. */
 const SIGNING_ALGS = ['ES256', 'RS256'];
@@ -6,10 +7,10 @@ const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post'];
 
 /**
  * Authorization server metadata (RFC 8414 §2, OIDC Discovery 1.0 §3) for what exists today: the
- * token, introspection and revocation endpoints and the client_credentials grant. Nothing is
+ * token, introspection and revocation endpoints and the grants of the grant registry. Nothing is
  * listed ahead of its endpoint: a relying party that reads `grant_types_supported` or
  * `response_types_supported` must be able to use what it finds (docs/keys.md, "Discovery").
- * Add members here as `/authorize`, `/userinfo`, `/device_code` and the other grants land.
+ * Add members here as `/authorize`, `/userinfo` and `/device_code` land; grants come from the registry.
  */
 export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'>): Record<string, unknown> {
   const iss = config.issuer;
@@ -20,7 +21,7 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     jwks_uri: `${iss}/.well-known/jwks.json`,
     // REQUIRED by both documents; there is no /authorize yet, so no response type is supported.
     response_types_supported: [],
-    grant_types_supported: ['client_credentials'],
+    grant_types_supported: supportedGrantTypes,
     // `none`: public clients identify themselves with client_id only (API.md §5.1).
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
     introspection_endpoint: `${iss}/introspect`,

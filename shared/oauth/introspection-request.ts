@@ -20,7 +20,7 @@ export const IntrospectionQuerySchema = v.looseObject({
 /** Spec 4.2: `token` may come in the form body or the query. */
 export function requireToken(body: { token?: string | undefined }, query: { token?: string | undefined }): string {
   const token = body.token ?? query.token;
-  if (!token) throw oauthError(400, 'invalid_request', 'body.token: required.');
+  if (!token) throw oauthError(400, 'invalid_request', 'body.token: is required');
   return token;
 }
 

@@ -35,16 +35,34 @@ export interface TokenResource {
   scope_names: Readonly<Record<string, string>>;
 }
 
+/**
+ * What a grant asks the cold token read to fetch besides the client and the signing keys
+ * (grants/token-grant.ts `preload`). Each member is an item the request names by itself; a grant
+ * that needs a new kind of item adds a member here and its key in oauth-runtime.ts `preload`.
+ */
+export interface TokenPreload {
+  /** A Resource by `identifier_url` (its identifier marker, read in the client's tenant). */
+  audience?: string | undefined;
+  /**
+   * Other spellings of `audience`, read along with it whenever it is read and never on their own
+   * (so a warm token reads nothing): an error can then say which one exists at no read of its own.
+   */
+  audienceAlternates?: readonly string[];
+}
+
 /** Dependencies of the OAuth endpoints, passed as arguments (DESIGN.md §3.2). */
 export interface OAuthDeps {
   findClient(clientId: string): Promise<OAuthClient | undefined>;
   findResource(tenantId: string, identifierUrl: string): Promise<TokenResource | undefined>;
+  /** The Resource if this container holds it now, without reading (for hints on error paths). */
+  cachedResource(tenantId: string, identifierUrl: string): TokenResource | undefined;
   /**
-   * Reads, in one call, what a token request for this client and audience will look up and the
-   * caches do not hold (oauth-runtime.ts); the lookups that follow then hit the caches. Never
-   * decides anything: authentication and every check still run on what the finders return.
+   * Reads, in one call, what a token request for this client will look up (the client, what its
+   * grant's `preload` names, the signing keys) and the caches do not hold (oauth-runtime.ts); the
+   * lookups that follow then hit the caches. Never decides anything: authentication and every
+   * check still run on what the finders return.
    */
-  preload(clientId: string, audience: string | undefined): Promise<void>;
+  preload(clientId: string, wants: TokenPreload): Promise<void>;
   /**
    * The same for `/tokeninfo` and `/introspect`: the caller's client, the clients and revocation
    * entries the presented tokens name (read from their unverified payloads: this only decides

@@ -97,6 +97,12 @@ function caches(runtime: Runtime): RecordCaches {
       scope_names: v.scope_names,
     };
   };
+  /** The identifier marker of a Resource to read, unless it is cached (the management API's is the default tenant's). */
+  const markerToRead = (identifier: string, tenantHint: string) => {
+    const tenantId = identifier === config.managementAudience ? DEFAULT_TENANT_ID : tenantHint;
+    const rKey = resourceKey(tenantId, identifier);
+    return isPossibleIdentifier(identifier) && resources.get(rKey) === undefined ? { rKey, key: keys.marker('RESOURCE_ID_URL', tenantId, identifier) } : undefined;
+  };
   // A miss is remembered like a hit (the marker read is consistent): a resource created in another
   // container is seen within the TTL, as every other change is.
   const loadResource = async (key: string, load: () => Promise<TokenResource | null>) => (await resources.getOrLoad(key, load)) ?? undefined;
@@ -114,45 +120,49 @@ function caches(runtime: Runtime): RecordCaches {
     findResource(tenantId, identifierUrl) {
       return loadResource(resourceKey(tenantId, identifierUrl), async () => toResource(await resourcesRepo.getTokenView(tenantId, identifierUrl)));
     },
+    cachedResource: (tenantId, identifierUrl) => resources.get(resourceKey(tenantId, identifierUrl)) ?? undefined,
 
     /**
      * Issue 3 item 7, "at most one DynamoDB read per token": whatever of the client, the
-     * audience's identifier marker and the signing-key states this container does not hold fresh
-     * is read in ONE consistent BatchGetItem, keyed from the request alone (docs/data-model.md
-     * pattern 1). The marker is the one of the client's tenant as last seen (the default tenant for
-     * a client never seen, and always for the management API); if that guess is wrong,
-     * `findResource` reads the right one after authentication.
+     * identifier marker of the audience the grant's preload names (with its alternate spellings
+     * when it is read), and the signing-key states this container does not hold fresh is read in
+     * ONE consistent BatchGetItem, keyed from the request alone (docs/data-model.md pattern 1). A
+     * marker is the one of the client's tenant as last seen (the default tenant for a client never
+     * seen, and always for the management API); if that guess is wrong, `findResource` reads the
+     * right one after authentication.
      *
      * This runs before authentication, so it only fills caches and never remembers an absent
      * marker: made-up audiences cost one read each (as made-up client ids always did) and cannot
      * crowd real resources out of the cache. A client already known not to exist reads nothing.
      */
-    async preload(clientId, audience) {
+    async preload(clientId, { audience, audienceAlternates = [] }) {
       const cached = clients.get(clientId);
       if (cached === null) return;
-      const tenantId = audience === config.managementAudience ? DEFAULT_TENANT_ID : (cached?.tenant_id ?? tenantHints.get(clientId) ?? DEFAULT_TENANT_ID);
-      const rKey = audience !== undefined && isPossibleIdentifier(audience) ? resourceKey(tenantId, audience) : undefined;
-      const markerKey = rKey !== undefined && resources.get(rKey) === undefined ? keys.marker('RESOURCE_ID_URL', tenantId, audience!) : undefined;
+      const tenantHint = cached?.tenant_id ?? tenantHints.get(clientId) ?? DEFAULT_TENANT_ID;
+      const main = audience === undefined ? undefined : markerToRead(audience, tenantHint);
+      const markers = main ? [main, ...audienceAlternates.flatMap((a) => markerToRead(a, tenantHint) ?? [])] : [];
       // Only the keys stale: the key store reads them itself, one call either way.
-      if (cached && !markerKey) return;
+      if (cached && !markers.length) return;
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
       // The secret box's data key, while this container has not loaded it: an HS256 Resource's
       // secret opens with it (the item only; it is unwrapped when first used).
-      const dataKey = markerKey ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
+      const dataKey = markers.length ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
       const clientKey = keys.client(clientId);
-      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...(markerKey ? [markerKey] : []), ...keyStates, ...dataKey];
+      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...markers.map((m) => m.key), ...keyStates, ...dataKey];
       const readAt = now();
       const found = await getItems(db, config.tableName, wanted, readAt); // a storage error is a 503, never a token
       if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
       if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
-      const marker = markerKey && found.get(keyString(markerKey));
       await Promise.all([
         !cached &&
           clients.getOrLoad(clientId, async () => {
             const item = found.get(keyString(clientKey));
             return toClient(item ? await clientsRepo.clientWithGrantsOfItem(item) : undefined);
           }),
-        marker && resources.getOrLoad(rKey!, async () => toResource(await resourcesRepo.tokenViewOfItem(marker))),
+        ...markers.map(({ rKey, key }) => {
+          const marker = found.get(keyString(key));
+          return marker && resources.getOrLoad(rKey, async () => toResource(await resourcesRepo.tokenViewOfItem(marker)));
+        }),
       ]);
     },
 

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { IntrospectionBodySchema, IntrospectionQuerySchema } from '../../shared/oauth/introspection-request.ts';
-import { TokenRequestSchema } from '../../shared/oauth/issue-token.ts';
+import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
 import { RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';

@@ -7,7 +7,7 @@ import { clientIdsBody, scopePath } from '../../shared/management/resources/requ
 import { createResourceBody, updateResourceBody } from '../../shared/management/resources/resource-bodies.ts';
 import { createScopeBody, updateScopeBody } from '../../shared/management/resources/scope-bodies.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema } from '../../shared/oauth/introspection-request.ts';
-import { TokenRequestSchema } from '../../shared/oauth/issue-token.ts';
+import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
 import { RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
 import { arbitraryFromSchema, deriveFromSchema, entriesOf } from '../support/arbitrary-from-schema.ts';
 import { HOSTILE_CHARS, toJsonText } from '../support/fuzz-values.ts';
