@@ -14,16 +14,18 @@ import type { LocalStack } from '../infra/local/local-stack.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';
 import { attachDdbMeter, type DdbMeter } from './lib/ddb-meter.ts';
 import { FAKE_KMS_KEY_ARN, installFakeKms } from './lib/fake-kms.ts';
+import { startKmsStandIn } from './lib/kms-stand-in.ts';
 import { fetchToken, prepareOurClient, type TokenFixture } from './lib/fixture.ts';
-import { canPin, LOAD_CORE, pinSelf, SERVER_CORE, spawnNode, stopChild, waitForReady } from './lib/proc.ts';
+import { canPin, LOAD_CORE, pinSelf, SERVER_CORE, spawnNode, startRedis, stopChild, waitForReady } from './lib/proc.ts';
 import { renderMarkdown } from './lib/report.ts';
-import { sideBySide } from './lib/side-by-side.ts';
 import { checkTargets } from './lib/targets.ts';
 import type { LiftedThrottle } from './lib/throttles.ts';
 import type { BenchResults } from './lib/types.ts';
 import { benchColdStart } from './sections/cold-start.ts';
-import { costPerMillion } from './sections/cost.ts';
+import { benchHttp, type ServerUnderTest } from './sections/http-compare.ts';
+import { accessLogBytes, costPerMillion, memoryOptions, platformLogBytes } from './sections/cost.ts';
 import { probeOperation, type OperationCost } from './sections/ddb-per-request.ts';
+import { benchLeak } from './sections/leak.ts';
 import { benchLimits } from './sections/limits.ts';
 import { benchLists } from './sections/lists.ts';
 
@@ -36,22 +38,32 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = flag('quick');
-const sections = new Set((value('sections') ?? '1,2,3,4,5,6,7').split(',').map(Number));
+const sections = new Set((value('sections') ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
 const opts = {
   quick,
   sections: [...sections],
   connections: Number(value('connections') ?? 16),
-  durationS: Number(value('duration') ?? (quick ? 3 : 6)),
+  durationS: Number(value('duration') ?? (quick ? 2 : 5)),
   warmupS: quick ? 1 : 3,
-  rounds: Number(value('rounds') ?? (quick ? 2 : 5)),
+  rounds: Number(value('rounds') ?? (quick ? 2 : 3)),
+  passes: Number(value('passes') ?? (quick ? 2 : 3)),
   inProcessSeconds: quick ? 1.5 : 3,
   listSizes: quick ? [10, 1000] : [10, 1000, 10_000],
   listSamples: quick ? 5 : 15,
   coldRuns: quick ? 2 : 5,
   coldTokenRuns: quick ? 3 : 9,
   coldStartsPerMillion: 100,
-  introspectionTokens: quick ? 32 : 256,
+  // Larger than our verified-token cache (10,000, shared/oauth/oauth-runtime.ts) even in a quick run:
+  // the uncached case must be uncached.
+  introspectionPoolLarge: quick ? 12_000 : 15_000,
+  introspectionPoolSmall: 256,
+  openLoopS: quick ? 2 : 5,
+  openLoopShares: [0.5, 0.8],
+  sweepS: quick ? 1.5 : 4,
+  sweepConnections: [1, 4, 16, 64],
+  leakTokens: quick ? 20_000 : 100_000,
 };
+const fullRun = !quick && [1, 2, 3, 4, 5, 6, 7, 8].every((n) => sections.has(n)) && !['connections', 'duration', 'rounds', 'passes'].some((k) => value(k) !== undefined);
 
 const t0 = Date.now();
 const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(3)}s] ${line}\n`);
@@ -92,14 +104,16 @@ const results: BenchResults = {
     versions: versions(['oidc-provider', 'autocannon', 'esbuild', 'jose', '@middy/core', '@aws-sdk/client-dynamodb']),
     liftedThrottles: [],
     fixtures: { ours: { clientId: '', resource: '', scope: '', source: 'default-client' }, theirs: { resource: '', scope: '', introspectedResource: '' } },
+    redis: { missing: 'not started' },
+    fullRun,
   },
-  token: undefined,
-  introspection: undefined,
+  http: undefined,
   limits: undefined,
   lists: undefined,
   coldStart: undefined,
   ddb: undefined,
   cost: undefined,
+  leak: undefined,
   targets: [],
   errors: [],
 };
@@ -149,83 +163,98 @@ try {
     jwtResource: string;
     opaqueResource: string;
   }
-  const oursChild = spawnNode(['--import', 'tsx', join(ROOT, 'bench/servers/ours.ts'), JSON.stringify({ clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, tableName: 'bench-http' })], {
-    core: SERVER_CORE,
-    quietStderr: true,
-    server: true,
-  });
-  children.push(oursChild);
-  const theirsChild = spawnNode(['--import', 'tsx', join(ROOT, 'bench/servers/oidc-provider.ts'), '0'], { core: SERVER_CORE, quietStderr: true, server: true });
-  children.push(theirsChild);
-  const [ours, theirs] = await Promise.all([waitForReady<OursReady>(oursChild, 'our local server'), waitForReady<TheirsReady>(theirsChild, 'oidc-provider')]);
+  // A server picks a free port and then listens on it: another process on this shared machine can
+  // take the port in between. Such a start is tried again (three times at most).
+  const startServer = async <T,>(args: string[], what: string): Promise<{ child: ChildProcess; ready: T }> => {
+    for (let attempt = 1; ; attempt++) {
+      const child = spawnNode(args, { core: SERVER_CORE, quietStderr: true, server: true });
+      children.push(child);
+      try {
+        return { child, ready: await waitForReady<T>(child, what) };
+      } catch (err) {
+        if (attempt >= 3 || !/already in use|EADDRINUSE/.test((err as Error).message)) throw err;
+        log(`${what}: its port was taken before it listened; starting it again`);
+      }
+    }
+  };
+  // oidc-provider with a database in the loop: its Redis adapter against a real redis-server on the server core.
+  const redis = sections.has(2) ? await startRedis(SERVER_CORE) : undefined;
+  const redisMissing = sections.has(2) ? 'redis-server is not installed (Debian: apt-get install -y redis-server): the Redis side of the introspection cases is not measured' : 'section 2 not run';
+  results.meta.redis = redis ? { version: redis.version } : { missing: redisMissing };
+  if (sections.has(2) && !redis) log(`REDIS MISSING: ${redisMissing}`);
+  if (redis) children.push(redis.child);
+  const provider = join(ROOT, 'bench/servers/oidc-provider.ts');
+  const [oursStarted, theirsStarted, theirsRedisStarted] = await Promise.all([
+    startServer<OursReady>(['--import', 'tsx', join(ROOT, 'bench/servers/ours.ts'), JSON.stringify({ clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, tableName: 'bench-http' })], 'our local server'),
+    startServer<TheirsReady>(['--import', 'tsx', provider, '0', 'map'], 'oidc-provider'),
+    redis ? startServer<TheirsReady>(['--import', 'tsx', provider, '0', `redis:${redis.url}`], 'oidc-provider (Redis)') : undefined,
+  ]);
+  const [oursChild, theirsChild, theirsRedisChild] = [oursStarted.child, theirsStarted.child, theirsRedisStarted?.child];
+  const [ours, theirs, theirsRedis] = [oursStarted.ready, theirsStarted.ready, theirsRedisStarted?.ready];
   results.meta.liftedThrottles = ours.liftedThrottles;
-  log(`ours at ${ours.url} (DynamoDB Local ${ours.dynamodbEndpoint}), oidc-provider at ${theirs.url}`);
+  log(`ours at ${ours.url} (DynamoDB Local ${ours.dynamodbEndpoint}), oidc-provider at ${theirs.url}${theirsRedis ? `, oidc-provider with Redis at ${theirsRedis.url} (${redis!.url})` : ''}`);
 
   const oursFixture = await prepareOurClient(ours.url, { clientId: ours.clientId, clientSecret: ours.clientSecret, managementAudience: ours.managementAudience });
   const { clientSecret: _hidden, ...fixtureMeta } = oursFixture;
   results.meta.fixtures = { ours: fixtureMeta, theirs: { resource: theirs.jwtResource, scope: 'read:things', introspectedResource: theirs.opaqueResource } };
   log(`our benchmark client: ${oursFixture.source}${oursFixture.note ? ` (${oursFixture.note})` : ''}`);
 
-  const load = { connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, rounds: opts.rounds, log };
-  const oursAuth = basicAuth(oursFixture.clientId, oursFixture.clientSecret);
-  const theirsAuth = basicAuth(theirs.clientId, theirs.clientSecret);
-
-  // ---- 1. token issuance --------------------------------------------------------------------------
-  if (sections.has(1)) {
-    results.token = await section('1 token', () =>
-      sideBySide(
-        'token',
-        {
-          url: `${ours.url}/token`,
-          pid: oursChild.pid,
-          method: 'POST',
-          headers: { authorization: oursAuth, 'content-type': FORM },
-          body: new URLSearchParams({ grant_type: 'client_credentials', resource: oursFixture.resource, scope: oursFixture.scope }).toString(),
-        },
-        {
-          url: `${theirs.url}/token`,
-          pid: theirsChild.pid,
-          method: 'POST',
-          headers: { authorization: theirsAuth, 'content-type': FORM },
-          body: new URLSearchParams({ grant_type: 'client_credentials', resource: theirs.jwtResource, scope: 'read:things' }).toString(),
-        },
-        load,
-      ),
-    );
-  }
-
-  // ---- 2. introspection ------------------------------------------------------------------------------
-  if (sections.has(2)) {
-    results.introspection = await section('2 introspection', async () => {
-      // Many distinct tokens, round-robin, on both sides: resource servers introspect many tokens,
-      // and a server that cached the answer for one token must not look faster than it is.
-      const pool = opts.introspectionTokens;
-      const ourTokens: string[] = [];
-      const theirTokens: string[] = [];
-      for (let i = 0; i < pool; i++) {
-        ourTokens.push(await fetchToken(ours.url, oursFixture.clientId, oursFixture.clientSecret, { resource: oursFixture.resource, scope: oursFixture.scope }));
-        theirTokens.push(await fetchToken(theirs.url, theirs.clientId, theirs.clientSecret, { resource: theirs.opaqueResource, scope: 'read:things' }));
-      }
-      const form = (t: string) => new URLSearchParams({ token: t }).toString();
-      const r = await sideBySide(
-        'introspection',
-        { url: `${ours.url}/tokeninfo`, pid: oursChild.pid, method: 'POST', headers: { authorization: oursAuth, 'content-type': FORM }, bodies: ourTokens.map(form) },
-        { url: `${theirs.url}/token/introspection`, pid: theirsChild.pid, method: 'POST', headers: { authorization: theirsAuth, 'content-type': FORM }, bodies: theirTokens.map(form) },
-        load,
-      );
-      return {
-        ...r,
-        note:
-          `${pool} distinct tokens per side, sent round-robin. ` +
-          'Both callers authenticate with client_secret_basic. Ours verifies the ES256 signature of each JWT and checks its jti against the revocation list (a DynamoDB GetItem, cached per container); oidc-provider refuses to introspect JWT access tokens ("Structured JWT Tokens cannot be introspected"), so its side introspects opaque tokens of the same client, lookups in its in-memory adapter: the only kind it can introspect.',
-      };
+  // ---- 1 and 2. token issuance and introspection over HTTP --------------------------------------------
+  if (sections.has(1) || sections.has(2)) {
+    const oursSut: ServerUnderTest = {
+      name: 'ours',
+      url: ours.url,
+      child: oursChild,
+      clientId: oursFixture.clientId,
+      clientSecret: oursFixture.clientSecret,
+      tokenParams: { resource: oursFixture.resource, scope: oursFixture.scope },
+      introspectParams: { resource: oursFixture.resource, scope: oursFixture.scope },
+      tokenPath: '/token',
+      introspectPath: '/tokeninfo',
+      revokePath: '/revoke',
+    };
+    const theirSut = (t: TheirsReady, child: ChildProcess, name: string, dbPids?: number[]): ServerUnderTest => ({
+      name,
+      url: t.url,
+      child,
+      clientId: t.clientId,
+      clientSecret: t.clientSecret,
+      tokenParams: { resource: t.jwtResource, scope: 'read:things' },
+      // oidc-provider refuses to introspect JWT access tokens: its side introspects opaque ones.
+      introspectParams: { resource: t.opaqueResource, scope: 'read:things' },
+      tokenPath: '/token',
+      introspectPath: '/token/introspection',
+      revokePath: '/token/revocation',
+      ...(dbPids ? { dbPids } : {}),
     });
+    const peers = [theirSut(theirs, theirsChild, 'oidc-provider (memory)')];
+    if (theirsRedis && theirsRedisChild && redis) peers.push(theirSut(theirsRedis, theirsRedisChild, 'oidc-provider (Redis)', [redis.child.pid!]));
+    const http = await section('1-2 http', () =>
+      benchHttp(oursSut, peers, {
+        connections: opts.connections,
+        durationS: opts.durationS,
+        warmupS: opts.warmupS,
+        rounds: opts.rounds,
+        passes: opts.passes,
+        poolLarge: opts.introspectionPoolLarge,
+        poolSmall: opts.introspectionPoolSmall,
+        openLoopS: opts.openLoopS,
+        openLoopShares: opts.openLoopShares,
+        sweepS: opts.sweepS,
+        sweepConnections: opts.sweepConnections,
+        token: sections.has(1),
+        introspection: sections.has(2),
+        log,
+      }),
+    );
+    if ('error' in http) results.errors.push({ section: '1-2 http', message: http.error });
+    else results.http = http;
   }
-  // oidc-provider is done; free its core.
-  await stopChild(theirsChild);
+  // oidc-provider and Redis are done; free their core.
+  await Promise.all([stopChild(theirsChild), theirsRedisChild && stopChild(theirsRedisChild), redis && stopChild(redis.child)]);
 
   // ---- in-process stack: envelope key mode, fake KMS, metered DynamoDB ---------------------------------
-  const needInproc = [3, 4, 6, 7].some((s) => sections.has(s));
+  const needInproc = [3, 4, 5, 6, 7, 8].some((s) => sections.has(s));
   let meter: DdbMeter | undefined;
   let inprocFixture: TokenFixture | undefined;
   const kms = installFakeKms();
@@ -262,7 +291,7 @@ try {
     const rt = inproc.runtime;
     const m = meter;
     const f = inprocFixture;
-    results.limits = await section('3 limits', () => benchLimits({ runtime: rt, fixture: f, meter: m, kmsTotal: () => kms.total(), seconds: opts.inProcessSeconds, log }));
+    results.limits = await section('3 limits', () => benchLimits({ runtime: rt, fixture: f, meter: m, kmsTotal: () => kms.total(), seconds: opts.inProcessSeconds, uncachedPool: opts.introspectionPoolLarge, log }));
   }
 
   // ---- 4. lists at scale ------------------------------------------------------------------------------
@@ -287,29 +316,29 @@ try {
     );
   }
 
-  // ---- 5. cold start ------------------------------------------------------------------------------------
-  if (sections.has(5)) {
+  // ---- 5. cold start: envelope key mode, KMS through the HTTP stand-in (a bundle has its own SDK) -------------
+  if (sections.has(5) && inproc) {
+    const st = inproc;
+    const kmsStandIn = await startKmsStandIn();
     const cs = await section('5 cold start', () =>
       benchColdStart({
         workDir: WORK,
         runs: opts.coldRuns,
         tokenRuns: opts.coldTokenRuns,
         env: {
-          TABLE_NAME: ours.tableName,
-          DYNAMODB_ENDPOINT: ours.dynamodbEndpoint,
-          AWS_REGION: 'us-east-1',
-          ISSUER: ours.url,
-          STAGE: 'bench',
-          KEY_MODE: 'local',
-          LOCAL_MASTER_KEY_FILE: ours.masterKeyFile,
+          ...envelopeEnv(st.runtime.config.issuer),
+          AWS_ENDPOINT_URL_KMS: kmsStandIn.url,
+          AWS_ACCESS_KEY_ID: 'bench',
+          AWS_SECRET_ACCESS_KEY: 'bench',
           POWERTOOLS_SERVICE_NAME: 'identity-service',
           POWERTOOLS_LOG_LEVEL: 'INFO',
         },
-        target: { issuer: ours.url, clientId: ours.clientId, clientSecret: ours.clientSecret, audience: ours.managementAudience },
+        target: { issuer: st.runtime.config.issuer, clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, audience: st.runtime.config.managementAudience },
         log,
       }),
-    );
-    results.coldStart = 'error' in cs ? undefined : cs;
+    ).finally(() => kmsStandIn.close());
+    results.coldStart = 'error' in cs ? undefined : { ...cs, kmsStandInCalls: kmsStandIn.calls() };
+    log(`cold start: KMS stand-in calls ${JSON.stringify(kmsStandIn.calls())}`);
   }
 
   // ---- 6. DynamoDB / KMS per request ---------------------------------------------------------------------
@@ -357,23 +386,52 @@ try {
     results.ddb = { operations };
   }
 
+  // ---- 8. memory: the token function after many tokens ----------------------------------------------------------
+  if (sections.has(8) && inproc && inprocFixture) {
+    const st = inproc;
+    const f = inprocFixture;
+    results.leak = await section('8 memory', () =>
+      benchLeak({
+        env: envelopeEnv(st.runtime.config.issuer),
+        event: { method: 'POST', resource: '/token', headers: { Authorization: basicAuth(f.clientId, f.clientSecret), 'Content-Type': FORM }, body: new URLSearchParams({ grant_type: 'client_credentials', resource: f.resource, scope: f.scope }).toString() },
+        tokens: opts.leakTokens,
+        log,
+      }),
+    );
+  }
+
   // ---- 7. cost -----------------------------------------------------------------------------------------------
   if (sections.has(7)) {
     results.cost = await section('7 cost', async () => {
       const lim = results.limits && 'tokenRun' in results.limits ? results.limits : undefined;
       const tokenOp = results.ddb?.operations.find((o) => o.operation === 'POST /token (client_credentials)');
       if (!lim) throw new Error('needs section 3 (handler CPU time per token)');
-      const { FUNCTION_MEMORY_MB } = await import('../infra/constructs/route-api.ts');
-      return costPerMillion({
+      const { FUNCTION_MEMORY_MB, accessLogFormat } = await import('../infra/constructs/route-api.ts');
+      const memoryMb = FUNCTION_MEMORY_MB['functions/oauth/token'] ?? 512;
+      const platform = platformLogBytes(memoryMb);
+      const cost = costPerMillion({
         handlerUsPerToken: lim.breakdownUs.total,
-        memoryMb: FUNCTION_MEMORY_MB['functions/oauth/token'] ?? 512,
+        memoryMb,
         warmRruPerToken: lim.tokenRun.rruPerToken,
         warmKmsPerToken: lim.tokenRun.kmsPerToken,
         coldRru: tokenOp?.cold?.rru ?? 0,
         coldKmsCalls: tokenOp?.cold?.kmsCalls ?? 1,
         coldInitMs: results.coldStart?.token?.readyMs ?? 150,
         coldStartsPerMillion: opts.coldStartsPerMillion,
+        logs: {
+          functionBytes: lim.logBytesPerToken,
+          functionEvents: lim.logLinesPerToken,
+          platformBytes: platform.bytes,
+          platformEvents: platform.events,
+          accessBytes: accessLogBytes(accessLogFormat().toString(), lim.responseBytes),
+        },
       });
+      const leak = results.leak && 'peakRssMb' in results.leak ? results.leak : undefined;
+      const coldReady = results.coldStart?.token?.readyMs;
+      return {
+        ...cost,
+        memory: leak && coldReady ? memoryOptions({ handlerUsPerToken: lim.breakdownUs.total, coldReadyMs: coldReady, peakRssMb: leak.peakRssMb }) : undefined,
+      };
     });
   }
 } catch (err) {
@@ -388,11 +446,28 @@ results.meta.durationS = (Date.now() - t0) / 1000;
 results.meta.loadAvg.after = round2(loadavg()[0]!);
 results.targets = checkTargets(results);
 const md = renderMarkdown(results);
-mkdirSync(RESULTS, { recursive: true });
-writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-writeFileSync(join(RESULTS, 'latest.md'), `${md}\n`);
+// Every run's report goes to bench/results/runs/ (not committed). Only a full run with the default
+// settings from a clean tree, without a setup failure, becomes latest.*: the committed reference.
+const stamp = `${results.meta.startedAt.replace(/[:.]/g, '-')}-${results.meta.commit.slice(0, 10)}${results.meta.dirty ? '-dirty' : ''}${fullRun ? '' : '-partial'}`;
+const RUNS = join(RESULTS, 'runs');
+mkdirSync(RUNS, { recursive: true });
+writeFileSync(join(RUNS, `${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(join(RUNS, `${stamp}.md`), `${md}\n`);
 writeReport(`${md}\n`);
-log(`wrote bench/results/latest.json and latest.md in ${Math.round(results.meta.durationS)} s`);
+const why = results.meta.dirty
+  ? 'the git tree has uncommitted changes (commit them, or the report would not say what was measured)'
+  : !fullRun
+    ? 'this was not a full run (--quick, --sections or a changed setting)'
+    : results.errors.some((e) => e.section === 'setup')
+      ? 'the setup failed'
+      : undefined;
+if (why) {
+  log(`NOT written to bench/results/latest.*: ${why}. This run's report: bench/results/runs/${stamp}.md`);
+} else {
+  writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(RESULTS, 'latest.md'), `${md}\n`);
+  log(`wrote bench/results/latest.json and latest.md (and runs/${stamp}.*) in ${Math.round(results.meta.durationS)} s`);
+}
 process.exit(results.errors.some((e) => e.section === 'setup') ? 1 : 0);
 
 function git(args: string): string {

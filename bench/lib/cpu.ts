@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 const TICKS_PER_SECOND = 100;
 
 interface ProcStat {
+  comm: string;
   ppid: number;
   ticks: number;
 }
@@ -12,47 +13,13 @@ function readStat(pid: number): ProcStat | undefined {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Field 2 (comm) may contain spaces and parentheses: split after the last ')'.
+    const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
     const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
     // rest[0] = state (field 3), rest[1] = ppid (4), rest[11] = utime (14), rest[12] = stime (15).
-    return { ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) };
+    return { comm, ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) };
   } catch {
     return undefined;
   }
-}
-
-/**
- * CPU seconds (user + system, every thread) used so far by `pid` and all its descendants, from
- * /proc: for our server that is the node process and the DynamoDB Local JVM it spawned. Dividing a
- * run's CPU seconds by its wall time gives the share of a core the server really got, which on a
- * shared machine can be far below 1; requests per CPU-second is the contention-robust efficiency.
- * Returns NaN where /proc is not available.
- */
-export function treeCpuSeconds(pid: number): number {
-  let pids: number[];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
-  } catch {
-    return Number.NaN;
-  }
-  const children = new Map<number, number[]>();
-  const ticks = new Map<number, number>();
-  for (const p of pids) {
-    const st = readStat(p);
-    if (!st) continue;
-    ticks.set(p, st.ticks);
-    const list = children.get(st.ppid) ?? [];
-    list.push(p);
-    children.set(st.ppid, list);
-  }
-  if (!ticks.has(pid)) return Number.NaN;
-  let total = 0;
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop()!;
-    total += ticks.get(p) ?? 0;
-    stack.push(...(children.get(p) ?? []));
-  }
-  return total / TICKS_PER_SECOND;
 }
 
 /** CPU seconds (user + system, every thread) of `pid` alone. */
@@ -89,4 +56,53 @@ export function schedSeconds(pid: number): { run: number; wait: number } {
     return { run: Number.NaN, wait: Number.NaN };
   }
   return { run: run / 1e9, wait: wait / 1e9 };
+}
+
+/** Resident set size of `pid` in bytes (VmRSS); NaN when it is gone. */
+export function rssBytes(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** `pid` and every process below it. */
+export function descendants(pid: number): number[] {
+  let pids: number[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  } catch {
+    return [pid];
+  }
+  const children = new Map<number, number[]>();
+  for (const p of pids) {
+    const st = readStat(p);
+    if (!st) continue;
+    const list = children.get(st.ppid) ?? [];
+    list.push(p);
+    children.set(st.ppid, list);
+  }
+  const out: number[] = [];
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    out.push(p);
+    stack.push(...(children.get(p) ?? []));
+  }
+  return out;
+}
+
+/**
+ * The database processes below a server: its descendants except tsx's esbuild service (which
+ * compiled the TypeScript at start-up and idles after). For our server that is the DynamoDB Local JVM.
+ */
+export function databaseProcesses(pid: number): number[] {
+  return descendants(pid).filter((p) => p !== pid && readStat(p)?.comm !== 'esbuild');
+}
+
+/** CPU seconds of the given processes (each alone). */
+export function cpuSecondsOf(pids: readonly number[]): number {
+  return pids.reduce((a, p) => a + (readStat(p)?.ticks ?? 0), 0) / TICKS_PER_SECOND;
 }

@@ -28,7 +28,8 @@ export const FAKE_KMS_KEY_ARN = 'arn:aws:kms:us-east-1:111122223333:key/00000000
  * what another wrapped: like one KMS key shared by every Lambda container. `calls()` counts the
  * commands actually sent.
  */
-export function installFakeKms(): { calls(): Record<string, number>; total(): number; restore(): void } {
+/** The fake KMS key's cryptography, shared by the SDK mock (installFakeKms) and the HTTP stand-in (kms-stand-in.ts). */
+export function fakeKmsCrypto() {
   const master = createHash('sha256').update('identity-service bench fake KMS key').digest();
   const aad = (keyId: string | undefined, ctx: Record<string, string> | undefined) =>
     Buffer.from(JSON.stringify([keyId ?? '', Object.entries(ctx ?? {}).sort(([a], [b]) => a.localeCompare(b))]));
@@ -51,7 +52,16 @@ export function installFakeKms(): { calls(): Record<string, number>; total(): nu
       throw Object.assign(new Error('InvalidCiphertextException'), { name: 'InvalidCiphertextException' });
     }
   };
+  const generatePair = (spec: string | undefined, ctx: Record<string, string> | undefined) => {
+    const { publicKey, privateKey } =
+      spec === 'ECC_NIST_P256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
+    return { PublicKey: publicKey.export({ format: 'der', type: 'spki' }), PrivateKeyCiphertextBlob: seal(privateKey.export({ format: 'der', type: 'pkcs8' }), ctx) };
+  };
+  return { seal, open, generatePair };
+}
 
+export function installFakeKms(): { calls(): Record<string, number>; total(): number; restore(): void } {
+  const { seal, open, generatePair } = fakeKmsCrypto();
   const counts: Record<string, number> = {};
   const count = (name: string) => {
     counts[name] = (counts[name] ?? 0) + 1;
@@ -67,16 +77,7 @@ export function installFakeKms(): { calls(): Record<string, number>; total(): nu
   });
   mock.on(GenerateDataKeyPairWithoutPlaintextCommand).callsFake((input: GenerateDataKeyPairWithoutPlaintextCommandInput) => {
     count('GenerateDataKeyPairWithoutPlaintext');
-    const { publicKey, privateKey } =
-      input.KeyPairSpec === 'ECC_NIST_P256'
-        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
-        : generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
-    return {
-      KeyId: FAKE_KMS_KEY_ARN,
-      KeyPairSpec: input.KeyPairSpec,
-      PublicKey: publicKey.export({ format: 'der', type: 'spki' }),
-      PrivateKeyCiphertextBlob: seal(privateKey.export({ format: 'der', type: 'pkcs8' }), input.EncryptionContext),
-    };
+    return { KeyId: FAKE_KMS_KEY_ARN, KeyPairSpec: input.KeyPairSpec, ...generatePair(input.KeyPairSpec, input.EncryptionContext) };
   });
   return {
     calls: () => ({ ...counts }),

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { processCpuSeconds, schedSeconds, treeCpuSeconds } from './cpu.ts';
+import { cpuSecondsOf, databaseProcesses, descendants, processCpuSeconds, rssBytes, schedSeconds } from './cpu.ts';
 import { round } from './stats.ts';
 
 export interface LoadTarget {
@@ -9,6 +9,23 @@ export interface LoadTarget {
   body?: string;
   /** Bodies to send round-robin instead of `body` (e.g. many distinct tokens to introspect). */
   bodies?: readonly string[];
+}
+
+/** The processes one side runs on: its server process, and the database it needs (ours: DynamoDB Local, a child of the server; oidc-provider with Redis: redis-server). */
+export interface SideProcesses {
+  /** The server process. */
+  pid?: number | undefined;
+  /** Database processes that are not the server's children (redis-server). DynamoDB Local is found as a child of our server. */
+  dbPids?: readonly number[];
+  /** Reads the server's heap (asks the process itself; see bench/servers/announce.ts). */
+  heap?: () => Promise<ProcessMemory | undefined>;
+}
+
+export interface ProcessMemory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
 }
 
 export interface LoadResult {
@@ -24,44 +41,80 @@ export interface LoadResult {
   timeouts: number;
   durationS: number;
   /**
-   * CPU the server side used during the run: `serverCpuS` is the server process alone (our node
-   * process, not DynamoDB Local, which in AWS is not our CPU); `serverCpuShare` is the whole process
-   * tree (with DynamoDB Local) over the wall time, i.e. how much of its core the server side got;
-   * `okPerCpuS` is 2xx per CPU-second of the server process.
+   * CPU the side used during the run. `serverCpuS`: the server process alone; `dbCpuS`: its
+   * database (ours: the DynamoDB Local JVM, a child of the server; oidc-provider with Redis: the
+   * redis-server process; 0 for an in-memory adapter). Both run on the server core, so both are
+   * this side's CPU. `serverCpuShare`: (server + database) CPU over the wall time, i.e. how much of
+   * its core the side got.
    */
   serverCpuS: number;
+  dbCpuS: number;
   serverCpuShare: number;
+  /** 2xx per CPU-second of the server process alone, and of server + database. */
   okPerCpuS: number;
+  okPerCpuSWithDb: number;
   /** Share of the run the server process's threads were runnable but waiting for a core (starved by other processes). */
   serverWaitShare: number;
+  /** Highest resident set size seen during the run (sampled every 250 ms), bytes: server process, and database processes. */
+  serverRssMax: number;
+  dbRssMax: number;
+  /** The server's heap in the middle of the run, when the side can report it. */
+  heapMid?: ProcessMemory | undefined;
 }
+
+/** The side's database processes: below the server (DynamoDB Local) and beside it (redis-server, and its children). */
+function dbPidsOf(p: SideProcesses): number[] {
+  if (!p.pid) return [];
+  return [...databaseProcesses(p.pid), ...(p.dbPids ?? []).flatMap((d) => descendants(d))];
+}
+
+const dbRss = (pids: readonly number[]) => pids.reduce((a, d) => a + (rssBytes(d) || 0), 0);
 
 /**
  * One autocannon run (programmatic, in this process, which the bench pins to the load core).
  * Keep-alive connections, no pipelining: each connection has one request in flight, as a client
- * SDK with a connection pool does. `rps` counts 2xx only, so errors can never inflate it.
+ * SDK with a connection pool does (a closed loop: the next request waits for the answer). `rps`
+ * counts 2xx only, so errors can never inflate it.
  */
-export async function runLoad(target: LoadTarget, opts: { connections: number; durationS: number; serverPid?: number | undefined }): Promise<LoadResult> {
-  const pid = opts.serverPid;
+export async function runLoad(target: LoadTarget, opts: { connections: number; durationS: number; side?: SideProcesses | undefined }): Promise<LoadResult> {
+  const side = opts.side ?? {};
+  const pid = side.pid;
   const cpu0 = pid ? processCpuSeconds(pid) : Number.NaN;
-  const tree0 = pid ? treeCpuSeconds(pid) : Number.NaN;
+  const dbPids = dbPidsOf(side);
+  const db0 = cpuSecondsOf(dbPids);
   const sched0 = pid ? schedSeconds(pid) : undefined;
-  const result = await autocannon({
-    url: target.url,
-    method: target.method,
-    headers: target.headers,
-    ...(target.body !== undefined ? { body: target.body } : {}),
-    ...(target.bodies?.length ? { requests: [roundRobin(target)] } : {}),
-    connections: opts.connections,
-    pipelining: 1,
-    duration: opts.durationS,
-    timeout: 10,
-    // Status codes per code (for the 429 count); no console table.
-    renderProgressBar: false,
-    renderResultsTable: false,
-  } as autocannon.Options);
+  let serverRssMax = 0;
+  let dbRssMax = 0;
+  const sample = () => {
+    if (!pid) return;
+    serverRssMax = Math.max(serverRssMax, rssBytes(pid) || 0);
+    dbRssMax = Math.max(dbRssMax, dbRss(dbPids));
+  };
+  const sampler = setInterval(sample, 250);
+  let heapMid: Promise<ProcessMemory | undefined> | undefined;
+  const midTimer = side.heap ? setTimeout(() => (heapMid = side.heap!().catch(() => undefined)), (opts.durationS * 1000) / 2) : undefined;
+  let result: autocannon.Result;
+  try {
+    result = await autocannon({
+      url: target.url,
+      method: target.method,
+      headers: target.headers,
+      ...(target.body !== undefined ? { body: target.body } : {}),
+      ...(target.bodies?.length ? { requests: [roundRobin(target)] } : {}),
+      connections: opts.connections,
+      pipelining: 1,
+      duration: opts.durationS,
+      timeout: 10,
+      renderProgressBar: false,
+      renderResultsTable: false,
+    } as autocannon.Options);
+  } finally {
+    clearInterval(sampler);
+    if (midTimer) clearTimeout(midTimer);
+  }
+  sample();
   const serverCpuS = pid ? processCpuSeconds(pid) - cpu0 : Number.NaN;
-  const treeCpuS = pid ? treeCpuSeconds(pid) - tree0 : Number.NaN;
+  const dbCpuS = cpuSecondsOf(dbPids) - db0;
   const waitS = pid && sched0 ? schedSeconds(pid).wait - sched0.wait : Number.NaN;
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
@@ -75,9 +128,14 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; d
     timeouts: result.timeouts,
     durationS: round(result.duration),
     serverCpuS: round(serverCpuS),
-    serverCpuShare: round(treeCpuS / result.duration),
+    dbCpuS: round(dbCpuS),
+    serverCpuShare: round((serverCpuS + dbCpuS) / result.duration),
     okPerCpuS: round(result['2xx'] / serverCpuS),
+    okPerCpuSWithDb: round(result['2xx'] / (serverCpuS + dbCpuS)),
     serverWaitShare: round(waitS / result.duration),
+    serverRssMax,
+    dbRssMax,
+    heapMid: heapMid ? await heapMid : undefined,
   };
 }
 

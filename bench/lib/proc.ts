@@ -1,5 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { freePort } from '../../infra/local/dynamodb-local.ts';
+import type { ProcessMemory } from './load.ts';
 
 /**
  * Processes and CPU pinning. The machine has 2 cores: the servers under test (and DynamoDB Local,
@@ -83,7 +85,15 @@ export function waitForReady<T>(child: ChildProcess, what: string, timeoutMs = 1
       if (msg && typeof msg === 'object' && (msg as { ready?: unknown }).ready === true) {
         clearTimeout(timer);
         child.off('exit', onExit);
-        rl.close();
+        // Later lines on the channel (memory reports, see askMemory) go to `bench-line` listeners.
+        rl.removeAllListeners('line');
+        rl.on('line', (l) => {
+          try {
+            child.emit('bench-line', JSON.parse(l));
+          } catch {
+            /* not ours */
+          }
+        });
         child.stdout?.resume(); // keep draining so the child never blocks on a full pipe
         // From now on the server's stderr (errors only: its logs go to stdout) reaches ours, tagged.
         child.stderr?.removeAllListeners('data');
@@ -125,4 +135,52 @@ export function runNode(args: readonly string[], options: SpawnOptions & { timeo
       else reject(new Error(`node ${args.join(' ')} exited ${code ?? signal}: ${Buffer.concat(err).toString().slice(-2000)}`));
     });
   });
+}
+
+/** A server's `process.memoryUsage()`, asked with SIGUSR2 (bench/servers/announce.ts); undefined if it does not answer within 3 s. */
+export function askMemory(child: ChildProcess): Promise<ProcessMemory | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off('bench-line', onLine);
+      resolve(undefined);
+    }, 3000);
+    const onLine = (msg: { memory?: ProcessMemory }) => {
+      if (!msg.memory) return;
+      clearTimeout(timer);
+      child.off('bench-line', onLine);
+      const { rss, heapUsed, heapTotal, external } = msg.memory;
+      resolve({ rss, heapUsed, heapTotal, external });
+    };
+    child.on('bench-line', onLine);
+    child.kill('SIGUSR2');
+  });
+}
+
+/**
+ * Starts `redis-server` (Debian package `redis-server`) on a free port, pinned to `core`, with no
+ * persistence (nothing written to disk: the in-memory dataset, as a cache deployment runs it).
+ * Returns undefined when the binary is not installed.
+ */
+export async function startRedis(core: number): Promise<{ child: ChildProcess; url: string; version: string } | undefined> {
+  const which = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (which.error || which.status !== 0) return undefined;
+  const version = /v=(\S+)/.exec(which.stdout)?.[1] ?? 'unknown';
+  const port = await freePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'];
+  const pin = canPin();
+  const child = spawn(pin ? 'taskset' : 'redis-server', pin ? ['-c', String(core), 'redis-server', ...args] : args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  // Ready when it accepts a PING.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
+    if (r.stdout?.trim() === 'PONG') break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not start on port ${port}`);
+    }
+    await new Promise((r2) => setTimeout(r2, 100));
+  }
+  return { child, url: `redis://127.0.0.1:${port}`, version };
 }

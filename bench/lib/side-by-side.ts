@@ -1,4 +1,4 @@
-import { runLoad, type LoadResult, type LoadTarget } from './load.ts';
+import { runLoad, type LoadResult, type LoadTarget, type SideProcesses } from './load.ts';
 import { median, round } from './stats.ts';
 
 export interface SideBySideOptions {
@@ -7,6 +7,13 @@ export interface SideBySideOptions {
   warmupS: number;
   rounds: number;
   log: (line: string) => void;
+}
+
+/** One server under test: the first side of a comparison is ours, the others are peers. */
+export interface Side {
+  name: string;
+  target: LoadTarget;
+  procs: SideProcesses;
 }
 
 export interface SideSummary {
@@ -20,90 +27,143 @@ export interface SideSummary {
   errors: number;
   /** Highest throughput of any measured run (to tell whether a route throttle would have capped it). */
   peakRps: number;
-  /** Median share of a core the server side (process tree) got during the runs, and 2xx per CPU-second of the server process. */
+  /** Median share of a core the side (server + database) got during the runs. */
   cpuShare: number;
+  /** Median 2xx per CPU-second: of the server process alone, and of server + database. */
   perCpuS: number;
+  perCpuSWithDb: number;
+  /** Median share of the side's CPU spent by its database. */
+  dbShareOfCpu: number;
   /** Median share of the run the server waited for a core (other processes had it). */
   waitShare: number;
+  /** Largest RSS seen under load, MB: server process, database. */
+  serverRssMaxMb: number;
+  dbRssMaxMb: number;
 }
 
-export interface SideBySideResult {
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+/** Paired ratios ours/peer, one per round (both sides ran in that round, back to back). */
+export interface PeerRatios {
+  peer: string;
+  /** 2xx per second (raw throughput). */
+  rps: Spread;
+  /** 2xx per CPU-second of the server process alone. */
+  perCpu: Spread;
+  /** 2xx per CPU-second of server + database. */
+  perCpuWithDb: Spread;
+  /** p99 latency, theirs / ours (> 1: our tail is shorter). */
+  p99: Spread;
+}
+
+export interface PassResult {
+  rounds: { order: string[]; results: Record<string, LoadResult> }[];
+  summaries: Record<string, SideSummary>;
+  ratios: PeerRatios[];
+}
+
+/** Several passes of the same comparison: the verdict is the median of the passes' medians, with the min and max of every round. */
+export interface ComparisonResult {
+  name: string;
+  sides: string[];
   connections: number;
   durationS: number;
-  rounds: { ours: LoadResult; theirs: LoadResult; order: 'ours-first' | 'theirs-first' }[];
-  /** Medians over the rounds. */
-  ours: SideSummary;
-  theirs: SideSummary;
-  /** ours / theirs of the median throughput; > 1 means we serve more per second. */
-  ratio: number;
-  /** theirs / ours of the median p99 latency; > 1 means our tail is shorter. */
-  p99Ratio: number;
-  /** ours / theirs of requests per server CPU-second: the same comparison, robust to a busy machine. */
-  cpuRatio: number;
+  roundsPerPass: number;
+  passes: PassResult[];
+  /** Per side, medians over every round of every pass. */
+  summaries: Record<string, SideSummary>;
+  verdict: { peer: string; rps: Spread; perCpu: Spread; perCpuWithDb: Spread; p99: Spread }[];
+  note?: string;
 }
+
+const MB = 1024 * 1024;
 
 function summarize(runs: LoadResult[]): SideSummary {
   const total = (k: 'ok' | 'non2xx' | 'throttled' | 'errors') => runs.reduce((a, r) => a + r[k], 0);
+  const med = (f: (r: LoadResult) => number) => round(median(runs.map(f)));
   return {
-    rps: round(median(runs.map((r) => r.rps))),
-    p50Ms: round(median(runs.map((r) => r.p50Ms))),
-    p99Ms: round(median(runs.map((r) => r.p99Ms))),
+    rps: med((r) => r.rps),
+    p50Ms: med((r) => r.p50Ms),
+    p99Ms: med((r) => r.p99Ms),
     ok: total('ok'),
     non2xx: total('non2xx'),
     throttled: total('throttled'),
     errors: total('errors'),
     peakRps: Math.max(...runs.map((r) => r.rps)),
-    cpuShare: round(median(runs.map((r) => r.serverCpuShare))),
-    perCpuS: round(median(runs.map((r) => r.okPerCpuS))),
-    waitShare: round(median(runs.map((r) => r.serverWaitShare))),
+    cpuShare: med((r) => r.serverCpuShare),
+    perCpuS: med((r) => r.okPerCpuS),
+    perCpuSWithDb: med((r) => r.okPerCpuSWithDb),
+    dbShareOfCpu: med((r) => r.dbCpuS / (r.serverCpuS + r.dbCpuS)),
+    waitShare: med((r) => r.serverWaitShare),
+    serverRssMaxMb: round(Math.max(...runs.map((r) => r.serverRssMax)) / MB),
+    dbRssMaxMb: round(Math.max(0, ...runs.map((r) => r.dbRssMax || 0)) / MB),
   };
 }
 
-/**
- * The same load generator, connections and duration against both servers, alternating: each round
- * runs both, and the order flips every round (ours first, then theirs first, ...) so that a drift of
- * the shared machine (another tenant's burst, thermal state) lands on both sides alike. Each side
- * gets one unmeasured warm-up run first (JIT, caches, key unwrap, connection pools). The verdict
- * uses medians over rounds.
- */
-export async function sideBySide(
-  name: string,
-  ours: LoadTarget & { pid?: number | undefined },
-  theirs: LoadTarget & { pid?: number | undefined },
-  o: SideBySideOptions,
-): Promise<SideBySideResult> {
-  const oursLoad = { connections: o.connections, durationS: o.durationS, serverPid: ours.pid };
-  const theirsLoad = { connections: o.connections, durationS: o.durationS, serverPid: theirs.pid };
+export function spread(values: readonly number[]): Spread {
+  const finite = values.filter(Number.isFinite);
+  if (!finite.length) return { min: Number.NaN, median: Number.NaN, max: Number.NaN };
+  return { min: round(Math.min(...finite)), median: round(median(finite)), max: round(Math.max(...finite)) };
+}
+
+function pairedRatios(rounds: PassResult['rounds'], ours: string, peer: string): PeerRatios {
+  const r = (f: (x: LoadResult) => number, invert = false) =>
+    spread(rounds.map((x) => (invert ? f(x.results[peer]!) / f(x.results[ours]!) : f(x.results[ours]!) / f(x.results[peer]!))));
+  return { peer, rps: r((x) => x.rps), perCpu: r((x) => x.okPerCpuS), perCpuWithDb: r((x) => x.okPerCpuSWithDb), p99: r((x) => x.p99Ms, true) };
+}
+
+/** Warm-up: one unmeasured run per side (JIT, caches, key unwrap, connection pools). */
+export async function warmUp(name: string, sides: readonly Side[], o: SideBySideOptions): Promise<void> {
   o.log(`${name}: warm-up ${o.warmupS}s each`);
-  await runLoad(ours, { connections: o.connections, durationS: o.warmupS });
-  await runLoad(theirs, { connections: o.connections, durationS: o.warmupS });
-  const rounds: SideBySideResult['rounds'] = [];
+  for (const s of sides) await runLoad(s.target, { connections: o.connections, durationS: o.warmupS });
+}
+
+/**
+ * One pass: `rounds` rounds, each running every side once with the same load generator,
+ * connections and duration, back to back. The order rotates every round (ours, a, b; a, b, ours;
+ * ...), so a drift of the shared machine (another tenant's burst) lands on every side alike, and
+ * the ratios are paired within a round. The first side is ours.
+ */
+export async function comparePass(name: string, sides: readonly Side[], o: SideBySideOptions, heapRound = -1): Promise<PassResult> {
+  const rounds: PassResult['rounds'] = [];
   for (let i = 0; i < o.rounds; i++) {
-    const order = i % 2 === 0 ? 'ours-first' : 'theirs-first';
-    let a: LoadResult;
-    let b: LoadResult;
-    if (order === 'ours-first') {
-      a = await runLoad(ours, oursLoad);
-      b = await runLoad(theirs, theirsLoad);
-    } else {
-      b = await runLoad(theirs, theirsLoad);
-      a = await runLoad(ours, oursLoad);
+    const order = sides.map((_, k) => sides[(k + i) % sides.length]!);
+    const results: Record<string, LoadResult> = {};
+    for (const s of order) {
+      const procs = i === heapRound ? s.procs : { ...s.procs, heap: undefined };
+      results[s.name] = await runLoad(s.target, { connections: o.connections, durationS: o.durationS, side: procs });
     }
-    rounds.push({ ours: a, theirs: b, order });
+    rounds.push({ order: order.map((s) => s.name), results });
     o.log(
-      `${name}: round ${i + 1}/${o.rounds} ours ${a.rps}/s p99 ${a.p99Ms} ms cpu ${a.serverCpuShare} wait ${a.serverWaitShare} (${a.okPerCpuS}/cpu-s, non-2xx ${a.non2xx}) | theirs ${b.rps}/s p99 ${b.p99Ms} ms cpu ${b.serverCpuShare} wait ${b.serverWaitShare} (${b.okPerCpuS}/cpu-s, non-2xx ${b.non2xx})`,
+      `${name}: round ${i + 1}/${o.rounds} ` +
+        sides
+          .map((s) => {
+            const r = results[s.name]!;
+            return `${s.name} ${r.rps}/s p99 ${r.p99Ms} ms cpu ${r.serverCpuShare} (db ${r.dbCpuS} s) wait ${r.serverWaitShare} ${r.okPerCpuS}/cpu-s ${r.okPerCpuSWithDb}/cpu-s+db non-2xx ${r.non2xx}`;
+          })
+          .join(' | '),
     );
   }
-  const oursS = summarize(rounds.map((r) => r.ours));
-  const theirsS = summarize(rounds.map((r) => r.theirs));
-  return {
-    connections: o.connections,
-    durationS: o.durationS,
-    rounds,
-    ours: oursS,
-    theirs: theirsS,
-    ratio: round(oursS.rps / theirsS.rps),
-    p99Ratio: round(theirsS.p99Ms / oursS.p99Ms),
-    cpuRatio: round(oursS.perCpuS / theirsS.perCpuS),
-  };
+  const summaries = Object.fromEntries(sides.map((s) => [s.name, summarize(rounds.map((r) => r.results[s.name]!))]));
+  return { rounds, summaries, ratios: sides.slice(1).map((p) => pairedRatios(rounds, sides[0]!.name, p.name)) };
+}
+
+/** The passes of one comparison combined: median of the passes' median ratios; min and max over every round. */
+export function combinePasses(name: string, sides: readonly Side[], o: SideBySideOptions, passes: PassResult[], note?: string): ComparisonResult {
+  const allRounds = passes.flatMap((p) => p.rounds);
+  const summaries = Object.fromEntries(sides.map((s) => [s.name, summarize(allRounds.map((r) => r.results[s.name]!))]));
+  const verdict = sides.slice(1).map((p) => {
+    const perRound = pairedRatios(allRounds, sides[0]!.name, p.name);
+    const mom = (k: 'rps' | 'perCpu' | 'perCpuWithDb' | 'p99'): Spread => ({
+      min: perRound[k].min,
+      median: round(median(passes.map((x) => x.ratios.find((r) => r.peer === p.name)![k].median))),
+      max: perRound[k].max,
+    });
+    return { peer: p.name, rps: mom('rps'), perCpu: mom('perCpu'), perCpuWithDb: mom('perCpuWithDb'), p99: mom('p99') };
+  });
+  return { name, sides: sides.map((s) => s.name), connections: o.connections, durationS: o.durationS, roundsPerPass: o.rounds, passes, summaries, verdict, ...(note ? { note } : {}) };
 }

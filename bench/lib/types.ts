@@ -1,10 +1,11 @@
 import type { ColdStartResult } from '../sections/cold-start.ts';
-import type { CostResult } from '../sections/cost.ts';
+import type { CostResult, memoryOptions } from '../sections/cost.ts';
 import type { OperationCost } from '../sections/ddb-per-request.ts';
 import type { LimitsResult } from '../sections/limits.ts';
 import type { ListsResult } from '../sections/lists.ts';
 import type { TokenFixture } from './fixture.ts';
-import type { SideBySideResult } from './side-by-side.ts';
+import type { HttpResults } from '../sections/http-compare.ts';
+import type { LeakResult } from '../sections/leak.ts';
 import type { LiftedThrottle } from './throttles.ts';
 import type { TargetCheck } from './targets.ts';
 
@@ -23,6 +24,10 @@ export interface BenchMeta {
   options: Record<string, unknown>;
   versions: Record<string, string>;
   liftedThrottles: LiftedThrottle[];
+  /** redis-server for oidc-provider's Redis adapter: its version, or why it was not there. */
+  redis: { version: string } | { missing: string };
+  /** Every section with the default settings (only such a run may become latest.*). */
+  fullRun: boolean;
   fixtures: { ours: Omit<TokenFixture, 'clientSecret'>; theirs: { resource: string; scope: string; introspectedResource: string } };
 }
 
@@ -32,13 +37,13 @@ export interface SectionError {
 
 export interface BenchResults {
   meta: BenchMeta;
-  token: SideBySideResult | SectionError | undefined;
-  introspection: (SideBySideResult & { note: string }) | SectionError | undefined;
+  http: HttpResults | undefined;
   limits: LimitsResult | SectionError | undefined;
   lists: ListsResult | SectionError | undefined;
-  coldStart: ColdStartResult | undefined;
+  coldStart: (ColdStartResult & { kmsStandInCalls?: Record<string, number> }) | undefined;
   ddb: { operations: OperationCost[] } | undefined;
-  cost: CostResult | SectionError | undefined;
+  cost: (CostResult & { memory: ReturnType<typeof memoryOptions> | undefined }) | SectionError | undefined;
+  leak: LeakResult | SectionError | undefined;
   targets: TargetCheck[];
   errors: { section: string; message: string }[];
 }

@@ -1,7 +1,8 @@
 import { mkdirSync, rmSync, statSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { BUNDLING } from '../../infra/constructs/service-function.ts';
 import { handlerModules, ROUTES } from '../../shared/routes.ts';
 import { basicAuth, FORM, proxyEvent, type EventSpec } from '../lib/api-event.ts';
 import { LOAD_CORE, pinSelf, runNode } from '../lib/proc.ts';
@@ -21,6 +22,8 @@ export interface BundleResult {
   topInputs: { input: string; bytes: number }[];
   /** Fresh process → first handled event, ms: median over runs, and the parts. */
   readyMs: number | null;
+  /** Process start to the probe's first line (Node's own start), then the module import, then the first event. */
+  bootMs: number | null;
   importMs: number | null;
   handleMs: number | null;
   /** Spawn to exit as the parent sees it (includes process teardown). */
@@ -43,6 +46,32 @@ export interface ColdStartResult {
   /** The token handler with the SDK external, resolved from node_modules as Lambda resolves its runtime SDK. */
   tokenSdkExternal: { bytes: number; readyMs: number | null; importMs: number | null; runs: number; error?: string } | undefined;
   buildMs: number;
+}
+
+/**
+ * The CDK construct's bundling options (NodejsFunction `BundlingOptions`) as the esbuild options
+ * NodejsFunction turns them into (`--bundle --platform=node --format --target --minify --sourcemap
+ * --sources-content --main-fields --external --banner:js`). An option this does not know fails
+ * the section rather than being silently left out.
+ */
+export function esbuildOptionsOf(b: Record<string, unknown>): BuildOptions {
+  const known = ['format', 'target', 'minify', 'sourceMap', 'sourcesContent', 'mainFields', 'externalModules', 'banner'];
+  // What esbuild prints and the environment of the esbuild process: no effect on the bundle.
+  const outputNeutral = ['logLevel', 'environment'];
+  const unknown = Object.keys(b).filter((k) => !known.includes(k) && !outputNeutral.includes(k));
+  if (unknown.length) throw new Error(`infra/constructs/service-function.ts BUNDLING has ${unknown.join(', ')}: teach esbuildOptionsOf (bench/sections/cold-start.ts) what esbuild option each is`);
+  return {
+    bundle: true,
+    platform: 'node',
+    format: b.format as BuildOptions['format'],
+    target: b.target as string,
+    minify: b.minify as boolean,
+    sourcemap: b.sourceMap as boolean,
+    sourcesContent: b.sourcesContent as boolean,
+    mainFields: [...(b.mainFields as string[])],
+    external: [...((b.externalModules as string[] | undefined) ?? [])],
+    ...(typeof b.banner === 'string' ? { banner: { js: b.banner } } : {}),
+  };
 }
 
 /** What each handler is sent: a real request where one is cheap, else an unauthenticated one (401/400): module load + pipeline either way. */
@@ -93,15 +122,7 @@ export async function benchColdStart(o: {
   const common = {
     entryPoints: Object.fromEntries(present.map((h) => [h, join(ROOT, `${h}.ts`)])),
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node' as const,
-    format: 'esm' as const,
-    target: 'node24',
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    mainFields: ['module', 'main'],
-    banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
+    ...esbuildOptionsOf(BUNDLING),
     metafile: true,
     logLevel: 'error' as const,
   };
@@ -148,21 +169,22 @@ export async function benchColdStart(o: {
     } catch {
       /* not built */
     }
-    const result: BundleResult = { handler: h, bytes, gzipBytes, sdkExternalBytes, topInputs, readyMs: null, importMs: null, handleMs: null, wallMs: null, runs: 0, event: ev?.label ?? 'not invoked (scheduled job; invoking would rotate the keys)', status: null };
+    const result: BundleResult = { handler: h, bytes, gzipBytes, sdkExternalBytes, topInputs, readyMs: null, bootMs: null, importMs: null, handleMs: null, wallMs: null, runs: 0, event: ev?.label ?? 'not invoked (scheduled job; invoking would rotate the keys)', status: null };
     if (ev) {
       const eventFile = join(dir, `${h.replace(/\//g, '_')}.event.json`);
       writeFileSync(eventFile, JSON.stringify(proxyEvent(ev.spec)));
       const runs = h === 'functions/oauth/token' ? o.tokenRuns : o.runs;
-      const samples: { readyMs: number; importMs: number; handleMs: number; wallMs: number; status: number | null }[] = [];
+      const samples: { readyMs: number; bootMs: number; importMs: number; handleMs: number; wallMs: number; status: number | null }[] = [];
       try {
         for (let i = 0; i < runs; i++) {
           const { stdout, wallMs } = await runNode(['--enable-source-maps', probe, file, eventFile], { core: LOAD_CORE, env: o.env, timeoutMs: 30_000 });
           const line = stdout.split('\n').reverse().find((l) => l.startsWith('BENCH_RESULT '));
           if (!line) throw new Error(`no result line: ${stdout.slice(-300)}`);
-          samples.push({ ...(JSON.parse(line.slice(13)) as { readyMs: number; importMs: number; handleMs: number; status: number | null }), wallMs });
+          samples.push({ ...(JSON.parse(line.slice(13)) as { readyMs: number; bootMs: number; importMs: number; handleMs: number; status: number | null }), wallMs });
         }
         result.runs = samples.length;
         result.readyMs = round(median(samples.map((s) => s.readyMs)));
+        result.bootMs = round(median(samples.map((s) => s.bootMs)));
         result.importMs = round(median(samples.map((s) => s.importMs)));
         result.handleMs = round(median(samples.map((s) => s.handleMs)));
         result.wallMs = round(median(samples.map((s) => s.wallMs)));

@@ -9,3 +9,11 @@ export function announceReady(line: string): void {
   const fd = Number(process.env.BENCH_READY_FD ?? 1);
   writeSync(fd, line);
 }
+
+/**
+ * On SIGUSR2 the server writes one line `{"memory": process.memoryUsage()}` to the same channel:
+ * how the bench reads a server's heap at rest and under load without an HTTP route of its own.
+ */
+export function answerMemoryRequests(): void {
+  process.on('SIGUSR2', () => announceReady(`${JSON.stringify({ memory: process.memoryUsage() })}\n`));
+}

@@ -8,7 +8,9 @@
  * - introspection on. oidc-provider refuses to introspect structured (JWT) tokens
  *   (lib/shared/reject_structured_tokens.js), so the introspection benchmark asks for a token of a
  *   second resource, `https://opaque.bench.example/`, whose tokens are opaque and live in the
- *   provider's in-memory adapter: that is the only token oidc-provider can introspect.
+ *   provider's storage: that is the only token oidc-provider can introspect.
+ * - storage (argv[3]): `map`, in memory (bench/servers/oidc-adapters.ts says why not the built-in
+ *   memory adapter), or `redis:<url>`, a real redis-server the bench starts.
  *
  * Runs as its own process (the bench pins it to one core); announces one JSON line (announce.ts)
  * `{ready, url, clientId, clientSecret, jwtResource, opaqueResource}` on stdout when listening.
@@ -16,9 +18,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
-import { announceReady } from './announce.ts';
+import { announceReady, answerMemoryRequests } from './announce.ts';
+import { mapAdapterFactory, redisAdapterFactory } from './oidc-adapters.ts';
 
 const port = Number(process.argv[2] ?? 0);
+/** `map` (in memory, default) or `redis:<url>`. */
+const storage = process.argv[3] ?? 'map';
+const redis = storage.startsWith('redis:') ? redisAdapterFactory(storage.slice('redis:'.length)) : undefined;
+if (redis) await redis.client.ping();
 const clientId = 'bench-client';
 const clientSecret = 'bench-secret-0123456789abcdef0123456789abcdef';
 const jwtResource = 'https://api.bench.example/';
@@ -34,6 +41,7 @@ const { port: actual } = server.address() as { port: number };
 const issuer = `http://127.0.0.1:${actual}`;
 
 const provider = new Provider(issuer, {
+  adapter: redis ? redis.Adapter : mapAdapterFactory(),
   clients: [
     {
       client_id: clientId,
@@ -74,5 +82,10 @@ const provider = new Provider(issuer, {
 provider.on('server_error', (_ctx, err) => process.stderr.write(`oidc-provider server_error: ${String(err)}\n`));
 server.on('request', provider.callback());
 
-announceReady(`${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope })}\n`);
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+announceReady(`${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope, storage: redis ? 'redis' : 'map' })}\n`);
+answerMemoryRequests();
+process.on('SIGTERM', () => {
+  redis?.client.disconnect();
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});

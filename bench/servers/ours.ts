@@ -8,7 +8,7 @@
  */
 import { startLocalStack } from '../../infra/local/local-stack.ts';
 import { routeThrottlesOf, UNTHROTTLED } from '../lib/throttles.ts';
-import { announceReady } from './announce.ts';
+import { announceReady, answerMemoryRequests } from './announce.ts';
 
 const opts = JSON.parse(process.argv[2] ?? '{}') as { clientId: string; clientSecret: string; tableName: string; keepRouteThrottles?: boolean };
 const liftedThrottles = opts.keepRouteThrottles ? [] : routeThrottlesOf();
@@ -37,6 +37,8 @@ announceReady(
     liftedThrottles,
   })}\n`,
 );
+
+answerMemoryRequests();
 
 let stopping = false;
 const stop = () => {

@@ -192,7 +192,7 @@ function routeThrottles(routes: readonly Route[]): Record<string, apigw.MethodDe
  * One JSON line per request. `status` is what the 429 metric filter reads (ServiceAlarms). No
  * query string, headers or user agent: they can carry credentials or break the JSON.
  */
-function accessLogFormat(): apigw.AccessLogFormat {
+export function accessLogFormat(): apigw.AccessLogFormat {
   const F = apigw.AccessLogField;
   return apigw.AccessLogFormat.custom(
     JSON.stringify({

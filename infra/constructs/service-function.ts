@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
@@ -55,6 +55,27 @@ export interface ServiceFunctionProps extends FunctionDefaults {
 }
 
 /**
+ * How every handler is bundled (esbuild through NodejsFunction). Exported so that the benchmark's
+ * cold-start section builds its bundles with exactly these options (bench/sections/cold-start.ts).
+ */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  // Stack traces map to file:line without shipping the sources themselves.
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  externalModules: [],
+  // ESM output: give bundled CommonJS dependencies the `require` they expect.
+  banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+  // `npm run synth` stays quiet: esbuild reports errors only (not every bundle's size),
+  // and the `npx esbuild` that runs it prints no npm warnings.
+  logLevel: EsbuildLogLevel.ERROR,
+  environment: { NPM_CONFIG_LOGLEVEL: 'error' },
+} as const satisfies BundlingOptions;
+
+/**
  * One handler module as a Lambda function: Node.js 24 on arm64 (cheaper per GB-s than x86 and at
  * least as fast for this CPU-light work), bundled by esbuild into one minified ESM file with a
  * source map. The AWS SDK is bundled too rather than taken from the runtime: the version is the one
@@ -95,22 +116,7 @@ export class ServiceFunction extends NodejsFunction {
             handler: 'handler',
             projectRoot: PROJECT_ROOT,
             depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-            bundling: {
-              format: OutputFormat.ESM,
-              target: 'node24',
-              minify: true,
-              sourceMap: true,
-              // Stack traces map to file:line without shipping the sources themselves.
-              sourcesContent: false,
-              mainFields: ['module', 'main'],
-              externalModules: [],
-              // ESM output: give bundled CommonJS dependencies the `require` they expect.
-              banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
-              // `npm run synth` stays quiet: esbuild reports errors only (not every bundle's size),
-              // and the `npx esbuild` that runs it prints no npm warnings.
-              logLevel: EsbuildLogLevel.ERROR,
-              environment: { NPM_CONFIG_LOGLEVEL: 'error' },
-            },
+            bundling: BUNDLING,
           }),
     });
     this.handlerModule = props.handlerModule;
