@@ -1,13 +1,8 @@
 import type { ComparisonResult, Spread } from './side-by-side.ts';
-import type { BenchResults } from './types.ts';
+import type { BenchResults, TargetCheck } from './types.ts';
 
-export interface TargetCheck {
-  target: string;
-  measured: string;
-  /** null: not measured in this run (a section failed or its endpoint does not exist yet). */
-  met: boolean | null;
-  note?: string;
-}
+export type { TargetCheck } from './types.ts';
+
 
 const fmt = (n: number | null | undefined, digits = 2) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : Number(n.toFixed(digits)).toString());
 

@@ -7,7 +7,6 @@ import type { TokenFixture } from './fixture.ts';
 import type { HttpResults } from '../sections/http-compare.ts';
 import type { LeakResult } from '../sections/leak.ts';
 import type { LiftedThrottle } from './throttles.ts';
-import type { TargetCheck } from './targets.ts';
 
 export interface BenchMeta {
   startedAt: string;
@@ -46,4 +45,13 @@ export interface BenchResults {
   leak: LeakResult | SectionError | undefined;
   targets: TargetCheck[];
   errors: { section: string; message: string }[];
+}
+
+/** One target of the report: what was measured against it and whether it held. */
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  /** null: not measured in this run (a section failed or its endpoint does not exist yet). */
+  met: boolean | null;
+  note?: string;
 }

@@ -1,0 +1,58 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The layer rules of .dependency-cruiser.cjs (docs/architecture.md). `npm test` runs
+ * `npm run boundaries` over the real tree before vitest; this file proves that the rules catch what
+ * they claim to, by cruising a small tree with one planted violation per rule.
+ */
+const rules = createRequire(import.meta.url)('../../.dependency-cruiser.cjs');
+const root = mkdtempSync(join(tmpdir(), 'boundaries-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function plant(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(root, 'tree-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+async function violations(files: Record<string, string>): Promise<string[]> {
+  const dir = plant(files);
+  const cwd = process.cwd();
+  process.chdir(dir); // rule paths are relative to the cruise's base, as in `npm run boundaries`
+  try {
+    const tops = [...new Set(Object.keys(files).map((p) => p.split('/')[0]!))];
+    const { output } = await cruise(tops, { ruleSet: { forbidden: rules.forbidden }, tsPreCompilationDeps: true, validate: true });
+    return (output as ICruiseResult).summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
+const sdk = "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const x = GetCommand;\n";
+
+describe('layer boundaries (DESIGN.md §3.13)', () => {
+  it('a clean tree has no violation', async () => {
+    expect(await violations({ 'shared/store/a.ts': sdk, 'shared/management/b.ts': "import { x } from '../store/a.ts';\nexport const y = x;\n" })).toEqual([]);
+  });
+
+  it.each([
+    ['pure-layers-no-aws-sdk', { 'shared/management/uses-sdk.ts': sdk }],
+    ['pure-layers-no-aws-sdk', { 'shared/oauth/uses-sdk.ts': sdk }],
+    ['pure-layers-no-table-keys', { 'shared/store/table-keys.ts': 'export const keys = {};\n', 'shared/lists/k.ts': "import { keys } from '../store/table-keys.ts';\nexport const k = keys;\n" }],
+    ['store-not-to-management', { 'shared/management/m.ts': 'export const m = 1;\n', 'shared/store/s.ts': "import { m } from '../management/m.ts';\nexport const s = m;\n" }],
+    ['shared-not-to-infra-or-functions', { 'infra/i.ts': 'export const i = 1;\n', 'shared/x.ts': "import { i } from '../infra/i.ts';\nexport const x = i;\n" }],
+    ['functions-only-wire', { 'functions/f.ts': sdk }],
+    ['no-circular', { 'shared/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'shared/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" }],
+  ] as const)('a planted %s violation is reported', async (rule, files) => {
+    const found = await violations(files);
+    expect(found.some((v) => v.startsWith(`${rule}:`)), found.join('\n')).toBe(true);
+  });
+});
