@@ -20,7 +20,8 @@ module.exports = {
     {
       name: 'pure-layers-no-aws-sdk',
       severity: 'error',
-      comment: 'Use cases, lists, records and OAuth rules take their storage and keys as ports; only store/, keys/ and the composition root talk to AWS.',
+      comment:
+        'Use cases, lists, records and OAuth rules take their storage and keys as ports; only store/, keys/ and the composition root talk to AWS.',
       from: { path: PURE },
       to: { path: AWS_SDK },
     },
@@ -58,7 +59,11 @@ module.exports = {
     exclude: { path: '^(cdk[.]out|[.]data|bench/results|test-results)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
     skipAnalysisNotInRules: true,
   },
 };

@@ -63,7 +63,10 @@ const opts = {
   sweepConnections: [1, 4, 16, 64],
   leakTokens: quick ? 20_000 : 100_000,
 };
-const fullRun = !quick && [1, 2, 3, 4, 5, 6, 7, 8].every((n) => sections.has(n)) && !['connections', 'duration', 'rounds', 'passes'].some((k) => value(k) !== undefined);
+const fullRun =
+  !quick &&
+  [1, 2, 3, 4, 5, 6, 7, 8].every((n) => sections.has(n)) &&
+  !['connections', 'duration', 'rounds', 'passes'].some((k) => value(k) !== undefined);
 
 const t0 = Date.now();
 const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(3)}s] ${line}\n`);
@@ -103,7 +106,10 @@ const results: BenchResults = {
     options: opts,
     versions: versions(['oidc-provider', 'autocannon', 'esbuild', 'jose', '@middy/core', '@aws-sdk/client-dynamodb']),
     liftedThrottles: [],
-    fixtures: { ours: { clientId: '', resource: '', scope: '', source: 'default-client' }, theirs: { resource: '', scope: '', introspectedResource: '' } },
+    fixtures: {
+      ours: { clientId: '', resource: '', scope: '', source: 'default-client' },
+      theirs: { resource: '', scope: '', introspectedResource: '' },
+    },
     redis: { missing: 'not started' },
     fullRun,
   },
@@ -165,7 +171,7 @@ try {
   }
   // A server picks a free port and then listens on it: another process on this shared machine can
   // take the port in between. Such a start is tried again (three times at most).
-  const startServer = async <T,>(args: string[], what: string): Promise<{ child: ChildProcess; ready: T }> => {
+  const startServer = async <T>(args: string[], what: string): Promise<{ child: ChildProcess; ready: T }> => {
     for (let attempt = 1; ; attempt++) {
       const child = spawnNode(args, { core: SERVER_CORE, quietStderr: true, server: true });
       children.push(child);
@@ -179,24 +185,43 @@ try {
   };
   // oidc-provider with a database in the loop: its Redis adapter against a real redis-server on the server core.
   const redis = sections.has(2) ? await startRedis(SERVER_CORE) : undefined;
-  const redisMissing = sections.has(2) ? 'redis-server is not installed (Debian: apt-get install -y redis-server): the Redis side of the introspection cases is not measured' : 'section 2 not run';
+  const redisMissing = sections.has(2)
+    ? 'redis-server is not installed (Debian: apt-get install -y redis-server): the Redis side of the introspection cases is not measured'
+    : 'section 2 not run';
   results.meta.redis = redis ? { version: redis.version } : { missing: redisMissing };
   if (sections.has(2) && !redis) log(`REDIS MISSING: ${redisMissing}`);
   if (redis) children.push(redis.child);
   const provider = join(ROOT, 'bench/servers/oidc-provider.ts');
   const [oursStarted, theirsStarted, theirsRedisStarted] = await Promise.all([
-    startServer<OursReady>(['--import', 'tsx', join(ROOT, 'bench/servers/ours.ts'), JSON.stringify({ clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, tableName: 'bench-http' })], 'our local server'),
+    startServer<OursReady>(
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'bench/servers/ours.ts'),
+        JSON.stringify({ clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, tableName: 'bench-http' }),
+      ],
+      'our local server',
+    ),
     startServer<TheirsReady>(['--import', 'tsx', provider, '0', 'map'], 'oidc-provider'),
     redis ? startServer<TheirsReady>(['--import', 'tsx', provider, '0', `redis:${redis.url}`], 'oidc-provider (Redis)') : undefined,
   ]);
   const [oursChild, theirsChild, theirsRedisChild] = [oursStarted.child, theirsStarted.child, theirsRedisStarted?.child];
   const [ours, theirs, theirsRedis] = [oursStarted.ready, theirsStarted.ready, theirsRedisStarted?.ready];
   results.meta.liftedThrottles = ours.liftedThrottles;
-  log(`ours at ${ours.url} (DynamoDB Local ${ours.dynamodbEndpoint}), oidc-provider at ${theirs.url}${theirsRedis ? `, oidc-provider with Redis at ${theirsRedis.url} (${redis!.url})` : ''}`);
+  log(
+    `ours at ${ours.url} (DynamoDB Local ${ours.dynamodbEndpoint}), oidc-provider at ${theirs.url}${theirsRedis ? `, oidc-provider with Redis at ${theirsRedis.url} (${redis!.url})` : ''}`,
+  );
 
-  const oursFixture = await prepareOurClient(ours.url, { clientId: ours.clientId, clientSecret: ours.clientSecret, managementAudience: ours.managementAudience });
+  const oursFixture = await prepareOurClient(ours.url, {
+    clientId: ours.clientId,
+    clientSecret: ours.clientSecret,
+    managementAudience: ours.managementAudience,
+  });
   const { clientSecret: _hidden, ...fixtureMeta } = oursFixture;
-  results.meta.fixtures = { ours: fixtureMeta, theirs: { resource: theirs.jwtResource, scope: 'read:things', introspectedResource: theirs.opaqueResource } };
+  results.meta.fixtures = {
+    ours: fixtureMeta,
+    theirs: { resource: theirs.jwtResource, scope: 'read:things', introspectedResource: theirs.opaqueResource },
+  };
   log(`our benchmark client: ${oursFixture.source}${oursFixture.note ? ` (${oursFixture.note})` : ''}`);
 
   // ---- 1 and 2. token issuance and introspection over HTTP --------------------------------------------
@@ -228,7 +253,8 @@ try {
       ...(dbPids ? { dbPids } : {}),
     });
     const peers = [theirSut(theirs, theirsChild, 'oidc-provider (memory)')];
-    if (theirsRedis && theirsRedisChild && redis) peers.push(theirSut(theirsRedis, theirsRedisChild, 'oidc-provider (Redis)', [redis.child.pid!]));
+    if (theirsRedis && theirsRedisChild && redis)
+      peers.push(theirSut(theirsRedis, theirsRedisChild, 'oidc-provider (Redis)', [redis.child.pid!]));
     const http = await section('1-2 http', () =>
       benchHttp(oursSut, peers, {
         connections: opts.connections,
@@ -282,7 +308,11 @@ try {
       env: { KEY_MODE: 'envelope', KMS_KEY_ID: FAKE_KMS_KEY_ARN, AWS_REGION: 'us-east-1', STAGE: 'bench' },
     });
     meter = attachDdbMeter(inproc.runtime.db);
-    inprocFixture = await prepareOurClient(inproc.url, { clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, managementAudience: inproc.runtime.config.managementAudience });
+    inprocFixture = await prepareOurClient(inproc.url, {
+      clientId: DEFAULT_CLIENT_ID,
+      clientSecret: DEFAULT_CLIENT_SECRET,
+      managementAudience: inproc.runtime.config.managementAudience,
+    });
     log(`in-process stack at ${inproc.url} (envelope mode, fake KMS: ${JSON.stringify(kms.calls())})`);
   }
 
@@ -291,7 +321,17 @@ try {
     const rt = inproc.runtime;
     const m = meter;
     const f = inprocFixture;
-    results.limits = await section('3 limits', () => benchLimits({ runtime: rt, fixture: f, meter: m, kmsTotal: () => kms.total(), seconds: opts.inProcessSeconds, uncachedPool: opts.introspectionPoolLarge, log }));
+    results.limits = await section('3 limits', () =>
+      benchLimits({
+        runtime: rt,
+        fixture: f,
+        meter: m,
+        kmsTotal: () => kms.total(),
+        seconds: opts.inProcessSeconds,
+        uncachedPool: opts.introspectionPoolLarge,
+        log,
+      }),
+    );
   }
 
   // ---- 4. lists at scale ------------------------------------------------------------------------------
@@ -303,7 +343,10 @@ try {
       benchLists({
         url: st.url,
         managementToken: (scope?: string) =>
-          fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, { audience: st.runtime.config.managementAudience, ...(scope ? { scope } : {}) }),
+          fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, {
+            audience: st.runtime.config.managementAudience,
+            ...(scope ? { scope } : {}),
+          }),
         kmsTotal: () => kms.total(),
         db: st.runtime.db,
         tableName: inprocTable,
@@ -333,7 +376,12 @@ try {
           POWERTOOLS_SERVICE_NAME: 'identity-service',
           POWERTOOLS_LOG_LEVEL: 'INFO',
         },
-        target: { issuer: st.runtime.config.issuer, clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET, audience: st.runtime.config.managementAudience },
+        target: {
+          issuer: st.runtime.config.issuer,
+          clientId: DEFAULT_CLIENT_ID,
+          clientSecret: DEFAULT_CLIENT_SECRET,
+          audience: st.runtime.config.managementAudience,
+        },
         log,
       }),
     ).finally(() => kmsStandIn.close());
@@ -350,36 +398,90 @@ try {
     const operations: OperationCost[] = [];
     const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', resource: f.resource, scope: f.scope }).toString();
     const token = await fetchToken(st.url, f.clientId, f.clientSecret, { resource: f.resource, scope: f.scope }).catch(() => '');
-    const mgmt = await fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, { audience: st.runtime.config.managementAudience, scope: 'read:clients' }).catch(() => '');
-    const mgmtKeys = await fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, { audience: st.runtime.config.managementAudience }).catch(() => '');
+    const mgmt = await fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, {
+      audience: st.runtime.config.managementAudience,
+      scope: 'read:clients',
+    }).catch(() => '');
+    const mgmtKeys = await fetchToken(st.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, {
+      audience: st.runtime.config.managementAudience,
+    }).catch(() => '');
     const probes: { operation: string; handler: string; event: Parameters<typeof probeOperation>[0]['event'] }[] = [
-      { operation: 'POST /token (client_credentials)', handler: 'functions/oauth/token', event: { method: 'POST', resource: '/token', headers: { Authorization: auth, 'Content-Type': FORM }, body: tokenBody } },
-      { operation: 'POST /tokeninfo', handler: 'functions/oauth/tokeninfo', event: { method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: `token=${token}` } },
-      { operation: 'POST /introspect', handler: 'functions/oauth/introspect', event: { method: 'POST', resource: '/introspect', headers: { Authorization: auth, 'Content-Type': FORM }, body: `token=${token}` } },
-      { operation: 'GET /.well-known/jwks.json', handler: 'functions/oauth/jwks', event: { method: 'GET', resource: '/.well-known/jwks.json' } },
-      { operation: 'GET /identity/v1/clients?limit=50 (read:clients)', handler: 'functions/clients/list-clients', event: { method: 'GET', resource: '/identity/v1/clients', headers: { Authorization: `Bearer ${mgmt}` }, query: { limit: '50' } } },
-      { operation: 'GET /identity/v1/clients?limit=50 (caller with read:client_keys)', handler: 'functions/clients/list-clients', event: { method: 'GET', resource: '/identity/v1/clients', headers: { Authorization: `Bearer ${mgmtKeys}` }, query: { limit: '50' } } },
+      {
+        operation: 'POST /token (client_credentials)',
+        handler: 'functions/oauth/token',
+        event: { method: 'POST', resource: '/token', headers: { Authorization: auth, 'Content-Type': FORM }, body: tokenBody },
+      },
+      {
+        operation: 'POST /tokeninfo',
+        handler: 'functions/oauth/tokeninfo',
+        event: { method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: `token=${token}` },
+      },
+      {
+        operation: 'POST /introspect',
+        handler: 'functions/oauth/introspect',
+        event: { method: 'POST', resource: '/introspect', headers: { Authorization: auth, 'Content-Type': FORM }, body: `token=${token}` },
+      },
+      {
+        operation: 'GET /.well-known/jwks.json',
+        handler: 'functions/oauth/jwks',
+        event: { method: 'GET', resource: '/.well-known/jwks.json' },
+      },
+      {
+        operation: 'GET /identity/v1/clients?limit=50 (read:clients)',
+        handler: 'functions/clients/list-clients',
+        event: { method: 'GET', resource: '/identity/v1/clients', headers: { Authorization: `Bearer ${mgmt}` }, query: { limit: '50' } },
+      },
+      {
+        operation: 'GET /identity/v1/clients?limit=50 (caller with read:client_keys)',
+        handler: 'functions/clients/list-clients',
+        event: {
+          method: 'GET',
+          resource: '/identity/v1/clients',
+          headers: { Authorization: `Bearer ${mgmtKeys}` },
+          query: { limit: '50' },
+        },
+      },
     ];
     for (const p of probes) {
       const r = await probeOperation({ ...p, env, warm: 200 });
       operations.push(r);
-      log(`ddb: ${p.operation}: cold ${r.cold ? `${r.cold.ddbCalls} calls ${r.cold.rru} RRU, KMS ${r.cold.kmsCalls}` : r.error?.slice(0, 120)}; warm ${r.warm ? `${r.warm.ddbCalls} calls/request` : '-'}`);
+      log(
+        `ddb: ${p.operation}: cold ${r.cold ? `${r.cold.ddbCalls} calls ${r.cold.rru} RRU, KMS ${r.cold.kmsCalls}` : r.error?.slice(0, 120)}; warm ${r.warm ? `${r.warm.ddbCalls} calls/request` : '-'}`,
+      );
     }
     if (results.limits && 'tokenRun' in results.limits) {
       const tr = results.limits.tokenRun;
       operations.push({
         operation: 'POST /token, sustained (section 3 run)',
         cold: null,
-        warm: { ddbCalls: tr.ddb.calls / tr.tokens, reads: tr.ddbReadsPerToken, rru: tr.rruPerToken, wru: tr.ddb.wcu / tr.tokens, kmsCalls: tr.kmsPerToken, requests: tr.tokens },
+        warm: {
+          ddbCalls: tr.ddb.calls / tr.tokens,
+          reads: tr.ddbReadsPerToken,
+          rru: tr.rruPerToken,
+          wru: tr.ddb.wcu / tr.tokens,
+          kmsCalls: tr.kmsPerToken,
+          requests: tr.tokens,
+        },
         note: `${Math.round(tr.tokens / (opts.inProcessSeconds + 1))} tokens/s for ${opts.inProcessSeconds + 1} s`,
         status: 200,
       });
     }
     if (results.lists && 'sizes' in results.lists) {
       for (const s of results.lists.sizes) {
-        for (const [name, st2] of [['list first page', s.firstPage], ['list offset 900', s.offset900], ['list via cursor', s.cursor], ['list first page, read:client_keys', s.firstPageWithSecrets], ['create client', s.create]] as const) {
+        for (const [name, st2] of [
+          ['list first page', s.firstPage],
+          ['list offset 900', s.offset900],
+          ['list via cursor', s.cursor],
+          ['list first page, read:client_keys', s.firstPageWithSecrets],
+          ['create client', s.create],
+        ] as const) {
           if (!st2.samples) continue;
-          operations.push({ operation: `${name} @ ${s.clients.toLocaleString('en-US')} clients (HTTP)`, cold: null, warm: { ddbCalls: st2.ddbCalls, reads: NaN, rru: st2.rru, wru: st2.wru, kmsCalls: st2.kmsCalls, requests: st2.samples }, status: st2.status });
+          operations.push({
+            operation: `${name} @ ${s.clients.toLocaleString('en-US')} clients (HTTP)`,
+            cold: null,
+            warm: { ddbCalls: st2.ddbCalls, reads: NaN, rru: st2.rru, wru: st2.wru, kmsCalls: st2.kmsCalls, requests: st2.samples },
+            status: st2.status,
+          });
         }
       }
     }
@@ -393,7 +495,12 @@ try {
     results.leak = await section('8 memory', () =>
       benchLeak({
         env: envelopeEnv(st.runtime.config.issuer),
-        event: { method: 'POST', resource: '/token', headers: { Authorization: basicAuth(f.clientId, f.clientSecret), 'Content-Type': FORM }, body: new URLSearchParams({ grant_type: 'client_credentials', resource: f.resource, scope: f.scope }).toString() },
+        event: {
+          method: 'POST',
+          resource: '/token',
+          headers: { Authorization: basicAuth(f.clientId, f.clientSecret), 'Content-Type': FORM },
+          body: new URLSearchParams({ grant_type: 'client_credentials', resource: f.resource, scope: f.scope }).toString(),
+        },
         tokens: opts.leakTokens,
         log,
       }),
@@ -430,7 +537,10 @@ try {
       const coldReady = results.coldStart?.token?.readyMs;
       return {
         ...cost,
-        memory: leak && coldReady ? memoryOptions({ handlerUsPerToken: lim.breakdownUs.total, coldReadyMs: coldReady, peakRssMb: leak.peakRssMb }) : undefined,
+        memory:
+          leak && coldReady
+            ? memoryOptions({ handlerUsPerToken: lim.breakdownUs.total, coldReadyMs: coldReady, peakRssMb: leak.peakRssMb })
+            : undefined,
       };
     });
   }

@@ -13,4 +13,3 @@ for (const stage of selectStages(app)) {
   new IdentityServiceStack(app, `IdentityService-${stage.name}`, { stage, env: stageEnv(stage) });
 }
 app.synth();
-

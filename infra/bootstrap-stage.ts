@@ -81,19 +81,27 @@ export async function findStageOutputs(cfn: CloudFormationClient, stackName: str
   } catch (err) {
     const e = err as { name?: string; message?: string };
     if (e.name === 'ValidationError' && /does not exist/.test(e.message ?? '')) {
-      throw new CliError(`Stack ${stackName} does not exist in this account and region. Deploy it first: npx cdk deploy -c stage=${stackName.replace(/^IdentityService-/, '')}`);
+      throw new CliError(
+        `Stack ${stackName} does not exist in this account and region. Deploy it first: npx cdk deploy -c stage=${stackName.replace(/^IdentityService-/, '')}`,
+      );
     }
     throw new CliError(`Cannot read stack ${stackName}: ${e.name ?? 'Error'}: ${e.message ?? String(err)}`);
   }
   const output = (key: string) => stack?.Outputs?.find((o) => o.OutputKey === key)?.OutputValue;
   const functionName = output(OUTPUT_FUNCTION);
   if (!functionName) {
-    throw new CliError(`Stack ${stackName} has no ${OUTPUT_FUNCTION} output (deployed before bootstrap existed, or still deploying). Deploy it again.`);
+    throw new CliError(
+      `Stack ${stackName} has no ${OUTPUT_FUNCTION} output (deployed before bootstrap existed, or still deploying). Deploy it again.`,
+    );
   }
   return { functionName, issuer: output(OUTPUT_ISSUER) };
 }
 
-export async function invokeBootstrap(lambda: LambdaClient, functionName: string, request: BootstrapRequest = { printCredentials: true }): Promise<BootstrapResult> {
+export async function invokeBootstrap(
+  lambda: LambdaClient,
+  functionName: string,
+  request: BootstrapRequest = { printCredentials: true },
+): Promise<BootstrapResult> {
   let res;
   try {
     res = await lambda.send(
@@ -116,14 +124,22 @@ export async function invokeBootstrap(lambda: LambdaClient, functionName: string
   }
   if (res.FunctionError) {
     const p = payload as { errorType?: string; errorMessage?: string } | undefined;
-    throw new CliError(`The bootstrap function failed: ${p?.errorType ?? res.FunctionError}: ${p?.errorMessage ?? text}\nIts log is in the stage's function log group (stream name contains ${functionName}).`);
+    throw new CliError(
+      `The bootstrap function failed: ${p?.errorType ?? res.FunctionError}: ${p?.errorMessage ?? text}\nIts log is in the stage's function log group (stream name contains ${functionName}).`,
+    );
   }
   const refusal = payload as { error?: unknown; message?: unknown } | undefined;
   if (typeof refusal?.error === 'string') {
-    throw new CliError(`The bootstrap function refused the request (${refusal.error}): ${typeof refusal.message === 'string' ? refusal.message : text.slice(0, 200)}`);
+    throw new CliError(
+      `The bootstrap function refused the request (${refusal.error}): ${typeof refusal.message === 'string' ? refusal.message : text.slice(0, 200)}`,
+    );
   }
   const r = payload as Partial<BootstrapResult> | undefined;
-  if (typeof r?.created !== 'boolean' || typeof r.clientId !== 'string' || (r.clientSecret !== undefined && typeof r.clientSecret !== 'string')) {
+  if (
+    typeof r?.created !== 'boolean' ||
+    typeof r.clientId !== 'string' ||
+    (r.clientSecret !== undefined && typeof r.clientSecret !== 'string')
+  ) {
     // Never echo an answer that may carry a secret.
     throw new CliError(`Unexpected answer from ${functionName}${typeof r?.clientSecret === 'string' ? '' : `: ${text.slice(0, 200)}`}`);
   }
@@ -133,7 +149,12 @@ export async function invokeBootstrap(lambda: LambdaClient, functionName: string
       `${functionName} did not rotate the Default Client's secret (its code predates --rotate-default-secret). The old secret is unchanged. Deploy the stage again, then rerun.`,
     );
   }
-  return { created: r.created, clientId: r.clientId, ...(r.clientSecret ? { clientSecret: r.clientSecret } : {}), ...(r.rotated === true ? { rotated: true as const } : {}) };
+  return {
+    created: r.created,
+    clientId: r.clientId,
+    ...(r.clientSecret ? { clientSecret: r.clientSecret } : {}),
+    ...(r.rotated === true ? { rotated: true as const } : {}),
+  };
 }
 
 /** The lines to print. The secret appears only when the function returned it (the first time). */
@@ -187,13 +208,17 @@ export interface BootstrapStageDeps {
 
 export async function bootstrapStage(target: StageTarget, deps: BootstrapStageDeps): Promise<string[]> {
   const outputs = await findStageOutputs(deps.cloudFormation, target.stackName);
-  const request: BootstrapRequest = target.rotateDefaultSecret ? { printCredentials: true, rotateDefaultSecret: true } : { printCredentials: true };
+  const request: BootstrapRequest = target.rotateDefaultSecret
+    ? { printCredentials: true, rotateDefaultSecret: true }
+    : { printCredentials: true };
   const result = await invokeBootstrap(deps.lambda, outputs.functionName, request);
   return report(target, outputs, result);
 }
 
 async function main(): Promise<void> {
-  const cdkJson = JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as { context?: { stages?: Record<string, unknown> } };
+  const cdkJson = JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as {
+    context?: { stages?: Record<string, unknown> };
+  };
   const target = parseCliArgs(process.argv.slice(2), cdkJson.context?.stages ?? {});
   const clientConfig = target.region ? { region: target.region } : {};
   const deps = { cloudFormation: new CloudFormationClient(clientConfig), lambda: new LambdaClient(clientConfig) };

@@ -24,9 +24,15 @@ const httpsUrl = v.pipe(
 const CustomDomainSchema = v.pipe(
   v.strictObject({
     /** e.g. `id.example.com`; mapped at the root (no base path) so `event.path` equals the route path. */
-    domainName: v.pipe(v.string(), v.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a lower-case host name')),
+    domainName: v.pipe(
+      v.string(),
+      v.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a lower-case host name'),
+    ),
     /** An ACM certificate in the stack's region (regional endpoint). */
-    certificateArn: v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/, 'must be an ACM certificate ARN')),
+    certificateArn: v.pipe(
+      v.string(),
+      v.regex(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/, 'must be an ACM certificate ARN'),
+    ),
     /** Optional Route 53 zone in which to create the alias record. */
     hostedZoneId: v.optional(v.pipe(v.string(), v.regex(/^Z[A-Z0-9]+$/, 'must be a Route 53 hosted zone id'))),
     hostedZoneName: v.optional(v.string()),

@@ -19,7 +19,11 @@ const EnvSchema = v.object({
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
   /** `{base_url}`: the issuer of every token, without a trailing slash (API.md §1). */
-  ISSUER: v.pipe(v.string(), v.url(), v.transform((s) => s.replace(/\/+$/, ''))),
+  ISSUER: v.pipe(
+    v.string(),
+    v.url(),
+    v.transform((s) => s.replace(/\/+$/, '')),
+  ),
   STAGE: v.optional(v.string(), 'local'),
   /** API.md §4: multi-tenant mode honours the `tenant_id` header. */
   MULTI_TENANT: bool,
@@ -87,8 +91,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.output;
   if (e.KEY_MODE !== 'local' && !e.KMS_KEY_ID) throw new Error('Invalid configuration: KMS_KEY_ID is required when KEY_MODE is not local');
-  if (e.KEY_MODE === 'kms-sign' && !e.KMS_SIGNING_KEY_ID) throw new Error('Invalid configuration: KMS_SIGNING_KEY_ID is required when KEY_MODE is kms-sign');
-  if (e.KEY_MODE === 'local' && !e.LOCAL_MASTER_KEY_FILE) throw new Error('Invalid configuration: LOCAL_MASTER_KEY_FILE is required when KEY_MODE is local');
+  if (e.KEY_MODE === 'kms-sign' && !e.KMS_SIGNING_KEY_ID)
+    throw new Error('Invalid configuration: KMS_SIGNING_KEY_ID is required when KEY_MODE is kms-sign');
+  if (e.KEY_MODE === 'local' && !e.LOCAL_MASTER_KEY_FILE)
+    throw new Error('Invalid configuration: LOCAL_MASTER_KEY_FILE is required when KEY_MODE is local');
   return Object.freeze({
     tableName: e.TABLE_NAME,
     dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
@@ -107,8 +113,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     recordCacheTtlMs: e.RECORD_CACHE_TTL_SECONDS * 1000,
     revocationCacheTtlMs: e.REVOCATION_CACHE_TTL_SECONDS * 1000,
     budgets: Object.freeze({
-      dynamodb: Object.freeze({ connectTimeoutMs: e.DYNAMODB_CONNECT_TIMEOUT_MS, attemptTimeoutMs: e.DYNAMODB_ATTEMPT_TIMEOUT_MS, maxAttempts: e.DYNAMODB_MAX_ATTEMPTS }),
-      kms: Object.freeze({ connectTimeoutMs: e.KMS_CONNECT_TIMEOUT_MS, attemptTimeoutMs: e.KMS_ATTEMPT_TIMEOUT_MS, maxAttempts: e.KMS_MAX_ATTEMPTS }),
+      dynamodb: Object.freeze({
+        connectTimeoutMs: e.DYNAMODB_CONNECT_TIMEOUT_MS,
+        attemptTimeoutMs: e.DYNAMODB_ATTEMPT_TIMEOUT_MS,
+        maxAttempts: e.DYNAMODB_MAX_ATTEMPTS,
+      }),
+      kms: Object.freeze({
+        connectTimeoutMs: e.KMS_CONNECT_TIMEOUT_MS,
+        attemptTimeoutMs: e.KMS_ATTEMPT_TIMEOUT_MS,
+        maxAttempts: e.KMS_MAX_ATTEMPTS,
+      }),
     }),
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,

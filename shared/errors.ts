@@ -37,8 +37,7 @@ export class AppError extends Error {
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
 // Factories, one per row of API.md section 2's table.
-export const badRequest = (message: string, options?: AppErrorOptions) =>
-  new AppError(400, 'invalid_request', message, options);
+export const badRequest = (message: string, options?: AppErrorOptions) => new AppError(400, 'invalid_request', message, options);
 
 export const unauthorized = (message = 'Missing or invalid credentials.', options?: AppErrorOptions) =>
   new AppError(401, 'unauthorized', message, {
@@ -52,8 +51,7 @@ export const invalidToken = (message = 'The access token is missing, invalid or 
     headers: { 'WWW-Authenticate': `Bearer realm="identity", error="invalid_token", error_description="${message}"` },
   });
 
-export const forbidden = (message = 'Not allowed.', options?: AppErrorOptions) =>
-  new AppError(403, 'forbidden', message, options);
+export const forbidden = (message = 'Not allowed.', options?: AppErrorOptions) => new AppError(403, 'forbidden', message, options);
 
 /** RFC 6750 §3.1 insufficient_scope. */
 export const insufficientScope = (scope: string) =>
@@ -68,11 +66,9 @@ export const methodNotAllowed = (allow: string[]) =>
     headers: { Allow: allow.join(', ') },
   });
 
-export const conflict = (message: string, options?: AppErrorOptions) =>
-  new AppError(409, 'conflict', message, options);
+export const conflict = (message: string, options?: AppErrorOptions) => new AppError(409, 'conflict', message, options);
 
-export const payloadTooLarge = (limit: number) =>
-  new AppError(413, 'payload_too_large', `The request body exceeds ${limit} bytes.`);
+export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `The request body exceeds ${limit} bytes.`);
 
 /** RFC 6585 §5: the request's header fields are too large (the local server's HTTP parser limit). */
 export const headersTooLarge = () => new AppError(431, 'headers_too_large', 'The request headers are too large.');
@@ -82,8 +78,7 @@ export const tooManyRequests = (retryAfterSeconds = 1) =>
     headers: { 'Retry-After': String(retryAfterSeconds) },
   });
 
-export const internalError = (options?: AppErrorOptions) =>
-  new AppError(500, 'internal_error', 'Internal error.', options);
+export const internalError = (options?: AppErrorOptions) => new AppError(500, 'internal_error', 'Internal error.', options);
 
 export const notImplemented = (message: string) => new AppError(501, 'not_implemented', message);
 

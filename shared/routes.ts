@@ -122,11 +122,32 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/.well-known/openid-configuration', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/jwks.json', handler: 'functions/oauth/jwks', auth: none, access: READ },
-  { method: 'POST', path: '/token', handler: 'functions/oauth/token', auth: client, access: SIGN, throttle: { rateLimit: 2000, burstLimit: 4000 } },
+  {
+    method: 'POST',
+    path: '/token',
+    handler: 'functions/oauth/token',
+    auth: client,
+    access: SIGN,
+    throttle: { rateLimit: 2000, burstLimit: 4000 },
+  },
   // Decrypt: an HS256 token is verified with its Resource's secret, sealed under the secret box's
   // data key (opened once per container; docs/keys.md "Secrets at rest").
-  { method: 'POST', path: '/tokeninfo', handler: 'functions/oauth/tokeninfo', auth: client, access: INTROSPECT, throttle: { rateLimit: 2000, burstLimit: 4000 } },
-  { method: 'POST', path: '/introspect', handler: 'functions/oauth/introspect', auth: client, access: INTROSPECT, throttle: { rateLimit: 2000, burstLimit: 4000 } },
+  {
+    method: 'POST',
+    path: '/tokeninfo',
+    handler: 'functions/oauth/tokeninfo',
+    auth: client,
+    access: INTROSPECT,
+    throttle: { rateLimit: 2000, burstLimit: 4000 },
+  },
+  {
+    method: 'POST',
+    path: '/introspect',
+    handler: 'functions/oauth/introspect',
+    auth: client,
+    access: INTROSPECT,
+    throttle: { rateLimit: 2000, burstLimit: 4000 },
+  },
   { method: 'POST', path: '/revoke', handler: 'functions/oauth/revoke', auth: client, access: WRITE },
 
   // Management API, part 1 (API.md §6): one group per area, declared with `managementGroup`.
@@ -177,8 +198,7 @@ export const MANAGEMENT_SCOPES: readonly string[] = [
   'create:tickets',
 ];
 
-const pattern = (path: string) =>
-  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[a-z_]+\}/g, '([^/]+)')}$`);
+const pattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[a-z_]+\}/g, '([^/]+)')}$`);
 
 interface CompiledPath {
   path: string;
@@ -215,7 +235,9 @@ export function matchRoute(method: string, urlPath: string): Match {
   const literal = literalPaths.get(urlPath);
   if (literal) {
     const route = literal.routes.find((r) => r.method === method);
-    return route ? { kind: 'route', route, pathParameters: {} } : { kind: 'method_not_allowed', allow: literal.routes.map((r) => r.method) };
+    return route
+      ? { kind: 'route', route, pathParameters: {} }
+      : { kind: 'method_not_allowed', allow: literal.routes.map((r) => r.method) };
   }
   const candidates: { c: CompiledPath; values: string[] }[] = [];
   for (const c of compiled) {

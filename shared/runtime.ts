@@ -34,7 +34,8 @@ export interface RuntimeOverrides {
 }
 
 export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
-  const db = overrides.db ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint, budget: config.budgets.dynamodb });
+  const db =
+    overrides.db ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint, budget: config.budgets.dynamodb });
   const now = overrides.now ?? (() => new Date());
   const keyServices = createKeyServices({ config, db, now, ...(overrides.kms ? { kms: overrides.kms } : {}) });
   return {

@@ -72,7 +72,9 @@ export function rssBytes(pid: number): number {
 export function descendants(pid: number): number[] {
   let pids: number[];
   try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+    pids = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number);
   } catch {
     return [pid];
   }

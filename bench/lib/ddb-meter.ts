@@ -14,10 +14,27 @@ export interface DdbUsage {
   wcu: number;
 }
 
-const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand', 'GetCommand', 'BatchGetCommand', 'TransactGetCommand']);
+const READS = new Set([
+  'GetItemCommand',
+  'BatchGetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'TransactGetItemsCommand',
+  'GetCommand',
+  'BatchGetCommand',
+  'TransactGetCommand',
+]);
 const CAPACITY_COMMANDS = new Set([
-  'GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand',
-  'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand',
+  'GetItemCommand',
+  'BatchGetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'TransactGetItemsCommand',
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
 ]);
 
 export const emptyUsage = (): DdbUsage => ({ calls: 0, byCommand: {}, reads: 0, writes: 0, rcu: 0, wcu: 0 });

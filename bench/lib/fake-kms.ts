@@ -41,7 +41,8 @@ export function fakeKmsCrypto() {
     return Buffer.concat([iv, c.getAuthTag(), body]);
   };
   const open = (blob: Uint8Array, keyId: string | undefined, ctx: Record<string, string> | undefined) => {
-    if (keyId !== undefined && keyId !== FAKE_KMS_KEY_ARN) throw Object.assign(new Error('IncorrectKeyException'), { name: 'IncorrectKeyException' });
+    if (keyId !== undefined && keyId !== FAKE_KMS_KEY_ARN)
+      throw Object.assign(new Error('IncorrectKeyException'), { name: 'IncorrectKeyException' });
     const b = Buffer.from(blob);
     const d = createDecipheriv('aes-256-gcm', master, b.subarray(0, 12));
     d.setAAD(aad(FAKE_KMS_KEY_ARN, ctx));
@@ -54,8 +55,13 @@ export function fakeKmsCrypto() {
   };
   const generatePair = (spec: string | undefined, ctx: Record<string, string> | undefined) => {
     const { publicKey, privateKey } =
-      spec === 'ECC_NIST_P256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
-    return { PublicKey: publicKey.export({ format: 'der', type: 'spki' }), PrivateKeyCiphertextBlob: seal(privateKey.export({ format: 'der', type: 'pkcs8' }), ctx) };
+      spec === 'ECC_NIST_P256'
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        : generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
+    return {
+      PublicKey: publicKey.export({ format: 'der', type: 'spki' }),
+      PrivateKeyCiphertextBlob: seal(privateKey.export({ format: 'der', type: 'pkcs8' }), ctx),
+    };
   };
   return { seal, open, generatePair };
 }

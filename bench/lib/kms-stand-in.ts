@@ -19,17 +19,36 @@ export async function startKmsStandIn(): Promise<{ url: string; calls: () => Rec
     req.on('end', () => {
       const op = String(req.headers['x-amz-target'] ?? '').replace('TrentService.', '');
       counts[op] = (counts[op] ?? 0) + 1;
-      const input = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { CiphertextBlob?: string; Plaintext?: string; KeyId?: string; EncryptionContext?: Record<string, string>; KeyPairSpec?: string };
+      const input = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
+        CiphertextBlob?: string;
+        Plaintext?: string;
+        KeyId?: string;
+        EncryptionContext?: Record<string, string>;
+        KeyPairSpec?: string;
+      };
       const reply = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
         res.end(JSON.stringify(body));
       };
       try {
-        if (op === 'Decrypt') return reply(200, { KeyId: FAKE_KMS_KEY_ARN, Plaintext: b64(open(Buffer.from(input.CiphertextBlob!, 'base64'), input.KeyId, input.EncryptionContext)) });
-        if (op === 'Encrypt') return reply(200, { KeyId: FAKE_KMS_KEY_ARN, CiphertextBlob: b64(seal(Buffer.from(input.Plaintext!, 'base64'), input.EncryptionContext)) });
+        if (op === 'Decrypt')
+          return reply(200, {
+            KeyId: FAKE_KMS_KEY_ARN,
+            Plaintext: b64(open(Buffer.from(input.CiphertextBlob!, 'base64'), input.KeyId, input.EncryptionContext)),
+          });
+        if (op === 'Encrypt')
+          return reply(200, {
+            KeyId: FAKE_KMS_KEY_ARN,
+            CiphertextBlob: b64(seal(Buffer.from(input.Plaintext!, 'base64'), input.EncryptionContext)),
+          });
         if (op === 'GenerateDataKeyPairWithoutPlaintext') {
           const pair = generatePair(input.KeyPairSpec, input.EncryptionContext);
-          return reply(200, { KeyId: FAKE_KMS_KEY_ARN, KeyPairSpec: input.KeyPairSpec, PublicKey: b64(pair.PublicKey), PrivateKeyCiphertextBlob: b64(pair.PrivateKeyCiphertextBlob) });
+          return reply(200, {
+            KeyId: FAKE_KMS_KEY_ARN,
+            KeyPairSpec: input.KeyPairSpec,
+            PublicKey: b64(pair.PublicKey),
+            PrivateKeyCiphertextBlob: b64(pair.PrivateKeyCiphertextBlob),
+          });
         }
         return reply(400, { __type: 'UnsupportedOperationException', message: `${op} is not part of the bench's KMS stand-in` });
       } catch (err) {

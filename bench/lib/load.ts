@@ -76,7 +76,10 @@ const dbRss = (pids: readonly number[]) => pids.reduce((a, d) => a + (rssBytes(d
  * SDK with a connection pool does (a closed loop: the next request waits for the answer). `rps`
  * counts 2xx only, so errors can never inflate it.
  */
-export async function runLoad(target: LoadTarget, opts: { connections: number; durationS: number; side?: SideProcesses | undefined }): Promise<LoadResult> {
+export async function runLoad(
+  target: LoadTarget,
+  opts: { connections: number; durationS: number; side?: SideProcesses | undefined },
+): Promise<LoadResult> {
   const side = opts.side ?? {};
   const pid = side.pid;
   const cpu0 = pid ? processCpuSeconds(pid) : Number.NaN;

@@ -14,11 +14,7 @@ export interface Rate {
  * Runs `fn` back to back (one call in flight, as one Lambda container handles one event at a time)
  * for `seconds` after `warmupSeconds` of unmeasured calls; returns calls per second.
  */
-export async function opsPerSecond(
-  fn: () => Promise<unknown> | unknown,
-  seconds: number,
-  warmupSeconds = 1,
-): Promise<Rate> {
+export async function opsPerSecond(fn: () => Promise<unknown> | unknown, seconds: number, warmupSeconds = 1): Promise<Rate> {
   let end = performance.now() + warmupSeconds * 1000;
   let warmupCount = 0;
   while (performance.now() < end) {

@@ -68,7 +68,14 @@ export async function runOpenLoop(target: LoadTarget, rate: number, durationS: n
       if (sent === total && inFlight === 0) resolveDone();
     };
     const req = request(
-      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: target.method, headers: { ...target.headers, 'content-length': Buffer.byteLength(body) } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: target.method,
+        headers: { ...target.headers, 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => finish(res.statusCode ?? 0));

@@ -118,7 +118,10 @@ export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
 }
 
 /** Runs `node ...args` to completion and returns its stdout (throws on a non-zero exit). */
-export function runNode(args: readonly string[], options: SpawnOptions & { timeoutMs?: number } = {}): Promise<{ stdout: string; wallMs: number }> {
+export function runNode(
+  args: readonly string[],
+  options: SpawnOptions & { timeoutMs?: number } = {},
+): Promise<{ stdout: string; wallMs: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawnNode(args, { ...options, quietStderr: true });
@@ -166,9 +169,24 @@ export async function startRedis(core: number): Promise<{ child: ChildProcess; u
   if (which.error || which.status !== 0) return undefined;
   const version = /v=(\S+)/.exec(which.stdout)?.[1] ?? 'unknown';
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+  ];
   const pin = canPin();
-  const child = spawn(pin ? 'taskset' : 'redis-server', pin ? ['-c', String(core), 'redis-server', ...args] : args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(pin ? 'taskset' : 'redis-server', pin ? ['-c', String(core), 'redis-server', ...args] : args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.resume();
   child.stderr!.resume();
   // Ready when it accepts a PING.

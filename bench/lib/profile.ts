@@ -20,7 +20,11 @@ interface ProfileNode {
  * dependency by package (`@middy/core`, `jose`), Node's internals and native code (crypto) as
  * `node:` / `(native)`, garbage collection as `(gc)`.
  */
-export async function profileAreas(work: () => Promise<void>, root: string, top = 20): Promise<{ areas: ProfileArea[]; topFunctions: ProfileArea[] }> {
+export async function profileAreas(
+  work: () => Promise<void>,
+  root: string,
+  top = 20,
+): Promise<{ areas: ProfileArea[]; topFunctions: ProfileArea[] }> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');

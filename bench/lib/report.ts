@@ -4,7 +4,8 @@ import type { ComparisonResult, SideSummary, Spread } from './side-by-side.ts';
 import type { BenchResults, SectionError } from './types.ts';
 
 const isErr = (x: unknown): x is SectionError => !!x && typeof x === 'object' && 'error' in x;
-const n = (v: number | null | undefined, d = 1) => (v === null || v === undefined || Number.isNaN(v) ? '–' : Number(v.toFixed(d)).toLocaleString('en-US'));
+const n = (v: number | null | undefined, d = 1) =>
+  v === null || v === undefined || Number.isNaN(v) ? '–' : Number(v.toFixed(d)).toLocaleString('en-US');
 const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
 const table = (head: string[], rows: (string | number)[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
@@ -31,7 +32,21 @@ function comparison(c: ComparisonResult): string {
   const passes = c.passes.length;
   const out = [
     table(
-      ['server', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', '429', 'conn. errors', 'CPU share (server + db)', 'db share of that CPU', 'starved share', '2xx per server CPU-s', '2xx per CPU-s incl. db'],
+      [
+        'server',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        '2xx',
+        'non-2xx',
+        '429',
+        'conn. errors',
+        'CPU share (server + db)',
+        'db share of that CPU',
+        'starved share',
+        '2xx per server CPU-s',
+        '2xx per CPU-s incl. db',
+      ],
       c.sides.map((s) => row(s, c.summaries[s]!)),
     ),
     '',
@@ -54,7 +69,10 @@ function comparison(c: ComparisonResult): string {
 }
 
 function memoryTable(m: HttpResults['memory']): string {
-  const cell = (r: MemoryRow | undefined) => (r ? `${n(r.rssMb)} / ${r.heapUsedMb === null ? '–' : n(r.heapUsedMb)} / ${r.heapTotalMb === null ? '–' : n(r.heapTotalMb)}${r.dbRssMb === null ? '' : ` (db ${n(r.dbRssMb)})`}` : '–');
+  const cell = (r: MemoryRow | undefined) =>
+    r
+      ? `${n(r.rssMb)} / ${r.heapUsedMb === null ? '–' : n(r.heapUsedMb)} / ${r.heapTotalMb === null ? '–' : n(r.heapTotalMb)}${r.dbRssMb === null ? '' : ` (db ${n(r.dbRssMb)})`}`
+      : '–';
   return table(
     ['server', 'at rest: RSS / heap used / heap total MB (db RSS)', 'under load', 'after all load'],
     Object.keys(m.atRest).map((k) => [k, cell(m.atRest[k]), cell(m.underLoad[k]), cell(m.afterLoad[k])]),
@@ -71,14 +89,27 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(
     `Run ${m.startedAt} (${Math.round(m.durationS)} s), commit \`${m.commit.slice(0, 10)}\`${m.dirty ? ' + uncommitted changes' : ''}, Node ${m.node}, ${m.cpus}× ${m.cpuModel}, load average ${m.loadAvg.before} → ${m.loadAvg.after}. ${m.pinning}`,
   );
-  if (m.dirty) out.push('', '**⚠ DIRTY TREE: this run measured uncommitted changes; it is not a reference and was not written to latest.\\*.**');
-  if (!m.fullRun) out.push('', '**Partial run** (`--quick`, `--sections` or changed settings): not a reference, not written to latest.\\*.');
+  if (m.dirty)
+    out.push('', '**⚠ DIRTY TREE: this run measured uncommitted changes; it is not a reference and was not written to latest.\\*.**');
+  if (!m.fullRun)
+    out.push('', '**Partial run** (`--quick`, `--sections` or changed settings): not a reference, not written to latest.\\*.');
   out.push('');
-  out.push('How to read this, and what each number means: [docs/benchmarks.md](../../docs/benchmarks.md). Ratios matter more than absolute numbers on a shared machine.');
+  out.push(
+    'How to read this, and what each number means: [docs/benchmarks.md](../../docs/benchmarks.md). Ratios matter more than absolute numbers on a shared machine.',
+  );
   out.push('');
   out.push('## Targets (issues 5 and 14)');
   out.push('');
-  out.push(table(['target', 'measured', 'met'], r.targets.map((t) => [t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'])));
+  out.push(
+    table(
+      ['target', 'measured', 'met'],
+      r.targets.map((t) => [
+        t.target,
+        t.measured + (t.note ? ` — ${t.note}` : ''),
+        t.met === null ? 'not measured' : t.met ? 'yes' : '**no**',
+      ]),
+    ),
+  );
   out.push('');
 
   const h = r.http;
@@ -89,7 +120,9 @@ export function renderMarkdown(r: BenchResults): string {
   else {
     out.push(comparison(h.token));
     out.push('');
-    out.push(`Ours: client \`${m.fixtures.ours.source}\`${m.fixtures.ours.note ? ` (${m.fixtures.ours.note})` : ''}, \`resource=${m.fixtures.ours.resource}\`, \`scope=${m.fixtures.ours.scope}\`. Theirs: oidc-provider ${m.versions['oidc-provider'] ?? ''}, \`resource=${m.fixtures.theirs.resource}\`, \`scope=${m.fixtures.theirs.scope}\`, \`accessTokenFormat: jwt\`, ES256 (a JWT token touches no storage there, so the Redis variant is not run for tokens). Ours' database is DynamoDB Local (a JVM on the server core); its CPU is counted in "incl. db".`);
+    out.push(
+      `Ours: client \`${m.fixtures.ours.source}\`${m.fixtures.ours.note ? ` (${m.fixtures.ours.note})` : ''}, \`resource=${m.fixtures.ours.resource}\`, \`scope=${m.fixtures.ours.scope}\`. Theirs: oidc-provider ${m.versions['oidc-provider'] ?? ''}, \`resource=${m.fixtures.theirs.resource}\`, \`scope=${m.fixtures.theirs.scope}\`, \`accessTokenFormat: jwt\`, ES256 (a JWT token touches no storage there, so the Redis variant is not run for tokens). Ours' database is DynamoDB Local (a JVM on the server core); its CPU is counted in "incl. db".`,
+    );
   }
   if (m.liftedThrottles.length) {
     out.push('');
@@ -97,7 +130,9 @@ export function renderMarkdown(r: BenchResults): string {
     const peak = h?.token && !isErr(h.token) ? h.token.summaries['ours']?.peakRps : undefined;
     out.push(
       `Route throttles lifted in the bench's server process (a benchmark must not measure 429s): ${m.liftedThrottles.map((t) => `${t.route} ${t.throttle.rateLimit}/${t.throttle.burstLimit}`).join(', ')}.` +
-        (cap && peak !== undefined ? ` Ours peaked at ${n(peak, 0)} tokens/s in a run: the ${cap}/s route throttle ${peak > cap ? '**would have capped it**' : 'would not have bound in this run'}.` : ''),
+        (cap && peak !== undefined
+          ? ` Ours peaked at ${n(peak, 0)} tokens/s in a run: the ${cap}/s route throttle ${peak > cap ? '**would have capped it**' : 'would not have bound in this run'}.`
+          : ''),
     );
   }
   out.push('');
@@ -108,7 +143,11 @@ export function renderMarkdown(r: BenchResults): string {
     `Ours: \`POST /tokeninfo\` with our JWTs. Theirs: \`POST /token/introspection\` with opaque tokens of the same client (oidc-provider refuses to introspect JWT access tokens: "Structured JWT Tokens cannot be introspected"), with two storages: in memory, and its Redis adapter against a real redis-server ${'version' in m.redis ? m.redis.version : ''} on the server core, whose CPU is counted as that side's database. Both callers authenticate with client_secret_basic.`,
   );
   if ('missing' in m.redis) out.push('', `**REDIS NOT MEASURED: ${m.redis.missing}.**`);
-  for (const [key, title] of [['uncached', '2a. Uncached: each request verifies a signature'], ['cached', '2b. Cached: a small pool of tokens'], ['revoked', '2c. Revoked tokens']] as const) {
+  for (const [key, title] of [
+    ['uncached', '2a. Uncached: each request verifies a signature'],
+    ['cached', '2b. Cached: a small pool of tokens'],
+    ['revoked', '2c. Revoked tokens'],
+  ] as const) {
     out.push('');
     out.push(`### ${title}`);
     out.push('');
@@ -133,11 +172,35 @@ export function renderMarkdown(r: BenchResults): string {
       const sides = Object.keys(ol.rates[0]?.sides ?? {});
       out.push(
         table(
-          ['rate', 'server', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'sent/s', '2xx/s', 'errors', 'most in flight', 'send lag p50 / p99 ms'],
+          [
+            'rate',
+            'server',
+            'p50 ms',
+            'p99 ms',
+            'p99.9 ms',
+            'max ms',
+            'sent/s',
+            '2xx/s',
+            'errors',
+            'most in flight',
+            'send lag p50 / p99 ms',
+          ],
           ol.rates.flatMap((rt) =>
             sides.map((sd) => {
               const x = rt.sides[sd]!;
-              return [`${n(rt.rate, 0)}/s (${n(rt.share * 100, 0)}%)`, sd, n(x.p50Ms, 2), n(x.p99Ms, 2), n(x.p999Ms, 2), n(x.maxMs, 1), n(x.sentRps, 0), n(x.okRps, 0), x.errors + x.non2xx, x.maxInFlight, `${n(x.sendLagP50Ms, 2)} / ${n(x.sendLagP99Ms, 2)}`];
+              return [
+                `${n(rt.rate, 0)}/s (${n(rt.share * 100, 0)}%)`,
+                sd,
+                n(x.p50Ms, 2),
+                n(x.p99Ms, 2),
+                n(x.p999Ms, 2),
+                n(x.maxMs, 1),
+                n(x.sentRps, 0),
+                n(x.okRps, 0),
+                x.errors + x.non2xx,
+                x.maxInFlight,
+                `${n(x.sendLagP50Ms, 2)} / ${n(x.sendLagP99Ms, 2)}`,
+              ];
             }),
           ),
         ),
@@ -151,7 +214,14 @@ export function renderMarkdown(r: BenchResults): string {
       out.push(
         table(
           ['connections', ...sides.flatMap((sd) => [`${sd} req/s`, `${sd} p50 / p99 ms`, `${sd} per CPU-s incl. db`])],
-          sw.rows.map((row) => [row.connections, ...sides.flatMap((sd) => [n(row.sides[sd]!.rps, 0), `${n(row.sides[sd]!.p50Ms)} / ${n(row.sides[sd]!.p99Ms)}`, n(row.sides[sd]!.okPerCpuSWithDb, 0)])]),
+          sw.rows.map((row) => [
+            row.connections,
+            ...sides.flatMap((sd) => [
+              n(row.sides[sd]!.rps, 0),
+              `${n(row.sides[sd]!.p50Ms)} / ${n(row.sides[sd]!.p99Ms)}`,
+              n(row.sides[sd]!.okPerCpuSWithDb, 0),
+            ]),
+          ]),
         ),
       );
     }
@@ -161,11 +231,17 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('## Memory');
   out.push('');
   if (h) {
-    out.push('Server processes (RSS from /proc; heap from the process itself on SIGUSR2; under load: RSS peak over the runs, heap in the middle of the first round):');
+    out.push(
+      'Server processes (RSS from /proc; heap from the process itself on SIGUSR2; under load: RSS peak over the runs, heap in the middle of the first round):',
+    );
     out.push('');
     out.push(memoryTable(h.memory));
     out.push('');
-    out.push(`Database CPU with no load at all (share of a core over 3 s at rest): ${Object.entries(h.memory.dbIdleCpuShare).map(([k, v]) => `${k} ${n(v, 3)}`).join(', ')}. This is counted in "incl. db" during the runs too.`);
+    out.push(
+      `Database CPU with no load at all (share of a core over 3 s at rest): ${Object.entries(h.memory.dbIdleCpuShare)
+        .map(([k, v]) => `${k} ${n(v, 3)}`)
+        .join(', ')}. This is counted in "incl. db" during the runs too.`,
+    );
     out.push('');
   }
   if (r.leak && !isErr(r.leak)) {
@@ -174,14 +250,33 @@ export function renderMarkdown(r: BenchResults): string {
       `The token function alone (a fresh process running the TypeScript sources under tsx, whose loader adds to the RSS; envelope mode; one event at a time): ${lk.tokens.toLocaleString('en-US')} tokens in ${n(lk.seconds)} s, ${lk.failed} failed; heap after a full GC grew by **${n(lk.heapGrowthMb, 2)} MB** from the 10% checkpoint to the end (${n(lk.heapGrowthPer10kMb, 3)} MB per 10,000 tokens); peak RSS ${n(lk.peakRssMb)} MB.`,
     );
     out.push('');
-    out.push(table(['tokens', 'RSS MB', 'heap used MB', 'heap total MB', 'external MB'], lk.samples.map((x) => [x.tokens.toLocaleString('en-US'), n(x.rssMb), n(x.heapUsedMb, 2), n(x.heapTotalMb), n(x.externalMb, 2)])));
+    out.push(
+      table(
+        ['tokens', 'RSS MB', 'heap used MB', 'heap total MB', 'external MB'],
+        lk.samples.map((x) => [x.tokens.toLocaleString('en-US'), n(x.rssMb), n(x.heapUsedMb, 2), n(x.heapTotalMb), n(x.externalMb, 2)]),
+      ),
+    );
   } else out.push(`Leak check not measured${isErr(r.leak) ? `: ${r.leak.error}` : ''}.`);
   const mem = r.cost && !isErr(r.cost) ? r.cost.memory : undefined;
   if (mem) {
     out.push('');
-    out.push(`**Recommended Lambda memory for the token function: ${mem.recommendedMb} MB** (${mem.rule}). Lambda gives CPU in proportion to memory (one vCPU at 1,769 MB), so the CPU-bound parts stretch by 1/vCPU below that:`);
+    out.push(
+      `**Recommended Lambda memory for the token function: ${mem.recommendedMb} MB** (${mem.rule}). Lambda gives CPU in proportion to memory (one vCPU at 1,769 MB), so the CPU-bound parts stretch by 1/vCPU below that:`,
+    );
     out.push('');
-    out.push(table(['memory MB', 'vCPU', 'warm token ms (billed)', 'cold start ms, projected', 'peak RSS share', 'duration $ per million tokens'], mem.options.map((o) => [o.memoryMb, n(o.vcpu, 3), `${n(o.warmMs, 3)} (${o.billedMs})`, n(o.coldReadyMs, 0), `${n(o.rssShare * 100, 0)}%`, `$${o.usdPerMillionDuration.toFixed(3)}`])));
+    out.push(
+      table(
+        ['memory MB', 'vCPU', 'warm token ms (billed)', 'cold start ms, projected', 'peak RSS share', 'duration $ per million tokens'],
+        mem.options.map((o) => [
+          o.memoryMb,
+          n(o.vcpu, 3),
+          `${n(o.warmMs, 3)} (${o.billedMs})`,
+          n(o.coldReadyMs, 0),
+          `${n(o.rssShare * 100, 0)}%`,
+          `$${o.usdPerMillionDuration.toFixed(3)}`,
+        ]),
+      ),
+    );
   }
   out.push('');
 
@@ -219,16 +314,35 @@ export function renderMarkdown(r: BenchResults): string {
       `Where a token's CPU goes (V8 sampling profile of the handler loop, self time, as µs per token of the loop's ${n(loopUs)} µs; building the event and context is the bench's work, ${n(l.eventBuildUs)} µs, already taken out of the handler's figures above; the native row holds the signature, ${n(l.breakdownUs.signature)} µs measured alone):`,
     );
     out.push('');
-    out.push(table(['area', 'share', 'µs per token'], l.profile.areas.map((a) => [benchSide(a.area) ? `${a.area} (bench, not in Lambda)` : a.area, `${n(a.share * 100, 1)}%`, n(a.share * loopUs, 2)])));
+    out.push(
+      table(
+        ['area', 'share', 'µs per token'],
+        l.profile.areas.map((a) => [
+          benchSide(a.area) ? `${a.area} (bench, not in Lambda)` : a.area,
+          `${n(a.share * 100, 1)}%`,
+          n(a.share * loopUs, 2),
+        ]),
+      ),
+    );
     out.push('');
     out.push('Top functions (self time):');
     out.push('');
-    out.push(table(['function (area)', 'share', 'µs per token'], l.profile.topFunctions.slice(0, 20).map((a) => [a.area.replace(/\|/g, '\\|'), `${n(a.share * 100, 1)}%`, n(a.share * loopUs, 2)])));
+    out.push(
+      table(
+        ['function (area)', 'share', 'µs per token'],
+        l.profile.topFunctions.slice(0, 20).map((a) => [a.area.replace(/\|/g, '\\|'), `${n(a.share * 100, 1)}%`, n(a.share * loopUs, 2)]),
+      ),
+    );
     if (l.tokeninfoProfile) {
       out.push('');
-      out.push('The tokeninfo handler\'s CPU, by area:');
+      out.push("The tokeninfo handler's CPU, by area:");
       out.push('');
-      out.push(table(['area', 'share'], l.tokeninfoProfile.areas.slice(0, 8).map((a) => [a.area, `${n(a.share * 100, 1)}%`])));
+      out.push(
+        table(
+          ['area', 'share'],
+          l.tokeninfoProfile.areas.slice(0, 8).map((a) => [a.area, `${n(a.share * 100, 1)}%`]),
+        ),
+      );
     }
   }
   out.push('');
@@ -246,7 +360,14 @@ export function renderMarkdown(r: BenchResults): string {
     out.push(
       table(
         ['clients', 'first page', 'offset 900', 'cursor (item 900)', 'create client', 'first page, caller with read:client_keys'],
-        L.sizes.map((s) => [s.clients.toLocaleString('en-US'), op(s.firstPage), op(s.offset900), op(s.cursor), op(s.create), `${op(s.firstPageWithSecrets)}, ${n(s.firstPageWithSecrets.kmsCalls)} KMS calls`]),
+        L.sizes.map((s) => [
+          s.clients.toLocaleString('en-US'),
+          op(s.firstPage),
+          op(s.offset900),
+          op(s.cursor),
+          op(s.create),
+          `${op(s.firstPageWithSecrets)}, ${n(s.firstPageWithSecrets.kmsCalls)} KMS calls`,
+        ]),
       ),
     );
     out.push('');
@@ -263,7 +384,9 @@ export function renderMarkdown(r: BenchResults): string {
       ),
     );
     out.push('');
-    out.push(`First page at ${L.sizes.at(-1)!.clients.toLocaleString('en-US')} vs ${L.sizes[0]!.clients}: **${n(L.firstPageGrowth, 2)}×**. Seeding: ${L.seedSource}, ${L.seedMs} ms in all.`);
+    out.push(
+      `First page at ${L.sizes.at(-1)!.clients.toLocaleString('en-US')} vs ${L.sizes[0]!.clients}: **${n(L.firstPageGrowth, 2)}×**. Seeding: ${L.seedSource}, ${L.seedMs} ms in all.`,
+    );
   }
   out.push('');
 
@@ -273,7 +396,13 @@ export function renderMarkdown(r: BenchResults): string {
   else {
     const c = r.coldStart;
     out.push(
-      `esbuild ${c.esbuild} with the construct's own bundling options (\`BUNDLING\`, imported from infra/constructs/service-function.ts: ESM, minified, node24, source map without sources, AWS SDK v3 bundled), built in ${c.buildMs} ms. Envelope key mode: the bundles reach KMS through the bench's HTTP stand-in (${c.kmsStandInCalls ? Object.entries(c.kmsStandInCalls).map(([k, v]) => `${v} ${k}`).join(', ') || 'no calls' : '–'} over all runs). Ready = fresh \`node --enable-source-maps\` process → first handled event, median of the runs; it splits into Node's start (boot), the module import, and the first event.`,
+      `esbuild ${c.esbuild} with the construct's own bundling options (\`BUNDLING\`, imported from infra/constructs/service-function.ts: ESM, minified, node24, source map without sources, AWS SDK v3 bundled), built in ${c.buildMs} ms. Envelope key mode: the bundles reach KMS through the bench's HTTP stand-in (${
+        c.kmsStandInCalls
+          ? Object.entries(c.kmsStandInCalls)
+              .map(([k, v]) => `${v} ${k}`)
+              .join(', ') || 'no calls'
+          : '–'
+      } over all runs). Ready = fresh \`node --enable-source-maps\` process → first handled event, median of the runs; it splits into Node's start (boot), the module import, and the first event.`,
       '',
       "How this maps to Lambda: Lambda's **Init Duration** (the REPORT line of a cold invocation) covers starting the runtime and importing the handler module (top-level code, including any top-level await): here boot + import, plus the runtime client's own start-up, which this cannot see. The first event is not in Init Duration: it is the first invocation's Duration (here, one DynamoDB read and one KMS Decrypt for the signing key). Lambda also downloads and unpacks the code before Init, and below 1,769 MB runs it at a fraction of a vCPU, so these are lower bounds, comparable between runs and handlers.",
     );
@@ -283,7 +412,9 @@ export function renderMarkdown(r: BenchResults): string {
       out.push('');
       out.push(
         `Token handler: ${kb(c.token.bytes)} (gzip ${kb(c.token.gzipBytes)}), ready in ${n(c.token.readyMs)} ms = boot ${n(c.token.bootMs)} ms + import ${n(c.token.importMs)} ms (≈ Init Duration: ${n((c.token.bootMs ?? 0) + (c.token.importMs ?? 0))} ms) + first token ${n(c.token.handleMs)} ms (its one DynamoDB read, a BatchGetItem, and the signing-key unwrap: one KMS Decrypt).` +
-          (c.tokenNoSourceMaps ? ` Without \`--enable-source-maps\`: ready in ${n(c.tokenNoSourceMaps.readyMs)} ms (import ${n(c.tokenNoSourceMaps.importMs)} ms).` : '') +
+          (c.tokenNoSourceMaps
+            ? ` Without \`--enable-source-maps\`: ready in ${n(c.tokenNoSourceMaps.readyMs)} ms (import ${n(c.tokenNoSourceMaps.importMs)} ms).`
+            : '') +
           (c.tokenSdkExternal
             ? ` With \`@aws-sdk/*\` and \`@smithy/*\` external (the runtime's SDK): ${kb(c.tokenSdkExternal.bytes)}, ready in ${n(c.tokenSdkExternal.readyMs)} ms (import ${n(c.tokenSdkExternal.importMs)} ms)${c.tokenSdkExternal.error ? `; error: ${c.tokenSdkExternal.error.slice(0, 120)}` : ''}.`
             : ''),
@@ -304,7 +435,12 @@ export function renderMarkdown(r: BenchResults): string {
         b.handleMs === null ? '–' : n(b.handleMs),
         b.error ? `error: ${b.error.slice(0, 80)}` : `${b.event} → ${b.status ?? '–'}`,
       ]);
-    out.push(table(['handler', 'size', 'gzip', 'size, SDK external', 'largest inputs', 'ready ms', 'boot ms', 'import ms', 'first event ms', 'event'], rows));
+    out.push(
+      table(
+        ['handler', 'size', 'gzip', 'size, SDK external', 'largest inputs', 'ready ms', 'boot ms', 'import ms', 'first event ms', 'event'],
+        rows,
+      ),
+    );
     if (c.missing.length) {
       out.push('');
       out.push(`Not written yet (in the route table, no module): ${c.missing.map((h) => `\`${h}\``).join(', ')}.`);
@@ -316,7 +452,9 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   if (!r.ddb) out.push('Not measured.');
   else {
-    out.push('Counted by an SDK middleware on the runtime\'s DynamoDB client (`ReturnConsumedCapacity: TOTAL`, capacity as DynamoDB Local reports it) and by the KMS mock; cold = first request of a fresh process, warm = mean over the requests after it.');
+    out.push(
+      "Counted by an SDK middleware on the runtime's DynamoDB client (`ReturnConsumedCapacity: TOTAL`, capacity as DynamoDB Local reports it) and by the KMS mock; cold = first request of a fresh process, warm = mean over the requests after it.",
+    );
     out.push('');
     out.push(
       table(
@@ -324,8 +462,18 @@ export function renderMarkdown(r: BenchResults): string {
         r.ddb.operations.map((o) => [
           o.operation,
           o.cold ? `${o.cold.ddbCalls} (${o.cold.reads}) / ${n(o.cold.rru, 2)} / ${n(o.cold.wru, 2)}` : '–',
-          o.cold ? `${o.cold.kmsCalls}${Object.keys(o.cold.kms).length ? ` (${Object.entries(o.cold.kms).map(([k, v]) => `${v} ${k}`).join(', ')})` : ''}` : '–',
-          o.warm ? `${n(o.warm.ddbCalls, 4)} (${n(o.warm.reads, 4)}) / ${n(o.warm.rru, 4)} / ${n(o.warm.wru, 2)} over ${o.warm.requests}` : '–',
+          o.cold
+            ? `${o.cold.kmsCalls}${
+                Object.keys(o.cold.kms).length
+                  ? ` (${Object.entries(o.cold.kms)
+                      .map(([k, v]) => `${v} ${k}`)
+                      .join(', ')})`
+                  : ''
+              }`
+            : '–',
+          o.warm
+            ? `${n(o.warm.ddbCalls, 4)} (${n(o.warm.reads, 4)}) / ${n(o.warm.rru, 4)} / ${n(o.warm.wru, 2)} over ${o.warm.requests}`
+            : '–',
           o.warm ? n(o.warm.kmsCalls, 4) : '–',
           o.error ? `error: ${o.error.slice(0, 100)}` : String(o.status ?? '–') + (o.note ? ` (${o.note.slice(0, 120)})` : ''),
         ]),
@@ -339,9 +487,19 @@ export function renderMarkdown(r: BenchResults): string {
   if (isErr(r.cost) || !r.cost) out.push(`Not computed: ${isErr(r.cost) ? r.cost.error : 'skipped'}`);
   else {
     const c = r.cost;
-    out.push(table(['item', 'basis', 'USD per million'], [...c.lines.map((l) => [l.item, l.basis, `$${l.usdPerMillion.toFixed(4)}`]), ['**total**', '', `**$${c.totalUsdPerMillion.toFixed(3)}**`]]));
+    out.push(
+      table(
+        ['item', 'basis', 'USD per million'],
+        [
+          ...c.lines.map((l) => [l.item, l.basis, `$${l.usdPerMillion.toFixed(4)}`]),
+          ['**total**', '', `**$${c.totalUsdPerMillion.toFixed(3)}**`],
+        ],
+      ),
+    );
     out.push('');
-    out.push(`With an HTTP API instead of the REST API: $${c.totalWithHttpApiUsd.toFixed(3)}. kms-sign mode would add $${c.kmsSignModeExtraUsd.toFixed(2)} (one KMS Sign per token).`);
+    out.push(
+      `With an HTTP API instead of the REST API: $${c.totalWithHttpApiUsd.toFixed(3)}. kms-sign mode would add $${c.kmsSignModeExtraUsd.toFixed(2)} (one KMS Sign per token).`,
+    );
     out.push('');
     out.push('Assumptions:');
     out.push('');

@@ -12,7 +12,9 @@ export async function readClientItem(db: DynamoDBDocumentClient, tableName: stri
 }
 
 export async function clientCount(db: DynamoDBDocumentClient, tableName: string, tenantId: string): Promise<number> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.collectionCounter(tenantId, 'CLIENTS'), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.collectionCounter(tenantId, 'CLIENTS'), ConsistentRead: true }),
+  );
   return typeof Item?.count === 'number' ? Item.count : 0;
 }
 

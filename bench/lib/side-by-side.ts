@@ -113,7 +113,13 @@ export function spread(values: readonly number[]): Spread {
 function pairedRatios(rounds: PassResult['rounds'], ours: string, peer: string): PeerRatios {
   const r = (f: (x: LoadResult) => number, invert = false) =>
     spread(rounds.map((x) => (invert ? f(x.results[peer]!) / f(x.results[ours]!) : f(x.results[ours]!) / f(x.results[peer]!))));
-  return { peer, rps: r((x) => x.rps), perCpu: r((x) => x.okPerCpuS), perCpuWithDb: r((x) => x.okPerCpuSWithDb), p99: r((x) => x.p99Ms, true) };
+  return {
+    peer,
+    rps: r((x) => x.rps),
+    perCpu: r((x) => x.okPerCpuS),
+    perCpuWithDb: r((x) => x.okPerCpuSWithDb),
+    p99: r((x) => x.p99Ms, true),
+  };
 }
 
 /** Warm-up: one unmeasured run per side (JIT, caches, key unwrap, connection pools). */
@@ -153,7 +159,13 @@ export async function comparePass(name: string, sides: readonly Side[], o: SideB
 }
 
 /** The passes of one comparison combined: median of the passes' median ratios; min and max over every round. */
-export function combinePasses(name: string, sides: readonly Side[], o: SideBySideOptions, passes: PassResult[], note?: string): ComparisonResult {
+export function combinePasses(
+  name: string,
+  sides: readonly Side[],
+  o: SideBySideOptions,
+  passes: PassResult[],
+  note?: string,
+): ComparisonResult {
   const allRounds = passes.flatMap((p) => p.rounds);
   const summaries = Object.fromEntries(sides.map((s) => [s.name, summarize(allRounds.map((r) => r.results[s.name]!))]));
   const verdict = sides.slice(1).map((p) => {
@@ -165,5 +177,15 @@ export function combinePasses(name: string, sides: readonly Side[], o: SideBySid
     });
     return { peer: p.name, rps: mom('rps'), perCpu: mom('perCpu'), perCpuWithDb: mom('perCpuWithDb'), p99: mom('p99') };
   });
-  return { name, sides: sides.map((s) => s.name), connections: o.connections, durationS: o.durationS, roundsPerPass: o.rounds, passes, summaries, verdict, ...(note ? { note } : {}) };
+  return {
+    name,
+    sides: sides.map((s) => s.name),
+    connections: o.connections,
+    durationS: o.durationS,
+    roundsPerPass: o.rounds,
+    passes,
+    summaries,
+    verdict,
+    ...(note ? { note } : {}),
+  };
 }

@@ -3,8 +3,8 @@ import type { BenchResults, TargetCheck } from './types.ts';
 
 export type { TargetCheck } from './types.ts';
 
-
-const fmt = (n: number | null | undefined, digits = 2) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : Number(n.toFixed(digits)).toString());
+const fmt = (n: number | null | undefined, digits = 2) =>
+  n === null || n === undefined || Number.isNaN(n) ? 'n/a' : Number(n.toFixed(digits)).toString();
 
 type Verdict = ComparisonResult['verdict'][number];
 const spreadText = (s: Spread) => `${fmt(s.median)}× (rounds ${fmt(s.min)}–${fmt(s.max)})`;
@@ -34,7 +34,9 @@ function httpTarget(target: string, c: ComparisonResult | { error: string } | un
     met: v.perCpuWithDb.median >= goal,
     note:
       'met/not met on the per-CPU ratio with the database counted as our CPU' +
-      (callable ? '' : '; raw throughput points the other way: the machine was too busy to call it (docs/benchmarks.md, quiet-machine protocol)') +
+      (callable
+        ? ''
+        : '; raw throughput points the other way: the machine was too busy to call it (docs/benchmarks.md, quiet-machine protocol)') +
       (crosses ? '; the rounds straddle the target' : '') +
       (noise.length ? `; **noisy run, not callable** under the quiet-machine protocol: ${noise.join('; ')}` : ''),
   };
@@ -57,7 +59,9 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   }
   out.push({
     target: 'Token handler in process ≥ 50% of raw ES256 signing',
-    measured: lim ? `${fmt(lim.shareOfSignLimit * 100, 0)}% (${lim.tokenHandler.perCpuSec} tokens vs ${lim.es256Sign.perCpuSec} signatures per CPU-second)` : 'n/a',
+    measured: lim
+      ? `${fmt(lim.shareOfSignLimit * 100, 0)}% (${lim.tokenHandler.perCpuSec} tokens vs ${lim.es256Sign.perCpuSec} signatures per CPU-second)`
+      : 'n/a',
     met: lim ? lim.shareOfSignLimit >= 0.5 : null,
   });
   out.push({
@@ -68,7 +72,11 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   const tokenOp = r.ddb?.operations.find((o) => o.operation === 'POST /token (client_credentials)');
   out.push({
     target: '≤ 1 DynamoDB read per client_credentials token, cold',
-    measured: tokenOp?.cold ? `${tokenOp.cold.reads} reads (${Object.entries(tokenOp.cold.byCommand).map(([k, v]) => `${v} ${k.replace('Command', '')}`).join(', ')})` : 'n/a',
+    measured: tokenOp?.cold
+      ? `${tokenOp.cold.reads} reads (${Object.entries(tokenOp.cold.byCommand)
+          .map(([k, v]) => `${v} ${k.replace('Command', '')}`)
+          .join(', ')})`
+      : 'n/a',
     met: tokenOp?.cold ? tokenOp.cold.reads <= 1 : null,
   });
   out.push({
@@ -78,18 +86,38 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   });
   out.push({
     target: '0 KMS calls per token in envelope mode',
-    measured: lim ? `${lim.tokenRun.kmsCalls} calls in ${lim.tokenRun.tokens} warm tokens${tokenOp?.cold ? `; cold container: ${tokenOp.cold.kmsCalls} (${Object.entries(tokenOp.cold.kms).map(([k, v]) => `${v} ${k}`).join(', ') || 'none'})` : ''}` : 'n/a',
+    measured: lim
+      ? `${lim.tokenRun.kmsCalls} calls in ${lim.tokenRun.tokens} warm tokens${
+          tokenOp?.cold
+            ? `; cold container: ${tokenOp.cold.kmsCalls} (${
+                Object.entries(tokenOp.cold.kms)
+                  .map(([k, v]) => `${v} ${k}`)
+                  .join(', ') || 'none'
+              })`
+            : ''
+        }`
+      : 'n/a',
     met: lim ? lim.tokenRun.kmsCalls === 0 : null,
     note: 'per token, warm; a cold container pays one Decrypt per signing key, which is by design (DESIGN.md §4)',
   });
   const lists = r.lists && 'sizes' in r.lists && r.lists.sizes.length > 1 ? r.lists : undefined;
   out.push({
     target: 'First-page list at 10,000 clients within 2× of 10 clients',
-    measured: lists ? `${fmt(lists.firstPageGrowth)}× (${lists.sizes[0]!.firstPage.medianMs} → ${lists.sizes.at(-1)!.firstPage.medianMs} ms)` : 'n/a',
+    measured: lists
+      ? `${fmt(lists.firstPageGrowth)}× (${lists.sizes[0]!.firstPage.medianMs} → ${lists.sizes.at(-1)!.firstPage.medianMs} ms)`
+      : 'n/a',
     met: lists ? lists.firstPageGrowth <= 2 : null,
   });
   const tb = r.coldStart?.token;
-  out.push({ target: 'Token handler bundle < 300 KB', measured: tb ? `${fmt(tb.bytes / 1024, 1)} KB (gzip ${fmt(tb.gzipBytes / 1024, 1)} KB)` : 'n/a', met: tb ? tb.bytes < 300 * 1024 : null });
-  out.push({ target: 'Token handler ready < 150 ms from a fresh process', measured: tb?.readyMs ? `${tb.readyMs} ms (median of ${tb.runs})` : 'n/a', met: tb?.readyMs ? tb.readyMs < 150 : null });
+  out.push({
+    target: 'Token handler bundle < 300 KB',
+    measured: tb ? `${fmt(tb.bytes / 1024, 1)} KB (gzip ${fmt(tb.gzipBytes / 1024, 1)} KB)` : 'n/a',
+    met: tb ? tb.bytes < 300 * 1024 : null,
+  });
+  out.push({
+    target: 'Token handler ready < 150 ms from a fresh process',
+    measured: tb?.readyMs ? `${tb.readyMs} ms (median of ${tb.runs})` : 'n/a',
+    met: tb?.readyMs ? tb.readyMs < 150 : null,
+  });
   return out;
 }

@@ -40,5 +40,7 @@ const warm = {
   kmsPerRequest: (kms.total() - k1) / Math.max(1, args.warm),
   status,
 };
-process.stdout.write(`\nBENCH_RESULT ${JSON.stringify({ cold, warm, coldBody: first.statusCode >= 300 ? first.body?.slice(0, 300) : undefined })}\n`);
+process.stdout.write(
+  `\nBENCH_RESULT ${JSON.stringify({ cold, warm, coldBody: first.statusCode >= 300 ? first.body?.slice(0, 300) : undefined })}\n`,
+);
 process.exit(0);

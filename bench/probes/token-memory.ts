@@ -27,12 +27,21 @@ if (!gc) throw new Error('run with --expose-gc');
 
 installFakeKms();
 const runtime = createRuntime(loadConfig(args.env));
-const { handler } = (await import('../../functions/oauth/token.ts')) as { handler: (e: APIGatewayProxyEvent, c: Context) => Promise<{ statusCode: number; body?: string }> };
+const { handler } = (await import('../../functions/oauth/token.ts')) as {
+  handler: (e: APIGatewayProxyEvent, c: Context) => Promise<{ statusCode: number; body?: string }>;
+};
 const MB = 1024 * 1024;
 const snapshot = (tokens: number) => {
   gc();
   const m = process.memoryUsage();
-  return { tokens, rssMb: m.rss / MB, heapUsedMb: m.heapUsed / MB, heapTotalMb: m.heapTotal / MB, externalMb: m.external / MB, arrayBuffersMb: m.arrayBuffers / MB };
+  return {
+    tokens,
+    rssMb: m.rss / MB,
+    heapUsedMb: m.heapUsed / MB,
+    heapTotalMb: m.heapTotal / MB,
+    externalMb: m.external / MB,
+    arrayBuffersMb: m.arrayBuffers / MB,
+  };
 };
 const samples = [];
 let done = 0;

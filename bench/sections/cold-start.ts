@@ -59,7 +59,10 @@ export function esbuildOptionsOf(b: Record<string, unknown>): BuildOptions {
   // What esbuild prints and the environment of the esbuild process: no effect on the bundle.
   const outputNeutral = ['logLevel', 'environment'];
   const unknown = Object.keys(b).filter((k) => !known.includes(k) && !outputNeutral.includes(k));
-  if (unknown.length) throw new Error(`infra/constructs/service-function.ts BUNDLING has ${unknown.join(', ')}: teach esbuildOptionsOf (bench/sections/cold-start.ts) what esbuild option each is`);
+  if (unknown.length)
+    throw new Error(
+      `infra/constructs/service-function.ts BUNDLING has ${unknown.join(', ')}: teach esbuildOptionsOf (bench/sections/cold-start.ts) what esbuild option each is`,
+    );
   return {
     bundle: true,
     platform: 'node',
@@ -75,12 +78,24 @@ export function esbuildOptionsOf(b: Record<string, unknown>): BuildOptions {
 }
 
 /** What each handler is sent: a real request where one is cheap, else an unauthenticated one (401/400): module load + pipeline either way. */
-function eventFor(handler: string, target: { issuer: string; clientId: string; clientSecret: string; audience: string }): { spec: EventSpec; label: string } | undefined {
+function eventFor(
+  handler: string,
+  target: { issuer: string; clientId: string; clientSecret: string; audience: string },
+): { spec: EventSpec; label: string } | undefined {
   if (handler === 'functions/oauth/token') {
     const body = new URLSearchParams({ grant_type: 'client_credentials', audience: target.audience, scope: 'read:clients' }).toString();
-    return { spec: { method: 'POST', resource: '/token', headers: { Authorization: basicAuth(target.clientId, target.clientSecret), 'Content-Type': FORM }, body }, label: 'client_credentials token (real)' };
+    return {
+      spec: {
+        method: 'POST',
+        resource: '/token',
+        headers: { Authorization: basicAuth(target.clientId, target.clientSecret), 'Content-Type': FORM },
+        body,
+      },
+      label: 'client_credentials token (real)',
+    };
   }
-  if (handler === 'functions/http/fallback') return { spec: { method: 'GET', resource: '/{proxy+}', path: '/no-such-path' }, label: 'unknown path (404)' };
+  if (handler === 'functions/http/fallback')
+    return { spec: { method: 'GET', resource: '/{proxy+}', path: '/no-such-path' }, label: 'unknown path (404)' };
   if (handler === 'functions/keys/rotate-keys') return undefined;
   const route = ROUTES.find((r) => r.handler === handler)!;
   const params = Object.fromEntries([...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => [m[1]!, '0190a0a0-0000-7000-8000-000000000000']));
@@ -160,7 +175,10 @@ export async function benchColdStart(o: {
       } else key = `${input.split('/')[0]}/ (ours)`;
       byInput.set(key, (byInput.get(key) ?? 0) + bytesInOutput);
     }
-    const topInputs = [...byInput.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([input, b]) => ({ input, bytes: b }));
+    const topInputs = [...byInput.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([input, b]) => ({ input, bytes: b }));
 
     const ev = eventFor(h, o.target);
     let sdkExternalBytes: number | null = null;
@@ -169,7 +187,21 @@ export async function benchColdStart(o: {
     } catch {
       /* not built */
     }
-    const result: BundleResult = { handler: h, bytes, gzipBytes, sdkExternalBytes, topInputs, readyMs: null, bootMs: null, importMs: null, handleMs: null, wallMs: null, runs: 0, event: ev?.label ?? 'not invoked (scheduled job; invoking would rotate the keys)', status: null };
+    const result: BundleResult = {
+      handler: h,
+      bytes,
+      gzipBytes,
+      sdkExternalBytes,
+      topInputs,
+      readyMs: null,
+      bootMs: null,
+      importMs: null,
+      handleMs: null,
+      wallMs: null,
+      runs: 0,
+      event: ev?.label ?? 'not invoked (scheduled job; invoking would rotate the keys)',
+      status: null,
+    };
     if (ev) {
       const eventFile = join(dir, `${h.replace(/\//g, '_')}.event.json`);
       writeFileSync(eventFile, JSON.stringify(proxyEvent(ev.spec)));
@@ -177,10 +209,26 @@ export async function benchColdStart(o: {
       const samples: { readyMs: number; bootMs: number; importMs: number; handleMs: number; wallMs: number; status: number | null }[] = [];
       try {
         for (let i = 0; i < runs; i++) {
-          const { stdout, wallMs } = await runNode(['--enable-source-maps', probe, file, eventFile], { core: LOAD_CORE, env: o.env, timeoutMs: 30_000 });
-          const line = stdout.split('\n').reverse().find((l) => l.startsWith('BENCH_RESULT '));
+          const { stdout, wallMs } = await runNode(['--enable-source-maps', probe, file, eventFile], {
+            core: LOAD_CORE,
+            env: o.env,
+            timeoutMs: 30_000,
+          });
+          const line = stdout
+            .split('\n')
+            .reverse()
+            .find((l) => l.startsWith('BENCH_RESULT '));
           if (!line) throw new Error(`no result line: ${stdout.slice(-300)}`);
-          samples.push({ ...(JSON.parse(line.slice(13)) as { readyMs: number; bootMs: number; importMs: number; handleMs: number; status: number | null }), wallMs });
+          samples.push({
+            ...(JSON.parse(line.slice(13)) as {
+              readyMs: number;
+              bootMs: number;
+              importMs: number;
+              handleMs: number;
+              status: number | null;
+            }),
+            wallMs,
+          });
         }
         result.runs = samples.length;
         result.readyMs = round(median(samples.map((s) => s.readyMs)));
@@ -194,7 +242,9 @@ export async function benchColdStart(o: {
       }
     }
     bundles.push(result);
-    o.log(`cold start: ${h} ${(bytes / 1024).toFixed(0)} KB, ready ${result.readyMs ?? '-'} ms (status ${result.status ?? '-'})${result.error ? ` ERROR ${result.error.slice(0, 120)}` : ''}`);
+    o.log(
+      `cold start: ${h} ${(bytes / 1024).toFixed(0)} KB, ready ${result.readyMs ?? '-'} ms (status ${result.status ?? '-'})${result.error ? ` ERROR ${result.error.slice(0, 120)}` : ''}`,
+    );
   }
   // The token handler twice more: without --enable-source-maps, and with the SDK external (imports
   // resolve to node_modules, as Lambda resolves its runtime SDK).
@@ -204,7 +254,10 @@ export async function benchColdStart(o: {
     try {
       for (let i = 0; i < o.tokenRuns; i++) {
         const { stdout } = await runNode([...nodeArgs, probe, bundle, tokenEvent], { core: LOAD_CORE, env: o.env, timeoutMs: 30_000 });
-        const line = stdout.split('\n').reverse().find((l) => l.startsWith('BENCH_RESULT '));
+        const line = stdout
+          .split('\n')
+          .reverse()
+          .find((l) => l.startsWith('BENCH_RESULT '));
         if (!line) throw new Error(`no result line: ${stdout.slice(-300)}`);
         samples.push(JSON.parse(line.slice(13)) as { readyMs: number; importMs: number });
       }
@@ -229,8 +282,23 @@ export async function benchColdStart(o: {
   }
   if (existsSync(tokenExt) && existsSync(tokenEvent)) {
     tokenSdkExternal = { bytes: statSync(tokenExt).size, ...(await variant(['--enable-source-maps'], tokenExt)) };
-    o.log(`cold start: token handler with the SDK external: ${(tokenSdkExternal.bytes / 1024).toFixed(0)} KB, ready ${tokenSdkExternal.readyMs ?? '-'} ms`);
+    o.log(
+      `cold start: token handler with the SDK external: ${(tokenSdkExternal.bytes / 1024).toFixed(0)} KB, ready ${tokenSdkExternal.readyMs ?? '-'} ms`,
+    );
   }
-  const largest = [...bundles].sort((a, b) => b.bytes - a.bytes).slice(0, 5).map((b) => b.handler);
-  return { esbuild: esbuildVersion, awsSdk: 'bundled', bundles, missing, largest, token: bundles.find((b) => b.handler === 'functions/oauth/token'), tokenSdkExternal, tokenNoSourceMaps, buildMs: Math.round(buildMs) };
+  const largest = [...bundles]
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 5)
+    .map((b) => b.handler);
+  return {
+    esbuild: esbuildVersion,
+    awsSdk: 'bundled',
+    bundles,
+    missing,
+    largest,
+    token: bundles.find((b) => b.handler === 'functions/oauth/token'),
+    tokenSdkExternal,
+    tokenNoSourceMaps,
+    buildMs: Math.round(buildMs),
+  };
 }

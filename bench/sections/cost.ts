@@ -91,17 +91,25 @@ export function costPerMillion(i: CostInputs): CostResult {
   const gb = i.memoryMb / 1024;
   const M = 1_000_000;
   const lines: CostLine[] = [
-    { item: 'API Gateway (REST)', basis: `1 request per token × $${P.apiGatewayRestPerMillion}/M`, usdPerMillion: P.apiGatewayRestPerMillion },
-    { item: 'Lambda requests', basis: `1 invocation per token × $${P.lambdaPerMillionRequests}/M`, usdPerMillion: P.lambdaPerMillionRequests },
+    {
+      item: 'API Gateway (REST)',
+      basis: `1 request per token × $${P.apiGatewayRestPerMillion}/M`,
+      usdPerMillion: P.apiGatewayRestPerMillion,
+    },
+    {
+      item: 'Lambda requests',
+      basis: `1 invocation per token × $${P.lambdaPerMillionRequests}/M`,
+      usdPerMillion: P.lambdaPerMillionRequests,
+    },
     {
       item: 'Lambda duration',
       basis: `${billedMs} ms billed × ${gb} GB × $${P.lambdaArmPerGbSecond}/GB-s (arm64)`,
-      usdPerMillion: (M * billedMs) / 1000 * gb * P.lambdaArmPerGbSecond,
+      usdPerMillion: ((M * billedMs) / 1000) * gb * P.lambdaArmPerGbSecond,
     },
     {
       item: 'Lambda INIT (cold starts)',
       basis: `${i.coldStartsPerMillion} cold starts × ${Math.round(i.coldInitMs)} ms × ${gb} GB`,
-      usdPerMillion: (i.coldStartsPerMillion * i.coldInitMs) / 1000 * gb * P.lambdaArmPerGbSecond,
+      usdPerMillion: ((i.coldStartsPerMillion * i.coldInitMs) / 1000) * gb * P.lambdaArmPerGbSecond,
     },
     {
       item: 'DynamoDB reads',
@@ -116,12 +124,18 @@ export function costPerMillion(i: CostInputs): CostResult {
     {
       item: 'CloudWatch Logs: function logs',
       basis: `${Math.round(i.logs.functionBytes)} B handler + ${i.logs.platformBytes} B Lambda platform lines + ${i.logs.functionEvents + i.logs.platformEvents} × ${P.cloudWatchEventOverheadBytes} B per event × $${P.cloudWatchIngestPerGb}/GB`,
-      usdPerMillion: (M * (i.logs.functionBytes + i.logs.platformBytes + (i.logs.functionEvents + i.logs.platformEvents) * P.cloudWatchEventOverheadBytes) / 1e9) * P.cloudWatchIngestPerGb,
+      usdPerMillion:
+        ((M *
+          (i.logs.functionBytes +
+            i.logs.platformBytes +
+            (i.logs.functionEvents + i.logs.platformEvents) * P.cloudWatchEventOverheadBytes)) /
+          1e9) *
+        P.cloudWatchIngestPerGb,
     },
     {
       item: 'CloudWatch Logs: API Gateway access log',
       basis: `${i.logs.accessBytes} B + ${P.cloudWatchEventOverheadBytes} B per request × $${P.cloudWatchIngestPerGb}/GB`,
-      usdPerMillion: (M * (i.logs.accessBytes + P.cloudWatchEventOverheadBytes) / 1e9) * P.cloudWatchIngestPerGb,
+      usdPerMillion: ((M * (i.logs.accessBytes + P.cloudWatchEventOverheadBytes)) / 1e9) * P.cloudWatchIngestPerGb,
     },
   ];
   const total = lines.reduce((a, l) => a + l.usdPerMillion, 0);
@@ -156,7 +170,11 @@ export function platformLogBytes(memoryMb: number): { bytes: number; events: num
   const report = {
     time,
     type: 'platform.report',
-    record: { requestId, metrics: { durationMs: 1.234, billedDurationMs: 2, memorySizeMB: memoryMb, maxMemoryUsedMB: 92 }, status: 'success' },
+    record: {
+      requestId,
+      metrics: { durationMs: 1.234, billedDurationMs: 2, memorySizeMB: memoryMb, maxMemoryUsedMB: 92 },
+      status: 'success',
+    },
   };
   return { bytes: JSON.stringify(start).length + JSON.stringify(report).length, events: 2 };
 }
@@ -206,7 +224,11 @@ export interface MemoryOption {
  * memory and whose projected cold start (fresh process to first token) stays under 500 ms; warm
  * tokens are billed the 1 ms minimum at every size listed, so a smaller size is cheaper per token.
  */
-export function memoryOptions(i: { handlerUsPerToken: number; coldReadyMs: number; peakRssMb: number }): { options: MemoryOption[]; recommendedMb: number; rule: string } {
+export function memoryOptions(i: { handlerUsPerToken: number; coldReadyMs: number; peakRssMb: number }): {
+  options: MemoryOption[];
+  recommendedMb: number;
+  rule: string;
+} {
   const P = PRICES;
   const options = [128, 256, 512, 768, 1024, 1536, 1769].map((memoryMb) => {
     const vcpu = Math.min(1, memoryMb / P.lambdaFullVcpuMb);

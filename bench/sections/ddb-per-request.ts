@@ -9,7 +9,15 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export interface OperationCost {
   operation: string;
   /** First request of a fresh container. */
-  cold: { ddbCalls: number; reads: number; rru: number; wru: number; kmsCalls: number; byCommand: Record<string, number>; kms: Record<string, number> } | null;
+  cold: {
+    ddbCalls: number;
+    reads: number;
+    rru: number;
+    wru: number;
+    kmsCalls: number;
+    byCommand: Record<string, number>;
+    kms: Record<string, number>;
+  } | null;
   /** Mean per request once warm. */
   warm: { ddbCalls: number; reads: number; rru: number; wru: number; kmsCalls: number; requests: number } | null;
   status: number | null;
@@ -19,7 +27,15 @@ export interface OperationCost {
 
 interface ProbeOutput {
   cold: { ddb: DdbUsage; kms: Record<string, number>; status: number };
-  warm: { requests: number; ddb: DdbUsage; ddbCallsPerRequest: number; readsPerRequest: number; rruPerRequest: number; kmsPerRequest: number; status: number };
+  warm: {
+    requests: number;
+    ddb: DdbUsage;
+    ddbCallsPerRequest: number;
+    readsPerRequest: number;
+    rruPerRequest: number;
+    kmsPerRequest: number;
+    status: number;
+  };
   coldBody?: string;
 }
 
@@ -32,17 +48,36 @@ export async function probeOperation(o: {
   env: Record<string, string>;
 }): Promise<OperationCost> {
   try {
-    const { stdout } = await runNode(['--import', 'tsx', join(ROOT, 'bench/probes/first-request.ts'), JSON.stringify({ env: o.env, handler: o.handler, event: o.event, warm: o.warm })], {
-      core: LOAD_CORE,
-      timeoutMs: 60_000,
-    });
-    const line = stdout.split('\n').reverse().find((l) => l.startsWith('BENCH_RESULT '));
+    const { stdout } = await runNode(
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'bench/probes/first-request.ts'),
+        JSON.stringify({ env: o.env, handler: o.handler, event: o.event, warm: o.warm }),
+      ],
+      {
+        core: LOAD_CORE,
+        timeoutMs: 60_000,
+      },
+    );
+    const line = stdout
+      .split('\n')
+      .reverse()
+      .find((l) => l.startsWith('BENCH_RESULT '));
     if (!line) throw new Error(`no result line: ${stdout.slice(-300)}`);
     const r = JSON.parse(line.slice(13)) as ProbeOutput;
     const kmsCold = Object.values(r.cold.kms).reduce((a, b) => a + b, 0);
     return {
       operation: o.operation,
-      cold: { ddbCalls: r.cold.ddb.calls, reads: r.cold.ddb.reads, rru: round(r.cold.ddb.rcu), wru: round(r.cold.ddb.wcu), kmsCalls: kmsCold, byCommand: r.cold.ddb.byCommand, kms: r.cold.kms },
+      cold: {
+        ddbCalls: r.cold.ddb.calls,
+        reads: r.cold.ddb.reads,
+        rru: round(r.cold.ddb.rcu),
+        wru: round(r.cold.ddb.wcu),
+        kmsCalls: kmsCold,
+        byCommand: r.cold.ddb.byCommand,
+        kms: r.cold.kms,
+      },
       warm: {
         ddbCalls: round(r.warm.ddbCallsPerRequest),
         reads: round(r.warm.readsPerRequest),

@@ -10,7 +10,15 @@ import { cpuSecondsOf, databaseProcesses, rssBytes } from '../lib/cpu.ts';
 import { runLoad, type LoadResult, type LoadTarget, type ProcessMemory } from '../lib/load.ts';
 import { runOpenLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { askMemory } from '../lib/proc.ts';
-import { combinePasses, comparePass, warmUp, type ComparisonResult, type PassResult, type Side, type SideBySideOptions } from '../lib/side-by-side.ts';
+import {
+  combinePasses,
+  comparePass,
+  warmUp,
+  type ComparisonResult,
+  type PassResult,
+  type Side,
+  type SideBySideOptions,
+} from '../lib/side-by-side.ts';
 import { round } from '../lib/stats.ts';
 import { expectActive, fetchTokens, revokeTokens } from '../lib/token-pool.ts';
 
@@ -71,7 +79,12 @@ export interface HttpResults {
   introspection: { uncached: ComparisonResult | Failed; cached: ComparisonResult | Failed; revoked: ComparisonResult | Failed } | undefined;
   openLoop: OpenLoopCase[];
   sweep: SweepCase[];
-  memory: { atRest: Record<string, MemoryRow>; underLoad: Record<string, MemoryRow>; afterLoad: Record<string, MemoryRow>; dbIdleCpuShare: Record<string, number> };
+  memory: {
+    atRest: Record<string, MemoryRow>;
+    underLoad: Record<string, MemoryRow>;
+    afterLoad: Record<string, MemoryRow>;
+    dbIdleCpuShare: Record<string, number>;
+  };
 }
 
 const MB = 1024 * 1024;
@@ -81,7 +94,12 @@ async function memoryRow(s: ServerUnderTest): Promise<MemoryRow> {
   const pid = s.child.pid!;
   const heap = await askMemory(s.child);
   const db = [...databaseProcesses(pid), ...(s.dbPids ?? [])].reduce((a, d) => a + (rssBytes(d) || 0), 0);
-  return { rssMb: mb(rssBytes(pid)) ?? 0, heapUsedMb: mb(heap?.heapUsed), heapTotalMb: mb(heap?.heapTotal), dbRssMb: db > 0 ? mb(db) : null };
+  return {
+    rssMb: mb(rssBytes(pid)) ?? 0,
+    heapUsedMb: mb(heap?.heapUsed),
+    heapTotalMb: mb(heap?.heapTotal),
+    dbRssMb: db > 0 ? mb(db) : null,
+  };
 }
 
 function underLoadRow(passes: PassResult[], side: string): MemoryRow | undefined {
@@ -89,7 +107,12 @@ function underLoadRow(passes: PassResult[], side: string): MemoryRow | undefined
   if (!runs.length) return undefined;
   const heap = runs.map((r) => r.heapMid).find((h): h is ProcessMemory => !!h);
   const dbMax = Math.max(0, ...runs.map((r) => r.dbRssMax || 0));
-  return { rssMb: mb(Math.max(...runs.map((r) => r.serverRssMax))) ?? 0, heapUsedMb: mb(heap?.heapUsed), heapTotalMb: mb(heap?.heapTotal), dbRssMb: dbMax > 0 ? mb(dbMax) : null };
+  return {
+    rssMb: mb(Math.max(...runs.map((r) => r.serverRssMax))) ?? 0,
+    heapUsedMb: mb(heap?.heapUsed),
+    heapTotalMb: mb(heap?.heapTotal),
+    dbRssMb: dbMax > 0 ? mb(dbMax) : null,
+  };
 }
 
 const form = (t: string) => new URLSearchParams({ token: t }).toString();
@@ -104,7 +127,9 @@ export async function benchHttp(ours: ServerUnderTest, peers: ServerUnderTest[],
   const dbOf = (s: ServerUnderTest) => [...databaseProcesses(s.child.pid!), ...(s.dbPids ?? [])];
   const idle0 = all.map((s) => cpuSecondsOf(dbOf(s)));
   await new Promise((r) => setTimeout(r, idleS * 1000));
-  const dbIdleCpuShare: Record<string, number> = Object.fromEntries(all.map((s, i) => [s.name, round((cpuSecondsOf(dbOf(s)) - idle0[i]!) / idleS)]));
+  const dbIdleCpuShare: Record<string, number> = Object.fromEntries(
+    all.map((s, i) => [s.name, round((cpuSecondsOf(dbOf(s)) - idle0[i]!) / idleS)]),
+  );
   o.log(`database CPU share at rest: ${JSON.stringify(dbIdleCpuShare)}`);
   const procs = (s: ServerUnderTest) => ({ pid: s.child.pid, dbPids: s.dbPids ?? [], heap: () => askMemory(s.child) });
   const auth = (s: ServerUnderTest) => basicAuth(s.clientId, s.clientSecret);
@@ -129,14 +154,24 @@ export async function benchHttp(ours: ServerUnderTest, peers: ServerUnderTest[],
       sides: [ours, peer].map((s) => ({
         name: s.name,
         procs: procs(s),
-        target: { url: `${s.url}${s.tokenPath}`, method: 'POST', headers: { authorization: auth(s), 'content-type': FORM }, body: new URLSearchParams({ grant_type: 'client_credentials', ...s.tokenParams }).toString() },
+        target: {
+          url: `${s.url}${s.tokenPath}`,
+          method: 'POST',
+          headers: { authorization: auth(s), 'content-type': FORM },
+          body: new URLSearchParams({ grant_type: 'client_credentials', ...s.tokenParams }).toString(),
+        },
       })),
       note: 'client_credentials, client_secret_basic, one ES256 JWT access token per request on both sides.',
       passes: [],
     });
   }
   if (o.introspection) {
-    const target = (s: ServerUnderTest, tokens: string[]): LoadTarget => ({ url: `${s.url}${s.introspectPath}`, method: 'POST', headers: { authorization: auth(s), 'content-type': FORM }, bodies: tokens.map(form) });
+    const target = (s: ServerUnderTest, tokens: string[]): LoadTarget => ({
+      url: `${s.url}${s.introspectPath}`,
+      method: 'POST',
+      headers: { authorization: auth(s), 'content-type': FORM },
+      bodies: tokens.map(form),
+    });
     const pools = async (n: number, revoked: boolean) => {
       const out = new Map<string, string[]>();
       for (const s of all) {
@@ -152,7 +187,13 @@ export async function benchHttp(ours: ServerUnderTest, peers: ServerUnderTest[],
     const add = async (key: Case['key'], title: string, n: number, revoked: boolean, note: string) => {
       try {
         const p = await pools(n, revoked);
-        cases.push({ key, title, sides: all.map((s) => ({ name: s.name, procs: procs(s), target: target(s, p.get(s.name)!) })), note, passes: [] });
+        cases.push({
+          key,
+          title,
+          sides: all.map((s) => ({ name: s.name, procs: procs(s), target: target(s, p.get(s.name)!) })),
+          note,
+          passes: [],
+        });
       } catch (err) {
         cases.push({ key, title, sides: [], note, passes: [], error: (err as Error).message });
         o.log(`introspection ${key}: FAILED ${(err as Error).message}`);
@@ -216,7 +257,9 @@ export async function benchHttp(ours: ServerUnderTest, peers: ServerUnderTest[],
       for (const s of c.sides) {
         sides[s.name] = await runOpenLoop(s.target, rate, o.openLoopS);
         const r = sides[s.name]!;
-        o.log(`${c.title} open loop ${rate}/s (${share * 100}% of ${slowest.side}'s ${slowest.rps}/s): ${s.name} p50 ${r.p50Ms} p99 ${r.p99Ms} p99.9 ${r.p999Ms} ms, sent ${r.sentRps}/s, 2xx ${r.okRps}/s, errors ${r.errors}, lag p99 ${r.sendLagP99Ms} ms`);
+        o.log(
+          `${c.title} open loop ${rate}/s (${share * 100}% of ${slowest.side}'s ${slowest.rps}/s): ${s.name} p50 ${r.p50Ms} p99 ${r.p99Ms} p99.9 ${r.p999Ms} ms, sent ${r.sentRps}/s, 2xx ${r.okRps}/s, errors ${r.errors}, lag p99 ${r.sendLagP99Ms} ms`,
+        );
       }
       ol.rates.push({ share, rate, sides });
     }
@@ -224,9 +267,12 @@ export async function benchHttp(ours: ServerUnderTest, peers: ServerUnderTest[],
     const sw: SweepCase = { case: c.title, rows: [] };
     for (const connections of o.sweepConnections) {
       const sides: Record<string, LoadResult> = {};
-      for (const s of c.sides) sides[s.name] = await runLoad(s.target, { connections, durationS: o.sweepS, side: { ...s.procs, heap: undefined } });
+      for (const s of c.sides)
+        sides[s.name] = await runLoad(s.target, { connections, durationS: o.sweepS, side: { ...s.procs, heap: undefined } });
       sw.rows.push({ connections, sides });
-      o.log(`${c.title} sweep ${connections} connections: ${c.sides.map((s) => `${s.name} ${sides[s.name]!.rps}/s p50 ${sides[s.name]!.p50Ms} p99 ${sides[s.name]!.p99Ms}`).join(' | ')}`);
+      o.log(
+        `${c.title} sweep ${connections} connections: ${c.sides.map((s) => `${s.name} ${sides[s.name]!.rps}/s p50 ${sides[s.name]!.p50Ms} p99 ${sides[s.name]!.p99Ms}`).join(' | ')}`,
+      );
     }
     sweep.push(sw);
   }

@@ -69,7 +69,9 @@ export async function benchLimits(o: {
   const sig = sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' });
   const signRate = syncOpsPerSecond(() => sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' }), seconds);
   const verifyRate = syncOpsPerSecond(() => verify('sha256', input, { key: publicKey, dsaEncoding: 'ieee-p1363' }, sig), seconds);
-  log(`limits: raw ES256 sign ${Math.round(signRate.perSec)}/s (${Math.round(signRate.perCpuSec)}/cpu-s), verify ${Math.round(verifyRate.perSec)}/s`);
+  log(
+    `limits: raw ES256 sign ${Math.round(signRate.perSec)}/s (${Math.round(signRate.perCpuSec)}/cpu-s), verify ${Math.round(verifyRate.perSec)}/s`,
+  );
 
   // 2. The key store's JWS signing (what mint-access-token calls).
   const payload = {
@@ -94,8 +96,7 @@ export async function benchLimits(o: {
   // A fresh event and context per call, as each Lambda invocation gets (the context's deadline
   // runs from its creation). Building them is the bench's work (the Lambda runtime's, in AWS): it
   // is timed alone below and taken out of the handler's figure.
-  const tokenEvent = () =>
-    proxyEvent({ method: 'POST', resource: '/token', headers: { Authorization: auth, 'Content-Type': FORM }, body });
+  const tokenEvent = () => proxyEvent({ method: 'POST', resource: '/token', headers: { Authorization: auth, 'Content-Type': FORM }, body });
   const invocation = () => ({ event: tokenEvent(), ctx: lambdaContext('functions/oauth/token', 1024) });
   const buildRate = syncOpsPerSecond(invocation, Math.min(1, seconds));
   const issue = async () => {
@@ -112,15 +113,20 @@ export async function benchLimits(o: {
   const ddb = meter.since(ddb0);
   const kmsCalls = kmsTotal() - kms0;
   const tokensInRun = run.count + run.warmupCount; // the meter saw the warm-up too
-  log(`limits: token handler in-process ${Math.round(run.perSec)}/s (${Math.round(run.perCpuSec)}/cpu-s), ${ddb.calls} DynamoDB calls and ${kmsCalls} KMS calls in ${tokensInRun} tokens`);
+  log(
+    `limits: token handler in-process ${Math.round(run.perSec)}/s (${Math.round(run.perCpuSec)}/cpu-s), ${ddb.calls} DynamoDB calls and ${kmsCalls} KMS calls in ${tokensInRun} tokens`,
+  );
 
   const logs = await countStdout(async () => {
     for (let i = 0; i < 1000; i++) await issue();
   });
 
-  const profile = await profileAreas(async () => {
-    await opsPerSecond(issue, Math.min(2, seconds), 0);
-  }, resolve(import.meta.dirname, '../..'));
+  const profile = await profileAreas(
+    async () => {
+      await opsPerSecond(issue, Math.min(2, seconds), 0);
+    },
+    resolve(import.meta.dirname, '../..'),
+  );
 
   // 4. tokeninfo in process (the introspection side's limit: a verify instead of a sign).
   let tokeninfoRate: Rate | null = null;
@@ -132,7 +138,10 @@ export async function benchLimits(o: {
     const tbody = new URLSearchParams({ token: accessToken }).toString();
     const call = async () => {
       const r = await runWithRuntime(runtime, () =>
-        tokeninfo(proxyEvent({ method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: tbody }), lambdaContext('functions/oauth/tokeninfo', 512)),
+        tokeninfo(
+          proxyEvent({ method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: tbody }),
+          lambdaContext('functions/oauth/tokeninfo', 512),
+        ),
       );
       if (r.statusCode !== 200) throw new Error(`in-process /tokeninfo: ${r.statusCode} ${r.body?.slice(0, 300)}`);
     };
@@ -140,10 +149,15 @@ export async function benchLimits(o: {
     const t0 = meter.snapshot();
     tokeninfoRate = await opsPerSecond(call, seconds);
     tokeninfoDdb = meter.since(t0).calls / (tokeninfoRate.count + tokeninfoRate.warmupCount);
-    tokeninfoProfile = await profileAreas(async () => {
-      await opsPerSecond(call, Math.min(2, seconds), 0);
-    }, resolve(import.meta.dirname, '../..'));
-    log(`limits: tokeninfo handler in-process ${Math.round(tokeninfoRate.perSec)}/s (${Math.round(tokeninfoRate.perCpuSec)}/cpu-s), ${round(tokeninfoDdb)} DynamoDB calls per request`);
+    tokeninfoProfile = await profileAreas(
+      async () => {
+        await opsPerSecond(call, Math.min(2, seconds), 0);
+      },
+      resolve(import.meta.dirname, '../..'),
+    );
+    log(
+      `limits: tokeninfo handler in-process ${Math.round(tokeninfoRate.perSec)}/s (${Math.round(tokeninfoRate.perCpuSec)}/cpu-s), ${round(tokeninfoDdb)} DynamoDB calls per request`,
+    );
 
     // The uncached case: more distinct tokens than the container remembers, round-robin, so each
     // request verifies a signature and looks its jti up in the revocation list.
@@ -154,7 +168,10 @@ export async function benchLimits(o: {
     const callUncached = async () => {
       const b = bodies[next++ % bodies.length]!;
       const r = await runWithRuntime(runtime, () =>
-        tokeninfo(proxyEvent({ method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: b }), lambdaContext('functions/oauth/tokeninfo', 512)),
+        tokeninfo(
+          proxyEvent({ method: 'POST', resource: '/tokeninfo', headers: { Authorization: auth, 'Content-Type': FORM }, body: b }),
+          lambdaContext('functions/oauth/tokeninfo', 512),
+        ),
       );
       if (r.statusCode !== 200) throw new Error(`in-process /tokeninfo (uncached): ${r.statusCode} ${r.body?.slice(0, 300)}`);
     };
@@ -162,8 +179,15 @@ export async function benchLimits(o: {
     const u0 = meter.snapshot();
     const uRate = await opsPerSecond(callUncached, seconds, 0);
     const uDdb = meter.since(u0);
-    tokeninfoUncached = { ...out(uRate), ddbCallsPerRequest: round(uDdb.calls / uRate.count), rruPerRequest: round(uDdb.rcu / uRate.count), pool: uncachedPool };
-    log(`limits: tokeninfo uncached in-process ${tokeninfoUncached.perSec}/s (${tokeninfoUncached.perCpuSec}/cpu-s), ${tokeninfoUncached.ddbCallsPerRequest} DynamoDB calls per request`);
+    tokeninfoUncached = {
+      ...out(uRate),
+      ddbCallsPerRequest: round(uDdb.calls / uRate.count),
+      rruPerRequest: round(uDdb.rcu / uRate.count),
+      pool: uncachedPool,
+    };
+    log(
+      `limits: tokeninfo uncached in-process ${tokeninfoUncached.perSec}/s (${tokeninfoUncached.perCpuSec}/cpu-s), ${tokeninfoUncached.ddbCallsPerRequest} DynamoDB calls per request`,
+    );
   } catch (err) {
     log(`limits: tokeninfo in-process skipped: ${(err as Error).message}`);
   }

@@ -61,7 +61,17 @@ async function measure(
 ): Promise<OpStats> {
   const first = await call(); // warm: handler module loaded, caches filled
   if (first.status < 200 || first.status > 299) {
-    return { medianMs: NaN, p90Ms: NaN, samples: 0, ddbCalls: NaN, rru: NaN, wru: NaN, kmsCalls: NaN, status: first.status, error: first.body.slice(0, 200) };
+    return {
+      medianMs: NaN,
+      p90Ms: NaN,
+      samples: 0,
+      ddbCalls: NaN,
+      rru: NaN,
+      wru: NaN,
+      kmsCalls: NaN,
+      status: first.status,
+      error: first.body.slice(0, 200),
+    };
   }
   const ms: number[] = [];
   let calls = 0;
@@ -122,7 +132,14 @@ export async function benchLists(o: {
   const h: Http = { url: o.url, token: await o.managementToken(scope), keysToken: await o.managementToken() };
   const probe = await get(h, `/clients?limit=${limit}`);
   if (probe.status !== 200) {
-    return { limit, sizes: [], firstPageGrowth: NaN, seedMs: 0, seedSource: '', skipped: `GET /identity/v1/clients answers ${probe.status}: ${probe.body.slice(0, 200)}` };
+    return {
+      limit,
+      sizes: [],
+      firstPageGrowth: NaN,
+      seedMs: 0,
+      seedSource: '',
+      skipped: `GET /identity/v1/clients answers ${probe.status}: ${probe.body.slice(0, 200)}`,
+    };
   }
   const template = await readClientItem(o.db, o.tableName, o.templateClientId);
   const tenantId = String(template.tenant_id);
@@ -136,7 +153,8 @@ export async function benchLists(o: {
     o.log(`lists: ${size} clients (seeded ${Math.max(0, size - have)} in ${Math.round(t.ms)} ms)`);
     h.token = await o.managementToken(scope);
     h.keysToken = await o.managementToken();
-    const M = (samples: number, call: () => Promise<{ status: number; body: string }>, countItems = false) => measure(o.meter, o.kmsTotal, samples, call, countItems);
+    const M = (samples: number, call: () => Promise<{ status: number; body: string }>, countItems = false) =>
+      measure(o.meter, o.kmsTotal, samples, call, countItems);
 
     const firstPage = await M(o.samples, () => get(h, `/clients?limit=${limit}`), true);
     const offset900 = await M(o.samples, () => get(h, `/clients?offset=900&limit=${limit}`), true);
@@ -146,11 +164,25 @@ export async function benchLists(o: {
     const cursor = nextCursor ?? firstCursor;
     const cursorStats: OpStats = cursor
       ? await M(o.samples, () => get(h, `/clients?cursor=${encodeURIComponent(cursor)}&limit=${limit}`), true)
-      : { medianMs: NaN, p90Ms: NaN, samples: 0, ddbCalls: NaN, rru: NaN, wru: NaN, kmsCalls: NaN, status: 0, error: 'no next_cursor at this size' };
+      : {
+          medianMs: NaN,
+          p90Ms: NaN,
+          samples: 0,
+          ddbCalls: NaN,
+          rru: NaN,
+          wru: NaN,
+          kmsCalls: NaN,
+          status: 0,
+          error: 'no next_cursor at this size',
+        };
     if (!nextCursor && cursor) cursorStats.error = 'fewer than 900 clients: cursor taken from the first page';
 
     let n = 0;
-    const firstPageWithSecrets = await M(Math.max(5, Math.floor(o.samples / 2)), () => get(h, `/clients?limit=${limit}`, h.keysToken), true);
+    const firstPageWithSecrets = await M(
+      Math.max(5, Math.floor(o.samples / 2)),
+      () => get(h, `/clients?limit=${limit}`, h.keysToken),
+      true,
+    );
     const create = await M(Math.max(5, Math.floor(o.samples / 2)), async () => {
       const res = await fetch(`${h.url}/identity/v1/clients`, {
         method: 'POST',

@@ -83,7 +83,10 @@ export function redisAdapterFactory(url: string): { Adapter: new (name: string) 
         multi.rpush(grantKey(payload.grantId), key);
         if (expiresIn) multi.expire(grantKey(payload.grantId), expiresIn, 'GT');
       }
-      for (const [kind, value] of [['uid', payload.uid], ['userCode', payload.userCode]] as const) {
+      for (const [kind, value] of [
+        ['uid', payload.uid],
+        ['userCode', payload.userCode],
+      ] as const) {
         if (typeof value === 'string') {
           if (expiresIn) multi.set(`${this.name}:${kind}:${value}`, id, 'EX', expiresIn);
           else multi.set(`${this.name}:${kind}:${value}`, id);

@@ -82,7 +82,9 @@ const provider = new Provider(issuer, {
 provider.on('server_error', (_ctx, err) => process.stderr.write(`oidc-provider server_error: ${String(err)}\n`));
 server.on('request', provider.callback());
 
-announceReady(`${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope, storage: redis ? 'redis' : 'map' })}\n`);
+announceReady(
+  `${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope, storage: redis ? 'redis' : 'map' })}\n`,
+);
 answerMemoryRequests();
 process.on('SIGTERM', () => {
   redis?.client.disconnect();

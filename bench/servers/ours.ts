@@ -10,7 +10,12 @@ import { startLocalStack } from '../../infra/local/local-stack.ts';
 import { routeThrottlesOf, UNTHROTTLED } from '../lib/throttles.ts';
 import { announceReady, answerMemoryRequests } from './announce.ts';
 
-const opts = JSON.parse(process.argv[2] ?? '{}') as { clientId: string; clientSecret: string; tableName: string; keepRouteThrottles?: boolean };
+const opts = JSON.parse(process.argv[2] ?? '{}') as {
+  clientId: string;
+  clientSecret: string;
+  tableName: string;
+  keepRouteThrottles?: boolean;
+};
 const liftedThrottles = opts.keepRouteThrottles ? [] : routeThrottlesOf();
 
 const stack = await startLocalStack({

@@ -3,7 +3,11 @@ import * as v from 'valibot';
 import { isAppError } from '../../shared/errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { getRuntime } from '../../shared/runtime.ts';
-import { isCustomResourceEvent, sendCustomResourceResponse, type CustomResourceEvent } from '../../shared/bootstrap/cloudformation-response.ts';
+import {
+  isCustomResourceEvent,
+  sendCustomResourceResponse,
+  type CustomResourceEvent,
+} from '../../shared/bootstrap/cloudformation-response.ts';
 import { runBootstrap, type BootstrapOutput } from '../../shared/bootstrap/run-bootstrap.ts';
 
 /**
@@ -19,7 +23,10 @@ export const BootstrapRequestSchema = v.nullish(
       printCredentials: v.optional(v.boolean()),
       rotateDefaultSecret: v.optional(v.boolean()),
     }),
-    v.check((r) => r.rotateDefaultSecret !== true || r.printCredentials === true, 'rotateDefaultSecret requires printCredentials: true (a new secret that is not returned would lock everyone out)'),
+    v.check(
+      (r) => r.rotateDefaultSecret !== true || r.printCredentials === true,
+      'rotateDefaultSecret requires printCredentials: true (a new secret that is not returned would lock everyone out)',
+    ),
   ),
   {},
 );

@@ -7,6 +7,8 @@ import { resourceDeps } from '../../shared/management/resources/resource-deps.ts
 import { createScopeBody } from '../../shared/management/resources/scope-bodies.ts';
 
 /** POST /identity/v1/resources/{resource_id}/scopes (API.md §6): 201 Scope. */
-export const handler = managementHandler({ path: resourcePath, body: createScopeBody, query: recordQuerySchema(scopesCollection) }, async (req) =>
-  jsonResponse(201, await createResourceScope(resourceDeps(req.runtime), req.access, req.path.resource_id, req.body, req.query)),
+export const handler = managementHandler(
+  { path: resourcePath, body: createScopeBody, query: recordQuerySchema(scopesCollection) },
+  async (req) =>
+    jsonResponse(201, await createResourceScope(resourceDeps(req.runtime), req.access, req.path.resource_id, req.body, req.query)),
 );

@@ -7,7 +7,10 @@ import { updateScopeBody } from '../../shared/management/resources/scope-bodies.
 import { updateResourceScope } from '../../shared/management/resources/update-resource-scope.ts';
 
 /** PATCH and PUT /identity/v1/resources/{resource_id}/scopes/{scope_id} (API.md §6). */
-export const handler = managementHandler({ path: scopePath, body: updateScopeBody, query: recordQuerySchema(scopesCollection) }, async (req) => {
-  const { resource_id, scope_id } = req.path;
-  return jsonResponse(200, await updateResourceScope(resourceDeps(req.runtime), req.access, resource_id, scope_id, req.body, req.query));
-});
+export const handler = managementHandler(
+  { path: scopePath, body: updateScopeBody, query: recordQuerySchema(scopesCollection) },
+  async (req) => {
+    const { resource_id, scope_id } = req.path;
+    return jsonResponse(200, await updateResourceScope(resourceDeps(req.runtime), req.access, resource_id, scope_id, req.body, req.query));
+  },
+);

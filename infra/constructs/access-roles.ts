@@ -76,7 +76,12 @@ export const TABLE_READ_ACTIONS: readonly string[] = [
   'dynamodb:GetItem',
   'dynamodb:Query',
 ];
-export const TABLE_WRITE_ACTIONS: readonly string[] = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+export const TABLE_WRITE_ACTIONS: readonly string[] = [
+  'dynamodb:BatchWriteItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+];
 
 export interface AccessRolesProps {
   readonly table: dynamodb.ITableV2;

@@ -21,12 +21,36 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
   { type: apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'not_found', message: 'Not found.' },
   { type: apigw.ResponseType.RESOURCE_NOT_FOUND, status: '404', code: 'not_found', message: 'Not found.' },
   // Stage and per-route throttles; Retry-After as the application's own 429 sets it.
-  { type: apigw.ResponseType.THROTTLED, status: '429', code: 'too_many_requests', message: 'Too many requests.', headers: { 'Retry-After': '1' } },
-  { type: apigw.ResponseType.QUOTA_EXCEEDED, status: '429', code: 'too_many_requests', message: 'Too many requests.', headers: { 'Retry-After': '60' } },
+  {
+    type: apigw.ResponseType.THROTTLED,
+    status: '429',
+    code: 'too_many_requests',
+    message: 'Too many requests.',
+    headers: { 'Retry-After': '1' },
+  },
+  {
+    type: apigw.ResponseType.QUOTA_EXCEEDED,
+    status: '429',
+    code: 'too_many_requests',
+    message: 'Too many requests.',
+    headers: { 'Retry-After': '60' },
+  },
   { type: apigw.ResponseType.REQUEST_TOO_LARGE, status: '413', code: 'payload_too_large', message: 'The request is too large.' },
   { type: apigw.ResponseType.ACCESS_DENIED, status: '403', code: 'forbidden', message: 'Not allowed.' },
-  { type: apigw.ResponseType.UNAUTHORIZED, status: '401', code: 'unauthorized', message: 'Missing or invalid credentials.', headers: { 'WWW-Authenticate': 'Bearer realm="identity"' } },
-  { type: apigw.ResponseType.INTEGRATION_TIMEOUT, status: '504', code: 'service_unavailable', message: 'The request timed out; retry later.', headers: { 'Retry-After': '1' } },
+  {
+    type: apigw.ResponseType.UNAUTHORIZED,
+    status: '401',
+    code: 'unauthorized',
+    message: 'Missing or invalid credentials.',
+    headers: { 'WWW-Authenticate': 'Bearer realm="identity"' },
+  },
+  {
+    type: apigw.ResponseType.INTEGRATION_TIMEOUT,
+    status: '504',
+    code: 'service_unavailable',
+    message: 'The request timed out; retry later.',
+    headers: { 'Retry-After': '1' },
+  },
   { type: apigw.ResponseType.DEFAULT_4XX, code: 'invalid_request', message: 'The request was rejected.' },
   { type: apigw.ResponseType.DEFAULT_5XX, code: 'internal_error', message: 'Internal error.' },
 ];
@@ -45,7 +69,11 @@ export function gatewayErrorBody(e: Pick<GatewayError, 'code' | 'message'>, docs
  * CSP's `'none'`) are left out: a JSON error body has nothing a CSP would govern.
  */
 export const GATEWAY_SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
-  const { 'Content-Type': _contentType, ...headers } = withSecurityHeaders({ statusCode: 400, headers: { 'Content-Type': 'application/json' }, body: '' }).headers;
+  const { 'Content-Type': _contentType, ...headers } = withSecurityHeaders({
+    statusCode: 400,
+    headers: { 'Content-Type': 'application/json' },
+    body: '',
+  }).headers;
   const literal = Object.entries(headers).filter(([, value]) => !value.includes("'"));
   return { ...Object.fromEntries(literal), 'Cache-Control': 'no-store' };
 })();

@@ -160,7 +160,10 @@ export class IdentityServiceStack extends Stack {
       value: this.bootstrap.function.functionName,
       description: 'Stage bootstrap; `npm run bootstrap -- --stage <name>` invokes it to show the Default Client credentials once',
     });
-    new CfnOutput(this, 'DefaultClientId', { value: this.bootstrap.resource.getAttString('DefaultClientId'), description: 'The Default Client (API.md §4)' });
+    new CfnOutput(this, 'DefaultClientId', {
+      value: this.bootstrap.resource.getAttString('DefaultClientId'),
+      description: 'The Default Client (API.md §4)',
+    });
   }
 
   private alarmTopic(stage: StageConfig): sns.ITopic | undefined {

@@ -106,8 +106,7 @@ export class RouteApi extends Construct {
     });
     // restApiId, not api.url: api.url depends on the stage, which depends on every method, which
     // depends on the functions whose environment this is: a cycle.
-    this.issuer =
-      props.issuer ?? `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
+    this.issuer = props.issuer ?? `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
     const defaults: FunctionDefaults = {
       ...props.functionDefaults,
       environment: { ...props.functionDefaults.environment, ISSUER: this.issuer },
@@ -116,7 +115,10 @@ export class RouteApi extends Construct {
     const functions = new Map<string, ServiceFunction>();
     for (const handlerModule of handlerModules(routes)) {
       const access = unionAccess(routes.filter((r) => r.handler === handlerModule).map((r) => r.access));
-      functions.set(handlerModule, this.createFunction(handlerModule, props.roles.roleFor(access), defaults, functionTimeoutSeconds(handlerModule, routes)));
+      functions.set(
+        handlerModule,
+        this.createFunction(handlerModule, props.roles.roleFor(access), defaults, functionTimeoutSeconds(handlerModule, routes)),
+      );
     }
     this.functions = functions;
     this.fallback = this.createFunction(FALLBACK_HANDLER, props.roles.roleFor(NO_ACCESS), defaults, FUNCTION_TIMEOUTS.gateway);

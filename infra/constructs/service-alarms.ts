@@ -79,7 +79,13 @@ export class ServiceAlarms extends Construct {
     this.dependencyTimeoutMetrics = new Map(
       props.functionGroups.map((group) => [
         group,
-        new cloudwatch.Metric({ namespace, metricName: 'DependencyTimeouts', dimensionsMap: { FunctionGroup: group }, statistic: cloudwatch.Stats.SUM, period }),
+        new cloudwatch.Metric({
+          namespace,
+          metricName: 'DependencyTimeouts',
+          dimensionsMap: { FunctionGroup: group },
+          statistic: cloudwatch.Stats.SUM,
+          period,
+        }),
       ]),
     );
 
@@ -94,7 +100,12 @@ export class ServiceAlarms extends Construct {
       });
 
     this.alarms = [
-      alarm('HealthErrors', 'The health function failed (unhandled error or timeout).', props.healthFunction.metricErrors({ period, statistic: cloudwatch.Stats.SUM }), 0),
+      alarm(
+        'HealthErrors',
+        'The health function failed (unhandled error or timeout).',
+        props.healthFunction.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
+        0,
+      ),
       // Two periods: one slow cold start in a quiet period should not page anyone.
       alarm(
         'HealthLatencyP99',
@@ -103,8 +114,18 @@ export class ServiceAlarms extends Construct {
         props.healthP99Ms ?? 1000,
         2,
       ),
-      alarm('Api5xx', 'The API answered 5XX (function errors, timeouts, dependency outages).', props.stage.metricServerError({ period, statistic: cloudwatch.Stats.SUM }), props.serverErrors ?? 0),
-      alarm('Throttled', 'The API answered 429 (gateway throttles and application rate limits).', this.throttledMetric, props.throttled ?? 10),
+      alarm(
+        'Api5xx',
+        'The API answered 5XX (function errors, timeouts, dependency outages).',
+        props.stage.metricServerError({ period, statistic: cloudwatch.Stats.SUM }),
+        props.serverErrors ?? 0,
+      ),
+      alarm(
+        'Throttled',
+        'The API answered 429 (gateway throttles and application rate limits).',
+        this.throttledMetric,
+        props.throttled ?? 10,
+      ),
       ...[...this.dependencyTimeoutMetrics].map(([group, metric]) =>
         alarm(
           `DependencyTimeouts${group[0]!.toUpperCase()}${group.slice(1)}`,

@@ -88,7 +88,9 @@ export class ServiceFunction extends NodejsFunction {
     const override = props.codeFor?.(props.handlerModule);
     const entry = join(PROJECT_ROOT, `${props.handlerModule}.ts`);
     if (!override && !existsSync(entry)) {
-      throw new Error(`Handler module "${props.handlerModule}" not found: expected ${entry} exporting "handler" (shared/routes.ts lists it).`);
+      throw new Error(
+        `Handler module "${props.handlerModule}" not found: expected ${entry} exporting "handler" (shared/routes.ts lists it).`,
+      );
     }
     const logLevel = props.logLevel ?? 'INFO';
     super(scope, id, {

@@ -3,7 +3,13 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { createTableInput, TABLE_KEYS } from '../../shared/store/table-definition.ts';
 
 export interface DynamoDbLocal {
@@ -64,7 +70,12 @@ export async function startDynamoDbLocal(options: { dataDir: string | null; port
   child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
   child.stdout?.on('data', () => {});
   const endpoint = `http://127.0.0.1:${port}`;
-  const probe = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const probe = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (exited) throw new Error(`DynamoDB Local exited during start:\n${output.join('')}`);
@@ -106,7 +117,10 @@ export async function ensureTable(endpoint: string, tableName: string, region = 
     }
     await client.send(new CreateTableCommand(createTableInput(tableName)));
     await client.send(
-      new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true } }),
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true },
+      }),
     );
   } finally {
     client.destroy();

@@ -91,10 +91,30 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // As a deploy does: the JWKS holds the current key before the first request (API.md §8).
     await ensureStageKeys({ ...runtime, db: startupDb });
     startupDb.destroy();
-    const server = await startLocalServer({ port, stageThrottle: options.stageThrottle, routeThrottles: options.routeThrottles ?? 'routes', docsUrl: config.docsUrl, runtime });
+    const server = await startLocalServer({
+      port,
+      stageThrottle: options.stageThrottle,
+      routeThrottles: options.routeThrottles ?? 'routes',
+      docsUrl: config.docsUrl,
+      runtime,
+    });
     const runtimeFile = dataDir ? join(dataDir, 'runtime.json') : undefined;
     if (runtimeFile) {
-      writeFileSync(runtimeFile, JSON.stringify({ dynamodbEndpoint: endpoint, dynamodbPid: ddb?.pid, serverPid: process.pid, tableName: options.tableName, masterKeyFile: config.localMasterKeyFile, url: server.url }, null, 2));
+      writeFileSync(
+        runtimeFile,
+        JSON.stringify(
+          {
+            dynamodbEndpoint: endpoint,
+            dynamodbPid: ddb?.pid,
+            serverPid: process.pid,
+            tableName: options.tableName,
+            masterKeyFile: config.localMasterKeyFile,
+            url: server.url,
+          },
+          null,
+          2,
+        ),
+      );
     }
     return {
       url: server.url,

@@ -67,7 +67,9 @@ function readRuntimeFile(path: string): LocalRuntimeFile {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LocalRuntimeFile>;
   } catch {
-    return fail(`The local server is not running (${path} not found).\nStart it with \`npm start\` in another terminal, then run \`npm run rotate-keys\` again.`);
+    return fail(
+      `The local server is not running (${path} not found).\nStart it with \`npm start\` in another terminal, then run \`npm run rotate-keys\` again.`,
+    );
   }
   if (!parsed.dynamodbEndpoint || !parsed.tableName || !parsed.masterKeyFile) return fail(`${path} is incomplete; restart \`npm start\`.`);
   return parsed as LocalRuntimeFile;

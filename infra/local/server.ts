@@ -4,7 +4,16 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { lambdaContext, proxyEvent } from './proxy-event.ts';
-import { badRequest, headersTooLarge, internalError, methodNotAllowed, notFound, payloadTooLarge, tooManyRequests, type AppError } from '../../shared/errors.ts';
+import {
+  badRequest,
+  headersTooLarge,
+  internalError,
+  methodNotAllowed,
+  notFound,
+  payloadTooLarge,
+  tooManyRequests,
+  type AppError,
+} from '../../shared/errors.ts';
 import { renderError } from '../../shared/http/render-error.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
@@ -84,7 +93,12 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);
     const handler = await loadHandler(match.route.handler);
     // The function's own timeout, as Lambda would give it (its route group's, shared/routes.ts).
-    const context = lambdaContext(match.route.handler, event.requestContext.requestId, 1024, FUNCTION_TIMEOUTS[routeGroup(match.route)] * 1000);
+    const context = lambdaContext(
+      match.route.handler,
+      event.requestContext.requestId,
+      1024,
+      FUNCTION_TIMEOUTS[routeGroup(match.route)] * 1000,
+    );
     return runWithRuntime(options.runtime, () => handler(event, context));
   };
 
@@ -106,7 +120,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       socket.destroy();
       return;
     }
-    socket.end(rawResponse(fail(err.code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge() : badRequest('The request is not valid HTTP/1.1.'))));
+    socket.end(
+      rawResponse(fail(err.code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge() : badRequest('The request is not valid HTTP/1.1.'))),
+    );
   });
 
   await new Promise<void>((res, rej) => {
@@ -147,7 +163,9 @@ function requestUrl(target: string | undefined): URL | undefined {
 function rawResponse(r: HttpResponse): string {
   const body = r.body ?? '';
   const headers = { ...r.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   return `HTTP/1.1 ${r.statusCode} ${STATUS_CODES[r.statusCode] ?? ''}\r\n${head}\r\n${body}`;
 }
 

@@ -19,7 +19,8 @@ const port = Number(env.PORT ?? 3000);
 const inMemory = env.DYNAMODB_IN_MEMORY === 'true';
 const dataDir = env.DATA_DIR ?? '.data';
 const out = process.stdout;
-const SERVICE_SETTINGS = /^(MULTI_TENANT|DOCS_URL|RECORD_CACHE_TTL_SECONDS|REVOCATION_CACHE_TTL_SECONDS|(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS))$/;
+const SERVICE_SETTINGS =
+  /^(MULTI_TENANT|DOCS_URL|RECORD_CACHE_TTL_SECONDS|REVOCATION_CACHE_TTL_SECONDS|(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS))$/;
 
 let stack: LocalStack | undefined;
 let stopping: { reason: string; code: number } | undefined;
@@ -66,7 +67,9 @@ try {
     out.write(`  Default Client id: ${stack.defaultClient.clientId}\n`);
     for (const notice of stack.notices) out.write(`  ${notice}\n`);
     if (stack.defaultClient.clientSecret) {
-      out.write(`  Default Client secret: ${stack.defaultClient.clientSecret}\n  (shown once; set DEFAULT_CLIENT_ID / DEFAULT_CLIENT_SECRET to fix them)\n`);
+      out.write(
+        `  Default Client secret: ${stack.defaultClient.clientSecret}\n  (shown once; set DEFAULT_CLIENT_ID / DEFAULT_CLIENT_SECRET to fix them)\n`,
+      );
     }
   }
   // A dead database would turn every request into an error: say so and stop instead.

@@ -49,7 +49,8 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
   // anything here writes scopes or links, which update the copies in place.
   const repaired = await reconcileTokenViews(db, tableName, now);
   const statesUpgraded = await embedKeysInStates(signingKeysRepository(db, tableName), now);
-  if (repaired.clients || repaired.resources || statesUpgraded) logger.info('token path copies repaired', { ...repaired, key_states: statesUpgraded });
+  if (repaired.clients || repaired.resources || statesUpgraded)
+    logger.info('token path copies repaired', { ...repaired, key_states: statesUpgraded });
   // After the copies are in line: a Resource's secret is resealed on the record and its marker together.
   const resealed = await resealSecrets(db, tableName, secretBox, now);
   if (resealed.clients || resealed.resources || resealed.failed) logger.info('sealed secrets moved to the data key', { ...resealed });

@@ -39,7 +39,12 @@ export interface ResealResult {
  * the walk: one GetItem. Values sealed the old way after that (an older release serving again)
  * still open.
  */
-export async function resealSecrets(db: DynamoDBDocumentClient, tableName: string, secretBox: SecretBox, now: () => Date): Promise<ResealResult> {
+export async function resealSecrets(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  secretBox: SecretBox,
+  now: () => Date,
+): Promise<ResealResult> {
   if (await getItem(db, tableName, keys.migrationDone(MIGRATION), now())) return { clients: 0, resources: 0, failed: 0, skipped: true };
   const result: ResealResult = { clients: 0, resources: 0, failed: 0 };
   const attempt = async (kind: 'clients' | 'resources', id: string, reseal: () => Promise<void>) => {
@@ -59,7 +64,9 @@ export async function resealSecrets(db: DynamoDBDocumentClient, tableName: strin
       if (old === undefined || secretBox.isCurrent(old)) continue;
       await attempt('clients', c.id, async () => {
         const sealed = await secretBox.seal(await secretBox.open(old));
-        await commitPlan(db, tableName, [[updateItem(keys.client(c.id), { set: [['secret_sealed', sealed]], condition: equals('secret_sealed', old) })]]);
+        await commitPlan(db, tableName, [
+          [updateItem(keys.client(c.id), { set: [['secret_sealed', sealed]], condition: equals('secret_sealed', old) })],
+        ]);
       });
     }
     const resourceIds = (await collectionAll(db, tableName, tenantId, 'RESOURCES')).map((i) => String(i.id));
@@ -71,16 +78,23 @@ export async function resealSecrets(db: DynamoDBDocumentClient, tableName: strin
         const sealed = await secretBox.seal(await secretBox.open(old));
         const path = ['resource_metadata', 'signing_secret'];
         const view = ['token_view', 'signing_secret'];
-        await commitPlan(db, tableName, [[
-          updateItem(keys.resource(r.id), { set: [[path, sealed]], condition: equals(path, old) }),
-          updateItem(identifierMarkerKey(r), { set: [[view, sealed]], condition: and(equals('target_id', r.id), equals(view, old)) }),
-        ]]);
+        await commitPlan(db, tableName, [
+          [
+            updateItem(keys.resource(r.id), { set: [[path, sealed]], condition: equals(path, old) }),
+            updateItem(identifierMarkerKey(r), { set: [[view, sealed]], condition: and(equals('target_id', r.id), equals(view, old)) }),
+          ],
+        ]);
       });
     }
   }
   if (result.failed === 0) {
     try {
-      await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.migrationDone(MIGRATION), type: 'Migration', schema_version: 1, name: MIGRATION, done_at: now().toISOString() } }));
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.migrationDone(MIGRATION), type: 'Migration', schema_version: 1, name: MIGRATION, done_at: now().toISOString() },
+        }),
+      );
     } catch (err) {
       translateError(err);
     }

@@ -65,7 +65,10 @@ export async function runBootstrap(runtime: Runtime, options: RunBootstrapOption
  * later plain run may show the new one a second time. Nothing fails after the secret is changed,
  * so a caller never loses a secret that was stored.
  */
-async function rotateDefaultSecret(runtime: Runtime, reveal: ReturnType<typeof credentialsReveal>): Promise<{ clientId: string; clientSecret: string; rotated: true }> {
+async function rotateDefaultSecret(
+  runtime: Runtime,
+  reveal: ReturnType<typeof credentialsReveal>,
+): Promise<{ clientId: string; clientSecret: string; rotated: true }> {
   const { config, db, now, secretBox } = runtime;
   const clients = clientsRepository(db, config.tableName, now, secretBox);
   const clientId = await clients.findDefaultClientId();

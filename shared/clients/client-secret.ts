@@ -11,5 +11,7 @@ export function verifyClientSecret(presented: string, storedHash: string | undef
   const expected = Buffer.from(storedHash ?? '', 'base64url');
   const actual = createHash('sha256').update(presented, 'utf8').digest();
   // Compare even when nothing is stored, so an unknown client costs the same as a wrong secret.
-  return timingSafeEqual(actual, expected.length === actual.length ? expected : Buffer.alloc(actual.length)) && expected.length === actual.length;
+  return (
+    timingSafeEqual(actual, expected.length === actual.length ? expected : Buffer.alloc(actual.length)) && expected.length === actual.length
+  );
 }

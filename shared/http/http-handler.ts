@@ -33,7 +33,11 @@ const functionTimedOut = () => {
   throw serviceUnavailable({ detail: { dependency: 'function', timeout: true } });
 };
 
-export interface HandlerSpec<B extends v.GenericSchema | undefined, Q extends v.GenericSchema | undefined, P extends v.GenericSchema | undefined> {
+export interface HandlerSpec<
+  B extends v.GenericSchema | undefined,
+  Q extends v.GenericSchema | undefined,
+  P extends v.GenericSchema | undefined,
+> {
   /** OAuth endpoints render RFC 6749 error members and `Cache-Control: no-store` on errors too. */
   oauth?: boolean;
   /**
@@ -94,19 +98,21 @@ export function httpHandler<
     return run(req);
   };
 
-  return middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(requestLog(spec.quietSuccess ?? false))
-    // middy runs onError hooks last-registered first: the renderer must set the error response
-    // before the security headers are added to it.
-    .use(securityHeaders())
-    .use(errorRenderer(spec.oauth ?? false))
-    .use(httpHeaderNormalizer())
-    .use(rejectRepeatedAuthorization())
-    .use(bodyLimit())
-    .use(strictBody())
-    .use(httpJsonBodyParser({ disableContentTypeError: true }))
-    .use(httpUrlencodeBodyParser({ disableContentTypeError: true }));
+  return (
+    middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(requestLog(spec.quietSuccess ?? false))
+      // middy runs onError hooks last-registered first: the renderer must set the error response
+      // before the security headers are added to it.
+      .use(securityHeaders())
+      .use(errorRenderer(spec.oauth ?? false))
+      .use(httpHeaderNormalizer())
+      .use(rejectRepeatedAuthorization())
+      .use(bodyLimit())
+      .use(strictBody())
+      .use(httpJsonBodyParser({ disableContentTypeError: true }))
+      .use(httpUrlencodeBodyParser({ disableContentTypeError: true }))
+  );
 }
 
 /** One structured line per request: ids, route, status and time; never bodies or credentials. */

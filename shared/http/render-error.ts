@@ -17,9 +17,11 @@ export function toAppError(err: unknown): AppError {
     // well-formed JSON, so say which member instead of "malformed".
     const forbidden = e.message === 'Forbidden key in JSON body' ? (e.cause as { data?: unknown } | undefined)?.data : undefined;
     const what =
-      typeof forbidden === 'string' ? `body: a member named "${forbidden}" is not accepted`
-      : e.statusCode === 422 ? 'body: malformed JSON'
-      : `body: ${e.message ?? 'invalid'}`;
+      typeof forbidden === 'string'
+        ? `body: a member named "${forbidden}" is not accepted`
+        : e.statusCode === 422
+          ? 'body: malformed JSON'
+          : `body: ${e.message ?? 'invalid'}`;
     return badRequest(`${what}.`, { cause: err });
   }
   // An AWS call that timed out or found its dependency unreachable, wherever it was not translated

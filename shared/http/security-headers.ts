@@ -7,7 +7,8 @@ import type { HttpResponse } from './response.ts';
  * API serves JSON only. The pipeline uses the middleware; answers made outside it (the API's
  * fallback function, the local server's own 404/405/413/429/431) go through `withSecurityHeaders`.
  */
-export const securityHeaders = () => httpSecurityHeaders({ contentSecurityPolicy: { 'default-src': "'none'", 'frame-ancestors': "'none'" } });
+export const securityHeaders = () =>
+  httpSecurityHeaders({ contentSecurityPolicy: { 'default-src': "'none'", 'frame-ancestors': "'none'" } });
 
 const middleware = securityHeaders();
 

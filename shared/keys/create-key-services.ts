@@ -44,7 +44,14 @@ export function createKeyServices({ config, db, now, kms }: KeyServicesDeps): Ke
   const cacheTtlMs = config.keyCacheTtlMs;
   const keys =
     config.keyMode === 'kms-sign'
-      ? kmsSignKeyStore({ kms: backend.kms, keyId: requireSigningKeyId(config), repo, now, cacheTtlMs, retireAfterSeconds: config.keyRetireAfterSeconds })
+      ? kmsSignKeyStore({
+          kms: backend.kms,
+          keyId: requireSigningKeyId(config),
+          repo,
+          now,
+          cacheTtlMs,
+          retireAfterSeconds: config.keyRetireAfterSeconds,
+        })
       : tableKeyStore({ repo, source: backend.pairs, now, cacheTtlMs });
   const serviceSecret = serviceSecrets({ db, tableName: config.tableName, wrapper: backend.wrapper, now });
   return {

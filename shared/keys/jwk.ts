@@ -42,8 +42,7 @@ export function jwkOfKey(key: KeyObject): JWK {
 }
 
 /** KMS returns public keys as DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7). */
-export const jwkOfSpki = (spki: Uint8Array): JWK =>
-  jwkOfKey(createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }));
+export const jwkOfSpki = (spki: Uint8Array): JWK => jwkOfKey(createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }));
 
 /** kid = RFC 7638 thumbprint: stable, derived from the key itself, the same in every container. */
 export const kidOf = (jwk: JWK): Promise<string> => calculateJwkThumbprint(jwk, 'sha256');

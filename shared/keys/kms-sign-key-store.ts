@@ -34,17 +34,20 @@ export function kmsSignKeyStore(opts: KmsSignKeyStoreOptions): KeyStore {
   let registered: Promise<KmsSigningKeyRegistration> | undefined;
 
   const register = (): Promise<KmsSigningKeyRegistration> =>
-    (registered ??= registerKmsSigningKey({ kms: kms(), keyId, repo, now, retireAfterSeconds: opts.retireAfterSeconds }).catch((err: unknown) => {
-      registered = undefined; // retry on the next call rather than caching a failure
-      throw err;
-    }));
+    (registered ??= registerKmsSigningKey({ kms: kms(), keyId, repo, now, retireAfterSeconds: opts.retireAfterSeconds }).catch(
+      (err: unknown) => {
+        registered = undefined; // retry on the next call rather than caching a failure
+        throw err;
+      },
+    ));
 
   return {
     publishedKeys: cache.publishedKeys,
     publicKey: cache.publicKey,
     lastKnownPublicKey: cache.lastKnownPublicKey,
     async signJwt(alg, header, payload) {
-      if (alg !== 'ES256') throw notImplemented(`${alg} signing is not available when KMS holds the signing key (kms-sign mode signs ES256 only).`);
+      if (alg !== 'ES256')
+        throw notImplemented(`${alg} signing is not available when KMS holds the signing key (kms-sign mode signs ES256 only).`);
       const { kid } = (await register()).entry;
       const input = encoder.signingInput(alg, kid, header, payload);
       const digest = createHash('sha256').update(input, 'latin1').digest();

@@ -8,7 +8,13 @@ const TAG_BYTES = 16;
 
 /** The context as AES-GCM additional data: sorted keys, so the same context always gives the same bytes. */
 const aad = (context: WrapContext) =>
-  Buffer.from(JSON.stringify(Object.keys(context).sort().map((k) => [k, context[k]])));
+  Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((k) => [k, context[k]]),
+    ),
+  );
 
 /**
  * Local mode's KMS: AES-256-GCM under the master key file. Format (base64url):

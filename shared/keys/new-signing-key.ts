@@ -4,7 +4,12 @@ import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
 import type { SigningKeyRecord } from './signing-keys-repository.ts';
 
 /** A fresh key pair as a table record: kid = RFC 7638 thumbprint, public JWK, wrapped private key. */
-export async function newSigningKey(source: KeyPairSource, alg: AsymmetricAlg, status: 'current' | 'next', at: Date): Promise<SigningKeyRecord> {
+export async function newSigningKey(
+  source: KeyPairSource,
+  alg: AsymmetricAlg,
+  status: 'current' | 'next',
+  at: Date,
+): Promise<SigningKeyRecord> {
   const pair = await source.generate(alg);
   const raw = jwkOfSpki(pair.spki);
   assertKeyFitsAlg(raw, alg);

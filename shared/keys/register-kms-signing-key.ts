@@ -28,7 +28,13 @@ export interface RegisterOptions {
  * permission. When KMS_SIGNING_KEY_ID changed, the old key becomes `previous` and stays published
  * for the retire period, as after a rotation. One conditional transaction, as everywhere.
  */
-export async function registerKmsSigningKey({ kms, keyId, repo, now, retireAfterSeconds }: RegisterOptions): Promise<KmsSigningKeyRegistration> {
+export async function registerKmsSigningKey({
+  kms,
+  keyId,
+  repo,
+  now,
+  retireAfterSeconds,
+}: RegisterOptions): Promise<KmsSigningKeyRegistration> {
   const entry = await fetchKmsPublicKey(kms, keyId);
   for (let attempt = 0; attempt < 3; attempt++) {
     // The whole partition, not just the state: the key's item may still exist though no state
@@ -39,7 +45,16 @@ export async function registerKmsSigningKey({ kms, keyId, repo, now, retireAfter
     if (state?.currentKid === entry.kid && exists) return { entry, action: 'unchanged', previous: undefined };
     const at = now();
     const iso = at.toISOString();
-    const record: SigningKeyRecord = { kid: entry.kid, alg: 'ES256', jwk: entry.jwk, wrappedBy: 'kms-sign', kmsKeyId: keyId, status: 'current', createdAt: iso, activatedAt: iso };
+    const record: SigningKeyRecord = {
+      kid: entry.kid,
+      alg: 'ES256',
+      jwk: entry.jwk,
+      wrappedBy: 'kms-sign',
+      kmsKeyId: keyId,
+      status: 'current',
+      createdAt: iso,
+      activatedAt: iso,
+    };
     if (!state) {
       if (await repo.createInitial('ES256', record)) return { entry, action: 'created', previous: undefined };
       continue;

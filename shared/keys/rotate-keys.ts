@@ -51,7 +51,9 @@ export async function rotateKeys(options: RotateKeysOptions): Promise<RotationRe
   const source = backend.pairs;
   const results: RotationResult[] = [];
   for (const alg of algs) {
-    results.push(await rotateAlg({ repo, source, alg, at: now(), retireAfterSeconds: config.keyRetireAfterSeconds, force: options.force ?? false }));
+    results.push(
+      await rotateAlg({ repo, source, alg, at: now(), retireAfterSeconds: config.keyRetireAfterSeconds, force: options.force ?? false }),
+    );
   }
   return results;
 }
@@ -81,7 +83,15 @@ async function rotateAlg({ repo, source, alg, at, retireAfterSeconds, force }: A
 
   const live = state.previous.filter((p) => p.expiresAt > nowS);
   const expired = state.previous.filter((p) => p.expiresAt <= nowS).map((p) => p.kid);
-  const base = { alg, expectedVersion: state.version, put: [], update: [], delete: expired, at: iso, records: partition.keys } satisfies Partial<RotationWrite>;
+  const base = {
+    alg,
+    expectedVersion: state.version,
+    put: [],
+    update: [],
+    delete: expired,
+    at: iso,
+    records: partition.keys,
+  } satisfies Partial<RotationWrite>;
   const nextRecord = state.nextKid ? partition.keys.get(state.nextKid) : undefined;
 
   if (!nextRecord) {
@@ -95,7 +105,11 @@ async function rotateAlg({ repo, source, alg, at, retireAfterSeconds, force }: A
   const publishedFor = nowS - Date.parse(nextRecord.createdAt) / 1000;
   if (!force && publishedFor < NEXT_KEY_MIN_PUBLISHED_SECONDS) {
     // Relying parties may not have fetched the next key yet: promoting it now could break them.
-    if (expired.length > 0 && !(await repo.write({ ...base, state: { currentKid: state.currentKid, nextKid: nextRecord.kid, previous: live } }))) return lost(alg);
+    if (
+      expired.length > 0 &&
+      !(await repo.write({ ...base, state: { currentKid: state.currentKid, nextKid: nextRecord.kid, previous: live } }))
+    )
+      return lost(alg);
     return {
       alg,
       action: 'skipped',
@@ -130,7 +144,12 @@ async function rotateAlg({ repo, source, alg, at, retireAfterSeconds, force }: A
  * kms-sign mode has one key, in KMS: nothing to rotate. The run still registers the configured key
  * in the table (so the JWKS has it before the first token) and records a KMS_SIGNING_KEY_ID change.
  */
-async function registerOnly(options: RotateKeysOptions, repo: SigningKeysRepository, kms: KMSClient, algs: readonly AsymmetricAlg[]): Promise<RotationResult[]> {
+async function registerOnly(
+  options: RotateKeysOptions,
+  repo: SigningKeysRepository,
+  kms: KMSClient,
+  algs: readonly AsymmetricAlg[],
+): Promise<RotationResult[]> {
   const { config, now } = options;
   const results: RotationResult[] = [];
   for (const alg of algs) {
@@ -144,7 +163,9 @@ async function registerOnly(options: RotateKeysOptions, repo: SigningKeysReposit
     results.push({
       alg,
       action: r.action === 'created' ? 'created' : r.action === 'switched' ? 'rotated' : 'skipped',
-      ...(r.action === 'unchanged' ? { reason: 'kms-sign mode: the key lives in KMS; rotate by pointing KMS_SIGNING_KEY_ID at a new key (docs/keys.md)' } : {}),
+      ...(r.action === 'unchanged'
+        ? { reason: 'kms-sign mode: the key lives in KMS; rotate by pointing KMS_SIGNING_KEY_ID at a new key (docs/keys.md)' }
+        : {}),
       current: r.entry.kid,
       previous: r.previous ? [r.previous] : [],
       deleted: [],

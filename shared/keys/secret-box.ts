@@ -47,10 +47,11 @@ export function secretBox(wrapper: KeyWrapper, dataKey: () => Promise<Buffer>): 
           decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
           return Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
         } catch (err) {
-          throw internalError({ detail: 'sealed secret does not open under the data key (another stage\'s value, or damaged)', cause: err });
+          throw internalError({ detail: "sealed secret does not open under the data key (another stage's value, or damaged)", cause: err });
         }
       }
-      if (!sealed.startsWith(legacyPrefix)) throw internalError({ detail: `sealed value is not a ${wrapper.kind} secret (KEY_MODE changed?)` });
+      if (!sealed.startsWith(legacyPrefix))
+        throw internalError({ detail: `sealed value is not a ${wrapper.kind} secret (KEY_MODE changed?)` });
       return (await wrapper.unwrap(sealed.slice(legacyPrefix.length), contexts.secretBox())).toString('utf8');
     },
     isCurrent: (sealed) => sealed.startsWith(DATA_KEY_PREFIX),

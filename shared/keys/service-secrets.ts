@@ -82,7 +82,15 @@ export function serviceSecrets(opts: ServiceSecretsOptions): ServiceSecrets {
       await db.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.serviceSecret(name), type: 'ServiceSecret', schema_version: 1, name, sealed, wrapped_by: wrapper.kind, created_at: now().toISOString() },
+          Item: {
+            ...keys.serviceSecret(name),
+            type: 'ServiceSecret',
+            schema_version: 1,
+            name,
+            sealed,
+            wrapped_by: wrapper.kind,
+            created_at: now().toISOString(),
+          },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );

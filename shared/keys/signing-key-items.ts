@@ -41,7 +41,13 @@ export function keyItem(r: SigningKeyRecord): Item {
  * the item alone is a complete snapshot of its algorithm (status comes from the state, the TTL of a
  * previous key is its `expires_at`; neither is repeated). Schema 1 items (no `keys`) predate this.
  */
-export function stateItem(alg: AsymmetricAlg, s: Omit<KeyStateRecord, 'version' | 'alg'>, version: number, at: string, named: readonly SigningKeyRecord[]): Item {
+export function stateItem(
+  alg: AsymmetricAlg,
+  s: Omit<KeyStateRecord, 'version' | 'alg'>,
+  version: number,
+  at: string,
+  named: readonly SigningKeyRecord[],
+): Item {
   return {
     ...keys.signingKeyState(alg),
     type: 'SigningKeyState',
@@ -70,7 +76,11 @@ export function stateItem(alg: AsymmetricAlg, s: Omit<KeyStateRecord, 'version' 
 }
 
 /** The kids a state names, current first. */
-export const namedKids = (s: Omit<KeyStateRecord, 'version' | 'alg'>): string[] => [s.currentKid, ...(s.nextKid ? [s.nextKid] : []), ...s.previous.map((p) => p.kid)];
+export const namedKids = (s: Omit<KeyStateRecord, 'version' | 'alg'>): string[] => [
+  s.currentKid,
+  ...(s.nextKid ? [s.nextKid] : []),
+  ...s.previous.map((p) => p.kid),
+];
 
 export const isStateItem = (item: Item): boolean => item.type === 'SigningKeyState';
 

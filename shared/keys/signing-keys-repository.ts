@@ -5,7 +5,17 @@ import { getItems } from '../store/read-items.ts';
 import { TABLE_KEYS } from '../store/table-definition.ts';
 import { translateError } from '../store/translate-error.ts';
 import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
-import { embedsKeys, isStateItem, keyItem, namedKids, partitionOfStates, stateItem, stateItemKeys, toKey, toState } from './signing-key-items.ts';
+import {
+  embedsKeys,
+  isStateItem,
+  keyItem,
+  namedKids,
+  partitionOfStates,
+  stateItem,
+  stateItemKeys,
+  toKey,
+  toState,
+} from './signing-key-items.ts';
 
 /**
  * Signing keys in the table (docs/keys.md). Partition `SIGNING_KEYS` holds two kinds of item
@@ -151,7 +161,9 @@ export function signingKeysRepository(db: DynamoDBDocumentClient, tableName: str
               TableName: tableName,
               Key: keys.signingKey(u.kid),
               // A key made current again (kms-sign: the configured key switched back) loses its TTL.
-              UpdateExpression: retire ? 'SET #status = :s, retired_at = :at, #ttl = :ttl' : 'SET #status = :s, activated_at = :at REMOVE #ttl',
+              UpdateExpression: retire
+                ? 'SET #status = :s, retired_at = :at, #ttl = :ttl'
+                : 'SET #status = :s, activated_at = :at REMOVE #ttl',
               ConditionExpression: 'attribute_exists(PK)',
               ExpressionAttributeNames: { '#status': 'status', '#ttl': TABLE_KEYS.ttlAttribute },
               ExpressionAttributeValues: retire ? { ':s': u.status, ':at': u.at, ':ttl': u.ttl } : { ':s': u.status, ':at': u.at },
@@ -177,7 +189,9 @@ function recordsAfter(change: RotationWrite): SigningKeyRecord[] {
 
 /** What the `Update` of a key item in `write()` does, applied to its record. */
 function updated(r: SigningKeyRecord, u: RotationWrite['update'][number]): SigningKeyRecord {
-  return u.status === 'previous' ? { ...r, status: u.status, retiredAt: u.at, ttl: u.ttl } : { ...r, status: u.status, activatedAt: u.at, ttl: undefined };
+  return u.status === 'previous'
+    ? { ...r, status: u.status, retiredAt: u.at, ttl: u.ttl }
+    : { ...r, status: u.status, activatedAt: u.at, ttl: undefined };
 }
 
 /** True when written; false when a condition failed or a concurrent transaction won (re-read). */
@@ -189,7 +203,8 @@ async function transact(db: DynamoDBDocumentClient, items: TxItem[]): Promise<bo
     const e = err as { name?: string; CancellationReasons?: { Code?: string }[] };
     const reasons = (e.CancellationReasons ?? []).map((r) => r.Code);
     if (e.name === 'TransactionConflictException') return false;
-    if (e.name === 'TransactionCanceledException' && reasons.some((r) => r === 'ConditionalCheckFailed' || r === 'TransactionConflict')) return false;
+    if (e.name === 'TransactionCanceledException' && reasons.some((r) => r === 'ConditionalCheckFailed' || r === 'TransactionConflict'))
+      return false;
     return translateError(err);
   }
 }

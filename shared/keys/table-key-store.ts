@@ -126,7 +126,9 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
 
 async function openPrivateKey(source: KeyPairSource, record: SigningKeyRecord): Promise<KeyObject> {
   if (record.wrappedBy !== source.kind || !record.wrappedPrivateKey) {
-    throw internalError({ detail: `signing key ${record.kid} is held by ${record.wrappedBy}, this stage uses ${source.kind} (KEY_MODE changed?)` });
+    throw internalError({
+      detail: `signing key ${record.kid} is held by ${record.wrappedBy}, this stage uses ${source.kind} (KEY_MODE changed?)`,
+    });
   }
   const key = await source.unwrapPrivateKey(record.wrappedPrivateKey, record.alg);
   // A wrapped key swapped between items would sign tokens nobody can verify: refuse it.

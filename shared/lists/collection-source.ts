@@ -44,7 +44,11 @@ type Row = Readonly<Record<string, unknown>>;
  * A source over records already in memory (small child lists, tests). Key order is `id` order,
  * as in the table (UUIDv7 ids sort by creation).
  */
-export function arraySource<T extends object>(id: string, records: readonly T[], hooks: Pick<CollectionSource<T>, 'expand'> = {}): CollectionSource<T> {
+export function arraySource<T extends object>(
+  id: string,
+  records: readonly T[],
+  hooks: Pick<CollectionSource<T>, 'expand'> = {},
+): CollectionSource<T> {
   const idOf = (r: T) => String((r as Row).id);
   const sorted = [...records].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
   return {
@@ -71,11 +75,17 @@ export function arraySource<T extends object>(id: string, records: readonly T[],
  * `expand` for the page's children. Keys and counts are the record source's own, so cursors stay
  * bound to the same store list.
  */
-export function mapSource<R, T extends Row>(source: CollectionSource<R>, view: (record: R) => T, expand?: (items: T[]) => Promise<T[]>): CollectionSource<T> {
+export function mapSource<R, T extends Row>(
+  source: CollectionSource<R>,
+  view: (record: R) => T,
+  expand?: (items: T[]) => Promise<T[]>,
+): CollectionSource<T> {
   const { page, count } = source;
   return {
     id: source.id,
-    ...(page ? { page: async (request: PageRequest) => (await page.call(source, request)).map((e) => ({ item: view(e.item), key: e.key })) } : {}),
+    ...(page
+      ? { page: async (request: PageRequest) => (await page.call(source, request)).map((e) => ({ item: view(e.item), key: e.key })) }
+      : {}),
     all: async (options) => (await source.all(options)).map(view),
     ...(count ? { count: () => count.call(source) } : {}),
     ...(expand ? { expand } : {}),

@@ -12,7 +12,11 @@ type Item = Readonly<Record<string, unknown>>;
  * comparisons, and timestamps would otherwise be parsed in each).
  */
 export function sortItems<T extends Item>(spec: CollectionSpec, items: readonly T[], sort: readonly SortKey[]): T[] {
-  const keys = sort.map((k) => ({ type: spec.attributes.get(k.attribute)?.type ?? 'string', sign: k.direction === 'asc' ? 1 : -1, attribute: k.attribute }));
+  const keys = sort.map((k) => ({
+    type: spec.attributes.get(k.attribute)?.type ?? 'string',
+    sign: k.direction === 'asc' ? 1 : -1,
+    attribute: k.attribute,
+  }));
   const idSign = sort[0]?.direction === 'desc' ? -1 : 1;
   const decorated = items.map((item) => ({
     item,

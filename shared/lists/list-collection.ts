@@ -53,9 +53,10 @@ export async function listCollection<T extends Row>(input: ListCollectionInput<T
   };
   const cursor = params.cursor === undefined ? undefined : openCursor(cursorKey, binding, params.cursor);
 
-  const page = direction && source.page
-    ? await keyOrderPage(source, source.page.bind(source), params, direction, cursor)
-    : await scanPage(spec, source, params, sort, cursor);
+  const page =
+    direction && source.page
+      ? await keyOrderPage(source, source.page.bind(source), params, direction, cursor)
+      : await scanPage(spec, source, params, sort, cursor);
 
   let records = page.records;
   if (source.expand && records.length > 0 && wantsChildren(spec, params)) records = await source.expand(records);
@@ -92,7 +93,8 @@ async function keyOrderPage<T extends Row>(
   cursor: CursorState | undefined,
 ): Promise<Page<T>> {
   // Unreachable unless a key-order cursor was sealed without its key: refuse rather than restart.
-  if (cursor && !cursor.startKey) throw badRequest('query.cursor: is invalid, or belongs to another list or query; start again without cursor');
+  if (cursor && !cursor.startKey)
+    throw badRequest('query.cursor: is invalid, or belongs to another list or query; start again without cursor');
   // With a cursor, resume after its key; with an offset, read and discard `offset` records (the
   // documented O(offset) cost). One extra record tells whether there is a next page.
   const skip = cursor ? 0 : params.offset;
@@ -113,12 +115,20 @@ async function keyOrderPage<T extends Row>(
   };
 }
 
-async function scanPage<T extends Row>(spec: CollectionSpec, source: CollectionSource<T>, params: ListParams, sort: readonly SortKey[], cursor: CursorState | undefined): Promise<Page<T>> {
+async function scanPage<T extends Row>(
+  spec: CollectionSpec,
+  source: CollectionSource<T>,
+  params: ListParams,
+  sort: readonly SortKey[],
+  cursor: CursorState | undefined,
+): Promise<Page<T>> {
   const max = LIST_LIMITS.maxScanItems;
   const all = await source.all({ max });
   if (all.length > max) {
     const param = params.filter.length > 0 ? 'query.q' : params.sort ? 'query.sort' : 'query';
-    throw badRequest(`${param}: this list has more than ${max} records, too many to filter or sort; list in the default order and page with cursor`);
+    throw badRequest(
+      `${param}: this list has more than ${max} records, too many to filter or sort; list in the default order and page with cursor`,
+    );
   }
   const filtered = params.filter.length > 0 ? all.filter((r) => matchesFilter(spec, r, params.filter)) : all;
   const matched = sortItems(spec, filtered, sort);

@@ -43,12 +43,20 @@ const integer = (message: string, min: number) =>
   ) as unknown as v.GenericSchema<unknown, number>;
 
 const choice = <T>(values: Record<string, T>, message: string) =>
-  v.pipe(v.unknown(), once, v.check((s) => Object.hasOwn(values, s), message), v.transform((s) => values[s] as T));
+  v.pipe(
+    v.unknown(),
+    once,
+    v.check((s) => Object.hasOwn(values, s), message),
+    v.transform((s) => values[s] as T),
+  );
 
 const offsetMessage = 'must be an integer >= 0';
 const offset = v.pipe(
   integer(offsetMessage, 0),
-  v.maxValue(LIST_LIMITS.maxOffset, `must be at most ${LIST_LIMITS.maxOffset}; page deeper with cursor (next_cursor), which costs the same at any depth`),
+  v.maxValue(
+    LIST_LIMITS.maxOffset,
+    `must be at most ${LIST_LIMITS.maxOffset}; page deeper with cursor (next_cursor), which costs the same at any depth`,
+  ),
 );
 const limitMessage = `must be an integer between 1 and ${LIST_LIMITS.maxLimit}`;
 const limit = v.pipe(integer(limitMessage, 1), v.maxValue(LIST_LIMITS.maxLimit, limitMessage));
@@ -64,13 +72,22 @@ const cursor = v.pipe(
 );
 
 const recordEntries = (spec: CollectionSpec) => ({
-  fields: v.optional(v.pipe(v.unknown(), once, grammar((s) => parseFields(spec, s)))),
+  fields: v.optional(
+    v.pipe(
+      v.unknown(),
+      once,
+      grammar((s) => parseFields(spec, s)),
+    ),
+  ),
   expand: v.optional(expand, ''),
 });
 
 /** `fields` + `expand` of GET/POST/PATCH of one record. */
 export function recordQuerySchema(spec: CollectionSpec): v.GenericSchema<unknown, RecordParams> {
-  return v.pipe(v.object(recordEntries(spec)), v.transform((p): RecordParams => ({ fields: p.fields, expand: p.expand })));
+  return v.pipe(
+    v.object(recordEntries(spec)),
+    v.transform((p): RecordParams => ({ fields: p.fields, expand: p.expand })),
+  );
 }
 
 /** Every list parameter; see docs/lists.md for the grammar of each. */
@@ -80,8 +97,21 @@ export function listQuerySchema(spec: CollectionSpec): v.GenericSchema<unknown, 
       ...recordEntries(spec),
       offset: v.optional(offset),
       limit: v.optional(limit, String(LIST_LIMITS.defaultLimit)),
-      q: v.optional(v.pipe(v.unknown(), once, grammar((s) => parseFilter(spec, s))), ''),
-      sort: v.optional(v.pipe(v.unknown(), once, grammar((s) => parseSort(spec, s)))),
+      q: v.optional(
+        v.pipe(
+          v.unknown(),
+          once,
+          grammar((s) => parseFilter(spec, s)),
+        ),
+        '',
+      ),
+      sort: v.optional(
+        v.pipe(
+          v.unknown(),
+          once,
+          grammar((s) => parseSort(spec, s)),
+        ),
+      ),
       total_count: v.optional(totalCount, 'false'),
       cursor: v.optional(cursor),
     }),

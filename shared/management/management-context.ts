@@ -35,7 +35,10 @@ export async function managementContext(
   const actor = caller.claims.sub;
   const client = await findClient(caller.claims.client_id);
   // A deleted client's tokens die with it (as its refresh tokens and secret do).
-  if (!client) throw unauthorized('The client of this token no longer exists.', { headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' } });
+  if (!client)
+    throw unauthorized('The client of this token no longer exists.', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' },
+    });
   const isGlobal = client.is_global;
   const ownTenant = client.tenant_id;
   if (!multiTenant) return { actor, tenantId: DEFAULT_TENANT_ID, isGlobal: true };

@@ -48,7 +48,10 @@ export function presentedCredentials(
 }
 
 /** The client id a request claims by Basic or `client_id`, if well-formed; never throws (it only decides what to read). */
-export function claimedClientId(headers: Record<string, string | undefined>, body: { client_id?: string | undefined; client_secret?: string | undefined }): string | undefined {
+export function claimedClientId(
+  headers: Record<string, string | undefined>,
+  body: { client_id?: string | undefined; client_secret?: string | undefined },
+): string | undefined {
   try {
     return presentedCredentials(headers, body).clientId;
   } catch {
@@ -70,7 +73,10 @@ export async function authenticateClient(
 }
 
 /** Checks presented credentials against the stored client (the second half of authenticateClient). */
-export async function verifyCredentials({ clientId, secret, method }: PresentedCredentials, deps: Pick<OAuthDeps, 'findClient' | 'now'>): Promise<AuthenticatedClient> {
+export async function verifyCredentials(
+  { clientId, secret, method }: PresentedCredentials,
+  deps: Pick<OAuthDeps, 'findClient' | 'now'>,
+): Promise<AuthenticatedClient> {
   const client = await deps.findClient(clientId);
   if (!client) {
     verifyClientSecret(secret ?? '', undefined); // same work as a wrong secret

@@ -9,7 +9,9 @@ import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
 
 /** RFC 6750 §3.1: a bad bearer credential is 401 invalid_token with a Bearer challenge. */
 const invalidBearer = () =>
-  oauthError(401, 'invalid_token', 'The bearer token is not valid.', { headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' } });
+  oauthError(401, 'invalid_token', 'The bearer token is not valid.', {
+    headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' },
+  });
 
 export type Introspection = { active: false } | { active: true; claims: AccessTokenClaims };
 

@@ -29,9 +29,16 @@ export function requireToken(body: { token?: string | undefined }, query: { toke
  * it (spec 7.2). `active` always stays: it is what the answer means. An inactive answer is only
  * ever `{active: false}` (RFC 7662 §2.2).
  */
-export function projectFields(view: Record<string, unknown>, fields: string | undefined, known: readonly string[]): Record<string, unknown> {
+export function projectFields(
+  view: Record<string, unknown>,
+  fields: string | undefined,
+  known: readonly string[],
+): Record<string, unknown> {
   if (fields === undefined || view.active !== true) return view;
-  const names = fields.split(',').map((f) => f.trim()).filter(Boolean);
+  const names = fields
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   const unknown = names.find((n) => !known.includes(n));
   if (unknown !== undefined) throw oauthError(400, 'invalid_request', `query.fields: unknown field "${unknown}".`);
   const out: Record<string, unknown> = { active: true };

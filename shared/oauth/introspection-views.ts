@@ -4,7 +4,21 @@ const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s
 
 /** Members of each answer, for `fields` (spec 2.11; RFC 7662 §2.2). */
 export const TOKENINFO_FIELDS = ['active', 'token_type', 'client_id', 'scope', 'username', 'exp', 'iat', 'nbf', 'subject', 'jti'] as const;
-export const INTROSPECT_FIELDS = ['active', 'scope', 'client_id', 'username', 'token_type', 'exp', 'iat', 'nbf', 'sub', 'aud', 'iss', 'jti', 'tenant_id'] as const;
+export const INTROSPECT_FIELDS = [
+  'active',
+  'scope',
+  'client_id',
+  'username',
+  'token_type',
+  'exp',
+  'iat',
+  'nbf',
+  'sub',
+  'aud',
+  'iss',
+  'jti',
+  'tenant_id',
+] as const;
 
 /** Spec 2.11 (`/tokeninfo`): ISO timestamps and `subject`. */
 export function tokeninfoView(r: Introspection): Record<string, unknown> {

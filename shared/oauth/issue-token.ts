@@ -12,11 +12,7 @@ import type { TokenResponse } from './token-response.ts';
  * grant → grant allowed for the client → the grant's handler. Every grant rule lives in its module
  * under grants/; this only dispatches.
  */
-export async function issueToken(
-  headers: Record<string, string | undefined>,
-  body: TokenRequest,
-  deps: OAuthDeps,
-): Promise<TokenResponse> {
+export async function issueToken(headers: Record<string, string | undefined>, body: TokenRequest, deps: OAuthDeps): Promise<TokenResponse> {
   const credentials = presentedCredentials(headers, body);
   const grant = findGrant(body.grant_type);
   const request = grant?.params ? { ...body, ...validate(grant.params, body, 'body') } : body;

@@ -44,10 +44,7 @@ export async function mintAccessToken(input: MintInput, keys: KeyStore): Promise
   };
   if (input.resource.rbac_enabled) payload.permissions = [...input.scopes];
   const alg = input.resource.signing_algorithm;
-  const token =
-    alg === 'HS256'
-      ? signHs256(payload, input.resource.signing_secret)
-      : await keys.signJwt(alg, { typ: 'at+jwt' }, payload);
+  const token = alg === 'HS256' ? signHs256(payload, input.resource.signing_secret) : await keys.signJwt(alg, { typ: 'at+jwt' }, payload);
   return { token, jti, expiresIn: lifetime };
 }
 

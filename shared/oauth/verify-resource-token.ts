@@ -47,7 +47,12 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
     // The secret may have been chosen by a tenant: the token only counts for a client of that
     // same tenant that is still authorized on the resource (a forged client_id gets nothing).
     const client = await deps.findClient(claims.client_id);
-    if (!client || client.tenant_id !== resource.tenant_id || !client.resources.has(resource.id) || claims.tenant_id !== resource.tenant_id) {
+    if (
+      !client ||
+      client.tenant_id !== resource.tenant_id ||
+      !client.resources.has(resource.id) ||
+      claims.tenant_id !== resource.tenant_id
+    ) {
       throw new InvalidAccessToken('token not bound to an authorized client of the resource');
     }
     return verified(protectedHeader, claims);

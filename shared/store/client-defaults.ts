@@ -28,7 +28,13 @@ export function defaultClientMetadata(isPublic: boolean, given: Partial<ClientMe
  * here (spec silent): client_type `regular_web` (`spa` for public clients), is_first_party false
  * (consent is not skipped unless someone says the client is theirs), secret never expires.
  */
-export function newClientRecord(id: string, input: NewClient, actor: string, at: string, secret?: { hash: string; sealed: string }): ClientRecord {
+export function newClientRecord(
+  id: string,
+  input: NewClient,
+  actor: string,
+  at: string,
+  secret?: { hash: string; sealed: string },
+): ClientRecord {
   const isPublic = input.is_public ?? false;
   return {
     id,

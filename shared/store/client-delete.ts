@@ -43,6 +43,9 @@ function clientCascadeUnits({ client, links, permissions }: ClientPartition): Wr
   }
   // The counter decremented is the tenant read above: a tenant move in between must fail this
   // step (and the delete re-reads), or the two tenants' counts would drift.
-  units.push([deleteItem(keys.client(client.id), { condition: and(exists, equals('tenant_id', client.tenant_id)) }), countWrite(client.tenant_id, 'CLIENTS', -1)]);
+  units.push([
+    deleteItem(keys.client(client.id), { condition: and(exists, equals('tenant_id', client.tenant_id)) }),
+    countWrite(client.tenant_id, 'CLIENTS', -1),
+  ]);
   return units;
 }

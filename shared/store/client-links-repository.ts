@@ -63,7 +63,16 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
     resource !== undefined && (client.is_global || resource.tenant_id === client.tenant_id || resource.resource_metadata.is_system);
   const newLink = (client: ClientRecord, resourceId: string, actor: string): ClientResourceLink => {
     const at = now().toISOString();
-    return { id: uuidv7(), tenant_id: client.tenant_id, client_id: client.id, resource_id: resourceId, created_by: actor, created_at: at, updated_by: actor, updated_at: at };
+    return {
+      id: uuidv7(),
+      tenant_id: client.tenant_id,
+      client_id: client.id,
+      resource_id: resourceId,
+      created_by: actor,
+      created_at: at,
+      updated_by: actor,
+      updated_at: at,
+    };
   };
 
   return {
@@ -99,7 +108,14 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
             if (done.has(id)) continue;
             throw notFound(`Resource ${id} is not authorized to client ${clientId}.`);
           }
-          plan.add(unlinkUnits(clientHolder(p.client), id, p.permissions.filter((x) => x.resource_id === id)), id);
+          plan.add(
+            unlinkUnits(
+              clientHolder(p.client),
+              id,
+              p.permissions.filter((x) => x.resource_id === id),
+            ),
+            id,
+          );
         }
         return plan;
       }),
@@ -108,7 +124,12 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
       commitLinkChange(db, tableName, async (done) => {
         const ids = unique(clientIds);
         const resource = await mustGetResource(resourceId);
-        const found = await getItems(db, tableName, ids.flatMap((c) => [keys.client(c), keys.clientLink(c, resourceId)]), now());
+        const found = await getItems(
+          db,
+          tableName,
+          ids.flatMap((c) => [keys.client(c), keys.clientLink(c, resourceId)]),
+          now(),
+        );
         const clients = ids.map((id) => {
           const item = found.get(keyString(keys.client(id)));
           const client = item && toRecord<ClientRecord>(item);
@@ -142,14 +163,22 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
           if (done.has(id)) return;
           if (!p || !p.links.has(resourceId)) throw notFound(`Client ${id} is not authorized to resource ${resourceId}.`);
           plan.guard(keys.client(id), p.client.links_version);
-          plan.add(unlinkUnits(clientHolder(p.client), resourceId, p.permissions.filter((x) => x.resource_id === resourceId)), id);
+          plan.add(
+            unlinkUnits(
+              clientHolder(p.client),
+              resourceId,
+              p.permissions.filter((x) => x.resource_id === resourceId),
+            ),
+            id,
+          );
         });
         return plan;
       }),
 
     async listForClient(clientId) {
       const items = await queryPrefix(db, tableName, keys.clientPartition(clientId), keys.clientLinkPrefix);
-      if (items.length === 0 && !(await getItem(db, tableName, keys.client(clientId), now()))) throw notFound(`Client ${clientId} not found.`);
+      if (items.length === 0 && !(await getItem(db, tableName, keys.client(clientId), now())))
+        throw notFound(`Client ${clientId} not found.`);
       return items.map((i) => toRecord<ClientResourceLink>(i));
     },
 

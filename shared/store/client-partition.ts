@@ -18,7 +18,11 @@ export interface ClientPartition {
  * endpoint's read and the starting point of every link/permission change: the `links_version`
  * read here is the one their transactions are conditioned on.
  */
-export async function readClientPartition(db: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<ClientPartition | undefined> {
+export async function readClientPartition(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  clientId: string,
+): Promise<ClientPartition | undefined> {
   const items = await queryAll(db, {
     TableName: tableName,
     KeyConditionExpression: '#pk = :pk',

@@ -63,14 +63,16 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
           const item = found.get(keyString(keys.resource(id)));
           const r = item && toRecord<ResourceRecord>(item);
           // The system resource is shared by every tenant (client-links-repository.ts `visible`).
-          if (!r || (!p.client.is_global && r.tenant_id !== p.client.tenant_id && !r.resource_metadata.is_system)) throw notFound(`Resource ${id} not found.`);
+          if (!r || (!p.client.is_global && r.tenant_id !== p.client.tenant_id && !r.resource_metadata.is_system))
+            throw notFound(`Resource ${id} not found.`);
           resources.set(id, r);
         }
         for (const id of resourceIds) {
           if (!p.links.has(id)) throw conflict(`Resource ${id} is not authorized to client ${clientId}; authorize it first.`);
         }
         for (const { resourceId, scopeId } of pairs) {
-          if (!(scopeId in resources.get(resourceId)!.scope_names)) throw badRequest(`Scope ${scopeId} is not a scope of resource ${resourceId}.`);
+          if (!(scopeId in resources.get(resourceId)!.scope_names))
+            throw badRequest(`Scope ${scopeId} is not a scope of resource ${resourceId}.`);
         }
         const existing = new Map(p.permissions.map((x) => [pairKey(x), x]));
         const todo = pairs.filter(({ resourceId, scopeId }) => {

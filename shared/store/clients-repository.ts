@@ -132,7 +132,11 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
         write: async (current) => {
           const next = mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>);
           await options.validate?.(current, next);
-          const changed: Record<string, unknown> = { ...changedFields(current, next, EDITABLE), updated_by: actor, updated_at: now().toISOString() };
+          const changed: Record<string, unknown> = {
+            ...changedFields(current, next, EDITABLE),
+            updated_by: actor,
+            updated_at: now().toISOString(),
+          };
           const units: Write[][] = [];
           const moves = next.tenant_id !== current.tenant_id;
           if (moves) {
@@ -159,7 +163,12 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
         load: () => get(id),
         notFound: () => notFound(`Client ${id} not found.`),
         write: async (current) => {
-          const fields: Record<string, unknown> = { secret_hash: sealed.hash, secret_sealed: sealed.sealed, updated_by: actor, updated_at: now().toISOString() };
+          const fields: Record<string, unknown> = {
+            secret_hash: sealed.hash,
+            secret_sealed: sealed.sealed,
+            updated_by: actor,
+            updated_at: now().toISOString(),
+          };
           if (options.expiresAt !== undefined) fields.client_secret_expires_at = options.expiresAt;
           const { attributes } = await commitPlan(db, tableName, [[versionedUpdate(keys.client(id), fields, current.version)]]);
           return attributes ? toRecord<ClientRecord>(attributes) : mustGet(id);
@@ -186,7 +195,13 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
 }
 
 export function clientItem(record: ClientRecord) {
-  return { ...keys.client(record.id), GSI1PK: keys.collection(record.tenant_id, 'CLIENTS'), GSI1SK: record.id, ...entity('Client'), ...record };
+  return {
+    ...keys.client(record.id),
+    GSI1PK: keys.collection(record.tenant_id, 'CLIENTS'),
+    GSI1SK: record.id,
+    ...entity('Client'),
+    ...record,
+  };
 }
 
 function grantsOf(client: ClientRecord, tokenGrants: TokenGrants): ClientWithGrants {

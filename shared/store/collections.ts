@@ -26,7 +26,13 @@ const byCollection = (tableName: string, gsi1pk: string) => ({
   ExpressionAttributeValues: { ':pk': gsi1pk },
 });
 
-export async function collectionPage(db: DynamoDBDocumentClient, tableName: string, tenantId: string, kind: CollectionKind, req: CollectionPageRequest): Promise<CollectionPage<Item>> {
+export async function collectionPage(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  tenantId: string,
+  kind: CollectionKind,
+  req: CollectionPageRequest,
+): Promise<CollectionPage<Item>> {
   return queryPage(db, {
     ...byCollection(tableName, keys.collection(tenantId, kind)),
     Limit: req.limit,
@@ -40,7 +46,13 @@ export function collectionAll(db: DynamoDBDocumentClient, tableName: string, ten
 }
 
 /** `total_count`: one GetItem of the counter kept exact by every create/delete transaction. */
-export async function collectionCount(db: DynamoDBDocumentClient, tableName: string, tenantId: string, kind: CollectionKind, now: Date): Promise<number> {
+export async function collectionCount(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  tenantId: string,
+  kind: CollectionKind,
+  now: Date,
+): Promise<number> {
   const item = await getItem(db, tableName, keys.collectionCounter(tenantId, kind), now);
   return typeof item?.count === 'number' ? item.count : 0;
 }
@@ -48,7 +60,13 @@ export async function collectionCount(db: DynamoDBDocumentClient, tableName: str
 /** The counter write that goes into a create (+1) or delete (-1) transaction. */
 export function countWrite(tenantId: string, kind: CollectionKind, delta: number): Write {
   const e = entity('Counter');
-  return updateItem(keys.collectionCounter(tenantId, kind), { set: [['type', e.type], ['schema_version', e.schema_version]], add: [['count', delta]] });
+  return updateItem(keys.collectionCounter(tenantId, kind), {
+    set: [
+      ['type', e.type],
+      ['schema_version', e.schema_version],
+    ],
+    add: [['count', delta]],
+  });
 }
 
 /**
@@ -57,7 +75,13 @@ export function countWrite(tenantId: string, kind: CollectionKind, delta: number
  * `total_count`, a paginated Query (never a Scan) for the general path. Every repository of a
  * tenant-owned entity exposes its list with this one call, so no use case builds a table key.
  */
-export function tenantCollection<R>(db: DynamoDBDocumentClient, tableName: string, tenantId: string, kind: CollectionKind, now: () => Date): CollectionSource<R> {
+export function tenantCollection<R>(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  tenantId: string,
+  kind: CollectionKind,
+  now: () => Date,
+): CollectionSource<R> {
   const partition = keys.collection(tenantId, kind);
   const source = querySource<R>(db, tableName, {
     indexName: 'GSI1',

@@ -38,7 +38,12 @@ const LINKS_VERSION = 'links_version';
  * few transactions as needed, each one self-consistent because a unit carries its own counter
  * deltas. A single write is sent as a plain Put/Update/Delete (half the write cost).
  */
-export async function commitPlan(db: DynamoDBDocumentClient, tableName: string, units: readonly (readonly Write[])[], options: PlanOptions = {}): Promise<PlanResult> {
+export async function commitPlan(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  units: readonly (readonly Write[])[],
+  options: PlanOptions = {},
+): Promise<PlanResult> {
   const guards = new Map((options.guards ?? []).map((g) => [keyString(g.key), { ...g }]));
   const chunks = pack(units);
   let result: PlanResult = {};

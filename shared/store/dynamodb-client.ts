@@ -20,9 +20,7 @@ export function createDocumentClient({ region, endpoint, budget }: DynamoClientO
   const client = new DynamoDBClient({
     region,
     ...sdkClientOptions(budget),
-    ...(endpoint
-      ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

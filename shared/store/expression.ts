@@ -45,5 +45,11 @@ export type Condition = (x: Expr) => string;
 
 export const exists: Condition = (x) => `attribute_exists(${x.name('PK')})`;
 export const notExists: Condition = (x) => `attribute_not_exists(${x.name('PK')})`;
-export const equals = (path: string | readonly string[], value: unknown): Condition => (x) => `${x.name(path)} = ${x.value(value)}`;
-export const and = (...cs: Condition[]): Condition => (x) => cs.map((c) => `(${c(x)})`).join(' AND ');
+export const equals =
+  (path: string | readonly string[], value: unknown): Condition =>
+  (x) =>
+    `${x.name(path)} = ${x.value(value)}`;
+export const and =
+  (...cs: Condition[]): Condition =>
+  (x) =>
+    cs.map((c) => `(${c(x)})`).join(' AND ');

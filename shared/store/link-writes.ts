@@ -89,7 +89,10 @@ export function grantUnit(p: ClientPermission, holder: Holder): Write[] {
   return [
     putItem(permissionItem(p), { condition: (x) => `attribute_not_exists(${x.name('PK')})` }),
     resourceCounts(p.resource_id, { holders: { [p.scope_id]: 1 } }, (x) => `attribute_exists(${x.name(['scope_names', p.scope_id])})`),
-    ...clientChange(p.client_id, { permissions: 1, copies: [{ kind: 'permission-added', holder, resourceId: p.resource_id, scopeId: p.scope_id }] }),
+    ...clientChange(p.client_id, {
+      permissions: 1,
+      copies: [{ kind: 'permission-added', holder, resourceId: p.resource_id, scopeId: p.scope_id }],
+    }),
   ];
 }
 
@@ -102,7 +105,12 @@ export function revokePermissionUnit(p: ClientPermission, holder: Holder): Write
   ];
 }
 
-const permissionRemoved = (holder: Holder, p: ClientPermission): TokenPathChange => ({ kind: 'permission-removed', holder, resourceId: p.resource_id, scopeId: p.scope_id });
+const permissionRemoved = (holder: Holder, p: ClientPermission): TokenPathChange => ({
+  kind: 'permission-removed',
+  holder,
+  resourceId: p.resource_id,
+  scopeId: p.scope_id,
+});
 
 /**
  * Permissions per unit when a link has more than fit one transaction with the rest: each one is a

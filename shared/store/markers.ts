@@ -24,9 +24,16 @@ export function putMarker(key: Key, targetId: string, options: MarkerOptions): W
   const free: Condition =
     options.nowSeconds === undefined
       ? (x) => `attribute_not_exists(${x.name('PK')})`
-      : (x) => `attribute_not_exists(${x.name('PK')}) OR (attribute_exists(${x.name('ttl')}) AND ${x.name('ttl')} <= ${x.value(options.nowSeconds)})`;
+      : (x) =>
+          `attribute_not_exists(${x.name('PK')}) OR (attribute_exists(${x.name('ttl')}) AND ${x.name('ttl')} <= ${x.value(options.nowSeconds)})`;
   return putItem(
-    { ...options.attributes, ...key, ...entity('UniqueMarker'), target_id: targetId, ...(options.ttl !== undefined ? { ttl: options.ttl } : {}) },
+    {
+      ...options.attributes,
+      ...key,
+      ...entity('UniqueMarker'),
+      target_id: targetId,
+      ...(options.ttl !== undefined ? { ttl: options.ttl } : {}),
+    },
     { condition: free, onFail: options.onTaken },
   );
 }

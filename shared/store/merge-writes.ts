@@ -74,7 +74,14 @@ export function toTransactItem(m: MergedWrite, tableName: string): TransactItem 
     case 'delete':
       return { Delete: { TableName: tableName, Key: m.key, ...cond, ...x.attributes() } };
     case 'check':
-      return { ConditionCheck: { TableName: tableName, Key: m.key, ConditionExpression: cond.ConditionExpression ?? 'attribute_exists(PK)', ...x.attributes() } };
+      return {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: m.key,
+          ConditionExpression: cond.ConditionExpression ?? 'attribute_exists(PK)',
+          ...x.attributes(),
+        },
+      };
     case 'update':
       return { Update: { TableName: tableName, Key: m.key, UpdateExpression: updateExpression(m, x), ...cond, ...x.attributes() } };
   }

@@ -49,7 +49,11 @@ export function querySource<T = Item>(db: DynamoDBDocumentClient, tableName: str
   return source;
 }
 
-const KEY_ATTRIBUTES = new Set<string>([TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...TABLE_INDEXES.flatMap((i) => [i.partitionKey, i.sortKey])]);
+const KEY_ATTRIBUTES = new Set<string>([
+  TABLE_KEYS.partitionKey,
+  TABLE_KEYS.sortKey,
+  ...TABLE_INDEXES.flatMap((i) => [i.partitionKey, i.sortKey]),
+]);
 
 /** The default `toRecord`: the stored item minus the table's and indexes' key attributes. */
 export function stripKeys(item: Item): Item {

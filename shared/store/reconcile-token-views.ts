@@ -60,7 +60,9 @@ export async function reconcileTokenViews(db: DynamoDBDocumentClient, tableName:
       if (!grantsCopyIsCurrent(c)) await repair('clients', c.id, () => rebuildClient(db, tableName, c.id));
     }
     const resourceIds = (await collectionAll(db, tableName, tenantId, 'RESOURCES')).map((i) => String(i.id));
-    const resources = [...(await getItems(db, tableName, resourceIds.map(keys.resource), now())).values()].map((i) => toRecord<ResourceRecord>(i));
+    const resources = [...(await getItems(db, tableName, resourceIds.map(keys.resource), now())).values()].map((i) =>
+      toRecord<ResourceRecord>(i),
+    );
     const markers = await getItems(db, tableName, resources.map(identifierMarkerKey), now());
     for (const r of resources) {
       const marker = markers.get(keyString(identifierMarkerKey(r)));
@@ -80,12 +82,17 @@ function rebuildClient(db: DynamoDBDocumentClient, tableName: string, clientId: 
     if (!p || grantsCopyIsCurrent(p.client)) return false;
     const grants: TokenGrants = Object.fromEntries([...p.links.keys()].map((r) => [r, {}]));
     for (const x of p.permissions) (grants[x.resource_id] ??= {})[x.scope_id] = true;
-    await commitPlan(db, tableName, [[
-      updateItem(keys.client(clientId), {
-        set: [['token_grants', grants], ['token_grants_version', p.client.links_version]],
-        condition: equals('links_version', p.client.links_version),
-      }),
-    ]]);
+    await commitPlan(db, tableName, [
+      [
+        updateItem(keys.client(clientId), {
+          set: [
+            ['token_grants', grants],
+            ['token_grants_version', p.client.links_version],
+          ],
+          condition: equals('links_version', p.client.links_version),
+        }),
+      ],
+    ]);
     return true;
   });
 }
@@ -98,10 +105,12 @@ function rewriteView(db: DynamoDBDocumentClient, tableName: string, resourceId: 
     const r = toRecord<ResourceRecord>(item);
     const marker = await getItem(db, tableName, identifierMarkerKey(r), now());
     if (!marker || sameView(marker.token_view, r)) return false;
-    await commitPlan(db, tableName, [[
-      updateItem(identifierMarkerKey(r), { set: [['token_view', tokenViewOf(r)]], condition: equals('target_id', r.id) }),
-      checkItem(keys.resource(r.id), and(equals('version', r.version), equals('links_version', r.links_version))),
-    ]]);
+    await commitPlan(db, tableName, [
+      [
+        updateItem(identifierMarkerKey(r), { set: [['token_view', tokenViewOf(r)]], condition: equals('target_id', r.id) }),
+        checkItem(keys.resource(r.id), and(equals('version', r.version), equals('links_version', r.links_version))),
+      ],
+    ]);
     return true;
   });
 }

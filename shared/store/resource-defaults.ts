@@ -20,7 +20,11 @@ export const RESOURCE_METADATA_DEFAULTS: Omit<ResourceMetadata, 'identifier_url'
  * (RFC 7518 §3.2: the key must be at least as long as the hash), so no token is ever signed with
  * an empty key. Returns the metadata with `signing_secret` sealed (or unchanged when not given).
  */
-export async function sealSigningSecret(metadata: ResourceMetadata, plaintext: string | undefined, secretBox: SecretBox): Promise<ResourceMetadata> {
+export async function sealSigningSecret(
+  metadata: ResourceMetadata,
+  plaintext: string | undefined,
+  secretBox: SecretBox,
+): Promise<ResourceMetadata> {
   if (plaintext !== undefined) return { ...metadata, signing_secret: await secretBox.seal(plaintext) };
   if (metadata.signing_algorithm === 'HS256' && !metadata.signing_secret) {
     return { ...metadata, signing_secret: await secretBox.seal(randomBytes(32).toString('base64url')) };
@@ -28,7 +32,13 @@ export async function sealSigningSecret(metadata: ResourceMetadata, plaintext: s
   return metadata;
 }
 
-export async function newResourceRecord(id: string, input: NewResource, actor: string, at: string, secretBox: SecretBox): Promise<ResourceRecord> {
+export async function newResourceRecord(
+  id: string,
+  input: NewResource,
+  actor: string,
+  at: string,
+  secretBox: SecretBox,
+): Promise<ResourceRecord> {
   const { signing_secret: plaintext, ...given } = input.resource_metadata;
   const metadata = await sealSigningSecret({ ...RESOURCE_METADATA_DEFAULTS, ...given }, plaintext, secretBox);
   return {

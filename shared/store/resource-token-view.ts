@@ -44,7 +44,8 @@ export function tokenViewOf(r: ResourceRecord): ResourceTokenView {
   };
 }
 
-export const identifierMarkerKey = (r: ResourceRecord): Key => keys.marker('RESOURCE_ID_URL', r.tenant_id, r.resource_metadata.identifier_url);
+export const identifierMarkerKey = (r: ResourceRecord): Key =>
+  keys.marker('RESOURCE_ID_URL', r.tenant_id, r.resource_metadata.identifier_url);
 
 /** Claims the record's identifier_url (409 via `onTaken` if another resource holds it) with the record's view. */
 export function putIdentifierMarker(r: ResourceRecord, onTaken: () => AppError): Write {

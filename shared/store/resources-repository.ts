@@ -16,7 +16,13 @@ import { getItem } from './read-items.ts';
 import { deleteResource } from './resource-delete.ts';
 import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
 import { copyWrites } from './token-copies.ts';
-import { deleteIdentifierMarker, putIdentifierMarker, tokenViewOf, tokenViewOfMarker, type ResourceTokenView } from './resource-token-view.ts';
+import {
+  deleteIdentifierMarker,
+  putIdentifierMarker,
+  tokenViewOf,
+  tokenViewOfMarker,
+  type ResourceTokenView,
+} from './resource-token-view.ts';
 import { putScopeWrites } from './scope-items.ts';
 import type { UpdateOptions } from './clients-repository.ts';
 import { uuidv7 } from './uuidv7.ts';
@@ -62,7 +68,12 @@ const MAX_SCOPES_ON_CREATE = 48;
 /** Could a resource have this identifier_url? A longer audience names none, and might not fit a key. */
 export const isPossibleIdentifier = (url: string): boolean => Buffer.byteLength(url) <= LIMITS.identifierUrl;
 
-export function resourcesRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date, secretBox: SecretBox): ResourcesRepository {
+export function resourcesRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  now: () => Date,
+  secretBox: SecretBox,
+): ResourcesRepository {
   const get = async (id: string) => {
     const item = await getItem(db, tableName, keys.resource(id), now());
     return item ? toRecord<ResourceRecord>(item) : undefined;
@@ -99,12 +110,17 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
       record.scope_names = Object.fromEntries(scopeRecords.map((s) => [s.id, s.scope_name]));
       record.aggregations.scopes = scopeRecords.length;
       const url = record.resource_metadata.identifier_url;
-      await commitPlan(db, tableName, [[
-        putItem(resourceItem(record), { condition: notExists, onFail: () => conflict(`A resource with id ${record.id} already exists.`) }),
-        putIdentifierMarker(record, identifierTaken(url)),
-        countWrite(record.tenant_id, 'RESOURCES', 1),
-        ...scopeRecords.flatMap(putScopeWrites),
-      ]]);
+      await commitPlan(db, tableName, [
+        [
+          putItem(resourceItem(record), {
+            condition: notExists,
+            onFail: () => conflict(`A resource with id ${record.id} already exists.`),
+          }),
+          putIdentifierMarker(record, identifierTaken(url)),
+          countWrite(record.tenant_id, 'RESOURCES', 1),
+          ...scopeRecords.flatMap(putScopeWrites),
+        ],
+      ]);
       return record;
     },
 
@@ -114,7 +130,8 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
       // An audience not in normal form names the resource stored under its normal form (API.md §8);
       // the exact spelling is read first, so what was stored before normalisation is still found.
       const normal = normalisedOrSame(identifierUrl);
-      if (!marker && normal !== identifierUrl && isPossibleIdentifier(normal)) marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, normal), now());
+      if (!marker && normal !== identifierUrl && isPossibleIdentifier(normal))
+        marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, normal), now());
       return marker ? viewOfMarker(marker) : undefined;
     },
 
@@ -142,7 +159,11 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
           next.resource_metadata = sealedSecret
             ? { ...next.resource_metadata, signing_secret: sealedSecret }
             : await sealSigningSecret(next.resource_metadata, undefined, secretBox);
-          const changed: Record<string, unknown> = { ...changedFields(current, next, EDITABLE), updated_by: actor, updated_date: now().toISOString() };
+          const changed: Record<string, unknown> = {
+            ...changedFields(current, next, EDITABLE),
+            updated_by: actor,
+            updated_date: now().toISOString(),
+          };
           const writes: Write[] = [];
           if (moved) {
             const url = next.resource_metadata.identifier_url;
@@ -151,7 +172,10 @@ export function resourcesRepository(db: DynamoDBDocumentClient, tableName: strin
             // written before the marker carried the view also had a GSI2 entry by identifier:
             // dropped here, so it never names the old identifier.
             writes.push(
-              versionedUpdate(keys.resource(id), changed, current.version, { condition: equals('links_version', current.links_version), remove: ['GSI2PK', 'GSI2SK'] }),
+              versionedUpdate(keys.resource(id), changed, current.version, {
+                condition: equals('links_version', current.links_version),
+                remove: ['GSI2PK', 'GSI2SK'],
+              }),
             );
             writes.push(deleteIdentifierMarker(current), putIdentifierMarker(next, identifierTaken(url)));
           } else {

@@ -39,7 +39,10 @@ export interface RevocationFeed {
 }
 
 /** The items that can revoke the token of `ref`: its bound entry and the old unbound one. */
-export const revocationKeys = (ref: RevocationRef): Key[] => [keys.revokedToken(ref.jti, verifierDigest(ref)), keys.revokedTokenUnbound(ref.jti)];
+export const revocationKeys = (ref: RevocationRef): Key[] => [
+  keys.revokedToken(ref.jti, verifierDigest(ref)),
+  keys.revokedTokenUnbound(ref.jti),
+];
 
 /** Do these stored items (any entries of the token's jti) revoke the token of `ref`? */
 export function revokes(ref: RevocationRef, items: readonly (Item | undefined)[], now: Date): boolean {
@@ -52,14 +55,23 @@ export function revocationsRepository(db: DynamoDBDocumentClient, tableName: str
   return {
     async revoke(ref, expiresAt) {
       try {
-        await db.send(new PutCommand({
-          TableName: tableName,
-          Item: { ...keys.revokedToken(ref.jti, verifierDigest(ref)), type: 'RevokedToken', schema_version: 2, verifier: ref.verifier, client_id: ref.clientId, ttl: ttlOf(expiresAt) },
-          // A jti is bound to the first client that revoked it under this verifier: a second
-          // client's token with the same jti and verifier is a forgery and must not take it over.
-          ConditionExpression: 'attribute_not_exists(PK) OR client_id = :client',
-          ExpressionAttributeValues: { ':client': ref.clientId },
-        }));
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keys.revokedToken(ref.jti, verifierDigest(ref)),
+              type: 'RevokedToken',
+              schema_version: 2,
+              verifier: ref.verifier,
+              client_id: ref.clientId,
+              ttl: ttlOf(expiresAt),
+            },
+            // A jti is bound to the first client that revoked it under this verifier: a second
+            // client's token with the same jti and verifier is a forgery and must not take it over.
+            ConditionExpression: 'attribute_not_exists(PK) OR client_id = :client',
+            ExpressionAttributeValues: { ':client': ref.clientId },
+          }),
+        );
         return 'revoked';
       } catch (err) {
         if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return 'conflict';
@@ -70,11 +82,13 @@ export function revocationsRepository(db: DynamoDBDocumentClient, tableName: str
       // One Query of the jti's partition reads the bound entry and the unbound one together
       // (one read unit: the entries are a few dozen bytes).
       try {
-        const { Items } = await db.send(new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.revokedTokenPartition(ref.jti) },
-        }));
+        const { Items } = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': keys.revokedTokenPartition(ref.jti) },
+          }),
+        );
         return revokes(ref, Items ?? [], now());
       } catch (err) {
         return translateError(err);

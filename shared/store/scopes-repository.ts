@@ -65,38 +65,44 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
   return {
     get,
 
-    create: (resourceId, input, actor) => withRetries(async () => {
-      const resource = await getResource(resourceId);
-      // A limit on the collection, like nested groups' depth (API.md §6): 409.
-      if (resource.aggregations.scopes >= MAX_SCOPES_PER_RESOURCE) {
-        throw conflict(`Resource ${resourceId} has the maximum of ${MAX_SCOPES_PER_RESOURCE} scopes; delete one first.`);
-      }
-      const at = now().toISOString();
-      const scope: ScopeRecord = {
-        id: input.id ?? uuidv7(),
-        tenant_id: resource.tenant_id,
-        resource_id: resourceId,
-        scope_name: input.scope_name,
-        ...(input.scope_description !== undefined ? { scope_description: input.scope_description } : {}),
-        version: 1,
-        created_by: actor,
-        created_at: at,
-        updated_by: actor,
-        updated_at: at,
-      };
-      await commitPlan(db, tableName, [[
-        ...putScopeWrites(scope),
-        updateItem(keys.resource(resourceId), {
-          set: [[['scope_names', scope.id], scope.scope_name]],
-          add: [[['aggregations', 'scopes'], 1], ['links_version', 1]],
-          // Parallel creates must not pass the cap either; a failure (deleted, or full) re-reads.
-          condition: and(exists, (x) => `${x.name(['aggregations', 'scopes'])} < ${x.value(MAX_SCOPES_PER_RESOURCE)}`),
-          onFail: () => new RetryableConflict('The resource changed meanwhile; retry.'),
-        }),
-        ...copyWrites([{ kind: 'scope-added', resource, scopeId: scope.id, name: scope.scope_name }]),
-      ]]);
-      return scope;
-    }),
+    create: (resourceId, input, actor) =>
+      withRetries(async () => {
+        const resource = await getResource(resourceId);
+        // A limit on the collection, like nested groups' depth (API.md §6): 409.
+        if (resource.aggregations.scopes >= MAX_SCOPES_PER_RESOURCE) {
+          throw conflict(`Resource ${resourceId} has the maximum of ${MAX_SCOPES_PER_RESOURCE} scopes; delete one first.`);
+        }
+        const at = now().toISOString();
+        const scope: ScopeRecord = {
+          id: input.id ?? uuidv7(),
+          tenant_id: resource.tenant_id,
+          resource_id: resourceId,
+          scope_name: input.scope_name,
+          ...(input.scope_description !== undefined ? { scope_description: input.scope_description } : {}),
+          version: 1,
+          created_by: actor,
+          created_at: at,
+          updated_by: actor,
+          updated_at: at,
+        };
+        await commitPlan(db, tableName, [
+          [
+            ...putScopeWrites(scope),
+            updateItem(keys.resource(resourceId), {
+              set: [[['scope_names', scope.id], scope.scope_name]],
+              add: [
+                [['aggregations', 'scopes'], 1],
+                ['links_version', 1],
+              ],
+              // Parallel creates must not pass the cap either; a failure (deleted, or full) re-reads.
+              condition: and(exists, (x) => `${x.name(['aggregations', 'scopes'])} < ${x.value(MAX_SCOPES_PER_RESOURCE)}`),
+              onFail: () => new RetryableConflict('The resource changed meanwhile; retry.'),
+            }),
+            ...copyWrites([{ kind: 'scope-added', resource, scopeId: scope.id, name: scope.scope_name }]),
+          ],
+        ]);
+        return scope;
+      }),
 
     update(resourceId, scopeId, patch, actor, options = {}) {
       return updateWithRetry({
@@ -105,7 +111,11 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
         ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
         write: async (current) => {
           const next = mergePatch<ScopeRecord>(current, patch);
-          const changed = { ...changedFields(current, next, ['scope_name', 'scope_description']), updated_by: actor, updated_at: now().toISOString() };
+          const changed = {
+            ...changedFields(current, next, ['scope_name', 'scope_description']),
+            updated_by: actor,
+            updated_at: now().toISOString(),
+          };
           const writes: Write[] = [versionedUpdate(keys.scope(resourceId, scopeId), changed, current.version)];
           if (next.scope_name !== current.scope_name) {
             const resource = await getResource(resourceId);
@@ -113,7 +123,11 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
             writes.push(
               deleteScopeNameMarker(resourceId, current.scope_name, scopeId),
               putMarker(keys.scopeNameMarker(resourceId, next.scope_name), scopeId, { onTaken: scopeNameTaken(next.scope_name) }),
-              updateItem(keys.resource(resourceId), { set: [[['scope_names', scopeId], next.scope_name]], add: [['links_version', 1]], condition: exists }),
+              updateItem(keys.resource(resourceId), {
+                set: [[['scope_names', scopeId], next.scope_name]],
+                add: [['links_version', 1]],
+                condition: exists,
+              }),
               ...copyWrites([{ kind: 'scope-renamed', resource, scopeId, name: next.scope_name }]),
             );
           }
@@ -124,38 +138,53 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
     },
 
     delete(resourceId, scopeId) {
-      return withRetries(async () => {
-        const resource = await getResource(resourceId);
-        if (resource.resource_metadata.is_system) throw forbidden("The management API's scopes cannot be removed.");
-        const scope = await get(resourceId, scopeId);
-        if (!scope) throw notFound(`Scope ${scopeId} not found.`);
-        // Holders come from an eventually consistent index; proceed only once it agrees with the
-        // exact count on the resource (the guard below then pins that count until commit).
-        const holders = await queryGsi2(db, tableName, keys.scopeHolders(scopeId));
-        if (holders.length !== (resource.scope_holders[scopeId] ?? 0)) throw new RetryableConflict('The holder index is catching up; retry.');
-        const permissions = holders.map((h) => {
-          if (h.type !== 'ClientPermission') throw new Error(`Scope holder of unknown kind ${String(h.type)}`);
-          return toRecord<ClientPermission>(h);
-        });
-        // Whether each holder's token_grants copy is current decides whether the revoke keeps it.
-        const clients = await getItems(db, tableName, permissions.map((x) => keys.client(x.client_id)), now());
-        const units: Write[][] = permissions.map((x) => {
-          const client = clients.get(keyString(keys.client(x.client_id)));
-          // A holder gone meanwhile has no copy to keep (its unit then fails and the delete re-reads).
-          return revokePermissionUnit(x, client ? clientHolder(toRecord<ClientRecord>(client)) : { kind: 'client', id: x.client_id, copyIsCurrent: false });
-        });
-        units.push([
-          deleteItem(keys.scope(resourceId, scopeId), { condition: exists }),
-          deleteScopeNameMarker(resourceId, scope.scope_name, scopeId),
-          updateItem(keys.resource(resourceId), {
-            add: [[['aggregations', 'scopes'], -1]],
-            remove: [['scope_names', scopeId], ['scope_holders', scopeId]],
-            condition: exists,
-          }),
-          ...copyWrites([{ kind: 'scope-deleted', resource, scopeId }]),
-        ]);
-        await commitPlan(db, tableName, units, { guards: [{ key: keys.resource(resourceId), expected: resource.links_version }] });
-      }, { attempts: CASCADE_ATTEMPTS });
+      return withRetries(
+        async () => {
+          const resource = await getResource(resourceId);
+          if (resource.resource_metadata.is_system) throw forbidden("The management API's scopes cannot be removed.");
+          const scope = await get(resourceId, scopeId);
+          if (!scope) throw notFound(`Scope ${scopeId} not found.`);
+          // Holders come from an eventually consistent index; proceed only once it agrees with the
+          // exact count on the resource (the guard below then pins that count until commit).
+          const holders = await queryGsi2(db, tableName, keys.scopeHolders(scopeId));
+          if (holders.length !== (resource.scope_holders[scopeId] ?? 0))
+            throw new RetryableConflict('The holder index is catching up; retry.');
+          const permissions = holders.map((h) => {
+            if (h.type !== 'ClientPermission') throw new Error(`Scope holder of unknown kind ${String(h.type)}`);
+            return toRecord<ClientPermission>(h);
+          });
+          // Whether each holder's token_grants copy is current decides whether the revoke keeps it.
+          const clients = await getItems(
+            db,
+            tableName,
+            permissions.map((x) => keys.client(x.client_id)),
+            now(),
+          );
+          const units: Write[][] = permissions.map((x) => {
+            const client = clients.get(keyString(keys.client(x.client_id)));
+            // A holder gone meanwhile has no copy to keep (its unit then fails and the delete re-reads).
+            return revokePermissionUnit(
+              x,
+              client ? clientHolder(toRecord<ClientRecord>(client)) : { kind: 'client', id: x.client_id, copyIsCurrent: false },
+            );
+          });
+          units.push([
+            deleteItem(keys.scope(resourceId, scopeId), { condition: exists }),
+            deleteScopeNameMarker(resourceId, scope.scope_name, scopeId),
+            updateItem(keys.resource(resourceId), {
+              add: [[['aggregations', 'scopes'], -1]],
+              remove: [
+                ['scope_names', scopeId],
+                ['scope_holders', scopeId],
+              ],
+              condition: exists,
+            }),
+            ...copyWrites([{ kind: 'scope-deleted', resource, scopeId }]),
+          ]);
+          await commitPlan(db, tableName, units, { guards: [{ key: keys.resource(resourceId), expected: resource.links_version }] });
+        },
+        { attempts: CASCADE_ATTEMPTS },
+      );
     },
 
     async list(resourceId) {

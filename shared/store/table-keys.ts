@@ -33,7 +33,10 @@ export const keys = {
   clientPartition: (clientId: string) => `CLIENT#${clientId}`,
   clientLink: (clientId: string, resourceId: string) => ({ PK: `CLIENT#${clientId}`, SK: `RESOURCE#${resourceId}` }),
   clientLinkPrefix: 'RESOURCE#',
-  clientPermission: (clientId: string, resourceId: string, scopeId: string) => ({ PK: `CLIENT#${clientId}`, SK: `PERMISSION#${resourceId}#${scopeId}` }),
+  clientPermission: (clientId: string, resourceId: string, scopeId: string) => ({
+    PK: `CLIENT#${clientId}`,
+    SK: `PERMISSION#${resourceId}#${scopeId}`,
+  }),
   permissionPrefix: 'PERMISSION#',
   permissionsOnResourcePrefix: (resourceId: string) => `PERMISSION#${resourceId}#`,
   /** GSI2PK of a link: the clients of a resource (GSI2SK = client id). */
@@ -58,4 +61,13 @@ export const keys = {
 } as const;
 
 export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS';
-export type MarkerKind = 'RESOURCE_ID_URL' | 'TENANT_NAME' | 'DEFAULT_CLIENT' | 'USER_EMAIL' | 'USER_NAME' | 'USER_PHONE' | 'ROLE_NAME' | 'GROUP_NAME' | 'IDENTITY';
+export type MarkerKind =
+  | 'RESOURCE_ID_URL'
+  | 'TENANT_NAME'
+  | 'DEFAULT_CLIENT'
+  | 'USER_EMAIL'
+  | 'USER_NAME'
+  | 'USER_PHONE'
+  | 'ROLE_NAME'
+  | 'GROUP_NAME'
+  | 'IDENTITY';

@@ -58,11 +58,18 @@ export function tenantsRepository(db: DynamoDBDocumentClient, tableName: string,
         updated_at: at,
       };
       try {
-        await commitPlan(db, tableName, [[
-          putItem({ ...keys.tenant(record.id), GSI1PK: keys.tenantsCollection, GSI1SK: record.id, ...entity('Tenant'), ...record }, { condition: notExists }),
-          putMarker(keys.marker('TENANT_NAME', record.tenant_name), record.id, { onTaken: () => conflict('A tenant named "default" already exists.') }),
-          tenantsCount(1),
-        ]]);
+        await commitPlan(db, tableName, [
+          [
+            putItem(
+              { ...keys.tenant(record.id), GSI1PK: keys.tenantsCollection, GSI1SK: record.id, ...entity('Tenant'), ...record },
+              { condition: notExists },
+            ),
+            putMarker(keys.marker('TENANT_NAME', record.tenant_name), record.id, {
+              onTaken: () => conflict('A tenant named "default" already exists.'),
+            }),
+            tenantsCount(1),
+          ],
+        ]);
       } catch (err) {
         // A concurrent start created it first: theirs is as good as ours.
         const created = isAppError(err) && err.status === 409 ? await get(DEFAULT_TENANT_ID) : undefined;
@@ -76,5 +83,11 @@ export function tenantsRepository(db: DynamoDBDocumentClient, tableName: string,
 
 const tenantsCount = (delta: number) => {
   const e = entity('Counter');
-  return updateItem(keys.tenantsCounter, { set: [['type', e.type], ['schema_version', e.schema_version]], add: [['count', delta]] });
+  return updateItem(keys.tenantsCounter, {
+    set: [
+      ['type', e.type],
+      ['schema_version', e.schema_version],
+    ],
+    add: [['count', delta]],
+  });
 };

@@ -58,12 +58,18 @@ export const clientHolder = (client: Pick<ClientRecord, 'id' | 'token_grants' | 
 /** What changed, as the token path sees it. */
 export type TokenPathChange =
   | { readonly kind: 'link-added' | 'link-removed'; readonly holder: Holder; readonly resourceId: string }
-  | { readonly kind: 'permission-added' | 'permission-removed'; readonly holder: Holder; readonly resourceId: string; readonly scopeId: string }
+  | {
+      readonly kind: 'permission-added' | 'permission-removed';
+      readonly holder: Holder;
+      readonly resourceId: string;
+      readonly scopeId: string;
+    }
   | { readonly kind: 'scope-added' | 'scope-renamed'; readonly resource: ResourceRecord; readonly scopeId: string; readonly name: string }
   | { readonly kind: 'scope-deleted'; readonly resource: ResourceRecord; readonly scopeId: string }
   | { readonly kind: 'resource-changed'; readonly before: ResourceRecord; readonly after: ResourceRecord };
 
-const grantsPath = (resourceId: string, scopeId?: string): Path => (scopeId === undefined ? ['token_grants', resourceId] : ['token_grants', resourceId, scopeId]);
+const grantsPath = (resourceId: string, scopeId?: string): Path =>
+  scopeId === undefined ? ['token_grants', resourceId] : ['token_grants', resourceId, scopeId];
 
 /** The copy writes (with their guards) of the changes of ONE unit. */
 export function copyWrites(changes: readonly TokenPathChange[]): Write[] {
@@ -101,7 +107,14 @@ export function copyWrites(changes: readonly TokenPathChange[]): Write[] {
     }
   }
   for (const { holder, set, remove, parents } of byHolder.values()) {
-    writes.push(updateItem(HOLDER_ITEMS[holder.kind](holder.id), { add: [['token_grants_version', 1]], set, remove, condition: and(exists, ...parents) }));
+    writes.push(
+      updateItem(HOLDER_ITEMS[holder.kind](holder.id), {
+        add: [['token_grants_version', 1]],
+        set,
+        remove,
+        condition: and(exists, ...parents),
+      }),
+    );
   }
   return writes;
 }

@@ -101,11 +101,14 @@ function caches(runtime: Runtime): RecordCaches {
   const markerToRead = (identifier: string, tenantHint: string) => {
     const tenantId = identifier === config.managementAudience ? DEFAULT_TENANT_ID : tenantHint;
     const rKey = resourceKey(tenantId, identifier);
-    return isPossibleIdentifier(identifier) && resources.get(rKey) === undefined ? { rKey, key: keys.marker('RESOURCE_ID_URL', tenantId, identifier) } : undefined;
+    return isPossibleIdentifier(identifier) && resources.get(rKey) === undefined
+      ? { rKey, key: keys.marker('RESOURCE_ID_URL', tenantId, identifier) }
+      : undefined;
   };
   // A miss is remembered like a hit (the marker read is consistent): a resource created in another
   // container is seen within the TTL, as every other change is.
-  const loadResource = async (key: string, load: () => Promise<TokenResource | null>) => (await resources.getOrLoad(key, load)) ?? undefined;
+  const loadResource = async (key: string, load: () => Promise<TokenResource | null>) =>
+    (await resources.getOrLoad(key, load)) ?? undefined;
 
   const deps: OAuthDeps = {
     keys: runtime.keys,
@@ -118,7 +121,9 @@ function caches(runtime: Runtime): RecordCaches {
       return (await clients.getOrLoad(clientId, async () => toClient(await clientsRepo.getClientWithGrants(clientId)))) ?? undefined;
     },
     findResource(tenantId, identifierUrl) {
-      return loadResource(resourceKey(tenantId, identifierUrl), async () => toResource(await resourcesRepo.getTokenView(tenantId, identifierUrl)));
+      return loadResource(resourceKey(tenantId, identifierUrl), async () =>
+        toResource(await resourcesRepo.getTokenView(tenantId, identifierUrl)),
+      );
     },
     cachedResource: (tenantId, identifierUrl) => resources.get(resourceKey(tenantId, identifierUrl)) ?? undefined,
 
@@ -151,7 +156,11 @@ function caches(runtime: Runtime): RecordCaches {
       const wanted: Key[] = [...(cached ? [] : [clientKey]), ...markers.map((m) => m.key), ...keyStates, ...dataKey];
       const readAt = now();
       const found = await getItems(db, config.tableName, wanted, readAt); // a storage error is a 503, never a token
-      if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
+      if (keyStates.length)
+        runtime.keys.stateFeed?.offer(
+          keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined),
+          readAt,
+        );
       if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
       await Promise.all([
         !cached &&
@@ -188,8 +197,17 @@ function caches(runtime: Runtime): RecordCaches {
       // An HS256 token's Resource secret opens with the secret box's data key (once per container).
       const dataKey = refs.some(verifiedByResource) ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
       const readAt = now();
-      const found = await getItems(db, config.tableName, [...wantedClients.map(keys.client), ...wantedRevocations.flatMap((r) => r.keys), ...keyStates, ...dataKey], readAt);
-      if (keyStates.length) runtime.keys.stateFeed?.offer(keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined), readAt);
+      const found = await getItems(
+        db,
+        config.tableName,
+        [...wantedClients.map(keys.client), ...wantedRevocations.flatMap((r) => r.keys), ...keyStates, ...dataKey],
+        readAt,
+      );
+      if (keyStates.length)
+        runtime.keys.stateFeed?.offer(
+          keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined),
+          readAt,
+        );
       if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
       for (const { ref } of wantedRevocations) feed!.offer(ref, (key) => found.get(keyString(key)));
       await Promise.all(

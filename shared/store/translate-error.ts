@@ -21,21 +21,27 @@ export type OnConditionFailed = (reasons: readonly (string | undefined)[]) => Ap
 export function translateError(err: unknown, onConditionFailed?: OnConditionFailed): never {
   const e = err as { name?: string; CancellationReasons?: { Code?: string }[]; code?: string };
   if (e?.name === 'ConditionalCheckFailedException') {
-    throw onConditionFailed ? withCause(onConditionFailed(['ConditionalCheckFailed']), err) : conflict('The record was changed concurrently or already exists.', { cause: err });
+    throw onConditionFailed
+      ? withCause(onConditionFailed(['ConditionalCheckFailed']), err)
+      : conflict('The record was changed concurrently or already exists.', { cause: err });
   }
   if (e?.name === 'TransactionCanceledException') {
     const reasons = (e.CancellationReasons ?? []).map((r) => r.Code);
     if (reasons.some((r) => r === 'ConditionalCheckFailed')) {
-      throw onConditionFailed ? withCause(onConditionFailed(reasons), err) : conflict('The record was changed concurrently or already exists.', { cause: err });
+      throw onConditionFailed
+        ? withCause(onConditionFailed(reasons), err)
+        : conflict('The record was changed concurrently or already exists.', { cause: err });
     }
     // Throttled after the SDK's retries: the dependency is unavailable (503), as everywhere else.
-    if (reasons.some((r) => r === 'ThrottlingError' || r === 'ProvisionedThroughputExceeded')) throw serviceUnavailable({ cause: err, detail: { dependency: 'dynamodb' } });
+    if (reasons.some((r) => r === 'ThrottlingError' || r === 'ProvisionedThroughputExceeded'))
+      throw serviceUnavailable({ cause: err, detail: { dependency: 'dynamodb' } });
     if (reasons.some((r) => r === 'TransactionConflict')) {
       throw conflict('A concurrent change was in progress; retry.', { cause: err });
     }
   }
   if (e?.name === 'TransactionConflictException') throw conflict('A concurrent change was in progress; retry.', { cause: err });
-  if ((e?.name && THROTTLED.has(e.name)) || isDependencyUnavailable(err)) throw serviceUnavailable({ cause: err, detail: { dependency: 'dynamodb' } });
+  if ((e?.name && THROTTLED.has(e.name)) || isDependencyUnavailable(err))
+    throw serviceUnavailable({ cause: err, detail: { dependency: 'dynamodb' } });
   throw err;
 }
 

@@ -8,14 +8,23 @@ import { updateItem, type Key, type Path, type Write } from './writes.ts';
  * `version` to expected + 1, and requires `version = expected`. A failed condition is a
  * `RetryableConflict` that `updateWithRetry` turns into a re-read and a re-applied merge.
  */
-export function versionedUpdate(key: Key, fields: Record<string, unknown>, expectedVersion: number, extra: { remove?: readonly Path[]; condition?: Condition } = {}): Write {
+export function versionedUpdate(
+  key: Key,
+  fields: Record<string, unknown>,
+  expectedVersion: number,
+  extra: { remove?: readonly Path[]; condition?: Condition } = {},
+): Write {
   const set: [Path, unknown][] = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => [k, v]);
-  const unset = Object.entries(fields).filter(([, v]) => v === undefined).map(([k]) => k);
+  const unset = Object.entries(fields)
+    .filter(([, v]) => v === undefined)
+    .map(([k]) => k);
   set.push(['version', expectedVersion + 1]);
   const remove = [...unset, ...(extra.remove ?? [])];
-  const condition = extra.condition ? and(exists, equals('version', expectedVersion), extra.condition) : and(exists, equals('version', expectedVersion));
+  const condition = extra.condition
+    ? and(exists, equals('version', expectedVersion), extra.condition)
+    : and(exists, equals('version', expectedVersion));
   return updateItem(key, { set, ...(remove.length ? { remove } : {}), condition });
 }
 
@@ -36,17 +45,20 @@ export interface UpdateWithRetry<R extends { version: number }> {
 const UPDATE_ATTEMPTS = 12;
 
 export function updateWithRetry<R extends { version: number }>(u: UpdateWithRetry<R>): Promise<R> {
-  return withRetries(async () => {
-    const current = await u.load();
-    if (!current) throw u.notFound();
-    if (u.expectedVersion !== undefined && current.version !== u.expectedVersion) {
-      throw conflict(`The record is at version ${current.version}, not ${u.expectedVersion}.`);
-    }
-    try {
-      return await u.write(current);
-    } catch (err) {
-      if (u.expectedVersion !== undefined && isRetryable(err)) throw conflict('The record was changed concurrently.', { cause: err });
-      throw err;
-    }
-  }, { attempts: UPDATE_ATTEMPTS });
+  return withRetries(
+    async () => {
+      const current = await u.load();
+      if (!current) throw u.notFound();
+      if (u.expectedVersion !== undefined && current.version !== u.expectedVersion) {
+        throw conflict(`The record is at version ${current.version}, not ${u.expectedVersion}.`);
+      }
+      try {
+        return await u.write(current);
+      } catch (err) {
+        if (u.expectedVersion !== undefined && isRetryable(err)) throw conflict('The record was changed concurrently.', { cause: err });
+        throw err;
+      }
+    },
+    { attempts: UPDATE_ATTEMPTS },
+  );
 }

@@ -23,7 +23,10 @@ export interface RevocationRef {
  * The binding of a token from its header and payload (verified, or unverified when it only
  * chooses what to read). Undefined when the token lacks what it needs: such a token never verifies.
  */
-export function revocationRef(header: { alg?: unknown; kid?: unknown }, claims: { jti?: unknown; client_id?: unknown; tenant_id?: unknown; aud?: unknown }): RevocationRef | undefined {
+export function revocationRef(
+  header: { alg?: unknown; kid?: unknown },
+  claims: { jti?: unknown; client_id?: unknown; tenant_id?: unknown; aud?: unknown },
+): RevocationRef | undefined {
   const { jti, client_id: clientId, tenant_id: tenantId, aud } = claims;
   if (typeof jti !== 'string' || typeof clientId !== 'string') return undefined;
   if (header.alg === 'HS256') {

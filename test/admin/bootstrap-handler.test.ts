@@ -120,10 +120,18 @@ describe('functions/admin/bootstrap.ts invoked directly (npm run bootstrap)', ()
     await invoke(runtime, {});
     const before = await signingKeysRepository(runtime.db, runtime.config.tableName).load();
     const cursor = await runtime.serviceSecret('cursor');
-    const again = await invoke(testRuntime({ endpoint: runtime.config.dynamodbEndpoint!, tableName: runtime.config.tableName, db: runtime.db }, { LOCAL_MASTER_KEY_FILE: runtime.config.localMasterKeyFile! }), {});
+    const again = await invoke(
+      testRuntime(
+        { endpoint: runtime.config.dynamodbEndpoint!, tableName: runtime.config.tableName, db: runtime.db },
+        { LOCAL_MASTER_KEY_FILE: runtime.config.localMasterKeyFile! },
+      ),
+      {},
+    );
     expect(again!.signingKeys).toEqual([]);
     const after = await signingKeysRepository(runtime.db, runtime.config.tableName).load();
-    expect([...after.states.values()].map((s) => [s.currentKid, s.nextKid])).toEqual([...before.states.values()].map((s) => [s.currentKid, s.nextKid]));
+    expect([...after.states.values()].map((s) => [s.currentKid, s.nextKid])).toEqual(
+      [...before.states.values()].map((s) => [s.currentKid, s.nextKid]),
+    );
     expect((await runtime.serviceSecret('cursor')).equals(cursor)).toBe(true);
   });
 
@@ -289,7 +297,12 @@ describe('functions/admin/bootstrap.ts as a CloudFormation custom resource', () 
 
     for (const type of ['Create', 'Update'] as const) {
       const event = customResourceEvent(type, cfn.url);
-      const flagged = { ...event, printCredentials: true, rotateDefaultSecret: true, ResourceProperties: { ...event.ResourceProperties, printCredentials: true, rotateDefaultSecret: true } };
+      const flagged = {
+        ...event,
+        printCredentials: true,
+        rotateDefaultSecret: true,
+        ResourceProperties: { ...event.ResourceProperties, printCredentials: true, rotateDefaultSecret: true },
+      };
       expect(await invoke(runtime, flagged)).toBeUndefined();
     }
     expect(cfn.received.slice(1).map((r) => [r.json.Status, r.json.Data])).toEqual([

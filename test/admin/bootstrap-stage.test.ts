@@ -43,7 +43,9 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
   });
 
   it('reads the function name from the stack output and invokes it synchronously with {"printCredentials": true}', async () => {
-    lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: true, clientId: CLIENT_ID, clientSecret: SECRET, signingKeys: [] }) });
+    lambdaMock
+      .on(InvokeCommand)
+      .resolves({ StatusCode: 200, Payload: encode({ created: true, clientId: CLIENT_ID, clientSecret: SECRET, signingKeys: [] }) });
     await bootstrapStage(target, deps);
 
     expect(cfnMock.calls()).toHaveLength(1);
@@ -60,7 +62,9 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
   });
 
   it('first run: prints the Default Client id and its secret once, with how to get a token', async () => {
-    lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: SECRET, signingKeys: [] }) });
+    lambdaMock
+      .on(InvokeCommand)
+      .resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: SECRET, signingKeys: [] }) });
     const text = (await bootstrapStage(target, deps)).join('\n');
     expect(text).toContain(`Default Client id:     ${CLIENT_ID}`);
     expect(text).toContain(`Default Client secret: ${SECRET}`);
@@ -92,7 +96,12 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
     const payloadOf = (input: { Payload?: unknown }) => JSON.parse(Buffer.from(input.Payload as Uint8Array).toString('utf8')) as unknown;
 
     it('invokes the function with exactly {"printCredentials": true, "rotateDefaultSecret": true}', async () => {
-      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }) });
+      lambdaMock
+        .on(InvokeCommand)
+        .resolves({
+          StatusCode: 200,
+          Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }),
+        });
       await bootstrapStage(rotating, deps);
       expect(lambdaMock.calls()).toHaveLength(1);
       const invoke = lambdaMock.commandCalls(InvokeCommand)[0]!.args[0].input;
@@ -112,7 +121,12 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
     });
 
     it('prints the id and the new secret once, that the old one stops working (cache TTL), and to update every script', async () => {
-      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }) });
+      lambdaMock
+        .on(InvokeCommand)
+        .resolves({
+          StatusCode: 200,
+          Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }),
+        });
       const text = (await bootstrapStage(rotating, deps)).join('\n');
       expect(text).toContain('Default Client secret rotated');
       expect(text).toContain(`Default Client id:     ${CLIENT_ID}`);
@@ -128,22 +142,37 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
 
     it('a function that did not rotate (deployed before the flag existed) is an error, and its secret is not printed', async () => {
       lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, signingKeys: [] }) });
-      await expect(bootstrapStage(rotating, deps)).rejects.toThrow(/did not rotate the Default Client's secret .*The old secret is unchanged\. Deploy the stage again/);
-      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: SECRET, signingKeys: [] }) });
+      await expect(bootstrapStage(rotating, deps)).rejects.toThrow(
+        /did not rotate the Default Client's secret .*The old secret is unchanged\. Deploy the stage again/,
+      );
+      lambdaMock
+        .on(InvokeCommand)
+        .resolves({ StatusCode: 200, Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: SECRET, signingKeys: [] }) });
       const err = await bootstrapStage(rotating, deps).catch((e: unknown) => e as Error);
       expect(err).toBeInstanceOf(CliError);
       expect((err as Error).message).not.toContain(SECRET);
     });
 
-    it('a refused request: shows the function\'s message', async () => {
-      lambdaMock.on(InvokeCommand).resolves({ StatusCode: 200, Payload: encode({ error: 'invalid_request', message: 'Invalid bootstrap request: event.x: unknown field.' }) });
-      await expect(bootstrapStage(rotating, deps)).rejects.toThrow(new CliError('The bootstrap function refused the request (invalid_request): Invalid bootstrap request: event.x: unknown field.'));
+    it("a refused request: shows the function's message", async () => {
+      lambdaMock
+        .on(InvokeCommand)
+        .resolves({
+          StatusCode: 200,
+          Payload: encode({ error: 'invalid_request', message: 'Invalid bootstrap request: event.x: unknown field.' }),
+        });
+      await expect(bootstrapStage(rotating, deps)).rejects.toThrow(
+        new CliError('The bootstrap function refused the request (invalid_request): Invalid bootstrap request: event.x: unknown field.'),
+      );
     });
   });
 
   it('a stack that does not exist: tells to deploy first', async () => {
-    cfnMock.on(DescribeStacksCommand).rejects(Object.assign(new Error(`Stack with id ${STACK} does not exist`), { name: 'ValidationError' }));
-    await expect(bootstrapStage(target, deps)).rejects.toThrow(new CliError(`Stack ${STACK} does not exist in this account and region. Deploy it first: npx cdk deploy -c stage=dev`));
+    cfnMock
+      .on(DescribeStacksCommand)
+      .rejects(Object.assign(new Error(`Stack with id ${STACK} does not exist`), { name: 'ValidationError' }));
+    await expect(bootstrapStage(target, deps)).rejects.toThrow(
+      new CliError(`Stack ${STACK} does not exist in this account and region. Deploy it first: npx cdk deploy -c stage=dev`),
+    );
     expect(lambdaMock.calls()).toHaveLength(0);
   });
 
@@ -159,7 +188,9 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
       FunctionError: 'Unhandled',
       Payload: encode({ errorType: 'ResourceNotFoundException', errorMessage: 'Requested resource not found', trace: [] }),
     });
-    await expect(bootstrapStage(target, deps)).rejects.toThrow(/The bootstrap function failed: ResourceNotFoundException: Requested resource not found/);
+    await expect(bootstrapStage(target, deps)).rejects.toThrow(
+      /The bootstrap function failed: ResourceNotFoundException: Requested resource not found/,
+    );
   });
 
   it('an answer of the wrong shape is refused rather than printed', async () => {
@@ -169,16 +200,27 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
 });
 
 describe('command line', () => {
-  const stages = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: { stages: Record<string, unknown> } }).context.stages;
+  const stages = (
+    JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: { stages: Record<string, unknown> } }
+  ).context.stages;
 
   it('--stage names a cdk.json stage; its region wins, else --region, else the SDK default', () => {
     expect(parseCliArgs(['--stage', 'dev'], stages)).toEqual({ stage: 'dev', stackName: 'IdentityService-dev', region: undefined });
-    expect(parseCliArgs(['--stage=prod', '--region', 'eu-central-1'], stages)).toEqual({ stage: 'prod', stackName: 'IdentityService-prod', region: 'eu-central-1' });
+    expect(parseCliArgs(['--stage=prod', '--region', 'eu-central-1'], stages)).toEqual({
+      stage: 'prod',
+      stackName: 'IdentityService-prod',
+      region: 'eu-central-1',
+    });
     expect(parseCliArgs(['--stage', 'x'], { x: { region: 'eu-west-1' } }).region).toBe('eu-west-1');
   });
 
   it('--rotate-default-secret sets rotateDefaultSecret (and only then)', () => {
-    expect(parseCliArgs(['--stage', 'dev', '--rotate-default-secret'], stages)).toEqual({ stage: 'dev', stackName: 'IdentityService-dev', region: undefined, rotateDefaultSecret: true });
+    expect(parseCliArgs(['--stage', 'dev', '--rotate-default-secret'], stages)).toEqual({
+      stage: 'dev',
+      stackName: 'IdentityService-dev',
+      region: undefined,
+      rotateDefaultSecret: true,
+    });
     expect(parseCliArgs(['--stage', 'dev'], stages)).not.toHaveProperty('rotateDefaultSecret');
     expect(() => parseCliArgs(['--stage', 'dev', '--rotate-default-secret=yes'], stages)).toThrow(/Usage: .*--rotate-default-secret/);
   });

@@ -40,19 +40,45 @@ const sdk = "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const x
 
 describe('layer boundaries (DESIGN.md §3.13)', () => {
   it('a clean tree has no violation', async () => {
-    expect(await violations({ 'shared/store/a.ts': sdk, 'shared/management/b.ts': "import { x } from '../store/a.ts';\nexport const y = x;\n" })).toEqual([]);
+    expect(
+      await violations({ 'shared/store/a.ts': sdk, 'shared/management/b.ts': "import { x } from '../store/a.ts';\nexport const y = x;\n" }),
+    ).toEqual([]);
   });
 
   it.each([
     ['pure-layers-no-aws-sdk', { 'shared/management/uses-sdk.ts': sdk }],
     ['pure-layers-no-aws-sdk', { 'shared/oauth/uses-sdk.ts': sdk }],
-    ['pure-layers-no-table-keys', { 'shared/store/table-keys.ts': 'export const keys = {};\n', 'shared/lists/k.ts': "import { keys } from '../store/table-keys.ts';\nexport const k = keys;\n" }],
-    ['store-not-to-management', { 'shared/management/m.ts': 'export const m = 1;\n', 'shared/store/s.ts': "import { m } from '../management/m.ts';\nexport const s = m;\n" }],
-    ['shared-not-to-infra-or-functions', { 'infra/i.ts': 'export const i = 1;\n', 'shared/x.ts': "import { i } from '../infra/i.ts';\nexport const x = i;\n" }],
+    [
+      'pure-layers-no-table-keys',
+      {
+        'shared/store/table-keys.ts': 'export const keys = {};\n',
+        'shared/lists/k.ts': "import { keys } from '../store/table-keys.ts';\nexport const k = keys;\n",
+      },
+    ],
+    [
+      'store-not-to-management',
+      {
+        'shared/management/m.ts': 'export const m = 1;\n',
+        'shared/store/s.ts': "import { m } from '../management/m.ts';\nexport const s = m;\n",
+      },
+    ],
+    [
+      'shared-not-to-infra-or-functions',
+      { 'infra/i.ts': 'export const i = 1;\n', 'shared/x.ts': "import { i } from '../infra/i.ts';\nexport const x = i;\n" },
+    ],
     ['functions-only-wire', { 'functions/f.ts': sdk }],
-    ['no-circular', { 'shared/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'shared/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" }],
+    [
+      'no-circular',
+      {
+        'shared/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",
+        'shared/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
+      },
+    ],
   ] as const)('a planted %s violation is reported', async (rule, files) => {
     const found = await violations(files);
-    expect(found.some((v) => v.startsWith(`${rule}:`)), found.join('\n')).toBe(true);
+    expect(
+      found.some((v) => v.startsWith(`${rule}:`)),
+      found.join('\n'),
+    ).toBe(true);
   });
 });

@@ -55,9 +55,21 @@ describe('paired ratios over passes', () => {
 
   it('gives the median of the passes medians and the min and max over every round', () => {
     const passes = [
-      pass([[100, 100], [120, 100], [110, 100]]), // ratios 1.0, 1.2, 1.1 -> median 1.1
-      pass([[150, 100], [140, 100], [130, 100]]), // 1.5, 1.4, 1.3 -> 1.4
-      pass([[90, 100], [100, 100], [80, 100]]), // 0.9, 1.0, 0.8 -> 0.9
+      pass([
+        [100, 100],
+        [120, 100],
+        [110, 100],
+      ]), // ratios 1.0, 1.2, 1.1 -> median 1.1
+      pass([
+        [150, 100],
+        [140, 100],
+        [130, 100],
+      ]), // 1.5, 1.4, 1.3 -> 1.4
+      pass([
+        [90, 100],
+        [100, 100],
+        [80, 100],
+      ]), // 0.9, 1.0, 0.8 -> 0.9
     ];
     const c = combinePasses('t', sides, { connections: 16, durationS: 5, warmupS: 1, rounds: 3, log: () => {} }, passes);
     expect(c.verdict).toHaveLength(1);
@@ -125,17 +137,27 @@ describe('the KMS stand-in speaks KMS to the real SDK', () => {
 
   it('encrypts and decrypts with the encryption context bound', async () => {
     const ctx = { purpose: 'test' };
-    const enc = await client.send(new EncryptCommand({ KeyId: FAKE_KMS_KEY_ARN, Plaintext: Buffer.from('secret'), EncryptionContext: ctx }));
-    const dec = await client.send(new DecryptCommand({ KeyId: FAKE_KMS_KEY_ARN, CiphertextBlob: enc.CiphertextBlob, EncryptionContext: ctx }));
+    const enc = await client.send(
+      new EncryptCommand({ KeyId: FAKE_KMS_KEY_ARN, Plaintext: Buffer.from('secret'), EncryptionContext: ctx }),
+    );
+    const dec = await client.send(
+      new DecryptCommand({ KeyId: FAKE_KMS_KEY_ARN, CiphertextBlob: enc.CiphertextBlob, EncryptionContext: ctx }),
+    );
     expect(Buffer.from(dec.Plaintext!).toString()).toBe('secret');
-    await expect(client.send(new DecryptCommand({ KeyId: FAKE_KMS_KEY_ARN, CiphertextBlob: enc.CiphertextBlob, EncryptionContext: { purpose: 'other' } }))).rejects.toMatchObject({
+    await expect(
+      client.send(
+        new DecryptCommand({ KeyId: FAKE_KMS_KEY_ARN, CiphertextBlob: enc.CiphertextBlob, EncryptionContext: { purpose: 'other' } }),
+      ),
+    ).rejects.toMatchObject({
       name: 'InvalidCiphertextException',
     });
     expect(kms.calls()).toMatchObject({ Encrypt: 1, Decrypt: 2 });
   });
 
   it('makes a P-256 pair whose private half opens with Decrypt', async () => {
-    const pair = await client.send(new GenerateDataKeyPairWithoutPlaintextCommand({ KeyId: FAKE_KMS_KEY_ARN, KeyPairSpec: 'ECC_NIST_P256' }));
+    const pair = await client.send(
+      new GenerateDataKeyPairWithoutPlaintextCommand({ KeyId: FAKE_KMS_KEY_ARN, KeyPairSpec: 'ECC_NIST_P256' }),
+    );
     expect(pair.PublicKey!.length).toBeGreaterThan(80);
     const priv = await client.send(new DecryptCommand({ KeyId: FAKE_KMS_KEY_ARN, CiphertextBlob: pair.PrivateKeyCiphertextBlob }));
     expect(priv.Plaintext!.length).toBeGreaterThan(100);

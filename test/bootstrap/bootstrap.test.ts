@@ -19,7 +19,9 @@ async function setup() {
 /** Every item of the table, sorted, minus volatile ids: the "state" two runs must agree on. */
 async function snapshot(f: Awaited<ReturnType<typeof storeFixture>>) {
   const { Items = [] } = await f.db.send(new ScanCommand({ TableName: f.tableName, ConsistentRead: true }));
-  return Items.map((i) => `${String(i.PK)}|${String(i.SK)}|v${String(i.version ?? '-')}|lv${String(i.links_version ?? '-')}|n${String(i.count ?? '-')}`).sort();
+  return Items.map(
+    (i) => `${String(i.PK)}|${String(i.SK)}|v${String(i.version ?? '-')}|lv${String(i.links_version ?? '-')}|n${String(i.count ?? '-')}`,
+  ).sort();
 }
 
 describe('bootstrap (API.md §4)', () => {

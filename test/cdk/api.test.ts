@@ -67,7 +67,18 @@ describe('functions', () => {
       expect(p.LoggingConfig.LogFormat).toBe('JSON');
       logGroups.add(p.LoggingConfig.LogGroup.Ref);
       const env = p.Environment.Variables;
-      for (const key of ['TABLE_NAME', 'ISSUER', 'STAGE', 'MULTI_TENANT', 'KEY_MODE', 'KMS_KEY_ID', 'RECORD_CACHE_TTL_SECONDS', 'KEY_RETIRE_AFTER_SECONDS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL']) {
+      for (const key of [
+        'TABLE_NAME',
+        'ISSUER',
+        'STAGE',
+        'MULTI_TENANT',
+        'KEY_MODE',
+        'KMS_KEY_ID',
+        'RECORD_CACHE_TTL_SECONDS',
+        'KEY_RETIRE_AFTER_SECONDS',
+        'POWERTOOLS_SERVICE_NAME',
+        'POWERTOOLS_LOG_LEVEL',
+      ]) {
         expect(env[key], key).toBeDefined();
       }
       expect(env.NODE_OPTIONS).toBe('--enable-source-maps');
@@ -110,7 +121,8 @@ describe('gateway responses (API.md §2: gateway errors in the {code, message} s
   });
 
   it('unknown path → 404 not_found; throttles → 429 with Retry-After; too large → 413', () => {
-    const byType = (t: string) => Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: t } }))[0]!.Properties;
+    const byType = (t: string) =>
+      Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: t } }))[0]!.Properties;
     expect(byType('MISSING_AUTHENTICATION_TOKEN').StatusCode).toBe('404');
     for (const t of ['THROTTLED', 'QUOTA_EXCEEDED']) {
       expect(byType(t).StatusCode).toBe('429');
@@ -139,16 +151,19 @@ describe('stage', () => {
     );
   });
 
-  it.each(ROUTES.filter((r) => r.throttle).map((r) => [r.method, r.path, r.throttle!] as const))('%s %s has its own throttle', (method, path, throttle) => {
-    expect(stage.MethodSettings).toContainEqual(
-      expect.objectContaining({
-        ResourcePath: `/${path.replaceAll('/', '~1')}`,
-        HttpMethod: method,
-        ThrottlingRateLimit: throttle.rateLimit,
-        ThrottlingBurstLimit: throttle.burstLimit,
-      }),
-    );
-  });
+  it.each(ROUTES.filter((r) => r.throttle).map((r) => [r.method, r.path, r.throttle!] as const))(
+    '%s %s has its own throttle',
+    (method, path, throttle) => {
+      expect(stage.MethodSettings).toContainEqual(
+        expect.objectContaining({
+          ResourcePath: `/${path.replaceAll('/', '~1')}`,
+          HttpMethod: method,
+          ThrottlingRateLimit: throttle.rateLimit,
+          ThrottlingBurstLimit: throttle.burstLimit,
+        }),
+      );
+    },
+  );
 
   it('writes JSON access logs with the request id and status, and never execution logs or bodies', () => {
     const format = JSON.parse(stage.AccessLogSetting.Format);

@@ -66,7 +66,12 @@ describe('stage bootstrap in AWS (API.md §4, docs/deploy.md "Bootstrap")', () =
     for (const reader of ['functions/oauth/token', 'functions/oauth/tokeninfo', 'functions/oauth/introspect', 'functions/oauth/revoke']) {
       expect(depends(fns.get(reader)!), reader).toContain(customId);
     }
-    for (const writer of ['functions/clients/grant-client-permissions', 'functions/clients/authorize-client-resources', 'functions/resources/update-resource', 'functions/resources/create-resource-scope']) {
+    for (const writer of [
+      'functions/clients/grant-client-permissions',
+      'functions/clients/authorize-client-resources',
+      'functions/resources/update-resource',
+      'functions/resources/create-resource-scope',
+    ]) {
       expect(depends(customId!), writer).toContain(fns.get(writer)!);
     }
   });
@@ -80,7 +85,9 @@ describe('stage bootstrap in AWS (API.md §4, docs/deploy.md "Bootstrap")', () =
   it('grants: table read/write without Scan; Decrypt, Encrypt, GenerateDataKeyPairWithoutPlaintext on the wrap key only', () => {
     const statements = roleStatements(template, roleId);
     const actions = actionsOf(statements);
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
+    );
     expect(actions).not.toContain('dynamodb:Scan');
     const kms = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('kms:')));
     expect(actionsOf(kms).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKeyPairWithoutPlaintext']);
@@ -100,7 +107,9 @@ describe('stage bootstrap in AWS (API.md §4, docs/deploy.md "Bootstrap")', () =
 
 describe('KEY_RETIRE_AFTER_SECONDS per stage (docs/keys.md)', () => {
   const retireOf = (t: typeof template) =>
-    new Set(Object.values(t.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables.KEY_RETIRE_AFTER_SECONDS));
+    new Set(
+      Object.values(t.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables.KEY_RETIRE_AFTER_SECONDS),
+    );
 
   it('defaults to 86400 in every function', () => {
     expect(parseStageConfig('qa', {}).keyRetireAfterSeconds).toBe(86_400);

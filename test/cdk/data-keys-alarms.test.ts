@@ -69,7 +69,10 @@ describe('key rotation schedule', () => {
     expect(rule!.Properties.ScheduleExpression).toBe('rate(1 day)');
     expect(arnRef(rule!.Properties.Targets)).toBe(rotation);
     expect(rule!.Properties.Targets[0].RetryPolicy.MaximumRetryAttempts).toBe(2);
-    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'events.amazonaws.com', FunctionName: { 'Fn::GetAtt': [rotation, 'Arn'] } });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [rotation, 'Arn'] },
+    });
   });
 
   it('the schedule comes from the stage config', () => {
@@ -84,10 +87,22 @@ describe('alarms', () => {
 
   it('health function: Errors > 0 and Duration p99 above the stage threshold', () => {
     expect(alarms).toContainEqual(
-      expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Dimensions: [{ Name: 'FunctionName', Value: { Ref: health } }] }),
+      expect.objectContaining({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: health } }],
+      }),
     );
     expect(alarms).toContainEqual(
-      expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Duration', ExtendedStatistic: 'p99', Threshold: 2000, Dimensions: [{ Name: 'FunctionName', Value: { Ref: health } }] }),
+      expect.objectContaining({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Duration',
+        ExtendedStatistic: 'p99',
+        Threshold: 2000,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: health } }],
+      }),
     );
   });
 
@@ -98,7 +113,9 @@ describe('alarms', () => {
   });
 
   it('429s counted by a metric filter on the access log (API Gateway has no throttle metric)', () => {
-    const filter = Object.values(template.findResources('AWS::Logs::MetricFilter')).find((f) => f.Properties.MetricTransformations[0].MetricName === 'Http429');
+    const filter = Object.values(template.findResources('AWS::Logs::MetricFilter')).find(
+      (f) => f.Properties.MetricTransformations[0].MetricName === 'Http429',
+    );
     expect(filter!.Properties.FilterPattern).toBe('{ $.status = "429" }');
     const { MetricNamespace, MetricName } = filter!.Properties.MetricTransformations[0];
     expect(MetricNamespace).toBe('IdentityService/dev');

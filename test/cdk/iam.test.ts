@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { effectiveGrants, grantsName, NO_ACCESS, TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS, unionAccess, type AccessProfile } from '../../infra/constructs/access-roles.ts';
+import {
+  effectiveGrants,
+  grantsName,
+  NO_ACCESS,
+  TABLE_READ_ACTIONS,
+  TABLE_WRITE_ACTIONS,
+  unionAccess,
+  type AccessProfile,
+} from '../../infra/constructs/access-roles.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { ROTATE_KEYS_HANDLER, ROTATION_ACCESS } from '../../infra/constructs/key-rotation.ts';
 import { BOOTSTRAP_ACCESS, BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
@@ -20,17 +28,18 @@ const statementsOf = (handler: string) => roleStatements(template, functionRole(
 const onResource = (statements: Statement[], id: string) => statements.filter((s) => JSON.stringify(s.Resource).includes(`"${id}"`));
 
 describe('least-privilege grants from the route table (DESIGN.md §3.10)', () => {
-  it.each(ROUTES.filter((r) => r.access.table === 'read' && ROUTES.filter((o) => o.handler === r.handler).every((o) => o.access.table === 'read')).map((r) => [r.handler] as const))(
-    'read-only %s can read the table and its indexes but not write',
-    (handler) => {
-      const table = onResource(statementsOf(handler), tableId!);
-      const actions = actionsOf(table);
-      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-      for (const w of WRITES) expect(actions).not.toContain(w);
-      expect(actions.some((a) => a === 'dynamodb:*')).toBe(false);
-      expect(JSON.stringify(table)).toContain('/index/*');
-    },
-  );
+  it.each(
+    ROUTES.filter(
+      (r) => r.access.table === 'read' && ROUTES.filter((o) => o.handler === r.handler).every((o) => o.access.table === 'read'),
+    ).map((r) => [r.handler] as const),
+  )('read-only %s can read the table and its indexes but not write', (handler) => {
+    const table = onResource(statementsOf(handler), tableId!);
+    const actions = actionsOf(table);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    for (const w of WRITES) expect(actions).not.toContain(w);
+    expect(actions.some((a) => a === 'dynamodb:*')).toBe(false);
+    expect(JSON.stringify(table)).toContain('/index/*');
+  });
 
   it('a writing route can write', () => {
     expect(actionsOf(statementsOf('functions/oauth/revoke'))).toEqual(expect.arrayContaining(WRITES));
@@ -91,7 +100,11 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
       for (const a of actionsOf(roleStatements(template, id))) if (a.startsWith('dynamodb:')) tableActions.add(a);
     }
     expect(tableActions.has('dynamodb:Scan')).toBe(false);
-    expect([...tableActions].some((a) => a.includes('*') || a.includes('Stream') || a === 'dynamodb:GetRecords' || a === 'dynamodb:GetShardIterator')).toBe(false);
+    expect(
+      [...tableActions].some(
+        (a) => a.includes('*') || a.includes('Stream') || a === 'dynamodb:GetRecords' || a === 'dynamodb:GetShardIterator',
+      ),
+    ).toBe(false);
     expect([...tableActions].sort()).toEqual([...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS].sort());
   });
 
@@ -100,7 +113,9 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
       if (!JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com')) continue;
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
       const logs = roleStatements(template, id).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
-      expect(logs.map((s) => arnRef(s.Resource))).toEqual([Object.keys(template.findResources('AWS::Logs::LogGroup')).find((g) => g.startsWith('FunctionLogs'))]);
+      expect(logs.map((s) => arnRef(s.Resource))).toEqual([
+        Object.keys(template.findResources('AWS::Logs::LogGroup')).find((g) => g.startsWith('FunctionLogs')),
+      ]);
     }
   });
 
@@ -120,7 +135,9 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
   it('API Gateway may invoke exactly the service functions', () => {
     const methodRole = arnRef(Object.values(template.findResources('AWS::ApiGateway::Method'))[0]!.Properties.Integration.Credentials)!;
     const invokable = roleStatements(template, methodRole).flatMap((s) => (s.Resource as unknown[]).map(arnRef));
-    const apiFunctions = [...functionIds(template)].filter(([h]) => h !== ROTATE_KEYS_HANDLER && h !== BOOTSTRAP_HANDLER).map(([, id]) => id);
+    const apiFunctions = [...functionIds(template)]
+      .filter(([h]) => h !== ROTATE_KEYS_HANDLER && h !== BOOTSTRAP_HANDLER)
+      .map(([, id]) => id);
     expect(invokable.sort()).toEqual(apiFunctions.sort());
     expect(actionsOf(roleStatements(template, methodRole))).toEqual(expect.arrayContaining(['lambda:InvokeFunction']));
     expect(new Set(actionsOf(roleStatements(template, methodRole)))).toEqual(new Set(['lambda:InvokeFunction']));
@@ -137,7 +154,12 @@ describe('a handler used by several routes gets the union of their access', () =
   });
 
   it('unionAccess takes the widest table access and every KMS operation', () => {
-    expect(unionAccess([{ table: 'read', kms: ['decrypt'] }, { table: 'readwrite', kms: ['encrypt'] }])).toEqual({
+    expect(
+      unionAccess([
+        { table: 'read', kms: ['decrypt'] },
+        { table: 'readwrite', kms: ['encrypt'] },
+      ]),
+    ).toEqual({
       table: 'readwrite',
       kms: ['decrypt', 'encrypt'],
     });

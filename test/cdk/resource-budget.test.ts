@@ -48,7 +48,13 @@ describe('CloudFormation resource budget (500 per stack)', () => {
   it('synth fails with a clear message when a route table outgrows the stack', () => {
     const routes: Route[] = syntheticRoutes(150, 110);
     for (let i = 0; i < 120; i++) {
-      routes.push({ method: 'GET', path: `/big/r${i}`, handler: `functions/big/h${i}`, auth: { type: 'none' }, access: { table: 'read', kms: [] } });
+      routes.push({
+        method: 'GET',
+        path: `/big/r${i}`,
+        handler: `functions/big/h${i}`,
+        auth: { type: 'none' },
+        access: { table: 'read', kms: [] },
+      });
     }
     expect(() => synth({ routes })).toThrow(/resources: CloudFormation allows 500 per stack/);
   });

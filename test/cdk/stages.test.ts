@@ -53,7 +53,13 @@ describe('stage config (cdk.json context.stages)', () => {
   it('rejects a non-https docs URL, a half-given hosted zone and a bad stage name', () => {
     expect(() => parseStageConfig('dev', { docsUrl: 'http://docs.example.com' })).toThrow(/docsUrl: must be an https:\/\/ URL/);
     expect(() =>
-      parseStageConfig('dev', { customDomain: { domainName: 'id.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/x', hostedZoneId: 'Z1' } }),
+      parseStageConfig('dev', {
+        customDomain: {
+          domainName: 'id.example.com',
+          certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/x',
+          hostedZoneId: 'Z1',
+        },
+      }),
     ).toThrow(/hostedZoneId and hostedZoneName go together/);
     expect(() => parseStageConfig('Dev_1', {})).toThrow(/Invalid stage name/);
   });
@@ -61,16 +67,28 @@ describe('stage config (cdk.json context.stages)', () => {
   it('account and region: the stage own, else the CLI defaults', () => {
     const env = { CDK_DEFAULT_ACCOUNT: '111111111111', CDK_DEFAULT_REGION: 'us-east-1' };
     expect(stageEnv(parseStageConfig('dev', {}), env)).toEqual({ account: '111111111111', region: 'us-east-1' });
-    expect(stageEnv(parseStageConfig('dev', { account: '222222222222', region: 'eu-central-1' }), env)).toEqual({ account: '222222222222', region: 'eu-central-1' });
+    expect(stageEnv(parseStageConfig('dev', { account: '222222222222', region: 'eu-central-1' }), env)).toEqual({
+      account: '222222222222',
+      region: 'eu-central-1',
+    });
   });
 
   it('a custom domain becomes the issuer and gets a regional domain name, base path mapping and alias record', () => {
     const { template } = synth({
       settings: {
-        customDomain: { domainName: 'id.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc', hostedZoneId: 'Z123', hostedZoneName: 'example.com' },
+        customDomain: {
+          domainName: 'id.example.com',
+          certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+          hostedZoneId: 'Z123',
+          hostedZoneName: 'example.com',
+        },
       },
     });
-    template.hasResourceProperties('AWS::ApiGateway::DomainName', { DomainName: 'id.example.com', EndpointConfiguration: { Types: ['REGIONAL'] }, SecurityPolicy: 'TLS_1_2' });
+    template.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'id.example.com',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
     template.resourceCountIs('AWS::ApiGateway::BasePathMapping', 1);
     template.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'id.example.com.', Type: 'A' });
     template.allResourcesProperties('AWS::Lambda::Function', { Environment: { Variables: { ISSUER: 'https://id.example.com' } } });
@@ -86,7 +104,13 @@ describe('handler modules', () => {
   it('a route whose handler module does not exist fails synth naming the module', () => {
     const routes = [
       ...ROUTES,
-      { method: 'GET', path: '/missing', handler: 'functions/missing/nothing-here', auth: { type: 'none' }, access: { table: 'read', kms: [] } } as const,
+      {
+        method: 'GET',
+        path: '/missing',
+        handler: 'functions/missing/nothing-here',
+        auth: { type: 'none' },
+        access: { table: 'read', kms: [] },
+      } as const,
     ];
     expect(() => synth({ routes, codeFor: null })).toThrow(
       /Handler module "functions\/missing\/nothing-here" not found: expected .*functions\/missing\/nothing-here\.ts exporting "handler"/,

@@ -13,7 +13,11 @@ describe('npm run synth is quiet', () => {
   it('cdk.json sets every feature flag the CLI would list as "not configured"', () => {
     // The CLI's rule (aws-cdk `FlagOperations.filterNeedsAttention`): not obsolete, not set by the
     // user, and its unconfigured behaviour differs from the recommended value.
-    const obsolete = ['@aws-cdk/core:enableStackNameDuplicates', '@aws-cdk/aws-s3:grantWriteWithoutAcl', '@aws-cdk/aws-kms:defaultKeyPolicies'];
+    const obsolete = [
+      '@aws-cdk/core:enableStackNameDuplicates',
+      '@aws-cdk/aws-s3:grantWriteWithoutAcl',
+      '@aws-cdk/aws-kms:defaultKeyPolicies',
+    ];
     const unconfigured = Object.entries(FLAGS)
       .filter(([name]) => !obsolete.includes(name) && !(name in cdkJson.context))
       .filter(([, flag]) => (flag.unconfiguredBehavesLike?.v2 ?? false) !== flag.recommendedValue)
@@ -25,7 +29,10 @@ describe('npm run synth is quiet', () => {
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it('bundling a handler writes nothing to stderr (no "Bundling asset", no esbuild report, no npm warnings)', async () => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/cdk/bundle-one-function.ts', outdir], { cwd: PROJECT_ROOT, timeout: 110_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/cdk/bundle-one-function.ts', outdir], {
+      cwd: PROJECT_ROOT,
+      timeout: 110_000,
+    });
     expect(stderr).toBe('');
     expect(stdout).toBe('');
     // and it did bundle: one asset folder with the handler's ESM bundle

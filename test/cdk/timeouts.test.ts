@@ -35,11 +35,20 @@ describe('function timeouts per route group (issue 16)', () => {
   it('bootstrap and rotation, which no caller waits on, have their own longer ones, and longer dependency budgets that fit inside', () => {
     expect(timeoutOf(BOOTSTRAP_HANDLER)).toBe(120);
     expect(timeoutOf(ROTATE_KEYS_HANDLER)).toBe(60);
-    const envOf = (module: string) => (resources[ids.get(module)!]!.Properties as unknown as { Environment: { Variables: Record<string, string> } }).Environment.Variables;
+    const envOf = (module: string) =>
+      (resources[ids.get(module)!]!.Properties as unknown as { Environment: { Variables: Record<string, string> } }).Environment.Variables;
     for (const module of [BOOTSTRAP_HANDLER, ROTATE_KEYS_HANDLER]) {
       const env = envOf(module);
       expect(env).toMatchObject({ KMS_ATTEMPT_TIMEOUT_MS: '10000', KMS_MAX_ATTEMPTS: '3', DYNAMODB_ATTEMPT_TIMEOUT_MS: '5000' });
-      const { budgets } = loadConfig({ TABLE_NAME: 't', ISSUER: 'https://id.example', KEY_MODE: 'local', LOCAL_MASTER_KEY_FILE: '/tmp/k', ...Object.fromEntries(Object.entries(env).filter(([k]) => /^(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS)$/.test(k))) });
+      const { budgets } = loadConfig({
+        TABLE_NAME: 't',
+        ISSUER: 'https://id.example',
+        KEY_MODE: 'local',
+        LOCAL_MASTER_KEY_FILE: '/tmp/k',
+        ...Object.fromEntries(
+          Object.entries(env).filter(([k]) => /^(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS)$/.test(k)),
+        ),
+      });
       expect(worstCaseMs(budgets.kms) + worstCaseMs(budgets.dynamodb)).toBeLessThan(timeoutOf(module) * 1000);
     }
     // Request-path functions keep the defaults.
@@ -51,7 +60,8 @@ describe('function timeouts per route group (issue 16)', () => {
     const worst = worstCaseMs(budgets.dynamodb) + worstCaseMs(budgets.kms) + TIMEOUT_RESERVE_MS;
     for (const module of [...handlerModules(), FALLBACK_HANDLER]) {
       expect(timeoutOf(module), module).toBeLessThan(GATEWAY_LIMIT_S);
-      if (module !== FALLBACK_HANDLER && !module.startsWith('functions/health/')) expect(timeoutOf(module) * 1000, module).toBeGreaterThan(worst);
+      if (module !== FALLBACK_HANDLER && !module.startsWith('functions/health/'))
+        expect(timeoutOf(module) * 1000, module).toBeGreaterThan(worst);
     }
     // A stall is a 503 well before the OAuth functions' timeout: the default budget of one call.
     expect(worstCaseMs(budgets.dynamodb)).toBeLessThanOrEqual(2300);
@@ -59,7 +69,9 @@ describe('function timeouts per route group (issue 16)', () => {
 
   it('health answers within about a second: its key wait and probe timeout, far inside its function timeout', () => {
     expect(HEALTH_KEY_WAIT_MS + HEALTH_PROBE_TIMEOUT_MS).toBeLessThanOrEqual(1000);
-    expect(timeoutOf('functions/health/get-health') * 1000).toBeGreaterThan(HEALTH_KEY_WAIT_MS + HEALTH_PROBE_TIMEOUT_MS + TIMEOUT_RESERVE_MS);
+    expect(timeoutOf('functions/health/get-health') * 1000).toBeGreaterThan(
+      HEALTH_KEY_WAIT_MS + HEALTH_PROBE_TIMEOUT_MS + TIMEOUT_RESERVE_MS,
+    );
   });
 });
 
@@ -67,10 +79,14 @@ describe('dependency-timeout alarm per function group', () => {
   const filters = Object.values(template.findResources('AWS::Logs::MetricFilter')).map((f) => f.Properties);
   const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
 
-  it('a metric filter on the function logs counts the handlers\' timeout lines, by group', () => {
+  it("a metric filter on the function logs counts the handlers' timeout lines, by group", () => {
     const filter = filters.find((f) => f.MetricTransformations[0].MetricName === 'DependencyTimeouts')!;
     expect(filter.FilterPattern).toBe('{ ($.message = "dependency unavailable") && ($.timeout IS TRUE) }');
-    expect(filter.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'IdentityService/dev', MetricValue: '1', Dimensions: [{ Key: 'FunctionGroup', Value: '$.function_group' }] });
+    expect(filter.MetricTransformations[0]).toMatchObject({
+      MetricNamespace: 'IdentityService/dev',
+      MetricValue: '1',
+      Dimensions: [{ Key: 'FunctionGroup', Value: '$.function_group' }],
+    });
     expect(JSON.stringify(filter.LogGroupName)).toMatch(/FunctionLogs/);
   });
 

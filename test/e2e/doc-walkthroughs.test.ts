@@ -61,7 +61,10 @@ async function totals() {
   const token = await (
     await fetch(`${stack.url}/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${clients.clientId}:${clients.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${clients.clientId}:${clients.secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials', audience: `${stack.url}/identity/v1/` }),
     })
   ).json();
@@ -70,7 +73,16 @@ async function totals() {
   return { clients: await count('/clients'), resources: await count('/resources') };
 }
 
-const CLIENTS_STATUSES = ['authorize: 204', 'grant: 204', 'old secret: 401', 'new secret: 200', 'revoke permission: 204', 'revoke resource: 204', 'delete: 204', 'delete resource: 204'];
+const CLIENTS_STATUSES = [
+  'authorize: 204',
+  'grant: 204',
+  'old secret: 401',
+  'new secret: 200',
+  'revoke permission: 204',
+  'revoke resource: 204',
+  'delete: 204',
+  'delete resource: 204',
+];
 const RESOURCES_STATUSES = ['authorize: 204', 'grant: 204', 'delete scope: 204', 'revoke: 204', 'delete: 204', 'delete client: 204'];
 
 async function runClients() {

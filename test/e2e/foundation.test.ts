@@ -20,7 +20,7 @@ describe('local server: health (spec 4.4)', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
-      expect(await res.json() as any).toEqual({
+      expect((await res.json()) as any).toEqual({
         server_name: 'identity-service',
         server_version: pkg.version,
         server_status: 'ok',
@@ -34,13 +34,13 @@ describe('local server: health (spec 4.4)', () => {
     expect(res.status).toBe(401);
     for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
-    expect(await res.json() as any).toEqual({ code: 'unauthorized', message: expect.any(String) });
+    expect((await res.json()) as any).toEqual({ code: 'unauthorized', message: expect.any(String) });
   });
 
   it('answers 401 for a token that is not ours', async () => {
     const res = await fetch(`${svc.url}/company/v1/health`, { headers: { authorization: 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.' } });
     expect(res.status).toBe(401);
-    expect((await res.json() as any).code).toBe('unauthorized');
+    expect(((await res.json()) as any).code).toBe('unauthorized');
   });
 });
 
@@ -48,27 +48,35 @@ describe('local server: spec-shaped errors (API.md §2)', () => {
   it('an unknown path is 404 not_found', async () => {
     const res = await fetch(`${svc.url}/no/such/path`);
     expect(res.status).toBe(404);
-    expect(await res.json() as any).toEqual({ code: 'not_found', message: 'Not found.' });
+    expect((await res.json()) as any).toEqual({ code: 'not_found', message: 'Not found.' });
   });
 
   it('a known path with another method is 405 with Allow', async () => {
     const res = await fetch(`${svc.url}/company/v1/health`, { method: 'POST' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET');
-    expect(await res.json() as any).toEqual({ code: 'method_not_allowed', message: expect.any(String) });
+    expect((await res.json()) as any).toEqual({ code: 'method_not_allowed', message: expect.any(String) });
   });
 
   it('a malformed JSON body is 400 naming the body, with the security headers', async () => {
-    const res = await fetch(`${svc.url}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
+    const res = await fetch(`${svc.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"grant_type":',
+    });
     expect(res.status).toBe(400);
     for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
-    expect(await res.json() as any).toMatchObject({ code: 'invalid_request', message: 'body: malformed JSON.' });
+    expect((await res.json()) as any).toMatchObject({ code: 'invalid_request', message: 'body: malformed JSON.' });
   });
 
   it('a missing field is 400 naming the field', async () => {
-    const res = await fetch(`${svc.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'scope=x' });
+    const res = await fetch(`${svc.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'scope=x',
+    });
     expect(res.status).toBe(400);
-    expect((await res.json() as any).message).toMatch(/^body\.grant_type: /);
+    expect(((await res.json()) as any).message).toMatch(/^body\.grant_type: /);
   });
 
   it('an oversized body is 413 in the error shape', async () => {
@@ -78,13 +86,20 @@ describe('local server: spec-shaped errors (API.md §2)', () => {
       body: `grant_type=client_credentials&pad=${'a'.repeat(70 * 1024)}`,
     });
     expect(res.status).toBe(413);
-    expect(await res.json() as any).toEqual({ code: 'payload_too_large', message: expect.any(String), error: 'payload_too_large', error_description: expect.any(String) });
+    expect((await res.json()) as any).toEqual({
+      code: 'payload_too_large',
+      message: expect.any(String),
+      error: 'payload_too_large',
+      error_description: expect.any(String),
+    });
   });
 
   it('a port already in use fails with a clear message', async () => {
     const { startLocalServer } = await import('../../infra/local/server.ts');
     const port = Number(new URL(svc.url).port);
-    await expect(startLocalServer({ port, stageThrottle: { rateLimit: 1, burstLimit: 1 }, runtime: svc.stack.runtime })).rejects.toThrow(/Port \d+ is already in use/);
+    await expect(startLocalServer({ port, stageThrottle: { rateLimit: 1, burstLimit: 1 }, runtime: svc.stack.runtime })).rejects.toThrow(
+      /Port \d+ is already in use/,
+    );
   });
 });
 
@@ -100,7 +115,7 @@ describe('local server: throttles (429 like API Gateway)', () => {
       }
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
       expect(last!.headers.get('retry-after')).toBe('1');
-      expect(await last!.json() as any).toEqual({ code: 'too_many_requests', message: expect.any(String) });
+      expect((await last!.json()) as any).toEqual({ code: 'too_many_requests', message: expect.any(String) });
     } finally {
       await small.stop();
     }

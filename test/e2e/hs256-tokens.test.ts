@@ -36,25 +36,43 @@ describe('tokens of a Resource with its own HS256 secret', () => {
     await manage('POST', `/clients/${svc.clientId}/resources`, { resources: [resource.id] });
     await manage('POST', `/clients/${svc.clientId}/permissions`, { permissions: [{ resource_id: resource.id, scopes: [scope.id] }] });
 
-    const tokenRes = await fetch(`${svc.url}/token`, { method: 'POST', headers: basic(), body: new URLSearchParams({ grant_type: 'client_credentials', audience: AUDIENCE }) });
+    const tokenRes = await fetch(`${svc.url}/token`, {
+      method: 'POST',
+      headers: basic(),
+      body: new URLSearchParams({ grant_type: 'client_credentials', audience: AUDIENCE }),
+    });
     expect(tokenRes.status).toBe(200);
     const { access_token, expires_in } = (await tokenRes.json()) as { access_token: string; expires_in: number };
     expect(expires_in).toBe(600);
-    const { payload, protectedHeader } = await jwtVerify(access_token, new TextEncoder().encode(SECRET), { issuer: svc.url, audience: AUDIENCE, typ: 'at+jwt' });
+    const { payload, protectedHeader } = await jwtVerify(access_token, new TextEncoder().encode(SECRET), {
+      issuer: svc.url,
+      audience: AUDIENCE,
+      typ: 'at+jwt',
+    });
     expect(protectedHeader.alg).toBe('HS256');
     expect(payload.scope).toBe('read:orders');
 
     const info = async () =>
-      (await (await fetch(`${svc.url}/introspect`, { method: 'POST', headers: basic(), body: new URLSearchParams({ token: access_token }) })).json()) as any;
+      (await (
+        await fetch(`${svc.url}/introspect`, { method: 'POST', headers: basic(), body: new URLSearchParams({ token: access_token }) })
+      ).json()) as any;
     expect(await info()).toMatchObject({ active: true, aud: AUDIENCE, scope: 'read:orders', client_id: svc.clientId });
 
     // the same token with a tampered payload is inactive
     const [h, , s] = access_token.split('.');
     const forged = `${h}.${Buffer.from(JSON.stringify({ ...payload, scope: 'write:orders' })).toString('base64url')}.${s}`;
-    const forgedInfo = await fetch(`${svc.url}/tokeninfo`, { method: 'POST', headers: basic(), body: new URLSearchParams({ token: forged }) });
+    const forgedInfo = await fetch(`${svc.url}/tokeninfo`, {
+      method: 'POST',
+      headers: basic(),
+      body: new URLSearchParams({ token: forged }),
+    });
     expect(await forgedInfo.json()).toEqual({ active: false });
 
-    const revoked = await fetch(`${svc.url}/revoke`, { method: 'POST', headers: basic(), body: new URLSearchParams({ token: access_token }) });
+    const revoked = await fetch(`${svc.url}/revoke`, {
+      method: 'POST',
+      headers: basic(),
+      body: new URLSearchParams({ token: access_token }),
+    });
     expect(revoked.status).toBe(200);
     expect(await info()).toEqual({ active: false });
   });

@@ -11,7 +11,12 @@ let admin: string;
 
 type Answer = { status: number; body: any };
 
-async function send(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string> = {}): Promise<Answer> {
+async function send(
+  method: string,
+  path: string,
+  body: string | Buffer | undefined,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const res = await fetch(`${svc.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', ...headers },
@@ -20,7 +25,8 @@ async function send(method: string, path: string, body: string | Buffer | undefi
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
-const manage = (method: string, path: string, body?: unknown) => send(method, `/identity/v1${path}`, body === undefined ? undefined : JSON.stringify(body));
+const manage = (method: string, path: string, body?: unknown) =>
+  send(method, `/identity/v1${path}`, body === undefined ? undefined : JSON.stringify(body));
 
 const countClients = async () => (await manage('GET', '/clients?total_count=true&limit=1')).body.total_count as number;
 const countResources = async () => (await manage('GET', '/resources?total_count=true&limit=1')).body.total_count as number;
@@ -63,15 +69,23 @@ describe('API.md §8 strings: names, descriptions and URLs', () => {
 
   it('resource_name, descriptions and redirect URIs follow the same rules; line breaks stay allowed in descriptions', async () => {
     const before = await countResources();
-    expectRefused(await manage('POST', '/resources', { ...resourceBody('https://names.example/'), resource_name: 'x\u202Ey' }), 'body.resource_name');
-    expectRefused(await manage('POST', '/resources', { ...resourceBody('https://names.example/'), resource_description: 'a\u0000b' }), 'body.resource_description');
+    expectRefused(
+      await manage('POST', '/resources', { ...resourceBody('https://names.example/'), resource_name: 'x\u202Ey' }),
+      'body.resource_name',
+    );
+    expectRefused(
+      await manage('POST', '/resources', { ...resourceBody('https://names.example/'), resource_description: 'a\u0000b' }),
+      'body.resource_description',
+    );
     expect(await countResources()).toBe(before);
     const made = await manage('POST', '/clients', { client_name: 'fine', client_description: 'line one\nline two\ttabbed' });
     expect(made.status).toBe(201);
     expect(made.body.client_description).toBe('line one\nline two\ttabbed');
     const patched = await manage('PATCH', `/clients/${made.body.id}`, { client_description: 'x\u202Ey' });
     expectRefused(patched, 'body.client_description');
-    const redirect = await manage('PATCH', `/clients/${made.body.id}`, { client_metadata: { urls: { redirect_uris: ['https://app.example/\tcb'] } } });
+    const redirect = await manage('PATCH', `/clients/${made.body.id}`, {
+      client_metadata: { urls: { redirect_uris: ['https://app.example/\tcb'] } },
+    });
     expectRefused(redirect, 'body.client_metadata.urls.redirect_uris.0');
     const after = await manage('GET', `/clients/${made.body.id}`);
     expect(after.body.client_description).toBe('line one\nline two\ttabbed');
@@ -105,8 +119,16 @@ describe('API.md §8 identifier_url: unique after RFC 3986 §6.2.2 normalisation
       expect(dup.status, lookalike).toBe(409);
     }
     const other = await manage('POST', '/resources', resourceBody('https://other-orders.example/'));
-    expect((await manage('PATCH', `/resources/${other.body.id}`, { resource_metadata: { identifier_url: 'HTTPS://orders.example/v1/%7eapi?Q=J%2F' } })).status).toBe(409);
-    expect((await manage('GET', `/resources/${other.body.id}`)).body.resource_metadata.identifier_url).toBe('https://other-orders.example/');
+    expect(
+      (
+        await manage('PATCH', `/resources/${other.body.id}`, {
+          resource_metadata: { identifier_url: 'HTTPS://orders.example/v1/%7eapi?Q=J%2F' },
+        })
+      ).status,
+    ).toBe(409);
+    expect((await manage('GET', `/resources/${other.body.id}`)).body.resource_metadata.identifier_url).toBe(
+      'https://other-orders.example/',
+    );
   });
 
   it('a look-alike of the management API identifier is reserved too: 403', async () => {
@@ -116,14 +138,20 @@ describe('API.md §8 identifier_url: unique after RFC 3986 §6.2.2 normalisation
     expect(made.body.message).toMatch(/^body\.resource_metadata\.identifier_url: /);
   });
 
-  it('/token finds a resource by a non-normalised audience, and the token\'s aud is the stored identifier', async () => {
+  it("/token finds a resource by a non-normalised audience, and the token's aud is the stored identifier", async () => {
     const made = await manage('POST', '/resources', resourceBody('https://billing.example/api'));
-    const client = await manage('POST', '/clients', { client_name: 'billing app', client_metadata: { grant_types: ['client_credentials'] } });
+    const client = await manage('POST', '/clients', {
+      client_name: 'billing app',
+      client_metadata: { grant_types: ['client_credentials'] },
+    });
     expect((await manage('POST', `/clients/${client.body.id}/resources`, { resources: [made.body.id] })).status).toBe(204);
     for (const audience of ['https://billing.example/api', 'HTTPS://BILLING.example:443/./api', 'https://billing.example/%61pi']) {
       const res = await fetch(`${svc.url}/token`, {
         method: 'POST',
-        headers: { authorization: basicAuth(client.body.id, client.body.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: basicAuth(client.body.id, client.body.client_secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials', audience }),
       });
       expect(res.status, audience).toBe(200);
@@ -161,8 +189,16 @@ describe('API.md §8 bodies and headers', () => {
   it.each([
     ['top level', '{"client_name":"a","client_name":"b"}', 'body.client_name'],
     ['escaped spelling', '{"client_name":"a","client\\u005fname":"b"}', 'body.client_name'],
-    ['nested', '{"client_name":"a","client_metadata":{"grant_types":[],"grant_types":["client_credentials"]}}', 'body.client_metadata.grant_types'],
-    ['in an array', '{"client_name":"a","app_metadata":[{"key":"k","value":"1"},{"key":"k","key":"j","value":"2"}]}', 'body.app_metadata.1.key'],
+    [
+      'nested',
+      '{"client_name":"a","client_metadata":{"grant_types":[],"grant_types":["client_credentials"]}}',
+      'body.client_metadata.grant_types',
+    ],
+    [
+      'in an array',
+      '{"client_name":"a","app_metadata":[{"key":"k","value":"1"},{"key":"k","key":"j","value":"2"}]}',
+      'body.app_metadata.1.key',
+    ],
   ])('duplicate member names (%s) are a 400, nothing stored', async (_, body, field) => {
     const before = await countClients();
     expectRefused(await send('POST', '/identity/v1/clients', body), field);
@@ -185,7 +221,9 @@ describe('API.md §8 bodies and headers', () => {
       new Promise<string>((resolve, reject) => {
         const { port } = new URL(svc.url);
         const socket = connect(Number(port), '127.0.0.1', () => {
-          socket.write([`GET /identity/v1/clients HTTP/1.1`, `Host: localhost:${port}`, ...headers, 'Connection: close', '', ''].join('\r\n'));
+          socket.write(
+            [`GET /identity/v1/clients HTTP/1.1`, `Host: localhost:${port}`, ...headers, 'Connection: close', '', ''].join('\r\n'),
+          );
         });
         let data = '';
         socket.on('data', (d) => (data += d.toString()));

@@ -19,15 +19,33 @@ beforeAll(async () => {
 afterAll(async () => svc?.stop());
 
 /** Headers of any answer that say nothing about security: everything else must match the pipeline's. */
-const NOT_SECURITY = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'www-authenticate', 'allow', 'retry-after', 'transfer-encoding']);
+const NOT_SECURITY = new Set([
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'www-authenticate',
+  'allow',
+  'retry-after',
+  'transfer-encoding',
+]);
 
 /** The security headers a pipeline error carries (a 401 from a handler), the reference for the server's own. */
 let security: Record<string, string>;
 beforeAll(async () => {
   const r = await raw('GET', '/company/v1/health');
   expect(r.status).toBe(401);
-  security = Object.fromEntries(Object.entries(r.headers).filter(([k]) => !NOT_SECURITY.has(k)).map(([k, v]) => [k, String(v)]));
-  expect(security).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-security-policy': expect.stringContaining("default-src 'none'"), 'strict-transport-security': expect.any(String) });
+  security = Object.fromEntries(
+    Object.entries(r.headers)
+      .filter(([k]) => !NOT_SECURITY.has(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
+  expect(security).toMatchObject({
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': expect.stringContaining("default-src 'none'"),
+    'strict-transport-security': expect.any(String),
+  });
 });
 
 interface Raw {
@@ -77,7 +95,7 @@ const expectErrorShape = (r: Raw, status: number, code: string) => {
   expect(JSON.parse(r.text)).toEqual({ code, message: expect.any(String) });
 };
 
-describe('the local server\'s own answers: security headers, error body, nothing echoed', () => {
+describe("the local server's own answers: security headers, error body, nothing echoed", () => {
   it('404 does not echo the path (nor a value in it)', async () => {
     const r = await raw('GET', '/no/such/%3Cscript%3Ealert(1)%3C%2Fscript%3E?x=<b>');
     expectErrorShape(r, 404, 'not_found');
@@ -98,8 +116,10 @@ describe('the local server\'s own answers: security headers, error body, nothing
     expect(r!.headers['retry-after']).toBe('1');
   });
 
-  it('431 (headers beyond the parser\'s limit) has the JSON body and the headers, not a bare status line', async () => {
-    const r = parseRaw(await socketExchange(`GET /.well-known/jwks.json HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+  it("431 (headers beyond the parser's limit) has the JSON body and the headers, not a bare status line", async () => {
+    const r = parseRaw(
+      await socketExchange(`GET /.well-known/jwks.json HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
     expectErrorShape(r, 431, 'headers_too_large');
     expect(r.headers.connection).toBe('close');
     expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.text));
@@ -115,7 +135,11 @@ describe('request targets starting with // are paths, never a host (RFC 9112 §3
   it('//host/identity/v1/clients does not reach /identity/v1/clients: 404', async () => {
     const served = await raw('GET', '/identity/v1/clients?limit=1', { authorization: `Bearer ${token}` });
     expect(served.status).toBe(200); // the route itself works with this token
-    for (const target of ['//evil.example/identity/v1/clients?limit=1', '//identity/v1/clients', `//localhost:${new URL(svc.url).port}/identity/v1/clients`]) {
+    for (const target of [
+      '//evil.example/identity/v1/clients?limit=1',
+      '//identity/v1/clients',
+      `//localhost:${new URL(svc.url).port}/identity/v1/clients`,
+    ]) {
       const r = await raw('GET', target, { authorization: `Bearer ${token}` });
       expectErrorShape(r, 404, 'not_found');
       expect(r.text).not.toContain('v1');

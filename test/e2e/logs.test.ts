@@ -26,7 +26,9 @@ describe('logs', () => {
     const { raw: all, lines } = await captureLogLines(async () => {
       token = await svc.managementToken('read:clients');
       await post('/tokeninfo', form({ token }), { authorization: basicAuth(svc.clientId, svc.clientSecret) });
-      await post('/token', form({ grant_type: 'client_credentials', audience: svc.managementAudience }), { authorization: basicAuth(svc.clientId, 'wrong-secret-value') });
+      await post('/token', form({ grant_type: 'client_credentials', audience: svc.managementAudience }), {
+        authorization: basicAuth(svc.clientId, 'wrong-secret-value'),
+      });
       await fetch(`${svc.url}/identity/v1/clients?limit=1`, { headers: { authorization: `Bearer ${token}` } });
     });
     const requests = lines.filter((l) => l.message === 'request');

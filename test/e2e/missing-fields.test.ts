@@ -19,7 +19,11 @@ const NOBODY = '019b0000-0000-7000-8000-00000000beef';
 async function send(method: string, path: string, body: unknown) {
   const concrete = path.replace(/\{[a-z_]+\}/g, NOBODY);
   const authorization = concrete.startsWith('/identity/') ? `Bearer ${admin}` : basicAuth(svc.clientId, svc.clientSecret);
-  const res = await fetch(`${svc.url}${concrete}`, { method, headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${svc.url}${concrete}`, {
+    method,
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, message: text ? ((JSON.parse(text) as { message?: string }).message ?? '') : '' };
 }
@@ -45,7 +49,12 @@ describe('a missing field is "is required"', () => {
     ['POST', '/identity/v1/clients', {}, 'body.client_name: is required'],
     ['POST', '/identity/v1/clients/{client_id}/resources', {}, 'body.resources: is required'],
     ['DELETE', '/identity/v1/clients/{client_id}/permissions', {}, 'body.permissions: is required'],
-    ['POST', '/identity/v1/clients/{client_id}/permissions', { permissions: [{ scopes: [] }] }, 'body.permissions.0.resource_id: is required'],
+    [
+      'POST',
+      '/identity/v1/clients/{client_id}/permissions',
+      { permissions: [{ scopes: [] }] },
+      'body.permissions.0.resource_id: is required',
+    ],
     ['POST', '/identity/v1/resources', {}, 'body.resource_type: is required'],
     ['POST', '/identity/v1/resources/{resource_id}/scopes', {}, 'body.scope_name: is required'],
     ['DELETE', '/identity/v1/resources/{resource_id}/clients', {}, 'body.clients: is required'],

@@ -38,7 +38,10 @@ const grantBody = (names: string[]) => ({ permissions: [{ resource_id: sys, scop
 
 /** A confidential client on the management API holding `scopes` (granted by the Default Client), and its token. */
 async function clientHolding(scopes: string[]) {
-  const made = await manage('POST', '/clients', { client_name: `c-${Math.random()}`, client_metadata: { grant_types: ['client_credentials'] } });
+  const made = await manage('POST', '/clients', {
+    client_name: `c-${Math.random()}`,
+    client_metadata: { grant_types: ['client_credentials'] },
+  });
   expect(made.status).toBe(201);
   const id = made.body.id as string;
   expect((await manage('POST', `/clients/${id}/resources`, { resources: [sys] })).status).toBe(204);
@@ -52,7 +55,10 @@ async function managementScopesOf(clientId: string): Promise<string[]> {
   const page = await manage('GET', `/clients/${clientId}/permissions?limit=100`);
   expect(page.status).toBe(200);
   const byId = new Map([...scopeIds].map(([name, id]) => [id, name]));
-  return page.body.items.filter((p: any) => p.resource_id === sys).map((p: any) => byId.get(p.scope_id)).sort();
+  return page.body.items
+    .filter((p: any) => p.resource_id === sys)
+    .map((p: any) => byId.get(p.scope_id))
+    .sort();
 }
 
 function expectInsufficientScope(r: Answer, scope: string): void {
@@ -91,13 +97,22 @@ describe('API.md §8 no escalation: client permissions (client side)', () => {
   it('a batch with one scope the caller lacks is refused whole: nothing is granted, on any resource', async () => {
     const granter = await clientHolding(['read:clients', 'update:clients', 'read:resources']);
     const other = await clientHolding([]);
-    const api = await manage('POST', '/resources', { resource_type: 'api', resource_name: 'orders', resource_metadata: { identifier_url: `https://orders-${Math.random()}.example/api` } });
+    const api = await manage('POST', '/resources', {
+      resource_type: 'api',
+      resource_name: 'orders',
+      resource_metadata: { identifier_url: `https://orders-${Math.random()}.example/api` },
+    });
     const scope = await manage('POST', `/resources/${api.body.id}/scopes`, { scope_name: 'read:orders' });
     expect((await manage('POST', `/clients/${other.id}/resources`, { resources: [api.body.id] })).status).toBe(204);
     const tried = await manage(
       'POST',
       `/clients/${other.id}/permissions`,
-      { permissions: [{ resource_id: api.body.id, scopes: [scope.body.id] }, ...grantBody(['read:clients', 'read:resources', 'delete:clients']).permissions] },
+      {
+        permissions: [
+          { resource_id: api.body.id, scopes: [scope.body.id] },
+          ...grantBody(['read:clients', 'read:resources', 'delete:clients']).permissions,
+        ],
+      },
       granter.token,
     );
     expectInsufficientScope(tried, 'delete:clients');
@@ -105,22 +120,37 @@ describe('API.md §8 no escalation: client permissions (client side)', () => {
     expect(after.body.items).toEqual([]);
   });
 
-  it('a caller holding every scope it grants succeeds, and the grantee\'s token carries them', async () => {
+  it("a caller holding every scope it grants succeeds, and the grantee's token carries them", async () => {
     const granter = await clientHolding(['read:clients', 'update:clients', 'read:resources']);
     const other = await clientHolding([]);
-    expect((await manage('POST', `/clients/${other.id}/permissions`, grantBody(['read:clients', 'read:resources']), granter.token)).status).toBe(204);
+    expect(
+      (await manage('POST', `/clients/${other.id}/permissions`, grantBody(['read:clients', 'read:resources']), granter.token)).status,
+    ).toBe(204);
     expect(await managementScopesOf(other.id)).toEqual(['read:clients', 'read:resources']);
     const minted = await token(other.id, other.secret);
-    expect(JSON.parse(Buffer.from(minted.access_token.split('.')[1]!, 'base64url').toString()).scope.split(' ').sort()).toEqual(['read:clients', 'read:resources']);
+    expect(
+      JSON.parse(Buffer.from(minted.access_token.split('.')[1]!, 'base64url').toString())
+        .scope.split(' ')
+        .sort(),
+    ).toEqual(['read:clients', 'read:resources']);
   });
 
   it('scopes of a non-management resource are not management scopes: granting them needs only update:clients', async () => {
     const granter = await clientHolding(['update:clients']);
     const other = await clientHolding([]);
-    const api = await manage('POST', '/resources', { resource_type: 'api', resource_name: 'billing', resource_metadata: { identifier_url: `https://billing-${Math.random()}.example/api` } });
+    const api = await manage('POST', '/resources', {
+      resource_type: 'api',
+      resource_name: 'billing',
+      resource_metadata: { identifier_url: `https://billing-${Math.random()}.example/api` },
+    });
     const scope = await manage('POST', `/resources/${api.body.id}/scopes`, { scope_name: 'write:invoices' });
     expect((await manage('POST', `/clients/${other.id}/resources`, { resources: [api.body.id] })).status).toBe(204);
-    const granted = await manage('POST', `/clients/${other.id}/permissions`, { permissions: [{ resource_id: api.body.id, scopes: [scope.body.id] }] }, granter.token);
+    const granted = await manage(
+      'POST',
+      `/clients/${other.id}/permissions`,
+      { permissions: [{ resource_id: api.body.id, scopes: [scope.body.id] }] },
+      granter.token,
+    );
     expect(granted.status).toBe(204);
     const minted = await token(other.id, other.secret, api.body.resource_metadata.identifier_url);
     expect(JSON.parse(Buffer.from(minted.access_token.split('.')[1]!, 'base64url').toString()).scope).toBe('write:invoices');
@@ -138,13 +168,21 @@ describe('API.md §8 no escalation: resource side and other paths', () => {
     expect(claims.scope ?? '').toBe('');
     expectInsufficientScope(await manage('GET', '/clients', undefined, linked.access_token), 'read:clients');
     // and the linker cannot grant it anything: it lacks update:clients
-    expectInsufficientScope(await manage('POST', `/clients/${made.body.id}/permissions`, grantBody(['read:resources']), linker.token), 'update:clients');
+    expectInsufficientScope(
+      await manage('POST', `/clients/${made.body.id}/permissions`, grantBody(['read:resources']), linker.token),
+      'update:clients',
+    );
     expect(await managementScopesOf(made.body.id)).toEqual([]);
   });
 
-  it('the management API\'s scopes cannot be renamed or removed, so no held scope can become another', async () => {
+  it("the management API's scopes cannot be renamed or removed, so no held scope can become another", async () => {
     const editor = await clientHolding(['read:resources', 'update:resources']);
-    const rename = await manage('PATCH', `/resources/${sys}/scopes/${scopeIds.get('read:resources')}`, { scope_name: 'zz:renamed' }, editor.token);
+    const rename = await manage(
+      'PATCH',
+      `/resources/${sys}/scopes/${scopeIds.get('read:resources')}`,
+      { scope_name: 'zz:renamed' },
+      editor.token,
+    );
     expect(rename.status).toBe(403);
     const removed = await manage('DELETE', `/resources/${sys}/scopes/${scopeIds.get('delete:clients')}`, undefined, editor.token);
     expect(removed.status).toBe(403);
@@ -177,7 +215,10 @@ describe('a removed scope does not outlive its removal (API.md §8, docs/securit
     expect((await manage('GET', '/clients?limit=1', undefined, holder.token)).status).toBe(200); // now cached here
     // Another container's write: straight to the table, so this container's cache is not told.
     const { runtime } = svc.stack;
-    await clientPermissionsRepository(runtime.db, runtime.config.tableName, runtime.now).revoke(holder.id, grantBody(['read:clients']).permissions);
+    await clientPermissionsRepository(runtime.db, runtime.config.tableName, runtime.now).revoke(
+      holder.id,
+      grantBody(['read:clients']).permissions,
+    );
     await new Promise((r) => setTimeout(r, runtime.config.recordCacheTtlMs + 100));
     expectInsufficientScope(await manage('GET', '/clients?limit=1', undefined, holder.token), 'read:clients');
   });

@@ -25,7 +25,11 @@ afterAll(async () => svc?.stop());
 
 const form = (p: Record<string, string>) => new URLSearchParams(p);
 const post = async (path: string, params: Record<string, string>, authorization: string) => {
-  const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: form(params) });
+  const res = await fetch(`${svc.url}${path}`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form(params),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 };
@@ -35,7 +39,9 @@ const introspect = (token: string) => post('/introspect', { token }, defaultBasi
 
 /** A non-global confidential client of `tenantId`, made by the Default Client. */
 async function client(tenantId: string | undefined, name: string) {
-  const made = await call('POST', '/clients', { body: { client_name: name, is_global: false, ...(tenantId ? { tenant_id: tenantId } : {}) } });
+  const made = await call('POST', '/clients', {
+    body: { client_name: name, is_global: false, ...(tenantId ? { tenant_id: tenantId } : {}) },
+  });
   expect(made.status, JSON.stringify(made.body)).toBe(201);
   return { id: made.body.id as string, basic: basicAuth(made.body.id, made.body.client_secret) };
 }
@@ -44,9 +50,13 @@ async function client(tenantId: string | undefined, name: string) {
 async function resource(tenantId: string | undefined, clientIds: string[], secret?: string) {
   const identifier = `https://${randomUUID()}.example.com/api`;
   const metadata = { identifier_url: identifier, ...(secret ? { signing_algorithm: 'HS256', signing_secret: secret } : {}) };
-  const made = await call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'r', resource_metadata: metadata }, ...(tenantId ? { headers: { tenant_id: tenantId } } : {}) });
+  const made = await call('POST', '/resources', {
+    body: { resource_type: 'api', resource_name: 'r', resource_metadata: metadata },
+    ...(tenantId ? { headers: { tenant_id: tenantId } } : {}),
+  });
   expect(made.status, JSON.stringify(made.body)).toBe(201);
-  for (const id of clientIds) expect((await call('POST', `/clients/${id}/resources`, { body: { resources: [made.body.id] } })).status).toBe(204);
+  for (const id of clientIds)
+    expect((await call('POST', `/clients/${id}/resources`, { body: { resources: [made.body.id] } })).status).toBe(204);
   return { id: made.body.id as string, identifier, tenantId: made.body.tenant_id as string };
 }
 
@@ -70,7 +80,7 @@ function forge(secret: string, claims: { client_id: string; tenant_id: string; a
     .sign(new TextEncoder().encode(secret));
 }
 
-describe('a revocation is bound to the token\'s verifier and client (API.md §8, issue 10 item 2)', () => {
+describe("a revocation is bound to the token's verifier and client (API.md §8, issue 10 item 2)", () => {
   for (const where of ['another tenant', 'the same tenant'] as const) {
     it(`a token forged under an HS256 Resource with the jti of the Default Client's management token does not revoke it (${where})`, async () => {
       const tenant = where === 'another tenant' ? tenantB : undefined;
@@ -82,7 +92,10 @@ describe('a revocation is bound to the token\'s verifier and client (API.md §8,
 
       const forged = await forge(secret, { client_id: attacker.id, tenant_id: hs.tenantId, aud: hs.identifier, jti: victimJti });
       // The forged token is a valid token of the attacker's (its own client, its own Resource)...
-      expect(await introspect(forged)).toEqual({ status: 200, body: expect.objectContaining({ active: true, client_id: attacker.id, jti: victimJti }) });
+      expect(await introspect(forged)).toEqual({
+        status: 200,
+        body: expect.objectContaining({ active: true, client_id: attacker.id, jti: victimJti }),
+      });
       // ...so revoking it succeeds, and ends exactly that token.
       expect(await post('/revoke', { token: forged }, attacker.basic)).toEqual({ status: 200, body: undefined });
       expect((await introspect(forged)).body).toEqual({ active: false });
@@ -96,18 +109,23 @@ describe('a revocation is bound to the token\'s verifier and client (API.md §8,
       expect((await introspect(victim)).body).toEqual({ active: false });
 
       // Stored: one entry per binding under the jti, each naming its own client.
-      const { Items } = await svc.stack.runtime.db.send(new QueryCommand({
-        TableName: svc.stack.tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.revokedTokenPartition(victimJti) },
-      }));
+      const { Items } = await svc.stack.runtime.db.send(
+        new QueryCommand({
+          TableName: svc.stack.tableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.revokedTokenPartition(victimJti) },
+        }),
+      );
       expect(Items!.map((i) => [i.client_id, i.verifier]).sort()).toEqual(
-        [[attacker.id, `resource:${hs.tenantId}:${hs.identifier}`], [svc.clientId, `key:${JSON.parse(Buffer.from(victim.split('.')[0]!, 'base64url').toString()).kid}`]].sort(),
+        [
+          [attacker.id, `resource:${hs.tenantId}:${hs.identifier}`],
+          [svc.clientId, `key:${JSON.parse(Buffer.from(victim.split('.')[0]!, 'base64url').toString()).kid}`],
+        ].sort(),
       );
     });
   }
 
-  it('a jti already revoked under a Resource as another client\'s token is not recorded again for a forger: 400 unauthorized_client', async () => {
+  it("a jti already revoked under a Resource as another client's token is not recorded again for a forger: 400 unauthorized_client", async () => {
     const owner = await client(undefined, 'owner');
     const forger = await client(undefined, 'forger');
     const secret = `shared-hs256-secret-${randomUUID()}`;
@@ -141,7 +159,7 @@ describe('/revoke does not reveal tokens of tenants the caller cannot see (RFC 7
     expect((await post('/introspect', { token: foreign }, caller.basic)).body).toEqual({ active: false });
   });
 
-  it('a token of the caller\'s own tenant issued to another client stays 400 unauthorized_client (RFC 7009 §2.1)', async () => {
+  it("a token of the caller's own tenant issued to another client stays 400 unauthorized_client (RFC 7009 §2.1)", async () => {
     const caller = await client(tenantB, 'tenant B caller');
     const owner = await client(tenantB, 'tenant B owner 2');
     const api = await resource(tenantB, [owner.id]);
@@ -159,12 +177,24 @@ describe('iat more than 60 s in the future makes a token inactive (API.md §8, i
     const secret = `hs-secret-${randomUUID()}`;
     const hs = await resource(undefined, [holder.id], secret);
     const now = Math.floor(Date.now() / 1000);
-    const future = await forge(secret, { client_id: holder.id, tenant_id: hs.tenantId, aud: hs.identifier, jti: randomUUID(), iat: now + 3600 });
+    const future = await forge(secret, {
+      client_id: holder.id,
+      tenant_id: hs.tenantId,
+      aud: hs.identifier,
+      jti: randomUUID(),
+      iat: now + 3600,
+    });
     expect(await introspect(future)).toEqual({ status: 200, body: { active: false } });
     expect((await post('/tokeninfo', { token: future }, holder.basic)).body).toEqual({ active: false });
     expect(await post('/revoke', { token: future }, holder.basic)).toEqual({ status: 200, body: undefined });
 
-    const skewed = await forge(secret, { client_id: holder.id, tenant_id: hs.tenantId, aud: hs.identifier, jti: randomUUID(), iat: now + 30 });
+    const skewed = await forge(secret, {
+      client_id: holder.id,
+      tenant_id: hs.tenantId,
+      aud: hs.identifier,
+      jti: randomUUID(),
+      iat: now + 30,
+    });
     expect((await introspect(skewed)).body).toMatchObject({ active: true });
   });
 });

@@ -32,24 +32,43 @@ async function systemResourceId(): Promise<string> {
 }
 
 async function confidentialClientWithManagementScope(scope: string) {
-  const created = await manage('POST', '/clients', { client_name: `c-${Math.random()}`, client_metadata: { grant_types: ['client_credentials'] } });
+  const created = await manage('POST', '/clients', {
+    client_name: `c-${Math.random()}`,
+    client_metadata: { grant_types: ['client_credentials'] },
+  });
   expect(created.status).toBe(201);
   const sys = await systemResourceId();
   const scopes = await manage('GET', `/resources/${sys}/scopes?limit=100`);
   const scopeId = scopes.body.items.find((s: any) => s.scope_name === scope).id;
   expect((await manage('POST', `/clients/${created.body.id}/resources`, { resources: [sys] })).status).toBe(204);
-  expect((await manage('POST', `/clients/${created.body.id}/permissions`, { permissions: [{ resource_id: sys, scopes: [scopeId] }] })).status).toBe(204);
-  const tokenRes = await post('/token', form({ grant_type: 'client_credentials', audience: svc.managementAudience }), { authorization: basicAuth(created.body.id, created.body.client_secret) });
+  expect(
+    (await manage('POST', `/clients/${created.body.id}/permissions`, { permissions: [{ resource_id: sys, scopes: [scopeId] }] })).status,
+  ).toBe(204);
+  const tokenRes = await post('/token', form({ grant_type: 'client_credentials', audience: svc.managementAudience }), {
+    authorization: basicAuth(created.body.id, created.body.client_secret),
+  });
   expect(tokenRes.status).toBe(200);
-  return { id: created.body.id as string, secret: created.body.client_secret as string, token: ((await tokenRes.json()) as any).access_token as string };
+  return {
+    id: created.body.id as string,
+    secret: created.body.client_secret as string,
+    token: ((await tokenRes.json()) as any).access_token as string,
+  };
 }
 
 describe('the management API identifier is reserved for the system resource (API.md §4)', () => {
   it('no resource can be created with it or moved to it: 403', async () => {
-    const made = await manage('POST', '/resources', { resource_type: 'api', resource_name: 'fake', resource_metadata: { identifier_url: svc.managementAudience } });
+    const made = await manage('POST', '/resources', {
+      resource_type: 'api',
+      resource_name: 'fake',
+      resource_metadata: { identifier_url: svc.managementAudience },
+    });
     expect(made.status).toBe(403);
     expect(made.body.message).toMatch(/^body\.resource_metadata\.identifier_url: /);
-    const other = await manage('POST', '/resources', { resource_type: 'api', resource_name: 'other', resource_metadata: { identifier_url: 'https://other.example/api' } });
+    const other = await manage('POST', '/resources', {
+      resource_type: 'api',
+      resource_name: 'other',
+      resource_metadata: { identifier_url: 'https://other.example/api' },
+    });
     expect(other.status).toBe(201);
     const moved = await manage('PATCH', `/resources/${other.body.id}`, { resource_metadata: { identifier_url: svc.managementAudience } });
     expect(moved.status).toBe(403);
@@ -60,13 +79,22 @@ describe('introspection callers and HS256 tokens (RFC 7662 §2.1)', () => {
   it('an HS256 token signed with a secret the caller chose can neither authenticate a Bearer caller nor introspect as active', async () => {
     const secret = 'a-secret-chosen-by-whoever-creates-it-000';
     const audience = 'https://forged.example/api';
-    const made = await manage('POST', '/resources', { resource_type: 'api', resource_name: 'hs', resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: secret } });
+    const made = await manage('POST', '/resources', {
+      resource_type: 'api',
+      resource_name: 'hs',
+      resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: secret },
+    });
     expect(made.status).toBe(201);
     const now = Math.floor(Date.now() / 1000);
     // claims the Default Client, which was never authorized on this resource
     const forged = await new SignJWT({ client_id: svc.clientId, tenant_id: made.body.tenant_id, scope: 'x', jti: `f-${now}` })
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
-      .setIssuer(svc.url).setSubject(svc.clientId).setAudience(audience).setIssuedAt(now).setNotBefore(now).setExpirationTime(now + 300)
+      .setIssuer(svc.url)
+      .setSubject(svc.clientId)
+      .setAudience(audience)
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + 300)
       .sign(new TextEncoder().encode(secret));
     const subject = await svc.managementToken('read:clients');
     const asBearer = await post('/tokeninfo', form({ token: subject }), { authorization: `Bearer ${forged}` });
@@ -77,7 +105,7 @@ describe('introspection callers and HS256 tokens (RFC 7662 §2.1)', () => {
     expect(await introspected.json()).toEqual({ active: false });
   });
 
-  it('a client cannot revoke another client\'s token (RFC 7009 §2.1): 400 unauthorized_client, and the token stays active', async () => {
+  it("a client cannot revoke another client's token (RFC 7009 §2.1): 400 unauthorized_client, and the token stays active", async () => {
     const other = await confidentialClientWithManagementScope('read:clients');
     const res = await post('/revoke', form({ token: other.token }), { authorization: basicAuth(svc.clientId, svc.clientSecret) });
     expect(res.status).toBe(400);
@@ -87,7 +115,7 @@ describe('introspection callers and HS256 tokens (RFC 7662 §2.1)', () => {
   });
 });
 
-describe('a deleted client\'s tokens die with it', () => {
+describe("a deleted client's tokens die with it", () => {
   it('the management API refuses them (401) and introspection reports them inactive', async () => {
     const doomed = await confidentialClientWithManagementScope('read:clients');
     expect((await manage('GET', '/clients', undefined, doomed.token)).status).toBe(200);
@@ -109,7 +137,9 @@ describe('the Default Client keeps its way in (API.md §4)', () => {
   });
 
   it('its secret cannot be given an expiry: 403', async () => {
-    const res = await manage('PATCH', `/clients/${svc.clientId}`, { client_secret_expires_at: new Date(Date.now() + 60_000).toISOString() });
+    const res = await manage('PATCH', `/clients/${svc.clientId}`, {
+      client_secret_expires_at: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect(res.status).toBe(403);
     expect(res.body.message).toMatch(/client_secret_expires_at/);
   });
@@ -123,7 +153,12 @@ describe('making a public client confidential mints a secret: that needs update:
     const refused = await manage('PATCH', `/clients/${pub.body.id}`, { is_public: false }, limited);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('insufficient_scope');
-    const allowed = await manage('PATCH', `/clients/${pub.body.id}`, { is_public: false, client_metadata: { grant_types: ['client_credentials'] } }, await svc.managementToken('update:clients update:client_keys'));
+    const allowed = await manage(
+      'PATCH',
+      `/clients/${pub.body.id}`,
+      { is_public: false, client_metadata: { grant_types: ['client_credentials'] } },
+      await svc.managementToken('update:clients update:client_keys'),
+    );
     expect(allowed.status).toBe(200);
     expect(allowed.body.client_secret).toEqual(expect.any(String));
   });

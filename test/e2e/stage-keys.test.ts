@@ -34,7 +34,11 @@ async function kmsCallsOf(fn: () => Promise<unknown>): Promise<Record<string, nu
   const before = kms.calls();
   await fn();
   const after = kms.calls();
-  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)])
+      .filter(([, v]) => (v as number) > 0),
+  );
 }
 
 describe('the JWKS holds the current signing keys from the first start (API.md §8, issue 10 item 8)', () => {
@@ -82,12 +86,26 @@ describe('secrets sealed under a data key: revealing them costs no KMS call warm
     // A client and an HS256 Resource as an earlier release stored them.
     const client = (await call('POST', '/clients', { body: { client_name: 'old client' } })).body;
     const identifier = `https://legacy-${Date.now()}.example.com/`;
-    const resource = (await call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'old', resource_metadata: { identifier_url: identifier, signing_algorithm: 'HS256', signing_secret: 'legacy-hs256-secret-0123456789abcdef' } } })).body;
+    const resource = (
+      await call('POST', '/resources', {
+        body: {
+          resource_type: 'api',
+          resource_name: 'old',
+          resource_metadata: {
+            identifier_url: identifier,
+            signing_algorithm: 'HS256',
+            signing_secret: 'legacy-hs256-secret-0123456789abcdef',
+          },
+        },
+      })
+    ).body;
     expect((await call('POST', `/clients/${client.id}/resources`, { body: { resources: [resource.id] } })).status).toBe(204);
     const oldClientSecret = await legacy(client.client_secret);
     const oldSigning = await legacy('legacy-hs256-secret-0123456789abcdef');
     const set = (key: { PK: string; SK: string }, path: string, value: string) =>
-      runtime.db.send(new UpdateCommand({ TableName: table, Key: key, UpdateExpression: `SET ${path} = :v`, ExpressionAttributeValues: { ':v': value } }));
+      runtime.db.send(
+        new UpdateCommand({ TableName: table, Key: key, UpdateExpression: `SET ${path} = :v`, ExpressionAttributeValues: { ':v': value } }),
+      );
     await set(keys.client(client.id), 'secret_sealed', oldClientSecret);
     await set(keys.resource(resource.id), 'resource_metadata.signing_secret', oldSigning);
     await set(keys.marker('RESOURCE_ID_URL', resource.tenant_id, identifier), 'token_view.signing_secret', oldSigning);
@@ -99,12 +117,24 @@ describe('secrets sealed under a data key: revealing them costs no KMS call warm
     const reader = await svc.managementToken('read:clients read:client_keys read:resources');
     const reveal = async () => (await call('GET', `/clients/${client.id}`, { token: reader })).body.client_secret;
     expect(await kmsCallsOf(async () => expect(await reveal()).toBe(client.client_secret))).toEqual({ Decrypt: 1 });
-    const token = await fetch(`${svc.url}/token`, { method: 'POST', headers: { authorization: basicAuth(client.id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', audience: identifier }) });
+    const token = await fetch(`${svc.url}/token`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(client.id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', audience: identifier }),
+    });
     expect(token.status).toBe(200);
 
-    const run = () => bootstrap({ db: runtime.db, tableName: table, secretBox: runtime.secretBox, now: runtime.now, managementAudience: runtime.config.managementAudience });
+    const run = () =>
+      bootstrap({
+        db: runtime.db,
+        tableName: table,
+        secretBox: runtime.secretBox,
+        now: runtime.now,
+        managementAudience: runtime.config.managementAudience,
+      });
     await run();
-    const stored = async (key: { PK: string; SK: string }) => (await runtime.db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item!;
+    const stored = async (key: { PK: string; SK: string }) =>
+      (await runtime.db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item!;
     expect((await stored(keys.client(client.id))).secret_sealed).toMatch(/^dk1\./);
     const moved = (await stored(keys.resource(resource.id))).resource_metadata.signing_secret as string;
     expect(moved).toMatch(/^dk1\./);
@@ -117,9 +147,15 @@ describe('secrets sealed under a data key: revealing them costs no KMS call warm
     expect(await kmsCallsOf(async () => expect(await reveal()).toBe(client.client_secret))).toEqual({});
     const res = await call('GET', `/resources/${resource.id}`, { token: reader });
     expect(res.body.resource_metadata.signing_secret).toBe('legacy-hs256-secret-0123456789abcdef');
-    const again = await fetch(`${svc.url}/token`, { method: 'POST', headers: { authorization: basicAuth(client.id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', audience: identifier }) });
+    const again = await fetch(`${svc.url}/token`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(client.id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', audience: identifier }),
+    });
     expect(again.status).toBe(200);
-    await jwtVerify(((await again.json()) as any).access_token, new TextEncoder().encode('legacy-hs256-secret-0123456789abcdef'), { audience: identifier });
+    await jwtVerify(((await again.json()) as any).access_token, new TextEncoder().encode('legacy-hs256-secret-0123456789abcdef'), {
+      audience: identifier,
+    });
 
     // A rerun finds the migration done and changes nothing.
     const sealedClient = (await stored(keys.client(client.id))).secret_sealed;

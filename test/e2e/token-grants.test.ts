@@ -28,7 +28,9 @@ const token = async (params: Record<string, string>, auth: string | undefined = 
 
 /** A confidential client allowed exactly these grants (POST /clients), with its Basic credentials. */
 async function clientWith(grant_types: string[]): Promise<string> {
-  const res = await call('POST', '/clients', { body: { client_name: `grants ${grant_types.join(' ')}`, client_metadata: { grant_types } } });
+  const res = await call('POST', '/clients', {
+    body: { client_name: `grants ${grant_types.join(' ')}`, client_metadata: { grant_types } },
+  });
   expect(res.status).toBe(201);
   return basicAuth(res.body.id, res.body.client_secret);
 }
@@ -37,7 +39,13 @@ describe('grant dispatch (API.md §5.1)', () => {
   it('a grant_type that names no grant is unsupported_grant_type, also the names every object has', async () => {
     for (const grant_type of ['magic', 'implicit', 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'CLIENT_CREDENTIALS']) {
       const res = await token({ grant_type });
-      expect(res, grant_type).toEqual({ status: 400, body: expect.objectContaining({ error: 'unsupported_grant_type', error_description: `body.grant_type: "${grant_type}" is not supported.` }) });
+      expect(res, grant_type).toEqual({
+        status: 400,
+        body: expect.objectContaining({
+          error: 'unsupported_grant_type',
+          error_description: `body.grant_type: "${grant_type}" is not supported.`,
+        }),
+      });
     }
   });
 
@@ -61,7 +69,10 @@ describe('grant dispatch (API.md §5.1)', () => {
   const expectEach = async (auth: string, error: string, description: (name: string) => string) => {
     for (const [grant_type, name] of SPELLINGS) {
       const res = await token({ grant_type }, auth);
-      expect(res, grant_type).toEqual({ status: 400, body: expect.objectContaining({ error, error_description: `body.grant_type: ${description(name)}` }) });
+      expect(res, grant_type).toEqual({
+        status: 400,
+        body: expect.objectContaining({ error, error_description: `body.grant_type: ${description(name)}` }),
+      });
     }
   };
 
@@ -75,16 +86,29 @@ describe('grant dispatch (API.md §5.1)', () => {
   });
 
   it('client_credentials runs for a client that lists it, and only then', async () => {
-    expect((await token({ grant_type: 'client_credentials', audience: svc.managementAudience }, await clientWith(['authorization_code']))).body.error).toBe('unauthorized_client');
+    expect(
+      (await token({ grant_type: 'client_credentials', audience: svc.managementAudience }, await clientWith(['authorization_code']))).body
+        .error,
+    ).toBe('unauthorized_client');
     // Not authorized for the management API, but past dispatch: the grant's own rule answers.
-    expect((await token({ grant_type: 'client_credentials', audience: svc.managementAudience }, await clientWith(['client_credentials']))).body.error).toBe('invalid_target');
+    expect(
+      (await token({ grant_type: 'client_credentials', audience: svc.managementAudience }, await clientWith(['client_credentials']))).body
+        .error,
+    ).toBe('invalid_target');
   });
 });
 
 describe('what a newcomer reads (issue 9 item 6)', () => {
   it('a missing grant_type is "body.grant_type: is required", in a form or a JSON body', async () => {
-    expect(await token({ audience: svc.managementAudience })).toEqual({ status: 400, body: expect.objectContaining({ error: 'invalid_request', error_description: 'body.grant_type: is required' }) });
-    const json = await fetch(`${svc.url}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: svc.clientId }) });
+    expect(await token({ audience: svc.managementAudience })).toEqual({
+      status: 400,
+      body: expect.objectContaining({ error: 'invalid_request', error_description: 'body.grant_type: is required' }),
+    });
+    const json = await fetch(`${svc.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: svc.clientId }),
+    });
     expect(json.status).toBe(400);
     expect(((await json.json()) as Record<string, string>).message).toBe('body.grant_type: is required');
     expect((await token({ grant_type: '' })).body.error_description).toBe('body.grant_type: is required');
@@ -104,22 +128,34 @@ describe('what a newcomer reads (issue 9 item 6)', () => {
   it('a Resource asked for with an extra or a missing trailing slash: the error says so, by audience or resource', async () => {
     const base = `https://slash-${Date.now()}.example.com/api`;
     for (const identifier_url of [base, `${base}/v2/`]) {
-      const created = await call('POST', '/resources', { body: { resource_type: 'api', resource_name: identifier_url, resource_metadata: { identifier_url } } });
+      const created = await call('POST', '/resources', {
+        body: { resource_type: 'api', resource_name: identifier_url, resource_metadata: { identifier_url } },
+      });
       expect(created.status).toBe(201);
     }
-    for (const [asked, exists] of [[`${base}/`, base], [`${base}/v2`, `${base}/v2/`]]) {
+    for (const [asked, exists] of [
+      [`${base}/`, base],
+      [`${base}/v2`, `${base}/v2/`],
+    ]) {
       for (const param of ['audience', 'resource']) {
         const res = await token({ grant_type: 'client_credentials', [param]: asked! });
         expect(res.status).toBe(400);
-        expect(res.body.error_description).toBe(`body.audience: no resource "${asked}". "${exists}" exists: the identifier differs by a trailing slash.`);
+        expect(res.body.error_description).toBe(
+          `body.audience: no resource "${asked}". "${exists}" exists: the identifier differs by a trailing slash.`,
+        );
       }
     }
     // Asked again while the miss is cached: the same answer.
-    expect((await token({ grant_type: 'client_credentials', audience: `${base}/` })).body.error_description).toContain('differs by a trailing slash');
+    expect((await token({ grant_type: 'client_credentials', audience: `${base}/` })).body.error_description).toContain(
+      'differs by a trailing slash',
+    );
   });
 
   it('an audience with no twin says only that it does not exist', async () => {
     const res = await token({ grant_type: 'client_credentials', audience: `https://nothing-${Date.now()}.example.com/` });
-    expect(res.body).toMatchObject({ error: 'invalid_target', error_description: expect.stringMatching(/^body\.audience: no resource "[^"]+"\.$/) });
+    expect(res.body).toMatchObject({
+      error: 'invalid_target',
+      error_description: expect.stringMatching(/^body\.audience: no resource "[^"]+"\.$/),
+    });
   });
 });

@@ -42,12 +42,17 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
 }
 
 async function post(path: string, auth: string, fields: Record<string, string>): Promise<Reply> {
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: form(fields) });
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form(fields),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
-const token = (id = clientId, secret = clientSecret) => post('/token', basicAuth(id, secret), { grant_type: 'client_credentials', audience: stack.runtime.config.managementAudience });
+const token = (id = clientId, secret = clientSecret) =>
+  post('/token', basicAuth(id, secret), { grant_type: 'client_credentials', audience: stack.runtime.config.managementAudience });
 
 /**
  * A valid token for another container's health (its issuer carries its port), signed with the
@@ -55,7 +60,20 @@ const token = (id = clientId, secret = clientSecret) => post('/token', basicAuth
  */
 async function tokenFor(target: LocalStack): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return stack.runtime.keys.signJwt('ES256', { typ: 'at+jwt' }, { iss: target.runtime.config.issuer, sub: clientId, aud: 'health', client_id: clientId, iat: now, nbf: now, exp: now + 600, jti: uuidv7() });
+  return stack.runtime.keys.signJwt(
+    'ES256',
+    { typ: 'at+jwt' },
+    {
+      iss: target.runtime.config.issuer,
+      sub: clientId,
+      aud: 'health',
+      client_id: clientId,
+      iat: now,
+      nbf: now,
+      exp: now + 600,
+      jti: uuidv7(),
+    },
+  );
 }
 
 async function health(target?: LocalStack): Promise<Reply> {
@@ -131,7 +149,16 @@ beforeAll(async () => {
   admin = t.body.access_token;
   call = managementCaller(url, admin);
   const sameTable = (env: Record<string, string>) =>
-    startLocalStack({ port: 0, dataDir: join(dataDir, 'service'), dynamodbEndpoint: ddb.endpoint, tableName: 'faults', stageThrottle: { rateLimit: 10_000, burstLimit: 10_000 }, defaultClientId: clientId, defaultClientSecret: clientSecret, env });
+    startLocalStack({
+      port: 0,
+      dataDir: join(dataDir, 'service'),
+      dynamodbEndpoint: ddb.endpoint,
+      tableName: 'faults',
+      stageThrottle: { rateLimit: 10_000, burstLimit: 10_000 },
+      defaultClientId: clientId,
+      defaultClientSecret: clientSecret,
+      env,
+    });
   staleKeys = await sameTable({ KEY_CACHE_TTL_SECONDS: '1' });
   coldContainer = await sameTable({});
   const created = await call('POST', '/clients', { body: { client_name: 'cold client', client_type: 'non_interactive' } });
@@ -214,7 +241,9 @@ describe('DynamoDB paused (SIGSTOP): fail fast and closed, recover by itself', (
     } finally {
       process.kill(ddb.pid, 'SIGCONT');
     }
-    console.log(`answer times while DynamoDB Local was paused (ms): ${JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(v)])))}`);
+    console.log(
+      `answer times while DynamoDB Local was paused (ms): ${JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(v)])))}`,
+    );
 
     await recovered();
     await expectWholeOrAbsent(name);

@@ -16,8 +16,12 @@ describe('a timed-out or unreachable dependency is a 503 with Retry-After, never
   it('an SDK timeout, a refused connection and an AWS 5XX are "unavailable"; a validation error is not', () => {
     expect(isDependencyUnavailable(sdkTimeout())).toBe(true);
     expect(isDependencyUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
-    expect(isDependencyUnavailable(Object.assign(new Error('x'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }))).toBe(true);
-    expect(isDependencyUnavailable(Object.assign(new Error('x'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } }))).toBe(false);
+    expect(
+      isDependencyUnavailable(Object.assign(new Error('x'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } })),
+    ).toBe(true);
+    expect(
+      isDependencyUnavailable(Object.assign(new Error('x'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } })),
+    ).toBe(false);
   });
 
   it('at the repository boundary an SDK timeout becomes 503 service_unavailable naming DynamoDB for the logs', () => {
@@ -27,7 +31,12 @@ describe('a timed-out or unreachable dependency is a 503 with Retry-After, never
     } catch (err) {
       thrown = err;
     }
-    expect(thrown).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '1' }, detail: { dependency: 'dynamodb' } });
+    expect(thrown).toMatchObject({
+      status: 503,
+      code: 'service_unavailable',
+      headers: { 'Retry-After': '1' },
+      detail: { dependency: 'dynamodb' },
+    });
   });
 
   it('an untranslated SDK timeout reaching the renderer is a 503 too, not internal_error', () => {

@@ -10,7 +10,11 @@ import { testRuntime } from '../support/test-runtime.ts';
 /** DESIGN.md §3.8 (fosite CVE-2020-15223): a storage failure while checking is a 503, never a success. */
 describe('fail closed when DynamoDB cannot be reached', () => {
   // Nothing listens on port 9: every call fails with ECONNREFUSED after the SDK's retries.
-  const dead = { endpoint: 'http://127.0.0.1:9', tableName: 'unreachable', db: createDocumentClient({ region: 'local', endpoint: 'http://127.0.0.1:9', budget: TEST_BUDGET }) };
+  const dead = {
+    endpoint: 'http://127.0.0.1:9',
+    tableName: 'unreachable',
+    db: createDocumentClient({ region: 'local', endpoint: 'http://127.0.0.1:9', budget: TEST_BUDGET }),
+  };
   const runtime = testRuntime(dead);
   const basic = `Basic ${Buffer.from('00000000-0000-7000-8000-000000000001:secret').toString('base64')}`;
 
@@ -20,7 +24,15 @@ describe('fail closed when DynamoDB cannot be reached', () => {
   ] as const) {
     it(`${name} answers 503 service_unavailable with Retry-After, not 200 and not 500`, async () => {
       const res = await runWithRuntime(runtime, () =>
-        fn(restEvent({ method: 'POST', resource, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic }, body }), lambdaContext),
+        fn(
+          restEvent({
+            method: 'POST',
+            resource,
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+            body,
+          }),
+          lambdaContext,
+        ),
       );
       expect(res.statusCode).toBe(503);
       expect(res.headers['Retry-After']).toBe('1');

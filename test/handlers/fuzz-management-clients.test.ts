@@ -1,6 +1,11 @@
 import { clientPermissionsCollection, clientResourcesCollection, clientsCollection } from '../../shared/lists/index.ts';
 import { ClientPath, CreateClientBody, UpdateClientBody } from '../../shared/management/clients/client-body-schemas.ts';
-import { clientListQuery, clientPermissionsListQuery, clientRecordQuery, clientResourcesListQuery } from '../../shared/management/clients/client-request.ts';
+import {
+  clientListQuery,
+  clientPermissionsListQuery,
+  clientRecordQuery,
+  clientResourcesListQuery,
+} from '../../shared/management/clients/client-request.ts';
 import { PermissionsBody, ResourcesBody } from '../../shared/management/clients/link-body-schemas.ts';
 import { fuzzArea, M, type FuzzRoute, type Seeds } from './fuzz-support.ts';
 
@@ -30,9 +35,18 @@ const routes: FuzzRoute[] = [
     route: `${method} ${C}/{client_id}/resources`,
     path: ClientPath,
     body: ResourcesBody,
-    fitting: (s: Seeds) => [{ resources: [s.freeResourceId] }, { resources: [s.resourceId] }, { resources: [s.freeResourceId, s.resourceId] }],
+    fitting: (s: Seeds) => [
+      { resources: [s.freeResourceId] },
+      { resources: [s.resourceId] },
+      { resources: [s.freeResourceId, s.resourceId] },
+    ],
   })),
-  { route: `GET ${C}/{client_id}/permissions`, path: ClientPath, query: clientPermissionsListQuery, collection: clientPermissionsCollection },
+  {
+    route: `GET ${C}/{client_id}/permissions`,
+    path: ClientPath,
+    query: clientPermissionsListQuery,
+    collection: clientPermissionsCollection,
+  },
   ...(['POST', 'DELETE'] as const).map((method) => ({
     route: `${method} ${C}/{client_id}/permissions`,
     path: ClientPath,

@@ -1,4 +1,10 @@
-import { listQuerySchema, recordQuerySchema, resourceClientsCollection, resourcesCollection, scopesCollection } from '../../shared/lists/index.ts';
+import {
+  listQuerySchema,
+  recordQuerySchema,
+  resourceClientsCollection,
+  resourcesCollection,
+  scopesCollection,
+} from '../../shared/lists/index.ts';
 import { clientIdsBody, resourcePath, scopePath } from '../../shared/management/resources/request-params.ts';
 import { createResourceBody, updateResourceBody } from '../../shared/management/resources/resource-bodies.ts';
 import { createScopeBody, updateScopeBody } from '../../shared/management/resources/scope-bodies.ts';
@@ -29,7 +35,12 @@ const routes: FuzzRoute[] = [
   { route: `PATCH ${S}/{scope_id}`, path: scopePath, body: updateScopeBody, ...scopes },
   { route: `PUT ${S}/{scope_id}`, path: scopePath, body: updateScopeBody, ...scopes },
   { route: `DELETE ${S}/{scope_id}`, path: scopePath },
-  { route: `GET ${R}/{resource_id}/clients`, path: resourcePath, collection: resourceClientsCollection, query: listQuerySchema(resourceClientsCollection) },
+  {
+    route: `GET ${R}/{resource_id}/clients`,
+    path: resourcePath,
+    collection: resourceClientsCollection,
+    query: listQuerySchema(resourceClientsCollection),
+  },
   ...(['POST', 'DELETE'] as const).map((method) => ({
     route: `${method} ${R}/{resource_id}/clients`,
     path: resourcePath,

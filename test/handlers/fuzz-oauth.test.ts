@@ -40,32 +40,49 @@ beforeAll(async () => {
 
 /** Values no schema names: the grant names and spellings /token knows, and broken percent-encoding. */
 const hints = {
-  grant_type: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'implicit', '', '%', '%E0%A4%A')),
+  grant_type: (derived: fc.Arbitrary<unknown>) =>
+    fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'implicit', '', '%', '%E0%A4%A')),
   token_type_hint: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, fc.constantFrom('access_token', 'refresh_token')),
 };
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 const text = (x: unknown) => (typeof x === 'string' ? x : (JSON.stringify(x) ?? ''));
 
-const contentTypes = fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain', 'application/json; charset=utf-8', '');
+const contentTypes = fc.constantFrom(
+  'application/x-www-form-urlencoded',
+  'application/json',
+  'text/plain',
+  'application/json; charset=utf-8',
+  '',
+);
 function bodies(schema: v.GenericSchema): fc.Arbitrary<string> {
   const params = arbitraryFromSchema(schema, { hints });
   return fc.oneof(
     params.map((p) => {
       const form = new URLSearchParams();
-      if (isObject(p)) for (const [k, x] of Object.entries(p)) for (const one of Array.isArray(x) ? x : [x]) form.append(formName(k), text(one));
+      if (isObject(p))
+        for (const [k, x] of Object.entries(p)) for (const one of Array.isArray(x) ? x : [x]) form.append(formName(k), text(one));
       return form.toString();
     }),
     params.map((p) => toJsonText(p)),
     fc.string(),
     fc.constantFrom('{', 'null', '[]', '"x"', '1e999', '{"grant_type":{"a":1}}'),
     // API.md §8: invalid UTF-8 (percent-encoded, or as the U+FFFD API Gateway leaves), duplicate JSON members.
-    fc.constantFrom('grant_type=client_credentials&scope=%FF', 'token=%C0%AF', 'grant_type=client_credentials\uFFFD', '{"token":"a","token":"b"}', '{"grant_type":"client_credentials","grant\\u005ftype":"password"}', '{"token":"\uFFFD"}'),
+    fc.constantFrom(
+      'grant_type=client_credentials&scope=%FF',
+      'token=%C0%AF',
+      'grant_type=client_credentials\uFFFD',
+      '{"token":"a","token":"b"}',
+      '{"grant_type":"client_credentials","grant\\u005ftype":"password"}',
+      '{"token":"\uFFFD"}',
+    ),
   );
 }
 /** Query parameters (strings, as API Gateway passes them) of the endpoints that read a query. */
 function queries(schema: v.GenericSchema | undefined): fc.Arbitrary<Record<string, string> | undefined> {
   if (!schema) return fc.constant(undefined);
-  const query = arbitraryFromSchema(schema, { hints }).map((q) => (isObject(q) ? Object.fromEntries(Object.entries(q).map(([k, x]) => [formName(k), text(x)])) : undefined));
+  const query = arbitraryFromSchema(schema, { hints }).map((q) =>
+    isObject(q) ? Object.fromEntries(Object.entries(q).map(([k, x]) => [formName(k), text(x)])) : undefined,
+  );
   return fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: query });
 }
 const authorizations = fc.oneof(
@@ -101,7 +118,7 @@ describe('fuzz: OAuth endpoints never answer 5xx to client input', () => {
  * or 400 unauthorized_client, and never another client's token revoked; /introspect never calls a
  * token with iat more than 60 s ahead active (API.md §8).
  */
-describe('fuzz: forged tokens never revoke another client\'s token, and a future iat is never active', () => {
+describe("fuzz: forged tokens never revoke another client's token, and a future iat is never active", () => {
   const SECRET = 'fuzz-hs256-secret-known-to-the-attacker-0123';
   const CLIENT_SECRET = 'fuzz-client-secret-0123456789abcdefghijklmnopqrstuv';
   let audience: string;
@@ -111,24 +128,61 @@ describe('fuzz: forged tokens never revoke another client\'s token, and a future
   const basic = (id: string) => `Basic ${Buffer.from(`${id}:${CLIENT_SECRET}`).toString('base64')}`;
   const post = (name: string, params: Record<string, string>, authorization: string) =>
     runWithRuntime(runtime, () =>
-      handlers[name]!(restEvent({ method: 'POST', resource: `/${name}`, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization }, body: new URLSearchParams(params).toString() }), lambdaContext),
+      handlers[name]!(
+        restEvent({
+          method: 'POST',
+          resource: `/${name}`,
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization },
+          body: new URLSearchParams(params).toString(),
+        }),
+        lambdaContext,
+      ),
     );
 
   beforeAll(async () => {
     const { db, config, now, secretBox } = runtime;
     const clients = clientsRepository(db, config.tableName, now, secretBox);
     const resources = resourcesRepository(db, config.tableName, now, secretBox);
-    attacker = (await clients.create({ tenant_id: DEFAULT_TENANT_ID, client_name: 'attacker', client_secret: CLIENT_SECRET }, SYSTEM_ACTOR_ID)).id;
-    victim = (await clients.create({ tenant_id: DEFAULT_TENANT_ID, client_name: 'victim', client_secret: CLIENT_SECRET }, SYSTEM_ACTOR_ID)).id;
+    attacker = (
+      await clients.create({ tenant_id: DEFAULT_TENANT_ID, client_name: 'attacker', client_secret: CLIENT_SECRET }, SYSTEM_ACTOR_ID)
+    ).id;
+    victim = (await clients.create({ tenant_id: DEFAULT_TENANT_ID, client_name: 'victim', client_secret: CLIENT_SECRET }, SYSTEM_ACTOR_ID))
+      .id;
     audience = 'https://fuzz-hs256.example.com/';
-    const hs = await resources.create({ tenant_id: DEFAULT_TENANT_ID, resource_type: 'api', resource_name: 'hs', resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: SECRET } }, SYSTEM_ACTOR_ID, []);
-    const es = await resources.create({ tenant_id: DEFAULT_TENANT_ID, resource_type: 'api', resource_name: 'es', resource_metadata: { identifier_url: 'https://fuzz-es256.example.com/' } }, SYSTEM_ACTOR_ID, []);
+    const hs = await resources.create(
+      {
+        tenant_id: DEFAULT_TENANT_ID,
+        resource_type: 'api',
+        resource_name: 'hs',
+        resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: SECRET },
+      },
+      SYSTEM_ACTOR_ID,
+      [],
+    );
+    const es = await resources.create(
+      {
+        tenant_id: DEFAULT_TENANT_ID,
+        resource_type: 'api',
+        resource_name: 'es',
+        resource_metadata: { identifier_url: 'https://fuzz-es256.example.com/' },
+      },
+      SYSTEM_ACTOR_ID,
+      [],
+    );
     await clientLinksRepository(db, config.tableName, now).authorize(attacker, [hs.id], SYSTEM_ACTOR_ID);
     await clientLinksRepository(db, config.tableName, now).authorize(victim, [hs.id, es.id], SYSTEM_ACTOR_ID);
     victimTokens = [];
     for (const aud of [audience, 'https://fuzz-es256.example.com/']) {
       const res = await runWithRuntime(runtime, () =>
-        handlers.token!(restEvent({ method: 'POST', resource: '/token', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(victim) }, body: new URLSearchParams({ grant_type: 'client_credentials', audience: aud }).toString() }), lambdaContext),
+        handlers.token!(
+          restEvent({
+            method: 'POST',
+            resource: '/token',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(victim) },
+            body: new URLSearchParams({ grant_type: 'client_credentials', audience: aud }).toString(),
+          }),
+          lambdaContext,
+        ),
       );
       expect(res.statusCode, res.body).toBe(200);
       victimTokens.push((JSON.parse(res.body) as { access_token: string }).access_token);
@@ -137,7 +191,10 @@ describe('fuzz: forged tokens never revoke another client\'s token, and a future
 
   const jtiOf = (t: string) => (JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()) as { jti: string }).jti;
   const forged = fc.record({
-    jti: fc.oneof(fc.constantFrom(0, 1).map((i) => ({ victim: i })), fc.string({ minLength: 1, maxLength: 40 })),
+    jti: fc.oneof(
+      fc.constantFrom(0, 1).map((i) => ({ victim: i })),
+      fc.string({ minLength: 1, maxLength: 40 }),
+    ),
     clientId: fc.constantFrom('attacker', 'victim'),
     tenantId: fc.constantFrom(DEFAULT_TENANT_ID, '00000000-0000-4000-8000-000000000000'),
     aud: fc.constantFrom('own', 'https://fuzz-es256.example.com/', 'https://nothing.example/'),
@@ -152,8 +209,12 @@ describe('fuzz: forged tokens never revoke another client\'s token, and a future
         const jti = typeof f.jti === 'string' ? f.jti : jtiOf(victimTokens[f.jti.victim]!);
         const token = await new SignJWT({ client_id: f.clientId === 'attacker' ? attacker : victim, tenant_id: f.tenantId, scope: '', jti })
           .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', ...f.header })
-          .setIssuer(runtime.config.issuer).setSubject(attacker).setAudience(f.aud === 'own' ? audience : f.aud)
-          .setIssuedAt(now + f.iatOffset).setNotBefore(now - 10).setExpirationTime(now + 600)
+          .setIssuer(runtime.config.issuer)
+          .setSubject(attacker)
+          .setAudience(f.aud === 'own' ? audience : f.aud)
+          .setIssuedAt(now + f.iatOffset)
+          .setNotBefore(now - 10)
+          .setExpirationTime(now + 600)
           .sign(new TextEncoder().encode(SECRET));
         const info = await post('introspect', { token }, basic(victim));
         expect(info.statusCode, info.body).toBe(200);

@@ -10,7 +10,14 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
-import { clientPermissionsCollection, clientResourcesCollection, clientsCollection, resourceClientsCollection, resourcesCollection, scopesCollection } from '../../shared/lists/index.ts';
+import {
+  clientPermissionsCollection,
+  clientResourcesCollection,
+  clientsCollection,
+  resourceClientsCollection,
+  resourcesCollection,
+  scopesCollection,
+} from '../../shared/lists/index.ts';
 import type { CollectionSpec } from '../../shared/lists/collection-spec.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
@@ -202,7 +209,14 @@ export async function createWorld(prefix: string): Promise<World> {
   );
 
   /** A well-formed admin request, for the fixtures. */
-  const call = (method: string, path: string, params: Record<string, string> | null, body?: unknown, query: [string, string][] = [], multiTenant = false) =>
+  const call = (
+    method: string,
+    path: string,
+    params: Record<string, string> | null,
+    body?: unknown,
+    query: [string, string][] = [],
+    multiTenant = false,
+  ) =>
     invoke({
       route: route(method, path),
       multiTenant,
@@ -214,47 +228,89 @@ export async function createWorld(prefix: string): Promise<World> {
 
   const sign = (claims: Record<string, unknown>) => {
     const now = Math.floor(Date.now() / 1000);
-    return single.keys.signJwt('ES256', { typ: 'at+jwt' }, {
-      iss: single.config.issuer,
-      aud: single.config.managementAudience,
-      iat: now,
-      nbf: now,
-      exp: now + 3600,
-      jti: randomUUID(),
-      ...claims,
-    });
+    return single.keys.signJwt(
+      'ES256',
+      { typ: 'at+jwt' },
+      {
+        iss: single.config.issuer,
+        aud: single.config.managementAudience,
+        iat: now,
+        nbf: now,
+        exp: now + 3600,
+        jti: randomUUID(),
+        ...claims,
+      },
+    );
   };
   const tokens = {
     admin,
     noScope: await sign({ sub: defaultClientId, client_id: defaultClientId, scope: 'read:users' }),
-    otherAudience: await sign({ sub: defaultClientId, client_id: defaultClientId, aud: 'https://elsewhere.example/', scope: MANAGEMENT_SCOPES.join(' ') }),
+    otherAudience: await sign({
+      sub: defaultClientId,
+      client_id: defaultClientId,
+      aud: 'https://elsewhere.example/',
+      scope: MANAGEMENT_SCOPES.join(' '),
+    }),
   };
 
   const resources = await ok(call('GET', `${M}/resources`, null, undefined, [['limit', '100']]), 200, 'resources');
   const systemResource = (resources.items as Record<string, any>[]).find((r) => r.resource_metadata?.is_system);
   if (!systemResource) throw new Error('no system resource');
-  const scopes = await ok(call('GET', `${M}/resources/{resource_id}/scopes`, { resource_id: systemResource.id }, undefined, [['limit', '2']]), 200, 'scopes');
-  const allScopes = await ok(call('GET', `${M}/resources/{resource_id}/scopes`, { resource_id: systemResource.id }, undefined, [['limit', '100']]), 200, 'scopes');
+  const scopes = await ok(
+    call('GET', `${M}/resources/{resource_id}/scopes`, { resource_id: systemResource.id }, undefined, [['limit', '2']]),
+    200,
+    'scopes',
+  );
+  const allScopes = await ok(
+    call('GET', `${M}/resources/{resource_id}/scopes`, { resource_id: systemResource.id }, undefined, [['limit', '100']]),
+    200,
+    'scopes',
+  );
   const allSystemScopes = (allScopes.items as { id: string }[]).map((x) => x.id);
 
   let n = 0;
   const seed = async (): Promise<Seeds> => {
     const i = ++n;
-    const client = await ok(call('POST', `${M}/clients`, null, { client_name: `seed ${i}`, client_metadata: { grant_types: ['client_credentials'] } }), 201, 'seed client');
-    const publicClient = await ok(call('POST', `${M}/clients`, null, { client_name: `public ${i}`, is_public: true }), 201, 'seed public client');
+    const client = await ok(
+      call('POST', `${M}/clients`, null, { client_name: `seed ${i}`, client_metadata: { grant_types: ['client_credentials'] } }),
+      201,
+      'seed client',
+    );
+    const publicClient = await ok(
+      call('POST', `${M}/clients`, null, { client_name: `public ${i}`, is_public: true }),
+      201,
+      'seed public client',
+    );
     const mkResource = (name: string) =>
       ok(
-        call('POST', `${M}/resources`, null, { resource_type: 'api', resource_name: name, resource_metadata: { identifier_url: `https://${name}-${randomUUID()}.example/` } }),
+        call('POST', `${M}/resources`, null, {
+          resource_type: 'api',
+          resource_name: name,
+          resource_metadata: { identifier_url: `https://${name}-${randomUUID()}.example/` },
+        }),
         201,
         'seed resource',
       );
     const resource = await mkResource(`api${i}`);
     const free = await mkResource(`free${i}`);
-    const scope = await ok(call('POST', `${M}/resources/{resource_id}/scopes`, { resource_id: resource.id }, { scope_name: 'read' }), 201, 'seed scope');
-    const other = await ok(call('POST', `${M}/resources/{resource_id}/scopes`, { resource_id: resource.id }, { scope_name: 'write' }), 201, 'seed scope');
+    const scope = await ok(
+      call('POST', `${M}/resources/{resource_id}/scopes`, { resource_id: resource.id }, { scope_name: 'read' }),
+      201,
+      'seed scope',
+    );
+    const other = await ok(
+      call('POST', `${M}/resources/{resource_id}/scopes`, { resource_id: resource.id }, { scope_name: 'write' }),
+      201,
+      'seed scope',
+    );
     await ok(call('POST', `${M}/clients/{client_id}/resources`, { client_id: client.id }, { resources: [resource.id] }), 204, 'seed link');
     await ok(
-      call('POST', `${M}/clients/{client_id}/permissions`, { client_id: client.id }, { permissions: [{ resource_id: resource.id, scopes: [scope.id] }] }),
+      call(
+        'POST',
+        `${M}/clients/{client_id}/permissions`,
+        { client_id: client.id },
+        { permissions: [{ resource_id: resource.id, scopes: [scope.id] }] },
+      ),
       204,
       'seed permission',
     );
@@ -265,9 +321,27 @@ export async function createWorld(prefix: string): Promise<World> {
       'tenant client',
     );
     // Its token's scopes count only while the client holds them (API.md §8): grant them for real.
-    await ok(call('POST', `${M}/clients/{client_id}/resources`, { client_id: tenantClient.id }, { resources: [systemResource.id] }), 204, 'tenant client link');
-    await ok(call('POST', `${M}/clients/{client_id}/permissions`, { client_id: tenantClient.id }, { permissions: [{ resource_id: systemResource.id, scopes: allSystemScopes }] }), 204, 'tenant client permissions');
-    const tenantToken = await sign({ sub: tenantClient.id, client_id: tenantClient.id, tenant_id: otherTenantId, scope: MANAGEMENT_SCOPES.join(' ') });
+    await ok(
+      call('POST', `${M}/clients/{client_id}/resources`, { client_id: tenantClient.id }, { resources: [systemResource.id] }),
+      204,
+      'tenant client link',
+    );
+    await ok(
+      call(
+        'POST',
+        `${M}/clients/{client_id}/permissions`,
+        { client_id: tenantClient.id },
+        { permissions: [{ resource_id: systemResource.id, scopes: allSystemScopes }] },
+      ),
+      204,
+      'tenant client permissions',
+    );
+    const tenantToken = await sign({
+      sub: tenantClient.id,
+      client_id: tenantClient.id,
+      tenant_id: otherTenantId,
+      scope: MANAGEMENT_SCOPES.join(' '),
+    });
     return {
       clientId: client.id,
       publicClientId: publicClient.id,
@@ -317,7 +391,13 @@ const clip = (s: string, n = 400) => (s.length > n ? `${s.slice(0, n)}...(${s.le
 export function describeCall(call: Call, tokens?: Record<string, string>): string {
   const names = Object.entries(tokens ?? {}).map(([name, t]) => [t, `<${name} token>`] as const);
   const headers = Object.fromEntries(
-    Object.entries(call.headers).map(([k, v]) => [k, clip(names.reduce((acc, [t, name]) => acc.replaceAll(t, name), v), 120)]),
+    Object.entries(call.headers).map(([k, v]) => [
+      k,
+      clip(
+        names.reduce((acc, [t, name]) => acc.replaceAll(t, name), v),
+        120,
+      ),
+    ]),
   );
   return [
     `${call.route.method} ${call.route.path} (${call.multiTenant ? 'multi' : 'single'}-tenant)`,
@@ -340,7 +420,9 @@ export function record(call: Call, res: HttpResponse): void {
   let what = String(res.statusCode);
   if (res.statusCode >= 400) {
     try {
-      what += ` ${String((JSON.parse(res.body) as { message: string }).message).replace(/[{"].*$/, '').slice(0, 60)}`;
+      what += ` ${String((JSON.parse(res.body) as { message: string }).message)
+        .replace(/[{"].*$/, '')
+        .slice(0, 60)}`;
     } catch {
       what += ' (not JSON)';
     }
@@ -401,7 +483,11 @@ function bodyHints(ids: IdPools): Record<string, Hint> {
     'clients[]': ids.client,
     'scopes[]': ids.scope,
     identifier_url: (derived) =>
-      fc.oneof({ weight: 6, arbitrary: derived }, { weight: 1, arbitrary: fc.constantFrom(...ids.identifierUrls) }, { weight: 1, arbitrary: fc.constantFrom(...IDENTIFIER_LOOKALIKES) }),
+      fc.oneof(
+        { weight: 6, arbitrary: derived },
+        { weight: 1, arbitrary: fc.constantFrom(...ids.identifierUrls) },
+        { weight: 1, arbitrary: fc.constantFrom(...IDENTIFIER_LOOKALIKES) },
+      ),
     is_system: (derived) => fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: derived }),
     resource_type: (derived) => fc.oneof({ weight: 4, arbitrary: fc.constant('api') }, { weight: 1, arbitrary: derived }),
     // A signing secret goes with HS256 only (resource use cases): mostly keep the pair consistent.
@@ -428,7 +514,23 @@ export interface IdPools {
 }
 
 const notUuid = fc.oneof(
-  fc.constantFrom('', ' ', 'not-a-uuid', '%E0%A4%A', '%00', '%2F', '..', '../clients', '__proto__', 'constructor', 'null', '0', '\u0000', '\ud800', 'é'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'not-a-uuid',
+    '%E0%A4%A',
+    '%00',
+    '%2F',
+    '..',
+    '../clients',
+    '__proto__',
+    'constructor',
+    'null',
+    '0',
+    '\u0000',
+    '\ud800',
+    'é',
+  ),
   fc.uuid().map((u) => u.toUpperCase()),
   fc.uuid().map((u) => `${u}\n`),
   fc.uuid().map((u) => ` ${u}`),
@@ -502,31 +604,74 @@ export function bodies(fields: fc.Arbitrary<unknown> | undefined): fc.Arbitrary<
   const json = fc.tuple(anyFields, fc.constantFrom(...RAW_TOKENS)).map(([f, raw]) => toJsonText(f, raw));
   const form = anyFields.map((f) => {
     const p = new URLSearchParams();
-    if (f && typeof f === 'object') for (const [k, v] of Object.entries(f)) for (const x of Array.isArray(v) ? v : [v]) p.append(formName(k), typeof x === 'string' ? x : (JSON.stringify(x) ?? ''));
+    if (f && typeof f === 'object')
+      for (const [k, v] of Object.entries(f))
+        for (const x of Array.isArray(v) ? v : [v]) p.append(formName(k), typeof x === 'string' ? x : (JSON.stringify(x) ?? ''));
     return p.toString();
   });
   const text = fc.oneof(
     fc.string(),
-    fc.constantFrom('{', '}', 'null', '[]', '"x"', '1e999', 'true', '{"a":', '\ufeff{}', '{"client_name":"a","client_name":"b"}', '[{}]', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}'),
+    fc.constantFrom(
+      '{',
+      '}',
+      'null',
+      '[]',
+      '"x"',
+      '1e999',
+      'true',
+      '{"a":',
+      '\ufeff{}',
+      '{"client_name":"a","client_name":"b"}',
+      '[{}]',
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+    ),
     // API.md §8: duplicate member names (also escaped spellings and nested), U+FFFD (how API Gateway passes invalid UTF-8 on).
-    fc.constantFrom('{"client_name":"a","client\\u005fname":"b"}', '{"a":{"b":1,"b":2}}', '[{"x":1},{"x":1,"x":2}]', '{"k\\"":1,"k\\"":2}', '{"client_name":"\uFFFD"}'),
+    fc.constantFrom(
+      '{"client_name":"a","client\\u005fname":"b"}',
+      '{"a":{"b":1,"b":2}}',
+      '[{"x":1},{"x":1,"x":2}]',
+      '{"k\\"":1,"k\\"":2}',
+      '{"client_name":"\uFFFD"}',
+    ),
     fc.integer({ min: 500, max: 3_000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
     fc.integer({ min: 500, max: 3_000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
   );
-  const jsonTypes = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.api+json', 'application/merge-patch+json');
-  const otherTypes = fc.constantFrom('application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', '', 'application/xml', 'application/json;;', 'application/jsonx');
+  const jsonTypes = fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON',
+    'application/vnd.api+json',
+    'application/merge-patch+json',
+  );
+  const otherTypes = fc.constantFrom(
+    'application/x-www-form-urlencoded',
+    'text/plain',
+    'multipart/form-data; boundary=x',
+    '',
+    'application/xml',
+    'application/json;;',
+    'application/jsonx',
+  );
   const anyType = fc.oneof(jsonTypes, otherTypes, fc.constant(undefined), fc.string());
   const odd = [
     { weight: 2, arbitrary: fc.record({ body: json, contentType: anyType }) },
     { weight: 2, arbitrary: fc.record({ body: form, contentType: fc.constant('application/x-www-form-urlencoded') }) },
     { weight: 2, arbitrary: fc.record({ body: text, contentType: anyType }) },
-    { weight: 1, arbitrary: fc.record({ body: json.map((s) => Buffer.from(s).toString('base64')), contentType: jsonTypes, base64: fc.constant(true) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ body: json.map((s) => Buffer.from(s).toString('base64')), contentType: jsonTypes, base64: fc.constant(true) }),
+    },
     { weight: 1, arbitrary: fc.record({ body: fc.constantFrom('!!!not base64', ''), contentType: jsonTypes, base64: fc.constant(true) }) },
     // API.md §8: invalid UTF-8 (a lone continuation byte, an overlong '/', a truncated sequence), base64 as binary media types deliver it.
     {
       weight: 1,
       arbitrary: fc.record({
-        body: fc.constantFrom(...[[0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xff]].map((b) => Buffer.concat([Buffer.from('{"client_name":"'), Buffer.from(b), Buffer.from('"}')]).toString('base64'))),
+        body: fc.constantFrom(
+          ...[[0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xff]].map((b) =>
+            Buffer.concat([Buffer.from('{"client_name":"'), Buffer.from(b), Buffer.from('"}')]).toString('base64'),
+          ),
+        ),
         contentType: jsonTypes,
         base64: fc.constant(true),
       }),
@@ -543,7 +688,14 @@ export function bodies(fields: fc.Arbitrary<unknown> | undefined): fc.Arbitrary<
   ) as fc.Arbitrary<BodyCase>;
 }
 
-const COLLECTIONS = [clientsCollection, clientResourcesCollection, clientPermissionsCollection, resourcesCollection, scopesCollection, resourceClientsCollection];
+const COLLECTIONS = [
+  clientsCollection,
+  clientResourcesCollection,
+  clientPermissionsCollection,
+  resourcesCollection,
+  scopesCollection,
+  resourceClientsCollection,
+];
 const ALL_ATTRIBUTES = [...new Set(COLLECTIONS.flatMap((s) => [...s.attributes.keys(), ...s.children]))];
 const LIST_PARAMS = ['fields', 'expand', 'q', 'sort', 'offset', 'limit', 'total_count', 'cursor'];
 
@@ -555,7 +707,10 @@ function typedValue(type: string, ids: IdPools): fc.Arbitrary<string> {
     case 'boolean':
       return fc.constantFrom('true', 'false', 'null', 'TRUE');
     case 'timestamp':
-      return fc.oneof(fc.constantFrom('2025-03-01', '2099-12-31', '0000-01-01', '2025-02-30', 'null'), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
+      return fc.oneof(
+        fc.constantFrom('2025-03-01', '2099-12-31', '0000-01-01', '2025-02-30', 'null'),
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+      );
     case 'number':
       return fc.oneof(fc.integer().map(String), fc.constantFrom('1e999', 'NaN', '-0'));
     default:
@@ -585,7 +740,10 @@ export function queries(route: FuzzRoute, cursors: readonly string[], ids: IdPoo
     fields: fc.subarray(fieldNames, { minLength: 1, maxLength: 4 }).map((a) => a.join(',')),
     expand: fc.constantFrom('', 'all'),
     q: fc.array(term, { minLength: 1, maxLength: 3 }).chain((t) => fc.constantFrom(' and ', '+AND+', ' and  ').map((sep) => t.join(sep))),
-    sort: fc.subarray(sortable, { minLength: 1, maxLength: 3 }).chain((a) => fc.tuple(...a.map((x) => fc.constantFrom(x, `${x}:asc`, `${x}:desc`, `${x} desc`)))).map((a) => a.join(',')),
+    sort: fc
+      .subarray(sortable, { minLength: 1, maxLength: 3 })
+      .chain((a) => fc.tuple(...a.map((x) => fc.constantFrom(x, `${x}:asc`, `${x}:desc`, `${x} desc`))))
+      .map((a) => a.join(',')),
     offset: fc.integer({ min: 0, max: 30 }).map(String),
     limit: fc.integer({ min: 1, max: 100 }).map(String),
     total_count: fc.constantFrom('true', 'false'),
@@ -594,7 +752,30 @@ export function queries(route: FuzzRoute, cursors: readonly string[], ids: IdPoo
 
   const piece = fc.oneof(
     fc.constantFrom(...ALL_ATTRIBUTES, 'nope', '__proto__', 'constructor'),
-    fc.constantFrom('(', ')', '=', '"', '\\', ' and ', 'AND', ',', ':', ' ', 'asc', 'desc', 'true', 'false', 'null', '2025-03-01', '-1', '0', '100', '1e3', '%', '*'),
+    fc.constantFrom(
+      '(',
+      ')',
+      '=',
+      '"',
+      '\\',
+      ' and ',
+      'AND',
+      ',',
+      ':',
+      ' ',
+      'asc',
+      'desc',
+      'true',
+      'false',
+      'null',
+      '2025-03-01',
+      '-1',
+      '0',
+      '100',
+      '1e3',
+      '%',
+      '*',
+    ),
     ids.any,
     fc.string({ maxLength: 6 }),
   );
@@ -627,7 +808,13 @@ export function queries(route: FuzzRoute, cursors: readonly string[], ids: IdPoo
   const pair = fc.oneof(
     { weight: 6, arbitrary: named(valid, 'valid') },
     { weight: 2, arbitrary: named(invalid, 'invalid') },
-    { weight: 1, arbitrary: fc.tuple(fc.oneof(fc.constantFrom('tenant_id', '__proto__', 'constructor', 'fields[]', 'hasOwnProperty', ''), fc.string()), fc.string()) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(
+        fc.oneof(fc.constantFrom('tenant_id', '__proto__', 'constructor', 'fields[]', 'hasOwnProperty', ''), fc.string()),
+        fc.string(),
+      ),
+    },
   );
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant([] as [string, string][]) },
@@ -641,7 +828,13 @@ export function queries(route: FuzzRoute, cursors: readonly string[], ids: IdPoo
  * Path parameters: existing ids of the right and wrong kind, unknown UUIDs, non-UUIDs, and the
  * near misses of the route's path schema (as strings: API Gateway passes nothing else).
  */
-export function pathParams(spec: FuzzRoute, route: Route, ids: IdPools, world: World, seeds: Seeds): fc.Arbitrary<Record<string, string> | null> {
+export function pathParams(
+  spec: FuzzRoute,
+  route: Route,
+  ids: IdPools,
+  world: World,
+  seeds: Seeds,
+): fc.Arbitrary<Record<string, string> | null> {
   const names = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);
   if (names.length === 0) return fc.constant(null);
   const byName: Record<string, fc.Arbitrary<string>> = { client_id: ids.client, resource_id: ids.resource, scope_id: ids.scope };
@@ -669,11 +862,29 @@ export function authHeaders(world: World, seeds: Seeds, ids: IdPools): fc.Arbitr
   const auth = fc.oneof(
     { weight: 14, arbitrary: fc.constant(`Bearer ${world.tokens.admin}`) },
     { weight: 3, arbitrary: fc.constant(`Bearer ${seeds.tenantToken}`) },
-    { weight: 1, arbitrary: fc.constantFrom(`Bearer ${world.tokens.noScope}`, `Bearer ${world.tokens.otherAudience}`, `bearer  ${world.tokens.admin}`, `Basic ${world.tokens.admin}`) },
-    { weight: 1, arbitrary: fc.oneof(fc.string().map((s) => `Bearer ${s}`), fc.constantFrom('Bearer', 'Bearer a.b.c', `Bearer ${world.tokens.admin}x`, '', `Bearer ${'a'.repeat(10_000)}`)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        `Bearer ${world.tokens.noScope}`,
+        `Bearer ${world.tokens.otherAudience}`,
+        `bearer  ${world.tokens.admin}`,
+        `Basic ${world.tokens.admin}`,
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.string().map((s) => `Bearer ${s}`),
+        fc.constantFrom('Bearer', 'Bearer a.b.c', `Bearer ${world.tokens.admin}x`, '', `Bearer ${'a'.repeat(10_000)}`),
+      ),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
-  const tenant = fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: ids.tenant }, { weight: 1, arbitrary: fc.string() });
+  const tenant = fc.oneof(
+    { weight: 4, arbitrary: fc.constant(undefined) },
+    { weight: 3, arbitrary: ids.tenant },
+    { weight: 1, arbitrary: fc.string() },
+  );
   return fc.tuple(auth, tenant, fc.boolean()).map(([a, t, lower]) => {
     const h: Record<string, string> = {};
     if (a !== undefined) h[lower ? 'authorization' : 'Authorization'] = a;
@@ -695,14 +906,26 @@ export function calls(world: World, spec: FuzzRoute, seeds: Seeds): fc.Arbitrary
       body: bodies(bodyFields(spec, ids, seeds)),
       lowerContentType: fc.boolean(),
       // API.md §8: sometimes a second Authorization header (API Gateway keeps both in multiValueHeaders).
-      secondAuthorization: fc.oneof({ weight: 20, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(`Bearer ${world.tokens.admin}`, `Bearer ${world.tokens.noScope}`, 'Basic eDp5') }),
+      secondAuthorization: fc.oneof(
+        { weight: 20, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom(`Bearer ${world.tokens.admin}`, `Bearer ${world.tokens.noScope}`, 'Basic eDp5') },
+      ),
     })
     .map(({ multiTenant, pathParameters, auth, query, body, lowerContentType, secondAuthorization }) => {
       const headers = { ...auth };
       if (body.contentType !== undefined) headers[lowerContentType ? 'content-type' : 'Content-Type'] = body.contentType;
       const multiValueHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
       if (secondAuthorization) (multiValueHeaders.Authorization ??= []).push(secondAuthorization);
-      const call: Call = { route, multiTenant, pathParameters, headers, query, body: body.body, ...(body.base64 ? { isBase64Encoded: true } : {}), ...(secondAuthorization ? { multiValueHeaders } : {}) };
+      const call: Call = {
+        route,
+        multiTenant,
+        pathParameters,
+        headers,
+        query,
+        body: body.body,
+        ...(body.base64 ? { isBase64Encoded: true } : {}),
+        ...(secondAuthorization ? { multiValueHeaders } : {}),
+      };
       // A readable counterexample: tokens by name, long strings clipped.
       const text = describeCall(call, { ...world.tokens, tenant: seeds.tenantToken });
       return Object.assign(call, { [fc.toStringMethod]: () => text, toString: () => text });
@@ -728,7 +951,10 @@ export function fuzzParams(runs: number, varying: number, salt: number): fc.Para
  * new route without fuzzing fails here), each is fuzzed with fresh seed records, `runs` inputs
  * from a fixed seed and `varying` from a fresh one. `FUZZ_STATS=1` prints what the runs reached.
  */
-export function fuzzArea(title: string, options: { table: string; salt: number; area: (r: Route) => boolean; routes: readonly FuzzRoute[]; runs?: number; varying?: number }): void {
+export function fuzzArea(
+  title: string,
+  options: { table: string; salt: number; area: (r: Route) => boolean; routes: readonly FuzzRoute[]; runs?: number; varying?: number },
+): void {
   const { table, salt, area, routes, runs = 60, varying = 20 } = options;
   let world: World;
   beforeAll(async () => {

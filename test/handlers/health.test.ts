@@ -16,9 +16,21 @@ beforeAll(async () => {
 
 async function token(rt: Runtime, audience = 'https://any.example/api') {
   const now = Math.floor(Date.now() / 1000);
-  return rt.keys.signJwt('ES256', { typ: 'at+jwt' }, {
-    iss: rt.config.issuer, sub: 'c', aud: audience, client_id: 'c', scope: '', iat: now, nbf: now, exp: now + 60, jti: `j-${now}-${Math.random()}`,
-  });
+  return rt.keys.signJwt(
+    'ES256',
+    { typ: 'at+jwt' },
+    {
+      iss: rt.config.issuer,
+      sub: 'c',
+      aud: audience,
+      client_id: 'c',
+      scope: '',
+      iat: now,
+      nbf: now,
+      exp: now + 60,
+      jti: `j-${now}-${Math.random()}`,
+    },
+  );
 }
 
 const call = (rt: Runtime, headers: Record<string, string>) =>
@@ -28,7 +40,11 @@ describe('health handler through the real middy chain (spec 4.4)', () => {
   it('answers ok with any valid token of ours, with security headers and a JSON body', async () => {
     const res = await call(runtime, { Authorization: `Bearer ${await token(runtime)}` });
     expect(res.statusCode).toBe(200);
-    expect(JSON.parse(res.body)).toMatchObject({ server_name: 'identity-service', server_status: 'ok', server_version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(JSON.parse(res.body)).toMatchObject({
+      server_name: 'identity-service',
+      server_status: 'ok',
+      server_version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
     expect(JSON.parse(res.body)).not.toHaveProperty('failed_dependencies');
     expect(res.headers['Strict-Transport-Security'] ?? res.headers['strict-transport-security']).toBeTruthy();
   });

@@ -39,10 +39,21 @@ async function apiFor(tenantId: string, alg: 'ES256' | 'RS256' | 'HS256') {
   const clients = clientsRepository(db, config.tableName, now, secretBox);
   const resources = resourcesRepository(db, config.tableName, now, secretBox);
   const client = await clients.create({ tenant_id: tenantId, client_name: `cold ${alg}`, client_secret: SECRET }, ACTOR);
-  const metadata = { identifier_url: `https://${alg.toLowerCase()}-${client.id}.example.com/`, signing_algorithm: alg, ...(alg === 'HS256' ? { signing_secret: SECRET } : {}) };
-  const r = await resources.create({ tenant_id: tenantId, resource_type: 'api', resource_name: alg, resource_metadata: metadata }, ACTOR, [{ scope_name: 'read' }, { scope_name: 'write' }]);
+  const metadata = {
+    identifier_url: `https://${alg.toLowerCase()}-${client.id}.example.com/`,
+    signing_algorithm: alg,
+    ...(alg === 'HS256' ? { signing_secret: SECRET } : {}),
+  };
+  const r = await resources.create({ tenant_id: tenantId, resource_type: 'api', resource_name: alg, resource_metadata: metadata }, ACTOR, [
+    { scope_name: 'read' },
+    { scope_name: 'write' },
+  ]);
   await clientLinksRepository(db, config.tableName, now).authorize(client.id, [r.id], ACTOR);
-  await clientPermissionsRepository(db, config.tableName, now).grant(client.id, [{ resource_id: r.id, scopes: Object.keys(r.scope_names) }], ACTOR);
+  await clientPermissionsRepository(db, config.tableName, now).grant(
+    client.id,
+    [{ resource_id: r.id, scopes: Object.keys(r.scope_names) }],
+    ACTOR,
+  );
   return { clientId: client.id, audience: metadata.identifier_url };
 }
 
@@ -61,15 +72,28 @@ function coldContainer() {
   const runtime = createRuntime(setup.config, { db, now: () => new Date(clock) });
   const token = async (clientId: string, audience: string) => {
     const body = new URLSearchParams({ grant_type: 'client_credentials', audience }).toString();
-    const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${clientId}:${SECRET}`).toString('base64')}` };
-    const res = await runWithRuntime(runtime, () => tokenHandler(restEvent({ method: 'POST', resource: '/token', headers, body }), lambdaContext));
+    const headers = {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${Buffer.from(`${clientId}:${SECRET}`).toString('base64')}`,
+    };
+    const res = await runWithRuntime(runtime, () =>
+      tokenHandler(restEvent({ method: 'POST', resource: '/token', headers, body }), lambdaContext),
+    );
     return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
   };
   const introspect = async (path: '/tokeninfo' | '/introspect', tokenValue: string, authorization: string) => {
     const body = new URLSearchParams({ token: tokenValue }).toString();
     const handler = path === '/tokeninfo' ? tokeninfoHandler : introspectHandler;
     const res = await runWithRuntime(runtime, () =>
-      handler(restEvent({ method: 'POST', resource: path, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization }, body }), lambdaContext),
+      handler(
+        restEvent({
+          method: 'POST',
+          resource: path,
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization },
+          body,
+        }),
+        lambdaContext,
+      ),
     );
     return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
   };
@@ -81,7 +105,13 @@ beforeAll(async () => {
   setup = testRuntime(table, ENV);
   // What a deployed stage has before its first token: the keys made by the rotation run.
   await rotateKeys({ config: setup.config, db: setup.db, now: setup.now });
-  await bootstrap({ db: setup.db, tableName: setup.config.tableName, secretBox: setup.secretBox, now: setup.now, managementAudience: setup.config.managementAudience });
+  await bootstrap({
+    db: setup.db,
+    tableName: setup.config.tableName,
+    secretBox: setup.secretBox,
+    now: setup.now,
+    managementAudience: setup.config.managementAudience,
+  });
   otherTenant = await createTenant(setup);
 });
 
@@ -139,7 +169,16 @@ describe('DynamoDB reads of a client_credentials token', () => {
   it('a warm client asking for another audience costs one read; a made-up audience is remembered only after authentication', async () => {
     const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
     const second = await apiFor(DEFAULT_TENANT_ID, 'RS256');
-    await clientLinksRepository(setup.db, setup.config.tableName, setup.now).authorize(api.clientId, [(await resourcesRepository(setup.db, setup.config.tableName, setup.now, setup.secretBox).findIdByIdentifier(DEFAULT_TENANT_ID, second.audience))!], ACTOR);
+    await clientLinksRepository(setup.db, setup.config.tableName, setup.now).authorize(
+      api.clientId,
+      [
+        (await resourcesRepository(setup.db, setup.config.tableName, setup.now, setup.secretBox).findIdByIdentifier(
+          DEFAULT_TENANT_ID,
+          second.audience,
+        ))!,
+      ],
+      ACTOR,
+    );
     const c = coldContainer();
     await c.token(api.clientId, api.audience);
     expect((await c.token(api.clientId, second.audience)).status).toBe(200);
@@ -147,7 +186,10 @@ describe('DynamoDB reads of a client_credentials token', () => {
     // Unauthenticated requests with made-up audiences: one read each, nothing cached.
     const bogus = async (aud: string) => {
       const body = new URLSearchParams({ grant_type: 'client_credentials', audience: aud }).toString();
-      const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${api.clientId}:wrong`).toString('base64')}` };
+      const headers = {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${api.clientId}:wrong`).toString('base64')}`,
+      };
       return runWithRuntime(c.runtime, () => tokenHandler(restEvent({ method: 'POST', resource: '/token', headers, body }), lambdaContext));
     };
     expect((await bogus('https://made-up.example.com/')).statusCode).toBe(401);
@@ -166,30 +208,41 @@ describe('DynamoDB reads of a client_credentials token', () => {
     const basic = `Basic ${Buffer.from(`${api.clientId}:${SECRET}`).toString('base64')}`;
 
     const a = coldContainer();
-    expect(await a.introspect('/tokeninfo', issued, basic)).toEqual({ status: 200, body: expect.objectContaining({ active: true, client_id: api.clientId }) });
+    expect(await a.introspect('/tokeninfo', issued, basic)).toEqual({
+      status: 200,
+      body: expect.objectContaining({ active: true, client_id: api.clientId }),
+    });
     expect(a.commands).toEqual(['BatchGetItemCommand']);
     expect((await a.introspect('/tokeninfo', issued, basic)).status).toBe(200);
     expect(a.commands).toEqual(['BatchGetItemCommand']);
 
     const b = coldContainer();
-    expect(await b.introspect('/introspect', issued, `Bearer ${issued}`)).toEqual({ status: 200, body: expect.objectContaining({ active: true }) });
+    expect(await b.introspect('/introspect', issued, `Bearer ${issued}`)).toEqual({
+      status: 200,
+      body: expect.objectContaining({ active: true }),
+    });
     expect(b.commands).toEqual(['BatchGetItemCommand']);
 
     // A revoked token is inactive on a cold container too, from the same single read.
     const revoker = coldContainer();
     const part = (i: number) => JSON.parse(Buffer.from(issued.split('.')[i]!, 'base64url').toString());
-    await runWithRuntime(revoker.runtime, () => revoker.runtime.revocations.revoke(revocationRef(part(0), part(1))!, new Date(Date.now() + 3600_000)));
+    await runWithRuntime(revoker.runtime, () =>
+      revoker.runtime.revocations.revoke(revocationRef(part(0), part(1))!, new Date(Date.now() + 3600_000)),
+    );
     const c = coldContainer();
     expect(await c.introspect('/introspect', issued, basic)).toEqual({ status: 200, body: { active: false } });
     expect(c.commands).toEqual(['BatchGetItemCommand']);
   });
 
-  it('/introspect of an HS256 token on a cold container: the one BatchGetItem (with the secret box\'s data key), then its Resource', async () => {
+  it("/introspect of an HS256 token on a cold container: the one BatchGetItem (with the secret box's data key), then its Resource", async () => {
     const api = await apiFor(DEFAULT_TENANT_ID, 'HS256');
     const issued = (await coldContainer().token(api.clientId, api.audience)).body.access_token as string;
     const c = coldContainer();
     const basic = `Basic ${Buffer.from(`${api.clientId}:${SECRET}`).toString('base64')}`;
-    expect(await c.introspect('/introspect', issued, basic)).toEqual({ status: 200, body: expect.objectContaining({ active: true, aud: api.audience }) });
+    expect(await c.introspect('/introspect', issued, basic)).toEqual({
+      status: 200,
+      body: expect.objectContaining({ active: true, aud: api.audience }),
+    });
     expect(c.commands).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
   });
 

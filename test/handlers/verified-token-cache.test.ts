@@ -11,12 +11,28 @@ describe('verified-token cache of the introspection path', () => {
     const runtime = testRuntime(await createTestTable('verified'), {}, () => now);
     const deps = oauthDeps(runtime);
     const iat = Math.floor(now.getTime() / 1000);
-    const token = await runtime.keys.signJwt('ES256', { typ: 'at+jwt' }, {
-      iss: runtime.config.issuer, sub: 'c', aud: 'https://api.example', client_id: 'c', scope: 'a', iat, nbf: iat, exp: iat + 60, jti: 'j1',
-    });
+    const token = await runtime.keys.signJwt(
+      'ES256',
+      { typ: 'at+jwt' },
+      {
+        iss: runtime.config.issuer,
+        sub: 'c',
+        aud: 'https://api.example',
+        client_id: 'c',
+        scope: 'a',
+        iat,
+        nbf: iat,
+        exp: iat + 60,
+        jti: 'j1',
+      },
+    );
     const verified = await verifyIssuedToken(token, deps);
     expect(verified.claims.jti).toBe('j1');
-    expect(verified.ref).toEqual({ jti: 'j1', clientId: 'c', verifier: `key:${JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid}` });
+    expect(verified.ref).toEqual({
+      jti: 'j1',
+      clientId: 'c',
+      verifier: `key:${JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid}`,
+    });
     expect(deps.verifiedTokens.get((await import('node:crypto')).createHash('sha256').update(token).digest('base64url'))).toBeDefined();
 
     const [h, p, s] = token.split('.');

@@ -38,7 +38,9 @@ describe('state items carry their keys (docs/keys.md, "One read")', () => {
   }
 
   const keyItem = async (table: TestTable, kid: string): Promise<Item> => {
-    const { Item } = await table.db.send(new GetCommand({ TableName: table.tableName, Key: tableKeys.signingKey(kid), ConsistentRead: true }));
+    const { Item } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: tableKeys.signingKey(kid), ConsistentRead: true }),
+    );
     return Item!;
   };
 
@@ -154,9 +156,17 @@ describe('state items carry their keys (docs/keys.md, "One read")', () => {
       expect(await embedKeysInStates(repo(), clock.now)).toBe(2);
       for (const alg of ['ES256', 'RS256'] as const) {
         const after = (await stateItemOf(table, alg))!;
-        expect(after).toMatchObject({ schema_version: 2, version: (before[alg].version as number) + 1, updated_at: clock.now().toISOString() });
+        expect(after).toMatchObject({
+          schema_version: 2,
+          version: (before[alg].version as number) + 1,
+          updated_at: clock.now().toISOString(),
+        });
         expect(after.keys).toEqual(before[alg].keys);
-        expect([after.current_kid, after.next_kid, after.previous]).toEqual([before[alg].current_kid, before[alg].next_kid, before[alg].previous]);
+        expect([after.current_kid, after.next_kid, after.previous]).toEqual([
+          before[alg].current_kid,
+          before[alg].next_kid,
+          before[alg].previous,
+        ]);
       }
 
       expect(await embedKeysInStates(repo(), clock.now)).toBe(0);
@@ -171,7 +181,11 @@ describe('state items carry their keys (docs/keys.md, "One read")', () => {
       await rotate(['ES256', 'RS256']);
       await makeLegacyState(table, 'ES256');
       await makeLegacyState(table, 'RS256');
-      const counts = await Promise.all([embedKeysInStates(repo(), clock.now), embedKeysInStates(repo(), clock.now), embedKeysInStates(repo(), clock.now)]);
+      const counts = await Promise.all([
+        embedKeysInStates(repo(), clock.now),
+        embedKeysInStates(repo(), clock.now),
+        embedKeysInStates(repo(), clock.now),
+      ]);
       expect(counts.reduce((a, b) => a + b, 0)).toBe(2);
       for (const alg of ['ES256', 'RS256'] as const) expect((await stateItemOf(table, alg))!.version).toBe(2);
     });
@@ -206,7 +220,12 @@ describe('state items carry their keys (docs/keys.md, "One read")', () => {
       expect(state.keys).toHaveProperty(decodeProtectedHeader(before).kid!);
       await expectEmbeddedMatchesKeyItems(table, state);
       const { Items } = await table.db.send(
-        new QueryCommand({ TableName: table.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'SIGNING_KEYS' }, ConsistentRead: true }),
+        new QueryCommand({
+          TableName: table.tableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': 'SIGNING_KEYS' },
+          ConsistentRead: true,
+        }),
       );
       expect(Items!.filter((i) => i.type === 'SigningKey')).toHaveLength(3);
       await verifyWithJwks(before, container(), clock.now(), ['ES256']);

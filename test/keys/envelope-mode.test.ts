@@ -36,7 +36,11 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
     const gens = kms.mock.commandCalls(GenerateDataKeyPairWithoutPlaintextCommand);
     expect(gens).toHaveLength(2);
     for (const call of gens) {
-      expect(call.args[0].input).toEqual({ KeyId: KMS_KEY_ARN, KeyPairSpec: 'ECC_NIST_P256', EncryptionContext: { purpose: 'signing-key', alg: 'ES256' } });
+      expect(call.args[0].input).toEqual({
+        KeyId: KMS_KEY_ARN,
+        KeyPairSpec: 'ECC_NIST_P256',
+        EncryptionContext: { purpose: 'signing-key', alg: 'ES256' },
+      });
     }
     const decrypts = kms.mock.commandCalls(DecryptCommand);
     expect(decrypts).toHaveLength(1);
@@ -58,7 +62,14 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
     await keys.signJwt('ES256', {}, claims(clock.now()));
     const [current] = await keys.publishedKeys();
     const { Item } = await t.db.send(new GetCommand({ TableName: t.tableName, Key: tableKeys.signingKey(current!.kid) }));
-    expect(Item).toMatchObject({ type: 'SigningKey', kid: current!.kid, alg: 'ES256', status: 'current', wrapped_by: 'kms', created_at: clock.now().toISOString() });
+    expect(Item).toMatchObject({
+      type: 'SigningKey',
+      kid: current!.kid,
+      alg: 'ES256',
+      status: 'current',
+      wrapped_by: 'kms',
+      created_at: clock.now().toISOString(),
+    });
     expect(Item!.wrapped_private_key).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(() => createPrivateKey({ key: Buffer.from(Item!.wrapped_private_key, 'base64url'), format: 'der', type: 'pkcs8' })).toThrow();
     expect(Object.keys(Item!.jwk).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
@@ -88,7 +99,10 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
     const t = await createTestTable('keys-env-rsa');
     const { keys } = services(kms.client, t);
     const token = await keys.signJwt('RS256', { typ: 'at+jwt' }, claims(clock.now()));
-    expect(kms.mock.commandCalls(GenerateDataKeyPairWithoutPlaintextCommand).map((c) => c.args[0].input.KeyPairSpec)).toEqual(['RSA_2048', 'RSA_2048']);
+    expect(kms.mock.commandCalls(GenerateDataKeyPairWithoutPlaintextCommand).map((c) => c.args[0].input.KeyPairSpec)).toEqual([
+      'RSA_2048',
+      'RSA_2048',
+    ]);
     const { protectedHeader } = await verifyWithJwks(token, keys, clock.now(), ['RS256']);
     expect(protectedHeader.alg).toBe('RS256');
     const rsa = (await keys.publishedKeys()).find((k) => k.kid === protectedHeader.kid)!;
@@ -108,10 +122,19 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
     const t = await createTestTable('keys-env-race');
     const a = services(kms.client, t);
     const b = services(kms.client, t);
-    const [ta, tb] = await Promise.all([a.keys.signJwt('ES256', {}, claims(clock.now())), b.keys.signJwt('ES256', {}, claims(clock.now()))]);
+    const [ta, tb] = await Promise.all([
+      a.keys.signJwt('ES256', {}, claims(clock.now())),
+      b.keys.signJwt('ES256', {}, claims(clock.now())),
+    ]);
     const kidA = decodeProtectedHeader(ta).kid;
     expect(decodeProtectedHeader(tb).kid).toBe(kidA);
-    const { Items } = await t.db.send(new QueryCommand({ TableName: t.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'SIGNING_KEYS' } }));
+    const { Items } = await t.db.send(
+      new QueryCommand({
+        TableName: t.tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': 'SIGNING_KEYS' },
+      }),
+    );
     const states = Items!.filter((i) => i.type === 'SigningKeyState');
     expect(states).toHaveLength(1);
     expect(states[0]!.current_kid).toBe(kidA);
@@ -124,7 +147,9 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
     await services(kms.client, t).keys.signJwt('ES256', {}, claims(clock.now()));
     const busy = fakeKms();
     busy.mock.on(DecryptCommand).rejects(new KmsError('ThrottlingException'));
-    const err = await services(busy.client, t).keys.signJwt('ES256', {}, claims(clock.now())).catch((e: unknown) => e);
+    const err = await services(busy.client, t)
+      .keys.signJwt('ES256', {}, claims(clock.now()))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).status).toBe(503);
   });
@@ -133,7 +158,9 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
     const t = await createTestTable('keys-env-foreign');
     await services(kms.client, t).keys.signJwt('ES256', {}, claims(clock.now()));
     const other = fakeKms(); // same key ARN, different key material: InvalidCiphertextException
-    const err = await services(other.client, t).keys.signJwt('ES256', {}, claims(clock.now())).catch((e: unknown) => e);
+    const err = await services(other.client, t)
+      .keys.signJwt('ES256', {}, claims(clock.now()))
+      .catch((e: unknown) => e);
     expect((err as AppError).status).toBe(500);
   });
 
@@ -146,7 +173,9 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
       expect(sealed).not.toContain('s3cr3t');
       expect(secretBox.isCurrent(sealed)).toBe(true);
       // The data key was created: one Encrypt with the service-secret context, nothing per value.
-      expect(kms.mock.commandCalls(EncryptCommand).map((c) => c.args[0].input)).toEqual([expect.objectContaining({ KeyId: KMS_KEY_ARN, EncryptionContext: { purpose: 'service-secret', name: 'secret-box' } })]);
+      expect(kms.mock.commandCalls(EncryptCommand).map((c) => c.args[0].input)).toEqual([
+        expect.objectContaining({ KeyId: KMS_KEY_ARN, EncryptionContext: { purpose: 'service-secret', name: 'secret-box' } }),
+      ]);
       const more = await Promise.all(Array.from({ length: 50 }, (_, i) => secretBox.seal(`secret-${i}`)));
       expect(await secretBox.open(sealed)).toBe('s3cr3t-value');
       expect(kms.mock.calls()).toHaveLength(1);
@@ -156,12 +185,17 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
       expect(await Promise.all(more.map((m) => cold.open(m)))).toEqual(Array.from({ length: 50 }, (_, i) => `secret-${i}`));
       expect(await cold.open(sealed)).toBe('s3cr3t-value');
       expect(kms.mock.calls().map((c) => c.args[0].constructor.name)).toEqual(['DecryptCommand']);
-      expect(kms.mock.commandCalls(DecryptCommand)[0]!.args[0].input).toMatchObject({ KeyId: KMS_KEY_ARN, EncryptionContext: { purpose: 'service-secret', name: 'secret-box' } });
+      expect(kms.mock.commandCalls(DecryptCommand)[0]!.args[0].input).toMatchObject({
+        KeyId: KMS_KEY_ARN,
+        EncryptionContext: { purpose: 'service-secret', name: 'secret-box' },
+      });
       const body = Buffer.from(sealed.slice(4), 'base64url');
       body[body.length - 1]! ^= 1;
       await expect(cold.open(`dk1.${body.toString('base64url')}`)).rejects.toMatchObject({ status: 500 });
       // Another stage's data key does not open it.
-      await expect(services(kms.client, await createTestTable('keys-env-box-2')).secretBox.open(sealed)).rejects.toMatchObject({ status: 500 });
+      await expect(services(kms.client, await createTestTable('keys-env-box-2')).secretBox.open(sealed)).rejects.toMatchObject({
+        status: 500,
+      });
     });
 
     it('a value of the earlier format (kms1., one KMS Encrypt each, context {purpose: secret-box}) still opens, with one Decrypt', async () => {

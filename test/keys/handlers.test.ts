@@ -30,7 +30,14 @@ function event(path: string): APIGatewayProxyEvent {
     requestContext: { requestId: `req-${Math.random()}` },
   } as unknown as APIGatewayProxyEvent;
 }
-const context = { awsRequestId: 'aws-req', functionName: 'test', functionVersion: '1', invokedFunctionArn: 'arn', memoryLimitInMB: '128', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+const context = {
+  awsRequestId: 'aws-req',
+  functionName: 'test',
+  functionVersion: '1',
+  invokedFunctionArn: 'arn',
+  memoryLimitInMB: '128',
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;
 
 describe('well-known handlers', () => {
   let dir: string;
@@ -60,7 +67,9 @@ describe('well-known handlers', () => {
     for (const k of body.keys) {
       for (const m of PRIVATE_MEMBERS) expect(k).not.toHaveProperty(m);
       expect(k.use).toBe('sig');
-      expect(Object.keys(k).sort()).toEqual(k.kty === 'EC' ? ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] : ['alg', 'e', 'kid', 'kty', 'n', 'use']);
+      expect(Object.keys(k).sort()).toEqual(
+        k.kty === 'EC' ? ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] : ['alg', 'e', 'kid', 'kty', 'n', 'use'],
+      );
     }
     expect(body.keys.map((k) => k.alg)).toEqual(['ES256', 'ES256', 'RS256', 'RS256']);
     // A relying party verifies our tokens with exactly this document.

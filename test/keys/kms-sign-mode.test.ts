@@ -21,8 +21,10 @@ describe('kms-sign mode (DESIGN.md §4): the private key never leaves KMS', () =
     table = await createTestTable('keys-kms-sign');
     kms = fakeKms();
   });
-  const config = (keyId = KMS_SIGNING_KEY_ARN) => envelopeConfig(table, { KEY_MODE: 'kms-sign', KMS_SIGNING_KEY_ID: keyId, KEY_RETIRE_AFTER_SECONDS: '3600' });
-  const services = (keyId = KMS_SIGNING_KEY_ARN, client = kms.client) => createKeyServices({ config: config(keyId), db: table.db, now: clock.now, kms: client });
+  const config = (keyId = KMS_SIGNING_KEY_ARN) =>
+    envelopeConfig(table, { KEY_MODE: 'kms-sign', KMS_SIGNING_KEY_ID: keyId, KEY_RETIRE_AFTER_SECONDS: '3600' });
+  const services = (keyId = KMS_SIGNING_KEY_ARN, client = kms.client) =>
+    createKeyServices({ config: config(keyId), db: table.db, now: clock.now, kms: client });
 
   it('each token is one KMS Sign of the SHA-256 digest (MessageType DIGEST, ECDSA_SHA_256), converted from DER to r || s; jose verifies it', async () => {
     const { keys } = services();

@@ -20,7 +20,8 @@ describe('local mode (DESIGN.md §1): AES-256-GCM master key file stands where K
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const services = (file = join(dir, 'data', 'master.key'), t = table) => createKeyServices({ config: localConfig(t, file), db: t.db, now: clock.now });
+  const services = (file = join(dir, 'data', 'master.key'), t = table) =>
+    createKeyServices({ config: localConfig(t, file), db: t.db, now: clock.now });
 
   it('creates the 32-byte master key file with mode 0600 on first use and reuses it', async () => {
     const file = join(dir, 'data', 'master.key');

@@ -34,11 +34,14 @@ describe('KeyStateFeed: the token path folds the signer’s table read into its 
   /** What the token path does: one BatchGetItem of its own items plus the wanted ones (here an unrelated client key). */
   const batchRead = async (feed: KeyStateFeed) => {
     const { Responses } = await table.db.send(
-      new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: [tableKeys.client('c-1'), ...feed.wanted()], ConsistentRead: true } } }),
+      new BatchGetCommand({
+        RequestItems: { [table.tableName]: { Keys: [tableKeys.client('c-1'), ...feed.wanted()], ConsistentRead: true } },
+      }),
     );
     return Responses?.[table.tableName] ?? [];
   };
-  const firstKeys = async (alg: 'ES256' | 'RS256' = 'ES256', keys: KeyStore = container().keys) => keys.signJwt(alg, {}, claims(clock.now()));
+  const firstKeys = async (alg: 'ES256' | 'RS256' = 'ES256', keys: KeyStore = container().keys) =>
+    keys.signJwt(alg, {}, claims(clock.now()));
 
   it('wanted(): the two state items while the snapshot is stale; [] once fed, until the cache TTL has passed', async () => {
     await firstKeys();

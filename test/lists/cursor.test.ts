@@ -31,7 +31,10 @@ describe('cursors: AES-256-GCM encrypted (opaque), tamper-evident, bound to list
     const token = sealCursor(key, binding, { position: 10, startKey: { id: 'x' } });
     for (let i = 0; i < token.length; i++) {
       const forged = token.slice(0, i) + (token[i] === 'A' ? 'B' : 'A') + token.slice(i + 1);
-      expect(rejectsCursor(() => openCursor(key, binding, forged)), `position ${i}`).toBe(true);
+      expect(
+        rejectsCursor(() => openCursor(key, binding, forged)),
+        `position ${i}`,
+      ).toBe(true);
     }
     expect(rejectsCursor(() => openCursor(key, binding, token.slice(0, -1)))).toBe(true);
     expect(rejectsCursor(() => openCursor(key, binding, ''))).toBe(true);
@@ -41,7 +44,9 @@ describe('cursors: AES-256-GCM encrypted (opaque), tamper-evident, bound to list
   it('another collection, query or key is refused', () => {
     const token = sealCursor(key, binding, { position: 10 });
     expect(rejectsCursor(() => openCursor(key, { ...binding, collection: 'clients|GSI1|TENANT#t2#CLIENTS|' }, token))).toBe(true);
-    expect(rejectsCursor(() => openCursor(key, { ...binding, query: queryFingerprint({ path: 'key', direction: 'desc' }) }, token))).toBe(true);
+    expect(rejectsCursor(() => openCursor(key, { ...binding, query: queryFingerprint({ path: 'key', direction: 'desc' }) }, token))).toBe(
+      true,
+    );
     expect(rejectsCursor(() => openCursor(randomBytes(32), binding, token))).toBe(true);
   });
 
@@ -50,12 +55,17 @@ describe('cursors: AES-256-GCM encrypted (opaque), tamper-evident, bound to list
     const seal = (plaintext: string) => {
       const aesKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'list-cursor/v2', 32));
       const iv = randomBytes(12);
-      const c = createCipheriv('aes-256-gcm', aesKey, iv).setAAD(Buffer.from(['list-cursor/v2', binding.collection, binding.query].map((x) => `${x.length}:${x}`).join('|')));
+      const c = createCipheriv('aes-256-gcm', aesKey, iv).setAAD(
+        Buffer.from(['list-cursor/v2', binding.collection, binding.query].map((x) => `${x.length}:${x}`).join('|')),
+      );
       return Buffer.concat([iv, c.update(plaintext), c.final(), c.getAuthTag()]).toString('base64url');
     };
     expect(openCursor(key, binding, seal(JSON.stringify({ p: 3 })))).toEqual({ position: 3 });
     for (const state of [{ p: -1 }, { p: 1.5 }, { p: '3' }, { p: 1, k: [1] }, { p: 1, k: { a: {} } }, null]) {
-      expect(rejectsCursor(() => openCursor(key, binding, seal(JSON.stringify(state)))), JSON.stringify(state)).toBe(true);
+      expect(
+        rejectsCursor(() => openCursor(key, binding, seal(JSON.stringify(state)))),
+        JSON.stringify(state),
+      ).toBe(true);
     }
     expect(rejectsCursor(() => openCursor(key, binding, seal('{nope')))).toBe(true);
   });

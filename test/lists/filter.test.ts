@@ -74,7 +74,10 @@ describe('q: several terms', () => {
     expect(parseFilter(spec, '(size=42) and (enabled=false) and (created_at=2025-03-01)')).toEqual([
       { attribute: 'size', value: { kind: 'number', value: 42 } },
       { attribute: 'enabled', value: { kind: 'boolean', value: false } },
-      { attribute: 'created_at', value: { kind: 'instant', from: Date.parse('2025-03-01T00:00:00Z'), to: Date.parse('2025-03-02T00:00:00Z') } },
+      {
+        attribute: 'created_at',
+        value: { kind: 'instant', from: Date.parse('2025-03-01T00:00:00Z'), to: Date.parse('2025-03-02T00:00:00Z') },
+      },
     ]);
   });
 

@@ -45,7 +45,12 @@ export function makeClients(n: number, tenant = '0197a000-0000-7000-8000-0000000
 }
 
 /** Stores records as a tenant's collection in GSI1 (GSI1PK = partition, GSI1SK = id). */
-export async function putCollection(db: DynamoDBDocumentClient, tableName: string, partition: string, records: Record<string, unknown>[]): Promise<void> {
+export async function putCollection(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  partition: string,
+  records: Record<string, unknown>[],
+): Promise<void> {
   const items = records.map((r) => ({ PK: `CLIENT#${String(r.id)}`, SK: 'CLIENT', GSI1PK: partition, GSI1SK: r.id, type: 'Client', ...r }));
   for (let i = 0; i < items.length; i += 25) {
     let requests: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> | undefined = {

@@ -82,7 +82,10 @@ describe('a GSI1 collection in DynamoDB Local (57 records, limit 10)', () => {
 
   it('a cursor of another tenant is a 400 naming query.cursor', async () => {
     const cursor = String((await list({}, T2)).next_cursor);
-    const err = await list({ cursor }).then(() => undefined, (e: unknown) => e);
+    const err = await list({ cursor }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isAppError(err) && err.status === 400 && err.code === 'invalid_request' && /^query\.cursor: /.test(err.message)).toBe(true);
   });
 });
@@ -160,7 +163,10 @@ describe('pagedSource: a repository listPage/listAll/count plugged in', () => {
   const repo = {
     listPage: async (req: { limit: number; exclusiveStartKey?: Record<string, unknown>; descending?: boolean }) => {
       const { items, lastEvaluatedKey } = await queryPage(db, tableName, {
-        indexName: 'GSI1', partition: T1, limit: Math.min(req.limit, 4), descending: req.descending,
+        indexName: 'GSI1',
+        partition: T1,
+        limit: Math.min(req.limit, 4),
+        descending: req.descending,
         exclusiveStartKey: req.exclusiveStartKey as Record<string, string> | undefined,
       });
       return { items: items.map(stripKeys), ...(lastEvaluatedKey ? { lastEvaluatedKey } : {}) };
@@ -173,10 +179,14 @@ describe('pagedSource: a repository listPage/listAll/count plugged in', () => {
     keyOf: (r) => ({ PK: `CLIENT#${String(r.id)}`, SK: 'CLIENT', GSI1PK: T1, GSI1SK: String(r.id) }),
     view: ({ client_secret: _secret, type: _type, ...rest }) => rest,
   });
-  const run = (query: Record<string, string>) => listCollection({ spec, source: src, params: parseListParams(spec, query), cursorKey: key });
+  const run = (query: Record<string, string>) =>
+    listCollection({ spec, source: src, params: parseListParams(spec, query), cursorKey: key });
 
   it('walks by cursor in id order, both directions, limit+1 read per page', async () => {
-    for (const [query, expected] of [[{}, allIds], [{ sort: 'created_at:desc' }, [...allIds].reverse()]] as const) {
+    for (const [query, expected] of [
+      [{}, allIds],
+      [{ sort: 'created_at:desc' }, [...allIds].reverse()],
+    ] as const) {
       const seen: unknown[] = [];
       let page = await run({ ...query, limit: '10', total_count: 'true' });
       expect(page.total_count).toBe(57);
@@ -225,7 +235,11 @@ describe('queryPage', () => {
     expect(items.map((i) => i.id)).toEqual(fat.map((c) => c.id));
     expect(reads.queries).toBeGreaterThan(1);
     expect(lastEvaluatedKey).toBeDefined();
-    const rest = await queryPage(db, tableName, { indexName: 'GSI1', partition: 'TENANT#fat#CLIENTS', exclusiveStartKey: lastEvaluatedKey });
+    const rest = await queryPage(db, tableName, {
+      indexName: 'GSI1',
+      partition: 'TENANT#fat#CLIENTS',
+      exclusiveStartKey: lastEvaluatedKey,
+    });
     expect(rest.items).toEqual([]);
     expect(rest.lastEvaluatedKey).toBeUndefined();
   });

@@ -18,7 +18,10 @@ const list = (query: Record<string, string>, source: CollectionSource<Row> = arr
   listCollection({ spec, source, params: parseListParams(spec, query), cursorKey: key });
 
 async function rejects(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   if (!isAppError(e) || e.status !== 400) throw new Error(`expected a 400, got ${String(e)}`);
   return e.message;
 }
@@ -55,7 +58,12 @@ describe('envelope (spec §2.1)', () => {
   });
 
   it('offset beyond the end: no items, has_more false (spec §4.1)', async () => {
-    const queries: Record<string, string>[] = [{ offset: '57' }, { offset: '500' }, { offset: '60', q: '(client_type=spa)' }, { offset: '99', sort: 'client_name' }];
+    const queries: Record<string, string>[] = [
+      { offset: '57' },
+      { offset: '500' },
+      { offset: '60', q: '(client_type=spa)' },
+      { offset: '99', sort: 'client_name' },
+    ];
     for (const query of queries) {
       const page = await list(query);
       expect(page).toMatchObject({ count: 0, items: [], has_more: false, offset: Number(query.offset) });
@@ -109,7 +117,9 @@ describe('sort', () => {
 
 describe('q', () => {
   it('one term: string, boolean, timestamp (a date = its UTC day)', async () => {
-    expect(ids(await list({ q: '(client_type=spa)', limit: '100' }))).toEqual(clients.filter((c) => c.client_type === 'spa').map((c) => c.id));
+    expect(ids(await list({ q: '(client_type=spa)', limit: '100' }))).toEqual(
+      clients.filter((c) => c.client_type === 'spa').map((c) => c.id),
+    );
     expect(ids(await list({ q: '(is_public=false)', limit: '100' }))).toEqual(clients.filter((c) => !c.is_public).map((c) => c.id));
     expect((await list({ q: '(created_at=2025-03-01)', total_count: 'true' })).total_count).toBe(57);
     expect((await list({ q: `(created_at=${String(clients[3]?.created_at)})` })).items).toEqual([clients[3]]);
@@ -123,7 +133,14 @@ describe('q', () => {
   });
 
   it('no match: empty page', async () => {
-    expect(await list({ q: '(client_name="nobody")', total_count: 'true' })).toEqual({ total_count: 0, count: 0, has_more: false, limit: 10, offset: 0, items: [] });
+    expect(await list({ q: '(client_name="nobody")', total_count: 'true' })).toEqual({
+      total_count: 0,
+      count: 0,
+      has_more: false,
+      limit: 10,
+      offset: 0,
+      items: [],
+    });
   });
 });
 
@@ -142,7 +159,10 @@ describe('fields and expand', () => {
   });
 
   it('fields applies after expand: fields=id,resources&expand=all keeps the children', async () => {
-    expect((await list({ fields: 'id,resources', expand: 'all', limit: '1' }, src())).items[0]).toEqual({ id: clients[0]?.id, resources: [{ id: 'r' }] });
+    expect((await list({ fields: 'id,resources', expand: 'all', limit: '1' }, src())).items[0]).toEqual({
+      id: clients[0]?.id,
+      resources: [{ id: 'r' }],
+    });
     expect((await list({ fields: 'id,resources', limit: '1' }, src())).items[0]).toEqual({ id: clients[0]?.id });
   });
 
@@ -216,8 +236,12 @@ describe('cursor', () => {
     expect(await rejects(list({ cursor, q: '(is_public=true)' }))).toMatch(/^query\.cursor: /);
     const other = { ...spec, name: 'resources' };
     const params = parseListParams(spec, { cursor });
-    await expect(listCollection({ spec: other, source: arraySource('TENANT#t1#CLIENTS', clients), params, cursorKey: key })).rejects.toThrow(/query\.cursor/);
-    await expect(listCollection({ spec, source: arraySource('TENANT#t1#CLIENTS', clients), params, cursorKey: randomBytes(32) })).rejects.toThrow(/query\.cursor/);
+    await expect(
+      listCollection({ spec: other, source: arraySource('TENANT#t1#CLIENTS', clients), params, cursorKey: key }),
+    ).rejects.toThrow(/query\.cursor/);
+    await expect(
+      listCollection({ spec, source: arraySource('TENANT#t1#CLIENTS', clients), params, cursorKey: randomBytes(32) }),
+    ).rejects.toThrow(/query\.cursor/);
     // Same query written differently is the same query: sort=created_at:asc is the default.
     expect((await list({ cursor, sort: 'created_at' })).offset).toBe(10);
   });

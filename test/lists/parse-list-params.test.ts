@@ -100,10 +100,13 @@ describe('parseListParams: invalid values (API.md §3)', () => {
     expect(rejection(() => parseListParams(spec, { offset: '10001' })).message).toMatch(/at most 10000.*cursor/);
   });
 
-  it.each(['limit', 'offset', 'q', 'sort', 'fields', 'expand', 'total_count', 'cursor'])('a repeated %s is a 400, never a crash', (param) => {
-    const err = rejection(() => parseListParams(spec, { [param]: '1' }, { [param]: ['1', '2'] }));
-    expect(err.message).toBe(`query.${param}: must be given at most once`);
-  });
+  it.each(['limit', 'offset', 'q', 'sort', 'fields', 'expand', 'total_count', 'cursor'])(
+    'a repeated %s is a 400, never a crash',
+    (param) => {
+      const err = rejection(() => parseListParams(spec, { [param]: '1' }, { [param]: ['1', '2'] }));
+      expect(err.message).toBe(`query.${param}: must be given at most once`);
+    },
+  );
 
   it('tells where the q syntax breaks', () => {
     expect(rejection(() => parseListParams(spec, { q: '(client_type=spa) (is_public=true)' })).message).toBe(
@@ -115,7 +118,14 @@ describe('parseListParams: invalid values (API.md §3)', () => {
 describe('parseListParams: valid values', () => {
   it('defaults (spec §8)', () => {
     expect(parseListParams(spec, null)).toEqual({
-      offset: 0, limit: 10, fields: undefined, expand: false, filter: [], sort: undefined, totalCount: false, cursor: undefined,
+      offset: 0,
+      limit: 10,
+      fields: undefined,
+      expand: false,
+      filter: [],
+      sort: undefined,
+      totalCount: false,
+      cursor: undefined,
     });
   });
 
@@ -131,18 +141,25 @@ describe('parseListParams: valid values', () => {
     ['created_at+desc', [{ attribute: 'created_at', direction: 'desc' }]],
     ['created_at : DESC', [{ attribute: 'created_at', direction: 'desc' }]],
     [' client_name ', [{ attribute: 'client_name', direction: 'asc' }]],
-    ['client_type:asc, client_name:desc,created_at', [
-      { attribute: 'client_type', direction: 'asc' },
-      { attribute: 'client_name', direction: 'desc' },
-      { attribute: 'created_at', direction: 'asc' },
-    ]],
+    [
+      'client_type:asc, client_name:desc,created_at',
+      [
+        { attribute: 'client_type', direction: 'asc' },
+        { attribute: 'client_name', direction: 'desc' },
+        { attribute: 'created_at', direction: 'asc' },
+      ],
+    ],
   ])('sort=%s', (sort, expected) => {
     expect(parseListParams(spec, { sort }).sort).toEqual(expected);
   });
 
   it('empty sort, q, fields and cursor mean "not given"', () => {
     expect(parseListParams(spec, { sort: '', q: ' ', fields: '', cursor: '', expand: '' })).toMatchObject({
-      sort: undefined, filter: [], fields: undefined, cursor: undefined, expand: false,
+      sort: undefined,
+      filter: [],
+      fields: undefined,
+      cursor: undefined,
+      expand: false,
     });
   });
 

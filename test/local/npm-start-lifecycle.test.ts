@@ -26,18 +26,37 @@ const running: Started[] = [];
 async function npmStart(): Promise<Started> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
-  const npm = spawn('npm', ['start'], { cwd: ROOT, env: { ...process.env, PORT: String(port), DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   npm.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   npm.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => npm.once('exit', (code, signal) => res({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    npm.once('exit', (code, signal) => res({ code, signal })),
+  );
   const deadline = Date.now() + 110_000;
   while (!output.includes('listening on')) {
     if (npm.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  const info = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { serverPid: number; dynamodbPid: number; dynamodbEndpoint: string };
-  const started = { npm, port, dataDir, serverPid: info.serverPid, dynamodbPid: info.dynamodbPid, dynamodbPort: Number(new URL(info.dynamodbEndpoint).port), output: () => output, exit };
+  const info = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as {
+    serverPid: number;
+    dynamodbPid: number;
+    dynamodbEndpoint: string;
+  };
+  const started = {
+    npm,
+    port,
+    dataDir,
+    serverPid: info.serverPid,
+    dynamodbPid: info.dynamodbPid,
+    dynamodbPort: Number(new URL(info.dynamodbEndpoint).port),
+    output: () => output,
+    exit,
+  };
   running.push(started);
   return started;
 }

@@ -17,12 +17,17 @@ describe('concurrency (DESIGN.md §3.7: one transaction, links_version / version
   it('20 parallel authorizations of one resource to one client: exactly one 204, the rest 409; counts 1', async () => {
     const a = await fx.createResource(['read']);
     const c = await fx.createClient();
-    const results = await Promise.all(Array.from({ length: 20 }, () => fx.call('POST', `/clients/${c.id}/resources`, { body: { resources: [a.id] } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => fx.call('POST', `/clients/${c.id}/resources`, { body: { resources: [a.id] } })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 204)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     for (const r of results.filter((r) => r.status === 409)) expect(r.body.code).toBe('conflict');
-    expect((await fx.call('GET', `/clients/${c.id}?fields=aggregations`)).body.aggregations).toMatchObject({ resources: 1, permissions: 0 });
+    expect((await fx.call('GET', `/clients/${c.id}?fields=aggregations`)).body.aggregations).toMatchObject({
+      resources: 1,
+      permissions: 0,
+    });
     expect((await fx.call('GET', `/clients/${c.id}/resources?total_count=true`)).body.total_count).toBe(1);
     expect(await resourceClients(a.id)).toBe(1);
   });
@@ -32,13 +37,17 @@ describe('concurrency (DESIGN.md §3.7: one transaction, links_version / version
     const c = await fx.createClient();
     await fx.call('POST', `/clients/${c.id}/resources`, { body: { resources: [a.id] } });
     const same = await Promise.all(
-      Array.from({ length: 10 }, () => fx.call('POST', `/clients/${c.id}/permissions`, { body: { permissions: [{ resource_id: a.id, scopes: [a.scope('s0')] }] } })),
+      Array.from({ length: 10 }, () =>
+        fx.call('POST', `/clients/${c.id}/permissions`, { body: { permissions: [{ resource_id: a.id, scopes: [a.scope('s0')] }] } }),
+      ),
     );
     expect(same.filter((r) => r.status === 204)).toHaveLength(1);
     expect(same.filter((r) => r.status === 409)).toHaveLength(9);
 
     const different = await Promise.all(
-      ['s1', 's2', 's3', 's4', 's5'].map((s) => fx.call('POST', `/clients/${c.id}/permissions`, { body: { permissions: [{ resource_id: a.id, scopes: [a.scope(s)] }] } })),
+      ['s1', 's2', 's3', 's4', 's5'].map((s) =>
+        fx.call('POST', `/clients/${c.id}/permissions`, { body: { permissions: [{ resource_id: a.id, scopes: [a.scope(s)] }] } }),
+      ),
     );
     for (const r of different) expect([204, 409]).toContain(r.status);
     const ok = different.filter((r) => r.status === 204).length;
@@ -86,7 +95,10 @@ describe('concurrency (DESIGN.md §3.7: one transaction, links_version / version
 
   it('a secret change racing a PATCH keeps both', async () => {
     const c = await fx.createClient();
-    const [secret, patch] = await Promise.all([fx.call('POST', `/clients/${c.id}/secret`), fx.call('PATCH', `/clients/${c.id}`, { body: { client_description: 'kept' } })]);
+    const [secret, patch] = await Promise.all([
+      fx.call('POST', `/clients/${c.id}/secret`),
+      fx.call('PATCH', `/clients/${c.id}`, { body: { client_description: 'kept' } }),
+    ]);
     expect(secret.status).toBe(200);
     expect(patch.status).toBe(200);
     const final = (await fx.call('GET', `/clients/${c.id}`)).body;

@@ -8,8 +8,21 @@ beforeAll(async () => {
 afterAll(async () => fx?.stop());
 
 const CLIENT_KEYS = [
-  'aggregations', 'app_metadata', 'client_metadata', 'client_name', 'client_secret_expires_at', 'client_type', 'created_at', 'created_by',
-  'id', 'is_first_party', 'is_global', 'is_public', 'tenant_id', 'updated_at', 'updated_by',
+  'aggregations',
+  'app_metadata',
+  'client_metadata',
+  'client_name',
+  'client_secret_expires_at',
+  'client_type',
+  'created_at',
+  'created_by',
+  'id',
+  'is_first_party',
+  'is_global',
+  'is_public',
+  'tenant_id',
+  'updated_at',
+  'updated_by',
 ].sort();
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -47,7 +60,16 @@ describe('POST /clients (spec §4.3 create)', () => {
       wsfed: {},
     });
     // spec §2.4
-    expect(c.aggregations).toEqual({ id: c.id, client_id: c.id, resources: 0, permissions: 0, created_by: c.created_by, created_at: c.created_at, updated_by: c.updated_by, updated_at: c.updated_at });
+    expect(c.aggregations).toEqual({
+      id: c.id,
+      client_id: c.id,
+      resources: 0,
+      permissions: 0,
+      created_by: c.created_by,
+      created_at: c.created_at,
+      updated_by: c.updated_by,
+      updated_at: c.updated_at,
+    });
   });
 
   it('keeps every given field; nested metadata objects are filled from the defaults', async () => {
@@ -65,7 +87,10 @@ describe('POST /clients (spec §4.3 create)', () => {
         saml: {},
         wsfed: { realm: 'x' },
       },
-      app_metadata: [{ key: 'team', value: 'billing' }, { key: 'empty', value: '' }],
+      app_metadata: [
+        { key: 'team', value: 'billing' },
+        { key: 'empty', value: '' },
+      ],
       is_first_party: true,
       is_global: false,
       tenant_id: DEFAULT_TENANT,
@@ -78,7 +103,10 @@ describe('POST /clients (spec §4.3 create)', () => {
       is_first_party: true,
       is_global: false,
       client_secret_expires_at: expires,
-      app_metadata: [{ key: 'team', value: 'billing' }, { key: 'empty', value: '' }],
+      app_metadata: [
+        { key: 'team', value: 'billing' },
+        { key: 'empty', value: '' },
+      ],
       client_metadata: {
         grant_types: ['authorization_code', 'client_credentials'],
         urls: { redirect_uris: ['https://app.example.com/cb'], custom: { a: 1 } },
@@ -172,7 +200,11 @@ describe('PATCH / PUT /clients/{client_id} (API.md §6: merge)', () => {
       app_metadata: [{ key: 'a', value: '1' }],
     });
     const res = await fx.call('PATCH', `/clients/${c.id}`, {
-      body: { client_name: 'renamed', client_metadata: { grant_types: ['client_credentials'], refresh_token: { expiration_lifetime: 3600 } }, app_metadata: [{ key: 'b', value: '2' }] },
+      body: {
+        client_name: 'renamed',
+        client_metadata: { grant_types: ['client_credentials'], refresh_token: { expiration_lifetime: 3600 } },
+        app_metadata: [{ key: 'b', value: '2' }],
+      },
       token: await fx.svc.managementToken('update:clients'),
     });
     expect(res.status).toBe(200);
@@ -215,12 +247,16 @@ describe('PATCH / PUT /clients/{client_id} (API.md §6: merge)', () => {
     const api = await fx.createResource(['read']);
     const c = await fx.createClient();
     await fx.call('POST', `/clients/${c.id}/resources`, { body: { resources: [api.id] } });
-    const pub = await fx.call('PATCH', `/clients/${c.id}`, { body: { is_public: true, client_metadata: { grant_types: ['authorization_code'] } } });
+    const pub = await fx.call('PATCH', `/clients/${c.id}`, {
+      body: { is_public: true, client_metadata: { grant_types: ['authorization_code'] } },
+    });
     expect(pub.status).toBe(200);
     expect(pub.body.client_secret).toBeUndefined();
     expect((await fx.token(c.id, c.client_secret, api.audience)).status).toBe(401);
 
-    const conf = await fx.call('PATCH', `/clients/${c.id}`, { body: { is_public: false, client_metadata: { grant_types: ['client_credentials'] } } });
+    const conf = await fx.call('PATCH', `/clients/${c.id}`, {
+      body: { is_public: false, client_metadata: { grant_types: ['client_credentials'] } },
+    });
     expect(conf.status).toBe(200);
     expect(conf.headers.get('cache-control')).toBe('no-store');
     expect(conf.body.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -234,11 +270,15 @@ describe('PATCH / PUT /clients/{client_id} (API.md §6: merge)', () => {
     const c = await fx.createClient();
     await fx.call('POST', `/clients/${c.id}/resources`, { body: { resources: [api.id] } });
     const soon = new Date(fx.clock.now().getTime() + 60_000).toISOString();
-    expect((await fx.call('PATCH', `/clients/${c.id}`, { body: { client_secret_expires_at: soon } })).body.client_secret_expires_at).toBe(soon);
+    expect((await fx.call('PATCH', `/clients/${c.id}`, { body: { client_secret_expires_at: soon } })).body.client_secret_expires_at).toBe(
+      soon,
+    );
     expect((await fx.token(c.id, c.client_secret, api.audience)).status).toBe(200);
     fx.clock.advance(60_000); // the service's clock, not a sleep: the secret is now exactly at its expiry
     expect((await fx.token(c.id, c.client_secret, api.audience)).status).toBe(401);
-    expect((await fx.call('PATCH', `/clients/${c.id}`, { body: { client_secret_expires_at: null } })).body.client_secret_expires_at).toBeNull();
+    expect(
+      (await fx.call('PATCH', `/clients/${c.id}`, { body: { client_secret_expires_at: null } })).body.client_secret_expires_at,
+    ).toBeNull();
     expect((await fx.token(c.id, c.client_secret, api.audience)).status).toBe(200);
   });
 

@@ -16,8 +16,10 @@ const resourceCounts = async (id: string) => {
 const aggregations = async (clientId: string) => (await fx.call('GET', `/clients/${clientId}?fields=aggregations`)).body.aggregations;
 const authorize = (clientId: string, resources: string[]) => fx.call('POST', `/clients/${clientId}/resources`, { body: { resources } });
 const revoke = (clientId: string, resources: string[]) => fx.call('DELETE', `/clients/${clientId}/resources`, { body: { resources } });
-const grant = (clientId: string, permissions: { resource_id: string; scopes: string[] }[]) => fx.call('POST', `/clients/${clientId}/permissions`, { body: { permissions } });
-const revokeP = (clientId: string, permissions: { resource_id: string; scopes: string[] }[]) => fx.call('DELETE', `/clients/${clientId}/permissions`, { body: { permissions } });
+const grant = (clientId: string, permissions: { resource_id: string; scopes: string[] }[]) =>
+  fx.call('POST', `/clients/${clientId}/permissions`, { body: { permissions } });
+const revokeP = (clientId: string, permissions: { resource_id: string; scopes: string[] }[]) =>
+  fx.call('DELETE', `/clients/${clientId}/permissions`, { body: { permissions } });
 
 describe('Client Resources: authorize / list / revoke (spec §4.3, API.md §6)', () => {
   it('authorize → 204; the link has spec §2.5 fields; both aggregations count it', async () => {
@@ -30,7 +32,16 @@ describe('Client Resources: authorize / list / revoke (spec §4.3, API.md §6)',
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ count: 1, has_more: false, limit: 10, offset: 0 });
     const link = list.body.items[0];
-    expect(Object.keys(link).sort()).toEqual(['client_id', 'created_at', 'created_by', 'id', 'resource_id', 'tenant_id', 'updated_at', 'updated_by']);
+    expect(Object.keys(link).sort()).toEqual([
+      'client_id',
+      'created_at',
+      'created_by',
+      'id',
+      'resource_id',
+      'tenant_id',
+      'updated_at',
+      'updated_by',
+    ]);
     expect(link).toMatchObject({ client_id: c.id, resource_id: a.id, created_by: fx.svc.clientId });
     expect(await aggregations(c.id)).toMatchObject({ resources: 1, permissions: 0 });
     expect((await resourceCounts(a.id)).clients).toBe(1);
@@ -41,7 +52,11 @@ describe('Client Resources: authorize / list / revoke (spec §4.3, API.md §6)',
     const c = await fx.createClient();
     await authorize(c.id, [a.id]);
     const item = (await fx.call('GET', `/clients/${c.id}/resources?expand=all`)).body.items[0];
-    expect(item.resource_data).toMatchObject({ id: a.id, resource_name: a.resource.resource_name, resource_metadata: { identifier_url: a.audience } });
+    expect(item.resource_data).toMatchObject({
+      id: a.id,
+      resource_name: a.resource.resource_name,
+      resource_metadata: { identifier_url: a.audience },
+    });
     for (const k of ['scope_names', 'scope_holders', 'links_version', 'version']) expect(item.resource_data[k]).toBeUndefined();
     expect(item.resource_data.resource_metadata.signing_secret).toBeUndefined();
     expect((await fx.call('GET', `/clients/${c.id}/resources`)).body.items[0].resource_data).toBeUndefined();
@@ -72,7 +87,14 @@ describe('Client Resources: authorize / list / revoke (spec §4.3, API.md §6)',
     const [a, b] = [await fx.createResource(['x', 'y']), await fx.createResource(['z'])];
     const c = await fx.createClient();
     await authorize(c.id, [a.id, b.id]);
-    expect((await grant(c.id, [{ resource_id: a.id, scopes: [a.scope('x'), a.scope('y')] }, { resource_id: b.id, scopes: [b.scope('z')] }])).status).toBe(204);
+    expect(
+      (
+        await grant(c.id, [
+          { resource_id: a.id, scopes: [a.scope('x'), a.scope('y')] },
+          { resource_id: b.id, scopes: [b.scope('z')] },
+        ])
+      ).status,
+    ).toBe(204);
     expect(await aggregations(c.id)).toMatchObject({ resources: 2, permissions: 3 });
 
     expect((await revoke(c.id, [a.id])).status).toBe(204);
@@ -99,7 +121,17 @@ describe('Client Permissions: grant / list / revoke (spec §4.3, API.md §6)', (
     expect((await grant(c.id, [{ resource_id: a.id, scopes: [a.scope('read')] }])).status).toBe(204);
     const list = await fx.call('GET', `/clients/${c.id}/permissions`);
     expect(list.body.count).toBe(1);
-    expect(Object.keys(list.body.items[0]).sort()).toEqual(['client_id', 'created_at', 'created_by', 'id', 'resource_id', 'scope_id', 'tenant_id', 'updated_at', 'updated_by']);
+    expect(Object.keys(list.body.items[0]).sort()).toEqual([
+      'client_id',
+      'created_at',
+      'created_by',
+      'id',
+      'resource_id',
+      'scope_id',
+      'tenant_id',
+      'updated_at',
+      'updated_by',
+    ]);
     expect(list.body.items[0]).toMatchObject({ client_id: c.id, resource_id: a.id, scope_id: a.scope('read') });
     const expanded = (await fx.call('GET', `/clients/${c.id}/permissions?expand=all`)).body.items[0];
     expect(expanded.resource_data).toMatchObject({ id: a.id });
@@ -212,7 +244,10 @@ describe('cascade on delete (docs/data-model.md §4)', () => {
     const keep = await fx.createClient();
     const c = await fx.createClient();
     for (const id of [keep.id, c.id]) await authorize(id, [a.id, b.id]);
-    await grant(c.id, [{ resource_id: a.id, scopes: [a.scope('x'), a.scope('y')] }, { resource_id: b.id, scopes: [b.scope('z')] }]);
+    await grant(c.id, [
+      { resource_id: a.id, scopes: [a.scope('x'), a.scope('y')] },
+      { resource_id: b.id, scopes: [b.scope('z')] },
+    ]);
     await grant(keep.id, [{ resource_id: a.id, scopes: [a.scope('x')] }]);
     expect(await resourceCounts(a.id)).toEqual({ clients: 2, holders: { [a.scope('x')]: 2, [a.scope('y')]: 1 } });
 

@@ -45,7 +45,13 @@ describe('GET /clients: the envelope, offset/limit, total_count, cursor (spec §
   });
 
   it('total_count=true adds the count; offset/limit slice; an offset past the end gives no items', async () => {
-    expect(await list('total_count=true&offset=3&limit=4')).toMatchObject({ total_count: 12, count: 4, offset: 3, limit: 4, has_more: true });
+    expect(await list('total_count=true&offset=3&limit=4')).toMatchObject({
+      total_count: 12,
+      count: 4,
+      offset: 3,
+      limit: 4,
+      has_more: true,
+    });
     expect(ids((await list('offset=3&limit=4')).items)).toEqual(ids(all).slice(3, 7));
     const end = await list('offset=10&limit=5');
     expect(end).toMatchObject({ count: 2, has_more: false });
@@ -76,7 +82,10 @@ describe('GET /clients: the envelope, offset/limit, total_count, cursor (spec §
 
   it('a tampered cursor, or one replayed with another q, is 400', async () => {
     const { next_cursor } = await list('limit=2');
-    expect((await fx.call('GET', `/clients?cursor=${next_cursor.slice(0, 5)}${next_cursor[5] === 'A' ? 'B' : 'A'}${next_cursor.slice(6)}`)).status).toBe(400);
+    expect(
+      (await fx.call('GET', `/clients?cursor=${next_cursor.slice(0, 5)}${next_cursor[5] === 'A' ? 'B' : 'A'}${next_cursor.slice(6)}`))
+        .status,
+    ).toBe(400);
     expect((await fx.call('GET', `/clients?cursor=${next_cursor}x`)).status).toBe(400);
     expect((await fx.call('GET', `/clients?cursor=${next_cursor}&q=(is_public=true)`)).status).toBe(400);
   });
@@ -104,8 +113,19 @@ describe('GET /clients: the envelope, offset/limit, total_count, cursor (spec §
 
 /** Every attribute `q` and `sort` accept on clients (shared/lists/collections/clients.ts). */
 const SCALARS = [
-  'id', 'tenant_id', 'client_type', 'client_name', 'client_secret_expires_at', 'client_description', 'is_public', 'is_first_party', 'is_global',
-  'created_by', 'created_at', 'updated_by', 'updated_at',
+  'id',
+  'tenant_id',
+  'client_type',
+  'client_name',
+  'client_secret_expires_at',
+  'client_description',
+  'is_public',
+  'is_first_party',
+  'is_global',
+  'created_by',
+  'created_at',
+  'updated_by',
+  'updated_at',
 ];
 
 const quote = (v: unknown) => (typeof v === 'string' ? `"${v}"` : String(v));
@@ -114,7 +134,9 @@ describe('q over each listed attribute (spec §4.1)', () => {
   it.each(SCALARS)('q=(%s=<value of a client>) returns exactly the matching clients', async (attr) => {
     const sample = all.find((c) => c[attr] !== undefined && c[attr] !== null) ?? all[0]!;
     const value = sample[attr];
-    const page = await list(`limit=100&q=${encodeURIComponent(`(${attr}=${value === undefined || value === null ? 'null' : quote(value)})`)}`);
+    const page = await list(
+      `limit=100&q=${encodeURIComponent(`(${attr}=${value === undefined || value === null ? 'null' : quote(value)})`)}`,
+    );
     const expected = all.filter((c) => (value === undefined || value === null ? c[attr] == null : c[attr] === value));
     // Compared as sets: the general path orders by created_at, `all` is in key (id) order, and the
     // Default Client's id is not a UUIDv7 in tests (see the created_at sort below).
@@ -134,7 +156,8 @@ describe('q over each listed attribute (spec §4.1)', () => {
 
 const compare = (a: unknown, b: unknown): number => {
   if (a == null || b == null) return a == null ? (b == null ? 0 : 1) : -1; // missing last ascending
-  if (typeof a === 'string' && typeof b === 'string') return a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0;
+  if (typeof a === 'string' && typeof b === 'string')
+    return a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0;
   return Number(a) - Number(b);
 };
 
@@ -149,7 +172,8 @@ describe('sort over each listed attribute (spec §4.1)', () => {
     const desc = keep((await list(`limit=100&sort=${attr}+desc`)).items);
     expect(asc).toHaveLength(timeKey ? 11 : 12);
     for (let i = 1; i < asc.length; i++) expect(compare(asc[i - 1][attr], asc[i][attr]), `${attr} asc at ${i}`).toBeLessThanOrEqual(0);
-    for (let i = 1; i < desc.length; i++) expect(compare(desc[i - 1][attr], desc[i][attr]), `${attr} desc at ${i}`).toBeGreaterThanOrEqual(-0);
+    for (let i = 1; i < desc.length; i++)
+      expect(compare(desc[i - 1][attr], desc[i][attr]), `${attr} desc at ${i}`).toBeGreaterThanOrEqual(-0);
   });
 
   it('several keys: client_type then client_name descending', async () => {
@@ -223,7 +247,12 @@ describe('GET /clients/{id}/resources and /permissions: every list parameter', (
     expect(one.items.map((l: any) => l.resource_id)).toEqual([resourceIds[5]]);
     expect((await fx.call('GET', `${path}?q=(client_id=${clientId})&total_count=true`)).body.total_count).toBe(12);
     const sorted = (await fx.call('GET', `${path}?sort=resource_id:desc&limit=100&fields=resource_id`)).body.items;
-    expect(sorted).toEqual([...resourceIds].sort().reverse().map((resource_id) => ({ resource_id })));
+    expect(sorted).toEqual(
+      [...resourceIds]
+        .sort()
+        .reverse()
+        .map((resource_id) => ({ resource_id })),
+    );
     const expanded = (await fx.call('GET', `${path}?expand=all&fields=resource_data&limit=1`)).body.items[0];
     expect(Object.keys(expanded)).toEqual(['resource_data']);
     expect((await fx.call('GET', `${path}?q=(resource_data=x)`)).status).toBe(400);
@@ -246,7 +275,12 @@ describe('GET /clients/{id}/resources and /permissions: every list parameter', (
     expect(ofOne.total_count).toBe(3);
     expect((await fx.call('GET', `${path}?q=(scope_id=${scopeIds[7]})`)).body.items.map((p: any) => p.scope_id)).toEqual([scopeIds[7]]);
     const sorted = (await fx.call('GET', `${path}?sort=scope_id:desc&limit=100&fields=scope_id`)).body.items;
-    expect(sorted).toEqual([...scopeIds].sort().reverse().map((scope_id) => ({ scope_id })));
+    expect(sorted).toEqual(
+      [...scopeIds]
+        .sort()
+        .reverse()
+        .map((scope_id) => ({ scope_id })),
+    );
     const expanded = (await fx.call('GET', `${path}?expand=all&limit=3&fields=scope_id,scope_data,resource_data`)).body.items;
     for (const p of expanded) {
       expect(p.scope_data.id).toBe(p.scope_id);

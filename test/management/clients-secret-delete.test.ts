@@ -8,8 +8,21 @@ beforeAll(async () => {
 afterAll(async () => fx?.stop());
 
 const CLIENT_KEYS = [
-  'aggregations', 'app_metadata', 'client_metadata', 'client_name', 'client_secret_expires_at', 'client_type', 'created_at', 'created_by',
-  'id', 'is_first_party', 'is_global', 'is_public', 'tenant_id', 'updated_at', 'updated_by',
+  'aggregations',
+  'app_metadata',
+  'client_metadata',
+  'client_name',
+  'client_secret_expires_at',
+  'client_type',
+  'created_at',
+  'created_by',
+  'id',
+  'is_first_party',
+  'is_global',
+  'is_public',
+  'tenant_id',
+  'updated_at',
+  'updated_by',
 ].sort();
 
 describe('DELETE /clients/{client_id}', () => {
@@ -35,7 +48,12 @@ describe('DELETE /clients/{client_id}', () => {
 
   it('the Default Client stays a global confidential client_credentials client: 403 on PATCHes that would lock the operator out', async () => {
     const other = '019b0000-0000-7000-8000-0000000000bb';
-    for (const body of [{ is_public: true, client_metadata: { grant_types: ['authorization_code'] } }, { is_global: false }, { tenant_id: other }, { client_metadata: { grant_types: ['authorization_code'] } }]) {
+    for (const body of [
+      { is_public: true, client_metadata: { grant_types: ['authorization_code'] } },
+      { is_global: false },
+      { tenant_id: other },
+      { client_metadata: { grant_types: ['authorization_code'] } },
+    ]) {
       const res = await fx.call('PATCH', `/clients/${fx.svc.clientId}`, { body });
       expect(res.status, JSON.stringify(body)).toBe(403);
     }
@@ -62,7 +80,9 @@ describe('POST /clients/{client_id}/secret (spec §4.3 change secret)', () => {
     expect(old.body.error).toBe('invalid_client');
     expect((await fx.token(c.id, res.body.client_secret, api.audience)).status).toBe(200);
     // And a read with read:client_keys now shows the new one.
-    const read = await fx.call('GET', `/clients/${c.id}?fields=client_secret`, { token: await fx.svc.managementToken('read:clients read:client_keys') });
+    const read = await fx.call('GET', `/clients/${c.id}?fields=client_secret`, {
+      token: await fx.svc.managementToken('read:clients read:client_keys'),
+    });
     expect(read.body).toEqual({ client_secret: res.body.client_secret });
   });
 

@@ -42,7 +42,8 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.stop());
 
-const asBound = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => fx.call(method, path, { ...options, token: boundToken });
+const asBound = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
+  fx.call(method, path, { ...options, token: boundToken });
 
 describe('a global caller (the Default Client) picks the tenant (API.md §4)', () => {
   it('creates in another tenant by body tenant_id or by the tenant_id header; global by default', async () => {
@@ -70,7 +71,8 @@ describe('a global caller (the Default Client) picks the tenant (API.md §4)', (
   });
 
   it('moves a client without links to another tenant (counts follow); with links: 409', async () => {
-    const count = async (tenant: string) => (await fx.call('GET', '/clients?total_count=true&limit=1', { headers: { tenant_id: tenant } })).body.total_count;
+    const count = async (tenant: string) =>
+      (await fx.call('GET', '/clients?total_count=true&limit=1', { headers: { tenant_id: tenant } })).body.total_count;
     const c = await fx.createClient();
     const [defaultBefore, bBefore] = [await count(DEFAULT_TENANT), await count(tenantB)];
     const moved = await fx.call('PATCH', `/clients/${c.id}`, { body: { tenant_id: tenantB } });
@@ -134,12 +136,17 @@ describe('a non-global client only sees its own tenant (API.md §4)', () => {
     expect((await asBound('PATCH', `/clients/${res.body.id}`, { body: { client_description: 'mine' } })).status).toBe(200);
   });
 
-  it("sees a global client of its tenant but cannot change it or read its secret", async () => {
+  it('sees a global client of its tenant but cannot change it or read its secret', async () => {
     const g = await fx.createClient({ tenant_id: tenantB, is_global: true });
     const read = await asBound('GET', `/clients/${g.id}`);
     expect(read.status).toBe(200);
     expect(read.body.client_secret).toBeUndefined();
-    for (const [method, suffix, body] of [['PATCH', '', { client_name: 'x' }], ['DELETE', ''], ['POST', '/secret'], ['POST', '/resources', { resources: [UNKNOWN_ID] }]] as const) {
+    for (const [method, suffix, body] of [
+      ['PATCH', '', { client_name: 'x' }],
+      ['DELETE', ''],
+      ['POST', '/secret'],
+      ['POST', '/resources', { resources: [UNKNOWN_ID] }],
+    ] as const) {
       const res = await asBound(method, `/clients/${g.id}${suffix}`, body === undefined ? {} : { body });
       expect(res.status, `${method} ${suffix}`).toBe(403);
     }
@@ -153,8 +160,20 @@ describe('a non-global client only sees its own tenant (API.md §4)', () => {
     const target = (await asBound('POST', '/clients', { body: { client_name: 'worker' } })).body;
     expect((await asBound('POST', `/clients/${target.id}/resources`, { body: { resources: [inDefault.id] } })).status).toBe(404);
     expect((await asBound('POST', `/clients/${target.id}/resources`, { body: { resources: [inB.id] } })).status).toBe(204);
-    expect((await asBound('POST', `/clients/${target.id}/permissions`, { body: { permissions: [{ resource_id: inDefault.id, scopes: [inDefault.scope('read')] }] } })).status).toBe(404);
-    expect((await asBound('POST', `/clients/${target.id}/permissions`, { body: { permissions: [{ resource_id: inB.id, scopes: [inB.scope('read')] }] } })).status).toBe(204);
+    expect(
+      (
+        await asBound('POST', `/clients/${target.id}/permissions`, {
+          body: { permissions: [{ resource_id: inDefault.id, scopes: [inDefault.scope('read')] }] },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await asBound('POST', `/clients/${target.id}/permissions`, {
+          body: { permissions: [{ resource_id: inB.id, scopes: [inB.scope('read')] }] },
+        })
+      ).status,
+    ).toBe(204);
     const token = await fx.token(target.id, target.client_secret, inB.audience);
     expect(token.status).toBe(200);
     expect(fx.scopesOf(token.body.access_token)).toEqual(['read']);

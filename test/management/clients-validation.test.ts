@@ -33,17 +33,53 @@ const CREATE_CASES: [string, unknown, string][] = [
   ['client_secret chosen by the caller', { client_name: 'a', client_secret: 'mine' }, 'body.client_secret'],
   ['client_metadata not an object', { client_name: 'a', client_metadata: 'x' }, 'body.client_metadata'],
   ['client_metadata unknown field', { client_name: 'a', client_metadata: { scopes: [] } }, 'body.client_metadata.scopes'],
-  ['grant_types not an array', { client_name: 'a', client_metadata: { grant_types: 'client_credentials' } }, 'body.client_metadata.grant_types'],
+  [
+    'grant_types not an array',
+    { client_name: 'a', client_metadata: { grant_types: 'client_credentials' } },
+    'body.client_metadata.grant_types',
+  ],
   ['grant_types unknown grant', { client_name: 'a', client_metadata: { grant_types: ['magic'] } }, 'body.client_metadata.grant_types.0'],
   ['urls not an object', { client_name: 'a', client_metadata: { urls: [] } }, 'body.client_metadata.urls'],
-  ['redirect_uris relative', { client_name: 'a', client_metadata: { urls: { redirect_uris: ['/cb'] } } }, 'body.client_metadata.urls.redirect_uris.0'],
-  ['redirect_uris with a fragment', { client_name: 'a', client_metadata: { urls: { redirect_uris: ['https://a.example.com/cb#x'] } } }, 'body.client_metadata.urls.redirect_uris.0'],
-  ['allowed_origins not URLs', { client_name: 'a', client_metadata: { urls: { allowed_origins: [5] } } }, 'body.client_metadata.urls.allowed_origins.0'],
-  ['refresh_token lifetime too short', { client_name: 'a', client_metadata: { refresh_token: { expiration_lifetime: 10 } } }, 'body.client_metadata.refresh_token.expiration_lifetime'],
-  ['refresh_token enabled not boolean', { client_name: 'a', client_metadata: { refresh_token: { expiration_enabled: 'yes' } } }, 'body.client_metadata.refresh_token.expiration_enabled'],
-  ['refresh_token unknown field', { client_name: 'a', client_metadata: { refresh_token: { rotation: true } } }, 'body.client_metadata.refresh_token.rotation'],
-  ['id_token lifetime fractional', { client_name: 'a', client_metadata: { id_token: { expiration_lifetime: 600.5 } } }, 'body.client_metadata.id_token.expiration_lifetime'],
-  ['id_token lifetime too long', { client_name: 'a', client_metadata: { id_token: { expiration_lifetime: 9_999_999 } } }, 'body.client_metadata.id_token.expiration_lifetime'],
+  [
+    'redirect_uris relative',
+    { client_name: 'a', client_metadata: { urls: { redirect_uris: ['/cb'] } } },
+    'body.client_metadata.urls.redirect_uris.0',
+  ],
+  [
+    'redirect_uris with a fragment',
+    { client_name: 'a', client_metadata: { urls: { redirect_uris: ['https://a.example.com/cb#x'] } } },
+    'body.client_metadata.urls.redirect_uris.0',
+  ],
+  [
+    'allowed_origins not URLs',
+    { client_name: 'a', client_metadata: { urls: { allowed_origins: [5] } } },
+    'body.client_metadata.urls.allowed_origins.0',
+  ],
+  [
+    'refresh_token lifetime too short',
+    { client_name: 'a', client_metadata: { refresh_token: { expiration_lifetime: 10 } } },
+    'body.client_metadata.refresh_token.expiration_lifetime',
+  ],
+  [
+    'refresh_token enabled not boolean',
+    { client_name: 'a', client_metadata: { refresh_token: { expiration_enabled: 'yes' } } },
+    'body.client_metadata.refresh_token.expiration_enabled',
+  ],
+  [
+    'refresh_token unknown field',
+    { client_name: 'a', client_metadata: { refresh_token: { rotation: true } } },
+    'body.client_metadata.refresh_token.rotation',
+  ],
+  [
+    'id_token lifetime fractional',
+    { client_name: 'a', client_metadata: { id_token: { expiration_lifetime: 600.5 } } },
+    'body.client_metadata.id_token.expiration_lifetime',
+  ],
+  [
+    'id_token lifetime too long',
+    { client_name: 'a', client_metadata: { id_token: { expiration_lifetime: 9_999_999 } } },
+    'body.client_metadata.id_token.expiration_lifetime',
+  ],
   ['oauth not an object', { client_name: 'a', client_metadata: { oauth: [] } }, 'body.client_metadata.oauth'],
   ['saml too big', { client_name: 'a', client_metadata: { saml: { x: 'y'.repeat(9000) } } }, 'body.client_metadata.saml'],
   ['wsfed not an object', { client_name: 'a', client_metadata: { wsfed: 'x' } }, 'body.client_metadata.wsfed'],
@@ -53,15 +89,49 @@ const CREATE_CASES: [string, unknown, string][] = [
   ['app_metadata value not a string', { client_name: 'a', app_metadata: [{ key: 'a', value: 1 }] }, 'body.app_metadata.0.value'],
   ['app_metadata value too long', { client_name: 'a', app_metadata: [{ key: 'a', value: 'x'.repeat(1025) }] }, 'body.app_metadata.0.value'],
   ['app_metadata extra field', { client_name: 'a', app_metadata: [{ key: 'a', value: 'b', type: 's' }] }, 'body.app_metadata.0.type'],
-  ['app_metadata duplicate keys', { client_name: 'a', app_metadata: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] }, 'body.app_metadata'],
-  ['app_metadata too many entries', { client_name: 'a', app_metadata: Array.from({ length: 51 }, (_, i) => ({ key: `k${i}`, value: '' })) }, 'body.app_metadata'],
+  [
+    'app_metadata duplicate keys',
+    {
+      client_name: 'a',
+      app_metadata: [
+        { key: 'a', value: '1' },
+        { key: 'a', value: '2' },
+      ],
+    },
+    'body.app_metadata',
+  ],
+  [
+    'app_metadata too many entries',
+    { client_name: 'a', app_metadata: Array.from({ length: 51 }, (_, i) => ({ key: `k${i}`, value: '' })) },
+    'body.app_metadata',
+  ],
   ['client_secret_expires_at not a timestamp', { client_name: 'a', client_secret_expires_at: 'tomorrow' }, 'body.client_secret_expires_at'],
-  ['client_secret_expires_at without a zone', { client_name: 'a', client_secret_expires_at: '2099-01-01T00:00:00' }, 'body.client_secret_expires_at'],
-  ['client_secret_expires_at on a day that does not exist', { client_name: 'a', client_secret_expires_at: '2099-02-31T00:00:00Z' }, 'body.client_secret_expires_at'],
-  ['client_secret_expires_at on Feb 29 of a common year', { client_name: 'a', client_secret_expires_at: '2099-02-29T00:00:00Z' }, 'body.client_secret_expires_at'],
+  [
+    'client_secret_expires_at without a zone',
+    { client_name: 'a', client_secret_expires_at: '2099-01-01T00:00:00' },
+    'body.client_secret_expires_at',
+  ],
+  [
+    'client_secret_expires_at on a day that does not exist',
+    { client_name: 'a', client_secret_expires_at: '2099-02-31T00:00:00Z' },
+    'body.client_secret_expires_at',
+  ],
+  [
+    'client_secret_expires_at on Feb 29 of a common year',
+    { client_name: 'a', client_secret_expires_at: '2099-02-29T00:00:00Z' },
+    'body.client_secret_expires_at',
+  ],
   ['client_secret_expires_at in the past', { client_name: 'a', client_secret_expires_at: past }, 'body.client_secret_expires_at'],
-  ['client_secret_expires_at on a public client', { client_name: 'a', is_public: true, client_secret_expires_at: '2099-01-01T00:00:00Z' }, 'body.client_secret_expires_at'],
-  ['a public client with client_credentials', { client_name: 'a', is_public: true, client_metadata: { grant_types: ['client_credentials'] } }, 'body.client_metadata.grant_types'],
+  [
+    'client_secret_expires_at on a public client',
+    { client_name: 'a', is_public: true, client_secret_expires_at: '2099-01-01T00:00:00Z' },
+    'body.client_secret_expires_at',
+  ],
+  [
+    'a public client with client_credentials',
+    { client_name: 'a', is_public: true, client_metadata: { grant_types: ['client_credentials'] } },
+    'body.client_metadata.grant_types',
+  ],
   ['a JSON array as body', [], 'body'],
 ];
 
@@ -101,10 +171,22 @@ const UNSTORABLE_CASES: [string, string, string][] = [
   ['a number beyond 2^53 in saml', '{"client_name":"a","client_metadata":{"saml":{"n":1e20}}}', 'body.client_metadata.saml'],
   ['1e999 (Infinity) in wsfed', '{"client_name":"a","client_metadata":{"wsfed":{"n":1e999}}}', 'body.client_metadata.wsfed'],
   ['a number below 1e-130 in an urls member', '{"client_name":"a","client_metadata":{"urls":{"n":[1e-300]}}}', 'body.client_metadata.urls'],
-  ['31 levels of nesting in oauth', JSON.stringify({ client_name: 'a', client_metadata: { oauth: nested(31) } }), 'body.client_metadata.oauth'],
+  [
+    '31 levels of nesting in oauth',
+    JSON.stringify({ client_name: 'a', client_metadata: { oauth: nested(31) } }),
+    'body.client_metadata.oauth',
+  ],
   // Found by the schema-derived fuzzing: a lone surrogate cannot be written as UTF-8, DynamoDB failed the map key.
-  ['a lone surrogate as a member name in wsfed', '{"client_name":"a","client_metadata":{"wsfed":{"\\udfff":{}}}}', 'body.client_metadata.wsfed'],
-  ['a lone surrogate in a member name nested in urls', '{"client_name":"a","client_metadata":{"urls":{"x":{"a\\ud800b":1}}}}', 'body.client_metadata.urls'],
+  [
+    'a lone surrogate as a member name in wsfed',
+    '{"client_name":"a","client_metadata":{"wsfed":{"\\udfff":{}}}}',
+    'body.client_metadata.wsfed',
+  ],
+  [
+    'a lone surrogate in a member name nested in urls',
+    '{"client_name":"a","client_metadata":{"urls":{"x":{"a\\ud800b":1}}}}',
+    'body.client_metadata.urls',
+  ],
 ];
 
 describe('client_metadata DynamoDB cannot store is a 400, not a 500', () => {
@@ -171,7 +253,9 @@ describe('PATCH /clients/{id}: 400 per invalid field, nothing changed', () => {
   });
 
   it('a public client cannot get client_credentials added', async () => {
-    const res = await fx.call('PATCH', `/clients/${publicClient.id}`, { body: { client_metadata: { grant_types: ['client_credentials'] } } });
+    const res = await fx.call('PATCH', `/clients/${publicClient.id}`, {
+      body: { client_metadata: { grant_types: ['client_credentials'] } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^body\.client_metadata\.grant_types: /);
   });
@@ -191,11 +275,21 @@ const LINK_CASES: [string, string, unknown, string][] = [
   ['permissions', 'resource_id not a UUID', { permissions: [{ resource_id: 'x', scopes: [uuid(2)] }] }, 'body.permissions.0.resource_id'],
   ['permissions', 'scopes empty', { permissions: [{ resource_id: uuid(1), scopes: [] }] }, 'body.permissions.0.scopes'],
   ['permissions', 'a scope id not a UUID', { permissions: [{ resource_id: uuid(1), scopes: ['read'] }] }, 'body.permissions.0.scopes.0'],
-  ['permissions', 'an unknown field in an entry', { permissions: [{ resource_id: uuid(1), scopes: [uuid(2)], scope: 'x' }] }, 'body.permissions.0.scope'],
+  [
+    'permissions',
+    'an unknown field in an entry',
+    { permissions: [{ resource_id: uuid(1), scopes: [uuid(2)], scope: 'x' }] },
+    'body.permissions.0.scope',
+  ],
   [
     'permissions',
     'more than 50 scope ids in all',
-    { permissions: [{ resource_id: uuid(1), scopes: Array.from({ length: 30 }, (_, i) => uuid(i)) }, { resource_id: uuid(2), scopes: Array.from({ length: 21 }, (_, i) => uuid(i)) }] },
+    {
+      permissions: [
+        { resource_id: uuid(1), scopes: Array.from({ length: 30 }, (_, i) => uuid(i)) },
+        { resource_id: uuid(2), scopes: Array.from({ length: 21 }, (_, i) => uuid(i)) },
+      ],
+    },
     'body.permissions',
   ],
 ];
@@ -240,7 +334,9 @@ describe('401 without or with a bad token, 403 without the scope (API.md §4)', 
     expect(bad.status).toBe(401);
 
     // A valid token of every OTHER management scope is still refused.
-    const others = ['read:clients', 'create:clients', 'update:clients', 'delete:clients', 'update:client_keys', 'read:client_keys'].filter((s) => s !== scope);
+    const others = ['read:clients', 'create:clients', 'update:clients', 'delete:clients', 'update:client_keys', 'read:client_keys'].filter(
+      (s) => s !== scope,
+    );
     const wrong = await fx.call(method, path, { ...opts, token: await fx.svc.managementToken(others.join(' ')) });
     expect(wrong.status).toBe(403);
     expect(wrong.body.code).toBe('insufficient_scope');

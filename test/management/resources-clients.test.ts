@@ -9,7 +9,8 @@ beforeAll(async () => {
 afterAll(async () => fx?.stop());
 
 const clientsPath = (rid: string) => `/resources/${rid}/clients`;
-const linkedIds = async (rid: string) => ((await fx.call('GET', `${clientsPath(rid)}?limit=100`)).body.items as any[]).map((l) => l.client_id).sort();
+const linkedIds = async (rid: string) =>
+  ((await fx.call('GET', `${clientsPath(rid)}?limit=100`)).body.items as any[]).map((l) => l.client_id).sort();
 
 describe('POST /resources/{id}/clients {clients: [...]}', () => {
   it('204; the links list with authorized: true; both ends count them (spec §2.4)', async () => {
@@ -64,7 +65,10 @@ describe('POST /resources/{id}/clients {clients: [...]}', () => {
   it('50 clients in one call are fine (API.md §6 maximum)', async () => {
     const r = await fx.createResource();
     const clients = await Promise.all(Array.from({ length: 50 }, () => fx.createClient()));
-    await fx.authorize(r.id, clients.map((c) => c.id));
+    await fx.authorize(
+      r.id,
+      clients.map((c) => c.id),
+    );
     expect((await fx.getResource(r.id)).aggregations.clients).toBe(50);
     expect((await fx.call('GET', `${clientsPath(r.id)}?total_count=true&limit=1`)).body.total_count).toBe(50);
   });
@@ -81,7 +85,7 @@ describe('POST /resources/{id}/clients {clients: [...]}', () => {
 });
 
 describe('DELETE /resources/{id}/clients {clients: [...]}', () => {
-  it('204; removes the links, the clients\' permissions on the resource and every count; tokens refused at once', async () => {
+  it("204; removes the links, the clients' permissions on the resource and every count; tokens refused at once", async () => {
     const r = await fx.createResource();
     const other = await fx.createResource();
     const s = await fx.createScope(r.id, 'read');
@@ -121,7 +125,7 @@ describe('DELETE /resources/{id}/clients {clients: [...]}', () => {
 });
 
 describe('DELETE /resources/{id} cascade (docs/data-model.md §4)', () => {
-  it('removes scopes, links and permissions, fixes every client\'s counts; its audience stops issuing tokens', async () => {
+  it("removes scopes, links and permissions, fixes every client's counts; its audience stops issuing tokens", async () => {
     const r = await fx.createResource();
     const keep = await fx.createResource();
     const s1 = await fx.createScope(r.id, 'a');

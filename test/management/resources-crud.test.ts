@@ -14,7 +14,12 @@ describe('POST /resources (spec §4.3 "Create a resource")', () => {
   it('201 with every field of spec §2.7, defaults filled, spec §2.4 aggregations, no storage fields', async () => {
     const audience = fx.audience();
     const res = await fx.call('POST', '/resources', {
-      body: { resource_type: 'api', resource_name: 'Billing API', resource_description: 'Invoices', resource_metadata: { identifier_url: audience } },
+      body: {
+        resource_type: 'api',
+        resource_name: 'Billing API',
+        resource_description: 'Invoices',
+        resource_metadata: { identifier_url: audience },
+      },
     });
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -51,15 +56,28 @@ describe('POST /resources (spec §4.3 "Create a resource")', () => {
       updated_date: expect.stringMatching(ISO_MS),
     });
     // No children without expand (API.md §3), no storage fields.
-    for (const k of ['scopes', 'clients', 'scope_names', 'scope_holders', 'links_version', 'version', 'PK', 'type']) expect(r).not.toHaveProperty(k);
+    for (const k of ['scopes', 'clients', 'scope_names', 'scope_holders', 'links_version', 'version', 'PK', 'type'])
+      expect(r).not.toHaveProperty(k);
   });
 
   it('accepts every resource_metadata member and app_metadata', async () => {
     const r = await fx.createResource({
       app_metadata: [{ key: 'team', value: 'billing' }],
-      resource_metadata: { signing_algorithm: 'RS256', token_lifetime: 600, rbac_enabled: true, scopes_added: true, skip_consent_for_first_party: false },
+      resource_metadata: {
+        signing_algorithm: 'RS256',
+        token_lifetime: 600,
+        rbac_enabled: true,
+        scopes_added: true,
+        skip_consent_for_first_party: false,
+      },
     });
-    expect(r.resource_metadata).toMatchObject({ signing_algorithm: 'RS256', token_lifetime: 600, rbac_enabled: true, scopes_added: true, skip_consent_for_first_party: false });
+    expect(r.resource_metadata).toMatchObject({
+      signing_algorithm: 'RS256',
+      token_lifetime: 600,
+      rbac_enabled: true,
+      scopes_added: true,
+      skip_consent_for_first_party: false,
+    });
     expect(r.app_metadata).toEqual([{ key: 'team', value: 'billing' }]);
   });
 
@@ -70,7 +88,9 @@ describe('POST /resources (spec §4.3 "Create a resource")', () => {
   });
 
   it('honours fields and expand on create', async () => {
-    const res = await fx.call('POST', '/resources?fields=id,resource_name,scopes&expand=all', { body: { resource_type: 'api', resource_name: 'Shaped' } });
+    const res = await fx.call('POST', '/resources?fields=id,resource_name,scopes&expand=all', {
+      body: { resource_type: 'api', resource_name: 'Shaped' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(String), resource_name: 'Shaped', scopes: [] });
   });
@@ -78,7 +98,9 @@ describe('POST /resources (spec §4.3 "Create a resource")', () => {
   it('identifier_url is unique per tenant: 409 conflict', async () => {
     const audience = fx.audience();
     await fx.createResource({ resource_metadata: { identifier_url: audience } });
-    const res = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'Dup', resource_metadata: { identifier_url: audience } } });
+    const res = await fx.call('POST', '/resources', {
+      body: { resource_type: 'api', resource_name: 'Dup', resource_metadata: { identifier_url: audience } },
+    });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ code: 'conflict', message: expect.stringContaining(audience) });
   });
@@ -87,7 +109,9 @@ describe('POST /resources (spec §4.3 "Create a resource")', () => {
     const audience = fx.audience();
     const replies = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: `Race ${i}`, resource_metadata: { identifier_url: audience } } }),
+        fx.call('POST', '/resources', {
+          body: { resource_type: 'api', resource_name: `Race ${i}`, resource_metadata: { identifier_url: audience } },
+        }),
       ),
     );
     expect(replies.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
@@ -116,7 +140,9 @@ describe('GET /resources/{id} (spec §4.3 "Get a resource")', () => {
     expect(got).toEqual({ ...r, aggregations: { ...r.aggregations, scopes: 1 } });
     expect(await fx.getResource(r.id, '?fields=id,resource_name')).toEqual({ id: r.id, resource_name: 'Readable' });
     const expanded = await fx.getResource(r.id, '?expand=all');
-    expect(expanded.scopes).toEqual([expect.objectContaining({ resource_id: r.id, scope_name: 'read:things', scope_description: 'Read things' })]);
+    expect(expanded.scopes).toEqual([
+      expect.objectContaining({ resource_id: r.id, scope_name: 'read:things', scope_description: 'Read things' }),
+    ]);
     expect(expanded.clients).toEqual([]);
     // fields naming a child without expand: allowed, the child is absent (docs/lists.md §4)
     expect(await fx.getResource(r.id, '?fields=id,scopes')).toEqual({ id: r.id });
@@ -137,8 +163,14 @@ describe('GET /resources/{id} (spec §4.3 "Get a resource")', () => {
 
 describe('PATCH / PUT /resources/{id} (spec §4.3 "Modify a resource"; API.md §6 merge)', () => {
   it('merges: a field left out keeps its value, nested metadata too; updated_date moves, created_date stays', async () => {
-    const r = await fx.createResource({ resource_description: 'before', app_metadata: [{ key: 'a', value: '1' }], resource_metadata: { token_lifetime: 900 } });
-    const res = await fx.call('PATCH', `/resources/${r.id}`, { body: { resource_name: 'Renamed', resource_metadata: { rbac_enabled: true } } });
+    const r = await fx.createResource({
+      resource_description: 'before',
+      app_metadata: [{ key: 'a', value: '1' }],
+      resource_metadata: { token_lifetime: 900 },
+    });
+    const res = await fx.call('PATCH', `/resources/${r.id}`, {
+      body: { resource_name: 'Renamed', resource_metadata: { rbac_enabled: true } },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       resource_name: 'Renamed',
@@ -161,7 +193,9 @@ describe('PATCH / PUT /resources/{id} (spec §4.3 "Modify a resource"; API.md §
 
   it('app_metadata is replaced whole; "" clears the description', async () => {
     const r = await fx.createResource({ resource_description: 'x', app_metadata: [{ key: 'a', value: '1' }] });
-    const res = await fx.call('PATCH', `/resources/${r.id}`, { body: { resource_description: '', app_metadata: [{ key: 'b', value: '2' }] } });
+    const res = await fx.call('PATCH', `/resources/${r.id}`, {
+      body: { resource_description: '', app_metadata: [{ key: 'b', value: '2' }] },
+    });
     expect(res.body).toMatchObject({ resource_description: '', app_metadata: [{ key: 'b', value: '2' }] });
   });
 
@@ -171,7 +205,9 @@ describe('PATCH / PUT /resources/{id} (spec §4.3 "Modify a resource"; API.md §
     const next = fx.audience();
     const moved = await fx.call('PATCH', `/resources/${a.id}`, { body: { resource_metadata: { identifier_url: next } } });
     expect(moved.body.resource_metadata.identifier_url).toBe(next);
-    const taken = await fx.call('PATCH', `/resources/${b.id}`, { body: { resource_name: 'lost', resource_metadata: { identifier_url: next } } });
+    const taken = await fx.call('PATCH', `/resources/${b.id}`, {
+      body: { resource_name: 'lost', resource_metadata: { identifier_url: next } },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.code).toBe('conflict');
     expect((await fx.getResource(b.id)).resource_name).toBe(b.resource_name);
@@ -234,7 +270,10 @@ describe('DELETE /resources/{id} (API.md §6)', () => {
 
 describe('around the operations', () => {
   it('single-tenant mode ignores the tenant_id header (API.md §4)', async () => {
-    const made = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'h' }, headers: { tenant_id: UNKNOWN_ID } });
+    const made = await fx.call('POST', '/resources', {
+      body: { resource_type: 'api', resource_name: 'h' },
+      headers: { tenant_id: UNKNOWN_ID },
+    });
     expect(made.status).toBe(201);
     expect(made.body.tenant_id).toBe(DEFAULT_TENANT_ID);
     expect((await fx.call('GET', '/resources', { headers: { tenant_id: UNKNOWN_ID } })).body.count).toBeGreaterThan(0);

@@ -101,10 +101,23 @@ describe('GET /resources', () => {
   it('sort on each scalar attribute, with paging on the general path', async () => {
     const base = `/resources?${q(`(resource_type=${TYPE})`)}`;
     const byName = [...resources].sort((a, b) => a.resource_name.toLowerCase().localeCompare(b.resource_name.toLowerCase()));
-    await expectPaging(`${base}&sort=resource_name`, '&', byName.map((r) => r.id));
+    await expectPaging(
+      `${base}&sort=resource_name`,
+      '&',
+      byName.map((r) => r.id),
+    );
     expect(ids(await get(`${base}&sort=resource_name:desc`))).toEqual(byName.map((r) => r.id).reverse());
     expect(ids(await get(`${base}&sort=resource_name+desc`))).toEqual(byName.map((r) => r.id).reverse());
-    for (const attr of ['id', 'tenant_id', 'resource_type', 'resource_description', 'created_by', 'created_date', 'updated_by', 'updated_date']) {
+    for (const attr of [
+      'id',
+      'tenant_id',
+      'resource_type',
+      'resource_description',
+      'created_by',
+      'created_date',
+      'updated_by',
+      'updated_date',
+    ]) {
       expect((await get(`${base}&sort=${attr}:desc`)).count, attr).toBe(5);
     }
     // missing values sort last ascending (docs/lists.md §3)
@@ -116,7 +129,10 @@ describe('GET /resources', () => {
     const expanded = await get(`/resources?${q(`(id=${scoped.id})`)}&expand=all`);
     const linkList = await get(`/resources/${scoped.id}/clients?expand=all&limit=100`);
     expect(expanded.items[0].clients).toEqual(linkList.items);
-    expect(expanded.items[0].clients[0].client_data).toMatchObject({ id: expanded.items[0].clients[0].client_id, client_name: expect.any(String) });
+    expect(expanded.items[0].clients[0].client_data).toMatchObject({
+      id: expanded.items[0].clients[0].client_id,
+      client_name: expect.any(String),
+    });
     expect(expanded.items[0].clients[0].client_data).not.toHaveProperty('client_secret');
     const one = await get(`/resources/${scoped.id}?expand=all`);
     expect(one.clients).toEqual(linkList.items);
@@ -167,21 +183,40 @@ describe('GET /resources/{id}/scopes', () => {
       updated_by: fx.svc.clientId,
       updated_at: expect.any(String),
     });
-    await expectPaging(path(), '?', scopes.map((s) => s.id));
+    await expectPaging(
+      path(),
+      '?',
+      scopes.map((s) => s.id),
+    );
   });
 
   it('q and sort on each attribute, fields', async () => {
     const s = scopes[1]!;
-    for (const term of [`(id=${s.id})`, '(scope_name=read:a)', '(scope_description="about read:a")', `(created_at=${s.created_at})`, `(updated_at=${s.updated_at})`]) {
+    for (const term of [
+      `(id=${s.id})`,
+      '(scope_name=read:a)',
+      '(scope_description="about read:a")',
+      `(created_at=${s.created_at})`,
+      `(updated_at=${s.updated_at})`,
+    ]) {
       expect(ids(await get(`${path()}?${q(term)}`)), term).toEqual([s.id]);
     }
-    for (const term of [`(resource_id=${scoped.id})`, `(tenant_id=${scoped.tenant_id})`, `(created_by=${fx.svc.clientId})`, `(updated_by=${fx.svc.clientId})`]) {
+    for (const term of [
+      `(resource_id=${scoped.id})`,
+      `(tenant_id=${scoped.tenant_id})`,
+      `(created_by=${fx.svc.clientId})`,
+      `(updated_by=${fx.svc.clientId})`,
+    ]) {
       expect((await get(`${path()}?${q(term)}`)).count, term).toBe(4);
     }
     const names = (b: any) => (b.items as any[]).map((i) => i.scope_name);
     expect(names(await get(`${path()}?sort=scope_name`))).toEqual(['admin', 'delete:c', 'read:a', 'write:b']);
     expect(names(await get(`${path()}?sort=scope_name:desc&limit=2`))).toEqual(['write:b', 'read:a']);
-    await expectPaging(`${path()}?sort=scope_name`, '&', [3, 2, 1, 0].map((i) => scopes[i]!.id));
+    await expectPaging(
+      `${path()}?sort=scope_name`,
+      '&',
+      [3, 2, 1, 0].map((i) => scopes[i]!.id),
+    );
     for (const attr of ['id', 'tenant_id', 'resource_id', 'scope_description', 'created_by', 'created_at', 'updated_by', 'updated_at']) {
       expect((await get(`${path()}?sort=${attr}:desc`)).count, attr).toBe(4);
     }
@@ -213,10 +248,21 @@ describe('GET /resources/{id}/clients', () => {
   it('q and sort on each attribute; fields; expand=all adds client_data (without the secret)', async () => {
     const all = (await get(path())).items as any[];
     const link = all[3];
-    for (const term of [`(id=${link.id})`, `(client_id=${link.client_id})`, `(created_at=${link.created_at})`, `(updated_at=${link.updated_at})`]) {
+    for (const term of [
+      `(id=${link.id})`,
+      `(client_id=${link.client_id})`,
+      `(created_at=${link.created_at})`,
+      `(updated_at=${link.updated_at})`,
+    ]) {
       expect(ids(await get(`${path()}?${q(term)}`)), term).toEqual([link.id]);
     }
-    for (const term of ['(authorized=true)', `(resource_id=${scoped.id})`, `(tenant_id=${scoped.tenant_id})`, `(created_by=${fx.svc.clientId})`, `(updated_by=${fx.svc.clientId})`]) {
+    for (const term of [
+      '(authorized=true)',
+      `(resource_id=${scoped.id})`,
+      `(tenant_id=${scoped.tenant_id})`,
+      `(created_by=${fx.svc.clientId})`,
+      `(updated_by=${fx.svc.clientId})`,
+    ]) {
       expect((await get(`${path()}?${q(term)}`)).count, term).toBe(5);
     }
     expect((await get(`${path()}?${q('(authorized=false)')}`)).count).toBe(0);
@@ -228,10 +274,17 @@ describe('GET /resources/{id}/clients', () => {
     expect((await get(`${path()}?fields=client_id&limit=1`)).items).toEqual([{ client_id: clientIds[0] }]);
     const expanded = await get(`${path()}?expand=all&limit=2`);
     const data = expanded.items[0].client_data;
-    expect(data).toMatchObject({ id: clientIds[0], client_name: expect.any(String), is_global: true, aggregations: { client_id: clientIds[0], resources: 1 } });
+    expect(data).toMatchObject({
+      id: clientIds[0],
+      client_name: expect.any(String),
+      is_global: true,
+      aggregations: { client_id: clientIds[0], resources: 1 },
+    });
     expect(data).not.toHaveProperty('client_secret');
     expect(data).not.toHaveProperty('secret_hash');
     expect((await get(`${path()}?limit=1`)).items[0]).not.toHaveProperty('client_data');
-    expect((await get(`${path()}?expand=all&fields=client_data&limit=1`)).items[0]).toEqual({ client_data: expect.objectContaining({ id: clientIds[0] }) });
+    expect((await get(`${path()}?expand=all&fields=client_data&limit=1`)).items[0]).toEqual({
+      client_data: expect.objectContaining({ id: clientIds[0] }),
+    });
   });
 });

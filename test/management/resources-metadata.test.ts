@@ -15,7 +15,11 @@ describe('signing_secret is write-only unless read:client_keys (API.md §6)', ()
     const withoutKeys = await fx.svc.managementToken('create:resources read:resources update:resources');
     const created = await fx.call('POST', '/resources', {
       token: withoutKeys,
-      body: { resource_type: 'api', resource_name: 'HS', resource_metadata: { identifier_url: fx.audience(), signing_algorithm: 'HS256', signing_secret: SECRET } },
+      body: {
+        resource_type: 'api',
+        resource_name: 'HS',
+        resource_metadata: { identifier_url: fx.audience(), signing_algorithm: 'HS256', signing_secret: SECRET },
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.resource_metadata).not.toHaveProperty('signing_secret');
@@ -42,17 +46,23 @@ describe('signing_secret is write-only unless read:client_keys (API.md §6)', ()
   });
 
   it('HS256 needs a secret (400); other algorithms take none (400); switching back to HS256 reuses the kept one', async () => {
-    const noSecret = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'x', resource_metadata: { signing_algorithm: 'HS256' } } });
+    const noSecret = await fx.call('POST', '/resources', {
+      body: { resource_type: 'api', resource_name: 'x', resource_metadata: { signing_algorithm: 'HS256' } },
+    });
     expect(noSecret.status).toBe(400);
     expect(noSecret.body.message).toMatch(/^body\.resource_metadata\.signing_secret: is required/);
-    const wrongAlg = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'x', resource_metadata: { signing_secret: SECRET } } });
+    const wrongAlg = await fx.call('POST', '/resources', {
+      body: { resource_type: 'api', resource_name: 'x', resource_metadata: { signing_secret: SECRET } },
+    });
     expect(wrongAlg.status).toBe(400);
     expect(wrongAlg.body.message).toMatch(/^body\.resource_metadata\.signing_secret: is only used/);
 
     const es = await fx.createResource();
     const toHs = await fx.call('PATCH', `/resources/${es.id}`, { body: { resource_metadata: { signing_algorithm: 'HS256' } } });
     expect(toHs.status).toBe(400);
-    const hs = await fx.call('PATCH', `/resources/${es.id}`, { body: { resource_metadata: { signing_algorithm: 'HS256', signing_secret: SECRET } } });
+    const hs = await fx.call('PATCH', `/resources/${es.id}`, {
+      body: { resource_metadata: { signing_algorithm: 'HS256', signing_secret: SECRET } },
+    });
     expect(hs.body.resource_metadata).toMatchObject({ signing_algorithm: 'HS256', signing_secret: SECRET });
     const back = await fx.call('PATCH', `/resources/${es.id}`, { body: { resource_metadata: { signing_algorithm: 'ES256' } } });
     expect(back.body.resource_metadata.signing_algorithm).toBe('ES256');
@@ -72,7 +82,9 @@ describe('the management API resource (API.md §4)', () => {
     expect(del.body.code).toBe('forbidden');
     const move = await fx.call('PATCH', `/resources/${sys.id}`, { body: { resource_metadata: { identifier_url: fx.audience() } } });
     expect(move.status).toBe(403);
-    const hs = await fx.call('PATCH', `/resources/${sys.id}`, { body: { resource_metadata: { signing_algorithm: 'HS256', signing_secret: SECRET } } });
+    const hs = await fx.call('PATCH', `/resources/${sys.id}`, {
+      body: { resource_metadata: { signing_algorithm: 'HS256', signing_secret: SECRET } },
+    });
     expect(hs.status).toBe(403);
     const ok = await fx.call('PATCH', `/resources/${sys.id}`, { body: { resource_description: 'Managed here' } });
     expect(ok.status).toBe(200);

@@ -49,7 +49,9 @@ describe('POST /resources/{id}/scopes', () => {
 
   it('10 parallel creates of one scope_name: exactly one 201, the rest 409, counted once', async () => {
     const r = await fx.createResource();
-    const replies = await Promise.all(Array.from({ length: 10 }, () => fx.call('POST', scopesPath(r.id), { body: { scope_name: 'race' } })));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => fx.call('POST', scopesPath(r.id), { body: { scope_name: 'race' } })),
+    );
     expect(replies.map((x) => x.status).sort()).toEqual([201, ...Array(9).fill(409)]);
     expect((await fx.getResource(r.id)).aggregations.scopes).toBe(1);
     expect((await fx.call('GET', scopesPath(r.id))).body.count).toBe(1);
@@ -107,7 +109,9 @@ describe('scopes per resource are capped at MAX_SCOPES_PER_RESOURCE', () => {
         ExpressionAttributeValues: { ':n': MAX_SCOPES_PER_RESOURCE - 2 },
       }),
     );
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => fx.call('POST', scopesPath(r.id), { body: { scope_name: `p${i}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => fx.call('POST', scopesPath(r.id), { body: { scope_name: `p${i}` } })),
+    );
     expect(results.map((x) => x.status).sort()).toEqual([201, 201, 409, 409, 409, 409]);
     expect((await fx.getResource(r.id)).aggregations.scopes).toBe(MAX_SCOPES_PER_RESOURCE);
   });
@@ -189,7 +193,7 @@ describe('DELETE /resources/{id}/scopes/{scope_id}', () => {
     await fx.createScope(r.id, 'gone'); // its name is free again
   });
 
-  it('cascade: the scope leaves every client permission, the clients\' counts, and tokens at once', async () => {
+  it("cascade: the scope leaves every client permission, the clients' counts, and tokens at once", async () => {
     const r = await fx.createResource();
     const read = await fx.createScope(r.id, 'read');
     const write = await fx.createScope(r.id, 'write');
@@ -199,7 +203,12 @@ describe('DELETE /resources/{id}/scopes/{scope_id}', () => {
     await fx.grant(c1.id, r.id, [read.id, write.id]);
     await fx.grant(c2.id, r.id, [write.id]);
     const audience = r.resource_metadata.identifier_url;
-    expect(fx.claimsOf((await fx.token(c1.id, c1.secret, audience)).body.access_token).scope.split(' ').sort()).toEqual(['read', 'write']);
+    expect(
+      fx
+        .claimsOf((await fx.token(c1.id, c1.secret, audience)).body.access_token)
+        .scope.split(' ')
+        .sort(),
+    ).toEqual(['read', 'write']);
 
     expect((await fx.call('DELETE', `${scopesPath(r.id)}/${write.id}`)).status).toBe(204);
     expect((await fx.permissionsOf(c1.id)).map((p) => p.scope_id)).toEqual([read.id]);
@@ -214,7 +223,7 @@ describe('DELETE /resources/{id}/scopes/{scope_id}', () => {
     expect(refused.body.error).toBe('invalid_scope');
   });
 
-  it('the management API\'s scopes cannot be removed or renamed (403, API.md §4); 403 without update:resources', async () => {
+  it("the management API's scopes cannot be removed or renamed (403, API.md §4); 403 without update:resources", async () => {
     const sys = await fx.systemResource();
     const scopes = (await fx.call('GET', `${scopesPath(sys.id)}?${'q=' + encodeURIComponent('(scope_name=read:clients)')}`)).body.items;
     expect(scopes).toHaveLength(1);

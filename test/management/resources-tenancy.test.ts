@@ -20,11 +20,15 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.stop());
 
-const asB = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => fx.call(method, path, { ...options, token: admin.token });
+const asB = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
+  fx.call(method, path, { ...options, token: admin.token });
 
 describe('a global caller (the Default Client) chooses the tenant with the tenant_id header', () => {
-  it('creates and lists in the header\'s tenant; without it, the default tenant; reads any tenant by id', async () => {
-    const made = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'B by header' }, headers: { tenant_id: tenantB } });
+  it("creates and lists in the header's tenant; without it, the default tenant; reads any tenant by id", async () => {
+    const made = await fx.call('POST', '/resources', {
+      body: { resource_type: 'api', resource_name: 'B by header' },
+      headers: { tenant_id: tenantB },
+    });
     expect(made.status).toBe(201);
     expect(made.body.tenant_id).toBe(tenantB);
     const inB = (await fx.call('GET', '/resources?limit=100', { headers: { tenant_id: tenantB } })).body.items as any[];
@@ -39,14 +43,23 @@ describe('a global caller (the Default Client) chooses the tenant with the tenan
   it('identifier_url is unique per tenant: the same one may exist in two tenants', async () => {
     const audience = fx.audience();
     await fx.createResource({ resource_metadata: { identifier_url: audience } });
-    const inB = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'same id', resource_metadata: { identifier_url: audience } }, headers: { tenant_id: tenantB } });
+    const inB = await fx.call('POST', '/resources', {
+      body: { resource_type: 'api', resource_name: 'same id', resource_metadata: { identifier_url: audience } },
+      headers: { tenant_id: tenantB },
+    });
     expect(inB.status).toBe(201);
-    const again = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'dup', resource_metadata: { identifier_url: audience } }, headers: { tenant_id: tenantB } });
+    const again = await fx.call('POST', '/resources', {
+      body: { resource_type: 'api', resource_name: 'dup', resource_metadata: { identifier_url: audience } },
+      headers: { tenant_id: tenantB },
+    });
     expect(again.status).toBe(409);
   });
 
   it('an unknown tenant in the header is 404 on create; a malformed one is 400', async () => {
-    const res = await fx.call('POST', '/resources', { body: { resource_type: 'api', resource_name: 'x' }, headers: { tenant_id: UNKNOWN_ID } });
+    const res = await fx.call('POST', '/resources', {
+      body: { resource_type: 'api', resource_name: 'x' },
+      headers: { tenant_id: UNKNOWN_ID },
+    });
     expect(res.status).toBe(404);
     expect((await fx.call('GET', '/resources', { headers: { tenant_id: 'nope' } })).body.message).toMatch(/^header\.tenant_id: /);
   });
@@ -87,7 +100,10 @@ describe('a non-global client sees only its own tenant (others are 404)', () => 
     const res = await asB('GET', '/resources', { headers: { tenant_id: DEFAULT_TENANT_ID } });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('forbidden');
-    expect((await asB('POST', '/resources', { body: { resource_type: 'api', resource_name: 'x' }, headers: { tenant_id: DEFAULT_TENANT_ID } })).status).toBe(403);
+    expect(
+      (await asB('POST', '/resources', { body: { resource_type: 'api', resource_name: 'x' }, headers: { tenant_id: DEFAULT_TENANT_ID } }))
+        .status,
+    ).toBe(403);
     expect((await asB('GET', '/resources', { headers: { tenant_id: tenantB } })).status).toBe(200);
   });
 
@@ -104,7 +120,7 @@ describe('a non-global client sees only its own tenant (others are 404)', () => 
     expect((await asB('DELETE', `/resources/${id}`)).status).toBe(204);
   });
 
-  it('authorizes its own tenant\'s clients; another tenant\'s client is 404 and nothing changes', async () => {
+  it("authorizes its own tenant's clients; another tenant's client is 404 and nothing changes", async () => {
     const mine = (await asB('POST', '/resources', { body: { resource_type: 'api', resource_name: 'links' } })).body;
     const own = await fx.createClient({ tenant_id: tenantB, is_global: false });
     const stranger = await fx.createClient({ is_global: false });
@@ -113,7 +129,14 @@ describe('a non-global client sees only its own tenant (others are 404)', () => 
     expect((await asB('GET', `/resources/${mine.id}/clients`)).body.count).toBe(0);
     expect((await asB('POST', `/resources/${mine.id}/clients`, { body: { clients: [own.id] } })).status).toBe(204);
     const list = await asB('GET', `/resources/${mine.id}/clients?expand=all`);
-    expect(list.body.items).toEqual([expect.objectContaining({ client_id: own.id, tenant_id: tenantB, authorized: true, client_data: expect.objectContaining({ id: own.id }) })]);
+    expect(list.body.items).toEqual([
+      expect.objectContaining({
+        client_id: own.id,
+        tenant_id: tenantB,
+        authorized: true,
+        client_data: expect.objectContaining({ id: own.id }),
+      }),
+    ]);
     expect((await asB('DELETE', `/resources/${mine.id}/clients`, { body: { clients: [stranger.id] } })).status).toBe(404);
   });
 

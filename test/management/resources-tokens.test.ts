@@ -39,7 +39,9 @@ describe('signing_algorithm (API.md §5.1)', () => {
     const read = await fx.createScope(r.id, 'read');
     await fx.createScope(r.id, 'write');
     await fx.authorize(r.id, [fx.svc.clientId]);
-    const granted = await fx.call('POST', `/clients/${fx.svc.clientId}/permissions`, { body: { permissions: [{ resource_id: r.id, scopes: [read.id] }] } });
+    const granted = await fx.call('POST', `/clients/${fx.svc.clientId}/permissions`, {
+      body: { permissions: [{ resource_id: r.id, scopes: [read.id] }] },
+    });
     expect(granted.status).toBe(204);
     const audience = r.resource_metadata.identifier_url as string;
     const token = await issue(audience, 'read');
@@ -67,7 +69,12 @@ describe('signing_algorithm (API.md §5.1)', () => {
   it('RS256: the token verifies against /.well-known/jwks.json', async () => {
     const { audience } = await resourceForDefaultClient({ signing_algorithm: 'RS256' });
     const token = await issue(audience);
-    const { payload, protectedHeader } = await jwtVerify(token.access_token, jwks, { algorithms: ['RS256'], issuer: fx.svc.url, audience, typ: 'at+jwt' });
+    const { payload, protectedHeader } = await jwtVerify(token.access_token, jwks, {
+      algorithms: ['RS256'],
+      issuer: fx.svc.url,
+      audience,
+      typ: 'at+jwt',
+    });
     expect(protectedHeader.kid).toEqual(expect.any(String));
     expect(payload.scope).toBe('read write');
   });

@@ -40,8 +40,16 @@ const createCases: [string, () => unknown, string][] = [
   ['identifier_url too long', () => meta({ identifier_url: `https://a.example/${long(1000)}` }), 'body.resource_metadata.identifier_url'],
   ['signing_algorithm unknown', () => meta({ signing_algorithm: 'none' }), 'body.resource_metadata.signing_algorithm'],
   ['signing_algorithm lower case', () => meta({ signing_algorithm: 'es256' }), 'body.resource_metadata.signing_algorithm'],
-  ['signing_secret under 32 bytes', () => meta({ signing_algorithm: 'HS256', signing_secret: long(31) }), 'body.resource_metadata.signing_secret'],
-  ['signing_secret not a string', () => meta({ signing_algorithm: 'HS256', signing_secret: 12345 }), 'body.resource_metadata.signing_secret'],
+  [
+    'signing_secret under 32 bytes',
+    () => meta({ signing_algorithm: 'HS256', signing_secret: long(31) }),
+    'body.resource_metadata.signing_secret',
+  ],
+  [
+    'signing_secret not a string',
+    () => meta({ signing_algorithm: 'HS256', signing_secret: 12345 }),
+    'body.resource_metadata.signing_secret',
+  ],
   ['signing_secret missing for HS256', () => meta({ signing_algorithm: 'HS256' }), 'body.resource_metadata.signing_secret'],
   ['signing_secret with ES256', () => meta({ signing_secret: long(40) }), 'body.resource_metadata.signing_secret'],
   ['token_lifetime below 60', () => meta({ token_lifetime: 59 }), 'body.resource_metadata.token_lifetime'],
@@ -50,14 +58,32 @@ const createCases: [string, () => unknown, string][] = [
   ['token_lifetime a string', () => meta({ token_lifetime: '3600' }), 'body.resource_metadata.token_lifetime'],
   ['rbac_enabled not boolean', () => meta({ rbac_enabled: 'true' }), 'body.resource_metadata.rbac_enabled'],
   ['scopes_added not boolean', () => meta({ scopes_added: 1 }), 'body.resource_metadata.scopes_added'],
-  ['skip_consent_for_first_party not boolean', () => meta({ skip_consent_for_first_party: null }), 'body.resource_metadata.skip_consent_for_first_party'],
+  [
+    'skip_consent_for_first_party not boolean',
+    () => meta({ skip_consent_for_first_party: null }),
+    'body.resource_metadata.skip_consent_for_first_party',
+  ],
   ['is_system set by a caller', () => meta({ is_system: true }), 'body.resource_metadata.is_system'],
   ['is_system not boolean', () => meta({ is_system: 'no' }), 'body.resource_metadata.is_system'],
   ['app_metadata not an array', () => ({ ...base(), app_metadata: { a: 'b' } }), 'body.app_metadata'],
   ['app_metadata entry without key', () => ({ ...base(), app_metadata: [{ value: 'b' }] }), 'body.app_metadata.0.key'],
   ['app_metadata value not a string', () => ({ ...base(), app_metadata: [{ key: 'a', value: 1 }] }), 'body.app_metadata.0.value'],
-  ['app_metadata duplicate keys', () => ({ ...base(), app_metadata: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] }), 'body.app_metadata'],
-  ['app_metadata over 50 entries', () => ({ ...base(), app_metadata: Array.from({ length: 51 }, (_, i) => ({ key: `k${i}`, value: 'v' })) }), 'body.app_metadata'],
+  [
+    'app_metadata duplicate keys',
+    () => ({
+      ...base(),
+      app_metadata: [
+        { key: 'a', value: '1' },
+        { key: 'a', value: '2' },
+      ],
+    }),
+    'body.app_metadata',
+  ],
+  [
+    'app_metadata over 50 entries',
+    () => ({ ...base(), app_metadata: Array.from({ length: 51 }, (_, i) => ({ key: `k${i}`, value: 'v' })) }),
+    'body.app_metadata',
+  ],
 ];
 
 describe('POST /resources: 400 per invalid field', () => {

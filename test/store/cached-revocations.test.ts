@@ -57,7 +57,7 @@ describe('revocations are bound to the verifier and the client (API.md §8)', ()
     expect(await table.isRevoked(ref('j', 'victim', 'key:kid-1'))).toBe(true);
   });
 
-  it('a jti already revoked under a verifier as another client\'s token is not taken over (conflict), and nothing changes', async () => {
+  it("a jti already revoked under a verifier as another client's token is not taken over (conflict), and nothing changes", async () => {
     const { db, tableName } = await createTestTable('revocations-conflict');
     const table = revocationsRepository(db, tableName, () => new Date());
     const exp = new Date(Date.now() + 60_000);
@@ -68,11 +68,16 @@ describe('revocations are bound to the verifier and the client (API.md §8)', ()
     expect(await table.revoke(ref('j', 'owner', 'resource:t1:https://r.example/'), exp)).toBe('revoked'); // idempotent
   });
 
-  it('an entry of the unbound format (before this release) still revokes its client\'s token, and only that', async () => {
+  it("an entry of the unbound format (before this release) still revokes its client's token, and only that", async () => {
     const { db, tableName } = await createTestTable('revocations-legacy');
     const table = revocationsRepository(db, tableName, () => new Date());
     const ttl = Math.floor(Date.now() / 1000) + 60;
-    await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.revokedTokenUnbound('old'), type: 'RevokedToken', schema_version: 1, client_id: 'c', ttl } }));
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.revokedTokenUnbound('old'), type: 'RevokedToken', schema_version: 1, client_id: 'c', ttl },
+      }),
+    );
     expect(await table.isRevoked(ref('old', 'c'))).toBe(true);
     expect(await table.isRevoked(ref('old', 'someone-else'))).toBe(false);
     // The cached feed (the introspection path's BatchGetItem) reads it too.

@@ -10,7 +10,8 @@ const UNKNOWN = '019b0000-0000-7000-8000-000000000000';
 const OTHER_TENANT = '019b0000-0000-7000-8000-00000000e001';
 
 const client = (extra: Record<string, unknown> = {}) => f.clients.create({ tenant_id: f.tenantId, client_name: 'c', ...extra }, ACTOR);
-const resources = (n: number, tenant = f.tenantId) => Promise.all(Array.from({ length: n }, () => f.resources.create(newResource(tenant), ACTOR, [{ scope_name: 's' }])));
+const resources = (n: number, tenant = f.tenantId) =>
+  Promise.all(Array.from({ length: n }, () => f.resources.create(newResource(tenant), ACTOR, [{ scope_name: 's' }])));
 
 describe('client-resource links', () => {
   it('authorize creates links with counts on both ends; both mirror reads see them', async () => {
@@ -40,7 +41,13 @@ describe('client-resource links', () => {
     const c = await client();
     const rs = await resources(5);
     await f.links.authorize(c.id, [rs[2]!.id], ACTOR);
-    await expect(f.links.authorize(c.id, rs.map((r) => r.id), ACTOR)).rejects.toMatchObject({ status: 409, message: expect.stringContaining(rs[2]!.id) });
+    await expect(
+      f.links.authorize(
+        c.id,
+        rs.map((r) => r.id),
+        ACTOR,
+      ),
+    ).rejects.toMatchObject({ status: 409, message: expect.stringContaining(rs[2]!.id) });
     expect((await f.links.listForClient(c.id)).map((l) => l.resource_id)).toEqual([rs[2]!.id]);
     expect((await f.clients.get(c.id))?.aggregations.resources).toBe(1);
   });
@@ -56,14 +63,24 @@ describe('client-resource links', () => {
 
   it('authorize on an unknown client is 404', async () => {
     const [r] = await resources(1);
-    await expect(f.links.authorize(UNKNOWN, [r!.id], ACTOR)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('Client') });
+    await expect(f.links.authorize(UNKNOWN, [r!.id], ACTOR)).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining('Client'),
+    });
   });
 
   it('revoke removes the links and the client’s permissions on them, fixing all counts', async () => {
     const c = await client();
     const [r1, r2] = await resources(2);
     await f.links.authorize(c.id, [r1!.id, r2!.id], ACTOR);
-    await f.permissions.grant(c.id, [{ resource_id: r1!.id, scopes: Object.keys(r1!.scope_names) }, { resource_id: r2!.id, scopes: Object.keys(r2!.scope_names) }], ACTOR);
+    await f.permissions.grant(
+      c.id,
+      [
+        { resource_id: r1!.id, scopes: Object.keys(r1!.scope_names) },
+        { resource_id: r2!.id, scopes: Object.keys(r2!.scope_names) },
+      ],
+      ACTOR,
+    );
     await f.links.revoke(c.id, [r1!.id]);
     const g = await f.clients.getClientWithGrants(c.id);
     expect(g?.resources).toEqual(new Set([r2!.id]));
@@ -86,11 +103,18 @@ describe('client-resource links', () => {
   it('50 resources in one call (101 items: chunked in order) are all linked with exact counts', async () => {
     const c = await client();
     const rs = await resources(50);
-    await f.links.authorize(c.id, rs.map((r) => r.id), ACTOR);
+    await f.links.authorize(
+      c.id,
+      rs.map((r) => r.id),
+      ACTOR,
+    );
     expect((await f.clients.get(c.id))?.aggregations.resources).toBe(50);
     expect(await f.links.listForClient(c.id)).toHaveLength(50);
     for (const r of rs.slice(0, 3)) expect((await f.resources.get(r.id))?.aggregations.clients).toBe(1);
-    await f.links.revoke(c.id, rs.map((r) => r.id));
+    await f.links.revoke(
+      c.id,
+      rs.map((r) => r.id),
+    );
     expect((await f.clients.get(c.id))?.aggregations.resources).toBe(0);
   });
 
@@ -98,7 +122,10 @@ describe('client-resource links', () => {
     const [r] = await resources(1);
     const c1 = await client();
     const c2 = await client({ is_global: false, tenant_id: OTHER_TENANT });
-    await expect(f.links.authorizeClients(r!.id, [c1.id, c2.id], ACTOR)).rejects.toMatchObject({ status: 404, message: expect.stringContaining(c2.id) });
+    await expect(f.links.authorizeClients(r!.id, [c1.id, c2.id], ACTOR)).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining(c2.id),
+    });
     expect((await f.resources.get(r!.id))?.aggregations.clients).toBe(0);
     const c3 = await client();
     await f.links.authorizeClients(r!.id, [c1.id, c3.id], ACTOR);
@@ -119,8 +146,16 @@ describe('client-resource links', () => {
   it('deleting a client removes its links and permissions and fixes the resources’ counts', async () => {
     const c = await client();
     const rs = await resources(3);
-    await f.links.authorize(c.id, rs.map((r) => r.id), ACTOR);
-    await f.permissions.grant(c.id, rs.map((r) => ({ resource_id: r.id, scopes: Object.keys(r.scope_names) })), ACTOR);
+    await f.links.authorize(
+      c.id,
+      rs.map((r) => r.id),
+      ACTOR,
+    );
+    await f.permissions.grant(
+      c.id,
+      rs.map((r) => ({ resource_id: r.id, scopes: Object.keys(r.scope_names) })),
+      ACTOR,
+    );
     const before = await f.clients.count(f.tenantId);
     await f.clients.delete(c.id);
     expect(await f.clients.getClientWithGrants(c.id)).toBeUndefined();
@@ -135,7 +170,13 @@ describe('client-resource links', () => {
 
   it('deleting a client with more than 100 items goes in ordered chunks and leaves nothing behind', async () => {
     const c = await client();
-    const [big] = await Promise.all([f.resources.create(newResource(f.tenantId), ACTOR, Array.from({ length: 48 }, (_, i) => ({ scope_name: `s${i}` })))]);
+    const [big] = await Promise.all([
+      f.resources.create(
+        newResource(f.tenantId),
+        ACTOR,
+        Array.from({ length: 48 }, (_, i) => ({ scope_name: `s${i}` })),
+      ),
+    ]);
     const small = await resources(30);
     await f.links.authorize(c.id, [big!.id, ...small.map((r) => r.id)], ACTOR);
     await f.permissions.grant(c.id, [{ resource_id: big!.id, scopes: Object.keys(big!.scope_names) }], ACTOR);

@@ -10,7 +10,11 @@ const UNKNOWN = '019b0000-0000-7000-8000-000000000000';
 
 async function linked(scopes = ['a', 'b', 'c']) {
   const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'c' }, ACTOR);
-  const r = await f.resources.create(newResource(f.tenantId), ACTOR, scopes.map((scope_name) => ({ scope_name })));
+  const r = await f.resources.create(
+    newResource(f.tenantId),
+    ACTOR,
+    scopes.map((scope_name) => ({ scope_name })),
+  );
   await f.links.authorize(c.id, [r.id], ACTOR);
   return { c, r, s: Object.keys(r.scope_names) };
 }
@@ -29,7 +33,9 @@ describe('client permissions', () => {
   it('a resource not authorized to the client is 409 (API.md §6)', async () => {
     const { c } = await linked();
     const other = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'x' }]);
-    await expect(f.permissions.grant(c.id, [{ resource_id: other.id, scopes: Object.keys(other.scope_names) }], ACTOR)).rejects.toMatchObject({
+    await expect(
+      f.permissions.grant(c.id, [{ resource_id: other.id, scopes: Object.keys(other.scope_names) }], ACTOR),
+    ).rejects.toMatchObject({
       status: 409,
       message: expect.stringContaining('not authorized'),
     });
@@ -72,7 +78,10 @@ describe('client permissions', () => {
   it('revoke removes permissions and counts; a missing one is 404 and nothing is removed', async () => {
     const { c, r, s } = await linked();
     await f.permissions.grant(c.id, [{ resource_id: r.id, scopes: [s[0]!, s[1]!] }], ACTOR);
-    await expect(f.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [s[0]!, s[2]!] }])).rejects.toMatchObject({ status: 404, message: expect.stringContaining(s[2]!) });
+    await expect(f.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [s[0]!, s[2]!] }])).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining(s[2]!),
+    });
     expect(await f.permissions.listForClient(c.id)).toHaveLength(2);
     await f.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [s[0]!] }]);
     expect((await f.permissions.listForClient(c.id)).map((p) => p.scope_id)).toEqual([s[1]]);
@@ -82,7 +91,14 @@ describe('client permissions', () => {
 
   it('duplicate pairs in one body are granted once', async () => {
     const { c, r, s } = await linked();
-    await f.permissions.grant(c.id, [{ resource_id: r.id, scopes: [s[0]!, s[0]!] }, { resource_id: r.id, scopes: [s[0]!] }], ACTOR);
+    await f.permissions.grant(
+      c.id,
+      [
+        { resource_id: r.id, scopes: [s[0]!, s[0]!] },
+        { resource_id: r.id, scopes: [s[0]!] },
+      ],
+      ACTOR,
+    );
     expect((await f.clients.get(c.id))?.aggregations.permissions).toBe(1);
   });
 });

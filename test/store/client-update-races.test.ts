@@ -10,7 +10,12 @@ describe('client update races (docs/data-model.md §1)', () => {
   it('a tenant move that races a resource authorization loses with 409: no client of tenant B is linked into tenant A', async () => {
     const client = await f.clients.create({ tenant_id: f.tenantId, client_name: 'mover' }, ACTOR);
     const resource = await f.resources.create(
-      { tenant_id: f.tenantId, resource_type: 'api', resource_name: 'r', resource_metadata: { identifier_url: 'https://race.example/api' } },
+      {
+        tenant_id: f.tenantId,
+        resource_type: 'api',
+        resource_name: 'r',
+        resource_metadata: { identifier_url: 'https://race.example/api' },
+      },
       ACTOR,
     );
     const tenantB = '019b0000-0000-7000-8000-00000000bbbb';
@@ -27,7 +32,7 @@ describe('client update races (docs/data-model.md §1)', () => {
     expect(await f.clients.get(client.id)).toMatchObject({ tenant_id: f.tenantId, aggregations: { resources: 1 } });
   });
 
-  it('the caller\'s rules run again on the record actually written after a lost race', async () => {
+  it("the caller's rules run again on the record actually written after a lost race", async () => {
     const client = await f.clients.create({ tenant_id: f.tenantId, client_name: 'rules' }, ACTOR);
     const seen: string[] = [];
     let attempts = 0;

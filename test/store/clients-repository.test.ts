@@ -60,7 +60,12 @@ describe('clients repository', () => {
 
   it('PATCH merges nested objects, keeps left-out fields and bumps the version (API.md §6)', async () => {
     const c = await f.clients.create(
-      { tenant_id: f.tenantId, client_name: 'Merge', client_description: 'd', client_metadata: { urls: { redirect_uris: ['https://a/cb'] } } },
+      {
+        tenant_id: f.tenantId,
+        client_name: 'Merge',
+        client_description: 'd',
+        client_metadata: { urls: { redirect_uris: ['https://a/cb'] } },
+      },
       ACTOR,
     );
     f.setNow(new Date('2026-01-15T11:00:00.000Z'));
@@ -68,18 +73,29 @@ describe('clients repository', () => {
     expect(u.client_metadata.grant_types).toEqual(['client_credentials']);
     expect(u.client_metadata.urls).toEqual({ redirect_uris: ['https://a/cb'] });
     expect(u.client_description).toBe('d');
-    expect(u).toMatchObject({ is_first_party: true, version: 2, updated_by: 'editor', updated_at: '2026-01-15T11:00:00.000Z', created_at: c.created_at });
+    expect(u).toMatchObject({
+      is_first_party: true,
+      version: 2,
+      updated_by: 'editor',
+      updated_at: '2026-01-15T11:00:00.000Z',
+      created_at: c.created_at,
+    });
     expect(await f.clients.get(c.id)).toEqual(u);
   });
 
   it('PATCH of an unknown client is 404', async () => {
-    await expect(f.clients.update('019b0000-0000-7000-8000-000000000000', { client_name: 'x' }, ACTOR)).rejects.toMatchObject({ status: 404 });
+    await expect(f.clients.update('019b0000-0000-7000-8000-000000000000', { client_name: 'x' }, ACTOR)).rejects.toMatchObject({
+      status: 404,
+    });
   });
 
   it('PATCH with a stale expectedVersion is 409 (If-Match) and changes nothing', async () => {
     const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'Stale' }, ACTOR);
     await f.clients.update(c.id, { client_name: 'Fresh' }, ACTOR);
-    await expect(f.clients.update(c.id, { client_name: 'Lost' }, ACTOR, { expectedVersion: 1 })).rejects.toMatchObject({ status: 409, code: 'conflict' });
+    await expect(f.clients.update(c.id, { client_name: 'Lost' }, ACTOR, { expectedVersion: 1 })).rejects.toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
     expect((await f.clients.get(c.id))?.client_name).toBe('Fresh');
   });
 

@@ -54,7 +54,9 @@ describe('concurrency (DESIGN.md §3.7)', () => {
   it('parallel PATCHes of different fields of one client: none is lost (re-read and re-merge)', async () => {
     const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'patch' }, ACTOR);
     const n = 10;
-    const { ok, statuses } = await outcomes(Array.from({ length: n }, (_, i) => f.clients.update(c.id, { client_metadata: { oauth: { [`k${i}`]: i } } }, ACTOR)));
+    const { ok, statuses } = await outcomes(
+      Array.from({ length: n }, (_, i) => f.clients.update(c.id, { client_metadata: { oauth: { [`k${i}`]: i } } }, ACTOR)),
+    );
     expect(statuses).toEqual([]);
     expect(ok).toBe(n);
     const after = await f.clients.get(c.id);
@@ -73,7 +75,10 @@ describe('concurrency (DESIGN.md §3.7)', () => {
     const after = await f.clients.get(c.id);
     expect(after?.aggregations.resources).toBe(4);
     expect(after?.version).toBe(5);
-    await expectConsistent([c.id], rs.map((r) => r.id));
+    await expectConsistent(
+      [c.id],
+      rs.map((r) => r.id),
+    );
   });
 
   it('parallel creates of one identifier_url: one success, the rest 409, one count', async () => {
@@ -97,8 +102,14 @@ describe('concurrency (DESIGN.md §3.7)', () => {
 
   it('parallel grants, revokes and authorizations on one client keep every count equal to its items', async () => {
     const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'storm' }, ACTOR);
-    const rs = await Promise.all(Array.from({ length: 3 }, () => f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'a' }, { scope_name: 'b' }])));
-    await f.links.authorize(c.id, rs.map((r) => r.id), ACTOR);
+    const rs = await Promise.all(
+      Array.from({ length: 3 }, () => f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'a' }, { scope_name: 'b' }])),
+    );
+    await f.links.authorize(
+      c.id,
+      rs.map((r) => r.id),
+      ACTOR,
+    );
     const ops = rs.flatMap((r) => {
       const [a, b] = Object.keys(r.scope_names);
       return [
@@ -110,13 +121,18 @@ describe('concurrency (DESIGN.md §3.7)', () => {
     ops.push(f.links.revoke(c.id, [rs[0]!.id]));
     const { statuses } = await outcomes(ops);
     expect(statuses.every((s) => s === 409 || s === 404)).toBe(true);
-    await expectConsistent([c.id], rs.map((r) => r.id));
+    await expectConsistent(
+      [c.id],
+      rs.map((r) => r.id),
+    );
   });
 
   it('a scope delete racing with grants of that scope leaves no permission on a deleted scope', async () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'doomed' }]);
     const [scopeId] = Object.keys(r.scope_names);
-    const clients = await Promise.all(Array.from({ length: 4 }, (_, i) => f.clients.create({ tenant_id: f.tenantId, client_name: `g${i}` }, ACTOR)));
+    const clients = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => f.clients.create({ tenant_id: f.tenantId, client_name: `g${i}` }, ACTOR)),
+    );
     for (const c of clients) await f.links.authorize(c.id, [r.id], ACTOR);
     const { statuses } = await outcomes([
       ...clients.map((c) => f.permissions.grant(c.id, [{ resource_id: r.id, scopes: [scopeId!] }], ACTOR)),
@@ -125,19 +141,27 @@ describe('concurrency (DESIGN.md §3.7)', () => {
     expect(statuses.every((s) => s === 400 || s === 409)).toBe(true);
     if (await f.scopes.get(r.id, scopeId!)) return; // the delete lost every race: nothing to check
     expect(await queryGsi2(f.db, f.tableName, keys.scopeHolders(scopeId!))).toEqual([]);
-    await expectConsistent(clients.map((c) => c.id), [r.id]);
+    await expectConsistent(
+      clients.map((c) => c.id),
+      [r.id],
+    );
   });
 
   it('a client delete racing with authorizations and grants leaves no orphan and exact resource counts', async () => {
     const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'doomed' }, ACTOR);
-    const rs = await Promise.all(Array.from({ length: 4 }, () => f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 's' }])));
+    const rs = await Promise.all(
+      Array.from({ length: 4 }, () => f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 's' }])),
+    );
     await f.links.authorize(c.id, [rs[0]!.id], ACTOR);
     await outcomes([
       ...rs.slice(1).map((r) => f.links.authorize(c.id, [r.id], ACTOR)),
       f.permissions.grant(c.id, [{ resource_id: rs[0]!.id, scopes: Object.keys(rs[0]!.scope_names) }], ACTOR),
       f.clients.delete(c.id),
     ]);
-    await expectConsistent([c.id], rs.map((r) => r.id));
+    await expectConsistent(
+      [c.id],
+      rs.map((r) => r.id),
+    );
     if (!(await f.clients.get(c.id))) {
       for (const r of rs) expect((await f.resources.get(r.id))?.aggregations.clients).toBe(0);
     }

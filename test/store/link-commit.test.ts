@@ -33,7 +33,16 @@ describe('commitLinkChange: read → plan → commit, retried from a fresh read 
         if (await getItem(t.db, t.tableName, k(id), NOW)) throw conflict(`${id} already exists`);
         plan.add([[putItem({ ...k(id) }, { condition: notExists })]], id);
       }
-      plan.add([[putItem({ ...k(`${run}#last`) }, { condition: notExists }), updateItem(k(`${run}#counter`), { add: [['n', 1]] }), deleteItem(k(`${run}#blocker`), { condition: notExists })]], 'last');
+      plan.add(
+        [
+          [
+            putItem({ ...k(`${run}#last`) }, { condition: notExists }),
+            updateItem(k(`${run}#counter`), { add: [['n', 1]] }),
+            deleteItem(k(`${run}#blocker`), { condition: notExists }),
+          ],
+        ],
+        'last',
+      );
       return plan;
     });
     expect(seen).toHaveLength(2);
@@ -58,7 +67,9 @@ describe('commitLinkChange: read → plan → commit, retried from a fresh read 
   it('guards: a plan read under links_version commits only while it holds, and raises it', async () => {
     const key = k(`guarded-${Date.now()}`);
     await t.db.send(new PutCommand({ TableName: t.tableName, Item: { ...key, links_version: 3 } }));
-    await commitLinkChange(t.db, t.tableName, async () => new LinkPlan().guard(key, 3).add([[updateItem(key, { add: [['count', 1]], condition: exists })]]));
+    await commitLinkChange(t.db, t.tableName, async () =>
+      new LinkPlan().guard(key, 3).add([[updateItem(key, { add: [['count', 1]], condition: exists })]]),
+    );
     expect(await getItem(t.db, t.tableName, key, NOW)).toMatchObject({ links_version: 4, count: 1 });
   });
 });

@@ -38,10 +38,16 @@ describe('resources repository', () => {
   });
 
   it('stores an HS256 signing secret sealed, and generates one when none is given', async () => {
-    const given = await f.resources.create(newResource(f.tenantId, { resource_metadata: { identifier_url: 'urn:hs:given', signing_algorithm: 'HS256', signing_secret: 'shh' } }), ACTOR);
+    const given = await f.resources.create(
+      newResource(f.tenantId, { resource_metadata: { identifier_url: 'urn:hs:given', signing_algorithm: 'HS256', signing_secret: 'shh' } }),
+      ACTOR,
+    );
     expect(given.resource_metadata.signing_secret).not.toBe('shh');
     expect(await f.secretBox.open(given.resource_metadata.signing_secret!)).toBe('shh');
-    const generated = await f.resources.create(newResource(f.tenantId, { resource_metadata: { identifier_url: 'urn:hs:gen', signing_algorithm: 'HS256' } }), ACTOR);
+    const generated = await f.resources.create(
+      newResource(f.tenantId, { resource_metadata: { identifier_url: 'urn:hs:gen', signing_algorithm: 'HS256' } }),
+      ACTOR,
+    );
     expect(Buffer.from(await f.secretBox.open(generated.resource_metadata.signing_secret!), 'base64url')).toHaveLength(32);
   });
 
@@ -62,7 +68,11 @@ describe('resources repository', () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR);
     const oldUrl = r.resource_metadata.identifier_url;
     f.setNow(new Date('2026-01-15T12:00:00.000Z'));
-    const u = await f.resources.update(r.id, { resource_metadata: { identifier_url: 'https://moved.example.com/', rbac_enabled: true } }, 'editor');
+    const u = await f.resources.update(
+      r.id,
+      { resource_metadata: { identifier_url: 'https://moved.example.com/', rbac_enabled: true } },
+      'editor',
+    );
     expect(u.resource_metadata).toMatchObject({ identifier_url: 'https://moved.example.com/', rbac_enabled: true, token_lifetime: 3600 });
     expect(u).toMatchObject({ version: 2, updated_by: 'editor', updated_date: '2026-01-15T12:00:00.000Z', created_date: r.created_date });
     expect(await f.resourceByIdentifier(f.tenantId, oldUrl)).toBeUndefined();
@@ -74,7 +84,13 @@ describe('resources repository', () => {
   it('PATCH to an identifier_url already taken is 409 and changes nothing', async () => {
     const a = await f.resources.create(newResource(f.tenantId), ACTOR);
     const b = await f.resources.create(newResource(f.tenantId), ACTOR);
-    await expect(f.resources.update(b.id, { resource_name: 'renamed', resource_metadata: { identifier_url: a.resource_metadata.identifier_url } }, ACTOR)).rejects.toMatchObject({ status: 409 });
+    await expect(
+      f.resources.update(
+        b.id,
+        { resource_name: 'renamed', resource_metadata: { identifier_url: a.resource_metadata.identifier_url } },
+        ACTOR,
+      ),
+    ).rejects.toMatchObject({ status: 409 });
     expect(await f.resources.get(b.id)).toEqual(b);
     expect(await f.resources.findIdByIdentifier(f.tenantId, a.resource_metadata.identifier_url)).toBe(a.id);
   });
@@ -87,7 +103,9 @@ describe('resources repository', () => {
   });
 
   it('PATCH of an unknown resource is 404; a stale expectedVersion is 409', async () => {
-    await expect(f.resources.update('019b0000-0000-7000-8000-000000000000', { resource_name: 'x' }, ACTOR)).rejects.toMatchObject({ status: 404 });
+    await expect(f.resources.update('019b0000-0000-7000-8000-000000000000', { resource_name: 'x' }, ACTOR)).rejects.toMatchObject({
+      status: 404,
+    });
     const r = await f.resources.create(newResource(f.tenantId), ACTOR);
     await expect(f.resources.update(r.id, { resource_name: 'x' }, ACTOR, { expectedVersion: 7 })).rejects.toMatchObject({ status: 409 });
   });
@@ -113,7 +131,14 @@ describe('resources repository', () => {
     const c2 = await f.clients.create({ tenant_id: tenant, client_name: 'c2' }, ACTOR);
     await f.links.authorize(c1.id, [r.id, keep.id], ACTOR);
     await f.links.authorize(c2.id, [r.id], ACTOR);
-    await f.permissions.grant(c1.id, [{ resource_id: r.id, scopes: [sa!, sb!] }, { resource_id: keep.id, scopes: Object.keys(keep.scope_names) }], ACTOR);
+    await f.permissions.grant(
+      c1.id,
+      [
+        { resource_id: r.id, scopes: [sa!, sb!] },
+        { resource_id: keep.id, scopes: Object.keys(keep.scope_names) },
+      ],
+      ACTOR,
+    );
     await f.permissions.grant(c2.id, [{ resource_id: r.id, scopes: [sb!] }], ACTOR);
 
     await f.resources.delete(r.id);
@@ -128,7 +153,11 @@ describe('resources repository', () => {
     expect([...g1!.grants.keys()]).toEqual([keep.id]);
     expect((await f.resources.get(keep.id))?.aggregations).toEqual({ scopes: 1, clients: 1 });
     // Markers are gone: the identifier and the scope names can be used again.
-    const again = await f.resources.create(newResource(tenant, { resource_metadata: { identifier_url: r.resource_metadata.identifier_url } }), ACTOR, [{ scope_name: 'a' }]);
+    const again = await f.resources.create(
+      newResource(tenant, { resource_metadata: { identifier_url: r.resource_metadata.identifier_url } }),
+      ACTOR,
+      [{ scope_name: 'a' }],
+    );
     expect(again.id).not.toBe(r.id);
     await expect(f.resources.delete(r.id)).rejects.toMatchObject({ status: 404 });
   });

@@ -11,7 +11,14 @@ describe('scopes repository', () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR);
     const s1 = await f.scopes.create(r.id, { scope_name: 'read:x', scope_description: 'Read x' }, ACTOR);
     const s2 = await f.scopes.create(r.id, { scope_name: 'write:x' }, ACTOR);
-    expect(s1).toMatchObject({ resource_id: r.id, tenant_id: f.tenantId, scope_name: 'read:x', scope_description: 'Read x', version: 1, created_by: ACTOR });
+    expect(s1).toMatchObject({
+      resource_id: r.id,
+      tenant_id: f.tenantId,
+      scope_name: 'read:x',
+      scope_description: 'Read x',
+      version: 1,
+      created_by: ACTOR,
+    });
     const after = await f.resourceByIdentifier(f.tenantId, r.resource_metadata.identifier_url);
     expect(after?.scope_names).toEqual({ [s1.id]: 'read:x', [s2.id]: 'write:x' });
     expect(after?.aggregations.scopes).toBe(2);
@@ -21,7 +28,10 @@ describe('scopes repository', () => {
 
   it('a duplicate name in the same resource is 409 and changes nothing; other resources may use it', async () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'dup' }]);
-    await expect(f.scopes.create(r.id, { scope_name: 'dup' }, ACTOR)).rejects.toMatchObject({ status: 409, message: expect.stringContaining('dup') });
+    await expect(f.scopes.create(r.id, { scope_name: 'dup' }, ACTOR)).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining('dup'),
+    });
     expect(await f.resources.get(r.id)).toEqual(r);
     const other = await f.resources.create(newResource(f.tenantId), ACTOR);
     await f.scopes.create(other.id, { scope_name: 'dup' }, ACTOR);
@@ -33,7 +43,9 @@ describe('scopes repository', () => {
   });
 
   it('create on an unknown resource is 404', async () => {
-    await expect(f.scopes.create('019b0000-0000-7000-8000-000000000000', { scope_name: 'x' }, ACTOR)).rejects.toMatchObject({ status: 404 });
+    await expect(f.scopes.create('019b0000-0000-7000-8000-000000000000', { scope_name: 'x' }, ACTOR)).rejects.toMatchObject({
+      status: 404,
+    });
   });
 
   it('rename moves the marker and the scope_names entry; a taken name is 409', async () => {

@@ -41,7 +41,12 @@ describe('uuidv7 (RFC 9562 §5.7)', () => {
 describe('mergePatch (PATCH merges, API.md §6)', () => {
   it('merges objects recursively, replaces arrays, skips undefined, keeps null as a value', () => {
     const current = { a: 1, m: { x: [1, 2], y: { z: 1, w: 2 } }, n: 'keep', e: '2027' as string | null };
-    expect(mergePatch(current, { m: { x: [3], y: { z: 9 } }, a: undefined, e: null })).toEqual({ a: 1, m: { x: [3], y: { z: 9, w: 2 } }, n: 'keep', e: null });
+    expect(mergePatch(current, { m: { x: [3], y: { z: 9 } }, a: undefined, e: null })).toEqual({
+      a: 1,
+      m: { x: [3], y: { z: 9, w: 2 } },
+      n: 'keep',
+      e: null,
+    });
   });
 });
 
@@ -59,7 +64,10 @@ describe('TTL: an expired item is absent on read (shared/store/ttl.ts)', () => {
     const nowSeconds = ttlOf(NOW);
     const key = k('UNIQUE#TEST#code', 'UNIQUE');
     await commit([[putMarker(key, 'first', { ttl: nowSeconds + 60, nowSeconds, onTaken: () => conflict('taken') })]]);
-    await expect(commit([[putMarker(key, 'second', { nowSeconds, onTaken: () => conflict('taken') })]])).rejects.toMatchObject({ status: 409, message: 'taken' });
+    await expect(commit([[putMarker(key, 'second', { nowSeconds, onTaken: () => conflict('taken') })]])).rejects.toMatchObject({
+      status: 409,
+      message: 'taken',
+    });
     const later = nowSeconds + 61;
     await commit([[putMarker(key, 'second', { nowSeconds: later, onTaken: () => conflict('taken') })]]);
     expect((await getItem(t.db, t.tableName, key, new Date(later * 1000)))?.target_id).toBe('second');
@@ -77,7 +85,9 @@ describe('commitPlan (TransactWriteItems, ≤ 100 items)', () => {
 
   it('maps a failed condition to the failing write’s own error', async () => {
     await commit([[putItem({ ...k('ERR#1') })]]);
-    const err = commit([[putItem({ ...k('ERR#0') }), putItem({ ...k('ERR#1') }, { condition: notExists, onFail: () => conflict('ERR#1 exists') })]]);
+    const err = commit([
+      [putItem({ ...k('ERR#0') }), putItem({ ...k('ERR#1') }, { condition: notExists, onFail: () => conflict('ERR#1 exists') })],
+    ]);
     await expect(err).rejects.toMatchObject({ status: 409, message: 'ERR#1 exists' });
   });
 
@@ -98,14 +108,25 @@ describe('commitPlan (TransactWriteItems, ≤ 100 items)', () => {
     const committed: number[][] = [];
     await commit(units, { onCommitted: (idx: readonly number[]) => committed.push([...idx]) });
     expect(committed.map((c) => c.length)).toEqual([100, 50]);
-    expect((await getItems(t.db, t.tableName, units.map((_, i) => k(`CH#${i}`)), NOW)).size).toBe(150);
+    expect(
+      (
+        await getItems(
+          t.db,
+          t.tableName,
+          units.map((_, i) => k(`CH#${i}`)),
+          NOW,
+        )
+      ).size,
+    ).toBe(150);
   });
 
   it('splits units so no item update names more than MAX_PATHS_PER_ITEM paths (DynamoDB: 4 KB per expression)', async () => {
     // 150 counters of one map, as granting 150 scopes of one resource moves its scope_holders:
     // one UpdateItem with all of them is rejected by DynamoDB ("Expression size has exceeded").
     await commit([[putItem({ ...k('P#1'), m: {} })]]);
-    const units = Array.from({ length: 150 }, (_, i) => [updateItem(k('P#1'), { add: [[['m', `scope-${String(i).padStart(3, '0')}-0190a1b2-c3d4-7e5f`], 1]] })]);
+    const units = Array.from({ length: 150 }, (_, i) => [
+      updateItem(k('P#1'), { add: [[['m', `scope-${String(i).padStart(3, '0')}-0190a1b2-c3d4-7e5f`], 1]] }),
+    ]);
     const committed: number[][] = [];
     await commit(units, { onCommitted: (idx: readonly number[]) => committed.push([...idx]) });
     expect(committed.map((c) => c.length)).toEqual([MAX_PATHS_PER_ITEM, MAX_PATHS_PER_ITEM, 150 - 2 * MAX_PATHS_PER_ITEM]);
@@ -114,16 +135,26 @@ describe('commitPlan (TransactWriteItems, ≤ 100 items)', () => {
 
   it('merging: removing a map entry drops changes inside it (DynamoDB rejects overlapping paths)', async () => {
     await commit([[putItem({ ...k('O#1'), g: { r: { a: true, b: true } }, h: { r: { n: 1 } } })]]);
-    await commit([[
-      updateItem(k('O#1'), { remove: [['g', 'r', 'a']], set: [[['h', 'r', 'x'], 1]], add: [[['h', 'r', 'n'], 1]] }),
-      updateItem(k('O#1'), { remove: [['g', 'r'], ['h', 'r']], set: [['n', 1]] }),
-    ]]);
+    await commit([
+      [
+        updateItem(k('O#1'), { remove: [['g', 'r', 'a']], set: [[['h', 'r', 'x'], 1]], add: [[['h', 'r', 'n'], 1]] }),
+        updateItem(k('O#1'), {
+          remove: [
+            ['g', 'r'],
+            ['h', 'r'],
+          ],
+          set: [['n', 1]],
+        }),
+      ],
+    ]);
     expect(await get('O#1')).toMatchObject({ g: {}, h: {}, n: 1 });
   });
 
   it('a links_version guard fails (retryably) when the record changed since it was read', async () => {
     await commit([[putItem({ ...k('G#1'), links_version: 4 })]]);
-    await expect(commit([[updateItem(k('G#1'), { add: [['n', 1]] })]], { guards: [{ key: k('G#1'), expected: 3 }] })).rejects.toBeInstanceOf(RetryableConflict);
+    await expect(
+      commit([[updateItem(k('G#1'), { add: [['n', 1]] })]], { guards: [{ key: k('G#1'), expected: 3 }] }),
+    ).rejects.toBeInstanceOf(RetryableConflict);
     await commit([[updateItem(k('G#1'), { add: [['n', 1]] }), putItem({ ...k('G#2') })]], { guards: [{ key: k('G#1'), expected: 4 }] });
     expect((await get('G#1'))?.links_version).toBe(5);
   });
@@ -156,18 +187,26 @@ describe('AWS errors are translated at the boundary (DESIGN.md §3.4)', () => {
 
   it('throttling after the SDK’s retries is 503 with Retry-After', async () => {
     const db = failing(named('ProvisionedThroughputExceededException'));
-    await expect(getItem(db, 'x', k('A'), NOW)).rejects.toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '1' } });
+    await expect(getItem(db, 'x', k('A'), NOW)).rejects.toMatchObject({
+      status: 503,
+      code: 'service_unavailable',
+      headers: { 'Retry-After': '1' },
+    });
     await expect(commitPlan(db, 'x', [[putItem(k('A')), putItem(k('B'))]])).rejects.toMatchObject({ status: 503 });
   });
 
   it('a transaction cancelled by throttling is 503; by a concurrent transaction it is retryable', async () => {
-    const throttled = failing(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }] }));
+    const throttled = failing(
+      named('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }] }),
+    );
     await expect(commitPlan(throttled, 'x', [[putItem(k('A')), putItem(k('B'))]])).rejects.toMatchObject({ status: 503 });
     // the same answer when translateError sees it directly (a write outside commitPlan)
     expect(() => translateError(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'ThrottlingError' }] }))).toThrow(
       expect.objectContaining({ status: 503, code: 'service_unavailable' }),
     );
-    const raced = failing(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }));
+    const raced = failing(
+      named('TransactionCanceledException', { CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }),
+    );
     await expect(commitPlan(raced, 'x', [[putItem(k('A')), putItem(k('B'))]])).rejects.toBeInstanceOf(RetryableConflict);
   });
 

@@ -21,7 +21,8 @@ beforeAll(async () => {
   f = await storeFixture('tokenviews');
 });
 
-const getRaw = async (key: { PK: string; SK: string }) => (await f.db.send(new GetCommand({ TableName: f.tableName, Key: key, ConsistentRead: true }))).Item;
+const getRaw = async (key: { PK: string; SK: string }) =>
+  (await f.db.send(new GetCommand({ TableName: f.tableName, Key: key, ConsistentRead: true }))).Item;
 
 /** `token_grants` as the partition's link and permission items say it should be. */
 async function grantsFromPartition(clientId: string): Promise<TokenGrants> {
@@ -63,7 +64,14 @@ describe('client token_grants follow links and permissions', () => {
     await expectClientView(c.id, {});
     await f.links.authorize(c.id, [r1.id, r2.id], ACTOR);
     await expectClientView(c.id, { [r1.id]: {}, [r2.id]: {} });
-    await f.permissions.grant(c.id, [{ resource_id: r1.id, scopes: [a, b] }, { resource_id: r2.id, scopes: [cc] }], ACTOR);
+    await f.permissions.grant(
+      c.id,
+      [
+        { resource_id: r1.id, scopes: [a, b] },
+        { resource_id: r2.id, scopes: [cc] },
+      ],
+      ACTOR,
+    );
     await expectClientView(c.id, { [r1.id]: { [a]: true, [b]: true }, [r2.id]: { [cc]: true } });
     await f.permissions.revoke(c.id, [{ resource_id: r1.id, scopes: [a] }]);
     await expectClientView(c.id, { [r1.id]: { [b]: true }, [r2.id]: { [cc]: true } });
@@ -89,7 +97,14 @@ describe('client token_grants follow links and permissions', () => {
     const other = await f.clients.create({ tenant_id: f.tenantId, client_name: 'tv2' }, ACTOR);
     for (const id of [c.id, other.id]) {
       await f.links.authorize(id, [r1.id, r2.id], ACTOR);
-      await f.permissions.grant(id, [{ resource_id: r1.id, scopes: [a, b] }, { resource_id: r2.id, scopes: [cc] }], ACTOR);
+      await f.permissions.grant(
+        id,
+        [
+          { resource_id: r1.id, scopes: [a, b] },
+          { resource_id: r2.id, scopes: [cc] },
+        ],
+        ACTOR,
+      );
     }
     await f.scopes.delete(r1.id, a);
     await f.resources.delete(r2.id);
@@ -110,7 +125,11 @@ describe('client token_grants follow links and permissions', () => {
 
   it('parallel grants of different scopes lose none', async () => {
     const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'par' }, ACTOR);
-    const r = await f.resources.create(newResource(f.tenantId), ACTOR, Array.from({ length: 10 }, (_, i) => ({ scope_name: `p${i}` })));
+    const r = await f.resources.create(
+      newResource(f.tenantId),
+      ACTOR,
+      Array.from({ length: 10 }, (_, i) => ({ scope_name: `p${i}` })),
+    );
     await f.links.authorize(c.id, [r.id], ACTOR);
     const ids = Object.keys(r.scope_names);
     await Promise.all(ids.map((s) => f.permissions.grant(c.id, [{ resource_id: r.id, scopes: [s] }], ACTOR)));
@@ -123,11 +142,25 @@ describe('client token_grants follow links and permissions', () => {
     // Reaching the caps for real takes thousands of writes; the checks read the exact counts,
     // so the test sets them where they would be.
     const setCount = (field: string, n: number) =>
-      f.db.send(new UpdateCommand({ TableName: f.tableName, Key: keys.client(c.id), UpdateExpression: 'SET aggregations.#f = :n', ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: { ':n': n } }));
+      f.db.send(
+        new UpdateCommand({
+          TableName: f.tableName,
+          Key: keys.client(c.id),
+          UpdateExpression: 'SET aggregations.#f = :n',
+          ExpressionAttributeNames: { '#f': field },
+          ExpressionAttributeValues: { ':n': n },
+        }),
+      );
     await setCount('permissions', MAX_PERMISSIONS_PER_CLIENT);
-    await expect(f.permissions.grant(c.id, [{ resource_id: r1.id, scopes: [a] }], ACTOR)).rejects.toMatchObject({ status: 409, message: expect.stringContaining(`${MAX_PERMISSIONS_PER_CLIENT} permissions`) });
+    await expect(f.permissions.grant(c.id, [{ resource_id: r1.id, scopes: [a] }], ACTOR)).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining(`${MAX_PERMISSIONS_PER_CLIENT} permissions`),
+    });
     await setCount('resources', MAX_RESOURCES_PER_CLIENT);
-    await expect(f.links.authorize(c.id, [r2.id], ACTOR)).rejects.toMatchObject({ status: 409, message: expect.stringContaining(`${MAX_RESOURCES_PER_CLIENT} authorized resources`) });
+    await expect(f.links.authorize(c.id, [r2.id], ACTOR)).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining(`${MAX_RESOURCES_PER_CLIENT} authorized resources`),
+    });
     await expect(f.links.authorizeClients(r2.id, [c.id], ACTOR)).rejects.toMatchObject({ status: 409 });
     expect(await grantsFromPartition(c.id)).toEqual({ [r1.id]: {} });
   });
@@ -148,7 +181,11 @@ describe('resource token_view follows the resource and its scopes', () => {
 
   it('metadata changes: algorithm, sealed secret, lifetime, RBAC; a change of no view field leaves the view', async () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR);
-    await f.resources.update(r.id, { resource_metadata: { signing_algorithm: 'HS256', signing_secret: 'x'.repeat(32), token_lifetime: 120, rbac_enabled: true } }, ACTOR);
+    await f.resources.update(
+      r.id,
+      { resource_metadata: { signing_algorithm: 'HS256', signing_secret: 'x'.repeat(32), token_lifetime: 120, rbac_enabled: true } },
+      ACTOR,
+    );
     const hs = await expectResourceView(r.id);
     expect(hs.resource_metadata.signing_secret).toMatch(/^dk1\./); // sealed, as on the record
     await f.resources.update(r.id, { resource_metadata: { signing_algorithm: 'RS256' } }, ACTOR);
@@ -179,7 +216,7 @@ describe('resource token_view follows the resource and its scopes', () => {
     }
   });
 
-  it('a scope delete racing the revoke of a holder\'s link: never a 500, copies exact (several rounds)', async () => {
+  it("a scope delete racing the revoke of a holder's link: never a 500, copies exact (several rounds)", async () => {
     for (let round = 0; round < 5; round++) {
       const { c, r1, a } = await clientWithTwoResources();
       await f.links.authorize(c.id, [r1.id], ACTOR);
@@ -212,9 +249,23 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     await g.links.authorize(c.id, [r.id], ACTOR);
     await g.permissions.grant(c.id, [{ resource_id: r.id, scopes: [x, z] }], ACTOR);
     const markerKey = keys.marker('RESOURCE_ID_URL', g.tenantId, r.resource_metadata.identifier_url);
-    const raw = async (key: { PK: string; SK: string }) => (await g.db.send(new GetCommand({ TableName: g.tableName, Key: key, ConsistentRead: true }))).Item;
-    const send = (key: { PK: string; SK: string }, UpdateExpression: string, names: Record<string, string>, values?: Record<string, unknown>) =>
-      g.db.send(new UpdateCommand({ TableName: g.tableName, Key: key, UpdateExpression, ExpressionAttributeNames: names, ...(values ? { ExpressionAttributeValues: values } : {}) }));
+    const raw = async (key: { PK: string; SK: string }) =>
+      (await g.db.send(new GetCommand({ TableName: g.tableName, Key: key, ConsistentRead: true }))).Item;
+    const send = (
+      key: { PK: string; SK: string },
+      UpdateExpression: string,
+      names: Record<string, string>,
+      values?: Record<string, unknown>,
+    ) =>
+      g.db.send(
+        new UpdateCommand({
+          TableName: g.tableName,
+          Key: key,
+          UpdateExpression,
+          ExpressionAttributeNames: names,
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
 
     expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0, failed: 0 });
 
@@ -222,11 +273,21 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     // links_version move, the copy is not touched. The copy now grants a revoked scope, and its
     // stamp says so: the token path must not use it.
     await g.db.send(new DeleteCommand({ TableName: g.tableName, Key: keys.clientPermission(c.id, r.id, z) }));
-    await send(keys.client(c.id), 'SET #lv = #lv + :one, #agg.#p = #agg.#p - :one', { '#lv': 'links_version', '#agg': 'aggregations', '#p': 'permissions' }, { ':one': 1 });
+    await send(
+      keys.client(c.id),
+      'SET #lv = #lv + :one, #agg.#p = #agg.#p - :one',
+      { '#lv': 'links_version', '#agg': 'aggregations', '#p': 'permissions' },
+      { ':one': 1 },
+    );
     expect(((await raw(keys.client(c.id))) as ClientRecord).token_grants).toEqual({ [r.id]: { [x]: true, [z]: true } });
     expect((await g.clients.getClientWithGrants(c.id))?.grants).toEqual(new Map([[r.id, new Set([x])]]));
     // The previous release's PATCH of the lifetime: the record changes, the view does not.
-    await send(keys.resource(r.id), 'SET #m.#l = :l, #v = #v + :one', { '#m': 'resource_metadata', '#l': 'token_lifetime', '#v': 'version' }, { ':l': 60, ':one': 1 });
+    await send(
+      keys.resource(r.id),
+      'SET #m.#l = :l, #v = #v + :one',
+      { '#m': 'resource_metadata', '#l': 'token_lifetime', '#v': 'version' },
+      { ':l': 60, ':one': 1 },
+    );
     // And a marker from before views at all.
     const other = await g.resources.create(newResource(g.tenantId), ACTOR);
     await send(keys.marker('RESOURCE_ID_URL', g.tenantId, other.resource_metadata.identifier_url), 'REMOVE #t', { '#t': 'token_view' });
@@ -253,13 +314,35 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     const [sp] = Object.keys(r.scope_names) as [string];
     // The previous release's authorize + grant: items and counts, links_version +2, no copy entries.
     const at = g.now().toISOString();
-    const base = { tenant_id: g.tenantId, client_id: c.id, resource_id: r.id, created_by: ACTOR, created_at: at, updated_by: ACTOR, updated_at: at };
-    await commitPlan(g.db, g.tableName, [[
-      putItem(linkItem({ id: 'l-1', ...base })),
-      putItem(permissionItem({ id: 'p-1', ...base, scope_id: sp })),
-      updateItem(keys.client(c.id), { add: [['links_version', 2], [['aggregations', 'resources'], 1], [['aggregations', 'permissions'], 1]] }),
-      updateItem(keys.resource(r.id), { add: [['links_version', 2], [['aggregations', 'clients'], 1], [['scope_holders', sp], 1]] }),
-    ]]);
+    const base = {
+      tenant_id: g.tenantId,
+      client_id: c.id,
+      resource_id: r.id,
+      created_by: ACTOR,
+      created_at: at,
+      updated_by: ACTOR,
+      updated_at: at,
+    };
+    await commitPlan(g.db, g.tableName, [
+      [
+        putItem(linkItem({ id: 'l-1', ...base })),
+        putItem(permissionItem({ id: 'p-1', ...base, scope_id: sp })),
+        updateItem(keys.client(c.id), {
+          add: [
+            ['links_version', 2],
+            [['aggregations', 'resources'], 1],
+            [['aggregations', 'permissions'], 1],
+          ],
+        }),
+        updateItem(keys.resource(r.id), {
+          add: [
+            ['links_version', 2],
+            [['aggregations', 'clients'], 1],
+            [['scope_holders', sp], 1],
+          ],
+        }),
+      ],
+    ]);
     expect((await g.clients.getClientWithGrants(c.id))?.grants).toEqual(new Map([[r.id, new Set([sp])]])); // from the partition
     await g.permissions.revoke(c.id, [{ resource_id: r.id, scopes: [sp] }]);
     expect((await g.clients.getClientWithGrants(c.id))?.grants).toEqual(new Map());
@@ -277,8 +360,21 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     const a = await g.resources.create(newResource(g.tenantId), ACTOR);
     const b = await g.resources.create(newResource(g.tenantId), ACTOR);
     // a's marker held by b (a state no write of ours makes): a's view can never be written.
-    await g.db.send(new UpdateCommand({ TableName: g.tableName, Key: keys.marker('RESOURCE_ID_URL', g.tenantId, a.resource_metadata.identifier_url), UpdateExpression: 'SET target_id = :b REMOVE token_view', ExpressionAttributeValues: { ':b': b.id } }));
-    await g.db.send(new UpdateCommand({ TableName: g.tableName, Key: keys.marker('RESOURCE_ID_URL', g.tenantId, b.resource_metadata.identifier_url), UpdateExpression: 'REMOVE token_view' }));
+    await g.db.send(
+      new UpdateCommand({
+        TableName: g.tableName,
+        Key: keys.marker('RESOURCE_ID_URL', g.tenantId, a.resource_metadata.identifier_url),
+        UpdateExpression: 'SET target_id = :b REMOVE token_view',
+        ExpressionAttributeValues: { ':b': b.id },
+      }),
+    );
+    await g.db.send(
+      new UpdateCommand({
+        TableName: g.tableName,
+        Key: keys.marker('RESOURCE_ID_URL', g.tenantId, b.resource_metadata.identifier_url),
+        UpdateExpression: 'REMOVE token_view',
+      }),
+    );
     expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 1, failed: 1 });
   });
 
@@ -293,7 +389,11 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
       { step: 'initialize', name: 'countTransactions' },
     );
     const c = await g.clients.create({ tenant_id: g.tenantId, client_name: 'fifty' }, ACTOR);
-    const r = await g.resources.create(newResource(g.tenantId), ACTOR, Array.from({ length: 48 }, (_, i) => ({ scope_name: `f${i}` })));
+    const r = await g.resources.create(
+      newResource(g.tenantId),
+      ACTOR,
+      Array.from({ length: 48 }, (_, i) => ({ scope_name: `f${i}` })),
+    );
     await g.scopes.create(r.id, { scope_name: 'f48' }, ACTOR);
     await g.scopes.create(r.id, { scope_name: 'f49' }, ACTOR);
     await g.links.authorize(c.id, [r.id], ACTOR);
@@ -313,7 +413,8 @@ async function grantsFromPartitionOf(g: StoreFixture, clientId: string): Promise
 }
 
 async function expectClientViewOf(g: StoreFixture, clientId: string, expected: TokenGrants) {
-  const item = (await g.db.send(new GetCommand({ TableName: g.tableName, Key: keys.client(clientId), ConsistentRead: true }))).Item as ClientRecord;
+  const item = (await g.db.send(new GetCommand({ TableName: g.tableName, Key: keys.client(clientId), ConsistentRead: true })))
+    .Item as ClientRecord;
   expect(item.token_grants).toEqual(expected);
   expect(item.token_grants_version).toBe(item.links_version);
 }

@@ -1,6 +1,18 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { awkwardNumber, define, deepObject, DUPLICATE, EXTRA_KEYS, hostileString, junk, nearMissString, plainJson, RAW, withHostileChar } from './fuzz-values.ts';
+import {
+  awkwardNumber,
+  define,
+  deepObject,
+  DUPLICATE,
+  EXTRA_KEYS,
+  hostileString,
+  junk,
+  nearMissString,
+  plainJson,
+  RAW,
+  withHostileChar,
+} from './fuzz-values.ts';
 
 /**
  * fast-check arbitraries derived from a valibot schema (DESIGN.md §3.12): the fuzzers send what
@@ -130,7 +142,8 @@ function probe(candidates: fc.Arbitrary<unknown>[], accepts: (x: unknown) => boo
 /** `arb` filtered by `accepts`, refusing at derive time when the schema takes too few of its values. */
 function checked(arb: fc.Arbitrary<unknown>, accepts: ((x: unknown) => boolean) | undefined, path: string): fc.Arbitrary<unknown> {
   if (!accepts) return arb;
-  if (probe([arb], accepts).length === 0) throw new Error(`arbitraryFromSchema: ${path || '(root)'}: the schema's checks refuse most generated values; give a hint for it`);
+  if (probe([arb], accepts).length === 0)
+    throw new Error(`arbitraryFromSchema: ${path || '(root)'}: the schema's checks refuse most generated values; give a hint for it`);
   return arb.filter(accepts);
 }
 
@@ -179,14 +192,19 @@ function deriveShape(node: Node, path: string, ctx: Context): Derived {
     case 'nullish': {
       const w = derive(base.wrapped!, path, inner);
       const nullable = base.type === 'nullable' || base.type === 'nullish';
-      const valid = nullable ? fc.oneof({ weight: 4, arbitrary: w.valid ?? fc.constant(null) }, { weight: 1, arbitrary: fc.constant(null) }) : w.valid;
+      const valid = nullable
+        ? fc.oneof({ weight: 4, arbitrary: w.valid ?? fc.constant(null) }, { weight: 1, arbitrary: fc.constant(null) })
+        : w.valid;
       return { valid: valid && checked(valid, ownChecks(node), path), invalid: w.invalid };
     }
     case 'union':
     case 'variant': {
       const options = (base.options as Node[]).map((o) => derive(o, path, inner));
       const valids = options.flatMap((o) => (o.valid ? [o.valid] : []));
-      return { valid: valids.length ? checked(fc.oneof(...valids), ownChecks(node), path) : undefined, invalid: fc.oneof(...options.map((o) => o.invalid), junk) };
+      return {
+        valid: valids.length ? checked(fc.oneof(...valids), ownChecks(node), path) : undefined,
+        invalid: fc.oneof(...options.map((o) => o.invalid), junk),
+      };
     }
     case 'intersect': {
       const first = derive((base.options as Node[])[0]!, path, inner);
@@ -201,7 +219,10 @@ function deriveShape(node: Node, path: string, ctx: Context): Derived {
     case 'strict_tuple': {
       const items = (base.items ?? []).map((item, i) => derive(item, `${path}[${i}]`, inner));
       const valid = fc.tuple(...items.map((i) => i.valid ?? fc.constant(undefined)));
-      return { valid: checked(valid, ownChecks(node), path), invalid: fc.oneof(junk, ...items.map((it, i) => valid.chain((t) => it.invalid.map((x) => Object.assign([...t], { [i]: x }))))) };
+      return {
+        valid: checked(valid, ownChecks(node), path),
+        invalid: fc.oneof(junk, ...items.map((it, i) => valid.chain((t) => it.invalid.map((x) => Object.assign([...t], { [i]: x }))))),
+      };
     }
     case 'record':
       return recordShape(node, base, path, inner);
@@ -220,13 +241,26 @@ function deriveShape(node: Node, path: string, ctx: Context): Derived {
 
 /** ISO 8601 timestamps, mostly in the future (expiries), some with an offset. */
 const timestamps = fc.oneof(
-  { weight: 4, arbitrary: fc.date({ min: new Date('2030-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString()) },
-  { weight: 1, arbitrary: fc.date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString().replace('Z', '+00:00')) },
+  {
+    weight: 4,
+    arbitrary: fc.date({ min: new Date('2030-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString().replace('Z', '+00:00')),
+  },
 );
 
 function stringShape(node: Node, actions: Item[], path: string): Derived {
   const accepts = is(node);
-  const min = minOf([...requirement(actions, 'min_length'), ...requirement(actions, 'length'), ...(actions.some((a) => a.type === 'non_empty') ? [1] : [])]) ?? 0;
+  const min =
+    minOf([
+      ...requirement(actions, 'min_length'),
+      ...requirement(actions, 'length'),
+      ...(actions.some((a) => a.type === 'non_empty') ? [1] : []),
+    ]) ?? 0;
   const max = maxOf([...requirement(actions, 'max_length'), ...requirement(actions, 'length')]);
   const maxBytes = maxOf(requirement(actions, 'max_bytes'));
   const short = Math.min(max ?? 30, Math.max(min, 30));
@@ -237,23 +271,46 @@ function stringShape(node: Node, actions: Item[], path: string): Derived {
   // `probe` keeps the candidates the schema mostly takes.
   const named: fc.Arbitrary<unknown>[] = [
     ...(has('uuid') ? [fc.uuid({ version: [4, 7] }), fc.uuid()] : []),
-    ...(has('email') ? [fc.emailAddress(), fc.stringMatching(/^[a-z0-9]{1,12}(\.[a-z0-9+_-]{1,6})?@[a-z0-9]{1,12}\.(com|org|example)$/)] : []),
+    ...(has('email')
+      ? [fc.emailAddress(), fc.stringMatching(/^[a-z0-9]{1,12}(\.[a-z0-9+_-]{1,6})?@[a-z0-9]{1,12}\.(com|org|example)$/)]
+      : []),
     ...(has('url') ? [fc.webUrl({ withQueryParameters: true })] : []),
     ...(has('iso_timestamp') || has('iso_date_time') ? [timestamps] : []),
-    ...(has('iso_date') ? [fc.date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2200-01-01') }).map((d) => d.toISOString().slice(0, 10))] : []),
-    ...requirement(actions, 'regex').map((r) => fc.stringMatching(r as RegExp).filter((s) => s.length >= min && s.length <= (max ?? Infinity))),
+    ...(has('iso_date')
+      ? [
+          fc
+            .date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2200-01-01') })
+            .map((d) => d.toISOString().slice(0, 10)),
+        ]
+      : []),
+    ...requirement(actions, 'regex').map((r) =>
+      fc.stringMatching(r as RegExp).filter((s) => s.length >= min && s.length <= (max ?? Infinity)),
+    ),
   ];
   // Longer text (for checks counting at least 32 bytes, say) is rarer: bodies stay the size clients send.
   const longText = fc.string({ minLength: Math.max(min, 32), maxLength: Math.max(min, 32, Math.min(max ?? 100, 100)) });
-  const plain: fc.Arbitrary<unknown>[] = [fc.string({ minLength: min, maxLength: short }), fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(short, 12) }), longText];
+  const plain: fc.Arbitrary<unknown>[] = [
+    fc.string({ minLength: min, maxLength: short }),
+    fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(short, 12) }),
+    longText,
+  ];
   const weightOf = (a: fc.Arbitrary<unknown>) => (a === longText ? 1 : 4);
-  const guesses: fc.Arbitrary<unknown>[] = [fc.webUrl({ withQueryParameters: true }), fc.uuid().map((u) => `https://${u}.example/api`), fc.uuid(), timestamps];
+  const guesses: fc.Arbitrary<unknown>[] = [
+    fc.webUrl({ withQueryParameters: true }),
+    fc.uuid().map((u) => `https://${u}.example/api`),
+    fc.uuid(),
+    timestamps,
+  ];
   const firstChoice = probe([...named, ...plain], accepts);
   const fitting = firstChoice.length ? firstChoice : probe(guesses, accepts);
   // The same values padded to the limit with 1- to 4-byte characters: limits on keys count bytes.
   const padded =
     max !== undefined && fitting.length
-      ? [fc.tuple(fc.oneof(...fitting), fc.constantFrom('a', 'é', '€', '😀')).map(([x, c]) => (String(x) + c.repeat(max)).slice(0, max - (c.length - 1)))]
+      ? [
+          fc
+            .tuple(fc.oneof(...fitting), fc.constantFrom('a', 'é', '€', '😀'))
+            .map(([x, c]) => (String(x) + c.repeat(max)).slice(0, max - (c.length - 1))),
+        ]
       : [];
   const kept = fitting;
   const long = probe(padded, accepts);
@@ -263,10 +320,16 @@ function stringShape(node: Node, actions: Item[], path: string): Derived {
 
   // At and past the limits, in UTF-16 units and in UTF-8 bytes (limits on keys count bytes).
   const edges = [
-    '', ' ', 'x',
+    '',
+    ' ',
+    'x',
     ...(min > 0 ? ['x'.repeat(min - 1), 'x'.repeat(min)] : []),
-    ...(max !== undefined ? ['x'.repeat(max), 'x'.repeat(max + 1), '€'.repeat(max), '😀'.repeat(Math.floor(max / 2)), '😀'.repeat(Math.floor(max / 2) + 1)] : []),
-    ...(maxBytes !== undefined ? ['é'.repeat(Math.floor(maxBytes / 2)), 'é'.repeat(Math.floor(maxBytes / 2) + 1), `urn:${'€'.repeat(Math.ceil(maxBytes / 3))}`] : []),
+    ...(max !== undefined
+      ? ['x'.repeat(max), 'x'.repeat(max + 1), '€'.repeat(max), '😀'.repeat(Math.floor(max / 2)), '😀'.repeat(Math.floor(max / 2) + 1)]
+      : []),
+    ...(maxBytes !== undefined
+      ? ['é'.repeat(Math.floor(maxBytes / 2)), 'é'.repeat(Math.floor(maxBytes / 2) + 1), `urn:${'€'.repeat(Math.ceil(maxBytes / 3))}`]
+      : []),
   ];
   const validEdges = edges.filter(accepts);
   const invalidEdges = edges.filter((e) => !accepts(e));
@@ -306,10 +369,21 @@ function numberShape(node: Node, actions: Item[], path: string): Derived {
   const edges = [
     ...(lo !== undefined ? [lo, lo - 1, lo + 0.5] : []),
     ...(hi !== undefined ? [hi, hi + 1, hi - 0.5] : []),
-    0, -0, -1, 1.5, 2 ** 53 + 2, 1e300, -1e300, 5e-324, RAW,
+    0,
+    -0,
+    -1,
+    1.5,
+    2 ** 53 + 2,
+    1e300,
+    -1e300,
+    5e-324,
+    RAW,
   ];
   const validEdges = edges.filter(accepts);
-  const valid = fc.oneof({ weight: 8, arbitrary: checked(range, accepts, path) }, ...(validEdges.length ? [{ weight: 1, arbitrary: fc.constantFrom(...validEdges) }] : []));
+  const valid = fc.oneof(
+    { weight: 8, arbitrary: checked(range, accepts, path) },
+    ...(validEdges.length ? [{ weight: 1, arbitrary: fc.constantFrom(...validEdges) }] : []),
+  );
   return {
     valid,
     invalid: fc.oneof(
@@ -325,10 +399,15 @@ function numberShape(node: Node, actions: Item[], path: string): Derived {
 function choiceShape(node: Node, options: readonly unknown[], path: string): Derived {
   const accepts = is(node);
   const valid = options.length ? fc.constantFrom(...options) : undefined;
-  const near = options.flatMap((o) => (typeof o === 'string' ? [o.toUpperCase(), `${o} `, o.slice(0, -1), `${o}\u0000`, o.normalize('NFD') + '\u0301'] : [String(o)]));
+  const near = options.flatMap((o) =>
+    typeof o === 'string' ? [o.toUpperCase(), `${o} `, o.slice(0, -1), `${o}\u0000`, o.normalize('NFD') + '\u0301'] : [String(o)],
+  );
   const misses = near.filter((x) => !accepts(x));
   if (!valid) throw new Error(`arbitraryFromSchema: ${path || '(root)'}: a choice without options`);
-  return { valid, invalid: fc.oneof(...(misses.length ? [{ weight: 2, arbitrary: fc.constantFrom(...misses) }] : []), { weight: 1, arbitrary: junk }) };
+  return {
+    valid,
+    invalid: fc.oneof(...(misses.length ? [{ weight: 2, arbitrary: fc.constantFrom(...misses) }] : []), { weight: 1, arbitrary: junk }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,16 +415,31 @@ function choiceShape(node: Node, options: readonly unknown[], path: string): Der
 
 function objectShape(node: Node, base: Node, path: string, ctx: Context): Derived {
   const at = (k: string) => (path ? `${path}.${k}` : k);
-  const fields = Object.entries(base.entries ?? {}).map(([k, s]) => ({ key: k, schema: s, derived: derive(s, at(k), ctx), optional: OPTIONAL.has(s.type) }));
+  const fields = Object.entries(base.entries ?? {}).map(([k, s]) => ({
+    key: k,
+    schema: s,
+    derived: derive(s, at(k), ctx),
+    optional: OPTIONAL.has(s.type),
+  }));
   const present = fields.filter((f) => f.derived.valid);
   const required = present.filter((f) => !f.optional).map((f) => f.key);
-  const record = fc.record(Object.fromEntries(present.map((f) => [f.key, f.derived.valid!])), { requiredKeys: required }) as fc.Arbitrary<Record<string, unknown>>;
+  const record = fc.record(Object.fromEntries(present.map((f) => [f.key, f.derived.valid!])), { requiredKeys: required }) as fc.Arbitrary<
+    Record<string, unknown>
+  >;
   // A loose object keeps unknown members and a `rest` schema types them: send some.
   const extras =
     base.type === 'loose_object' || base.rest
-      ? fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !Object.hasOwn(base.entries ?? {}, k)), base.rest ? (derive(base.rest, at('*'), ctx).valid ?? fc.string()) : fc.string({ maxLength: 12 }), { maxKeys: 2 })
+      ? fc.dictionary(
+          fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !Object.hasOwn(base.entries ?? {}, k)),
+          base.rest ? (derive(base.rest, at('*'), ctx).valid ?? fc.string()) : fc.string({ maxLength: 12 }),
+          { maxKeys: 2 },
+        )
       : fc.constant({});
-  const valid = checked(fc.tuple(record, extras).map(([r, e]) => ({ ...e, ...r })), ownChecks(node), path);
+  const valid = checked(
+    fc.tuple(record, extras).map(([r, e]) => ({ ...e, ...r })),
+    ownChecks(node),
+    path,
+  );
 
   const names = fields.map((f) => f.key);
   const set = (key: string, value: fc.Arbitrary<unknown>) =>
@@ -359,16 +453,37 @@ function objectShape(node: Node, base: Node, path: string, ctx: Context): Derive
       arbitrary: fc
         .tuple(
           valid,
-          fc.oneof(fc.constantFrom(...EXTRA_KEYS, ...names.map((n) => `${n}_`), ...names.map((n) => n.toUpperCase())), fc.string({ maxLength: 10 })),
+          fc.oneof(
+            fc.constantFrom(...EXTRA_KEYS, ...names.map((n) => `${n}_`), ...names.map((n) => n.toUpperCase())),
+            fc.string({ maxLength: 10 }),
+          ),
           fc.oneof(junk, ...present.map((f) => f.derived.valid!)),
         )
         .map(([o, k, x]) => define({ ...(o as Record<string, unknown>) }, k, x)),
     },
     // The same member twice (toJsonText writes the prefixed key as a plain repeat).
     ...(present.length
-      ? [{ weight: 1, arbitrary: fc.constantFrom(...present).chain((f) => fc.tuple(valid, fc.oneof(f.derived.valid!, f.derived.invalid)).map(([o, x]) => define({ ...(o as Record<string, unknown>) }, `${DUPLICATE}${f.key}`, x))) }]
+      ? [
+          {
+            weight: 1,
+            arbitrary: fc
+              .constantFrom(...present)
+              .chain((f) =>
+                fc
+                  .tuple(valid, fc.oneof(f.derived.valid!, f.derived.invalid))
+                  .map(([o, x]) => define({ ...(o as Record<string, unknown>) }, `${DUPLICATE}${f.key}`, x)),
+              ),
+          },
+        ]
       : []),
-    { weight: 1, arbitrary: fc.oneof(junk, valid.map((o) => [o]), fc.constant(null)) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        junk,
+        valid.map((o) => [o]),
+        fc.constant(null),
+      ),
+    },
   ];
   return { valid, invalid: fc.oneof(...mutations) };
 }
@@ -381,13 +496,22 @@ const omit = (o: unknown, key: string) => {
 function arrayShape(node: Node, base: Node, actions: Item[], path: string, ctx: Context): Derived {
   const item = derive(base.item!, `${path}[]`, ctx);
   const own = ownChecks(node);
-  const min = minOf([...requirement(actions, 'min_length'), ...requirement(actions, 'length'), ...(actions.some((a) => a.type === 'non_empty') ? [1] : [])]) ?? 0;
+  const min =
+    minOf([
+      ...requirement(actions, 'min_length'),
+      ...requirement(actions, 'length'),
+      ...(actions.some((a) => a.type === 'non_empty') ? [1] : []),
+    ]) ?? 0;
   const max = maxOf([...requirement(actions, 'max_length'), ...requirement(actions, 'length')]);
   const itemValid = item.valid ?? fc.constant(undefined);
   const usual = fc.array(itemValid, { minLength: min, maxLength: Math.max(min, Math.min(max ?? 3, Math.max(min, 1) + 2)) });
   // Full arrays at the limit when it is small (link ids, metadata entries); long lists of URLs would mostly meet a byte bound first.
   const atMax = max !== undefined && max <= 64 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: max, maxLength: max }) }] : [];
-  const valid = item.valid ? checked(fc.oneof({ weight: 24, arbitrary: usual }, ...atMax), own, path) : max === 0 || min === 0 ? fc.constant([]) : undefined;
+  const valid = item.valid
+    ? checked(fc.oneof({ weight: 24, arbitrary: usual }, ...atMax), own, path)
+    : max === 0 || min === 0
+      ? fc.constant([])
+      : undefined;
   const base1 = valid ?? fc.constant([]);
   const oneItem = fc.tuple(base1, item.invalid, fc.nat()).map(([a, x, i]) => {
     const out = [...(a as unknown[])];
@@ -399,29 +523,50 @@ function arrayShape(node: Node, base: Node, actions: Item[], path: string, ctx: 
     valid,
     invalid: fc.oneof(
       { weight: 4, arbitrary: oneItem },
-      ...(max !== undefined && max <= 200 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: max + 1, maxLength: max + 1 }) }] : []),
+      ...(max !== undefined && max <= 200
+        ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: max + 1, maxLength: max + 1 }) }]
+        : []),
       ...(min > 0 ? [{ weight: 1, arbitrary: fc.array(itemValid, { minLength: min - 1, maxLength: min - 1 }) }] : []),
       // Repeats: uniqueness rules.
       { weight: 1, arbitrary: fc.tuple(itemValid, fc.integer({ min: 2, max: 3 })).map(([x, n]) => Array.from({ length: n }, () => x)) },
-      { weight: 1, arbitrary: fc.oneof(junk, base1.map((a) => ({ ...(a as unknown[]) }))) },
+      {
+        weight: 1,
+        arbitrary: fc.oneof(
+          junk,
+          base1.map((a) => ({ ...(a as unknown[]) })),
+        ),
+      },
     ),
   };
 }
 
 function recordShape(node: Node, base: Node, path: string, ctx: Context): Derived {
-  const key = typeof base.key === 'object' ? derive(base.key, `${path}{}`, ctx) : { valid: fc.string({ minLength: 1, maxLength: 8 }), invalid: hostileString };
+  const key =
+    typeof base.key === 'object'
+      ? derive(base.key, `${path}{}`, ctx)
+      : { valid: fc.string({ minLength: 1, maxLength: 8 }), invalid: hostileString };
   const value = derive(base.value!, `${path}.*`, ctx);
   const keys = (key.valid ?? fc.string({ minLength: 1, maxLength: 8 })).filter((k): k is string => typeof k === 'string');
   const values = value.valid ?? fc.constant(undefined);
   const valid = checked(fc.dictionary(keys, values, { maxKeys: 4 }), ownChecks(node), path);
-  const add = (k: fc.Arbitrary<unknown>, x: fc.Arbitrary<unknown>) => fc.tuple(valid, k, x).map(([o, kk, xx]) => define({ ...(o as Record<string, unknown>) }, String(kk), xx));
+  const add = (k: fc.Arbitrary<unknown>, x: fc.Arbitrary<unknown>) =>
+    fc.tuple(valid, k, x).map(([o, kk, xx]) => define({ ...(o as Record<string, unknown>) }, String(kk), xx));
   return {
     valid,
     invalid: fc.oneof(
       // Member names and values a map store refuses, and prototype names.
-      { weight: 2, arbitrary: add(fc.oneof(fc.constantFrom('', '__proto__', 'constructor', 'prototype', 'x'.repeat(300)), key.invalid), values) },
+      {
+        weight: 2,
+        arbitrary: add(fc.oneof(fc.constantFrom('', '__proto__', 'constructor', 'prototype', 'x'.repeat(300)), key.invalid), values),
+      },
       { weight: 2, arbitrary: add(keys, fc.oneof(value.invalid, awkwardNumber, fc.integer({ min: 20, max: 60 }).map(deepObject))) },
-      { weight: 1, arbitrary: fc.oneof(junk, valid.map((o) => [o])) },
+      {
+        weight: 1,
+        arbitrary: fc.oneof(
+          junk,
+          valid.map((o) => [o]),
+        ),
+      },
     ),
   };
 }

@@ -9,7 +9,17 @@ import fc from 'fast-check';
 
 /** A placeholder replaced after `JSON.stringify` by a raw number token JSON.stringify cannot write. */
 export const RAW = '\u0000raw\u0000';
-export const RAW_TOKENS = ['1e999', '-1e999', '1e400', '-0', '1e-400', '123456789012345678901234567890', '0.1e-999', '9007199254740993', '1E2'] as const;
+export const RAW_TOKENS = [
+  '1e999',
+  '-1e999',
+  '1e400',
+  '-0',
+  '1e-400',
+  '123456789012345678901234567890',
+  '0.1e-999',
+  '9007199254740993',
+  '1E2',
+] as const;
 
 /** A key prefix `toJsonText` removes, so that the object's JSON names a member twice. */
 export const DUPLICATE = '\u0000dup\u0000';
@@ -36,9 +46,31 @@ export const awkwardNumber = fc.constantFrom(1e20, 2 ** 53 + 2, -1e300, 1e300, 1
 
 /** Characters that text refusals are about: C0/C1 controls, bidi overrides and isolates, zero-width, BOM, lone surrogates. */
 export const HOSTILE_CHARS = [
-  '\u0000', '\u0007', '\t', '\n', '\r', '\u001b', '\u007f', '\u0085', '\u009b',
-  '\u202e', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069', '\u200f', '\u061c',
-  '\u200b', '\u200d', '\u2028', '\u2060', '\ufeff', '\ufffd', '\ud800', '\udfff',
+  '\u0000',
+  '\u0007',
+  '\t',
+  '\n',
+  '\r',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u009b',
+  '\u202e',
+  '\u202d',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+  '\u200f',
+  '\u061c',
+  '\u200b',
+  '\u200d',
+  '\u2028',
+  '\u2060',
+  '\ufeff',
+  '\ufffd',
+  '\ud800',
+  '\udfff',
 ] as const;
 
 /**
@@ -47,26 +79,28 @@ export const HOSTILE_CHARS = [
  */
 export function nearMissString(valid: fc.Arbitrary<string>): fc.Arbitrary<string> {
   const insert = withHostileChar(valid);
-  const reshape = fc.tuple(valid, fc.constantFrom('upper', 'lower', 'spaces', 'newline', 'nfd', 'short', 'double', 'accent')).map(([s, how]) => {
-    switch (how) {
-      case 'upper':
-        return s.toUpperCase();
-      case 'lower':
-        return s.toLowerCase();
-      case 'spaces':
-        return ` ${s} `;
-      case 'newline':
-        return `${s}\n`;
-      case 'nfd':
-        return `${s}\u00e9`.normalize('NFD');
-      case 'short':
-        return s.slice(0, -1);
-      case 'double':
-        return s + s;
-      default:
-        return `${s}\u0301`;
-    }
-  });
+  const reshape = fc
+    .tuple(valid, fc.constantFrom('upper', 'lower', 'spaces', 'newline', 'nfd', 'short', 'double', 'accent'))
+    .map(([s, how]) => {
+      switch (how) {
+        case 'upper':
+          return s.toUpperCase();
+        case 'lower':
+          return s.toLowerCase();
+        case 'spaces':
+          return ` ${s} `;
+        case 'newline':
+          return `${s}\n`;
+        case 'nfd':
+          return `${s}\u00e9`.normalize('NFD');
+        case 'short':
+          return s.slice(0, -1);
+        case 'double':
+          return s + s;
+        default:
+          return `${s}\u0301`;
+      }
+    });
   return fc.oneof({ weight: 3, arbitrary: insert }, { weight: 2, arbitrary: reshape });
 }
 
@@ -80,7 +114,25 @@ export function withHostileChar(valid: fc.Arbitrary<string>): fc.Arbitrary<strin
 
 /** Strings that are hostile on their own. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', ' ', '\t\n', '\u0000', '\ud800', 'a\udfffb', '\u202egnp.exe', 'admin\u200b', '\u200b\u200b', '\u200b \u2060', 'e\u0301', '\ufeff', '\ufffd', '%00', '../', '__proto__', 'constructor'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t\n',
+    '\u0000',
+    '\ud800',
+    'a\udfffb',
+    '\u202egnp.exe',
+    'admin\u200b',
+    '\u200b\u200b',
+    '\u200b \u2060',
+    'e\u0301',
+    '\ufeff',
+    '\ufffd',
+    '%00',
+    '../',
+    '__proto__',
+    'constructor',
+  ),
   fc.string({ unit: 'binary', maxLength: 20 }),
   hugeString(5_000),
 );
@@ -105,11 +157,25 @@ export const plainJson: fc.Arbitrary<unknown> = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.array(fc.oneof(fc.string({ maxLength: 6 }), fc.integer()), { maxLength: 3 }),
-  fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean()), { maxKeys: 3 }),
+  fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean()), {
+    maxKeys: 3,
+  }),
 );
 
 /** Keys tried as unknown members: prototype names, record fields a client must not set, the empty name. */
-export const EXTRA_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'id', 'version', 'aggregations', 'created_at', 'tenant_id', ''] as const;
+export const EXTRA_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'id',
+  'version',
+  'aggregations',
+  'created_at',
+  'tenant_id',
+  '',
+] as const;
 
 /** `Object.defineProperty`: `__proto__` must be an own key of the JSON, not a prototype change here. */
 export const define = (o: Record<string, unknown>, k: string, v: unknown) =>

@@ -40,7 +40,22 @@ export function managementCaller(url: string, admin: string) {
 export async function createTenant(runtime: Runtime, name = `tenant-${randomUUID()}`): Promise<string> {
   const id = randomUUID();
   const at = runtime.now().toISOString();
-  const item = { id, tenant_name: name, tenant_metadata: [], is_default: false, version: 1, created_by: SYSTEM_ACTOR_ID, created_at: at, updated_by: SYSTEM_ACTOR_ID, updated_at: at };
-  await runtime.db.send(new PutCommand({ TableName: runtime.config.tableName, Item: { ...keys.tenant(id), GSI1PK: keys.tenantsCollection, GSI1SK: id, ...entity('Tenant'), ...item } }));
+  const item = {
+    id,
+    tenant_name: name,
+    tenant_metadata: [],
+    is_default: false,
+    version: 1,
+    created_by: SYSTEM_ACTOR_ID,
+    created_at: at,
+    updated_by: SYSTEM_ACTOR_ID,
+    updated_at: at,
+  };
+  await runtime.db.send(
+    new PutCommand({
+      TableName: runtime.config.tableName,
+      Item: { ...keys.tenant(id), GSI1PK: keys.tenantsCollection, GSI1SK: id, ...entity('Tenant'), ...item },
+    }),
+  );
   return id;
 }

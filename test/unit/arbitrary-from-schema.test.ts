@@ -23,7 +23,12 @@ const Everything = v.pipe(
   v.unknown(),
   v.check((x) => !Array.isArray(x), 'must be a JSON object'),
   v.strictObject({
-    name: v.pipe(v.string(), v.check((s) => s.trim() !== '', 'blank'), v.minLength(2), v.maxLength(20)),
+    name: v.pipe(
+      v.string(),
+      v.check((s) => s.trim() !== '', 'blank'),
+      v.minLength(2),
+      v.maxLength(20),
+    ),
     code: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}-\d{2}$/))),
     id: v.pipe(v.string(), v.uuid(), v.toLowerCase()),
     email: v.optional(v.pipe(v.string(), v.email())),
@@ -36,11 +41,18 @@ const Everything = v.pipe(
     mode: v.optional(v.enum({ On: 'on', Off: 'off' })),
     version: v.optional(v.literal(2)),
     note: v.nullable(v.string()),
-    tags: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(8))), v.minLength(1), v.maxLength(5), v.check((a) => new Set(a).size === a.length, 'unique')),
+    tags: v.pipe(
+      v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(8))),
+      v.minLength(1),
+      v.maxLength(5),
+      v.check((a) => new Set(a).size === a.length, 'unique'),
+    ),
     extra: v.optional(v.record(v.string(), v.unknown())),
     open: v.optional(v.looseObject({ a: v.optional(v.string()) })),
     either: v.optional(v.union([v.string(), v.number()])),
-    shape: v.optional(v.variant('t', [v.object({ t: v.literal('circle'), r: v.number() }), v.object({ t: v.literal('square'), side: v.number() })])),
+    shape: v.optional(
+      v.variant('t', [v.object({ t: v.literal('circle'), r: v.number() }), v.object({ t: v.literal('square'), side: v.number() })]),
+    ),
     pair: v.optional(v.tuple([v.string(), v.number()])),
     frozen: v.optional(v.never()),
   }),
@@ -62,8 +74,23 @@ describe('arbitraryFromSchema (DESIGN.md §3.12: fuzz inputs from the schemas th
     expect(refused.length).toBeGreaterThan(values.length * 0.6);
     const issues = new Set(refused.map((i) => `${i.path?.map((p) => p.key).join('.') ?? ''}:${i.type}`));
     for (const expected of [
-      'name:string', 'name:min_length', 'name:max_length', 'name:check', 'code:regex', 'id:uuid', 'count:integer', 'count:min_value', 'count:max_value',
-      'flag:boolean', 'kind:picklist', 'tags:min_length', 'tags:max_length', 'tags:check', 'tags.0:min_length', 'frozen:never', ':check',
+      'name:string',
+      'name:min_length',
+      'name:max_length',
+      'name:check',
+      'code:regex',
+      'id:uuid',
+      'count:integer',
+      'count:min_value',
+      'count:max_value',
+      'flag:boolean',
+      'kind:picklist',
+      'tags:min_length',
+      'tags:max_length',
+      'tags:check',
+      'tags.0:min_length',
+      'frozen:never',
+      ':check',
     ]) {
       expect(issues, expected).toContain(expected);
     }
@@ -78,8 +105,21 @@ describe('arbitraryFromSchema (DESIGN.md §3.12: fuzz inputs from the schemas th
 
   it('every route schema: its valid values pass, most of its near misses are refused', () => {
     const schemas = {
-      CreateClientBody, UpdateClientBody, ClientPath, ResourcesBody, PermissionsBody, createResourceBody, updateResourceBody,
-      createScopeBody, updateScopeBody, clientIdsBody, scopePath, TokenRequestSchema, IntrospectionBodySchema, IntrospectionQuerySchema, RevokeRequestSchema,
+      CreateClientBody,
+      UpdateClientBody,
+      ClientPath,
+      ResourcesBody,
+      PermissionsBody,
+      createResourceBody,
+      updateResourceBody,
+      createScopeBody,
+      updateScopeBody,
+      clientIdsBody,
+      scopePath,
+      TokenRequestSchema,
+      IntrospectionBodySchema,
+      IntrospectionQuerySchema,
+      RevokeRequestSchema,
     };
     for (const [name, schema] of Object.entries(schemas) as [string, v.GenericSchema][]) {
       const { valid, invalid } = deriveFromSchema(schema);
@@ -92,7 +132,9 @@ describe('arbitraryFromSchema (DESIGN.md §3.12: fuzz inputs from the schemas th
 
   it('hints give the valid values of a field by path or last segment, at any depth', () => {
     const ids = fc.constantFrom('019b0000-0000-7000-8000-000000000001', '019b0000-0000-7000-8000-000000000002');
-    const { valid } = deriveFromSchema(PermissionsBody, { hints: { resource_id: ids, 'scopes[]': fc.constant('019b0000-0000-7000-8000-00000000000a') } });
+    const { valid } = deriveFromSchema(PermissionsBody, {
+      hints: { resource_id: ids, 'scopes[]': fc.constant('019b0000-0000-7000-8000-00000000000a') },
+    });
     for (const body of sample(valid!, 100) as { permissions: { resource_id: string; scopes: string[] }[] }[]) {
       for (const p of body.permissions) {
         expect(p.resource_id).toMatch(/^019b0000-0000-7000-8000-00000000000[12]$/);
@@ -100,7 +142,9 @@ describe('arbitraryFromSchema (DESIGN.md §3.12: fuzz inputs from the schemas th
       }
     }
     // A function hint reshapes the derived values.
-    const upper = deriveFromSchema(v.object({ name: v.pipe(v.string(), v.minLength(1)) }), { hints: { name: (d) => d.map((s) => `X${String(s)}`) } });
+    const upper = deriveFromSchema(v.object({ name: v.pipe(v.string(), v.minLength(1)) }), {
+      hints: { name: (d) => d.map((s) => `X${String(s)}`) },
+    });
     for (const x of sample(upper.valid!, 50) as { name: string }[]) expect(x.name.startsWith('X')).toBe(true);
   });
 
@@ -108,7 +152,14 @@ describe('arbitraryFromSchema (DESIGN.md §3.12: fuzz inputs from the schemas th
     const mixed = sample(arbitraryFromSchema(CreateClientBody), 500).filter((x) => firstIssue(CreateClientBody, x) === undefined).length;
     expect(mixed).toBeGreaterThan(250);
     expect(mixed).toBeLessThan(450);
-    const impossible = v.object({ a: v.object({ b: v.pipe(v.string(), v.check(() => false, 'never')) }) });
+    const impossible = v.object({
+      a: v.object({
+        b: v.pipe(
+          v.string(),
+          v.check(() => false, 'never'),
+        ),
+      }),
+    });
     expect(() => deriveFromSchema(impossible)).toThrow(/a\.b: .*give a hint/);
     expect(() => deriveFromSchema(v.object({ d: v.date() }) as v.GenericSchema)).toThrow(/d: no generator for valibot's `date`/);
   });

@@ -31,8 +31,12 @@ describe('client authentication (RFC 6749 §2.3)', () => {
   });
 
   it('§2.3.1 accepts client_secret_basic and client_secret_post', async () => {
-    await expect(authenticateClient({ authorization: basic('c1', secret) }, {}, deps)).resolves.toMatchObject({ method: 'client_secret_basic' });
-    await expect(authenticateClient({}, { client_id: 'c1', client_secret: secret }, deps)).resolves.toMatchObject({ method: 'client_secret_post' });
+    await expect(authenticateClient({ authorization: basic('c1', secret) }, {}, deps)).resolves.toMatchObject({
+      method: 'client_secret_basic',
+    });
+    await expect(authenticateClient({}, { client_id: 'c1', client_secret: secret }, deps)).resolves.toMatchObject({
+      method: 'client_secret_post',
+    });
   });
 
   it('a wrong secret, an unknown client, or no credentials is 401 invalid_client', async () => {
@@ -60,7 +64,9 @@ describe('client authentication (RFC 6749 §2.3)', () => {
 
   it('an expired secret is refused', async () => {
     const expired = { ...confidential, client_secret_expires_at: '2025-12-31T23:59:59.000Z' };
-    await expect(authenticateClient({ authorization: basic('c1', secret) }, {}, { ...deps, findClient: async () => expired })).rejects.toMatchObject({
+    await expect(
+      authenticateClient({ authorization: basic('c1', secret) }, {}, { ...deps, findClient: async () => expired }),
+    ).rejects.toMatchObject({
       code: 'invalid_client',
     });
   });

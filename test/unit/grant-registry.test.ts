@@ -23,7 +23,15 @@ describe('grant registry', () => {
   });
 
   it('names nothing else: implicit (RFC 6749 §4.2), case variants, and the names every object has', () => {
-    for (const spelling of ['implicit', 'Client_Credentials', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'constructor', '__proto__', 'toString', '']) {
+    for (const spelling of [
+      'implicit',
+      'Client_Credentials',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      'constructor',
+      '__proto__',
+      'toString',
+      '',
+    ]) {
       expect(findGrant(spelling), spelling).toBeUndefined();
     }
   });
@@ -35,7 +43,17 @@ describe('grant registry', () => {
 
   it('refuses a spelling registered twice (dispatch must not depend on order)', () => {
     const handle = () => Promise.reject(new Error('unused'));
-    expect(() => indexBySpelling([{ name: 'a', aliases: ['x'], handle }, { name: 'b', aliases: ['x'], handle }])).toThrow('grant_type "x" is registered twice');
-    expect(() => indexBySpelling([{ name: 'a', handle }, { name: 'a', handle }])).toThrow('grant_type "a" is registered twice');
+    expect(() =>
+      indexBySpelling([
+        { name: 'a', aliases: ['x'], handle },
+        { name: 'b', aliases: ['x'], handle },
+      ]),
+    ).toThrow('grant_type "x" is registered twice');
+    expect(() =>
+      indexBySpelling([
+        { name: 'a', handle },
+        { name: 'a', handle },
+      ]),
+    ).toThrow('grant_type "a" is registered twice');
   });
 });

@@ -43,7 +43,15 @@ describe('error renderer (API.md §2)', () => {
   });
 
   it('a JSON body with a "__proto__" member is a 400 naming that member, not "malformed JSON" (found by the management fuzz tests)', () => {
-    const forbiddenKey = Object.assign(new Error('Forbidden key in JSON body'), { statusCode: 422, expose: true, cause: { package: '@middy/http-json-body-parser', data: '__proto__' } });
-    expect(toAppError(forbiddenKey)).toMatchObject({ status: 400, code: 'invalid_request', message: 'body: a member named "__proto__" is not accepted.' });
+    const forbiddenKey = Object.assign(new Error('Forbidden key in JSON body'), {
+      statusCode: 422,
+      expose: true,
+      cause: { package: '@middy/http-json-body-parser', data: '__proto__' },
+    });
+    expect(toAppError(forbiddenKey)).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: 'body: a member named "__proto__" is not accepted.',
+    });
   });
 });

@@ -42,22 +42,39 @@ describe('Clients use cases on in-memory deps', () => {
   it('turning a public client confidential needs update:client_keys (403), and then shows the new secret', async () => {
     const w = memoryWorld();
     const spa = await createClient(w.clientDeps, accessOf(), { client_name: 'spa', is_public: true }, none);
-    await expect(updateClient(w.clientDeps, accessOf({ rotatesKeys: false }), String(spa.id), { is_public: false }, none)).rejects.toMatchObject({ status: 403 });
+    await expect(
+      updateClient(w.clientDeps, accessOf({ rotatesKeys: false }), String(spa.id), { is_public: false }, none),
+    ).rejects.toMatchObject({ status: 403 });
     const updated = await updateClient(w.clientDeps, accessOf(), String(spa.id), { is_public: false }, none);
     expect(updated).toMatchObject({ is_public: false, client_secret: expect.any(String) });
   });
 
   it('expand=all: the client’s links and permissions carry resource_data and scope_data', async () => {
     const w = memoryWorld();
-    const resource = await w.resourceDeps.resources.create({ tenant_id: DEFAULT_TENANT_ID, resource_type: 'api', resource_name: 'api', resource_metadata: { identifier_url: 'https://api.example' } }, 'x');
+    const resource = await w.resourceDeps.resources.create(
+      {
+        tenant_id: DEFAULT_TENANT_ID,
+        resource_type: 'api',
+        resource_name: 'api',
+        resource_metadata: { identifier_url: 'https://api.example' },
+      },
+      'x',
+    );
     const scope = await w.resourceDeps.scopes.create(resource.id, { scope_name: 'read' }, 'x');
     const made = await createClient(w.clientDeps, accessOf(), { client_name: 'c' }, none);
     await authorizeClientResources(w.clientDeps, accessOf(), String(made.id), [resource.id]);
     await grantClientPermissions(w.clientDeps, accessOf(), String(made.id), [{ resource_id: resource.id, scopes: [scope.id] }]);
     const page = await listClients(w.clientDeps, accessOf(), parseListParams(clientsCollection, { expand: 'all' }));
     const item = page.items[0] as Record<string, any>;
-    expect(item.resources).toEqual([expect.objectContaining({ resource_id: resource.id, resource_data: expect.objectContaining({ id: resource.id, resource_name: 'api' }) })]);
-    expect(item.permissions).toEqual([expect.objectContaining({ scope_id: scope.id, scope_data: expect.objectContaining({ scope_name: 'read' }) })]);
+    expect(item.resources).toEqual([
+      expect.objectContaining({
+        resource_id: resource.id,
+        resource_data: expect.objectContaining({ id: resource.id, resource_name: 'api' }),
+      }),
+    ]);
+    expect(item.permissions).toEqual([
+      expect.objectContaining({ scope_id: scope.id, scope_data: expect.objectContaining({ scope_name: 'read' }) }),
+    ]);
     expect(item.aggregations).toMatchObject({ resources: 1, permissions: 1 });
   });
 });

@@ -31,10 +31,16 @@ describe('Resources use cases on in-memory deps', () => {
 
   it('an HS256 signing secret is shown (opened) only to a read:client_keys caller', async () => {
     const w = memoryWorld();
-    const body = { resource_type: 'api', resource_name: 'hs', resource_metadata: { identifier_url: 'https://hs.example', signing_algorithm: 'HS256' as const, signing_secret: SECRET } };
+    const body = {
+      resource_type: 'api',
+      resource_name: 'hs',
+      resource_metadata: { identifier_url: 'https://hs.example', signing_algorithm: 'HS256' as const, signing_secret: SECRET },
+    };
     const made = await createResource(w.resourceDeps, accessOf({ readsKeys: false }), body, none);
     expect(made.resource_metadata).not.toHaveProperty('signing_secret');
-    expect((await getResource(w.resourceDeps, accessOf(), String(made.id), none)).resource_metadata).toMatchObject({ signing_secret: SECRET });
+    expect((await getResource(w.resourceDeps, accessOf(), String(made.id), none)).resource_metadata).toMatchObject({
+      signing_secret: SECRET,
+    });
     // Stored sealed, never in clear.
     expect(w.resources.get(String(made.id))!.resource_metadata.signing_secret).not.toBe(SECRET);
   });
@@ -43,9 +49,21 @@ describe('Resources use cases on in-memory deps', () => {
     const w = memoryWorld();
     const r = await createResource(w.resourceDeps, accessOf(), { resource_type: 'api', resource_name: 'r' }, none);
     for (const name of ['read', 'write']) await createResourceScope(w.resourceDeps, accessOf(), String(r.id), { scope_name: name }, none);
-    const listed = await listResourceScopes(w.resourceDeps, accessOf(), String(r.id), parseListParams(scopesCollection, { q: '(scope_name=write)' }));
+    const listed = await listResourceScopes(
+      w.resourceDeps,
+      accessOf(),
+      String(r.id),
+      parseListParams(scopesCollection, { q: '(scope_name=write)' }),
+    );
     expect(listed.items.map((s) => s.scope_name)).toEqual(['write']);
-    await expect(listResourceScopes(w.resourceDeps, accessOf({ tenantId: TENANT_B, isGlobal: false }), String(r.id), parseListParams(scopesCollection, {}))).rejects.toMatchObject({ status: 404 });
+    await expect(
+      listResourceScopes(
+        w.resourceDeps,
+        accessOf({ tenantId: TENANT_B, isGlobal: false }),
+        String(r.id),
+        parseListParams(scopesCollection, {}),
+      ),
+    ).rejects.toMatchObject({ status: 404 });
   });
 
   it('client links: authorized from the resource side, listed with client_data (no secret); the system resource cannot be deleted', async () => {
@@ -53,8 +71,15 @@ describe('Resources use cases on in-memory deps', () => {
     const r = await createResource(w.resourceDeps, accessOf(), { resource_type: 'api', resource_name: 'r' }, none);
     const c = await createClient(w.clientDeps, accessOf(), { client_name: 'c' }, none);
     await authorizeResourceClients(w.resourceDeps, accessOf(), String(r.id), [String(c.id)]);
-    const links = await listResourceClients(w.resourceDeps, accessOf(), String(r.id), parseListParams(resourceClientsCollection, { expand: 'all' }));
-    expect(links.items).toEqual([expect.objectContaining({ client_id: c.id, authorized: true, client_data: expect.objectContaining({ id: c.id }) })]);
+    const links = await listResourceClients(
+      w.resourceDeps,
+      accessOf(),
+      String(r.id),
+      parseListParams(resourceClientsCollection, { expand: 'all' }),
+    );
+    expect(links.items).toEqual([
+      expect.objectContaining({ client_id: c.id, authorized: true, client_data: expect.objectContaining({ id: c.id }) }),
+    ]);
     expect((links.items[0] as any).client_data).not.toHaveProperty('client_secret');
     w.resources.get(String(r.id))!.resource_metadata.is_system = true;
     await expect(deleteResource(w.resourceDeps, accessOf(), String(r.id))).rejects.toMatchObject({ status: 403 });

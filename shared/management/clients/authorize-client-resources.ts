@@ -9,7 +9,12 @@ import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
  * guarded by the client's `links_version` (docs/data-model.md §1), which is what makes parallel
  * authorizations of one resource give exactly one success.
  */
-export async function authorizeClientResources(deps: ClientDeps, access: ManagementAccess, clientId: string, resourceIds: readonly string[]): Promise<void> {
+export async function authorizeClientResources(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  clientId: string,
+  resourceIds: readonly string[],
+): Promise<void> {
   const client = await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   assertMayChange(access.ctx, client);
   await assertResourcesVisible(deps, access.ctx, resourceIds);

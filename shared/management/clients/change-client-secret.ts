@@ -13,7 +13,12 @@ import { clientView } from './client-view.ts';
  * The new secret starts without expiry: it must not inherit a deadline set for the old one.
  * 200 with the Client carrying the new secret. A public client has no secret: 400.
  */
-export async function changeClientSecret(deps: ClientDeps, access: ManagementAccess, clientId: string, params: RecordParams): Promise<Record<string, unknown>> {
+export async function changeClientSecret(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  clientId: string,
+  params: RecordParams,
+): Promise<Record<string, unknown>> {
   const client = await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   assertMayChange(access.ctx, client);
   if (client.is_public) throw badRequest('path.client_id: a public client has no secret to change.');

@@ -82,8 +82,10 @@ export const clientEntity = defineEntity<ClientRecord, ClientDeps>({
     return addChildren(
       views,
       {
-        resources: async (v) => [...((await partition(v))?.links.values() ?? [])].sort(byId).map((l) => clientResourceEntity.view(l, access)),
-        permissions: async (v) => [...((await partition(v))?.permissions ?? [])].sort(byId).map((p) => clientPermissionEntity.view(p, access)),
+        resources: async (v) =>
+          [...((await partition(v))?.links.values() ?? [])].sort(byId).map((l) => clientResourceEntity.view(l, access)),
+        permissions: async (v) =>
+          [...((await partition(v))?.permissions ?? [])].sort(byId).map((p) => clientPermissionEntity.view(p, access)),
       },
       {
         resources: (links) => clientResourceEntity.expand!(deps, links, access),

@@ -34,14 +34,22 @@ export function assertFutureExpiry(expiresAt: string | null | undefined, isPubli
 export function assertDefaultClientKept(current: ClientRecord, next: ClientRecord): void {
   if (!current.is_default) return;
   const broken =
-    next.is_public !== current.is_public ? 'is_public'
-    : next.is_global !== current.is_global ? 'is_global'
-    : next.tenant_id !== current.tenant_id ? 'tenant_id'
-    : !next.client_metadata.grant_types.includes('client_credentials') ? 'client_metadata.grant_types'
-    // an expiring secret would lock the operator out when it passes (bootstrap cannot undo it)
-    : next.client_secret_expires_at !== null && next.client_secret_expires_at !== current.client_secret_expires_at ? 'client_secret_expires_at'
-    : undefined;
-  if (broken) throw forbidden(`body.${broken}: the Default Client must stay a global confidential client_credentials client whose secret does not expire.`);
+    next.is_public !== current.is_public
+      ? 'is_public'
+      : next.is_global !== current.is_global
+        ? 'is_global'
+        : next.tenant_id !== current.tenant_id
+          ? 'tenant_id'
+          : !next.client_metadata.grant_types.includes('client_credentials')
+            ? 'client_metadata.grant_types'
+            : // an expiring secret would lock the operator out when it passes (bootstrap cannot undo it)
+              next.client_secret_expires_at !== null && next.client_secret_expires_at !== current.client_secret_expires_at
+              ? 'client_secret_expires_at'
+              : undefined;
+  if (broken)
+    throw forbidden(
+      `body.${broken}: the Default Client must stay a global confidential client_credentials client whose secret does not expire.`,
+    );
 }
 
 /**
@@ -49,7 +57,11 @@ export function assertDefaultClientKept(current: ClientRecord, next: ClientRecor
  * gets 404 for another tenant's resource, as for one that does not exist. The repositories check
  * again in their transaction (they also know the client's tenant and the shared system resource).
  */
-export async function assertResourcesVisible(deps: Pick<ClientDeps, 'resources'>, ctx: ManagementContext, resourceIds: readonly string[]): Promise<void> {
+export async function assertResourcesVisible(
+  deps: Pick<ClientDeps, 'resources'>,
+  ctx: ManagementContext,
+  resourceIds: readonly string[],
+): Promise<void> {
   if (!ctx.isGlobal) await loadAllVisible(deps.resources, ctx, resourceIds, 'Resource');
 }
 
@@ -57,7 +69,11 @@ export async function assertResourcesVisible(deps: Pick<ClientDeps, 'resources'>
  * The Default Client keeps its link to the management API and its permissions there (API.md §4:
  * bootstrap gives it every management scope); removing them would lock the operator out.
  */
-export async function assertNotDefaultSystemLink(deps: Pick<ClientDeps, 'resources'>, client: ClientRecord, resourceIds: readonly string[]): Promise<void> {
+export async function assertNotDefaultSystemLink(
+  deps: Pick<ClientDeps, 'resources'>,
+  client: ClientRecord,
+  resourceIds: readonly string[],
+): Promise<void> {
   if (!client.is_default) return;
   const found = await Promise.all([...new Set(resourceIds)].map((id) => deps.resources.get(id)));
   if (found.some((r) => r?.resource_metadata.is_system)) {

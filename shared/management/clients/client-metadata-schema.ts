@@ -10,7 +10,16 @@ import { clientFields } from './client-fields.ts';
  */
 
 /** Canonical grant names as /token checks them (API.md §5.1, shared/oauth/issue-token.ts). */
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'password', 'implicit', 'device_code', 'otp', 'token_exchange'] as const;
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'password',
+  'implicit',
+  'device_code',
+  'otp',
+  'token_exchange',
+] as const;
 
 const grantTypes = v.pipe(
   v.array(v.picklist(GRANT_TYPES, `must be one of ${GRANT_TYPES.join(', ')}`), 'must be an array of grant type names'),

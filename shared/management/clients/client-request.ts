@@ -1,4 +1,10 @@
-import { clientPermissionsCollection, clientResourcesCollection, clientsCollection, listQuerySchema, recordQuerySchema } from '../../lists/index.ts';
+import {
+  clientPermissionsCollection,
+  clientResourcesCollection,
+  clientsCollection,
+  listQuerySchema,
+  recordQuerySchema,
+} from '../../lists/index.ts';
 
 /** Query schemas of this area, built once per container (docs/lists.md §9). */
 export const clientRecordQuery = recordQuerySchema(clientsCollection);

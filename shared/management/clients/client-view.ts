@@ -19,7 +19,13 @@ export const SEALED: SecretExposure = { kind: 'sealed' };
  * shows one; `client_secret_expires_at` is always present (null = never expires).
  */
 export function clientView(c: ClientRecord, exposure: SecretExposure = NO_SECRET): Record<string, unknown> {
-  const secret = c.is_public ? undefined : exposure.kind === 'plaintext' ? exposure.secret : exposure.kind === 'sealed' && c.secret_sealed ? new SealedSecret(c.secret_sealed) : undefined;
+  const secret = c.is_public
+    ? undefined
+    : exposure.kind === 'plaintext'
+      ? exposure.secret
+      : exposure.kind === 'sealed' && c.secret_sealed
+        ? new SealedSecret(c.secret_sealed)
+        : undefined;
   return {
     id: c.id,
     tenant_id: c.tenant_id,

@@ -16,7 +16,12 @@ import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
  * (DESIGN.md §4), shown in this response whatever the caller's scopes: it is the one moment the
  * creator learns it without `read:client_keys`.
  */
-export async function createClient(deps: ClientDeps, access: ManagementAccess, input: CreateClientInput, params: RecordParams): Promise<Record<string, unknown>> {
+export async function createClient(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  input: CreateClientInput,
+  params: RecordParams,
+): Promise<Record<string, unknown>> {
   const { ctx } = access;
   const tenantId = await resolveClientTenant(deps, ctx, input.tenant_id);
   const isGlobal = resolveIsGlobal(ctx, input.is_global);
@@ -30,7 +35,9 @@ export async function createClient(deps: ClientDeps, access: ManagementAccess, i
       tenant_id: tenantId,
       client_name: input.client_name,
       ...(input.client_type !== undefined ? { client_type: input.client_type } : {}),
-      ...(input.client_description !== undefined && input.client_description !== null ? { client_description: input.client_description } : {}),
+      ...(input.client_description !== undefined && input.client_description !== null
+        ? { client_description: input.client_description }
+        : {}),
       // Inner objects may be partial here; the store fills each from its defaults (client-defaults.ts).
       ...(input.client_metadata !== undefined ? { client_metadata: input.client_metadata as Partial<ClientMetadata> } : {}),
       ...(input.app_metadata !== undefined ? { app_metadata: input.app_metadata } : {}),
@@ -44,5 +51,12 @@ export async function createClient(deps: ClientDeps, access: ManagementAccess, i
   );
   // A token request for this id may have cached "no such client" a moment ago.
   deps.forget(record.id);
-  return presentRecord(clientEntity, deps, access, record, params, clientView(record, secret !== undefined ? { kind: 'plaintext', secret } : NO_SECRET));
+  return presentRecord(
+    clientEntity,
+    deps,
+    access,
+    record,
+    params,
+    clientView(record, secret !== undefined ? { kind: 'plaintext', secret } : NO_SECRET),
+  );
 }

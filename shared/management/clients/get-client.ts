@@ -8,6 +8,11 @@ import { clientEntity } from './client-entity.ts';
  * GET /clients/{client_id} (spec §4.3). `client_secret` only for a `read:client_keys` caller
  * (DESIGN.md §4), opened only if `fields` keeps it.
  */
-export async function getClient(deps: ClientDeps, access: ManagementAccess, clientId: string, params: RecordParams): Promise<Record<string, unknown>> {
+export async function getClient(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  clientId: string,
+  params: RecordParams,
+): Promise<Record<string, unknown>> {
   return presentRecord(clientEntity, deps, access, await loadVisible(deps.clients, access.ctx, clientId, 'Client'), params);
 }

@@ -12,11 +12,20 @@ import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
  * client_credentials token may carry from the next request on (grants live in the client's
  * partition, which /token reads; this container's cache is dropped).
  */
-export async function grantClientPermissions(deps: ClientDeps, access: ManagementAccess, clientId: string, permissions: readonly PermissionRequest[]): Promise<void> {
+export async function grantClientPermissions(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  clientId: string,
+  permissions: readonly PermissionRequest[],
+): Promise<void> {
   const { ctx } = access;
   const client = await loadVisible(deps.clients, ctx, clientId, 'Client');
   assertMayChange(ctx, client);
-  await assertResourcesVisible(deps, ctx, permissions.map((p) => p.resource_id));
+  await assertResourcesVisible(
+    deps,
+    ctx,
+    permissions.map((p) => p.resource_id),
+  );
   await assertMayGrant(ctx.scopes, permissions, (id) => deps.resources.get(id));
   try {
     await deps.permissions.grant(clientId, permissions, ctx.actor);

@@ -9,8 +9,20 @@ import { clientPermissionEntity } from './client-entity.ts';
  * `resource_data` and `scope_data` under `expand=all`. One consistent Query of the client's
  * partition (docs/data-model.md pattern 22), paged in memory by the list machinery.
  */
-export async function listClientPermissions(deps: ClientDeps, access: ManagementAccess, clientId: string, params: ListParams): Promise<ListEnvelope> {
+export async function listClientPermissions(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  clientId: string,
+  params: ListParams,
+): Promise<ListEnvelope> {
   await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   const permissions = await deps.permissions.listForClient(clientId);
-  return listRecords(clientPermissionEntity, deps, access, arraySource(`clients/${clientId}/permissions`, permissions), params, await deps.cursorKey());
+  return listRecords(
+    clientPermissionEntity,
+    deps,
+    access,
+    arraySource(`clients/${clientId}/permissions`, permissions),
+    params,
+    await deps.cursorKey(),
+  );
 }

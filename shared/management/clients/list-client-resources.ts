@@ -10,8 +10,20 @@ import { clientResourceEntity } from './client-entity.ts';
  * (docs/data-model.md pattern 19) and few, so the list machinery pages them in memory; the source
  * id (the list's path) binds cursors to this client's links (docs/lists.md §5).
  */
-export async function listClientResources(deps: ClientDeps, access: ManagementAccess, clientId: string, params: ListParams): Promise<ListEnvelope> {
+export async function listClientResources(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  clientId: string,
+  params: ListParams,
+): Promise<ListEnvelope> {
   await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   const links = await deps.links.listForClient(clientId);
-  return listRecords(clientResourceEntity, deps, access, arraySource(`clients/${clientId}/resources`, links), params, await deps.cursorKey());
+  return listRecords(
+    clientResourceEntity,
+    deps,
+    access,
+    arraySource(`clients/${clientId}/resources`, links),
+    params,
+    await deps.cursorKey(),
+  );
 }

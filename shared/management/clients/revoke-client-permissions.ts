@@ -8,10 +8,19 @@ import { assertMayChange, assertNotDefaultSystemLink } from './client-guards.ts'
  * the client does not hold is 404. Requesting a revoked scope at /token is `invalid_scope` from
  * the next request on.
  */
-export async function revokeClientPermissions(deps: ClientDeps, access: ManagementAccess, clientId: string, permissions: readonly PermissionRequest[]): Promise<void> {
+export async function revokeClientPermissions(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  clientId: string,
+  permissions: readonly PermissionRequest[],
+): Promise<void> {
   const client = await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   assertMayChange(access.ctx, client);
-  await assertNotDefaultSystemLink(deps, client, permissions.map((p) => p.resource_id));
+  await assertNotDefaultSystemLink(
+    deps,
+    client,
+    permissions.map((p) => p.resource_id),
+  );
   await deps.permissions.revoke(clientId, permissions);
   deps.forget(clientId);
 }

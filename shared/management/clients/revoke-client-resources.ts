@@ -7,7 +7,12 @@ import { assertMayChange, assertNotDefaultSystemLink } from './client-guards.ts'
  * links and the client's permissions on those resources, all-or-nothing; a missing link is 404.
  * From the next token request on, the client can no longer ask for those audiences.
  */
-export async function revokeClientResources(deps: ClientDeps, access: ManagementAccess, clientId: string, resourceIds: readonly string[]): Promise<void> {
+export async function revokeClientResources(
+  deps: ClientDeps,
+  access: ManagementAccess,
+  clientId: string,
+  resourceIds: readonly string[],
+): Promise<void> {
   const client = await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   assertMayChange(access.ctx, client);
   await assertNotDefaultSystemLink(deps, client, resourceIds);

@@ -10,7 +10,11 @@ import type { ClientDeps } from './client-deps.ts';
  * non-global caller may only name its own tenant (403, as for the header), and the tenant must
  * exist (404, as an unknown id in a link body is: API.md §6).
  */
-export async function resolveClientTenant(deps: Pick<ClientDeps, 'tenants' | 'multiTenant'>, ctx: ManagementContext, requested: string | undefined): Promise<string> {
+export async function resolveClientTenant(
+  deps: Pick<ClientDeps, 'tenants' | 'multiTenant'>,
+  ctx: ManagementContext,
+  requested: string | undefined,
+): Promise<string> {
   const tenantId = requested ?? ctx.tenantId;
   if (!deps.multiTenant) {
     if (tenantId !== DEFAULT_TENANT_ID) throw badRequest('body.tenant_id: this deployment is single-tenant; leave tenant_id out.');

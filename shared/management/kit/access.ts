@@ -34,7 +34,12 @@ export const isVisible = (ctx: ManagementContext, record: { tenant_id: string } 
  * cannot see: another tenant's record is invisible, a 404 and not a 403 (API.md §4). `noun` names
  * the record in the message (`Client 0190... not found.`).
  */
-export async function loadVisible<R extends { tenant_id: string }>(repo: VisibleSource<R>, ctx: ManagementContext, id: string, noun: string): Promise<R> {
+export async function loadVisible<R extends { tenant_id: string }>(
+  repo: VisibleSource<R>,
+  ctx: ManagementContext,
+  id: string,
+  noun: string,
+): Promise<R> {
   const record = await repo.get(id);
   if (!record || !isVisible(ctx, record)) throw notFound(`${noun} ${id} not found.`);
   return record;
@@ -45,6 +50,11 @@ export async function loadVisible<R extends { tenant_id: string }>(repo: Visible
  * a bad id changes nothing (API.md §6 all-or-nothing). Returns them in the order of their first
  * mention, each once.
  */
-export async function loadAllVisible<R extends { tenant_id: string }>(repo: VisibleSource<R>, ctx: ManagementContext, ids: readonly string[], noun: string): Promise<R[]> {
+export async function loadAllVisible<R extends { tenant_id: string }>(
+  repo: VisibleSource<R>,
+  ctx: ManagementContext,
+  ids: readonly string[],
+  noun: string,
+): Promise<R[]> {
   return Promise.all([...new Set(ids)].map((id) => loadVisible(repo, ctx, id, noun)));
 }

@@ -71,7 +71,11 @@ export const MAX_LINK_IDS = 50;
 
 /** 1 to 50 ids of `what` (`resource`, `client`, `scope`, later `user`, `role`...). */
 export const idList = (what: string, max: number = MAX_LINK_IDS) =>
-  v.pipe(v.array(uuid, `must be an array of ${what} ids`), v.minLength(1, `must hold 1 to ${max} ${what} ids`), v.maxLength(max, `must hold 1 to ${max} ${what} ids`));
+  v.pipe(
+    v.array(uuid, `must be an array of ${what} ids`),
+    v.minLength(1, `must hold 1 to ${max} ${what} ids`),
+    v.maxLength(max, `must hold 1 to ${max} ${what} ids`),
+  );
 
 export const APP_METADATA_LIMITS = { entries: 50, key: 255, value: 1024 } as const;
 
@@ -88,7 +92,8 @@ export const OPEN_OBJECT_MAX_DEPTH = 16;
 function unstorable(value: unknown, path: string, depth: number): string | undefined {
   const at = path ? `${path}: ` : '';
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return `${at}numbers must be finite and at most ${Number.MAX_SAFE_INTEGER} in magnitude`;
+    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)
+      return `${at}numbers must be finite and at most ${Number.MAX_SAFE_INTEGER} in magnitude`;
     if (value !== 0 && Math.abs(value) < 1e-130) return `${at}numbers must be 0 or at least 1e-130 in magnitude`;
     return undefined;
   }
@@ -113,7 +118,11 @@ export const storableJson = v.rawCheck<Record<string, unknown>>(({ dataset, addI
 });
 
 /** Whether the serialised value stays within `maxBytes`. */
-export const jsonBytesAtMost = (maxBytes: number) => v.check<Record<string, unknown>, string>((o) => Buffer.byteLength(JSON.stringify(o)) <= maxBytes, `must be at most ${maxBytes} bytes as JSON`);
+export const jsonBytesAtMost = (maxBytes: number) =>
+  v.check<Record<string, unknown>, string>(
+    (o) => Buffer.byteLength(JSON.stringify(o)) <= maxBytes,
+    `must be at most ${maxBytes} bytes as JSON`,
+  );
 
 /**
  * A free JSON object (spec §2.3's urls/oauth/saml/wsfed: "inner fields not shown"), bounded by its
@@ -121,13 +130,7 @@ export const jsonBytesAtMost = (maxBytes: number) => v.check<Record<string, unkn
  * what DynamoDB can store.
  */
 export const freeJson = (maxBytes: number) =>
-  v.pipe(
-    v.unknown(),
-    notArray,
-    v.record(v.string(), v.unknown(), 'must be a JSON object'),
-    jsonBytesAtMost(maxBytes),
-    storableJson,
-  );
+  v.pipe(v.unknown(), notArray, v.record(v.string(), v.unknown(), 'must be a JSON object'), jsonBytesAtMost(maxBytes), storableJson);
 
 /**
  * The object builders of one group, bound to its unknown-field policy. Declared once per group
@@ -142,7 +145,10 @@ export function fieldKit(unknownFields: UnknownFields) {
 
   /** `app_metadata` (spec §2.2, §2.7): `[{key, value}]`, keys unique, both strings. */
   const appMetadata = v.pipe(
-    v.array(object({ key: text(APP_METADATA_LIMITS.key), value: optionalText(APP_METADATA_LIMITS.value) }), 'must be an array of {key, value}'),
+    v.array(
+      object({ key: text(APP_METADATA_LIMITS.key), value: optionalText(APP_METADATA_LIMITS.value) }),
+      'must be an array of {key, value}',
+    ),
     v.maxLength(APP_METADATA_LIMITS.entries, `must hold at most ${APP_METADATA_LIMITS.entries} entries`),
     v.check((a) => new Set(a.map((e) => e.key)).size === a.length, 'keys must be unique'),
   );

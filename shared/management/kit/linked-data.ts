@@ -20,13 +20,21 @@ export const defineLinkedRecord = <D>(linked: LinkedRecord<D>): LinkedRecord<D> 
 export const distinctIds = (links: readonly View[], idField: string): string[] => [...new Set(links.map((l) => String(l[idField])))];
 
 /** Loads `get(id)` once per distinct id, as a map. */
-export async function loadByIds<T>(ids: readonly string[], get: (id: string) => Promise<T | undefined>): Promise<Map<string, T | undefined>> {
+export async function loadByIds<T>(
+  ids: readonly string[],
+  get: (id: string) => Promise<T | undefined>,
+): Promise<Map<string, T | undefined>> {
   const found = await Promise.all(ids.map(get));
   return new Map(ids.map((id, i) => [id, found[i]]));
 }
 
 /** Adds each declared far end to every link view of one page. */
-export async function addLinkedData<D>(deps: D, links: View[], linked: readonly LinkedRecord<D>[], access: ManagementAccess): Promise<View[]> {
+export async function addLinkedData<D>(
+  deps: D,
+  links: View[],
+  linked: readonly LinkedRecord<D>[],
+  access: ManagementAccess,
+): Promise<View[]> {
   const maps = await Promise.all(linked.map((l) => l.load(deps, links, access)));
   return links.map((link) => {
     const out = { ...link };

@@ -1,5 +1,13 @@
 import { jsonResponse, NO_STORE, type HttpResponse } from '../../http/response.ts';
-import { listCollection, mapSource, shapeItem, type CollectionSource, type ListEnvelope, type ListParams, type RecordParams } from '../../lists/index.ts';
+import {
+  listCollection,
+  mapSource,
+  shapeItem,
+  type CollectionSource,
+  type ListEnvelope,
+  type ListParams,
+  type RecordParams,
+} from '../../lists/index.ts';
 import { wantsChildren } from '../../lists/shape-item.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
 import type { ManagementAccess } from './access.ts';

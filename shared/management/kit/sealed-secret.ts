@@ -28,7 +28,11 @@ function parentOf(view: Record<string, unknown>, path: SecretPath): Record<strin
  * one SecretBox open per returned record that kept the field, never for records a page or
  * `fields` left out.
  */
-export async function revealSecrets(views: readonly Record<string, unknown>[], paths: readonly SecretPath[], secretBox: SecretBox): Promise<void> {
+export async function revealSecrets(
+  views: readonly Record<string, unknown>[],
+  paths: readonly SecretPath[],
+  secretBox: SecretBox,
+): Promise<void> {
   const opens: Promise<void>[] = [];
   for (const view of views) {
     for (const path of paths) {

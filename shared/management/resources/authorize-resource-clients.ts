@@ -9,7 +9,12 @@ import { loadAllVisible } from '../kit/access.ts';
  * resource is 404, an existing link 409, and then nothing changes. Each link moves the resource's
  * `aggregations.clients` and the client's `aggregations.resources` in the same transaction.
  */
-export async function authorizeResourceClients(deps: ResourceDeps, access: ManagementAccess, resourceId: string, clientIds: readonly string[]): Promise<void> {
+export async function authorizeResourceClients(
+  deps: ResourceDeps,
+  access: ManagementAccess,
+  resourceId: string,
+  clientIds: readonly string[],
+): Promise<void> {
   const resource = await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   assertLinksMayChange(access.ctx, await loadAllVisible(deps.clients, access.ctx, clientIds, 'Client'), resource, false);
   await deps.links.authorizeClients(resourceId, clientIds, access.ctx.actor);

@@ -7,7 +7,12 @@ import type { ResourceDeps } from './resource-deps.ts';
  * Forgetting the resources is enough for tokens: they map granted scope ids through the
  * resource's `scope_names`, which no longer has this one.
  */
-export async function deleteResourceScope(deps: ResourceDeps, access: ManagementAccess, resourceId: string, scopeId: string): Promise<void> {
+export async function deleteResourceScope(
+  deps: ResourceDeps,
+  access: ManagementAccess,
+  resourceId: string,
+  scopeId: string,
+): Promise<void> {
   await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   await deps.scopes.delete(resourceId, scopeId);
   deps.forgetResources();

@@ -9,8 +9,20 @@ import { resourceClientEntity } from './resource-entity.ts';
  * `authorized: true`, with `client_data` under `expand=all` (resource-entity.ts). The links come
  * from the GSI2 reverse index (docs/data-model.md pattern 20), small enough to list in memory.
  */
-export async function listResourceClients(deps: ResourceDeps, access: ManagementAccess, resourceId: string, params: ListParams): Promise<ListEnvelope> {
+export async function listResourceClients(
+  deps: ResourceDeps,
+  access: ManagementAccess,
+  resourceId: string,
+  params: ListParams,
+): Promise<ListEnvelope> {
   await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   const links = await deps.links.listForResource(resourceId);
-  return listRecords(resourceClientEntity, deps, access, arraySource(`resources/${resourceId}/clients`, links), params, await deps.cursorKey());
+  return listRecords(
+    resourceClientEntity,
+    deps,
+    access,
+    arraySource(`resources/${resourceId}/clients`, links),
+    params,
+    await deps.cursorKey(),
+  );
 }

@@ -9,7 +9,12 @@ import { scopeEntity } from './resource-entity.ts';
  * partition Query (docs/data-model.md pattern 16) and bounded by the resource item's size, so the
  * list works on them in memory. 404: the resource is unknown or another tenant's.
  */
-export async function listResourceScopes(deps: ResourceDeps, access: ManagementAccess, resourceId: string, params: ListParams): Promise<ListEnvelope> {
+export async function listResourceScopes(
+  deps: ResourceDeps,
+  access: ManagementAccess,
+  resourceId: string,
+  params: ListParams,
+): Promise<ListEnvelope> {
   await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   const scopes = await deps.scopes.list(resourceId);
   // The source id (the list's path) binds cursors to this resource's scope list (docs/lists.md §5).

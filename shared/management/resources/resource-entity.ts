@@ -41,7 +41,10 @@ const clientData = defineLinkedRecord<Pick<ResourceDeps, 'clients'>>({
 export const resourceClientEntity = defineEntity<ClientResourceLink, ResourceDeps>({
   noun: 'Client link',
   collection: resourceClientsCollection,
-  view: pickView<ClientResourceLink>(['id', 'tenant_id', 'resource_id', 'client_id', 'created_by', 'created_at', 'updated_by', 'updated_at'], { authorized: true }),
+  view: pickView<ClientResourceLink>(
+    ['id', 'tenant_id', 'resource_id', 'client_id', 'created_by', 'created_at', 'updated_by', 'updated_at'],
+    { authorized: true },
+  ),
   expand: (deps, views, access) => addLinkedData(deps, views, [clientData], access),
 });
 
@@ -66,7 +69,8 @@ export const resourceEntity = defineEntity<ResourceRecord, ResourceDeps>({
       views,
       {
         scopes: async (v) => (await deps.scopes.list(String(v.id))).map((s) => scopeEntity.view(s, access)),
-        clients: async (v) => (await deps.links.listForResource(String(v.id)).catch(goneIsEmpty)).map((l) => resourceClientEntity.view(l, access)),
+        clients: async (v) =>
+          (await deps.links.listForResource(String(v.id)).catch(goneIsEmpty)).map((l) => resourceClientEntity.view(l, access)),
       },
       { clients: (links) => resourceClientEntity.expand!(deps, links, access) },
     ),

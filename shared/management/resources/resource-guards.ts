@@ -9,7 +9,12 @@ import type { ManagementContext } from '../management-context.ts';
  * tenant-bound caller may not change a global client's links, and the Default Client keeps its
  * link to the management API (revoking it would lock the operator out).
  */
-export function assertLinksMayChange(ctx: ManagementContext, clients: readonly ClientRecord[], resource: ResourceRecord, removing: boolean): void {
+export function assertLinksMayChange(
+  ctx: ManagementContext,
+  clients: readonly ClientRecord[],
+  resource: ResourceRecord,
+  removing: boolean,
+): void {
   for (const client of clients) {
     assertMayChange(ctx, client);
     if (removing && client.is_default && resource.resource_metadata.is_system) {

@@ -9,7 +9,12 @@ import { loadAllVisible } from '../kit/access.ts';
  * client or a missing link is 404 and nothing changes. The next token of those clients for this
  * resource is refused at once in this container (their cached grants are dropped).
  */
-export async function revokeResourceClients(deps: ResourceDeps, access: ManagementAccess, resourceId: string, clientIds: readonly string[]): Promise<void> {
+export async function revokeResourceClients(
+  deps: ResourceDeps,
+  access: ManagementAccess,
+  resourceId: string,
+  clientIds: readonly string[],
+): Promise<void> {
   const resource = await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   assertLinksMayChange(access.ctx, await loadAllVisible(deps.clients, access.ctx, clientIds, 'Client'), resource, true);
   await deps.links.revokeClients(resourceId, clientIds);

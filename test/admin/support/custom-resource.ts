@@ -39,7 +39,12 @@ export async function responseUrlServer(): Promise<{ url: string; received: Rece
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ method: req.method ?? '', contentType: req.headers['content-type'], body, json: JSON.parse(body) as Record<string, unknown> });
+      received.push({
+        method: req.method ?? '',
+        contentType: req.headers['content-type'],
+        body,
+        json: JSON.parse(body) as Record<string, unknown>,
+      });
       res.writeHead(200).end();
     });
   });
@@ -52,7 +57,11 @@ export async function responseUrlServer(): Promise<{ url: string; received: Rece
   };
 }
 
-export function customResourceEvent(requestType: 'Create' | 'Update' | 'Delete', responseUrl: string, physicalResourceId?: string): CustomResourceEvent {
+export function customResourceEvent(
+  requestType: 'Create' | 'Update' | 'Delete',
+  responseUrl: string,
+  physicalResourceId?: string,
+): CustomResourceEvent {
   const common = {
     ServiceToken: 'arn:aws:lambda:eu-west-1:123456789012:function:IdentityService-test-BootstrapFunction',
     ResponseURL: responseUrl,
@@ -64,6 +73,7 @@ export function customResourceEvent(requestType: 'Create' | 'Update' | 'Delete',
   };
   if (requestType === 'Create') return { ...common, RequestType: 'Create' };
   const PhysicalResourceId = physicalResourceId ?? 'identity-service-bootstrap';
-  if (requestType === 'Update') return { ...common, RequestType: 'Update', PhysicalResourceId, OldResourceProperties: common.ResourceProperties };
+  if (requestType === 'Update')
+    return { ...common, RequestType: 'Update', PhysicalResourceId, OldResourceProperties: common.ResourceProperties };
   return { ...common, RequestType: 'Delete', PhysicalResourceId };
 }

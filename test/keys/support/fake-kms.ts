@@ -43,7 +43,9 @@ export function fakeKms(): FakeKms {
   const client = new KMSClient({ region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   const mock = mockClient(client);
   const kek = randomBytes(32);
-  const signingKeys = new Map([KMS_SIGNING_KEY_ARN, KMS_SIGNING_KEY_ARN_2].map((arn) => [arn, generateKeyPairSync('ec', { namedCurve: 'P-256' })]));
+  const signingKeys = new Map(
+    [KMS_SIGNING_KEY_ARN, KMS_SIGNING_KEY_ARN_2].map((arn) => [arn, generateKeyPairSync('ec', { namedCurve: 'P-256' })]),
+  );
   const signingKey = (keyId: string | undefined) => {
     const pair = signingKeys.get(keyId ?? '');
     if (!pair) throw new KmsError('NotFoundException', `Key ${keyId} not found`);
@@ -110,8 +112,13 @@ export function fakeKms(): FakeKms {
   mock.on(SignCommand).callsFake((input) => {
     const signing = signingKey(input.KeyId);
     if (input.SigningAlgorithm !== 'ECDSA_SHA_256') throw new KmsError('InvalidKeyUsageException');
-    if (input.MessageType !== 'DIGEST' || input.Message.length !== 32) throw new KmsError('ValidationException', 'expected a SHA-256 digest');
-    return { KeyId: input.KeyId, SigningAlgorithm: 'ECDSA_SHA_256', Signature: new Uint8Array(signDigestP256(signing.privateKey, input.Message)) };
+    if (input.MessageType !== 'DIGEST' || input.Message.length !== 32)
+      throw new KmsError('ValidationException', 'expected a SHA-256 digest');
+    return {
+      KeyId: input.KeyId,
+      SigningAlgorithm: 'ECDSA_SHA_256',
+      Signature: new Uint8Array(signDigestP256(signing.privateKey, input.Message)),
+    };
   });
 
   return { client, mock, signingPublicKey: signingKey(KMS_SIGNING_KEY_ARN).publicKey };

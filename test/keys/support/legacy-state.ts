@@ -5,7 +5,9 @@ import type { TestTable } from '../../support/dynamodb.ts';
 
 /** The stored state item of `alg` (consistent GetItem). */
 export async function stateItemOf(table: TestTable, alg: AsymmetricAlg): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await table.db.send(new GetCommand({ TableName: table.tableName, Key: tableKeys.signingKeyState(alg), ConsistentRead: true }));
+  const { Item } = await table.db.send(
+    new GetCommand({ TableName: table.tableName, Key: tableKeys.signingKeyState(alg), ConsistentRead: true }),
+  );
   return Item;
 }
 

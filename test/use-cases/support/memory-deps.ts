@@ -41,9 +41,19 @@ const ACTOR = 'test-actor';
 const at = () => new Date().toISOString();
 
 /** The access of a caller (`sub` = ACTOR) in `tenantId`: global and holding the key scopes by default. */
-export function accessOf(options: { tenantId?: string; isGlobal?: boolean; readsKeys?: boolean; rotatesKeys?: boolean } = {}): ManagementAccess {
-  const scopes = new Set<string>([...(options.readsKeys ?? true ? ['read:client_keys'] : []), ...(options.rotatesKeys ?? true ? ['update:client_keys'] : [])]);
-  const ctx = { actor: ACTOR, tenantId: options.tenantId ?? DEFAULT_TENANT_ID, isGlobal: options.isGlobal ?? true, scopes: new Set([...MANAGEMENT_SCOPES]) };
+export function accessOf(
+  options: { tenantId?: string; isGlobal?: boolean; readsKeys?: boolean; rotatesKeys?: boolean } = {},
+): ManagementAccess {
+  const scopes = new Set<string>([
+    ...((options.readsKeys ?? true) ? ['read:client_keys'] : []),
+    ...((options.rotatesKeys ?? true) ? ['update:client_keys'] : []),
+  ]);
+  const ctx = {
+    actor: ACTOR,
+    tenantId: options.tenantId ?? DEFAULT_TENANT_ID,
+    isGlobal: options.isGlobal ?? true,
+    scopes: new Set([...MANAGEMENT_SCOPES]),
+  };
   return managementAccess(ctx, { claims: { sub: ACTOR, client_id: ACTOR }, scopes } as never);
 }
 
@@ -69,19 +79,41 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     async create(input: NewClient, actor: string) {
       const id = input.id ?? uuidv7();
       const secret = input.is_public ? undefined : (input.client_secret ?? 'generated');
-      const record = newClientRecord(id, input, actor, at(), secret ? { hash: hashClientSecret(secret), sealed: await box.seal(secret) } : undefined);
+      const record = newClientRecord(
+        id,
+        input,
+        actor,
+        at(),
+        secret ? { hash: hashClientSecret(secret), sealed: await box.seal(secret) } : undefined,
+      );
       w.clients.set(id, record);
       return record;
     },
-    async update(id: string, patch: ClientPatch, actor: string, options: { validate?: (latest: ClientRecord, merged: ClientRecord) => void } = {}) {
+    async update(
+      id: string,
+      patch: ClientPatch,
+      actor: string,
+      options: { validate?: (latest: ClientRecord, merged: ClientRecord) => void } = {},
+    ) {
       const current = mustClient(id);
-      const next = { ...mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>), updated_by: actor, updated_at: at(), version: current.version + 1 };
+      const next = {
+        ...mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>),
+        updated_by: actor,
+        updated_at: at(),
+        version: current.version + 1,
+      };
       options.validate?.(current, next);
       w.clients.set(id, next);
       return next;
     },
     async changeSecret(id: string, secret: string, actor: string, options: { expiresAt?: string | null } = {}) {
-      const next = { ...mustClient(id), secret_hash: hashClientSecret(secret), secret_sealed: await box.seal(secret), updated_by: actor, updated_at: at() };
+      const next = {
+        ...mustClient(id),
+        secret_hash: hashClientSecret(secret),
+        secret_sealed: await box.seal(secret),
+        updated_by: actor,
+        updated_at: at(),
+      };
       if (options.expiresAt !== undefined) next.client_secret_expires_at = options.expiresAt;
       w.clients.set(id, next);
       return next;
@@ -92,7 +124,11 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
       w.links = w.links.filter((l) => l.client_id !== id);
       w.permissions = w.permissions.filter((p) => p.client_id !== id);
     },
-    collection: (tenantId: string) => arraySource(`memory|${tenantId}|clients`, [...w.clients.values()].filter((c) => c.tenant_id === tenantId)),
+    collection: (tenantId: string) =>
+      arraySource(
+        `memory|${tenantId}|clients`,
+        [...w.clients.values()].filter((c) => c.tenant_id === tenantId),
+      ),
   };
 
   const links = {
@@ -100,10 +136,21 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
       const client = mustClient(clientId);
       const ids = [...new Set(resourceIds)];
       for (const id of ids) mustResource(id);
-      for (const id of ids) if (w.links.some((l) => l.client_id === clientId && l.resource_id === id)) throw conflict(`Resource ${id} is already authorized to client ${clientId}.`);
+      for (const id of ids)
+        if (w.links.some((l) => l.client_id === clientId && l.resource_id === id))
+          throw conflict(`Resource ${id} is already authorized to client ${clientId}.`);
       for (const id of ids) {
         const t = at();
-        w.links.push({ id: uuidv7(), tenant_id: client.tenant_id, client_id: clientId, resource_id: id, created_by: actor, created_at: t, updated_by: actor, updated_at: t });
+        w.links.push({
+          id: uuidv7(),
+          tenant_id: client.tenant_id,
+          client_id: clientId,
+          resource_id: id,
+          created_by: actor,
+          created_at: t,
+          updated_by: actor,
+          updated_at: t,
+        });
         bump(client, 'resources', 1);
         bump(mustResource(id), 'clients', 1);
       }
@@ -116,7 +163,8 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     },
     async revokeClients(resourceId: string, clientIds: readonly string[]) {
       for (const clientId of new Set(clientIds)) {
-        if (!w.links.some((l) => l.client_id === clientId && l.resource_id === resourceId)) throw notFound(`Client ${clientId} is not authorized to resource ${resourceId}.`);
+        if (!w.links.some((l) => l.client_id === clientId && l.resource_id === resourceId))
+          throw notFound(`Client ${clientId} is not authorized to resource ${resourceId}.`);
         w.links = w.links.filter((l) => !(l.client_id === clientId && l.resource_id === resourceId));
         const gone = w.permissions.filter((p) => p.client_id === clientId && p.resource_id === resourceId);
         w.permissions = w.permissions.filter((p) => !gone.includes(p));
@@ -133,16 +181,29 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     async grant(clientId: string, requests: readonly PermissionRequest[], actor: string) {
       const client = mustClient(clientId);
       for (const r of requests) {
-        if (!w.links.some((l) => l.client_id === clientId && l.resource_id === r.resource_id)) throw conflict(`Resource ${r.resource_id} is not authorized to client ${clientId}; authorize it first.`);
+        if (!w.links.some((l) => l.client_id === clientId && l.resource_id === r.resource_id))
+          throw conflict(`Resource ${r.resource_id} is not authorized to client ${clientId}; authorize it first.`);
         for (const s of r.scopes) {
           const t = at();
-          w.permissions.push({ id: uuidv7(), tenant_id: client.tenant_id, client_id: clientId, resource_id: r.resource_id, scope_id: s, created_by: actor, created_at: t, updated_by: actor, updated_at: t });
+          w.permissions.push({
+            id: uuidv7(),
+            tenant_id: client.tenant_id,
+            client_id: clientId,
+            resource_id: r.resource_id,
+            scope_id: s,
+            created_by: actor,
+            created_at: t,
+            updated_by: actor,
+            updated_at: t,
+          });
           bump(client, 'permissions', 1);
         }
       }
     },
     async revoke(clientId: string, requests: readonly PermissionRequest[]) {
-      for (const r of requests) for (const s of r.scopes) w.permissions = w.permissions.filter((p) => !(p.client_id === clientId && p.resource_id === r.resource_id && p.scope_id === s));
+      for (const r of requests)
+        for (const s of r.scopes)
+          w.permissions = w.permissions.filter((p) => !(p.client_id === clientId && p.resource_id === r.resource_id && p.scope_id === s));
     },
     listForClient: async (clientId: string) => (mustClient(clientId), w.permissions.filter((p) => p.client_id === clientId)),
   };
@@ -158,7 +219,12 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
       const current = mustResource(id);
       const { signing_secret: plaintext, ...metadata } = patch.resource_metadata ?? {};
       const merged = mergePatch<ResourceRecord>(current, { ...patch, resource_metadata: metadata } as DeepPartial<ResourceRecord>);
-      const next = { ...merged, resource_metadata: await sealSigningSecret(merged.resource_metadata, plaintext, box), updated_by: actor, updated_date: at() };
+      const next = {
+        ...merged,
+        resource_metadata: await sealSigningSecret(merged.resource_metadata, plaintext, box),
+        updated_by: actor,
+        updated_date: at(),
+      };
       w.resources.set(id, next);
       return next;
     },
@@ -167,7 +233,11 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
       w.resources.delete(id);
       w.links = w.links.filter((l) => l.resource_id !== id);
     },
-    collection: (tenantId: string) => arraySource(`memory|${tenantId}|resources`, [...w.resources.values()].filter((r) => r.tenant_id === tenantId)),
+    collection: (tenantId: string) =>
+      arraySource(
+        `memory|${tenantId}|resources`,
+        [...w.resources.values()].filter((r) => r.tenant_id === tenantId),
+      ),
   };
 
   const scopes = {
@@ -178,9 +248,20 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     list: async (resourceId: string) => [...w.scopes.values()].filter((s) => s.resource_id === resourceId),
     async create(resourceId: string, input: NewScope, actor: string) {
       const resource = mustResource(resourceId);
-      if ([...w.scopes.values()].some((s) => s.resource_id === resourceId && s.scope_name === input.scope_name)) throw conflict(`Scope ${input.scope_name} already exists.`);
+      if ([...w.scopes.values()].some((s) => s.resource_id === resourceId && s.scope_name === input.scope_name))
+        throw conflict(`Scope ${input.scope_name} already exists.`);
       const t = at();
-      const scope: ScopeRecord = { id: uuidv7(), tenant_id: resource.tenant_id, resource_id: resourceId, ...input, version: 1, created_by: actor, created_at: t, updated_by: actor, updated_at: t };
+      const scope: ScopeRecord = {
+        id: uuidv7(),
+        tenant_id: resource.tenant_id,
+        resource_id: resourceId,
+        ...input,
+        version: 1,
+        created_by: actor,
+        created_at: t,
+        updated_by: actor,
+        updated_at: t,
+      };
       w.scopes.set(scope.id, scope);
       resource.scope_names[scope.id] = scope.scope_name;
       bump(resource, 'scopes', 1);
@@ -211,7 +292,11 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     readPartition: async (clientId: string) => {
       const client = w.clients.get(clientId);
       if (!client) return undefined;
-      return { client, links: new Map(w.links.filter((l) => l.client_id === clientId).map((l) => [l.resource_id, l])), permissions: w.permissions.filter((p) => p.client_id === clientId) };
+      return {
+        client,
+        links: new Map(w.links.filter((l) => l.client_id === clientId).map((l) => [l.resource_id, l])),
+        permissions: w.permissions.filter((p) => p.client_id === clientId),
+      };
     },
     secretBox: box,
     generateSecret: () => randomBytes(32).toString('base64url'),
