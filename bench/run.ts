@@ -5,26 +5,27 @@
  * Options: --quick (short runs, for trying the harness), --sections=1,2,3,4,5,6,7 (a subset),
  * --connections=N (16), --duration=S (6 s per measured load run), --rounds=N (5).
  */
+
+import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import type { LocalStack } from '../infra/local/local-stack.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';
 import { attachDdbMeter, type DdbMeter } from './lib/ddb-meter.ts';
 import { FAKE_KMS_KEY_ARN, installFakeKms } from './lib/fake-kms.ts';
-import { startKmsStandIn } from './lib/kms-stand-in.ts';
 import { fetchToken, prepareOurClient, type TokenFixture } from './lib/fixture.ts';
+import { startKmsStandIn } from './lib/kms-stand-in.ts';
 import { canPin, LOAD_CORE, pinSelf, SERVER_CORE, spawnNode, startRedis, stopChild, waitForReady } from './lib/proc.ts';
 import { renderMarkdown } from './lib/report.ts';
 import { checkTargets } from './lib/targets.ts';
 import type { LiftedThrottle } from './lib/throttles.ts';
 import type { BenchResults } from './lib/types.ts';
 import { benchColdStart } from './sections/cold-start.ts';
-import { benchHttp, type ServerUnderTest } from './sections/http-compare.ts';
 import { accessLogBytes, costPerMillion, memoryOptions, platformLogBytes } from './sections/cost.ts';
-import { probeOperation, type OperationCost } from './sections/ddb-per-request.ts';
+import { type OperationCost, probeOperation } from './sections/ddb-per-request.ts';
+import { benchHttp, type ServerUnderTest } from './sections/http-compare.ts';
 import { benchLeak } from './sections/leak.ts';
 import { benchLimits } from './sections/limits.ts';
 import { benchLists } from './sections/lists.ts';

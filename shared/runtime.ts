@@ -1,12 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
-import { loadConfig, type Config } from './config.ts';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type Config, loadConfig } from './config.ts';
 import { createKeyServices, type ItemFeed } from './keys/create-key-services.ts';
 import type { KeyStore, SecretBox } from './keys/key-store.ts';
-import { createDocumentClient } from './store/dynamodb-client.ts';
 import { cachedRevocations } from './store/cached-revocations.ts';
-import { revocationsRepository, type RevocationsRepository } from './store/revocations-repository.ts';
+import { createDocumentClient } from './store/dynamodb-client.ts';
+import { type RevocationsRepository, revocationsRepository } from './store/revocations-repository.ts';
 
 /**
  * The composition root (DESIGN.md §3.2): everything a use case may depend on, built once per

@@ -2,7 +2,7 @@
  * Events and contexts come from infra/local/proxy-event.ts, the builder the local server uses, so
  * an in-process call runs exactly what a Lambda invocation runs.
  */
-import { lambdaContext as contextOf, proxyEvent as buildEvent, type ProxyEventSpec } from '../../infra/local/proxy-event.ts';
+import { proxyEvent as buildEvent, lambdaContext as contextOf, type ProxyEventSpec } from '../../infra/local/proxy-event.ts';
 
 export type EventSpec = ProxyEventSpec;
 

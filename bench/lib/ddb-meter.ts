@@ -1,5 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** What one or more DynamoDB calls cost, as DynamoDB itself reports it (ReturnConsumedCapacity). */
 export interface DdbUsage {

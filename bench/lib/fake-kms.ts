@@ -1,12 +1,12 @@
 import { createCipheriv, createDecipheriv, createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import {
   DecryptCommand,
-  EncryptCommand,
-  GenerateDataKeyPairWithoutPlaintextCommand,
-  KMSClient,
   type DecryptCommandInput,
+  EncryptCommand,
   type EncryptCommandInput,
+  GenerateDataKeyPairWithoutPlaintextCommand,
   type GenerateDataKeyPairWithoutPlaintextCommandInput,
+  KMSClient,
 } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 

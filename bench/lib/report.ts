@@ -1,5 +1,5 @@
-import type { OpStats } from '../sections/lists.ts';
 import type { HttpResults, MemoryRow } from '../sections/http-compare.ts';
+import type { OpStats } from '../sections/lists.ts';
 import type { ComparisonResult, SideSummary, Spread } from './side-by-side.ts';
 import type { BenchResults, SectionError } from './types.ts';
 
@@ -127,7 +127,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (m.liftedThrottles.length) {
     out.push('');
     const cap = m.liftedThrottles.find((t) => t.route === 'POST /token')?.throttle.rateLimit;
-    const peak = h?.token && !isErr(h.token) ? h.token.summaries['ours']?.peakRps : undefined;
+    const peak = h?.token && !isErr(h.token) ? h.token.summaries.ours?.peakRps : undefined;
     out.push(
       `Route throttles lifted in the bench's server process (a benchmark must not measure 429s): ${m.liftedThrottles.map((t) => `${t.route} ${t.throttle.rateLimit}/${t.throttle.burstLimit}`).join(', ')}.` +
         (cap && peak !== undefined

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/store/table-keys.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 

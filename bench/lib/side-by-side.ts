@@ -1,4 +1,4 @@
-import { runLoad, type LoadResult, type LoadTarget, type SideProcesses } from './load.ts';
+import { type LoadResult, type LoadTarget, runLoad, type SideProcesses } from './load.ts';
 import { median, round } from './stats.ts';
 
 export interface SideBySideOptions {

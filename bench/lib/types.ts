@@ -1,11 +1,11 @@
 import type { ColdStartResult } from '../sections/cold-start.ts';
 import type { CostResult, memoryOptions } from '../sections/cost.ts';
 import type { OperationCost } from '../sections/ddb-per-request.ts';
+import type { HttpResults } from '../sections/http-compare.ts';
+import type { LeakResult } from '../sections/leak.ts';
 import type { LimitsResult } from '../sections/limits.ts';
 import type { ListsResult } from '../sections/lists.ts';
 import type { TokenFixture } from './fixture.ts';
-import type { HttpResults } from '../sections/http-compare.ts';
-import type { LeakResult } from '../sections/leak.ts';
 import type { LiftedThrottle } from './throttles.ts';
 
 export interface BenchMeta {

@@ -9,7 +9,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { loadConfig } from '../../shared/config.ts';
 import { createRuntime, runWithRuntime } from '../../shared/runtime.ts';
-import { lambdaContext, proxyEvent, type EventSpec } from '../lib/api-event.ts';
+import { type EventSpec, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { attachDdbMeter } from '../lib/ddb-meter.ts';
 import { installFakeKms } from '../lib/fake-kms.ts';
 

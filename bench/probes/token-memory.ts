@@ -12,7 +12,7 @@ import { openSync, writeSync } from 'node:fs';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { loadConfig } from '../../shared/config.ts';
 import { createRuntime, runWithRuntime } from '../../shared/runtime.ts';
-import { lambdaContext, proxyEvent, type EventSpec } from '../lib/api-event.ts';
+import { type EventSpec, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { installFakeKms } from '../lib/fake-kms.ts';
 
 const args = JSON.parse(process.argv[2]!) as { env: Record<string, string>; event: EventSpec; tokens: number; checkpoints: number[] };

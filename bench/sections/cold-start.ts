@@ -1,10 +1,10 @@
-import { mkdirSync, rmSync, statSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { BUNDLING } from '../../infra/constructs/service-function.ts';
 import { handlerModules, ROUTES } from '../../shared/routes.ts';
-import { basicAuth, FORM, proxyEvent, type EventSpec } from '../lib/api-event.ts';
+import { basicAuth, type EventSpec, FORM, proxyEvent } from '../lib/api-event.ts';
 import { LOAD_CORE, pinSelf, runNode } from '../lib/proc.ts';
 import { median, round } from '../lib/stats.ts';
 

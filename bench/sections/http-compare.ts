@@ -7,17 +7,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { basicAuth, FORM } from '../lib/api-event.ts';
 import { cpuSecondsOf, databaseProcesses, rssBytes } from '../lib/cpu.ts';
-import { runLoad, type LoadResult, type LoadTarget, type ProcessMemory } from '../lib/load.ts';
-import { runOpenLoop, type OpenLoopResult } from '../lib/open-loop.ts';
+import { type LoadResult, type LoadTarget, type ProcessMemory, runLoad } from '../lib/load.ts';
+import { type OpenLoopResult, runOpenLoop } from '../lib/open-loop.ts';
 import { askMemory } from '../lib/proc.ts';
 import {
+  type ComparisonResult,
   combinePasses,
   comparePass,
-  warmUp,
-  type ComparisonResult,
   type PassResult,
   type Side,
   type SideBySideOptions,
+  warmUp,
 } from '../lib/side-by-side.ts';
 import { round } from '../lib/stats.ts';
 import { expectActive, fetchTokens, revokeTokens } from '../lib/token-pool.ts';

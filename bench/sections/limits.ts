@@ -1,12 +1,12 @@
 import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
+import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
 import type { TokenFixture } from '../lib/fixture.ts';
-import { opsPerSecond, syncOpsPerSecond, type Rate } from '../lib/loop.ts';
-import { profileAreas, type ProfileArea } from '../lib/profile.ts';
+import { opsPerSecond, type Rate, syncOpsPerSecond } from '../lib/loop.ts';
+import { type ProfileArea, profileAreas } from '../lib/profile.ts';
 import { round } from '../lib/stats.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body?: string }>;

@@ -1,14 +1,14 @@
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
+import {
+  type CustomResourceEvent,
+  isCustomResourceEvent,
+  sendCustomResourceResponse,
+} from '../../shared/bootstrap/cloudformation-response.ts';
+import { type BootstrapOutput, runBootstrap } from '../../shared/bootstrap/run-bootstrap.ts';
 import { isAppError } from '../../shared/errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { getRuntime } from '../../shared/runtime.ts';
-import {
-  isCustomResourceEvent,
-  sendCustomResourceResponse,
-  type CustomResourceEvent,
-} from '../../shared/bootstrap/cloudformation-response.ts';
-import { runBootstrap, type BootstrapOutput } from '../../shared/bootstrap/run-bootstrap.ts';
 
 /**
  * What `npm run bootstrap -- --stage <name> [--rotate-default-secret]` sends (infra/bootstrap-stage.ts):

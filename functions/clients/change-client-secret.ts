@@ -1,8 +1,8 @@
-import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
 import { changeClientSecret } from '../../shared/management/clients/change-client-secret.ts';
+import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
-import { clientRecordQuery } from '../../shared/management/clients/client-request.ts';
 import { clientEntity } from '../../shared/management/clients/client-entity.ts';
+import { clientRecordQuery } from '../../shared/management/clients/client-request.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 

@@ -1,8 +1,8 @@
 import { CreateClientBody } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
+import { clientEntity } from '../../shared/management/clients/client-entity.ts';
 import { clientRecordQuery } from '../../shared/management/clients/client-request.ts';
 import { createClient } from '../../shared/management/clients/create-client.ts';
-import { clientEntity } from '../../shared/management/clients/client-entity.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 

@@ -1,7 +1,7 @@
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
+import { clientEntity } from '../../shared/management/clients/client-entity.ts';
 import { clientListQuery } from '../../shared/management/clients/client-request.ts';
 import { listClients } from '../../shared/management/clients/list-clients.ts';
-import { clientEntity } from '../../shared/management/clients/client-entity.ts';
 import { listResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 

@@ -1,9 +1,9 @@
 import { ClientPath, UpdateClientBody } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
-import { clientRecordQuery } from '../../shared/management/clients/client-request.ts';
 import { clientEntity } from '../../shared/management/clients/client-entity.ts';
-import { recordResponse } from '../../shared/management/kit/present-record.ts';
+import { clientRecordQuery } from '../../shared/management/clients/client-request.ts';
 import { updateClient } from '../../shared/management/clients/update-client.ts';
+import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** PATCH and PUT /identity/v1/clients/{client_id} (spec §4.3; API.md §6: PUT is a synonym, both merge). */

@@ -1,6 +1,6 @@
+import { checkHealth } from '../../shared/health/check-health.ts';
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
-import { checkHealth } from '../../shared/health/check-health.ts';
 import { tableProbe } from '../../shared/store/table-probe.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
 

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { loadConfig, type Config } from '../../shared/config.ts';
+import { type Config, loadConfig } from '../../shared/config.ts';
 import { methodNotAllowed, notFound } from '../../shared/errors.ts';
 import { renderError } from '../../shared/http/render-error.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';

@@ -1,6 +1,6 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import { type RotationResult, rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { logger } from '../../shared/logger.ts';
-import { rotateKeys, type RotationResult } from '../../shared/keys/rotate-keys.ts';
 import { getRuntime } from '../../shared/runtime.ts';
 
 /**

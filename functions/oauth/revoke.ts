@@ -1,7 +1,7 @@
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { NO_STORE } from '../../shared/http/response.ts';
+import { RevokeRequestSchema, revokeToken } from '../../shared/oauth/revoke-token.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { revokeToken, RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
 
 /** POST /revoke (spec 4.2, RFC 7009): 200 with an empty body on success. */
 export const handler = httpHandler({ oauth: true, body: RevokeRequestSchema }, async (req) => {

@@ -2,8 +2,8 @@ import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse, NO_STORE } from '../../shared/http/response.ts';
 import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
 import { issueToken } from '../../shared/oauth/issue-token.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 
 /** POST /token (spec 4.2, API.md §5.1). */
 export const handler = httpHandler({ oauth: true, quietSuccess: true, body: TokenRequestSchema }, async (req) => {

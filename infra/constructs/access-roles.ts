@@ -41,7 +41,7 @@ export function effectiveGrants(access: AccessProfile, keyMode: KeyMode): Effect
       wrap.add('kms:GenerateDataKeyPairWithoutPlaintext');
       if (keyMode === 'kms-sign') signing.add('kms:GetPublicKey');
     }
-    if (op === 'sign' && keyMode === 'kms-sign') ['kms:Sign', 'kms:GetPublicKey'].forEach((a) => signing.add(a));
+    if (op === 'sign' && keyMode === 'kms-sign') for (const a of ['kms:Sign', 'kms:GetPublicKey']) signing.add(a);
     // envelope `sign` needs only `decrypt` (listed next to it): the stage bootstrap makes the first
     // key pairs at deploy time (infra/constructs/stage-bootstrap.ts), rotation the later ones.
   }

@@ -1,10 +1,10 @@
-import { CfnOutput, CfnResource, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CfnResource, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { ROUTES, routeGroup, type Route } from '../../shared/routes.ts';
+import { ROUTES, type Route, routeGroup } from '../../shared/routes.ts';
 import type { StageConfig } from '../stages.ts';
 import { AccessRoles } from './access-roles.ts';
 import { CustomDomain } from './custom-domain.ts';

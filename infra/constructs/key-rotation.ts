@@ -4,7 +4,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { AccessProfile } from './access-roles.ts';
-import { BACKGROUND_BUDGET_ENV, ServiceFunction, type FunctionDefaults } from './service-function.ts';
+import { BACKGROUND_BUDGET_ENV, type FunctionDefaults, ServiceFunction } from './service-function.ts';
 
 /** The scheduled rotation handler (DESIGN.md §4); exports `handler`. */
 export const ROTATE_KEYS_HANDLER = 'functions/keys/rotate-keys';

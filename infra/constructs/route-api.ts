@@ -4,9 +4,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_TIMEOUTS, functionTimeoutSeconds, handlerModules, ROUTES, type Route, type Throttle } from '../../shared/routes.ts';
-import { NO_ACCESS, unionAccess, type AccessRoles } from './access-roles.ts';
+import { type AccessRoles, NO_ACCESS, unionAccess } from './access-roles.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
-import { ServiceFunction, type FunctionDefaults } from './service-function.ts';
+import { type FunctionDefaults, ServiceFunction } from './service-function.ts';
 
 /** Answers 404/405 for paths and methods no route serves (functions/http/fallback.ts). */
 export const FALLBACK_HANDLER = 'functions/http/fallback';

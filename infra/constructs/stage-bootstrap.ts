@@ -3,7 +3,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, type IDependable } from 'constructs';
 import type { AccessProfile } from './access-roles.ts';
-import { BACKGROUND_BUDGET_ENV, ServiceFunction, type FunctionDefaults } from './service-function.ts';
+import { BACKGROUND_BUDGET_ENV, type FunctionDefaults, ServiceFunction } from './service-function.ts';
 
 /** The bootstrap handler (not an HTTP route); exports `handler`. */
 export const BOOTSTRAP_HANDLER = 'functions/admin/bootstrap';

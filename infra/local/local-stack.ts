@@ -1,13 +1,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { ensureStageKeys } from '../../shared/bootstrap/ensure-stage-keys.ts';
 import { loadConfig } from '../../shared/config.ts';
-import { createRuntime, type Runtime } from '../../shared/runtime.ts';
-import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import type { Throttle } from '../../shared/routes.ts';
-import { ensureTable, freePort, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { createRuntime, type Runtime } from '../../shared/runtime.ts';
+import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startLocalServer } from './server.ts';
 
 /**

@@ -1,10 +1,10 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { lambdaContext, proxyEvent } from './proxy-event.ts';
 import {
+  type AppError,
   badRequest,
   headersTooLarge,
   internalError,
@@ -12,13 +12,13 @@ import {
   notFound,
   payloadTooLarge,
   tooManyRequests,
-  type AppError,
 } from '../../shared/errors.ts';
 import { renderError } from '../../shared/http/render-error.ts';
-import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
-import { FUNCTION_TIMEOUTS, matchRoute, routeGroup, type Route, type Throttle } from '../../shared/routes.ts';
-import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
+import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
+import { FUNCTION_TIMEOUTS, matchRoute, type Route, routeGroup, type Throttle } from '../../shared/routes.ts';
+import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
+import { lambdaContext, proxyEvent } from './proxy-event.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 /** API Gateway's own payload limit (REST APIs: 10 MB). */

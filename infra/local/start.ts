@@ -1,4 +1,4 @@
-import { startLocalStack, type LocalStack } from './local-stack.ts';
+import { type LocalStack, startLocalStack } from './local-stack.ts';
 
 /**
  * `npm start`: the whole service on http://localhost:3000. Settings (all optional):

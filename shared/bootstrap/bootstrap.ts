@@ -1,17 +1,17 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SecretBox } from '../keys/key-store.ts';
 import { embedKeysInStates } from '../keys/embed-keys-in-states.ts';
+import type { SecretBox } from '../keys/key-store.ts';
 import { signingKeysRepository } from '../keys/signing-keys-repository.ts';
 import { logger } from '../logger.ts';
 import { MANAGEMENT_SCOPES } from '../routes.ts';
-import { reconcileTokenViews } from '../store/reconcile-token-views.ts';
 import { clientLinksRepository } from '../store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../store/client-permissions-repository.ts';
 import { clientsRepository } from '../store/clients-repository.ts';
+import { reconcileTokenViews } from '../store/reconcile-token-views.ts';
 import { resourcesRepository } from '../store/resources-repository.ts';
 import { scopesRepository } from '../store/scopes-repository.ts';
 import { tenantsRepository } from '../store/tenants-repository.ts';
-import { ensureDefaultClient, type DefaultClientResult } from './ensure-default-client.ts';
+import { type DefaultClientResult, ensureDefaultClient } from './ensure-default-client.ts';
 import { ensureSystemResource } from './ensure-system-resource.ts';
 import { resealSecrets } from './reseal-secrets.ts';
 

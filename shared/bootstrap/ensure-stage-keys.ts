@@ -1,5 +1,5 @@
 import { ASYMMETRIC_ALGS } from '../keys/jwk.ts';
-import { rotateKeys, type RotationResult } from '../keys/rotate-keys.ts';
+import { type RotationResult, rotateKeys } from '../keys/rotate-keys.ts';
 import { SECRET_BOX_DATA_KEY } from '../keys/secret-box.ts';
 import { signingKeysRepository } from '../keys/signing-keys-repository.ts';
 import type { Runtime } from '../runtime.ts';

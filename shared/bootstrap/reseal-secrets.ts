@@ -1,4 +1,4 @@
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../keys/key-store.ts';
 import { logger } from '../logger.ts';
 import type { ClientRecord } from '../records/client-record.ts';
@@ -7,9 +7,9 @@ import { collectionAll } from '../store/collections.ts';
 import { commitPlan } from '../store/commit-plan.ts';
 import { toRecord } from '../store/entity.ts';
 import { and, equals } from '../store/expression.ts';
-import { keys } from '../store/table-keys.ts';
 import { getItem, getItems } from '../store/read-items.ts';
 import { identifierMarkerKey } from '../store/resource-token-view.ts';
+import { keys } from '../store/table-keys.ts';
 import { tenantsRepository } from '../store/tenants-repository.ts';
 import { translateError } from '../store/translate-error.ts';
 import { updateItem } from '../store/writes.ts';

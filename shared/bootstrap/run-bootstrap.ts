@@ -1,10 +1,10 @@
-import { bootstrap } from './bootstrap.ts';
 import { generateClientSecret } from '../clients/client-secret.ts';
-import { ensureStageKeys, type FirstSigningKeys } from './ensure-stage-keys.ts';
 import { SYSTEM_ACTOR_ID } from '../records/common.ts';
 import type { Runtime } from '../runtime.ts';
 import { clientsRepository } from '../store/clients-repository.ts';
 import { credentialsReveal } from '../store/credentials-reveal.ts';
+import { bootstrap } from './bootstrap.ts';
+import { ensureStageKeys, type FirstSigningKeys } from './ensure-stage-keys.ts';
 
 export { SERVICE_SECRETS } from './ensure-stage-keys.ts';
 

@@ -4,7 +4,7 @@ import { lastKnownKeys } from '../health/last-known-keys.ts';
 import type { Route } from '../routes.ts';
 import type { Runtime } from '../runtime.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
-import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 
 /** API.md §2: management and health answer 401 `unauthorized`, with RFC 6750 §3's challenge. */
 const invalidToken = (message = 'The access token is missing, invalid, expired or revoked.') =>

@@ -1,22 +1,22 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { isTimeout } from '../aws/dependency-failure.ts';
 import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
 import { logger } from '../logger.ts';
-import { findRoute, routeGroup, type Route } from '../routes.ts';
+import { findRoute, type Route, routeGroup } from '../routes.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
-import { renderError, toAppError } from './render-error.ts';
-import { securityHeaders } from './security-headers.ts';
-import type { HttpResponse } from './response.ts';
-import { validate } from './validate.ts';
 import { authenticate, type Caller } from './authenticate.ts';
 import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
+import { renderError, toAppError } from './render-error.ts';
+import type { HttpResponse } from './response.ts';
+import { securityHeaders } from './security-headers.ts';
 import { strictBody } from './strict-body.ts';
+import { validate } from './validate.ts';
 
 /** Bodies above this are refused with 413 before parsing (API Gateway's own limit is 10 MB). */
 export const MAX_BODY_BYTES = 64 * 1024;

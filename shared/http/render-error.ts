@@ -1,5 +1,5 @@
 import { isDependencyUnavailable } from '../aws/dependency-failure.ts';
-import { AppError, badRequest, internalError, isAppError, payloadTooLarge, serviceUnavailable } from '../errors.ts';
+import { type AppError, badRequest, internalError, isAppError, payloadTooLarge, serviceUnavailable } from '../errors.ts';
 import type { HttpResponse } from './response.ts';
 import { jsonResponse } from './response.ts';
 

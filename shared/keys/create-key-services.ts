@@ -1,6 +1,7 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config.ts';
+import { keys as tableKeys } from '../store/table-keys.ts';
 import { createKeyBackend } from './key-backend.ts';
 import type { KeyStore, SecretBox } from './key-store.ts';
 import { kmsSignKeyStore } from './kms-sign-key-store.ts';
@@ -8,7 +9,6 @@ import { SECRET_BOX_DATA_KEY, secretBox } from './secret-box.ts';
 import { serviceSecrets } from './service-secrets.ts';
 import { signingKeysRepository } from './signing-keys-repository.ts';
 import { tableKeyStore } from './table-key-store.ts';
-import { keys as tableKeys } from '../store/table-keys.ts';
 
 export interface KeyServicesDeps {
   config: Config;

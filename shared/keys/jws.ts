@@ -1,4 +1,4 @@
-import { sign, type KeyObject } from 'node:crypto';
+import { type KeyObject, sign } from 'node:crypto';
 import type { AsymmetricAlg } from './key-store.ts';
 
 /** Encoded headers are few (one per alg, kid and typ); the bound only guards against odd callers. */

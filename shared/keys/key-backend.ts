@@ -1,7 +1,7 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { sdkClientOptions } from '../aws/dependency-budget.ts';
 import type { Config } from '../config.ts';
-import { kmsKeyPairSource, localKeyPairSource, type KeyPairSource } from './key-pair-source.ts';
+import { type KeyPairSource, kmsKeyPairSource, localKeyPairSource } from './key-pair-source.ts';
 import type { KeyWrapper } from './key-wrapper.ts';
 import { kmsKeyWrapper } from './kms-key-wrapper.ts';
 import { localKeyWrapper } from './local-key-wrapper.ts';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { SignCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { type KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { internalError, notImplemented } from '../errors.ts';
 import { derToJose } from './der-to-jose.ts';
 import { createJwsEncoder } from './jws.ts';
 import { createKeyCache } from './key-cache.ts';
 import type { KeyStore } from './key-store.ts';
-import { registerKmsSigningKey, type KmsSigningKeyRegistration } from './register-kms-signing-key.ts';
+import { type KmsSigningKeyRegistration, registerKmsSigningKey } from './register-kms-signing-key.ts';
 import type { SigningKeysRepository } from './signing-keys-repository.ts';
 import { translateKmsError } from './translate-kms-error.ts';
 

@@ -8,7 +8,7 @@ import type { AsymmetricAlg } from './key-store.ts';
 import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from './key-timing.ts';
 import { newSigningKey } from './new-signing-key.ts';
 import { registerKmsSigningKey } from './register-kms-signing-key.ts';
-import { signingKeysRepository, type RotationWrite, type SigningKeysRepository } from './signing-keys-repository.ts';
+import { type RotationWrite, type SigningKeysRepository, signingKeysRepository } from './signing-keys-repository.ts';
 
 export interface RotateKeysOptions {
   config: Config;

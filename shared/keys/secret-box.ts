@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { internalError } from '../errors.ts';
-import { contexts, type KeyWrapper } from './key-wrapper.ts';
 import type { SecretBox } from './key-store.ts';
+import { contexts, type KeyWrapper } from './key-wrapper.ts';
 
 /** The service secret that is the secret box's data key (created by the stage bootstrap). */
 export const SECRET_BOX_DATA_KEY = 'secret-box';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { internalError, isAppError } from '../errors.ts';
 import { keys } from '../store/table-keys.ts';
 import { translateError } from '../store/translate-error.ts';

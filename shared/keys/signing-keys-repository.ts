@@ -1,8 +1,7 @@
-import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { JWK } from 'jose';
-import { keys } from '../store/table-keys.ts';
+import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../store/read-items.ts';
 import { TABLE_KEYS } from '../store/table-definition.ts';
+import { keys } from '../store/table-keys.ts';
 import { translateError } from '../store/translate-error.ts';
 import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
 import {
@@ -34,6 +33,7 @@ import {
  *   two state items and nothing else; the `KEY#` items are history, TTL and a view for people.
  */
 export type { KeyPartition, KeyStateRecord, PreviousKeyRef, SigningKeyRecord } from './signing-key-records.ts';
+
 import type { KeyPartition, KeyStateRecord, SigningKeyRecord } from './signing-key-records.ts';
 
 export interface RotationWrite {

@@ -2,7 +2,7 @@ import { badRequest } from '../errors.ts';
 import type { CollectionSource } from './collection-source.ts';
 import type { CollectionSpec, SortDirection, SortKey } from './collection-spec.ts';
 import { sortItems } from './compare-items.ts';
-import { openCursor, queryFingerprint, sealCursor, type CursorBinding, type CursorState } from './cursor.ts';
+import { type CursorBinding, type CursorState, openCursor, queryFingerprint, sealCursor } from './cursor.ts';
 import { LIST_LIMITS, type ListParams } from './list-params.ts';
 import { matchesFilter } from './match-filter.ts';
 import { shapeItem, wantsChildren } from './shape-item.ts';

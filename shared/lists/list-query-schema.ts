@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { CollectionSpec } from './collection-spec.ts';
-import { LIST_LIMITS, ParamSyntaxError, type ListParams, type RecordParams } from './list-params.ts';
+import { LIST_LIMITS, type ListParams, ParamSyntaxError, type RecordParams } from './list-params.ts';
 import { parseFields } from './parse-fields.ts';
 import { parseFilter } from './parse-filter.ts';
 import { parseSort } from './parse-sort.ts';

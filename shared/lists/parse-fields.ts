@@ -1,4 +1,4 @@
-import { isFieldName, type CollectionSpec } from './collection-spec.ts';
+import { type CollectionSpec, isFieldName } from './collection-spec.ts';
 import { ParamSyntaxError } from './list-params.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { AttributeType, CollectionSpec } from './collection-spec.ts';
-import { LIST_LIMITS, ParamSyntaxError, type FilterTerm, type FilterValue } from './list-params.ts';
+import { type FilterTerm, type FilterValue, LIST_LIMITS, ParamSyntaxError } from './list-params.ts';
 
 /**
  * `q` (API.md §3, grammar in docs/lists.md):

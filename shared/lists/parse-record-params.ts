@@ -3,7 +3,7 @@ import { validate } from '../http/validate.ts';
 import type { CollectionSpec } from './collection-spec.ts';
 import type { RecordParams } from './list-params.ts';
 import { recordQuerySchema } from './list-query-schema.ts';
-import { mergeRepeated, type MultiValueQueryParameters, type QueryParameters } from './parse-list-params.ts';
+import { type MultiValueQueryParameters, mergeRepeated, type QueryParameters } from './parse-list-params.ts';
 
 const schemas = new WeakMap<CollectionSpec, v.GenericSchema<unknown, RecordParams>>();
 

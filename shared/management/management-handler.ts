@@ -1,10 +1,10 @@
 import type * as v from 'valibot';
-import { httpHandler, type HandlerSpec, type Request } from '../http/http-handler.ts';
+import { type HandlerSpec, httpHandler, type Request } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { oauthDeps } from '../store/token-path-records.ts';
 import { heldScopes } from './held-scopes.ts';
-import { managementAccess, type ManagementAccess } from './kit/access.ts';
-import { managementContext, type ManagementContext } from './management-context.ts';
+import { type ManagementAccess, managementAccess } from './kit/access.ts';
+import { type ManagementContext, managementContext } from './management-context.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 

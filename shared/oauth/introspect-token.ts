@@ -1,11 +1,11 @@
 import { invalidClient, oauthError } from '../errors.ts';
 import { bearerToken } from '../http/authenticate.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
-import { InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import { maySee } from './may-see-token.ts';
-import { verifyIssuedToken } from './verify-resource-token.ts';
 import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
+import { verifyIssuedToken } from './verify-resource-token.ts';
 
 /** RFC 6750 §3.1: a bad bearer credential is 401 invalid_token with a Bearer challenge. */
 const invalidBearer = () =>

@@ -1,10 +1,10 @@
 import { bearerToken } from '../http/authenticate.ts';
 import { httpHandler } from '../http/http-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
-import { claimedClientId } from './authenticate-client.ts';
-import { authenticateIntrospectionCaller, introspectFor, type Introspection } from './introspect-token.ts';
-import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';
 import { oauthDeps } from '../store/token-path-records.ts';
+import { claimedClientId } from './authenticate-client.ts';
+import { authenticateIntrospectionCaller, type Introspection, introspectFor } from './introspect-token.ts';
+import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';
 
 /** `/tokeninfo` and `/introspect` differ only in the view of the same introspection. */
 export function introspectionHandler(view: (r: Introspection) => Record<string, unknown>, fields: readonly string[]) {

@@ -1,8 +1,8 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
-import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
+import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 
 /** What the OAuth endpoints need to know of a client (built from the stored Client record). */
 export interface OAuthClient {

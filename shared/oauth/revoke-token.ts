@@ -1,10 +1,10 @@
 import * as v from 'valibot';
 import { oauthError } from '../errors.ts';
 import { InvalidAccessToken } from '../tokens/verify-access-token.ts';
-import { verifyIssuedToken } from './verify-resource-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import { maySee } from './may-see-token.ts';
 import type { OAuthDeps } from './oauth-deps.ts';
+import { verifyIssuedToken } from './verify-resource-token.ts';
 
 const optional = v.optional(v.pipe(v.string(), v.maxLength(8192)));
 

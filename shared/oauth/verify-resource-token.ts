@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
-import { revocationRef, type RevocationRef } from '../tokens/revocation-ref.ts';
-import { checkIssuedAt, InvalidAccessToken, verifyAccessToken, type AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import { revocationRef } from '../tokens/revocation-ref.ts';
+import { type AccessTokenClaims, checkIssuedAt, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 import type { OAuthDeps, VerifiedToken } from './oauth-deps.ts';
 
 /** A token whose signature and claims verified, and what its revocation is bound to. */
@@ -33,7 +33,7 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
   }
   if (typeof aud !== 'string' || typeof tenantId !== 'string') throw new InvalidAccessToken('no audience');
   const resource = await deps.findResource(tenantId, aud);
-  if (!resource || resource.signing_algorithm !== 'HS256' || !resource.signing_secret) throw new InvalidAccessToken('unknown resource');
+  if (resource?.signing_algorithm !== 'HS256' || !resource.signing_secret) throw new InvalidAccessToken('unknown resource');
   try {
     const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(resource.signing_secret), {
       algorithms: ['HS256'],

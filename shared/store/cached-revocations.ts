@@ -1,6 +1,6 @@
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { refString } from '../tokens/revocation-ref.ts';
-import { revocationKeys, revokes, type RevocationsRepository } from './revocations-repository.ts';
+import { type RevocationsRepository, revocationKeys, revokes } from './revocations-repository.ts';
 
 /**
  * The revocation list as the introspection hot path reads it (docs/tokens.md "Revocation"):

@@ -1,14 +1,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { forbidden, notFound } from '../errors.ts';
 import type { ClientPermission } from '../records/client-link-records.ts';
-import { readClientPartition, type ClientPartition } from './client-partition.ts';
+import { type ClientPartition, readClientPartition } from './client-partition.ts';
 import { countWrite } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { and, equals, exists } from './expression.ts';
-import { keys } from './table-keys.ts';
 import { unlinkUnits } from './link-writes.ts';
-import { clientHolder } from './token-copies.ts';
 import { withRetries } from './retry.ts';
+import { keys } from './table-keys.ts';
+import { clientHolder } from './token-copies.ts';
 import { deleteItem, type Write } from './writes.ts';
 
 /**

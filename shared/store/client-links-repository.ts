@@ -5,13 +5,13 @@ import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { toRecord } from './entity.ts';
-import { keys } from './table-keys.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
 import { linkUnit, MAX_RESOURCES_PER_CLIENT, unlinkUnits } from './link-writes.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
-import { uuidv7 } from './uuidv7.ts';
+import { keys } from './table-keys.ts';
 import { clientHolder } from './token-copies.ts';
+import { uuidv7 } from './uuidv7.ts';
 import { keyString } from './writes.ts';
 
 /**
@@ -161,7 +161,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         ids.forEach((id, i) => {
           const p = partitions[i];
           if (done.has(id)) return;
-          if (!p || !p.links.has(resourceId)) throw notFound(`Client ${id} is not authorized to resource ${resourceId}.`);
+          if (!p?.links.has(resourceId)) throw notFound(`Client ${id} is not authorized to resource ${resourceId}.`);
           plan.guard(keys.client(id), p.client.links_version);
           plan.add(
             unlinkUnits(

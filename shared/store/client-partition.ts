@@ -2,8 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClientPermission, ClientResourceLink } from '../records/client-link-records.ts';
 import type { ClientRecord } from '../records/client-record.ts';
 import { toRecord } from './entity.ts';
-import { keys } from './table-keys.ts';
 import { queryAll } from './query-all.ts';
+import { keys } from './table-keys.ts';
 
 /** Everything in `CLIENT#{id}`: the record, its resource links and its permissions. */
 export interface ClientPartition {

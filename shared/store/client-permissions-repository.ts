@@ -4,12 +4,12 @@ import type { ClientPermission, PermissionRequest } from '../records/client-link
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { toRecord } from './entity.ts';
-import { keys } from './table-keys.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
 import { grantUnit, MAX_PERMISSIONS_PER_CLIENT, revokePermissionUnit } from './link-writes.ts';
 import { getItems } from './read-items.ts';
-import { uuidv7 } from './uuidv7.ts';
+import { keys } from './table-keys.ts';
 import { clientHolder } from './token-copies.ts';
+import { uuidv7 } from './uuidv7.ts';
 import { keyString } from './writes.ts';
 
 /**

@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CollectionSource } from '../lists/collection-source.ts';
 import type { RepositoryPage, RepositoryPageRequest } from '../lists/paged-source.ts';
-import { querySource } from './query-source.ts';
-import { keys, type CollectionKind } from './table-keys.ts';
 import { entity, toRecord } from './entity.ts';
 import { queryAll, queryPage } from './query-all.ts';
+import { querySource } from './query-source.ts';
 import { getItem } from './read-items.ts';
+import { type CollectionKind, keys } from './table-keys.ts';
 import { updateItem, type Write } from './writes.ts';
 
 type Item = Record<string, unknown>;

@@ -1,10 +1,10 @@
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { internalError, serviceUnavailable, type AppError } from '../errors.ts';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type AppError, internalError, serviceUnavailable } from '../errors.ts';
 import { equals } from './expression.ts';
-import { mergeWrites, toTransactItem, type MergedWrite } from './merge-writes.ts';
+import { type MergedWrite, mergeWrites, toTransactItem } from './merge-writes.ts';
 import { RetryableConflict } from './retry.ts';
 import { translateError } from './translate-error.ts';
-import { keyString, writeKey, type Key, type Write } from './writes.ts';
+import { type Key, keyString, type Write, writeKey } from './writes.ts';
 
 /** DynamoDB's limit of distinct items per TransactWriteItems. */
 export const MAX_TRANSACTION_ITEMS = 100;

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { sdkClientOptions, type DependencyBudget } from '../aws/dependency-budget.ts';
+import { type DependencyBudget, sdkClientOptions } from '../aws/dependency-budget.ts';
 
 export interface DynamoClientOptions {
   region: string;

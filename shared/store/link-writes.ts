@@ -1,9 +1,9 @@
 import type { ClientPermission, ClientResourceLink } from '../records/client-link-records.ts';
 import { entity } from './entity.ts';
-import { and, exists, notExists, type Condition } from './expression.ts';
-import { copyWrites, type Holder, type TokenPathChange } from './token-copies.ts';
+import { and, type Condition, exists, notExists } from './expression.ts';
 import { keys } from './table-keys.ts';
-import { deleteItem, putItem, updateItem, type Path, type Write } from './writes.ts';
+import { copyWrites, type Holder, type TokenPathChange } from './token-copies.ts';
+import { deleteItem, type Path, putItem, updateItem, type Write } from './writes.ts';
 
 /**
  * The writes every link and permission change is made of. Counters always move together with the

@@ -1,7 +1,7 @@
 import type { AppError } from '../errors.ts';
 import { entity } from './entity.ts';
-import { equals, type Condition } from './expression.ts';
-import { deleteItem, putItem, type Key, type Write } from './writes.ts';
+import { type Condition, equals } from './expression.ts';
+import { deleteItem, type Key, putItem, type Write } from './writes.ts';
 
 /**
  * Uniqueness markers (DESIGN.md §3.7): an item whose key IS the unique value, put with

@@ -1,7 +1,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AppError } from '../errors.ts';
-import { Expr, type Condition } from './expression.ts';
-import { keyString, writeKey, type Key, type Path, type Write } from './writes.ts';
+import { type Condition, Expr } from './expression.ts';
+import { type Key, keyString, type Path, type Write, writeKey } from './writes.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -55,7 +55,7 @@ export function mergeWrites(writes: readonly Write[]): MergedWrite[] {
     // holder's revoke in the same transaction decrements, and removing a client's link removes
     // `token_grants.{resource}` whose scope entries the same unlink removes one by one.
     for (const k of m.remove.keys()) {
-      const inside = (other: string) => other === k || other.startsWith(k + '\u0000');
+      const inside = (other: string) => other === k || other.startsWith(`${k}\u0000`);
       for (const map of [m.set, m.add]) for (const other of [...map.keys()]) if (inside(other)) map.delete(other);
       for (const other of [...m.remove.keys()]) if (other !== k && inside(other)) m.remove.delete(other);
     }

@@ -1,7 +1,7 @@
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { StartKey } from '../lists/collection-source.ts';
 import { TABLE_INDEXES, TABLE_KEYS } from './table-definition.ts';
 import { translateError } from './translate-error.ts';
-import type { StartKey } from '../lists/collection-source.ts';
 
 type Item = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TABLE_INDEXES, TABLE_KEYS } from './table-definition.ts';
 import type { CollectionSource } from '../lists/collection-source.ts';
-import { countQuery, queryPage, startKeyOf, type PartitionQuery } from './query-page.ts';
+import { countQuery, type PartitionQuery, queryPage, startKeyOf } from './query-page.ts';
+import { TABLE_INDEXES, TABLE_KEYS } from './table-definition.ts';
 
 type Item = Record<string, unknown>;
 

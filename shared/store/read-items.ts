@@ -1,8 +1,8 @@
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { serviceUnavailable } from '../errors.ts';
-import { BatchGetCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isLive } from './ttl.ts';
 import { translateError } from './translate-error.ts';
-import { keyString, type Key } from './writes.ts';
+import { isLive } from './ttl.ts';
+import { type Key, keyString } from './writes.ts';
 
 type Item = Record<string, unknown>;
 

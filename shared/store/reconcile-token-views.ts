@@ -1,19 +1,19 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../logger.ts';
 import type { ClientRecord, TokenGrants } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
-import { logger } from '../logger.ts';
 import { readClientPartition } from './client-partition.ts';
 import { collectionAll } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { and, equals } from './expression.ts';
-import { keys } from './table-keys.ts';
 import { getItem, getItems } from './read-items.ts';
-import { grantsCopyIsCurrent } from './token-copies.ts';
 import { identifierMarkerKey, tokenViewOf } from './resource-token-view.ts';
 import { withRetries } from './retry.ts';
+import { keys } from './table-keys.ts';
 import { tenantsRepository } from './tenants-repository.ts';
+import { grantsCopyIsCurrent } from './token-copies.ts';
 import { checkItem, keyString, updateItem } from './writes.ts';
 
 export interface ReconcileResult {

@@ -6,12 +6,12 @@ import { countWrite } from './collections.ts';
 import { commitPlan, type Guard } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { exists } from './expression.ts';
-import { keys } from './table-keys.ts';
 import { unlinkUnits } from './link-writes.ts';
-import { clientHolder } from './token-copies.ts';
-import { deleteIdentifierMarker } from './resource-token-view.ts';
 import { queryAll, queryGsi2 } from './query-all.ts';
+import { deleteIdentifierMarker } from './resource-token-view.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
+import { keys } from './table-keys.ts';
+import { clientHolder } from './token-copies.ts';
 import { deleteItem, updateItem, type Write } from './writes.ts';
 
 /**
@@ -48,7 +48,7 @@ export function deleteResource(db: DynamoDBDocumentClient, tableName: string, re
       const units: Write[][] = [];
       const guards: Guard[] = [{ key: keys.resource(resourceId), expected: resource.links_version }];
       for (const p of clients) {
-        if (!p || !p.links.has(resourceId)) throw new RetryableConflict('A linked client changed; retry.');
+        if (!p?.links.has(resourceId)) throw new RetryableConflict('A linked client changed; retry.');
         guards.push({ key: keys.client(p.client.id), expected: p.client.links_version });
         units.push(
           ...unlinkUnits(

@@ -1,9 +1,9 @@
 import type { AppError } from '../errors.ts';
 import type { ResourceRecord, SigningAlgorithm } from '../records/resource-record.ts';
 import { equals } from './expression.ts';
-import { keys } from './table-keys.ts';
 import { deleteMarker, putMarker } from './markers.ts';
-import { updateItem, type Key, type Path, type Write } from './writes.ts';
+import { keys } from './table-keys.ts';
+import { type Key, type Path, updateItem, type Write } from './writes.ts';
 
 /**
  * What `/token` needs of a Resource, stored as `token_view` on its identifier marker

@@ -1,30 +1,30 @@
-import { normalisedOrSame } from '../validation/identifier-url.ts';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CollectionSource } from '../lists/collection-source.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
-import { RESOURCE_LIMITS as LIMITS } from '../records/resource-record.ts';
+import type { CollectionSource } from '../lists/collection-source.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../records/resource-record.ts';
+import { RESOURCE_LIMITS as LIMITS } from '../records/resource-record.ts';
 import type { NewScope, ScopeRecord } from '../records/scope-record.ts';
-import { countWrite, tenantCollectionMethods, type CollectionPage, type CollectionPageRequest } from './collections.ts';
+import { normalisedOrSame } from '../validation/identifier-url.ts';
+import type { UpdateOptions } from './clients-repository.ts';
+import { type CollectionPage, type CollectionPageRequest, countWrite, tenantCollectionMethods } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { equals, notExists } from './expression.ts';
-import { keys } from './table-keys.ts';
-import { changedFields, mergePatch, type DeepPartial } from './merge-patch.ts';
+import { changedFields, type DeepPartial, mergePatch } from './merge-patch.ts';
 import { getItem } from './read-items.ts';
-import { deleteResource } from './resource-delete.ts';
 import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
-import { copyWrites } from './token-copies.ts';
+import { deleteResource } from './resource-delete.ts';
 import {
   deleteIdentifierMarker,
   putIdentifierMarker,
+  type ResourceTokenView,
   tokenViewOf,
   tokenViewOfMarker,
-  type ResourceTokenView,
 } from './resource-token-view.ts';
 import { putScopeWrites } from './scope-items.ts';
-import type { UpdateOptions } from './clients-repository.ts';
+import { keys } from './table-keys.ts';
+import { copyWrites } from './token-copies.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
 import { putItem, type Write } from './writes.ts';

@@ -1,8 +1,8 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { verifierDigest, type RevocationRef } from '../tokens/revocation-ref.ts';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type RevocationRef, verifierDigest } from '../tokens/revocation-ref.ts';
 import { keys } from './table-keys.ts';
-import { isLive, ttlOf } from './ttl.ts';
 import { translateError } from './translate-error.ts';
+import { isLive, ttlOf } from './ttl.ts';
 import type { Key } from './writes.ts';
 
 type Item = Record<string, unknown>;

@@ -2,8 +2,8 @@ import { conflict } from '../errors.ts';
 import type { ScopeRecord } from '../records/scope-record.ts';
 import { entity } from './entity.ts';
 import { notExists } from './expression.ts';
-import { keys } from './table-keys.ts';
 import { deleteMarker, putMarker } from './markers.ts';
+import { keys } from './table-keys.ts';
 import { putItem, type Write } from './writes.ts';
 
 export function scopeItem(scope: ScopeRecord) {

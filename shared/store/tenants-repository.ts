@@ -5,10 +5,10 @@ import { DEFAULT_TENANT_ID, type TenantRecord } from '../records/tenant-record.t
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { notExists } from './expression.ts';
-import { keys } from './table-keys.ts';
 import { putMarker } from './markers.ts';
 import { queryAll } from './query-all.ts';
 import { getItem } from './read-items.ts';
+import { keys } from './table-keys.ts';
 import { putItem, updateItem } from './writes.ts';
 
 /**

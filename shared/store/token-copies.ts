@@ -1,9 +1,9 @@
 import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
-import { and, exists, type Condition } from './expression.ts';
-import { keys } from './table-keys.ts';
+import { and, type Condition, exists } from './expression.ts';
 import { tokenViewMetadataUpdate, updateTokenView } from './resource-token-view.ts';
-import { updateItem, type Key, type Path, type Write } from './writes.ts';
+import { keys } from './table-keys.ts';
+import { type Key, type Path, updateItem, type Write } from './writes.ts';
 
 /**
  * The token path's copies, kept in one place (docs/data-model.md §1 "Copies for the token path").

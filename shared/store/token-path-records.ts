@@ -1,15 +1,15 @@
 import { TtlCache } from '../cache/ttl-cache.ts';
+import { isStorableClientId } from '../oauth/authenticate-client.ts';
+import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import type { Runtime } from '../runtime.ts';
-import { clientsRepository, type ClientWithGrants } from './clients-repository.ts';
-import { keys } from './table-keys.ts';
+import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens/revocation-ref.ts';
+import { type ClientWithGrants, clientsRepository } from './clients-repository.ts';
 import { getItems } from './read-items.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
-import { keyString, type Key } from './writes.ts';
-import { revocationRef, verifiedByResource, type RevocationRef } from '../tokens/revocation-ref.ts';
-import { isStorableClientId } from '../oauth/authenticate-client.ts';
-import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.ts';
+import { keys } from './table-keys.ts';
+import { type Key, keyString } from './writes.ts';
 
 interface RecordCaches {
   clients: TtlCache<OAuthClient | null>;

@@ -1,5 +1,5 @@
 import { isDependencyUnavailable } from '../aws/dependency-failure.ts';
-import { conflict, serviceUnavailable, type AppError } from '../errors.ts';
+import { type AppError, conflict, serviceUnavailable } from '../errors.ts';
 
 const THROTTLED = new Set([
   'ProvisionedThroughputExceededException',

@@ -1,7 +1,7 @@
-import { conflict, type AppError } from '../errors.ts';
-import { and, equals, exists, type Condition } from './expression.ts';
+import { type AppError, conflict } from '../errors.ts';
+import { and, type Condition, equals, exists } from './expression.ts';
 import { isRetryable, withRetries } from './retry.ts';
-import { updateItem, type Key, type Path, type Write } from './writes.ts';
+import { type Key, type Path, updateItem, type Write } from './writes.ts';
 
 /**
  * The write of a version-conditioned update (DESIGN.md §3.7: no lost update): sets `fields`, sets

@@ -1,4 +1,4 @@
-import { errors as joseErrors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import { type JWTHeaderParameters, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { KeyStore } from '../keys/key-store.ts';
 
 /** RFC 8725 §3.1: only the algorithms our own keys use; `none` and HS* can never verify here. */

@@ -16,7 +16,9 @@ import * as v from 'valibot';
  * stored as sent or refused.
  */
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this module's purpose (API.md §8)
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above, letting TAB, LF and CR through
 const CONTROL_BUT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/u;
 /** White space (`\s` covers Unicode Zs, TAB, LF, NBSP, U+FEFF...) and the zero-width characters. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bootstrapStage, CliError, parseCliArgs, type StageTarget } from '../../infra/bootstrap-stage.ts';
@@ -96,12 +96,10 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
     const payloadOf = (input: { Payload?: unknown }) => JSON.parse(Buffer.from(input.Payload as Uint8Array).toString('utf8')) as unknown;
 
     it('invokes the function with exactly {"printCredentials": true, "rotateDefaultSecret": true}', async () => {
-      lambdaMock
-        .on(InvokeCommand)
-        .resolves({
-          StatusCode: 200,
-          Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }),
-        });
+      lambdaMock.on(InvokeCommand).resolves({
+        StatusCode: 200,
+        Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }),
+      });
       await bootstrapStage(rotating, deps);
       expect(lambdaMock.calls()).toHaveLength(1);
       const invoke = lambdaMock.commandCalls(InvokeCommand)[0]!.args[0].input;
@@ -121,12 +119,10 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
     });
 
     it('prints the id and the new secret once, that the old one stops working (cache TTL), and to update every script', async () => {
-      lambdaMock
-        .on(InvokeCommand)
-        .resolves({
-          StatusCode: 200,
-          Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }),
-        });
+      lambdaMock.on(InvokeCommand).resolves({
+        StatusCode: 200,
+        Payload: encode({ created: false, clientId: CLIENT_ID, clientSecret: NEW_SECRET, rotated: true, signingKeys: [] }),
+      });
       const text = (await bootstrapStage(rotating, deps)).join('\n');
       expect(text).toContain('Default Client secret rotated');
       expect(text).toContain(`Default Client id:     ${CLIENT_ID}`);
@@ -154,12 +150,10 @@ describe('npm run bootstrap -- --stage <name> (infra/bootstrap-stage.ts)', () =>
     });
 
     it("a refused request: shows the function's message", async () => {
-      lambdaMock
-        .on(InvokeCommand)
-        .resolves({
-          StatusCode: 200,
-          Payload: encode({ error: 'invalid_request', message: 'Invalid bootstrap request: event.x: unknown field.' }),
-        });
+      lambdaMock.on(InvokeCommand).resolves({
+        StatusCode: 200,
+        Payload: encode({ error: 'invalid_request', message: 'Invalid bootstrap request: event.x: unknown field.' }),
+      });
       await expect(bootstrapStage(rotating, deps)).rejects.toThrow(
         new CliError('The bootstrap function refused the request (invalid_request): Invalid bootstrap request: event.x: unknown field.'),
       );

@@ -2,9 +2,9 @@ import { EncryptCommand } from '@aws-sdk/client-kms';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors.ts';
 import { createKeyServices } from '../../shared/keys/create-key-services.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { fakeKms, KmsError } from '../keys/support/fake-kms.ts';
 import { envelopeConfig, testClock } from '../keys/support/key-test-env.ts';
+import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 /**
  * A list function's role has table read and kms:Decrypt only (shared/routes.ts LIST): it can read

@@ -6,16 +6,16 @@
 import { createServer } from 'node:http';
 import { DecryptCommand, EncryptCommand, GenerateDataKeyPairWithoutPlaintextCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessLogFormat } from '../../infra/constructs/route-api.ts';
-import { BUNDLING } from '../../infra/constructs/service-function.ts';
 import { FAKE_KMS_KEY_ARN } from '../../bench/lib/fake-kms.ts';
 import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
 import type { LoadResult } from '../../bench/lib/load.ts';
 import { runOpenLoop } from '../../bench/lib/open-loop.ts';
-import { combinePasses, spread, type PassResult, type Side } from '../../bench/lib/side-by-side.ts';
+import { combinePasses, type PassResult, type Side, spread } from '../../bench/lib/side-by-side.ts';
 import { esbuildOptionsOf } from '../../bench/sections/cold-start.ts';
 import { accessLogBytes, memoryOptions } from '../../bench/sections/cost.ts';
 import { mapAdapterFactory } from '../../bench/servers/oidc-adapters.ts';
+import { accessLogFormat } from '../../infra/constructs/route-api.ts';
+import { BUNDLING } from '../../infra/constructs/service-function.ts';
 
 const run = (rps: number, perCpu: number, perCpuWithDb: number, p99 = 5): LoadResult => ({
   rps,
@@ -76,7 +76,7 @@ describe('paired ratios over passes', () => {
     expect(c.verdict[0]!.rps).toEqual({ min: 0.8, median: 1.1, max: 1.5 });
     // The database's CPU counts as ours: the per-CPU ratio with it is half of the one without, here.
     expect(c.verdict[0]!.perCpuWithDb).toEqual({ min: 0.4, median: 0.55, max: 0.75 });
-    expect(c.summaries['ours']!.perCpuSWithDb).toBe(c.summaries['ours']!.perCpuS / 2);
+    expect(c.summaries.ours!.perCpuSWithDb).toBe(c.summaries.ours!.perCpuS / 2);
   });
 
   it('ignores what is not a number in a spread', () => {

@@ -1,11 +1,11 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { bootstrap, type BootstrapInput } from '../../shared/bootstrap/bootstrap.ts';
+import { type BootstrapInput, bootstrap } from '../../shared/bootstrap/bootstrap.ts';
+import { ensureDefaultClient } from '../../shared/bootstrap/ensure-default-client.ts';
+import { ensureSystemResource } from '../../shared/bootstrap/ensure-system-resource.ts';
 import { verifyClientSecret } from '../../shared/clients/client-secret.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES } from '../../shared/routes.ts';
-import { ensureDefaultClient } from '../../shared/bootstrap/ensure-default-client.ts';
-import { ensureSystemResource } from '../../shared/bootstrap/ensure-system-resource.ts';
 import { storeFixture } from '../store/support/store-fixture.ts';
 
 const AUDIENCE = 'http://localhost:3000/identity/v1/';

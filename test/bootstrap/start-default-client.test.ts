@@ -19,7 +19,9 @@ const running = new Set<() => Promise<void>>();
 afterEach(async () => {
   await Promise.all([...running].map((stop) => stop()));
 });
-afterAll(() => dataDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** A data folder and its table, as `npm start` keeps them. */
 function dataFolder() {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { GATEWAY_ERRORS } from '../../infra/constructs/gateway-responses.ts';
-import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
+import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
 import { handlerModules, ROUTES } from '../../shared/routes.ts';
 import { apiMethods, arnRef, functionIds, synth } from './support.ts';

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fallback } from '../../functions/http/fallback.ts';
 
 const event = (httpMethod: string, path: string) => ({ httpMethod, path });

@@ -1,18 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
+  type AccessProfile,
   effectiveGrants,
   grantsName,
   NO_ACCESS,
   TABLE_READ_ACTIONS,
   TABLE_WRITE_ACTIONS,
   unionAccess,
-  type AccessProfile,
 } from '../../infra/constructs/access-roles.ts';
-import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { ROTATE_KEYS_HANDLER, ROTATION_ACCESS } from '../../infra/constructs/key-rotation.ts';
+import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { BOOTSTRAP_ACCESS, BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
 import { handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
-import { actionsOf, arnRef, functionIds, functionRole, roleStatements, synth, type Statement } from './support.ts';
+import { actionsOf, arnRef, functionIds, functionRole, roleStatements, type Statement, synth } from './support.ts';
 
 // Synthesizing a stack takes seconds, many more on a busy CI machine.
 vi.setConfig({ testTimeout: 120_000 });

@@ -1,4 +1,4 @@
-import { handlerModules, ROUTES, type Access, type HttpMethod, type Route } from '../../shared/routes.ts';
+import { type Access, type HttpMethod, handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
 
 const READ: Access = { table: 'read', kms: [] };
 const WRITE: Access = { table: 'readwrite', kms: [] };

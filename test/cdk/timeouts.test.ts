@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
+import { BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
 import { worstCaseMs } from '../../shared/aws/dependency-budget.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { HEALTH_KEY_WAIT_MS, HEALTH_PROBE_TIMEOUT_MS } from '../../shared/health/check-health.ts';

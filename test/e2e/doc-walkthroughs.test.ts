@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../infra/local/local-stack.ts';
+import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
 import { managementCaller } from '../support/management-api.ts';
 
 /**

@@ -5,8 +5,8 @@ import { FAKE_KMS_KEY_ARN, installFakeKms } from '../../bench/lib/fake-kms.ts';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { createKeyBackend } from '../../shared/keys/key-backend.ts';
 import { contexts } from '../../shared/keys/key-wrapper.ts';
-import { forgetClient, forgetResources } from '../../shared/store/token-path-records.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import { forgetClient, forgetResources } from '../../shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 

@@ -1,5 +1,5 @@
+import { createRemoteJWKSet, type JWK, jwtVerify, SignJWT } from 'jose';
 import * as client from 'openid-client';
-import { createRemoteJWKSet, jwtVerify, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 

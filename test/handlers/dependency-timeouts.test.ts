@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
 import { isDependencyUnavailable } from '../../shared/aws/dependency-failure.ts';
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { toAppError } from '../../shared/http/render-error.ts';

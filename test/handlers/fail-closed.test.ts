@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { handler as tokeninfo } from '../../functions/oauth/tokeninfo.ts';
 import { handler as token } from '../../functions/oauth/token.ts';
+import { handler as tokeninfo } from '../../functions/oauth/tokeninfo.ts';
+import { runWithRuntime } from '../../shared/runtime.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { TEST_BUDGET } from '../support/dynamodb.ts';
-import { runWithRuntime } from '../../shared/runtime.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 

@@ -7,7 +7,7 @@ import {
   clientResourcesListQuery,
 } from '../../shared/management/clients/client-request.ts';
 import { PermissionsBody, ResourcesBody } from '../../shared/management/clients/link-body-schemas.ts';
-import { fuzzArea, M, type FuzzRoute, type Seeds } from './fuzz-support.ts';
+import { type FuzzRoute, fuzzArea, M, type Seeds } from './fuzz-support.ts';
 
 /**
  * DESIGN.md §3.12 over the Clients endpoints and health: whatever the body, query string, path

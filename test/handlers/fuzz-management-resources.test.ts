@@ -8,7 +8,7 @@ import {
 import { clientIdsBody, resourcePath, scopePath } from '../../shared/management/resources/request-params.ts';
 import { createResourceBody, updateResourceBody } from '../../shared/management/resources/resource-bodies.ts';
 import { createScopeBody, updateScopeBody } from '../../shared/management/resources/scope-bodies.ts';
-import { fuzzArea, M, type FuzzRoute, type Seeds } from './fuzz-support.ts';
+import { type FuzzRoute, fuzzArea, M, type Seeds } from './fuzz-support.ts';
 
 /**
  * DESIGN.md §3.12 over the Resources, Resource Scopes and Resource Clients endpoints: whatever the

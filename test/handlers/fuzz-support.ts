@@ -1,15 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as v from 'valibot';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import fc from 'fast-check';
+import type * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaContext, proxyEvent } from '../../infra/local/proxy-event.ts';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
+import type { CollectionSpec } from '../../shared/lists/collection-spec.ts';
 import {
   clientPermissionsCollection,
   clientResourcesCollection,
@@ -18,19 +20,17 @@ import {
   resourcesCollection,
   scopesCollection,
 } from '../../shared/lists/index.ts';
-import type { CollectionSpec } from '../../shared/lists/collection-spec.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES, ROUTES, type Route } from '../../shared/routes.ts';
-import { runWithRuntime, type Runtime } from '../../shared/runtime.ts';
+import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { entity } from '../../shared/store/entity.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
+import { arbitraryFromSchema, type Derived, deriveFromSchema, entriesOf, type Hint } from '../support/arbitrary-from-schema.ts';
 import { createTestTable } from '../support/dynamodb.ts';
-import { lambdaContext, proxyEvent } from '../../infra/local/proxy-event.ts';
-import { testRuntime } from '../support/test-runtime.ts';
-import { arbitraryFromSchema, deriveFromSchema, entriesOf, type Derived, type Hint } from '../support/arbitrary-from-schema.ts';
 import { define, formName, hugeString, junk, RAW_TOKENS, toJsonText } from '../support/fuzz-values.ts';
+import { testRuntime } from '../support/test-runtime.ts';
 
 /**
  * Shared machinery of the management fuzz tests (DESIGN.md §3.12): one table, bootstrapped, seen

@@ -9,7 +9,7 @@ import { handler as tokeninfoHandler } from '../../functions/oauth/tokeninfo.ts'
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { createRuntime, runWithRuntime, type Runtime } from '../../shared/runtime.ts';
+import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../../shared/store/client-permissions-repository.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';

@@ -9,7 +9,7 @@ import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { keys as tableKeys } from '../../shared/store/table-keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { countingDb } from './support/counting-db.ts';
-import { fakeKms, KMS_SIGNING_KEY_ARN, type FakeKms } from './support/fake-kms.ts';
+import { type FakeKms, fakeKms, KMS_SIGNING_KEY_ARN } from './support/fake-kms.ts';
 import { claims, envelopeConfig, testClock, verifyWithJwks } from './support/key-test-env.ts';
 import { makeLegacyState } from './support/legacy-state.ts';
 

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../shared/errors.ts';
 import { clientsCollection as spec } from '../../shared/lists/collections/clients.ts';
-import { listCollection, type ListEnvelope } from '../../shared/lists/list-collection.ts';
+import { type ListEnvelope, listCollection } from '../../shared/lists/list-collection.ts';
+import { pagedSource } from '../../shared/lists/paged-source.ts';
 import { parseListParams } from '../../shared/lists/parse-list-params.ts';
 import { queryPage } from '../../shared/store/query-page.ts';
-import { pagedSource } from '../../shared/lists/paged-source.ts';
 import { querySource, stripKeys } from '../../shared/store/query-source.ts';
 import { createTestTable } from '../support/dynamodb.ts';
-import { countReads, makeClients, putCollection, uuidv7, type ReadStats } from './fixtures.ts';
+import { countReads, makeClients, putCollection, type ReadStats, uuidv7 } from './fixtures.ts';
 
 const key = randomBytes(32);
 const T1 = 'TENANT#t1#CLIENTS';

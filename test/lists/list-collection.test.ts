@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { isAppError } from '../../shared/errors.ts';
 import { arraySource, type CollectionSource } from '../../shared/lists/collection-source.ts';
 import { clientsCollection as spec } from '../../shared/lists/collections/clients.ts';
-import { listCollection, type ListEnvelope } from '../../shared/lists/list-collection.ts';
+import { type ListEnvelope, listCollection } from '../../shared/lists/list-collection.ts';
 import { LIST_LIMITS } from '../../shared/lists/list-params.ts';
 import { parseListParams } from '../../shared/lists/parse-list-params.ts';
 import { makeClients } from './fixtures.ts';

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -73,7 +73,10 @@ const alive = (pid: number) => {
 const accepts = (port: number) =>
   new Promise<boolean>((res) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), res(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      res(true);
+    });
     socket.once('error', () => res(false));
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientsFixture, UNKNOWN_ID, type ClientsFixture } from './support/clients-fixture.ts';
+import { type ClientsFixture, clientsFixture, UNKNOWN_ID } from './support/clients-fixture.ts';
 
 let fx: ClientsFixture;
 beforeAll(async () => {

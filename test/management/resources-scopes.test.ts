@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SCOPES_PER_RESOURCE } from '../../shared/store/scopes-repository.ts';
-import { resourcesFixture, UNKNOWN_ID, type ResourcesFixture } from './support/resources-fixture.ts';
+import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from './support/resources-fixture.ts';
 
 /** Resource Scopes (API.md §6 `/resources/{id}/scopes[/{scope_id}]`, spec §2.8). */
 let fx: ResourcesFixture;
@@ -225,7 +225,7 @@ describe('DELETE /resources/{id}/scopes/{scope_id}', () => {
 
   it("the management API's scopes cannot be removed or renamed (403, API.md §4); 403 without update:resources", async () => {
     const sys = await fx.systemResource();
-    const scopes = (await fx.call('GET', `${scopesPath(sys.id)}?${'q=' + encodeURIComponent('(scope_name=read:clients)')}`)).body.items;
+    const scopes = (await fx.call('GET', `${scopesPath(sys.id)}?${`q=${encodeURIComponent('(scope_name=read:clients)')}`}`)).body.items;
     expect(scopes).toHaveLength(1);
     const s = scopes[0];
     const del = await fx.call('DELETE', `${scopesPath(sys.id)}/${s.id}`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resourcesFixture, UNKNOWN_ID, type ResourcesFixture } from './support/resources-fixture.ts';
+import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from './support/resources-fixture.ts';
 
 /**
  * API.md §2: every invalid input is `400 invalid_request` whose message starts with the field it

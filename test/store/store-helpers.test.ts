@@ -1,5 +1,4 @@
-import { translateError } from '../../shared/store/translate-error.ts';
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { conflict } from '../../shared/errors.ts';
 import { commitPlan, MAX_PATHS_PER_ITEM } from '../../shared/store/commit-plan.ts';
@@ -8,6 +7,7 @@ import { putMarker } from '../../shared/store/markers.ts';
 import { mergePatch } from '../../shared/store/merge-patch.ts';
 import { getItem, getItems } from '../../shared/store/read-items.ts';
 import { RetryableConflict } from '../../shared/store/retry.ts';
+import { translateError } from '../../shared/store/translate-error.ts';
 import { ttlOf } from '../../shared/store/ttl.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from '../../shared/store/versioned-update.ts';

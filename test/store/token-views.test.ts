@@ -1,14 +1,14 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClientRecord, TokenGrants } from '../../shared/records/client-record.ts';
-import { reconcileTokenViews } from '../../shared/store/reconcile-token-views.ts';
 import { readClientPartition } from '../../shared/store/client-partition.ts';
-import { keys } from '../../shared/store/table-keys.ts';
 import { commitPlan } from '../../shared/store/commit-plan.ts';
 import { linkItem, MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT, permissionItem } from '../../shared/store/link-writes.ts';
-import { putItem, updateItem } from '../../shared/store/writes.ts';
+import { reconcileTokenViews } from '../../shared/store/reconcile-token-views.ts';
 import { tokenViewOf } from '../../shared/store/resource-token-view.ts';
-import { ACTOR, newResource, storeFixture, type StoreFixture } from './support/store-fixture.ts';
+import { keys } from '../../shared/store/table-keys.ts';
+import { putItem, updateItem } from '../../shared/store/writes.ts';
+import { ACTOR, newResource, type StoreFixture, storeFixture } from './support/store-fixture.ts';
 
 /**
  * The token path reads a client's grants from its item (`token_grants`) and a resource from its
@@ -298,7 +298,7 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     const client = (await raw(keys.client(c.id))) as ClientRecord;
     expect(client.token_grants).toEqual({ [r.id]: { [x]: true } });
     expect(client.token_grants_version).toBe(client.links_version);
-    expect(((await raw(markerKey))?.token_view as { token_lifetime: number }).token_lifetime).toBe(60);
+    expect((await raw(markerKey))?.token_view).toMatchObject({ token_lifetime: 60 });
     expect(await reconcileTokenViews(g.db, g.tableName, g.now)).toEqual({ clients: 0, resources: 0, failed: 0 });
     // The fine-grained writes work on the repaired items.
     await g.scopes.create(r.id, { scope_name: 'y' }, ACTOR);

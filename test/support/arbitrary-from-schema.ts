@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import * as v from 'valibot';
 import {
   awkwardNumber,
-  define,
-  deepObject,
   DUPLICATE,
+  deepObject,
+  define,
   EXTRA_KEYS,
   hostileString,
   junk,
@@ -400,7 +400,7 @@ function choiceShape(node: Node, options: readonly unknown[], path: string): Der
   const accepts = is(node);
   const valid = options.length ? fc.constantFrom(...options) : undefined;
   const near = options.flatMap((o) =>
-    typeof o === 'string' ? [o.toUpperCase(), `${o} `, o.slice(0, -1), `${o}\u0000`, o.normalize('NFD') + '\u0301'] : [String(o)],
+    typeof o === 'string' ? [o.toUpperCase(), `${o} `, o.slice(0, -1), `${o}\u0000`, `${o.normalize('NFD')}\u0301`] : [String(o)],
   );
   const misses = near.filter((x) => !accepts(x));
   if (!valid) throw new Error(`arbitraryFromSchema: ${path || '(root)'}: a choice without options`);

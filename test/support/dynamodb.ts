@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
 import { ensureTable } from '../../infra/local/dynamodb-local.ts';
 import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 
 let ddb: DynamoDbLocal | undefined;
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { inject } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../infra/local/local-stack.ts';
+import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
+import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { TEST_BUDGET_ENV } from './dynamodb.ts';
 
 export interface TestService {

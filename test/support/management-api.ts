@@ -1,5 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import type { Runtime } from '../../shared/runtime.ts';
 import { entity } from '../../shared/store/entity.ts';

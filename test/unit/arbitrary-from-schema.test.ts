@@ -6,8 +6,8 @@ import { PermissionsBody, ResourcesBody } from '../../shared/management/clients/
 import { clientIdsBody, scopePath } from '../../shared/management/resources/request-params.ts';
 import { createResourceBody, updateResourceBody } from '../../shared/management/resources/resource-bodies.ts';
 import { createScopeBody, updateScopeBody } from '../../shared/management/resources/scope-bodies.ts';
-import { IntrospectionBodySchema, IntrospectionQuerySchema } from '../../shared/oauth/introspection-request.ts';
 import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
+import { IntrospectionBodySchema, IntrospectionQuerySchema } from '../../shared/oauth/introspection-request.ts';
 import { RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
 import { arbitraryFromSchema, deriveFromSchema, entriesOf } from '../support/arbitrary-from-schema.ts';
 import { HOSTILE_CHARS, toJsonText } from '../support/fuzz-values.ts';

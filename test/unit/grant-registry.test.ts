@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findGrant, indexBySpelling, knownGrantNames, supportedGrantTypes } from '../../shared/oauth/grants/grant-registry.ts';
 import { clientCredentials } from '../../shared/oauth/grants/client-credentials.ts';
+import { findGrant, indexBySpelling, knownGrantNames, supportedGrantTypes } from '../../shared/oauth/grants/grant-registry.ts';
 
 /** The grant registry of `/token` (docs/tokens.md "Adding a grant"). */
 describe('grant registry', () => {

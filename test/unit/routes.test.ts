@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { handlerModules, matchRoute, ROUTES } from '../../shared/routes.ts';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { handlerModules, matchRoute, ROUTES } from '../../shared/routes.ts';
 
 describe('route table', () => {
   it('matches a literal path and names its handler', () => {

@@ -1,14 +1,14 @@
 import { generateClientSecret } from '../../clients/client-secret.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
-import { forgetClient } from '../../store/token-path-records.ts';
 import type { Runtime } from '../../runtime.ts';
-import { readClientPartition, type ClientPartition } from '../../store/client-partition.ts';
-import { clientLinksRepository, type ClientLinksRepository } from '../../store/client-links-repository.ts';
-import { clientPermissionsRepository, type ClientPermissionsRepository } from '../../store/client-permissions-repository.ts';
-import { clientsRepository, type ClientsRepository } from '../../store/clients-repository.ts';
-import { resourcesRepository, type ResourcesRepository } from '../../store/resources-repository.ts';
-import { scopesRepository, type ScopesRepository } from '../../store/scopes-repository.ts';
-import { tenantsRepository, type TenantsRepository } from '../../store/tenants-repository.ts';
+import { type ClientLinksRepository, clientLinksRepository } from '../../store/client-links-repository.ts';
+import { type ClientPartition, readClientPartition } from '../../store/client-partition.ts';
+import { type ClientPermissionsRepository, clientPermissionsRepository } from '../../store/client-permissions-repository.ts';
+import { type ClientsRepository, clientsRepository } from '../../store/clients-repository.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
+import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
+import { forgetClient } from '../../store/token-path-records.ts';
 
 /**
  * What the Clients use cases depend on, passed as an argument (DESIGN.md §3.2) so a test can hand

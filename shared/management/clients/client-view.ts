@@ -1,5 +1,5 @@
-import type { AuditFields } from '../../records/common.ts';
 import type { ClientMetadata, ClientRecord } from '../../records/client-record.ts';
+import type { AuditFields } from '../../records/common.ts';
 import { SealedSecret } from '../kit/sealed-secret.ts';
 
 /**

@@ -1,12 +1,12 @@
-import type { ClientMetadata } from '../../records/client-record.ts';
 import type { RecordParams } from '../../lists/index.ts';
+import type { ClientMetadata } from '../../records/client-record.ts';
+import { defaultGrantTypes } from '../../store/client-defaults.ts';
 import type { ManagementAccess } from '../kit/access.ts';
 import { presentRecord } from '../kit/present-record.ts';
 import type { CreateClientInput } from './client-body-schemas.ts';
 import type { ClientDeps } from './client-deps.ts';
-import { assertFutureExpiry, assertGrantTypesFit } from './client-guards.ts';
-import { defaultGrantTypes } from '../../store/client-defaults.ts';
 import { clientEntity } from './client-entity.ts';
+import { assertFutureExpiry, assertGrantTypesFit } from './client-guards.ts';
 import { clientView, NO_SECRET } from './client-view.ts';
 import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 

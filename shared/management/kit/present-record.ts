@@ -1,15 +1,15 @@
-import { jsonResponse, NO_STORE, type HttpResponse } from '../../http/response.ts';
+import { type HttpResponse, jsonResponse, NO_STORE } from '../../http/response.ts';
+import type { SecretBox } from '../../keys/key-store.ts';
 import {
-  listCollection,
-  mapSource,
-  shapeItem,
   type CollectionSource,
   type ListEnvelope,
   type ListParams,
+  listCollection,
+  mapSource,
   type RecordParams,
+  shapeItem,
 } from '../../lists/index.ts';
 import { wantsChildren } from '../../lists/shape-item.ts';
-import type { SecretBox } from '../../keys/key-store.ts';
 import type { ManagementAccess } from './access.ts';
 import type { EntityDeclaration, View } from './entity.ts';
 import { carriesSecret, revealSecrets } from './sealed-secret.ts';

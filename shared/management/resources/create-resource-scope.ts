@@ -1,9 +1,9 @@
 import type { RecordParams } from '../../lists/index.ts';
-import { presentRecord } from '../kit/present-record.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
 import type { ResourceDeps } from './resource-deps.ts';
-import type { CreateScopeBody } from './scope-bodies.ts';
 import { scopeEntity } from './resource-entity.ts';
+import type { CreateScopeBody } from './scope-bodies.ts';
 
 /**
  * `POST /resources/{id}/scopes` `{scope_name, scope_description}` (API.md §6): 201 with the Scope.

@@ -1,11 +1,11 @@
 import { notFound } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
 import { uuidv7 } from '../../store/uuidv7.ts';
-import type { CreateResourceBody } from './resource-bodies.ts';
-import type { ResourceDeps } from './resource-deps.ts';
-import { checkNewMetadata } from './metadata-rules.ts';
 import type { ManagementAccess } from '../kit/access.ts';
 import { presentRecord } from '../kit/present-record.ts';
+import { checkNewMetadata } from './metadata-rules.ts';
+import type { CreateResourceBody } from './resource-bodies.ts';
+import type { ResourceDeps } from './resource-deps.ts';
 import { resourceEntity } from './resource-entity.ts';
 
 /**

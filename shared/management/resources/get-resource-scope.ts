@@ -1,7 +1,7 @@
 import { notFound } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
-import { presentRecord } from '../kit/present-record.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
 import type { ResourceDeps } from './resource-deps.ts';
 import { scopeEntity } from './resource-entity.ts';
 

@@ -1,11 +1,11 @@
 import type { SecretBox } from '../../keys/key-store.ts';
-import { forgetClient, forgetResources } from '../../store/token-path-records.ts';
 import type { Runtime } from '../../runtime.ts';
-import { clientLinksRepository, type ClientLinksRepository } from '../../store/client-links-repository.ts';
-import { clientsRepository, type ClientsRepository } from '../../store/clients-repository.ts';
-import { resourcesRepository, type ResourcesRepository } from '../../store/resources-repository.ts';
-import { scopesRepository, type ScopesRepository } from '../../store/scopes-repository.ts';
-import { tenantsRepository, type TenantsRepository } from '../../store/tenants-repository.ts';
+import { type ClientLinksRepository, clientLinksRepository } from '../../store/client-links-repository.ts';
+import { type ClientsRepository, clientsRepository } from '../../store/clients-repository.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
+import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
+import { forgetClient, forgetResources } from '../../store/token-path-records.ts';
 
 /** What the Resources, Resource Scopes and Resource Clients use cases depend on (DESIGN.md §3.2). */
 export interface ResourceDeps {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { RESOURCE_LIMITS } from '../../records/resource-record.ts';
 import { identifierUrlSchema } from '../../validation/identifier-url.ts';
 import { fieldKit, integer } from '../kit/fields.ts';
-import { RESOURCE_LIMITS } from '../../records/resource-record.ts';
 
 /**
  * The field rules of Resources and Scopes (spec §2.7, §2.8). The spec gives types only; the bounds

@@ -1,7 +1,6 @@
-import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { loadAllVisible, loadVisible, type ManagementAccess } from '../kit/access.ts';
 import type { ResourceDeps } from './resource-deps.ts';
 import { assertLinksMayChange } from './resource-guards.ts';
-import { loadAllVisible } from '../kit/access.ts';
 
 /**
  * `DELETE /resources/{id}/clients` `{clients: [client_id]}` (API.md §6): 204. Also removes those

@@ -1,9 +1,9 @@
 import type { RecordParams } from '../../lists/index.ts';
-import { presentRecord } from '../kit/present-record.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
 import type { ResourceDeps } from './resource-deps.ts';
-import type { UpdateScopeBody } from './scope-bodies.ts';
 import { scopeEntity } from './resource-entity.ts';
+import type { UpdateScopeBody } from './scope-bodies.ts';
 
 /**
  * `PATCH|PUT /resources/{id}/scopes/{scope_id}` (API.md §6): merges; a rename moves the unique

@@ -1,10 +1,10 @@
 import type { RecordParams } from '../../lists/index.ts';
 import type { ResourcePatch } from '../../records/resource-record.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
 import { checkResourcePatch } from './metadata-rules.ts';
 import type { UpdateResourceBody } from './resource-bodies.ts';
 import type { ResourceDeps } from './resource-deps.ts';
-import { presentRecord } from '../kit/present-record.ts';
 import { resourceEntity } from './resource-entity.ts';
 
 /**

@@ -48,7 +48,7 @@ export interface TokenGrant<P extends object = object> {
 }
 
 /** A grant of any parameter shape, as the registry holds them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- handle() is contravariant in P
+// biome-ignore lint/suspicious/noExplicitAny: handle() is contravariant in P, so no narrower type holds every grant
 export type AnyTokenGrant = TokenGrant<any>;
 
 /** Declares a grant with its parameter types inferred from its `params` schema. */

@@ -7,7 +7,7 @@ import {
   KMSClient,
   SignCommand,
 } from '@aws-sdk/client-kms';
-import { mockClient, type AwsClientStub } from 'aws-sdk-client-mock';
+import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { signDigestP256 } from './p256.ts';
 
 export const KMS_KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/0b6a1c9e-1111-4a4a-9c9c-000000000001';

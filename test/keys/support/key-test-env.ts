@@ -1,5 +1,5 @@
-import { createLocalJWKSet, jwtVerify, type JWTVerifyResult } from 'jose';
-import { loadConfig, type Config } from '../../../shared/config.ts';
+import { createLocalJWKSet, type JWTVerifyResult, jwtVerify } from 'jose';
+import { type Config, loadConfig } from '../../../shared/config.ts';
 import type { KeyStore } from '../../../shared/keys/key-store.ts';
 import type { TestTable } from '../../support/dynamodb.ts';
 import { KMS_KEY_ARN } from './fake-kms.ts';

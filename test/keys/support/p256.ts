@@ -1,4 +1,4 @@
-import { randomBytes, type KeyObject } from 'node:crypto';
+import { type KeyObject, randomBytes } from 'node:crypto';
 
 /**
  * ECDSA P-256 signing of a precomputed SHA-256 digest (FIPS 186-4 §6.4), for the fake KMS `Sign`

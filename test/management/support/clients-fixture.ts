@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { forgetResources } from '../../../shared/store/token-path-records.ts';
 import { SYSTEM_ACTOR_ID } from '../../../shared/records/common.ts';
 import type { ResourceRecord } from '../../../shared/records/resource-record.ts';
 import type { ScopeRecord } from '../../../shared/records/scope-record.ts';
+import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '../../../shared/records/tenant-record.ts';
 import { resourcesRepository } from '../../../shared/store/resources-repository.ts';
 import { scopesRepository } from '../../../shared/store/scopes-repository.ts';
-import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '../../../shared/records/tenant-record.ts';
+import { forgetResources } from '../../../shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../../support/local-service.ts';
-import { createTenant, managementCaller, type CallOptions, type Reply } from '../../support/management-api.ts';
+import { type CallOptions, createTenant, managementCaller, type Reply } from '../../support/management-api.ts';
 
 export type { CallOptions, Reply };
 

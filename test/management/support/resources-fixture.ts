@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { generateClientSecret } from '../../../shared/clients/client-secret.ts';
-import { forgetClient } from '../../../shared/store/token-path-records.ts';
 import { DEFAULT_TENANT_ID } from '../../../shared/records/tenant-record.ts';
 import { clientPermissionsRepository } from '../../../shared/store/client-permissions-repository.ts';
 import { clientsRepository } from '../../../shared/store/clients-repository.ts';
+import { forgetClient } from '../../../shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../../support/local-service.ts';
-import { managementCaller, type CallOptions, type Reply } from '../../support/management-api.ts';
+import { type CallOptions, managementCaller, type Reply } from '../../support/management-api.ts';
 
 export type { CallOptions, Reply };
 

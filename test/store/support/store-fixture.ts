@@ -1,11 +1,11 @@
-import { createTestTable, type TestTable } from '../../support/dynamodb.ts';
 import { DEFAULT_TENANT_ID } from '../../../shared/records/tenant-record.ts';
-import { clientsRepository } from '../../../shared/store/clients-repository.ts';
 import { clientLinksRepository } from '../../../shared/store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../../../shared/store/client-permissions-repository.ts';
+import { clientsRepository } from '../../../shared/store/clients-repository.ts';
 import { resourcesRepository } from '../../../shared/store/resources-repository.ts';
 import { scopesRepository } from '../../../shared/store/scopes-repository.ts';
 import { tenantsRepository } from '../../../shared/store/tenants-repository.ts';
+import { createTestTable, type TestTable } from '../../support/dynamodb.ts';
 import { aesSecretBox } from './aes-secret-box.ts';
 
 /** A fresh table with every repository of the data layer wired to it and a settable clock. */

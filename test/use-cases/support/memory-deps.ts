@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { hashClientSecret } from '../../../shared/clients/client-secret.ts';
 import { conflict, notFound } from '../../../shared/errors.ts';
 import { arraySource } from '../../../shared/lists/index.ts';
 import type { ClientDeps } from '../../../shared/management/clients/client-deps.ts';
-import { managementAccess, type ManagementAccess } from '../../../shared/management/kit/access.ts';
+import { type ManagementAccess, managementAccess } from '../../../shared/management/kit/access.ts';
 import type { ResourceDeps } from '../../../shared/management/resources/resource-deps.ts';
 import type { ClientPermission, ClientResourceLink, PermissionRequest } from '../../../shared/records/client-link-records.ts';
 import type { ClientPatch, ClientRecord, NewClient } from '../../../shared/records/client-record.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../../../shared/records/resource-record.ts';
 import type { NewScope, ScopePatch, ScopeRecord } from '../../../shared/records/scope-record.ts';
-import { MANAGEMENT_SCOPES } from '../../../shared/routes.ts';
 import { DEFAULT_TENANT_ID, type TenantRecord } from '../../../shared/records/tenant-record.ts';
-import { hashClientSecret } from '../../../shared/clients/client-secret.ts';
+import { MANAGEMENT_SCOPES } from '../../../shared/routes.ts';
 import { newClientRecord } from '../../../shared/store/client-defaults.ts';
-import { mergePatch, type DeepPartial } from '../../../shared/store/merge-patch.ts';
+import { type DeepPartial, mergePatch } from '../../../shared/store/merge-patch.ts';
 import { newResourceRecord, sealSigningSecret } from '../../../shared/store/resource-defaults.ts';
 import { uuidv7 } from '../../../shared/store/uuidv7.ts';
 import { aesSecretBox } from '../../store/support/aes-secret-box.ts';
@@ -173,8 +173,14 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
         bump(mustResource(resourceId), 'clients', -1);
       }
     },
-    listForClient: async (clientId: string) => (mustClient(clientId), w.links.filter((l) => l.client_id === clientId)),
-    listForResource: async (resourceId: string) => (mustResource(resourceId), w.links.filter((l) => l.resource_id === resourceId)),
+    listForClient: async (clientId: string) => {
+      mustClient(clientId);
+      return w.links.filter((l) => l.client_id === clientId);
+    },
+    listForResource: async (resourceId: string) => {
+      mustResource(resourceId);
+      return w.links.filter((l) => l.resource_id === resourceId);
+    },
   };
 
   const permissions = {
@@ -205,7 +211,10 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
         for (const s of r.scopes)
           w.permissions = w.permissions.filter((p) => !(p.client_id === clientId && p.resource_id === r.resource_id && p.scope_id === s));
     },
-    listForClient: async (clientId: string) => (mustClient(clientId), w.permissions.filter((p) => p.client_id === clientId)),
+    listForClient: async (clientId: string) => {
+      mustClient(clientId);
+      return w.permissions.filter((p) => p.client_id === clientId);
+    },
   };
 
   const resources = {
