@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientsFixture, clientsFixture, DEFAULT_TENANT, UNKNOWN_ID } from './support/clients-fixture.ts';
+import { CLIENT_KEYS, type ClientsFixture, clientsFixture, DEFAULT_TENANT, UNKNOWN_ID } from './support/clients-fixture.ts';
 
 let fx: ClientsFixture;
 beforeAll(async () => {
@@ -7,23 +7,6 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.stop());
 
-const CLIENT_KEYS = [
-  'aggregations',
-  'app_metadata',
-  'client_metadata',
-  'client_name',
-  'client_secret_expires_at',
-  'client_type',
-  'created_at',
-  'created_by',
-  'id',
-  'is_first_party',
-  'is_global',
-  'is_public',
-  'tenant_id',
-  'updated_at',
-  'updated_by',
-].sort();
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('POST /clients (spec §4.3 create)', () => {

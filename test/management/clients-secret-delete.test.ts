@@ -1,29 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientsFixture, clientsFixture, UNKNOWN_ID } from './support/clients-fixture.ts';
+import { CLIENT_KEYS, type ClientsFixture, clientsFixture, UNKNOWN_ID } from './support/clients-fixture.ts';
 
 let fx: ClientsFixture;
 beforeAll(async () => {
   fx = await clientsFixture();
 });
 afterAll(async () => fx?.stop());
-
-const CLIENT_KEYS = [
-  'aggregations',
-  'app_metadata',
-  'client_metadata',
-  'client_name',
-  'client_secret_expires_at',
-  'client_type',
-  'created_at',
-  'created_by',
-  'id',
-  'is_first_party',
-  'is_global',
-  'is_public',
-  'tenant_id',
-  'updated_at',
-  'updated_by',
-].sort();
 
 describe('DELETE /clients/{client_id}', () => {
   it('204, then 404 on read and on a second delete; the client can no longer get tokens', async () => {

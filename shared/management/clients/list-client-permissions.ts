@@ -1,6 +1,6 @@
-import { arraySource, type ListEnvelope, type ListParams } from '../../lists/index.ts';
-import { loadVisible, type ManagementAccess } from '../kit/access.ts';
-import { listRecords } from '../kit/present-record.ts';
+import type { ListEnvelope, ListParams } from '../../lists/index.ts';
+import type { ManagementAccess } from '../kit/access.ts';
+import { listChildren } from '../kit/present-record.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { clientPermissionEntity } from './client-entity.ts';
 
@@ -15,14 +15,14 @@ export async function listClientPermissions(
   clientId: string,
   params: ListParams,
 ): Promise<ListEnvelope> {
-  await loadVisible(deps.clients, access.ctx, clientId, 'Client');
-  const permissions = await deps.permissions.listForClient(clientId);
-  return listRecords(
+  const parent = { repo: deps.clients, id: clientId, noun: 'Client' };
+  return listChildren(
     clientPermissionEntity,
     deps,
     access,
-    arraySource(`clients/${clientId}/permissions`, permissions),
+    parent,
+    `clients/${clientId}/permissions`,
+    () => deps.permissions.listForClient(clientId),
     params,
-    await deps.cursorKey(),
   );
 }

@@ -1,6 +1,6 @@
-import { arraySource, type ListEnvelope, type ListParams } from '../../lists/index.ts';
-import { loadVisible, type ManagementAccess } from '../kit/access.ts';
-import { listRecords } from '../kit/present-record.ts';
+import type { ListEnvelope, ListParams } from '../../lists/index.ts';
+import type { ManagementAccess } from '../kit/access.ts';
+import { listChildren } from '../kit/present-record.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { clientResourceEntity } from './client-entity.ts';
 
@@ -16,14 +16,14 @@ export async function listClientResources(
   clientId: string,
   params: ListParams,
 ): Promise<ListEnvelope> {
-  await loadVisible(deps.clients, access.ctx, clientId, 'Client');
-  const links = await deps.links.listForClient(clientId);
-  return listRecords(
+  const parent = { repo: deps.clients, id: clientId, noun: 'Client' };
+  return listChildren(
     clientResourceEntity,
     deps,
     access,
-    arraySource(`clients/${clientId}/resources`, links),
+    parent,
+    `clients/${clientId}/resources`,
+    () => deps.links.listForClient(clientId),
     params,
-    await deps.cursorKey(),
   );
 }

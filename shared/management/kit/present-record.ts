@@ -1,6 +1,7 @@
 import { type HttpResponse, jsonResponse, NO_STORE } from '../../http/response.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
 import {
+  arraySource,
   type CollectionSource,
   type ListEnvelope,
   type ListParams,
@@ -10,7 +11,7 @@ import {
   shapeItem,
 } from '../../lists/index.ts';
 import { wantsChildren } from '../../lists/shape-item.ts';
-import type { ManagementAccess } from './access.ts';
+import { loadVisible, type ManagementAccess, type VisibleSource } from './access.ts';
 import type { EntityDeclaration, View } from './entity.ts';
 import { carriesSecret, revealSecrets } from './sealed-secret.ts';
 
@@ -66,4 +67,29 @@ export function recordResponse(entity: Pick<EntityDeclaration<unknown, unknown>,
 /** The same for a list envelope: no-store when any item shows a secret. */
 export function listResponse(entity: Pick<EntityDeclaration<unknown, unknown>, 'secrets'>, envelope: ListEnvelope): HttpResponse {
   return jsonResponse(200, envelope, carriesSecret(envelope.items, entity.secrets ?? []) ? NO_STORE : {});
+}
+
+/** A parent whose child collection is listed: 404 unless the caller may see it. */
+export interface VisibleParent {
+  readonly repo: VisibleSource<{ tenant_id: string }>;
+  readonly id: string;
+  readonly noun: string;
+}
+
+/**
+ * A parent's children (links, scopes): bounded, read in one Query by `load`, and paged in memory by
+ * the list machinery. `path` is the list's path; as the source id it binds cursors to this parent's
+ * list (docs/lists.md §5).
+ */
+export async function listChildren<R extends object, D extends PresenterDeps & { cursorKey: () => Promise<Buffer> }>(
+  entity: EntityDeclaration<R, D>,
+  deps: D,
+  access: ManagementAccess,
+  parent: VisibleParent,
+  path: string,
+  load: () => Promise<readonly R[]>,
+  params: ListParams,
+): Promise<ListEnvelope> {
+  await loadVisible(parent.repo, access.ctx, parent.id, parent.noun);
+  return listRecords(entity, deps, access, arraySource(path, await load()), params, await deps.cursorKey());
 }

@@ -1,6 +1,6 @@
-import { arraySource, type ListEnvelope, type ListParams } from '../../lists/index.ts';
-import { loadVisible, type ManagementAccess } from '../kit/access.ts';
-import { listRecords } from '../kit/present-record.ts';
+import type { ListEnvelope, ListParams } from '../../lists/index.ts';
+import type { ManagementAccess } from '../kit/access.ts';
+import { listChildren } from '../kit/present-record.ts';
 import type { ResourceDeps } from './resource-deps.ts';
 import { resourceClientEntity } from './resource-entity.ts';
 
@@ -15,14 +15,14 @@ export async function listResourceClients(
   resourceId: string,
   params: ListParams,
 ): Promise<ListEnvelope> {
-  await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
-  const links = await deps.links.listForResource(resourceId);
-  return listRecords(
+  const parent = { repo: deps.resources, id: resourceId, noun: 'Resource' };
+  return listChildren(
     resourceClientEntity,
     deps,
     access,
-    arraySource(`resources/${resourceId}/clients`, links),
+    parent,
+    `resources/${resourceId}/clients`,
+    () => deps.links.listForResource(resourceId),
     params,
-    await deps.cursorKey(),
   );
 }

@@ -1,6 +1,6 @@
-import { arraySource, type ListEnvelope, type ListParams } from '../../lists/index.ts';
-import { loadVisible, type ManagementAccess } from '../kit/access.ts';
-import { listRecords } from '../kit/present-record.ts';
+import type { ListEnvelope, ListParams } from '../../lists/index.ts';
+import type { ManagementAccess } from '../kit/access.ts';
+import { listChildren } from '../kit/present-record.ts';
 import type { ResourceDeps } from './resource-deps.ts';
 import { scopeEntity } from './resource-entity.ts';
 
@@ -15,8 +15,6 @@ export async function listResourceScopes(
   resourceId: string,
   params: ListParams,
 ): Promise<ListEnvelope> {
-  await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
-  const scopes = await deps.scopes.list(resourceId);
-  // The source id (the list's path) binds cursors to this resource's scope list (docs/lists.md §5).
-  return listRecords(scopeEntity, deps, access, arraySource(`resources/${resourceId}/scopes`, scopes), params, await deps.cursorKey());
+  const parent = { repo: deps.resources, id: resourceId, noun: 'Resource' };
+  return listChildren(scopeEntity, deps, access, parent, `resources/${resourceId}/scopes`, () => deps.scopes.list(resourceId), params);
 }

@@ -90,3 +90,22 @@ export async function clientsFixture(env: Record<string, string> = {}) {
 export type ClientsFixture = Awaited<ReturnType<typeof clientsFixture>>;
 
 export const UNKNOWN_ID = '019b0000-0000-7000-8000-00000000dead';
+
+/** Every key of a Client response without `expand` or `fields` (spec §2.2, API.md §6). */
+export const CLIENT_KEYS = [
+  'aggregations',
+  'app_metadata',
+  'client_metadata',
+  'client_name',
+  'client_secret_expires_at',
+  'client_type',
+  'created_at',
+  'created_by',
+  'id',
+  'is_first_party',
+  'is_global',
+  'is_public',
+  'tenant_id',
+  'updated_at',
+  'updated_by',
+].sort();
