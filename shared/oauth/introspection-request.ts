@@ -40,7 +40,7 @@ export function projectFields(
     .map((f) => f.trim())
     .filter(Boolean);
   const unknown = names.find((n) => !known.includes(n));
-  if (unknown !== undefined) throw oauthError(400, 'invalid_request', `query.fields: unknown field "${unknown}".`);
+  if (unknown !== undefined) throw oauthError(400, 'invalid_request', 'query.fields: names an unknown field.');
   const out: Record<string, unknown> = { active: true };
   for (const n of names) if (n in view) out[n] = view[n];
   return out;

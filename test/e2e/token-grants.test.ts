@@ -37,13 +37,23 @@ async function clientWith(grant_types: string[]): Promise<string> {
 
 describe('grant dispatch (API.md §5.1)', () => {
   it('a grant_type that names no grant is unsupported_grant_type, also the names every object has', async () => {
-    for (const grant_type of ['magic', 'implicit', 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'CLIENT_CREDENTIALS']) {
+    for (const grant_type of [
+      'magic',
+      'implicit',
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      'CLIENT_CREDENTIALS',
+      '<script>x</script>',
+    ]) {
       const res = await token({ grant_type });
       expect(res, grant_type).toEqual({
         status: 400,
         body: expect.objectContaining({
           error: 'unsupported_grant_type',
-          error_description: `body.grant_type: "${grant_type}" is not supported.`,
+          // API.md §8: the error names the field and never echoes the value sent
+          error_description: 'body.grant_type: is not a supported grant type.',
         }),
       });
     }
@@ -120,7 +130,8 @@ describe('what a newcomer reads (issue 9 item 6)', () => {
       status: 400,
       body: expect.objectContaining({
         error: 'invalid_target',
-        error_description: `body.audience: no resource "${svc.managementAudience.replace(/\/$/, '')}". "${svc.managementAudience}" exists: the identifier differs by a trailing slash.`,
+        error_description:
+          'body.audience: names no resource of this tenant. A resource whose identifier differs only by a trailing slash exists.',
       }),
     });
   });
@@ -133,21 +144,18 @@ describe('what a newcomer reads (issue 9 item 6)', () => {
       });
       expect(created.status).toBe(201);
     }
-    for (const [asked, exists] of [
-      [`${base}/`, base],
-      [`${base}/v2`, `${base}/v2/`],
-    ]) {
+    for (const asked of [`${base}/`, `${base}/v2`]) {
       for (const param of ['audience', 'resource']) {
-        const res = await token({ grant_type: 'client_credentials', [param]: asked! });
+        const res = await token({ grant_type: 'client_credentials', [param]: asked });
         expect(res.status).toBe(400);
         expect(res.body.error_description).toBe(
-          `body.audience: no resource "${asked}". "${exists}" exists: the identifier differs by a trailing slash.`,
+          'body.audience: names no resource of this tenant. A resource whose identifier differs only by a trailing slash exists.',
         );
       }
     }
     // Asked again while the miss is cached: the same answer.
     expect((await token({ grant_type: 'client_credentials', audience: `${base}/` })).body.error_description).toContain(
-      'differs by a trailing slash',
+      'differs only by a trailing slash',
     );
   });
 
@@ -155,7 +163,7 @@ describe('what a newcomer reads (issue 9 item 6)', () => {
     const res = await token({ grant_type: 'client_credentials', audience: `https://nothing-${Date.now()}.example.com/` });
     expect(res.body).toMatchObject({
       error: 'invalid_target',
-      error_description: expect.stringMatching(/^body\.audience: no resource "[^"]+"\.$/),
+      error_description: 'body.audience: names no resource of this tenant.',
     });
   });
 });

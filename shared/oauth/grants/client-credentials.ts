@@ -39,9 +39,11 @@ export const clientCredentials = defineGrant({
         ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience))
         : await deps.findResource(client.tenant_id, audience);
     // RFC 8707 §2: an unknown resource, or one the client may not use, is invalid_target.
-    if (!resource) throw oauthError(400, 'invalid_target', `body.audience: no resource "${audience}".${slashHint(client, audience, deps)}`);
+    // API.md §8: errors name the field, never echo what was sent.
+    if (!resource)
+      throw oauthError(400, 'invalid_target', `body.audience: names no resource of this tenant.${slashHint(client, audience, deps)}`);
     if (!client.resources.has(resource.id)) {
-      throw oauthError(400, 'invalid_target', `body.audience: the client is not authorized for "${audience}".`);
+      throw oauthError(400, 'invalid_target', 'body.audience: the client is not authorized for this resource.');
     }
     const granted = new Set<string>();
     for (const scopeId of client.grants.get(resource.id) ?? []) {
@@ -82,5 +84,5 @@ const slashTwin = (audience: string): string => (audience.endsWith('/') ? audien
 function slashHint(client: OAuthClient, audience: string, deps: OAuthDeps): string {
   const twin = slashTwin(audience);
   const known = twin === deps.managementAudience || deps.cachedResource(client.tenant_id, twin) !== undefined;
-  return twin && known ? ` "${twin}" exists: the identifier differs by a trailing slash.` : '';
+  return twin && known ? ' A resource whose identifier differs only by a trailing slash exists.' : '';
 }
