@@ -11,6 +11,12 @@ export type EntityType =
   | 'ClientPermission'
   | 'Resource'
   | 'Scope'
+  | 'User'
+  | 'UserOtp'
+  | 'UserLoginFailures'
+  | 'RefreshToken'
+  | 'RefreshFamily'
+  | 'Ticket'
   | 'UniqueMarker'
   | 'Counter';
 

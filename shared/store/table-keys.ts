@@ -52,6 +52,27 @@ export const keys = {
   scopePrefix: 'SCOPE#',
   scopeNameMarker: (resourceId: string, scopeName: string) => ({ PK: `RESOURCE#${resourceId}`, SK: `UNIQUE#SCOPE_NAME#${scopeName}` }),
   scopeNameMarkerPrefix: 'UNIQUE#SCOPE_NAME#',
+  // Users (shared/records/user-record.ts). The record and the user's own small items share one
+  // partition, so a delete finds them with one Query.
+  user: (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' }),
+  userPartition: (userId: string) => `USER#${userId}`,
+  /** The user's TOTP authenticator (sealed secret, last accepted step, its own failure count). */
+  userOtp: (userId: string) => ({ PK: `USER#${userId}`, SK: 'OTP' }),
+  /** Consecutive failed password/OTP checks and the lockout they cause (API.md §7.3). */
+  userLoginFailures: (userId: string) => ({ PK: `USER#${userId}`, SK: 'LOGIN_FAILURES' }),
+  /**
+   * A refresh token by the SHA-256 of its value (API.md §7.1: stored only as a hash), with its
+   * user, client, family, scopes and state. GSI1PK `userRefreshTokens(user)` / GSI1SK the hash lists
+   * a user's refresh tokens (bounded deletes when the user goes).
+   */
+  refreshToken: (tokenHash: string) => ({ PK: `REFRESH#${tokenHash}`, SK: 'REFRESH' }),
+  /** A refresh-token family (one login): `revoked` once a rotated member is presented again. */
+  refreshFamily: (familyId: string) => ({ PK: `REFRESH_FAMILY#${familyId}`, SK: 'FAMILY' }),
+  /** GSI1PK of a user's refresh tokens. */
+  userRefreshTokens: (userId: string) => `USER#${userId}#REFRESH_TOKENS`,
+  /** A one-time ticket (email verification, password change) by the SHA-256 of its value; `ttl` set. */
+  ticket: (ticketHash: string) => ({ PK: `TICKET#${ticketHash}`, SK: 'TICKET' }),
+
   /** "The Default Client's secret has been shown once" (shared/store/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
   /** Never written: health reads it to see that the table answers (store/table-probe.ts). */

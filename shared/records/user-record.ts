@@ -1,0 +1,83 @@
+import type { AuditFields, KeyValue } from './common.ts';
+
+/** OIDC Core §5.1.1 address claim (API.md §6 User `address`). */
+export interface UserAddress {
+  country?: string;
+  postal_code?: string;
+  region?: string;
+  locality?: string;
+  street_address?: string;
+  formatted?: string;
+}
+
+/**
+ * The profile fields of a User (API.md §6), settable on create and modify, and the claims
+ * `/userinfo` and ID tokens release by scope (API.md §7.1, OIDC Core §5.4).
+ */
+export interface UserProfile {
+  email?: string;
+  email_verified?: boolean;
+  username?: string;
+  phone_number?: string;
+  phone_verified?: boolean;
+  name?: string;
+  given_name?: string;
+  family_name?: string;
+  middle_name?: string;
+  nickname?: string;
+  picture?: string;
+  website?: string;
+  gender?: string;
+  /** OIDC Core §5.1: `YYYY-MM-DD` (or `YYYY`). */
+  birthdate?: string;
+  zoneinfo?: string;
+  locale?: string;
+  address?: UserAddress;
+}
+
+/**
+ * A User (API.md §6) as stored at `USER#{id}` / `USER` (GSI1 `TENANT#{t}#USERS` / id).
+ *
+ * Unique per tenant through marker items (keys.marker, DESIGN.md §3.7), put and deleted in the
+ * same transaction as the record, each naming the user in `target_id`:
+ * `UNIQUE#USER_EMAIL#{tenant}#{email lower-cased}`, `UNIQUE#USER_NAME#{tenant}#{username
+ * lower-cased}` and `UNIQUE#USER_PHONE#{tenant}#{phone_number}` (userMarkerValue below). The markers
+ * serve the `q=(email=...)` style lookups of the list and the login of the password and OTP
+ * grants: one GetItem for the marker, one for the user.
+ *
+ * Beyond API.md §6 it stores (never handed to a caller, see USER_STORAGE_ONLY):
+ * - `password_hash`: argon2id PHC string (API.md §7.2); absent when the user has no password.
+ * - `refresh_revoked_at`: ISO time; every refresh token issued before it is dead (blocking,
+ *   a password change and "revoke all" set it in the same write as their change: O(1) whatever
+ *   the number of refresh tokens; the refresh items themselves expire or are deleted later).
+ * - `version`: +1 per change (optimistic lock of merges and cascades).
+ */
+export interface UserRecord extends AuditFields, UserProfile {
+  id: string;
+  tenant_id: string;
+  email_verified: boolean;
+  phone_verified: boolean;
+  user_metadata: Record<string, unknown>;
+  app_metadata: KeyValue[];
+  blocked: boolean;
+  /** ISO time of the last successful login (password, OTP, refresh does not count); null: never. */
+  last_login: string | null;
+  logins_count: number;
+  aggregations: { roles: number; groups: number; permissions: number };
+  password_hash?: string;
+  refresh_revoked_at?: string;
+  version: number;
+}
+
+/** Attributes of the stored item that no caller ever sees (the presenter drops them). */
+export const USER_STORAGE_ONLY = ['password_hash', 'refresh_revoked_at', 'version'] as const;
+
+/** The three login identifiers, each unique per tenant (API.md §6). */
+export type UserLoginKind = 'email' | 'username' | 'phone_number';
+
+/**
+ * The value a uniqueness marker holds for a login identifier. Email and username compare without
+ * case (API.md §6 says so for email; Auth0 and Keycloak do the same for usernames, so `Alice` and
+ * `alice` are one user); a phone number is stored as given (E.164 is checked on input).
+ */
+export const userMarkerValue = (kind: UserLoginKind, value: string): string => (kind === 'phone_number' ? value : value.toLowerCase());
