@@ -47,9 +47,11 @@ export interface UserProfile {
  *
  * Beyond API.md §6 it stores (never handed to a caller, see USER_STORAGE_ONLY):
  * - `password_hash`: argon2id PHC string (API.md §7.2); absent when the user has no password.
- * - `refresh_revoked_at`: ISO time; every refresh token issued before it is dead (blocking,
- *   a password change and "revoke all" set it in the same write as their change: O(1) whatever
- *   the number of refresh tokens; the refresh items themselves expire or are deleted later).
+ * - `tokens_revoked_at`: ISO time; every refresh token created before it, and every access or ID
+ *   token whose `iat` (whole seconds) is before its whole second, is dead. Blocking, a password
+ *   change and "revoke all" set it in the same write as their change: O(1) whatever the number of
+ *   tokens (refresh items are deleted later, or expire). Tokens minted in the very second of the
+ *   revocation survive it (`iat` has no finer grain): the bound is one second.
  * - `version`: +1 per change (optimistic lock of merges and cascades).
  */
 export interface UserRecord extends AuditFields, UserProfile {
@@ -65,12 +67,12 @@ export interface UserRecord extends AuditFields, UserProfile {
   logins_count: number;
   aggregations: { roles: number; groups: number; permissions: number };
   password_hash?: string;
-  refresh_revoked_at?: string;
+  tokens_revoked_at?: string;
   version: number;
 }
 
 /** Attributes of the stored item that no caller ever sees (the presenter drops them). */
-export const USER_STORAGE_ONLY = ['password_hash', 'refresh_revoked_at', 'version'] as const;
+export const USER_STORAGE_ONLY = ['password_hash', 'tokens_revoked_at', 'version'] as const;
 
 /** The three login identifiers, each unique per tenant (API.md §6). */
 export type UserLoginKind = 'email' | 'username' | 'phone_number';
