@@ -9,6 +9,19 @@ export interface LoadTarget {
   body?: string;
   /** Bodies to send round-robin instead of `body` (e.g. many distinct tokens to introspect). */
   bodies?: readonly string[];
+  /** Each connection carries a value from one response into its next request (a rotating refresh token). */
+  chain?: Chain;
+}
+
+/**
+ * A value each connection passes from response to request: `start` makes one per connection before
+ * the run (not measured), `body` builds a request from it, `next` reads the following value from a
+ * 2xx response. A value a run leaves unused (its answer cut off at the end) is not reused.
+ */
+export interface Chain {
+  start(connections: number): Promise<string[]>;
+  body(value: string): string;
+  next(responseBody: string): string | undefined;
 }
 
 /** The processes one side runs on: its server process, and the database it needs (ours: DynamoDB Local, a child of the server; oidc-provider with Redis: redis-server). */
@@ -81,6 +94,7 @@ export async function runLoad(
   opts: { connections: number; durationS: number; side?: SideProcesses | undefined },
 ): Promise<LoadResult> {
   const side = opts.side ?? {};
+  const chained = target.chain ? chainedRequest(target, await target.chain.start(opts.connections)) : undefined;
   const pid = side.pid;
   const cpu0 = pid ? processCpuSeconds(pid) : Number.NaN;
   const dbPids = dbPidsOf(side);
@@ -104,6 +118,7 @@ export async function runLoad(
       headers: target.headers,
       ...(target.body !== undefined ? { body: target.body } : {}),
       ...(target.bodies?.length ? { requests: [roundRobin(target)] } : {}),
+      ...(chained ? { requests: [chained] } : {}),
       connections: opts.connections,
       pipelining: 1,
       duration: opts.durationS,
@@ -150,5 +165,21 @@ function roundRobin(target: LoadTarget) {
     method: target.method,
     headers: target.headers,
     setupRequest: (req: Record<string, unknown>) => ({ ...req, body: bodies[i++ % bodies.length] }),
+  };
+}
+
+/** One autocannon request per connection that sends its own chain value and takes the next from the answer. */
+function chainedRequest(target: LoadTarget, values: string[]) {
+  const chain = target.chain!;
+  return {
+    method: target.method,
+    headers: target.headers,
+    setupRequest: (req: Record<string, unknown>, context: { value?: string }) => {
+      context.value ??= values.pop();
+      return { ...req, body: chain.body(context.value ?? '') };
+    },
+    onResponse: (status: number, body: string, context: { value?: string }) => {
+      if (status >= 200 && status < 300) context.value = chain.next(body) ?? context.value;
+    },
   };
 }
