@@ -1,5 +1,4 @@
 import { LogLevelThreshold } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -101,7 +100,7 @@ export function httpHandler<
 
   return (
     middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
-      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(lambdaContextLogging())
       .use(requestLog(spec.quietSuccess ?? false))
       // middy runs onError hooks last-registered first: the renderer must set the error response
       // before the security headers are added to it.
@@ -114,6 +113,23 @@ export function httpHandler<
       .use(httpJsonBodyParser({ disableContentTypeError: true }))
       .use(httpUrlencodeBodyParser({ disableContentTypeError: true }))
   );
+}
+
+/**
+ * The Lambda context (function, request id, cold start) on every log line of the invocation, and
+ * the debug sampling decision refreshed per invocation, as Powertools' `injectLambdaContext` does.
+ * What that middleware also does is left out on purpose, about 2 µs per invocation
+ * (docs/benchmarks.md, issue 14 item 9): resetting appended keys (nothing appends keys: every line
+ * carries its own fields), clearing the log buffer (buffering is not enabled), and logging the
+ * event when POWERTOOLS_LOGGER_LOG_EVENT is set (it would write bodies and credentials).
+ */
+function lambdaContextLogging(): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+  return {
+    before: (request) => {
+      logger.refreshSampleRateCalculation();
+      logger.addContext(request.context);
+    },
+  };
 }
 
 /** One structured line per request: ids, route, status and time; never bodies or credentials. */
