@@ -14,9 +14,9 @@ export interface LoadTarget {
 }
 
 /**
- * A value each connection passes from response to request: `start` makes one per connection before
- * the run (not measured), `body` builds a request from it, `next` reads the following value from a
- * 2xx response. A value a run leaves unused (its answer cut off at the end) is not reused.
+ * A value passed from a response to a later request: `start` makes one per connection before the
+ * run (not measured), `body` builds a request from one, `next` reads the following value from a
+ * 2xx response. Each value is used once; a run's leftovers are dropped.
  */
 export interface Chain {
   start(connections: number): Promise<string[]>;
@@ -168,18 +168,21 @@ function roundRobin(target: LoadTarget) {
   };
 }
 
-/** One autocannon request per connection that sends its own chain value and takes the next from the answer. */
+/**
+ * One autocannon request that takes a chain value from a shared pool and puts the next one back
+ * from its answer. (autocannon resets a connection's context before each request when `requests`
+ * has one entry, so the pool, not the context, carries the values; each value is used once
+ * whichever connection takes it.)
+ */
 function chainedRequest(target: LoadTarget, values: string[]) {
   const chain = target.chain!;
   return {
     method: target.method,
     headers: target.headers,
-    setupRequest: (req: Record<string, unknown>, context: { value?: string }) => {
-      context.value ??= values.pop();
-      return { ...req, body: chain.body(context.value ?? '') };
-    },
-    onResponse: (status: number, body: string, context: { value?: string }) => {
-      if (status >= 200 && status < 300) context.value = chain.next(body) ?? context.value;
+    setupRequest: (req: Record<string, unknown>) => ({ ...req, body: chain.body(values.shift() ?? '') }),
+    onResponse: (status: number, body: string) => {
+      const next = status >= 200 && status < 300 ? chain.next(body) : undefined;
+      if (next) values.push(next);
     },
   };
 }

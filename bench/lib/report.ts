@@ -533,7 +533,7 @@ function userFlows(u: BenchResults['users']): string[] {
       table(
         ['', 'median ms', 'p90 ms'],
         [
-          ['one `hashPassword` (bench process)', n(p.hashMs.median, 2), n(p.hashMs.p90, 2)],
+          ['one `hashPassword` (worker process on the server core)', n(p.hashMs.median, 2), n(p.hashMs.p90, 2)],
           ['password grant over HTTP, success', n(p.grantMs.median, 2), n(p.grantMs.p90, 2)],
         ],
       ),

@@ -9,12 +9,14 @@
  * user, `/token` and `/userinfo` are called as a client would), so a part whose endpoint is not
  * there answers with what is missing, never with a number it did not measure.
  */
+import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { createInterface } from 'node:readline';
 import { basicAuth, FORM } from '../lib/api-event.ts';
 import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
 import { fetchToken } from '../lib/fixture.ts';
 import type { Chain, LoadTarget, SideProcesses } from '../lib/load.ts';
+import { canPin, NODE, SERVER_CORE } from '../lib/proc.ts';
 import { type ComparisonResult, combinePasses, comparePass, type Side, type SideBySideOptions, warmUp } from '../lib/side-by-side.ts';
 import { median, percentile, round } from '../lib/stats.ts';
 
@@ -31,7 +33,7 @@ export interface UserFixture {
 
 export interface PasswordLatency {
   samples: number;
-  /** One `hashPassword` (the service's argon2id parameters) in the bench process. */
+  /** One `hashPassword` (the service's argon2id parameters) in a process on the server core. */
   hashMs: { median: number; p90: number };
   /** A password grant that succeeds, over HTTP, one at a time, interleaved with the hashes. */
   grantMs: { median: number; p90: number };
@@ -127,38 +129,57 @@ async function tokenRequest(f: Pick<UserFixture, 'url' | 'clientId' | 'clientSec
 const passwordGrant = (f: UserFixture, scope = REFRESH_SCOPE) =>
   tokenRequest(f, { grant_type: 'password', username: f.username, password: f.password, scope });
 
-/** The service's own argon2id hash (shared/users/password-hash.ts), when this tree has it. */
-async function serviceHash(): Promise<((password: string) => Promise<string>) | undefined> {
-  try {
-    const mod = (await import(pathToFileURL(join(ROOT, 'shared/users/password-hash.ts')).href)) as {
-      hashPassword?: (password: string) => Promise<string>;
-    };
-    return mod.hashPassword;
-  } catch {
+/**
+ * The service's own argon2id hash (shared/users/password-hash.ts) in a worker process on the
+ * server core (bench/probes/hash-worker.ts), so it runs where the grant's hash runs; undefined when
+ * this tree has no password hashing.
+ */
+async function hashWorker(): Promise<{ hash: (password: string) => Promise<number>; stop: () => void } | undefined> {
+  const pin = canPin();
+  const args = ['--import', 'tsx', join(ROOT, 'bench/probes/hash-worker.ts')];
+  const child = spawn(pin ? 'taskset' : NODE, pin ? ['-c', String(SERVER_CORE), NODE, ...args] : args, {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done || first.value !== 'ready') {
+    child.kill();
     return undefined;
   }
+  return {
+    async hash(password) {
+      child.stdin!.write(`${password}\n`);
+      const ms = await lines.next();
+      if (ms.done) throw new Error('the hash worker ended');
+      return Number(ms.value);
+    },
+    stop: () => child.kill(),
+  };
 }
 
 /** Password grant latency ÷ one hash: one of each per sample, interleaved, so a change of load shifts both alike. */
 async function passwordLatency(f: UserFixture, samples: number): Promise<PasswordLatency | string> {
-  const hash = await serviceHash();
-  if (!hash) return 'shared/users/password-hash.ts (branch login) is not in this tree';
-  for (let i = 0; i < 3; i++) {
-    await hash(PASSWORD);
-    await passwordGrant(f, 'openid');
+  const worker = await hashWorker();
+  if (!worker) return 'shared/users/password-hash.ts (branch login) is not in this tree';
+  try {
+    for (let i = 0; i < 3; i++) {
+      await worker.hash(PASSWORD);
+      await passwordGrant(f, 'openid');
+    }
+    const hashes: number[] = [];
+    const grants: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      hashes.push(await worker.hash(PASSWORD));
+      const t = performance.now();
+      await passwordGrant(f, 'openid');
+      grants.push(performance.now() - t);
+    }
+    const stat = (xs: number[]) => ({ median: round(median(xs)), p90: round(percentile(xs, 90)) });
+    return { samples, hashMs: stat(hashes), grantMs: stat(grants), ratio: round(median(grants) / median(hashes)) };
+  } finally {
+    worker.stop();
   }
-  const hashes: number[] = [];
-  const grants: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    let t = performance.now();
-    await hash(PASSWORD);
-    hashes.push(performance.now() - t);
-    t = performance.now();
-    await passwordGrant(f, 'openid');
-    grants.push(performance.now() - t);
-  }
-  const stat = (xs: number[]) => ({ median: round(median(xs)), p90: round(percentile(xs, 90)) });
-  return { samples, hashMs: stat(hashes), grantMs: stat(grants), ratio: round(median(grants) / median(hashes)) };
 }
 
 const refreshChain = (start: Chain['start']): Chain => ({
