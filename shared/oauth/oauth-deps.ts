@@ -1,7 +1,7 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { UserRecord } from '../records/user-record.ts';
-import type { RefreshTokensRepository } from '../store/refresh-tokens-repository.ts';
+import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
@@ -88,6 +88,12 @@ export interface OAuthDeps {
    * answer time does not tell whether a login exists (API.md §7.3).
    */
   findUserByLogin(tenantId: string, login: string): Promise<UserRecord | undefined>;
+  /**
+   * The refresh token with this value, read in ONE BatchGetItem with the user its value names
+   * (unless that user is cached), so the `findUser` that follows is a cache hit: a refresh costs
+   * one read and one write (docs/tokens.md "Refresh tokens"). Undefined when unknown or expired.
+   */
+  findRefreshToken(token: string): Promise<StoredRefreshToken | undefined>;
   refreshTokens: RefreshTokensRepository;
   keys: KeyStore;
   revocations: RevocationsRepository;

@@ -8,7 +8,7 @@ import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens
 import { type ClientWithGrants, clientsRepository } from './clients-repository.ts';
 import { toRecord } from './entity.ts';
 import { getItem, getItems } from './read-items.ts';
-import { refreshTokensRepository } from './refresh-tokens-repository.ts';
+import { refreshTokenHash, refreshTokenOfItem, refreshTokensRepository, userIdHint } from './refresh-tokens-repository.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
@@ -134,8 +134,21 @@ function caches(runtime: Runtime): RecordCaches {
   const loadResource = async (key: string, load: () => Promise<TokenResource | null>) =>
     (await resources.getOrLoad(key, load)) ?? undefined;
 
+  const refreshTokens = refreshTokensRepository(db, config.tableName, now);
   const deps: OAuthDeps = {
-    refreshTokens: refreshTokensRepository(db, config.tableName, now),
+    refreshTokens,
+    async findRefreshToken(token) {
+      const hint = userIdHint(token);
+      if (hint === undefined || users.get(hint) !== undefined) return refreshTokens.find(token);
+      const hash = refreshTokenHash(token);
+      const tokenKey = keys.refreshToken(hash);
+      const userKey = keys.user(hint);
+      const found = await getItems(db, config.tableName, [tokenKey, userKey], now());
+      const stored = refreshTokenOfItem(found.get(keyString(tokenKey)), hash);
+      // Only a real token's user fills the cache: a made-up hint reads, but remembers nothing.
+      if (stored?.user_id === hint) users.set(hint, userOfItem(found.get(keyString(userKey))));
+      return stored;
+    },
     async findUser(userId) {
       return (
         (await users.getOrLoad(userId, async () => userOfItem(await getItem(db, config.tableName, keys.user(userId), now())))) ?? undefined

@@ -84,7 +84,7 @@ describe('user tokens from the core (API.md §7.1)', () => {
     expect(tokens).toEqual({
       access_token: expect.any(String),
       id_token: expect.any(String),
-      refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{64}$/),
       token_type: 'Bearer',
       expires_in: 3600,
       scope: 'openid profile email offline_access',
@@ -211,7 +211,7 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     const firstId = await jwtVerify(first.id_token!, jwks);
     client.enableNonRepudiationChecks(rp.config); // openid-client verifies the ID token's signature against our JWKS (kid)
     const next = await client.refreshTokenGrant(rp.config, first.refresh_token!);
-    expect(next.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(next.refresh_token).toMatch(/^[A-Za-z0-9_-]{64}$/);
     expect(next.refresh_token).not.toBe(first.refresh_token);
     const claims = next.claims()!; // openid-client checked iss, aud, exp, iat, sub
     expect(claims).toMatchObject({
@@ -250,6 +250,14 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
       expect(a.body).toMatchObject(invalidGrant);
       expect(a.headers.get('cache-control')).toBe('no-store');
     }
+    // The losers presented a token that was (being) rotated: that is reuse (RFC 9700 §4.14.2: the
+    // server cannot tell which caller is legitimate), so the family is revoked, the winner's
+    // new refresh token included (docs/tokens.md "Refresh tokens").
+    const { payload } = await jwtVerify(ok[0]!.body.access_token, jwks);
+    expect(await storedItem(keys.refreshFamily(payload.sid as string))).toMatchObject({ revoked: true });
+    expect(await refresh(ok[0]!.body.refresh_token)).toMatchObject({ status: 400, body: invalidGrant });
+    const rotated = await storedItem(keys.refreshToken(refreshTokenHash(refresh_token!)));
+    expect(rotated).toMatchObject({ rotated_at: expect.any(String) });
   });
 
   it('reuse of a rotated token revokes the family: the newer refresh token fails, the family access tokens turn inactive', async () => {
@@ -326,7 +334,7 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     const t = await login(user, { scope: 'offline_access' });
     const other = await relyingParty(['refresh_token']);
     expect(await refresh(t.refresh_token!, {}, basicAuth(other.id, other.secret))).toMatchObject({ status: 400, body: invalidGrant });
-    expect(await refresh('x'.repeat(43))).toMatchObject({ status: 400, body: invalidGrant });
+    expect(await refresh('x'.repeat(64))).toMatchObject({ status: 400, body: invalidGrant });
     const noGrant = await relyingParty(['client_credentials']);
     expect((await refresh(t.refresh_token!, {}, basicAuth(noGrant.id, noGrant.secret))).body.error).toBe('unauthorized_client');
     expect((await post('/token', { grant_type: 'refresh_token' })).body).toMatchObject({
