@@ -3,6 +3,7 @@ import type { KeyStore } from '../keys/key-store.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import type { UserTokenReads } from './user-token-state.ts';
 
 /** What the OAuth endpoints need to know of a client (built from the stored Client record). */
 export interface OAuthClient {
@@ -70,8 +71,15 @@ export interface OAuthDeps {
    * what to read, never what to answer) and the signing keys, in one call.
    */
   preloadIntrospection(callerClientId: string | undefined, tokens: readonly string[]): Promise<void>;
+  /**
+   * The same for one bearer token presented on its own (`/userinfo`), warm or cold: the token
+   * names everything its check reads, so what the caches lack is one read, and nothing when they hold it all.
+   */
+  preloadBearer(token: string): Promise<void>;
   keys: KeyStore;
   revocations: RevocationsRepository;
+  /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
+  userTokens: UserTokenReads;
   issuer: string;
   /** `{issuer}/identity/v1/`: the audience of management tokens (API.md §4). */
   managementAudience: string;
