@@ -5,6 +5,7 @@ import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refre
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import type { UserTokenReads } from './user-token-state.ts';
 
 /** What the OAuth endpoints need to know of a client (built from the stored Client record). */
 export interface OAuthClient {
@@ -77,6 +78,11 @@ export interface OAuthDeps {
    */
   preloadIntrospection(callerClientId: string | undefined, tokens: readonly string[]): Promise<void>;
   /**
+   * The same for one bearer token presented on its own (`/userinfo`), warm or cold: the token
+   * names everything its check reads, so what the caches lack is one read, and nothing when they hold it all.
+   */
+  preloadBearer(token: string): Promise<void>;
+  /**
    * A user by id, through the 1 s record cache (plan decision 6; staleness bound: docs/tokens.md
    * "User tokens"). Storage-only fields included (the caller never hands the record out).
    */
@@ -97,6 +103,8 @@ export interface OAuthDeps {
   refreshTokens: RefreshTokensRepository;
   keys: KeyStore;
   revocations: RevocationsRepository;
+  /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
+  userTokens: UserTokenReads;
   issuer: string;
   /** `{issuer}/identity/v1/`: the audience of management tokens (API.md §4). */
   managementAudience: string;

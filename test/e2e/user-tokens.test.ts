@@ -8,7 +8,8 @@ import { issueUserTokens, type UserTokenInput } from '../../shared/oauth/user-to
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { refreshTokenHash } from '../../shared/store/refresh-tokens-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
-import { forgetUser, oauthDeps } from '../../shared/store/token-path-records.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { forgetUser } from '../../shared/store/user-token-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { putUser, updateUser } from '../support/user-items.ts';
@@ -266,11 +267,16 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     const second = await refresh(first.refresh_token!);
     expect(second.status).toBe(200);
     const { payload } = await jwtVerify(second.body.access_token, jwks);
-    expect((await introspect(second.body.access_token)).active).toBe(true);
 
     expect(await refresh(first.refresh_token!)).toMatchObject({ status: 400, body: invalidGrant }); // reuse
     expect(await storedItem(keys.refreshFamily(payload.sid as string))).toMatchObject({ revoked: true, revoked_at: expect.any(String) });
     expect(await refresh(second.body.refresh_token)).toMatchObject({ status: 400, body: invalidGrant });
+    // Decision 3: every access token of the family (same `sid`) is inactive
+    expect(await introspect(first.access_token)).toEqual({ active: false });
+    expect(await introspect(second.body.access_token)).toEqual({ active: false });
+    // ...and a login of the same user with another sid is untouched
+    const other = await login(user, { scope: 'openid' });
+    expect((await introspect(other.access_token)).active).toBe(true);
   });
 
   it('scope may only narrow (RFC 6749 §6): narrower works and the next refresh token keeps the full scope; wider is invalid_scope', async () => {
@@ -373,6 +379,7 @@ describe('/revoke of refresh tokens (RFC 7009)', () => {
     expect(await refresh(a.refresh_token!)).toMatchObject({ status: 400, body: invalidGrant });
     const sid = (await jwtVerify(a.access_token, jwks)).payload.sid as string;
     expect(await storedItem(keys.refreshFamily(sid))).toMatchObject({ revoked: true });
+    expect(await introspect(a.access_token)).toEqual({ active: false }); // RFC 7009 §2.1: the grant's access tokens too
 
     const b = await login(user, { scope: 'offline_access' });
     const json = await fetch(`${svc.url}/revoke`, {
