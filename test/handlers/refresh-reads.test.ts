@@ -9,7 +9,7 @@ import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtim
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { createTestTable, TEST_BUDGET, type TestTable } from '../support/dynamodb.ts';
+import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 import { putUser } from '../support/user-items.ts';
@@ -52,15 +52,7 @@ beforeAll(async () => {
 
 /** A container whose DynamoDB commands are recorded. */
 function container() {
-  const commands: string[] = [];
-  const db = createDocumentClient({ region: 'local', endpoint: table.endpoint, budget: TEST_BUDGET });
-  db.middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(context.commandName ?? 'unknown');
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCommands' },
-  );
+  const { db, commands } = recordingClient(table);
   const runtime = createRuntime(setup.config, { db });
   const refresh = async (refresh_token: string) => {
     const res = await runWithRuntime(runtime, () =>
