@@ -2,10 +2,13 @@ import { TtlCache } from '../cache/ttl-cache.ts';
 import { isStorableClientId } from '../oauth/authenticate-client.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
+import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
 import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens/revocation-ref.ts';
 import { type ClientWithGrants, clientsRepository } from './clients-repository.ts';
-import { getItems } from './read-items.ts';
+import { toRecord } from './entity.ts';
+import { getItem, getItems } from './read-items.ts';
+import { refreshTokensRepository } from './refresh-tokens-repository.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
@@ -14,6 +17,7 @@ import { type Key, keyString } from './writes.ts';
 interface RecordCaches {
   clients: TtlCache<OAuthClient | null>;
   resources: TtlCache<TokenResource | null>;
+  users: TtlCache<UserRecord | null>;
   deps: OAuthDeps;
 }
 
@@ -50,6 +54,21 @@ export function forgetResources(runtime: Runtime): void {
   caches(runtime).resources.clear();
 }
 
+/** Management changes of a user (block, password, delete) call this: this container sees them at once. */
+export function forgetUser(runtime: Runtime, userId: string): void {
+  caches(runtime).users.delete(userId);
+}
+
+/** The markers a login may name, in the order they are tried (plan decision 6). */
+const LOGIN_MARKERS: readonly [UserLoginKind, 'USER_EMAIL' | 'USER_NAME' | 'USER_PHONE'][] = [
+  ['email', 'USER_EMAIL'],
+  ['username', 'USER_NAME'],
+  ['phone_number', 'USER_PHONE'],
+];
+
+/** A user id that never exists: an unknown login reads it, so it costs what a known one does. */
+const NO_USER_ID = '00000000-0000-0000-0000-000000000000';
+
 const resourceKey = (tenantId: string, identifierUrl: string) => `${tenantId} ${identifierUrl}`;
 
 function caches(runtime: Runtime): RecordCaches {
@@ -62,6 +81,9 @@ function caches(runtime: Runtime): RecordCaches {
   const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs, 10_000, clock);
   const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs, 10_000, clock);
   const tenantHints = new TtlCache<string>(TENANT_HINT_TTL_MS, 10_000, clock);
+  const users = new TtlCache<UserRecord | null>(config.recordCacheTtlMs, 10_000, clock);
+  const userOfItem = (item: Record<string, unknown> | undefined): UserRecord | null =>
+    item?.type === 'User' ? toRecord<UserRecord>(item) : null;
   // A sealed secret always opens to the same plaintext, so it is opened (one KMS Decrypt in AWS)
   // once per container, not once per cache period.
   const openedSecrets = new TtlCache<string>(Number.POSITIVE_INFINITY, 1_000);
@@ -80,6 +102,8 @@ function caches(runtime: Runtime): RecordCaches {
       client_secret_expires_at: client.client_secret_expires_at,
       resources: found.resources,
       grants: found.grants,
+      refresh_token: client.client_metadata.refresh_token,
+      id_token_lifetime: client.client_metadata.id_token.expiration_lifetime,
     };
   };
   const toResource = async (v: ResourceTokenView | undefined): Promise<TokenResource | null> => {
@@ -111,6 +135,22 @@ function caches(runtime: Runtime): RecordCaches {
     (await resources.getOrLoad(key, load)) ?? undefined;
 
   const deps: OAuthDeps = {
+    refreshTokens: refreshTokensRepository(db, config.tableName, now),
+    async findUser(userId) {
+      return (
+        (await users.getOrLoad(userId, async () => userOfItem(await getItem(db, config.tableName, keys.user(userId), now())))) ?? undefined
+      );
+    },
+    async findUserByLogin(tenantId, login) {
+      const markers = LOGIN_MARKERS.map(([kind, marker]) => keys.marker(marker, tenantId, userMarkerValue(kind, login)));
+      const found = await getItems(db, config.tableName, markers, now());
+      const owner = markers.map((k) => found.get(keyString(k))?.target_id).find((id) => typeof id === 'string');
+      // Always a second, consistent read: the login path must see a block or a new password at once.
+      const user = userOfItem(await getItem(db, config.tableName, keys.user(typeof owner === 'string' ? owner : NO_USER_ID), now()));
+      if (!user || user.tenant_id !== tenantId) return undefined;
+      users.set(user.id, user);
+      return user;
+    },
     keys: runtime.keys,
     revocations: runtime.revocations,
     issuer: config.issuer,
@@ -220,7 +260,7 @@ function caches(runtime: Runtime): RecordCaches {
       );
     },
   };
-  c = { clients, resources, deps };
+  c = { clients, resources, users, deps };
   perRuntime.set(runtime, c);
   return c;
 }
