@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/store/table-keys.ts';
 import { UNKNOWN_ID } from './support/clients-fixture.ts';
 import { GOOD_PASSWORD, MINIMAL_USER_KEYS, type UsersFixture, usersFixture } from './support/users-fixture.ts';
@@ -11,8 +11,11 @@ beforeAll(async () => {
 afterAll(async () => fx?.stop());
 
 const stored = async (id: string) =>
-  (await fx.svc.stack.runtime.db.send(new GetCommand({ TableName: fx.svc.stack.runtime.config.tableName, Key: keys.user(id), ConsistentRead: true })))
-    .Item;
+  (
+    await fx.svc.stack.runtime.db.send(
+      new GetCommand({ TableName: fx.svc.stack.runtime.config.tableName, Key: keys.user(id), ConsistentRead: true }),
+    )
+  ).Item;
 
 describe('Users CRUD over HTTP (API.md §6, §7.5)', () => {
   it('POST creates with the defaults: 201, no password or hash in the body, the hash stored', async () => {
@@ -66,15 +69,31 @@ describe('Users CRUD over HTTP (API.md §6, §7.5)', () => {
     const res = await fx.call('POST', '/users', { body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject(body);
-    expect((await fx.call('GET', `/users/${res.body.id}?fields=username,address`)).body).toEqual({ username: 'full.user', address: body.address });
+    expect((await fx.call('GET', `/users/${res.body.id}?fields=username,address`)).body).toEqual({
+      username: 'full.user',
+      address: body.address,
+    });
   });
 
   it('PATCH merges (objects merge, arrays replace, null removes), PUT is a synonym; the version moves', async () => {
-    const u = await fx.createUser({ username: `merge-${Date.now()}`, address: { country: 'NL', locality: 'Delft' }, user_metadata: { a: 1 } });
-    const patched = await fx.call('PATCH', `/users/${u.id}`, { body: { name: 'New', address: { locality: 'Leiden' }, user_metadata: { b: 2 } } });
+    const u = await fx.createUser({
+      username: `merge-${Date.now()}`,
+      address: { country: 'NL', locality: 'Delft' },
+      user_metadata: { a: 1 },
+    });
+    const patched = await fx.call('PATCH', `/users/${u.id}`, {
+      body: { name: 'New', address: { locality: 'Leiden' }, user_metadata: { b: 2 } },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: 'New', username: u.username, address: { country: 'NL', locality: 'Leiden' }, user_metadata: { a: 1, b: 2 } });
-    const put = await fx.call('PUT', `/users/${u.id}`, { body: { name: null, address: { country: null }, app_metadata: [{ key: 'k', value: 'v' }] } });
+    expect(patched.body).toMatchObject({
+      name: 'New',
+      username: u.username,
+      address: { country: 'NL', locality: 'Leiden' },
+      user_metadata: { a: 1, b: 2 },
+    });
+    const put = await fx.call('PUT', `/users/${u.id}`, {
+      body: { name: null, address: { country: null }, app_metadata: [{ key: 'k', value: 'v' }] },
+    });
     expect(put.status).toBe(200);
     expect(put.body).not.toHaveProperty('name');
     expect(put.body.address).toEqual({ locality: 'Leiden' });

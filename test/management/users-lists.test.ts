@@ -46,7 +46,11 @@ describe('GET /users (API.md §3, §6)', () => {
       expect(res.body.items.map((x: any) => x.id)).toEqual([u.id]);
       expect(res.body.count).toBe(1);
     }
-    expect((await q(`(email=nobody-${Date.now()}@example.com)`, '&total_count=true')).body).toMatchObject({ count: 0, total_count: 0, items: [] });
+    expect((await q(`(email=nobody-${Date.now()}@example.com)`, '&total_count=true')).body).toMatchObject({
+      count: 0,
+      total_count: 0,
+      items: [],
+    });
   });
 
   it('q on username (any case) and phone_number, combined with other terms and with each other', async () => {

@@ -1,5 +1,7 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import type { Runtime } from '../../runtime.ts';
+import { type LoginFailuresRepository, loginFailuresRepository } from '../../store/login-failures-repository.ts';
+import { type OtpRepository, otpRepository } from '../../store/otp-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 import { hashPassword, verifyPassword } from '../../users/password-hash.ts';
@@ -14,6 +16,12 @@ export interface UserDeps {
   readonly hashPassword: (password: string) => Promise<string>;
   /** Constant time; false for a user without a password (after the same work). */
   readonly verifyPassword: (password: string, hash: string | undefined) => Promise<boolean>;
+  /** The user's TOTP authenticator (sealed secret; shared/store/otp-repository.ts). */
+  readonly otp: Pick<OtpRepository, 'enroll' | 'remove'>;
+  /** API.md §7.3 consecutive-failure count: a self password change's `old_password` counts like a login. */
+  readonly loginFailures: Pick<LoginFailuresRepository, 'admit' | 'reset'>;
+  /** The `issuer` of otpauth URIs (the service's `{base_url}`). */
+  readonly issuer: string;
   readonly secretBox: SecretBox;
   /** The list cursors' HMAC key (docs/lists.md §5). */
   readonly cursorKey: () => Promise<Buffer>;
@@ -32,6 +40,9 @@ export function userDeps(runtime: Runtime): UserDeps {
     tenants: tenantsRepository(db, config.tableName, now),
     multiTenant: config.multiTenant,
     hashPassword: (p) => hashPassword(p),
+    otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
+    loginFailures: loginFailuresRepository(db, config.tableName, now, config.login),
+    issuer: config.issuer,
     verifyPassword,
     secretBox,
     cursorKey: () => runtime.serviceSecret('cursor'),
