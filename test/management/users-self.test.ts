@@ -24,13 +24,19 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     const missing = await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-new` }, token });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toContain('body.old_password');
-    const wrong = await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-new`, old_password: 'not-the-password' }, token });
+    const wrong = await fx.call('PUT', `/users/${u.id}/password`, {
+      body: { password: `${GOOD_PASSWORD}-new`, old_password: 'not-the-password' },
+      token,
+    });
     expect(wrong.status).toBe(403);
     expect((await stored(keys.user(u.id)))?.password_hash).toBe(before?.password_hash);
     const weak = await fx.call('PUT', `/users/${u.id}/password`, { body: { password: 'password1', old_password: GOOD_PASSWORD }, token });
     expect(weak.status).toBe(400);
     expect(weak.body.message).toContain('body.password');
-    const ok = await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-new`, old_password: GOOD_PASSWORD }, token });
+    const ok = await fx.call('PUT', `/users/${u.id}/password`, {
+      body: { password: `${GOOD_PASSWORD}-new`, old_password: GOOD_PASSWORD },
+      token,
+    });
     expect(ok.status).toBe(204);
     const after = await stored(keys.user(u.id));
     expect(after?.password_hash).not.toBe(before?.password_hash);
@@ -56,7 +62,10 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     const b = await fx.createUser({ password: GOOD_PASSWORD });
     const hash = (await stored(keys.user(b.id)))?.password_hash;
     const tokenA = await fx.userToken(a.id, { scope: ALL_USER_SCOPES });
-    const res = await fx.call('PUT', `/users/${b.id}/password`, { body: { password: `${GOOD_PASSWORD}-x`, old_password: GOOD_PASSWORD }, token: tokenA });
+    const res = await fx.call('PUT', `/users/${b.id}/password`, {
+      body: { password: `${GOOD_PASSWORD}-x`, old_password: GOOD_PASSWORD },
+      token: tokenA,
+    });
     expect(res.status).toBe(403);
     expect((await stored(keys.user(b.id)))?.password_hash).toBe(hash);
     expect((await fx.call('POST', `/users/${b.id}/otp`, { token: tokenA })).status).toBe(403);

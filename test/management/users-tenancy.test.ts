@@ -81,7 +81,10 @@ describe('Users and tenants (API.md §4)', () => {
   it("a user token minted by a tenant-bound client of another tenant than the user's is refused (403)", async () => {
     const u = await fx.createUser({ password: GOOD_PASSWORD }); // default tenant
     const token = await fx.userToken(u.id, { clientId: bound.id }); // bound is tenant B's
-    const res = await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-x`, old_password: GOOD_PASSWORD }, token });
+    const res = await fx.call('PUT', `/users/${u.id}/password`, {
+      body: { password: `${GOOD_PASSWORD}-x`, old_password: GOOD_PASSWORD },
+      token,
+    });
     expect(res.status).toBe(403);
   });
 });

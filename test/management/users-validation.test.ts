@@ -53,7 +53,15 @@ const BAD: readonly (readonly [string, Record<string, unknown>])[] = [
   ['body.user_metadata', { user_metadata: { big: 'x'.repeat(USER_LIMITS.userMetadataBytes) } }],
   ['body.user_metadata', { user_metadata: [] }],
   ['body.user_metadata', { user_metadata: { '': 1 } }],
-  ['body.app_metadata', { app_metadata: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] }],
+  [
+    'body.app_metadata',
+    {
+      app_metadata: [
+        { key: 'a', value: '1' },
+        { key: 'a', value: '2' },
+      ],
+    },
+  ],
   ['body.email_verified', { email_verified: 'yes' }],
   ['body.emial', { emial: 'typo@example.com' }],
   ['body.blocked', { blocked: true }],
