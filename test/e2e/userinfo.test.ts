@@ -115,7 +115,9 @@ describe('/userinfo with openid-client (OIDC Core §5.3)', () => {
 
   it('openid-client refuses an answer for another subject: ours is the token’s user', async () => {
     const user = await putUser(runtime(), ada);
-    await expect(client.fetchUserInfo(config, await token(user, 'openid'), randomUUID())).rejects.toThrow(/unexpected JSON attribute value/);
+    await expect(client.fetchUserInfo(config, await token(user, 'openid'), randomUUID())).rejects.toThrow(
+      /unexpected JSON attribute value/,
+    );
   });
 });
 
