@@ -1,12 +1,12 @@
 import type { Config } from '../config.ts';
 import { supportedGrantTypes } from '../oauth/grants/grant-registry.ts';
 import { USERINFO_CLAIMS } from '../oauth/user-tokens/user-claims.ts';
+import { OIDC_SCOPES } from '../oauth/user-tokens/user-token-scopes.ts';
 
 /** Algorithms of the keys the service holds (key-store.ts); RS256 is also what OIDC Discovery requires. */
 const SIGNING_ALGS = ['ES256', 'RS256'];
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post'];
 /** API.md §7.1: the OIDC scopes every user token may carry; Resource scopes are per tenant and not listed. */
-const OIDC_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'];
 
 /**
  * Authorization server metadata (RFC 8414 §2, OIDC Discovery 1.0 §3) for what exists today: the
@@ -37,7 +37,7 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     // OIDC Core §5.3; answers plain JSON (no signed or encrypted userinfo responses).
     userinfo_endpoint: `${iss}/userinfo`,
     // RECOMMENDED (OIDC Discovery §3): the OIDC scopes only (Resource scopes are each tenant's own).
-    scopes_supported: OIDC_SCOPES,
+    scopes_supported: [...OIDC_SCOPES],
     // RECOMMENDED: every claim about the user /userinfo and ID tokens may carry, both spellings (API.md §7.1).
     claims_supported: [...USERINFO_CLAIMS],
     // OIDC Discovery §3 REQUIRED members; ID tokens are signed with the same keys.

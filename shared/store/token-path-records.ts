@@ -3,10 +3,13 @@ import { isStorableClientId } from '../oauth/authenticate-client.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.ts';
 import { isUserToken, loginOf, type UserTokenWant } from '../oauth/user-token-state.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
+import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
 import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens/revocation-ref.ts';
 import { type ClientWithGrants, clientsRepository } from './clients-repository.ts';
-import { getItems } from './read-items.ts';
+import { toRecord } from './entity.ts';
+import { getItem, getItems } from './read-items.ts';
+import { refreshTokenHash, refreshTokenOfItem, refreshTokensRepository, userIdHint } from './refresh-tokens-repository.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
@@ -52,6 +55,16 @@ export function forgetResources(runtime: Runtime): void {
   caches(runtime).resources.clear();
 }
 
+/** The markers a login may name, in the order they are tried (plan decision 6). */
+const LOGIN_MARKERS: readonly [UserLoginKind, 'USER_EMAIL' | 'USER_NAME' | 'USER_PHONE'][] = [
+  ['email', 'USER_EMAIL'],
+  ['username', 'USER_NAME'],
+  ['phone_number', 'USER_PHONE'],
+];
+
+/** A user id that never exists: an unknown login reads it, so it costs what a known one does. */
+const NO_USER_ID = '00000000-0000-0000-0000-000000000000';
+
 const resourceKey = (tenantId: string, identifierUrl: string) => `${tenantId} ${identifierUrl}`;
 
 function caches(runtime: Runtime): RecordCaches {
@@ -64,6 +77,10 @@ function caches(runtime: Runtime): RecordCaches {
   const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs, 10_000, clock);
   const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs, 10_000, clock);
   const tenantHints = new TtlCache<string>(TENANT_HINT_TTL_MS, 10_000, clock);
+  const userOfItem = (item: Record<string, unknown> | undefined): UserRecord | undefined =>
+    item?.type === 'User' ? toRecord<UserRecord>(item) : undefined;
+  // Users are read through the same 1 s cache as the user-token checks (store/user-token-records.ts).
+  const userReads = userTokenReads(runtime);
   // A sealed secret always opens to the same plaintext, so it is opened (one KMS Decrypt in AWS)
   // once per container, not once per cache period.
   const openedSecrets = new TtlCache<string>(Number.POSITIVE_INFINITY, 1_000);
@@ -82,6 +99,8 @@ function caches(runtime: Runtime): RecordCaches {
       client_secret_expires_at: client.client_secret_expires_at,
       resources: found.resources,
       grants: found.grants,
+      refresh_token: client.client_metadata.refresh_token,
+      id_token_lifetime: client.client_metadata.id_token.expiration_lifetime,
     };
   };
   const toResource = async (v: ResourceTokenView | undefined): Promise<TokenResource | null> => {
@@ -112,7 +131,32 @@ function caches(runtime: Runtime): RecordCaches {
   const loadResource = async (key: string, load: () => Promise<TokenResource | null>) =>
     (await resources.getOrLoad(key, load)) ?? undefined;
 
+  const refreshTokens = refreshTokensRepository(db, config.tableName, now);
   const deps: OAuthDeps = {
+    refreshTokens,
+    async findRefreshToken(token) {
+      const hint = userIdHint(token);
+      const user = hint === undefined ? undefined : userReads.want(hint, undefined);
+      if (!user?.keys.length) return refreshTokens.find(token);
+      const hash = refreshTokenHash(token);
+      const tokenKey = keys.refreshToken(hash);
+      const found = await getItems(db, config.tableName, [tokenKey, ...user.keys], now());
+      const stored = refreshTokenOfItem(found.get(keyString(tokenKey)), hash);
+      // Only a real token's user fills the cache: a made-up hint reads, but remembers nothing.
+      if (stored?.user_id === hint) user.take((key) => found.get(keyString(key)));
+      return stored;
+    },
+    async findUser(userId) {
+      return (await userReads.read(userId, undefined)).user;
+    },
+    async findUserByLogin(tenantId, login) {
+      const markers = LOGIN_MARKERS.map(([kind, marker]) => keys.marker(marker, tenantId, userMarkerValue(kind, login)));
+      const found = await getItems(db, config.tableName, markers, now());
+      const owner = markers.map((k) => found.get(keyString(k))?.target_id).find((id) => typeof id === 'string');
+      // Always a second, consistent read: the login path must see a block or a new password at once.
+      const user = userOfItem(await getItem(db, config.tableName, keys.user(typeof owner === 'string' ? owner : NO_USER_ID), now()));
+      return user?.tenant_id === tenantId ? user : undefined;
+    },
     keys: runtime.keys,
     revocations: runtime.revocations,
     userTokens: userTokenReads(runtime),
