@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { SignJWT } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueUserTokens } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
-import { putFamily, putUser, setUserFields, userToken } from '../support/user-tokens.ts';
+import { putUser, updateUser } from '../support/user-items.ts';
+import { putFamily, userToken } from '../support/user-tokens.ts';
 
 /**
  * Issue 11 item 6 and decision 3, over HTTP against the local service: GET/POST /userinfo (OIDC
@@ -140,7 +143,7 @@ describe('/userinfo claims by scope (spec 4.2: openid alone returns less than op
   });
 
   it('only claims that have a value: a user with an email only gets no phone or profile claims but updated_at', async () => {
-    const user = await putUser(runtime(), { email: 'bare@example.com' });
+    const user = await putUser(runtime(), { email: 'bare@example.com', email_verified: false });
     const r = await userinfo(await token(user, 'openid profile email phone address'));
     expect(r.body).toEqual({ sub: user.id, email: 'bare@example.com', email_verified: false, updated_at: user.updated_at });
   });
@@ -349,10 +352,10 @@ describe('when a user token stops working (decision 3): /userinfo 401, /tokeninf
     const user = await putUser(runtime(), ada);
     const t = await token(user, 'openid');
     await expectAlive(t, user);
-    await setUserFields(runtime(), user.id, { blocked: true });
+    await updateUser(runtime(), user, { blocked: true });
     passCaches();
     await expectDead(t);
-    await setUserFields(runtime(), user.id, { blocked: false });
+    await updateUser(runtime(), user, { blocked: false });
     passCaches();
     await expectAlive(t, user);
   });
@@ -372,7 +375,7 @@ describe('when a user token stops working (decision 3): /userinfo 401, /tokeninf
     const second = Math.floor(revokedAt.getTime() / 1000);
     const before = await token(user, 'openid', { iat: second - 1 });
     const sameSecond = await token(user, 'openid', { iat: second });
-    await setUserFields(runtime(), user.id, { tokens_revoked_at: revokedAt.toISOString() });
+    await updateUser(runtime(), user, { tokens_revoked_at: revokedAt.toISOString() });
     passCaches();
     await expectDead(before);
     await expectAlive(sameSecond, user);
@@ -399,7 +402,7 @@ describe('/tokeninfo and /introspect of a user token: username and subject (spec
     const cases: [Partial<UserRecord>, string][] = [
       [ada, 'ada'],
       [{ email: 'only-email@example.com', phone_number: '+15550000001' }, 'only-email@example.com'],
-      [{ phone_number: '+15550000002' }, '+15550000002'],
+      [{ email: undefined, phone_number: '+15550000002' }, '+15550000002'],
     ];
     for (const [fields, name] of cases) {
       const user = await putUser(runtime(), fields);
@@ -433,7 +436,7 @@ describe('/tokeninfo and /introspect of a user token: username and subject (spec
         body: new URLSearchParams({ token: victim }),
       });
     expect((await ask()).status).toBe(200);
-    await setUserFields(runtime(), user.id, { blocked: true });
+    await updateUser(runtime(), user, { blocked: true });
     passCaches();
     const r = await ask();
     expect(r.status).toBe(401);
@@ -448,7 +451,7 @@ describe('the management API refuses inactive user tokens: 401 invalid_token (de
     const before = await call('GET', '/clients', { token: t });
     expect(before.status).toBe(403); // authenticated; a user holds no management scope yet (decision 5)
     expect(before.body.code).toBe('insufficient_scope');
-    await setUserFields(runtime(), user.id, { blocked: true });
+    await updateUser(runtime(), user, { blocked: true });
     passCaches();
     const after = await call('GET', '/clients', { token: t });
     expect(after.status).toBe(401);
@@ -468,5 +471,41 @@ describe('the management API refuses inactive user tokens: 401 invalid_token (de
     await runtime().db.send(new DeleteCommand({ TableName: runtime().config.tableName, Key: keys.user(other.id) }));
     passCaches();
     expect((await call('GET', '/clients', { token: t })).status).toBe(401);
+  });
+});
+
+describe('tokens minted by the user-token core (issueUserTokens) and rotated at /token', () => {
+  it('the access token reads /userinfo with openid-client, matching the ID token; a reused refresh token kills the family there', async () => {
+    const made = await call('POST', '/clients', {
+      body: { client_name: 'rp userinfo', client_metadata: { grant_types: ['refresh_token', 'client_credentials'] } },
+    });
+    expect(made.status).toBe(201);
+    const rpConfig = await client.discovery(new URL(svc.url), made.body.id, undefined, client.ClientSecretBasic(made.body.client_secret), {
+      execute: [client.allowInsecureRequests],
+    });
+    const deps = oauthDeps(runtime());
+    const user = await putUser(runtime(), ada);
+    const tokens = await issueUserTokens(
+      {
+        client: (await deps.findClient(made.body.id))!,
+        user,
+        request: { scope: 'openid profile email offline_access' },
+        authTime: Math.floor(clock / 1000),
+      },
+      deps,
+    );
+    const idClaims = decodeJwt(tokens.id_token!);
+    const claims = await client.fetchUserInfo(rpConfig, tokens.access_token, idClaims.sub!);
+    expect(claims).toMatchObject({ sub: user.id, email: ada.email, name: ada.name, birthday: ada.birthdate });
+    for (const k of ['email', 'name', 'preferred_username', 'updated_at']) expect(claims[k], k).toEqual(idClaims[k]);
+
+    const rotated = await client.refreshTokenGrant(rpConfig, tokens.refresh_token!);
+    expect((await client.fetchUserInfo(rpConfig, rotated.access_token, user.id)).sub).toBe(user.id);
+    // API.md §7.1: presenting the rotated token again revokes its whole family...
+    await expect(client.refreshTokenGrant(rpConfig, tokens.refresh_token!)).rejects.toThrow();
+    passCaches();
+    // ...and the access tokens issued from it stop working at /userinfo (decision 3).
+    expectInvalidToken(await userinfo(tokens.access_token));
+    expectInvalidToken(await userinfo(rotated.access_token));
   });
 });

@@ -20,7 +20,8 @@ import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { formName, toJsonText } from '../support/fuzz-values.ts';
 import { testRuntime } from '../support/test-runtime.ts';
-import { putUser, userToken } from '../support/user-tokens.ts';
+import { putUser } from '../support/user-items.ts';
+import { userToken } from '../support/user-tokens.ts';
 
 type Handler = (e: APIGatewayProxyEvent, c: Context) => Promise<HttpResponse>;
 let runtime: Runtime;

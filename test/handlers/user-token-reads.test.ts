@@ -15,7 +15,8 @@ import { resourcesRepository } from '../../shared/store/resources-repository.ts'
 import { createTestTable, TEST_BUDGET, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';
-import { putUser, userToken } from '../support/user-tokens.ts';
+import { putUser } from '../support/user-items.ts';
+import { userToken } from '../support/user-tokens.ts';
 
 /**
  * Issue 11 "DynamoDB reads per userinfo request: 1 at most", and the user-token check folded into
