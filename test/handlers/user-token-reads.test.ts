@@ -10,9 +10,8 @@ import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
-import { createTestTable, TEST_BUDGET, type TestTable } from '../support/dynamodb.ts';
+import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 import { putUser } from '../support/user-items.ts';
@@ -59,15 +58,7 @@ beforeAll(async () => {
 });
 
 function coldContainer() {
-  const commands: string[] = [];
-  const db = createDocumentClient({ region: 'local', endpoint: table.endpoint, budget: TEST_BUDGET });
-  db.middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(context.commandName ?? 'unknown');
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCommands' },
-  );
+  const { db, commands } = recordingClient(table);
   let clock = Date.now();
   const runtime = createRuntime(setup.config, { db, now: () => new Date(clock) });
   const send = async (handler: typeof userinfoHandler, resource: string, headers: Record<string, string>, body?: string) => {
