@@ -367,6 +367,27 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     );
     expect(await refresh(s.refresh_token!, {}, basicAuth(short.id, short.secret))).toMatchObject({ status: 400, body: invalidGrant });
   });
+  it('a public client refreshes with its client_id alone (RFC 6749 §6), and only its own tokens', async () => {
+    const created = await call('POST', '/clients', {
+      body: { client_name: 'public rp', is_public: true, client_metadata: { grant_types: ['refresh_token'] } },
+    });
+    expect(created.status).toBe(201);
+    const user = await putUser(runtime());
+    const t = await login(user, { scope: 'openid offline_access' }, {}, created.body.id);
+    const asPublic = (refresh_token: string) =>
+      fetch(`${svc.url}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form({ grant_type: 'refresh_token', refresh_token, client_id: created.body.id }),
+      });
+    const res = await asPublic(t.refresh_token!);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, string>;
+    expect(body.refresh_token).toEqual(expect.any(String));
+    expect((await jwtVerify(body.id_token!, jwks, { audience: created.body.id })).payload.sub).toBe(user.id);
+    const confidentialToken = (await login(user, { scope: 'offline_access' })).refresh_token!;
+    expect(await (await asPublic(confidentialToken)).json()).toMatchObject(invalidGrant);
+  });
 });
 
 describe('/revoke of refresh tokens (RFC 7009)', () => {
