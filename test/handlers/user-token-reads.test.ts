@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as introspectHandler } from '../../functions/oauth/introspect.ts';
 import { handler as userinfoHandler } from '../../functions/oauth/userinfo.ts';
-import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
@@ -13,7 +11,7 @@ import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
 import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { deployedRuntime } from '../support/test-runtime.ts';
 import { putUser } from '../support/user-items.ts';
 import { userToken } from '../support/user-tokens.ts';
 
@@ -34,15 +32,8 @@ let resourceAudience: string;
 
 beforeAll(async () => {
   table = await createTestTable('utreads');
-  setup = testRuntime(table, ENV);
-  await rotateKeys({ config: setup.config, db: setup.db, now: setup.now });
-  await bootstrap({
-    db: setup.db,
-    tableName: setup.config.tableName,
-    secretBox: setup.secretBox,
-    now: setup.now,
-    managementAudience: setup.config.managementAudience,
-  });
+  // What a deployed stage has before its first token: the keys made by the rotation run, bootstrap.
+  setup = await deployedRuntime(table, ENV);
   const { db, config, now, secretBox } = setup;
   clientId = (await clientsRepository(db, config.tableName, now, secretBox).create(
     { tenant_id: DEFAULT_TENANT_ID, client_name: 'rp', client_secret: SECRET },
