@@ -50,7 +50,9 @@ beforeAll(async () => {
 
 function coldContainer() {
   const { db, commands } = recordingClient(table);
-  let clock = Date.now();
+  // A second ahead of the test's signer: a token signed just now has a whole-second `nbf` that
+  // must never lie ahead of this clock (a second boundary crossed in between would make it so).
+  let clock = Date.now() + 1_000;
   const runtime = createRuntime(setup.config, { db, now: () => new Date(clock) });
   const send = async (handler: typeof userinfoHandler, resource: string, headers: Record<string, string>, body?: string) => {
     const res = await runWithRuntime(runtime, () =>
