@@ -83,3 +83,30 @@ export type UserLoginKind = 'email' | 'username' | 'phone_number';
  * `alice` are one user); a phone number is stored as given (E.164 is checked on input).
  */
 export const userMarkerValue = (kind: UserLoginKind, value: string): string => (kind === 'phone_number' ? value : value.toLowerCase());
+
+/** What `create` stores: the profile, the flags a caller may set, and an already hashed password. */
+export interface NewUser extends UserProfile {
+  id?: string;
+  tenant_id: string;
+  email_verified?: boolean;
+  phone_verified?: boolean;
+  user_metadata?: Record<string, unknown>;
+  app_metadata?: KeyValue[];
+  blocked?: boolean;
+  /** argon2id PHC string (the caller hashes; the store never sees a plaintext password). */
+  password_hash?: string;
+}
+
+/**
+ * A merge PATCH of a user (API.md §6). Objects merge (`address`, `user_metadata`), arrays and
+ * scalars replace; `null` on an optional profile field removes it (and frees its marker).
+ */
+export type UserPatch = {
+  [K in keyof UserProfile]?: K extends 'address' ? Partial<UserAddress> | null : UserProfile[K] | null;
+} & {
+  user_metadata?: Record<string, unknown>;
+  app_metadata?: KeyValue[];
+};
+
+/** The login identifiers with the field that holds each, in the order a 409 names them. */
+export const USER_LOGIN_KINDS: readonly UserLoginKind[] = ['email', 'username', 'phone_number'];
