@@ -1,5 +1,5 @@
-import httpSecurityHeaders from '@middy/http-security-headers';
 import type middy from '@middy/core';
+import httpSecurityHeaders from '@middy/http-security-headers';
 import { pageCsp } from '../html/page.ts';
 import type { HttpResponse } from './response.ts';
 
