@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usersRepository } from '../../shared/store/users-repository.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
