@@ -66,7 +66,7 @@ describe('the email-verification page in Chromium', () => {
       expect(await emailVerified(id)).toBe(false); // opening the page changed nothing
       if (javaScriptEnabled) {
         // The inline stylesheet applied: its hash in style-src matches (a mismatch would leave 'none').
-        expect(await page.evaluate(() => getComputedStyle(document.body).maxWidth)).toBe('512px');
+        expect(await page.evaluate('getComputedStyle(document.body).maxWidth')).toBe('512px');
       }
 
       await page.getByRole('button', { name: 'Verify email address' }).click();
