@@ -1,10 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usersRepository } from '../../shared/store/users-repository.ts';
 import { launchChromium } from '../support/chromium.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { readOutbox } from '../support/outbox.ts';
+import { type SignupService, startSignupService } from '../support/signup.ts';
 
 /**
  * The verification link in a real browser (API.md §7.4, §7.8; docs/users.md "Registration and
@@ -12,39 +9,25 @@ import { readOutbox } from '../support/outbox.ts';
  * and find `email_verified: true` in DynamoDB; the page works with JavaScript off and breaks no
  * rule of its own Content-Security-Policy; a second use shows the error page.
  */
-let svc: TestService;
+let s: SignupService;
 let browser: Browser;
-let publicClientId: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  const call = managementCaller(svc.url, await svc.managementToken());
-  publicClientId = (await call('POST', '/clients', { body: { client_name: 'browser spa', is_public: true } })).body.id;
+  s = await startSignupService();
   browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
-  await svc?.stop();
+  await s?.svc.stop();
 });
 
 async function registerAndReadLink(email: string): Promise<{ id: string; link: string }> {
-  const res = await fetch(`${svc.url}/identity/v1/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: publicClientId, email, password: 'correct horse battery staple 7' }),
-  });
-  const body = (await res.json()) as { id: string };
-  expect(res.status, JSON.stringify(body)).toBe(201);
-  const config = svc.stack.runtime.config.email;
-  const mail = (await readOutbox(config?.transport === 'outbox' ? config.dir : '')).find((m) => m.to === email);
-  const link = /(http:\/\/\S+\/tickets\/[A-Za-z0-9_-]{43})/.exec(mail!.text)![1]!;
-  return { id: body.id, link };
+  const res = await s.register({ email });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.id, link: await s.linkFor(email) };
 }
 
-const emailVerified = async (id: string) => {
-  const { db, config, now } = svc.stack.runtime;
-  return (await usersRepository(db, config.tableName, now).get(id))?.email_verified;
-};
+const emailVerified = async (id: string) => (await s.users().get(id))?.email_verified;
 
 describe('the email-verification page in Chromium', () => {
   it.each([

@@ -1,53 +1,45 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '../../shared/records/tenant-record.ts';
-import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
-import { usersRepository } from '../../shared/store/users-repository.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { createTenant, managementCaller } from '../support/management-api.ts';
-import { readOutbox } from '../support/outbox.ts';
+import { basicAuth } from '../support/local-service.ts';
+import { createTenant } from '../support/management-api.ts';
+import { csrfOf, type SignupService, startSignupService } from '../support/signup.ts';
 
 /**
  * The registration and ticket page attacked the way a reviewer would (issue 11; API.md §7.4, §7.8,
  * §8): reflected markup, trust fields, replay, a ticket of another tenant, CSRF, open redirects
  * and a changed address (secrets in logs: registration-logs.test.ts). Each attempt stays as a test.
  */
-let svc: TestService;
-let outbox: string;
-let publicClientId: string;
-const PASSWORD = 'correct horse battery staple 7';
+let s: SignupService;
+let svc: SignupService['svc'];
 
 beforeAll(async () => {
-  svc = await startTestService();
-  const call = managementCaller(svc.url, await svc.managementToken());
-  const email = svc.stack.runtime.config.email;
-  outbox = email?.transport === 'outbox' ? email.dir : '';
-  publicClientId = (await call('POST', '/clients', { body: { client_name: 'attack spa', is_public: true } })).body.id;
+  s = await startSignupService();
+  svc = s.svc;
 });
 afterAll(async () => svc?.stop());
 
-const repos = () => {
-  const { db, config, now } = svc.stack.runtime;
-  return { users: usersRepository(db, config.tableName, now), tickets: ticketsRepository(db, config.tableName, now) };
-};
-async function register(body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${svc.url}/identity/v1/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ client_id: publicClientId, password: PASSWORD, ...body }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
-const linkFor = async (to: string) => {
-  const mail = (await readOutbox(outbox)).find((m) => m.to === to)!;
-  return /(http:\/\/\S+\/tickets\/[A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
-};
-const csrfOf = (html: string) => /name="csrf_token" value="([^"]+)"/.exec(html)![1]!;
+const repos = () => ({ users: s.users(), tickets: s.tickets() });
+const register = (body: Record<string, unknown>, headers: Record<string, string> = {}) => s.register(body, headers);
+const linkFor = (to: string) => s.linkFor(to);
 const confirm = (link: string, fields: Record<string, string>) =>
   fetch(link, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(fields),
     redirect: 'manual',
+  });
+/** A live email-verification ticket for `user`, made as registration makes one (plus what the test needs). */
+const ticketFor = (
+  user: { id: string; tenant_id: string; email?: string | undefined },
+  extra: { tenantId?: string; resultUrl?: string; ttlSeconds?: number } = {},
+) =>
+  repos().tickets.create({
+    kind: 'email_verification',
+    userId: user.id,
+    tenantId: extra.tenantId ?? user.tenant_id,
+    email: user.email,
+    ttlSeconds: extra.ttlSeconds ?? 600,
+    ...(extra.resultUrl ? { resultUrl: extra.resultUrl } : {}),
   });
 const ticketValue = (link: string) => link.slice(link.lastIndexOf('/') + 1);
 
@@ -67,7 +59,7 @@ describe('registration refuses what a client may not set (docs/users.md "Registr
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
     expect(await repos().users.findIdByLogin(DEFAULT_TENANT, 'email', email)).toBeUndefined();
-    expect((await readOutbox(outbox)).filter((m) => m.to === email)).toEqual([]);
+    expect((await s.outbox()).filter((m) => m.to === email)).toEqual([]);
   });
 
   it('missing email, a weak password, a taken email, bad client credentials', async () => {
@@ -101,7 +93,7 @@ describe('the ticket page under attack (API.md §7.4, §7.8)', () => {
     const page = await (await fetch(link)).text();
     expect(page).not.toContain('<script>alert(1)');
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&quot;onmouseover=&quot;x@example.com');
-    const mail = (await readOutbox(outbox)).find((m) => m.to === email)!;
+    const mail = (await s.outbox()).find((m) => m.to === email)!;
     expect(mail.html).not.toContain('<script>');
     // The success page repeats the address: escaped there too.
     const done = await (await confirm(link, { csrf_token: csrfOf(page) })).text();
@@ -147,15 +139,8 @@ describe('the ticket page under attack (API.md §7.4, §7.8)', () => {
       expect(text).not.toContain('<script>');
       expect((await confirm(`${svc.url}/tickets/${bad}`, { csrf_token: 'x' })).status).toBe(400); // CSRF first: it cannot match
     }
-    const { users, tickets } = repos();
-    const user = await users.create({ tenant_id: DEFAULT_TENANT, email: 'expired@example.com' }, 'test');
-    const { value } = await tickets.create({
-      kind: 'email_verification',
-      userId: user.id,
-      tenantId: DEFAULT_TENANT,
-      email: user.email,
-      ttlSeconds: 1,
-    });
+    const user = await repos().users.create({ tenant_id: DEFAULT_TENANT, email: 'expired@example.com' }, 'test');
+    const { value } = await ticketFor(user, { ttlSeconds: 1 });
     await new Promise((r) => setTimeout(r, 1100));
     const expired = await fetch(`${svc.url}/tickets/${value}`);
     expect(expired.status).toBe(400);
@@ -163,16 +148,10 @@ describe('the ticket page under attack (API.md §7.4, §7.8)', () => {
   });
 
   it('a ticket naming a user of another tenant verifies nothing', async () => {
-    const { users, tickets } = repos();
+    const { users } = repos();
     const otherTenant = await createTenant(svc.stack.runtime);
     const victim = await users.create({ tenant_id: otherTenant, email: 'victim@example.com' }, 'test');
-    const { value } = await tickets.create({
-      kind: 'email_verification',
-      userId: victim.id,
-      tenantId: DEFAULT_TENANT,
-      email: 'victim@example.com',
-      ttlSeconds: 600,
-    });
+    const { value } = await ticketFor(victim, { tenantId: DEFAULT_TENANT });
     const link = `${svc.url}/tickets/${value}`;
     const res = await confirm(link, { csrf_token: csrfOf(await (await fetch(link)).text()) });
     expect(res.status).toBe(400);
@@ -191,16 +170,9 @@ describe('the ticket page under attack (API.md §7.4, §7.8)', () => {
   });
 
   it('result_url: success redirects (303) there, the page allows that origin as a form target; a used ticket never redirects', async () => {
-    const { users, tickets } = repos();
+    const { users } = repos();
     const user = await users.create({ tenant_id: DEFAULT_TENANT, email: 'redirect@example.com' }, 'test');
-    const { value } = await tickets.create({
-      kind: 'email_verification',
-      userId: user.id,
-      tenantId: DEFAULT_TENANT,
-      email: user.email,
-      resultUrl: 'https://app.example.com/verified?from=ticket',
-      ttlSeconds: 600,
-    });
+    const { value } = await ticketFor(user, { resultUrl: 'https://app.example.com/verified?from=ticket' });
     const link = `${svc.url}/tickets/${value}`;
     const page = await fetch(link);
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://app.example.com;");
@@ -213,14 +185,6 @@ describe('the ticket page under attack (API.md §7.4, §7.8)', () => {
     expect(second.status).toBe(400);
     expect(second.headers.get('location')).toBeNull();
     // And no ticket can carry an open redirect in the first place (tickets-repository.test.ts has the full list).
-    await expect(
-      tickets.create({
-        kind: 'email_verification',
-        userId: user.id,
-        tenantId: DEFAULT_TENANT,
-        resultUrl: 'javascript:alert(1)',
-        ttlSeconds: 60,
-      }),
-    ).rejects.toThrow(/result_url/);
+    await expect(ticketFor(user, { resultUrl: 'javascript:alert(1)' })).rejects.toThrow(/result_url/);
   });
 });

@@ -5,37 +5,19 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { startTestService } = await import('../support/local-service.ts');
+const { csrfOf, startSignupService } = await import('../support/signup.ts');
 const { captureLogLines } = await import('../support/capture-stdout.ts');
-const { managementCaller } = await import('../support/management-api.ts');
-const { readOutbox } = await import('../support/outbox.ts');
-const { usersRepository } = await import('../../shared/store/users-repository.ts');
 const { DEFAULT_TENANT_ID: DEFAULT_TENANT } = await import('../../shared/records/tenant-record.ts');
-type TestService = Awaited<ReturnType<typeof startTestService>>;
 
-let svc: TestService;
-let outbox: string;
-let publicClientId: string;
-
+let s: Awaited<ReturnType<typeof startSignupService>>;
 beforeAll(async () => {
-  svc = await startTestService();
-  const call = managementCaller(svc.url, await svc.managementToken());
-  const email = svc.stack.runtime.config.email;
-  outbox = email?.transport === 'outbox' ? email.dir : '';
-  publicClientId = (await call('POST', '/clients', { body: { client_name: 'logs spa', is_public: true } })).body.id;
+  s = await startSignupService();
 });
-afterAll(async () => svc?.stop());
+afterAll(async () => s?.svc.stop());
 
-const users = () => usersRepository(svc.stack.runtime.db, svc.stack.runtime.config.tableName, svc.stack.runtime.now);
-const register = (body: Record<string, unknown>) =>
-  fetch(`${svc.url}/identity/v1/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: publicClientId, ...body }),
-  });
-const linkFor = async (to: string) =>
-  /(http:\/\/\S+\/tickets\/[A-Za-z0-9_-]{43})/.exec((await readOutbox(outbox)).find((m) => m.to === to)!.text)![1]!;
-const csrfOf = (html: string) => /name="csrf_token" value="([^"]+)"/.exec(html)![1]!;
+const users = () => s.users();
+const register = (body: Record<string, unknown>) => s.register(body);
+const linkFor = (to: string) => s.linkFor(to);
 
 describe('logs (decision 11: no secret in logs)', () => {
   it('registering and confirming log no password, hash, ticket, CSRF token or mail body', async () => {

@@ -1,54 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usersRepository } from '../../shared/store/users-repository.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { readOutbox } from '../support/outbox.ts';
+import { basicAuth } from '../support/local-service.ts';
+import { csrfOf, SIGNUP_PASSWORD, type SignupService, startSignupService } from '../support/signup.ts';
 
 /**
  * Registration and email verification over HTTP (API.md §6 `/users/register`, §7.2, §7.5, §7.8;
  * docs/users.md "Registration and email"): the user is created unverified, the link arrives in the
  * local outbox, GET shows the page without using the ticket, POST verifies, a second use is refused.
  */
-let svc: TestService;
-let call: ReturnType<typeof managementCaller>;
-let outbox: string;
-let publicClientId: string;
+let s: SignupService;
+let svc: SignupService['svc'];
 
 beforeAll(async () => {
-  svc = await startTestService();
-  call = managementCaller(svc.url, await svc.managementToken());
-  outbox = svc.stack.runtime.config.email?.transport === 'outbox' ? svc.stack.runtime.config.email.dir : '';
-  const pub = await call('POST', '/clients', { body: { client_name: 'signup spa', is_public: true } });
-  expect(pub.status).toBe(201);
-  publicClientId = pub.body.id;
+  s = await startSignupService();
+  svc = s.svc;
 });
 afterAll(async () => svc?.stop());
 
-const PASSWORD = 'correct horse battery staple 7';
-
-async function register(url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}/identity/v1/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
-}
-
-const mailTo = async (to: string) => (await readOutbox(outbox)).filter((m) => m.to === to);
-const linkIn = (text: string) => /(http:\/\/\S+\/tickets\/[A-Za-z0-9_-]{43})/.exec(text)?.[1];
-const storedUser = (id: string) => {
-  const { db, config, now } = svc.stack.runtime;
-  return usersRepository(db, config.tableName, now).get(id);
-};
-const csrfOf = (html: string) => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1];
+const mailTo = async (to: string) => (await s.outbox()).filter((m) => m.to === to);
+const storedUser = (id: string) => s.users().get(id);
 
 describe('POST /identity/v1/users/register (API.md §6, §7.5)', () => {
   it('a confidential client registers a user: 201 User without password, unverified, in its tenant; one email with the link', async () => {
     const email = 'ada@example.com';
-    const res = await register(
-      svc.url,
-      { email, password: PASSWORD, name: 'Ada Lovelace', username: 'ada', user_metadata: { plan: 'free' } },
+    const res = await s.register(
+      { client_id: undefined, email, name: 'Ada Lovelace', username: 'ada', user_metadata: { plan: 'free' } },
       { authorization: basicAuth(svc.clientId, svc.clientSecret) },
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -70,8 +45,8 @@ describe('POST /identity/v1/users/register (API.md §6, §7.5)', () => {
     expect(mails).toHaveLength(1);
     expect(Object.keys(mails[0]!).sort()).toEqual(['file', 'html', 'subject', 'text', 'to']);
     expect(mails[0]!.subject).toBe('Verify your email address');
-    const link = linkIn(mails[0]!.text);
-    expect(link?.startsWith(`${svc.url}/tickets/`)).toBe(true);
+    const link = await s.linkFor(email);
+    expect(link.startsWith(`${svc.url}/tickets/`)).toBe(true);
     expect(mails[0]!.html).toContain(`href="${link}"`);
   });
 
@@ -79,19 +54,19 @@ describe('POST /identity/v1/users/register (API.md §6, §7.5)', () => {
     const res = await fetch(`${svc.url}/identity/v1/users/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: publicClientId, email: 'grace@example.com', password: PASSWORD }),
+      body: new URLSearchParams({ client_id: s.publicClientId, email: 'grace@example.com', password: SIGNUP_PASSWORD }),
     });
     const body = (await res.json()) as Record<string, unknown>;
     expect(res.status, JSON.stringify(body)).toBe(201);
-    expect(body.created_by).toBe(publicClientId);
+    expect(body.created_by).toBe(s.publicClientId);
     expect(await mailTo('grace@example.com')).toHaveLength(1);
   });
 
   it('the verification link: GET shows a form and changes nothing; POST verifies; a second use is an error page', async () => {
     const email = 'linus@example.com';
-    const res = await register(svc.url, { client_id: publicClientId, email, password: PASSWORD });
+    const res = await s.register({ email });
     expect(res.status).toBe(201);
-    const link = linkIn((await mailTo(email))[0]!.text)!;
+    const link = await s.linkFor(email);
 
     for (let i = 0; i < 3; i++) {
       // A link scanner fetching the page (again and again) does not use the ticket up.
@@ -111,7 +86,7 @@ describe('POST /identity/v1/users/register (API.md §6, §7.5)', () => {
     }
     expect((await storedUser(res.body.id))?.email_verified).toBe(false);
 
-    const csrf = csrfOf(await (await fetch(link)).text())!;
+    const csrf = csrfOf(await (await fetch(link)).text());
     const post = () =>
       fetch(link, {
         method: 'POST',

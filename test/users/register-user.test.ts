@@ -7,20 +7,20 @@ import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { usersRepository } from '../../shared/store/users-repository.ts';
 import type { RegisterInput } from '../../shared/users/register-body.ts';
 import { type RegisterDeps, registerUser } from '../../shared/users/register-user.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
+import { type SignupService, startSignupService } from '../support/signup.ts';
 
 /**
  * registerUser's failure paths against DynamoDB Local (docs/users.md "Registration and email"):
  * no email sender → 501 before any write; a mail that cannot be handed over → the user is removed
  * again, so the same address can register on the retry.
  */
-let svc: TestService;
+let s: SignupService;
+let svc: SignupService['svc'];
 let clientId: string;
 beforeAll(async () => {
-  svc = await startTestService();
-  const call = managementCaller(svc.url, await svc.managementToken());
-  clientId = (await call('POST', '/clients', { body: { client_name: 'use case spa', is_public: true } })).body.id;
+  s = await startSignupService();
+  svc = s.svc;
+  clientId = s.publicClientId;
 });
 afterAll(async () => svc?.stop());
 
@@ -36,7 +36,7 @@ function deps(email: EmailSender | undefined): RegisterDeps {
     issuer: config.issuer,
   };
 }
-const users = () => usersRepository(svc.stack.runtime.db, svc.stack.runtime.config.tableName, svc.stack.runtime.now);
+const users = () => s.users();
 
 describe('registerUser', () => {
   it('no email sender: 501 and no user', async () => {
