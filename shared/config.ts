@@ -64,6 +64,12 @@ const EnvSchema = v.object({
   OUTBOX_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   EMAIL_FROM: v.optional(v.pipe(v.string(), v.email())),
   EMAIL_IDENTITY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:ses:[a-z0-9-]+:\d{12}:identity\/.+$/))),
+  /** API.md §7.3: consecutive failed password/OTP checks of a user before the lockout. */
+  LOGIN_LOCKOUT_FAILURES: int(10, 1, 1000),
+  /** API.md §7.3: how long attempts are refused (429) after the last counted attempt. */
+  LOGIN_LOCKOUT_SECONDS: int(900, 1, 86_400),
+  /** NIST SP 800-63B §5.2.2: consecutive failed codes after which a TOTP authenticator is disabled (at most 100). */
+  OTP_MAX_FAILURES: int(100, 1, 100),
   SERVICE_NAME: v.optional(v.string(), 'identity-service'),
   SERVICE_DESCRIPTION: v.optional(v.string(), 'Identity and access management service'),
 });
@@ -88,6 +94,8 @@ export type Config = Readonly<{
   /** One budget per AWS dependency; every SDK client of that dependency is built from it. */
   budgets: Readonly<{ dynamodb: DependencyBudget; kms: DependencyBudget }>;
   email: EmailConfig | undefined;
+  /** Brute-force limits of the password and otp grants (API.md §7.3, docs/users.md "Brute force"). */
+  login: Readonly<{ lockoutFailures: number; lockoutSeconds: number; otpMaxFailures: number }>;
   serviceName: string;
   serviceDescription: string;
 }>;
@@ -140,6 +148,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }),
     }),
     email: emailConfig(e),
+    login: Object.freeze({
+      lockoutFailures: e.LOGIN_LOCKOUT_FAILURES,
+      lockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
+      otpMaxFailures: e.OTP_MAX_FAILURES,
+    }),
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,
   });

@@ -6,5 +6,5 @@ import type { OAuthClient } from './oauth-deps.ts';
  * tokens, any other client only its own tenant's. `/introspect` calls the others inactive and
  * `/revoke` treats them as unknown (RFC 7009 §2.2), so neither says that a token exists elsewhere.
  */
-export const maySee = (caller: OAuthClient, claims: AccessTokenClaims): boolean =>
+export const maySee = (caller: OAuthClient, claims: Pick<AccessTokenClaims, 'tenant_id'>): boolean =>
   caller.is_global || claims.tenant_id === caller.tenant_id;

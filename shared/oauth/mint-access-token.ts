@@ -10,6 +10,13 @@ export interface MintInput {
   tenantId: string;
   resource: TokenResource;
   scopes: readonly string[];
+  /**
+   * `permissions` of an RBAC Resource when they are not simply the scopes: a user token's scope
+   * also holds OIDC scopes, its permissions only the Resource's (API.md §7.1).
+   */
+  permissions?: readonly string[];
+  /** User tokens: the login they come from (plan decision 2); revoking its family ends them. */
+  sid?: string;
   now: Date;
 }
 
@@ -23,7 +30,7 @@ const HS256_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'at+jwt' })
 
 /**
  * An RFC 9068 JWT access token: `typ: at+jwt`, iss, sub, aud, client_id, scope, iat, nbf, exp, jti,
- * tenant_id, and `permissions` when the Resource has RBAC on (API.md §5). ES256/RS256 tokens are
+ * tenant_id, `permissions` when the Resource has RBAC on (API.md §5), and `sid` for user tokens. ES256/RS256 tokens are
  * signed by the key store (no KMS call once warm); HS256 with the Resource's own secret.
  */
 export async function mintAccessToken(input: MintInput, keys: KeyStore): Promise<MintedToken> {
@@ -42,7 +49,8 @@ export async function mintAccessToken(input: MintInput, keys: KeyStore): Promise
     jti,
     tenant_id: input.tenantId,
   };
-  if (input.resource.rbac_enabled) payload.permissions = [...input.scopes];
+  if (input.sid !== undefined) payload.sid = input.sid;
+  if (input.resource.rbac_enabled) payload.permissions = [...(input.permissions ?? input.scopes)];
   const alg = input.resource.signing_algorithm;
   const token = alg === 'HS256' ? signHs256(payload, input.resource.signing_secret) : await keys.signJwt(alg, { typ: 'at+jwt' }, payload);
   return { token, jti, expiresIn: lifetime };

@@ -1,8 +1,11 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
+import type { UserRecord } from '../records/user-record.ts';
+import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import type { UserTokenReads } from './user-token-state.ts';
 
 /** What the OAuth endpoints need to know of a client (built from the stored Client record). */
 export interface OAuthClient {
@@ -18,6 +21,10 @@ export interface OAuthClient {
   resources: ReadonlySet<string>;
   /** Scope ids granted per resource id (Client Permissions). */
   grants: ReadonlyMap<string, ReadonlySet<string>>;
+  /** `client_metadata.refresh_token` (spec 2.3): lifetime of the refresh tokens issued to it. */
+  refresh_token: { expiration_enabled: boolean; expiration_lifetime: number };
+  /** `client_metadata.id_token.expiration_lifetime` (seconds). */
+  id_token_lifetime: number;
 }
 
 /** What minting an access token for a Resource needs (spec 2.7 resource_metadata). */
@@ -70,8 +77,34 @@ export interface OAuthDeps {
    * what to read, never what to answer) and the signing keys, in one call.
    */
   preloadIntrospection(callerClientId: string | undefined, tokens: readonly string[]): Promise<void>;
+  /**
+   * The same for one bearer token presented on its own (`/userinfo`), warm or cold: the token
+   * names everything its check reads, so what the caches lack is one read, and nothing when they hold it all.
+   */
+  preloadBearer(token: string): Promise<void>;
+  /**
+   * A user by id, through the 1 s record cache (plan decision 6; staleness bound: docs/tokens.md
+   * "User tokens"). Storage-only fields included (the caller never hands the record out).
+   */
+  findUser(userId: string): Promise<UserRecord | undefined>;
+  /**
+   * The user whose email, username or phone number (in that order) is `login` in the tenant: the
+   * three uniqueness markers in ONE BatchGetItem, then the user with a consistent GetItem. An
+   * unknown login does the same two reads (the second of a user that does not exist), so the
+   * answer time does not tell whether a login exists (API.md §7.3).
+   */
+  findUserByLogin(tenantId: string, login: string): Promise<UserRecord | undefined>;
+  /**
+   * The refresh token with this value, read in ONE BatchGetItem with the user its value names
+   * (unless that user is cached), so the `findUser` that follows is a cache hit: a refresh costs
+   * one read and one write (docs/tokens.md "Refresh tokens"). Undefined when unknown or expired.
+   */
+  findRefreshToken(token: string): Promise<StoredRefreshToken | undefined>;
+  refreshTokens: RefreshTokensRepository;
   keys: KeyStore;
   revocations: RevocationsRepository;
+  /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
+  userTokens: UserTokenReads;
   issuer: string;
   /** `{issuer}/identity/v1/`: the audience of management tokens (API.md §4). */
   managementAudience: string;

@@ -3,7 +3,7 @@ import { oauthError } from '../errors.ts';
 import { InvalidAccessToken } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import { maySee } from './may-see-token.ts';
-import type { OAuthDeps } from './oauth-deps.ts';
+import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
 import { verifyIssuedToken } from './verify-resource-token.ts';
 
 const optional = v.optional(v.pipe(v.string(), v.maxLength(8192)));
@@ -28,10 +28,18 @@ const notYours = () => oauthError(400, 'unauthorized_client', 'body.token: was n
  * to another client.
  *
  * An access token is revoked until it would have expired anyway, bound to what verified it and
- * to its client (API.md §8): it only ever revokes itself. Refresh tokens join when they exist.
+ * to its client (API.md §8): it only ever revokes itself. A refresh token revokes its family: every
+ * refresh token of that login and, through their `sid`, the access and ID tokens issued from it
+ * (RFC 7009 §2.1: "the authorization server ... SHOULD also invalidate all access tokens based on
+ * the same authorization grant").
+ *
+ * Which kind a token is follows from its shape (a JWT has three dot-separated parts; a refresh
+ * token is one base64url string), so `token_type_hint` is only a hint (§2.1): a wrong one
+ * changes nothing.
  */
 export async function revokeToken(headers: Record<string, string | undefined>, body: RevokeRequest, deps: OAuthDeps): Promise<void> {
   const { client } = await authenticateClient(headers, body, deps);
+  if (!body.token.includes('.')) return revokeRefreshToken(client, body.token, deps);
   let verified;
   try {
     verified = await verifyIssuedToken(body.token, deps);
@@ -44,4 +52,11 @@ export async function revokeToken(headers: Record<string, string | undefined>, b
   if (ref.clientId !== client.id) throw notYours();
   // `conflict`: the jti is already revoked, under the same verifier, as another client's token.
   if ((await deps.revocations.revoke(ref, new Date(claims.exp * 1000))) === 'conflict') throw notYours();
+}
+
+async function revokeRefreshToken(client: OAuthClient, token: string, deps: OAuthDeps): Promise<void> {
+  const stored = await deps.refreshTokens.find(token);
+  if (!stored || !maySee(client, stored)) return;
+  if (stored.client_id !== client.id) throw notYours();
+  await deps.refreshTokens.revokeFamily(stored.family_id);
 }

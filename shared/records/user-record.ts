@@ -102,7 +102,7 @@ export interface NewUser extends UserProfile {
  * scalars replace; `null` on an optional profile field removes it (and frees its marker).
  */
 export type UserPatch = {
-  [K in keyof UserProfile]?: K extends 'address' ? Partial<UserAddress> | null : UserProfile[K] | null;
+  [K in keyof UserProfile]?: K extends 'address' ? { [A in keyof UserAddress]?: string | null } | null : UserProfile[K] | null;
 } & {
   user_metadata?: Record<string, unknown>;
   app_metadata?: KeyValue[];

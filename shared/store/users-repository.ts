@@ -1,7 +1,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors.ts';
 import type { CollectionSource } from '../lists/collection-source.ts';
-import { type NewUser, USER_LOGIN_KINDS, type UserLoginKind, type UserPatch, type UserRecord } from '../records/user-record.ts';
+import {
+  type NewUser,
+  USER_LOGIN_KINDS,
+  type UserLoginKind,
+  type UserPatch,
+  type UserRecord,
+  userMarkerValue,
+} from '../records/user-record.ts';
 import { type CollectionPage, type CollectionPageRequest, countWrite, tenantCollectionMethods } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
@@ -87,12 +94,20 @@ const EDITABLE: readonly (keyof UserRecord)[] = [
 const FIELD_LABEL: Record<UserLoginKind, string> = { email: 'email', username: 'username', phone_number: 'phone_number' };
 const taken = (kind: UserLoginKind) => () => conflict(`body.${kind}: a user with this ${FIELD_LABEL[kind]} already exists.`);
 
-/** `null` in a patch removes the field: as a record, the field is absent. */
+/** `null` in a patch removes the field (and an address member): as a record, it is absent. */
 function withoutNulls(record: UserRecord): UserRecord {
   const out: Record<string, unknown> = { ...record };
   for (const [k, v] of Object.entries(out)) if (v === null && k !== 'last_login') delete out[k];
+  if (out.address) {
+    const address = Object.fromEntries(Object.entries(out.address).filter(([, v]) => v !== null));
+    if (Object.keys(address).length) out.address = address;
+    else delete out.address;
+  }
   return out as unknown as UserRecord;
 }
+
+/** The marker value of a login identifier, or undefined when the user has none. */
+const markerValue = (kind: UserLoginKind, value: string | undefined) => (value === undefined ? undefined : userMarkerValue(kind, value));
 
 export function usersRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): UsersRepository {
   const get = async (id: string) => {
@@ -152,6 +167,10 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
         ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
         write: async (current) => {
           const next = withoutNulls(mergePatch<UserRecord>(current, patch as DeepPartial<UserRecord>));
+          // A new address is not verified yet, unless the same patch says it is (as Auth0 does).
+          if (markerValue('email', current.email) !== markerValue('email', next.email) && patch.email_verified === undefined)
+            next.email_verified = false;
+          if (current.phone_number !== next.phone_number && patch.phone_verified === undefined) next.phone_verified = false;
           await options.validate?.(current, next);
           const fields: Record<string, unknown> = {
             ...changedFields(current, next, EDITABLE),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { supportedGrantTypes } from '../../shared/oauth/grants/grant-registry.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 
@@ -76,9 +77,10 @@ describe('grant dispatch (API.md §5.1)', () => {
     ['otp', 'otp'],
     ['refresh_token', 'refresh_token'],
   ];
-  const expectEach = async (auth: string, error: string, description: (name: string) => string) => {
-    for (const [grant_type, name] of SPELLINGS) {
-      const res = await token({ grant_type }, auth);
+  const expectEach = async (auth: string, error: string, description: (name: string) => string, spellings = SPELLINGS) => {
+    for (const [grant_type, name] of spellings) {
+      // Each grant's own parameters are validated before dispatch; unknown ones are ignored (RFC 6749 §3.2).
+      const res = await token({ grant_type, refresh_token: 'x' }, auth);
       expect(res, grant_type).toEqual({
         status: 400,
         body: expect.objectContaining({ error, error_description: `body.grant_type: ${description(name)}` }),
@@ -92,7 +94,10 @@ describe('grant dispatch (API.md §5.1)', () => {
 
   it('a listed grant that has not landed yet is unsupported_grant_type "not available yet", by any spelling', async () => {
     const all = await clientWith(['authorization_code', 'device_code', 'token_exchange', 'password', 'otp', 'refresh_token']);
-    await expectEach(all, 'unsupported_grant_type', (name) => `${name} is not available yet.`);
+    // The grants that landed run their own rules instead (each has its end-to-end tests).
+    const notYet = SPELLINGS.filter(([spelling]) => !supportedGrantTypes.includes(spelling));
+    expect(notYet.length).toBeGreaterThan(0);
+    await expectEach(all, 'unsupported_grant_type', (name) => `${name} is not available yet.`, notYet);
   });
 
   it('client_credentials runs for a client that lists it, and only then', async () => {

@@ -14,6 +14,8 @@ const confidential: OAuthClient = {
   client_secret_expires_at: null,
   resources: new Set(),
   grants: new Map(),
+  refresh_token: { expiration_enabled: false, expiration_lifetime: 2_592_000 },
+  id_token_lifetime: 36_000,
 };
 const publicClient: OAuthClient = { ...confidential, id: 'p1', is_public: true, secret_hash: undefined };
 const deps = {

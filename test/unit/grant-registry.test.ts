@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clientCredentials } from '../../shared/oauth/grants/client-credentials.ts';
 import { findGrant, indexBySpelling, knownGrantNames, supportedGrantTypes } from '../../shared/oauth/grants/grant-registry.ts';
+import { refreshToken } from '../../shared/oauth/grants/refresh-token.ts';
 
 /** The grant registry of `/token` (docs/tokens.md "Adding a grant"). */
 describe('grant registry', () => {
@@ -37,8 +38,9 @@ describe('grant registry', () => {
   });
 
   it('discovery lists only the grants that work end to end', () => {
-    expect(supportedGrantTypes).toEqual(['client_credentials']);
+    expect(supportedGrantTypes).toEqual(['client_credentials', 'refresh_token']);
     expect(findGrant('client_credentials')).toBe(clientCredentials);
+    expect(findGrant('refresh_token')).toBe(refreshToken);
   });
 
   it('refuses a spelling registered twice (dispatch must not depend on order)', () => {

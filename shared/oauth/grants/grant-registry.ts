@@ -1,9 +1,10 @@
 import { oauthError } from '../../errors.ts';
 import { clientCredentials } from './client-credentials.ts';
+import { refreshToken } from './refresh-token.ts';
 import type { AnyTokenGrant } from './token-grant.ts';
 
 /** The grants of `/token` that work end to end, one line each (docs/tokens.md "Adding a grant"). */
-const GRANTS: readonly AnyTokenGrant[] = [clientCredentials];
+const GRANTS: readonly AnyTokenGrant[] = [clientCredentials, refreshToken];
 
 /**
  * Grants API.md §5.1 lists whose issue has not landed yet. Their spellings are known, so a client
@@ -15,7 +16,6 @@ const GRANTS: readonly AnyTokenGrant[] = [clientCredentials];
  */
 const NOT_YET_AVAILABLE: readonly AnyTokenGrant[] = [
   notYetAvailable('password'),
-  notYetAvailable('refresh_token'),
   // `authorization_code_verifier` is the spec's name for the PKCE exchange (a verifier required).
   notYetAvailable('authorization_code', ['code', 'authorization_code_verifier']),
   notYetAvailable('device_code', ['urn:ietf:params:oauth:grant-type:device_code']),

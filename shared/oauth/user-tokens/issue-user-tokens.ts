@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { oauthError } from '../../errors.ts';
+import type { UserRecord } from '../../records/user-record.ts';
+import type { StoredRefreshToken } from '../../store/refresh-tokens-repository.ts';
+import { mintAccessToken } from '../mint-access-token.ts';
+import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
+import type { TokenResponse } from '../token-response.ts';
+import { mintIdToken } from './mint-id-token.ts';
+import { refuseRefresh } from './refuse-refresh.ts';
+import { userClaims } from './user-claims.ts';
+import { resolveUserScopes } from './user-token-scopes.ts';
+
+export interface UserTokenInput {
+  client: OAuthClient;
+  user: UserRecord;
+  /** The token request's `scope`, `audience` / `resource` (a refresh passes the narrowed scope). */
+  request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined };
+  /** NumericDate of the login (OIDC Core §2 `auth_time`). */
+  authTime: number;
+  /** OIDC Core §3.1.2.1 `nonce` of the authentication request, echoed in the ID token. */
+  nonce?: string;
+  /** The login this comes from (plan decision 2); a new one when absent. */
+  sid?: string;
+  /**
+   * The refresh token this request presents (the `refresh_token` grant): it is rotated, and its
+   * successor keeps its scope, audience, family and expiry (RFC 6749 §6).
+   */
+  refresh?: StoredRefreshToken;
+}
+
+/**
+ * The user-token core (plan decision 5) every grant that acts for a user calls: the RFC 9068
+ * access token (`sub` = user, `sid` = the login), the ID token when `openid` is granted, and a
+ * refresh token when the client may use the `refresh_token` grant and `offline_access` is granted
+ * (API.md §7.1). The refresh token is stored last, after every token is minted, so a failure
+ * before it leaves nothing half done; a refresh's rotation is that same last write.
+ */
+export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): Promise<TokenResponse> {
+  const { client, user } = input;
+  const granted = await resolveUserScopes(user, input.request, deps);
+  const sid = input.refresh?.family_id ?? input.sid ?? randomUUID();
+  const now = deps.now();
+  const access = await mintAccessToken(
+    {
+      issuer: deps.issuer,
+      subject: user.id,
+      clientId: client.id,
+      tenantId: user.tenant_id,
+      resource: granted.resource,
+      scopes: granted.scopes,
+      ...(granted.permissions ? { permissions: granted.permissions } : {}),
+      sid,
+      now,
+    },
+    deps.keys,
+  );
+  const idToken = granted.scopes.includes('openid')
+    ? await mintIdToken(
+        {
+          issuer: deps.issuer,
+          userId: user.id,
+          clientId: client.id,
+          lifetime: client.id_token_lifetime,
+          authTime: input.authTime,
+          nonce: input.nonce,
+          sid,
+          accessToken: access.token,
+          claims: userClaims(user, granted.scopes),
+          now,
+        },
+        deps.keys,
+      )
+    : undefined;
+  const refreshToken = input.refresh
+    ? await rotate(input.refresh, deps)
+    : client.grant_types.includes('refresh_token') && granted.scopes.includes('offline_access')
+      ? await issueRefresh(input, granted.scopes, granted.audience, sid, deps)
+      : undefined;
+  return {
+    access_token: access.token,
+    token_type: 'Bearer',
+    expires_in: access.expiresIn,
+    ...(idToken ? { id_token: idToken } : {}),
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    // RFC 6749 §5.1: OPTIONAL when identical to the request, else REQUIRED. User tokens drop what
+    // the user may not have (API.md §7.6), so it is always sent.
+    scope: granted.scopes.join(' '),
+  };
+}
+
+async function rotate(old: StoredRefreshToken, deps: OAuthDeps): Promise<string> {
+  const outcome = await deps.refreshTokens.rotate(old);
+  return typeof outcome === 'string' ? refuseRefresh(outcome, old.family_id, deps) : outcome.token;
+}
+
+async function issueRefresh(
+  { client, user, authTime }: UserTokenInput,
+  scopes: string[],
+  audience: string | null,
+  familyId: string,
+  deps: OAuthDeps,
+): Promise<string> {
+  const { expiration_enabled, expiration_lifetime } = client.refresh_token;
+  const issued = await deps.refreshTokens.issue({
+    user_id: user.id,
+    client_id: client.id,
+    tenant_id: user.tenant_id,
+    family_id: familyId,
+    scope: scopes,
+    audience,
+    auth_time: authTime,
+    // API.md §7.1: the client's lifetime when enabled, else none. Counted from the login and kept
+    // through rotations, so a chain cannot outlive it.
+    lifetime: expiration_enabled ? expiration_lifetime : null,
+  });
+  // A login whose family was revoked (its sid reused after a reuse detection) gets no new token.
+  if (issued === 'family-revoked') throw oauthError(400, 'invalid_grant', 'The login was revoked.');
+  return issued.token;
+}

@@ -1,0 +1,85 @@
+import { oauthError } from '../../errors.ts';
+import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
+import type { UserRecord } from '../../records/user-record.ts';
+import { RESOURCE_METADATA_DEFAULTS } from '../../store/resource-defaults.ts';
+import type { OAuthDeps, TokenResource } from '../oauth-deps.ts';
+import { parseScope } from '../parse-scope.ts';
+import { userPermissions } from './user-permissions.ts';
+
+/** OIDC Core §5.4 / §11: always allowed to a user token; they decide the claims (API.md §7.1). */
+export const OIDC_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'address', 'phone', 'offline_access']);
+
+export interface UserTokenScopes {
+  /** The Resource the access token is for (`{issuer}/userinfo` when no audience was named). */
+  resource: TokenResource;
+  /** The Resource's identifier as named (stored with a refresh token); null: `/userinfo`. */
+  audience: string | null;
+  /** Granted scopes, in the order requested: OIDC ones and the Resource's. */
+  scopes: string[];
+  /** The Resource's scopes among them, for `permissions` (RBAC Resources only). */
+  permissions: string[] | undefined;
+}
+
+/**
+ * The scopes of a user token (API.md §7.1, §7.6). OIDC scopes are always allowed. With
+ * `audience` (or RFC 8707 `resource`), a requested scope is kept when it exists on that Resource
+ * and, for an RBAC Resource, when the user holds it; the management API is RBAC for users (plan
+ * decision 5). A scope the user may not have is dropped, not refused (§7.6). Without an audience
+ * the token is for `/userinfo` only and keeps only OIDC scopes. A client's own permissions never
+ * apply to user tokens, nor do its Resource links (§7.1: the user's permissions decide).
+ */
+export async function resolveUserScopes(
+  user: UserRecord,
+  request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined },
+  deps: Pick<OAuthDeps, 'findResource' | 'managementAudience' | 'issuer'>,
+): Promise<UserTokenScopes> {
+  if (request.audience && request.resource && request.audience !== request.resource) {
+    throw oauthError(400, 'invalid_request', 'body.audience: differs from body.resource; send one.');
+  }
+  const audience = request.audience ?? request.resource;
+  const requested = parseScope(request.scope);
+  if (!audience) {
+    return {
+      resource: userinfoResource(deps.issuer),
+      audience: null,
+      scopes: requested.filter((s) => OIDC_SCOPES.has(s)),
+      permissions: undefined,
+    };
+  }
+  // The management API is the default tenant's system resource, shared by every tenant (API.md §4).
+  const resource =
+    audience === deps.managementAudience
+      ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience))
+      : await deps.findResource(user.tenant_id, audience);
+  // RFC 8707 §2; API.md §8: the error names the field, never the value.
+  if (!resource) throw oauthError(400, 'invalid_target', 'body.audience: names no resource of this tenant.');
+  const existing = new Set(Object.values(resource.scope_names));
+  const rbac = resource.rbac_enabled || resource.is_system;
+  const held = rbac ? await userPermissions(user, resource) : existing;
+  const ofResource = requested.filter((s) => !OIDC_SCOPES.has(s) && existing.has(s) && held.has(s));
+  const kept = new Set(ofResource);
+  return {
+    resource,
+    audience,
+    scopes: requested.filter((s) => OIDC_SCOPES.has(s) || kept.has(s)),
+    permissions: resource.rbac_enabled ? ofResource : undefined,
+  };
+}
+
+const systemOnly = (r: TokenResource | undefined) => (r?.is_system ? r : undefined);
+
+/**
+ * The audience of a user token named for no Resource: `{issuer}/userinfo` (API.md §7.1), signed
+ * with the service key (ES256) and living as long as a Resource's default token.
+ */
+export const userinfoResource = (issuer: string): TokenResource => ({
+  id: 'userinfo',
+  tenant_id: DEFAULT_TENANT_ID,
+  identifier_url: `${issuer}/userinfo`,
+  signing_algorithm: 'ES256',
+  signing_secret: undefined,
+  token_lifetime: RESOURCE_METADATA_DEFAULTS.token_lifetime,
+  rbac_enabled: false,
+  is_system: false,
+  scope_names: {},
+});

@@ -1,0 +1,57 @@
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from './table-keys.ts';
+import { translateError } from './translate-error.ts';
+
+export interface LoginRecord {
+  userId: string;
+  at: Date;
+  /**
+   * A fresh hash to store instead of `oldHash` (its parameters rose, password-hash.ts
+   * `needsRehash`). Stored only if the user's hash is still `oldHash`: a password changed
+   * meanwhile is never overwritten by the old password's new hash.
+   */
+  rehash?: { oldHash: string; newHash: string } | undefined;
+}
+
+/**
+ * What a successful password or OTP login writes on the User (API.md §6): `last_login` and
+ * `logins_count` (refresh does not count), and the rehash when one is due, in ONE UpdateItem
+ * (`logins_count` is an atomic counter: parallel logins all count). `version` is bumped, as every
+ * change of the record bumps it, so a concurrent merge that read the old record retries instead
+ * of writing back the old `last_login`. A user deleted meanwhile is left alone.
+ */
+export type UserLoginWrites = (login: LoginRecord) => Promise<void>;
+
+export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): UserLoginWrites {
+  const write = (login: LoginRecord, withRehash: boolean) =>
+    db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.user(login.userId),
+        UpdateExpression: `SET last_login = :at, logins_count = if_not_exists(logins_count, :zero) + :one, version = if_not_exists(version, :zero) + :one${withRehash ? ', password_hash = :new' : ''}`,
+        ConditionExpression: `attribute_exists(PK)${withRehash ? ' AND password_hash = :old' : ''}`,
+        ExpressionAttributeValues: {
+          ':at': login.at.toISOString(),
+          ':zero': 0,
+          ':one': 1,
+          ...(withRehash && login.rehash ? { ':new': login.rehash.newHash, ':old': login.rehash.oldHash } : {}),
+        },
+      }),
+    );
+  const failedCondition = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
+
+  return async (login) => {
+    try {
+      await write(login, login.rehash !== undefined);
+    } catch (err) {
+      if (!failedCondition(err)) return translateError(err);
+      if (login.rehash === undefined) return; // the user is gone
+      // The password changed since it was checked (or the user is gone): record the login only.
+      try {
+        await write(login, false);
+      } catch (again) {
+        if (!failedCondition(again)) translateError(again);
+      }
+    }
+  };
+}

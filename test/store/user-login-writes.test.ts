@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../shared/store/table-keys.ts';
+import { userLoginWrites } from '../../shared/store/user-login-writes.ts';
+import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+import { putTestUser } from '../support/test-users.ts';
+
+let table: TestTable;
+const at = new Date('2026-03-01T12:00:00.000Z');
+const record = () => userLoginWrites(table.db, table.tableName);
+const stored = async (userId: string) =>
+  (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.user(userId), ConsistentRead: true }))).Item;
+
+beforeAll(async () => {
+  table = await createTestTable('user-login');
+});
+
+describe('user login writes', () => {
+  it('records last_login and counts every login, parallel ones included; version is bumped', async () => {
+    const user = await putTestUser(table.db, table.tableName, { password_hash: 'old' });
+    await Promise.all(Array.from({ length: 10 }, () => record()({ userId: user.id, at })));
+    expect(await stored(user.id)).toMatchObject({ last_login: at.toISOString(), logins_count: 10, version: 11, password_hash: 'old' });
+  });
+
+  it('stores the new hash only in place of the hash that was checked', async () => {
+    const user = await putTestUser(table.db, table.tableName, { password_hash: 'checked' });
+    await record()({ userId: user.id, at, rehash: { oldHash: 'checked', newHash: 'fresh' } });
+    expect(await stored(user.id)).toMatchObject({ password_hash: 'fresh', logins_count: 1 });
+
+    // The password changed between the check and the write: the new password stays, the login counts.
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.user(user.id),
+        UpdateExpression: 'SET password_hash = :p',
+        ExpressionAttributeValues: { ':p': 'changed' },
+      }),
+    );
+    await record()({ userId: user.id, at, rehash: { oldHash: 'fresh', newHash: 'rehash-of-old-password' } });
+    expect(await stored(user.id)).toMatchObject({ password_hash: 'changed', logins_count: 2 });
+  });
+
+  it('a user deleted meanwhile is not brought back', async () => {
+    const id = randomUUID();
+    await record()({ userId: id, at });
+    await record()({ userId: id, at, rehash: { oldHash: 'a', newHash: 'b' } });
+    expect(await stored(id)).toBeUndefined();
+  });
+});
