@@ -135,6 +135,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/.well-known/openid-configuration', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/jwks.json', handler: 'functions/oauth/jwks', auth: none, access: READ },
+  // Password and OTP attempts ride on this bucket: API Gateway throttles by method and path, not by
+  // grant_type (a body field). Guessing is bounded per user by the lockout (API.md §7.3) and per
+  // address by a WAF rule (docs/security.md "Rate limits").
   {
     method: 'POST',
     path: '/token',
