@@ -23,9 +23,6 @@ export interface Caller {
   self?: boolean;
 }
 
-/** A user token (plan decision 1: client_credentials tokens carry `sub` = `client_id`). */
-export const isUserToken = (claims: Pick<AccessTokenClaims, 'sub' | 'client_id'>): boolean => claims.sub !== claims.client_id;
-
 /** Does the token's user name itself in the route's `self` path parameter? Ids compare without case (UUIDs). */
 function isSelf(rule: Route['auth'], claims: AccessTokenClaims, pathParameters: Record<string, string | undefined>): boolean {
   if (rule.type !== 'bearer' || rule.self === undefined || !isUserToken(claims)) return false;

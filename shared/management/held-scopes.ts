@@ -1,6 +1,7 @@
 import { insufficientScope } from '../errors.ts';
-import { type Caller, isUserToken } from '../http/authenticate.ts';
+import type { Caller } from '../http/authenticate.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import { isUserToken } from '../oauth/user-token-state.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 
 /**

@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { forbidden, notFound, unauthorized } from '../errors.ts';
-import { type Caller, isUserToken } from '../http/authenticate.ts';
+import type { Caller } from '../http/authenticate.ts';
 import { validate } from '../http/validate.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import { isUserToken } from '../oauth/user-token-state.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 

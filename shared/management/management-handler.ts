@@ -1,9 +1,7 @@
 import type * as v from 'valibot';
 import { type HandlerSpec, httpHandler, type Request } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
-import type { Runtime } from '../runtime.ts';
 import { oauthDeps } from '../store/token-path-records.ts';
-import { type UsersRepository, usersRepository } from '../store/users-repository.ts';
 import { heldScopes } from './held-scopes.ts';
 import { type ManagementAccess, managementAccess } from './kit/access.ts';
 import { type ManagementContext, managementContext } from './management-context.ts';
@@ -24,25 +22,11 @@ export function managementHandler<
 >(spec: HandlerSpec<B, Q, P>, run: (req: ManagementRequest<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>) {
   return httpHandler(spec, async (req) => {
     const oauth = oauthDeps(req.runtime);
-    const tenancy = await managementContext(req.caller, req.headers, req.runtime.config.multiTenant, oauth.findClient, (id) =>
-      managementUsers(req.runtime).get(id),
-    );
+    const tenancy = await managementContext(req.caller, req.headers, req.runtime.config.multiTenant, oauth.findClient, oauth.findUser);
     const scopes = await heldScopes(req.caller!, req.route.auth.type === 'bearer' ? req.route.auth.scope : undefined, oauth);
     // Every later scope test (read:client_keys, no escalation, ...) sees what the caller holds now.
     const caller = { ...req.caller!, scopes };
     const ctx = { ...tenancy, scopes };
     return run({ ...req, caller, ctx, access: managementAccess(ctx, caller) });
   });
-}
-
-const usersByRuntime = new WeakMap<Runtime, UsersRepository>();
-
-/** The users repository the pipeline reads user callers with (one per runtime). */
-function managementUsers(runtime: Runtime): UsersRepository {
-  let repo = usersByRuntime.get(runtime);
-  if (!repo) {
-    repo = usersRepository(runtime.db, runtime.config.tableName, runtime.now);
-    usersByRuntime.set(runtime, repo);
-  }
-  return repo;
 }

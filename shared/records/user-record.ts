@@ -71,6 +71,27 @@ export interface UserRecord extends AuditFields, UserProfile {
   version: number;
 }
 
+/** The profile fields in the order a User shows them (API.md §6). */
+export const USER_PROFILE_FIELDS = [
+  'email',
+  'email_verified',
+  'username',
+  'phone_number',
+  'phone_verified',
+  'name',
+  'given_name',
+  'family_name',
+  'middle_name',
+  'nickname',
+  'picture',
+  'website',
+  'gender',
+  'birthdate',
+  'zoneinfo',
+  'locale',
+  'address',
+] as const satisfies readonly (keyof UserProfile)[];
+
 /** Attributes of the stored item that no caller ever sees (the presenter drops them). */
 export const USER_STORAGE_ONLY = ['password_hash', 'tokens_revoked_at', 'version'] as const;
 

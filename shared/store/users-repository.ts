@@ -4,6 +4,7 @@ import type { CollectionSource } from '../lists/collection-source.ts';
 import {
   type NewUser,
   USER_LOGIN_KINDS,
+  USER_PROFILE_FIELDS,
   type UserLoginKind,
   type UserPatch,
   type UserRecord,
@@ -69,30 +70,9 @@ export interface UsersRepository {
   count(tenantId: string): Promise<number>;
 }
 
-const EDITABLE: readonly (keyof UserRecord)[] = [
-  'email',
-  'email_verified',
-  'username',
-  'phone_number',
-  'phone_verified',
-  'name',
-  'given_name',
-  'family_name',
-  'middle_name',
-  'nickname',
-  'picture',
-  'website',
-  'gender',
-  'birthdate',
-  'zoneinfo',
-  'locale',
-  'address',
-  'user_metadata',
-  'app_metadata',
-];
+const EDITABLE: readonly (keyof UserRecord)[] = [...USER_PROFILE_FIELDS, 'user_metadata', 'app_metadata'];
 
-const FIELD_LABEL: Record<UserLoginKind, string> = { email: 'email', username: 'username', phone_number: 'phone_number' };
-const taken = (kind: UserLoginKind) => () => conflict(`body.${kind}: a user with this ${FIELD_LABEL[kind]} already exists.`);
+const taken = (kind: UserLoginKind) => () => conflict(`body.${kind}: a user with this ${kind} already exists.`);
 
 /** `null` in a patch removes the field (and an address member): as a record, it is absent. */
 function withoutNulls(record: UserRecord): UserRecord {

@@ -21,6 +21,10 @@ const BAD: readonly (readonly [string, Record<string, unknown>])[] = [
   ['body.email', { email: 'ctl\u0007@example.com' }],
   ['body.email', { email: 'bidi\u202e@example.com' }],
   ['body.email', { email: 42 }],
+  // Case-folding tricks: U+212A KELVIN SIGN lower-cases to `k`, fullwidth letters stay apart.
+  ['body.email', { email: '\u212Aate@example.com' }],
+  ['body.email', { email: '\uff41lice@example.com' }],
+  ['body.email', { email: 'alice@b\u00fccher.example' }],
   ['body.username', { username: 'has@sign' }],
   ['body.username', { username: '+15551234567' }],
   ['body.username', { username: 'white space' }],

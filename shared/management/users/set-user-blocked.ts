@@ -18,5 +18,6 @@ export async function setUserBlocked(
 ): Promise<Record<string, unknown>> {
   await loadVisible(deps.users, access.ctx, userId, 'User');
   const updated = await deps.users.setBlocked(userId, blocked, deps.now(), access.ctx.actor);
+  deps.forget(userId);
   return presentRecord(userEntity, deps, access, updated, params);
 }

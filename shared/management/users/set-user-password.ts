@@ -25,4 +25,5 @@ export async function setUserPassword(deps: UserDeps, access: ManagementAccess, 
   }
   assertPasswordAllowed(body.password, user);
   await deps.users.setPasswordHash(userId, await deps.hashPassword(body.password), deps.now(), { actor: access.ctx.actor });
+  deps.forget(userId);
 }

@@ -25,5 +25,6 @@ export async function updateUser(
   const updated = await deps.users.update(userId, patch as UserPatch, access.ctx.actor, {
     validate: (_current, next) => assertHasLogin(next),
   });
+  deps.forget(userId);
   return presentRecord(userEntity, deps, access, updated, params);
 }

@@ -28,13 +28,16 @@ export const USER_LIMITS = {
 
 /**
  * Email: one `@`, no white space, a dot in the domain (what Auth0 and Keycloak accept in practice;
- * RFC 5322's full grammar admits quoted forms nobody can log in with). Compared without case.
+ * RFC 5322's full grammar admits quoted forms nobody can log in with). Compared without case, so
+ * printable ASCII only: Unicode case folding would make look-alikes one address (`\u212A` KELVIN
+ * SIGN lower-cases to `k`) or keep homographs apart (fullwidth `ａ`). An internationalized domain
+ * is given in its `xn--` form.
  */
 const email = v.pipe(
   v.string('must be a string'),
   safeText(),
   v.maxLength(USER_LIMITS.email, `must be at most ${USER_LIMITS.email} characters`),
-  v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/u, 'must be an email address'),
+  v.regex(/^[!-?A-~]+@[!-?A-~]+\.[!-?A-~]+$/, 'must be an email address (printable ASCII; an internationalized domain in its xn-- form)'),
 );
 
 /**

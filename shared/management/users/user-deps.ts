@@ -3,6 +3,7 @@ import type { Runtime } from '../../runtime.ts';
 import { type LoginFailuresRepository, loginFailuresRepository } from '../../store/login-failures-repository.ts';
 import { type OtpRepository, otpRepository } from '../../store/otp-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
+import { forgetUser } from '../../store/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 import { hashPassword, verifyPassword } from '../../users/password-hash.ts';
 
@@ -26,6 +27,12 @@ export interface UserDeps {
   /** The list cursors' HMAC key (docs/lists.md §5). */
   readonly cursorKey: () => Promise<Buffer>;
   readonly now: () => Date;
+  /**
+   * Drop this container's cached copy of the user (token checks, claims; store/user-token-records.ts),
+   * so a block, delete, password or profile change is seen here at once and elsewhere within the
+   * cache TTL (RECORD_CACHE_TTL_SECONDS).
+   */
+  readonly forget: (userId: string) => void;
 }
 
 const perRuntime = new WeakMap<Runtime, UserDeps>();
@@ -47,6 +54,7 @@ export function userDeps(runtime: Runtime): UserDeps {
     secretBox,
     cursorKey: () => runtime.serviceSecret('cursor'),
     now,
+    forget: (userId) => forgetUser(runtime, userId),
   };
   perRuntime.set(runtime, deps);
   return deps;

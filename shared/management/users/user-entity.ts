@@ -1,5 +1,5 @@
 import { usersCollection } from '../../lists/index.ts';
-import type { UserRecord } from '../../records/user-record.ts';
+import { USER_PROFILE_FIELDS, type UserRecord } from '../../records/user-record.ts';
 import { defineEntity, pickView } from '../kit/entity.ts';
 import type { UserDeps } from './user-deps.ts';
 
@@ -14,23 +14,7 @@ export const userEntity = defineEntity<UserRecord, UserDeps>({
   view: pickView<UserRecord>([
     'id',
     'tenant_id',
-    'email',
-    'email_verified',
-    'username',
-    'phone_number',
-    'phone_verified',
-    'name',
-    'given_name',
-    'family_name',
-    'middle_name',
-    'nickname',
-    'picture',
-    'website',
-    'gender',
-    'birthdate',
-    'zoneinfo',
-    'locale',
-    'address',
+    ...USER_PROFILE_FIELDS,
     'user_metadata',
     'app_metadata',
     'blocked',

@@ -109,6 +109,7 @@ export function memoryUsers(options: { lockoutFailures?: number } = {}) {
     secretBox: aesSecretBox(),
     cursorKey: async () => Buffer.alloc(32, 7),
     now: () => new Date(),
+    forget: () => undefined,
   };
   return { deps, users, hashed, failures };
 }
