@@ -7,6 +7,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { isTimeout } from '../aws/dependency-failure.ts';
 import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
+import { errorPage } from '../html/page.ts';
 import { logger } from '../logger.ts';
 import { findRoute, type Route, routeGroup } from '../routes.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
@@ -14,7 +15,7 @@ import { authenticate, type Caller } from './authenticate.ts';
 import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
 import { renderError, toAppError } from './render-error.ts';
 import type { HttpResponse } from './response.ts';
-import { securityHeaders } from './security-headers.ts';
+import { pageSecurityHeaders, securityHeaders } from './security-headers.ts';
 import { strictBody } from './strict-body.ts';
 import { validate } from './validate.ts';
 
@@ -47,6 +48,11 @@ export interface HandlerSpec<
    * Gateway's access log already records every request (docs/tokens.md "Logs").
    */
   quietSuccess?: boolean;
+  /**
+   * A hosted HTML page (API.md §7.4): errors render as an HTML error page and the security headers
+   * keep the page's own Content-Security-Policy (shared/html/page.ts) instead of the API's deny-all.
+   */
+  page?: boolean;
   body?: B;
   query?: Q;
   path?: P;
@@ -104,8 +110,8 @@ export function httpHandler<
       .use(requestLog(spec.quietSuccess ?? false))
       // middy runs onError hooks last-registered first: the renderer must set the error response
       // before the security headers are added to it.
-      .use(securityHeaders())
-      .use(errorRenderer(spec.oauth ?? false))
+      .use(spec.page ? pageSecurityHeaders() : securityHeaders())
+      .use(errorRenderer(spec.oauth ?? false, spec.page ?? false))
       .use(httpHeaderNormalizer())
       .use(rejectRepeatedAuthorization())
       .use(bodyLimit())
@@ -162,7 +168,7 @@ function requestLog(quietSuccess: boolean): middy.MiddlewareObj<HttpEvent, HttpR
   };
 }
 
-function errorRenderer(oauth: boolean): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+function errorRenderer(oauth: boolean, page: boolean): middy.MiddlewareObj<HttpEvent, HttpResponse> {
   return {
     onError: (request) => {
       const err = toAppError(request.error);
@@ -183,7 +189,9 @@ function errorRenderer(oauth: boolean): middy.MiddlewareObj<HttpEvent, HttpRespo
         // An option is unsupported (501): expected, not a bug.
         logger.warn('dependency error', { code: err.code, cause: (err.cause as Error)?.message, detail: err.detail });
       }
-      request.response = renderError(err, getRuntime().config.docsUrl, oauth);
+      request.response = page
+        ? errorPage(err.status, 'Something went wrong', err.expose ? err.message : 'Internal error. Please try again later.', err.headers)
+        : renderError(err, getRuntime().config.docsUrl, oauth);
     },
   };
 }
