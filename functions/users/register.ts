@@ -10,7 +10,7 @@ import { registerUser } from '../../shared/users/register-user.ts';
 
 /** POST /identity/v1/users/register (API.md §6, §7.5, §7.6): 201 with the new, unverified User. */
 export const handler = httpHandler({ body: RegisterBody }, async (req) => {
-  rejectDuplicateParams(req.rawBody, req.headers['content-type']);
+  rejectDuplicateParams(req.body, req.rawBody, req.headers['content-type']);
   const { runtime } = req;
   const { config, db, now } = runtime;
   const user = await registerUser(req.headers, req.body, {
