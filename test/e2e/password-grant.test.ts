@@ -182,7 +182,7 @@ describe('brute force (API.md §7.3)', () => {
     expect((await stored(keys.user(user.id)))?.logins_count).toBe(1);
   });
 
-  it('20 parallel wrong passwords: 10 are checked (400), 10 refused (429), no count lost; then the right one is 429', async () => {
+  it('20 parallel wrong passwords: 10 answered (400), 10 refused (429), no count lost; then the right one is 429', async () => {
     const user = await newUser();
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) => token({ username: user.username!, password: `wrong-${i}-password` })),

@@ -24,17 +24,20 @@ export const otp = defineGrant({
       client,
       request.username,
       request,
-      async (user) => {
-        // An unknown user reads an authenticator that does not exist: the same read either way.
-        const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
-        if (!user || !authenticator || authenticator.disabled) return false;
-        const step = matchTotpStep(authenticator.secret, request.otp, deps.now());
-        // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
-        if (user.blocked) return false;
-        const accepted =
-          step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
-        if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
-        return accepted;
+      {
+        writesNothing: false,
+        verify: async (user) => {
+          // An unknown user reads an authenticator that does not exist: the same read either way.
+          const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
+          if (!user || !authenticator || authenticator.disabled) return false;
+          const step = matchTotpStep(authenticator.secret, request.otp, deps.now());
+          // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
+          if (user.blocked) return false;
+          const accepted =
+            step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
+          if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
+          return accepted;
+        },
       },
       deps,
     );

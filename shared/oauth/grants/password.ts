@@ -21,14 +21,17 @@ export const password = defineGrant({
       client,
       request.username,
       request,
-      // An unknown user, or one without a password, is checked against the dummy hash: equal time.
-      (user) => verifyPassword(request.password, user?.password_hash),
+      {
+        // An unknown user, or one without a password, is checked against the dummy hash: equal time.
+        verify: (user) => verifyPassword(request.password, user?.password_hash),
+        writesNothing: true,
+        // Parameters rose since this hash was made: store a fresh one of the password just checked.
+        rehash: async (user) =>
+          user.password_hash && needsRehash(user.password_hash)
+            ? { oldHash: user.password_hash, newHash: await hashPassword(request.password) }
+            : undefined,
+      },
       deps,
-      // Parameters rose since this hash was made: store a fresh one with the password just checked.
-      async (user) =>
-        user.password_hash && needsRehash(user.password_hash)
-          ? { oldHash: user.password_hash, newHash: await hashPassword(request.password) }
-          : undefined,
     );
   },
 });
