@@ -41,7 +41,7 @@ beforeAll(async () => {
 /** Values no schema names: the grant names and spellings /token knows, and broken percent-encoding. */
 const hints = {
   grant_type: (derived: fc.Arbitrary<unknown>) =>
-    fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'implicit', '', '%', '%E0%A4%A')),
+    fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'otp', 'implicit', '', '%', '%E0%A4%A')),
   token_type_hint: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, fc.constantFrom('access_token', 'refresh_token')),
 };
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
