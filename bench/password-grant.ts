@@ -9,12 +9,9 @@
  * (branch `login`); the `bench/` suite owner may fold it into `npm run bench` as a section.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack } from '../infra/local/local-stack.ts';
-import { DEFAULT_TENANT_ID } from '../shared/records/tenant-record.ts';
-import { entity } from '../shared/store/entity.ts';
-import { keys } from '../shared/store/table-keys.ts';
 import { hashPassword } from '../shared/users/password-hash.ts';
+import { putUser } from '../test/support/user-items.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';
 
 const samples = Number(process.argv.find((a) => a.startsWith('--samples='))?.split('=')[1] ?? 40);
@@ -47,30 +44,9 @@ try {
   if (created.status !== 201) throw new Error(`POST /clients: ${created.status} ${await created.text()}`);
   const app = (await created.json()) as { id: string; client_secret: string };
 
-  // A user as the users store writes it (the record and its username marker).
-  const userId = randomUUID();
-  const username = `bench_${userId.slice(0, 8)}`;
-  const put = (Item: Record<string, unknown>) => stack.runtime.db.send(new PutCommand({ TableName: stack.tableName, Item }));
-  await put({
-    ...keys.user(userId),
-    ...entity('User'),
-    id: userId,
-    tenant_id: DEFAULT_TENANT_ID,
-    username,
-    email_verified: false,
-    phone_verified: false,
-    user_metadata: {},
-    app_metadata: [],
-    blocked: false,
-    last_login: null,
-    logins_count: 0,
-    aggregations: { roles: 0, groups: 0, permissions: 0 },
-    password_hash: await hashPassword(password),
-    version: 1,
-    created_at: new Date().toISOString(),
-    updated_at: new Date().toISOString(),
-  });
-  await put({ ...keys.marker('USER_NAME', DEFAULT_TENANT_ID, username), ...entity('UniqueMarker'), target_id: userId });
+  // A user as the users store writes it (the record and its login markers).
+  const username = `bench_${randomUUID().slice(0, 8)}`;
+  await putUser(stack.runtime, { username, password_hash: await hashPassword(password) });
 
   const grant = (user: string, secret: string) =>
     token(app.id, app.client_secret, { grant_type: 'password', username: user, password: secret });

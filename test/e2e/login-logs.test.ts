@@ -6,10 +6,10 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 });
 
-const { basicAuth, startTestService } = await import('../support/local-service.ts');
+const { startTestService } = await import('../support/local-service.ts');
 const { captureLogLines } = await import('../support/capture-stdout.ts');
-const { managementCaller } = await import('../support/management-api.ts');
-const { putTestUser } = await import('../support/test-users.ts');
+const { loginClient, tokenRequest } = await import('../support/login-grants.ts');
+const { putUser } = await import('../support/user-items.ts');
 const { hashPassword } = await import('../../shared/users/password-hash.ts');
 const { otpRepository } = await import('../../shared/store/otp-repository.ts');
 const { base32Decode, totp } = await import('../../shared/users/totp.ts');
@@ -23,26 +23,21 @@ afterAll(async () => svc?.stop());
 
 describe('login logs (plan decision 11)', () => {
   it('no password, hash, OTP secret or code reaches a log line, for successes, failures and lockouts', async () => {
-    const call = managementCaller(svc.url, await svc.managementToken());
-    const created = await call('POST', '/clients', {
-      body: { client_name: 'logs app', client_metadata: { grant_types: ['password', 'otp', 'refresh_token'] } },
-    });
-    const auth = basicAuth(created.body.id, created.body.client_secret);
+    const { auth } = await loginClient(svc, ['password', 'otp', 'refresh_token']);
     const password = 'Quartz-Lantern-88-Meadow';
     const hash = await hashPassword(password);
     const { runtime } = svc.stack;
-    const user = await putTestUser(runtime.db, svc.stack.tableName, { username: 'logged_user', password_hash: hash });
+    const user = await putUser(runtime, { username: 'logged_user', password_hash: hash });
     const otps = otpRepository(runtime.db, svc.stack.tableName, runtime.now, runtime.secretBox, { maxFailures: 100 });
     const secretText = await otps.enroll(user.id);
     const code = totp(base32Decode(secretText)!, new Date());
     const wrongPasswords = Array.from({ length: 11 }, (_, i) => `Wrong-Guess-${i}-Xylophone`);
 
-    const token = (params: Record<string, string>) =>
-      fetch(`${svc.url}/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth },
-        body: new URLSearchParams(params),
-      }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+    const token = async (params: Record<string, string>) => {
+      const { grant_type, ...rest } = params;
+      const res = await tokenRequest(svc, auth, grant_type!, rest);
+      return { status: res.status, body: res.body as Record<string, string> };
+    };
 
     let statuses: number[] = [];
     let issued: Record<string, string> = {};

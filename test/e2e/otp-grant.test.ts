@@ -1,14 +1,14 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { otpRepository } from '../../shared/store/otp-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import type { Key } from '../../shared/store/writes.ts';
 import { base32Decode, hotp, totp, totpStep } from '../../shared/users/totp.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { putTestUser } from '../support/test-users.ts';
+import { startTestService, type TestService } from '../support/local-service.ts';
+import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
+import { putUser } from '../support/user-items.ts';
 
 /**
  * The `otp` grant end to end (API.md §5.1, §7.3): TOTP codes of an enrolled authenticator, replay
@@ -24,14 +24,7 @@ const serviceNow = () => new Date(Date.now() + offsetMs);
 
 beforeAll(async () => {
   svc = await startTestService({ now: serviceNow });
-  const call = managementCaller(svc.url, await svc.managementToken());
-  const created = await call('POST', '/clients', { body: { client_name: 'otp app', client_metadata: { grant_types: ['otp'] } } });
-  expect(created.status).toBe(201);
-  clientId = created.body.id;
-  auth = basicAuth(clientId, created.body.client_secret);
-  config = await client.discovery(new URL(svc.url), clientId, undefined, client.ClientSecretBasic(created.body.client_secret), {
-    execute: [client.allowInsecureRequests],
-  });
+  ({ clientId, auth, config } = await loginClient(svc, ['otp']));
 });
 afterAll(async () => svc?.stop());
 
@@ -47,7 +40,7 @@ const otps = () => {
 /** A user with an enrolled authenticator; `secret` is what the enrolment showed once. */
 async function enrolledUser(fields: Partial<UserRecord> = {}) {
   const n = Math.random().toString(36).slice(2, 10);
-  const user = await putTestUser(svc.stack.runtime.db, svc.stack.tableName, {
+  const user = await putUser(svc.stack.runtime, {
     username: `otp_${n}`,
     email: `otp.${n}@example.com`,
     ...fields,
@@ -64,23 +57,9 @@ const wrongCode = (secret: Buffer) => {
     if (!valid.has(code)) return code;
   }
 };
-const stored = async (key: { PK: string; SK: string }) =>
-  (await svc.stack.runtime.db.send(new GetCommand({ TableName: svc.stack.tableName, Key: key, ConsistentRead: true }))).Item;
-
-const token = async (params: Record<string, string>) => {
-  const res = await fetch(`${svc.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth },
-    body: new URLSearchParams({ grant_type: 'otp', ...params }),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
-};
-const INVALID = {
-  code: 'invalid_grant',
-  message: 'The credentials are not valid.',
-  error: 'invalid_grant',
-  error_description: 'The credentials are not valid.',
-};
+const stored = (key: Key) => storedItem(svc, key);
+const token = (params: Record<string, string>) => tokenRequest(svc, auth, 'otp', params);
+const INVALID = INVALID_CREDENTIALS;
 
 describe('otp grant (API.md §5.1, §7.3)', () => {
   it('issues user tokens for the current code (openid-client, jose against our JWKS); the same code again is refused', async () => {
@@ -119,7 +98,7 @@ describe('otp grant (API.md §5.1, §7.3)', () => {
 
   it('wrong code, unknown user, user without authenticator, blocked user with the right code: one answer', async () => {
     const { user, secret } = await enrolledUser();
-    const bare = await putTestUser(svc.stack.runtime.db, svc.stack.tableName, { username: `bare_${Date.now()}` });
+    const bare = await putUser(svc.stack.runtime, { username: `bare_${Date.now()}` });
     const blocked = await enrolledUser({ blocked: true });
     for (const params of [
       { username: user.username!, otp: wrongCode(secret) },

@@ -1,13 +1,14 @@
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import type { Key } from '../../shared/store/writes.ts';
 import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, verifyPassword } from '../../shared/users/password-hash.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { putTestUser } from '../support/test-users.ts';
+import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
+import { putUser } from '../support/user-items.ts';
 
 /**
  * The `password` grant end to end (API.md §5.1, §7.3): openid-client's generic grant request, the
@@ -24,16 +25,7 @@ let passwordHash: string;
 
 beforeAll(async () => {
   svc = await startTestService({ now: () => new Date(Date.now() + offsetMs) });
-  const call = managementCaller(svc.url, await svc.managementToken());
-  const created = await call('POST', '/clients', {
-    body: { client_name: 'first-party app', client_metadata: { grant_types: ['password', 'refresh_token'] } },
-  });
-  expect(created.status).toBe(201);
-  clientId = created.body.id;
-  auth = basicAuth(clientId, created.body.client_secret);
-  config = await client.discovery(new URL(svc.url), clientId, undefined, client.ClientSecretBasic(created.body.client_secret), {
-    execute: [client.allowInsecureRequests],
-  });
+  ({ clientId, auth, config } = await loginClient(svc, ['password', 'refresh_token']));
   passwordHash = await hashPassword(PASSWORD);
 });
 afterAll(async () => svc?.stop());
@@ -43,34 +35,17 @@ const later = (seconds: number) => {
 };
 const newUser = (fields: Partial<UserRecord> = {}) => {
   const n = Math.random().toString(36).slice(2, 10);
-  return putTestUser(svc.stack.runtime.db, svc.stack.tableName, {
+  return putUser(svc.stack.runtime, {
     email: `User.${n}@Example.com`,
     username: `user_${n}`,
-    phone_number: `+1555${Math.floor(Math.random() * 1e7)
-      .toString()
-      .padStart(7, '0')}`,
+    phone_number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`,
     password_hash: passwordHash,
     ...fields,
   });
 };
-const stored = async (key: { PK: string; SK: string }) =>
-  (await svc.stack.runtime.db.send(new GetCommand({ TableName: svc.stack.tableName, Key: key, ConsistentRead: true }))).Item;
-
-const token = async (params: Record<string, string>, authorization: string = auth) => {
-  const res = await fetch(`${svc.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
-    body: new URLSearchParams({ grant_type: 'password', ...params }),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
-};
-
-const INVALID = {
-  code: 'invalid_grant',
-  message: 'The credentials are not valid.',
-  error: 'invalid_grant',
-  error_description: 'The credentials are not valid.',
-};
+const stored = (key: Key) => storedItem(svc, key);
+const token = (params: Record<string, string>, authorization: string = auth) => tokenRequest(svc, authorization, 'password', params);
+const INVALID = INVALID_CREDENTIALS;
 
 describe('password grant (API.md §5.1)', () => {
   it('issues user tokens through openid-client; jose verifies them against our JWKS; the login is recorded', async () => {
