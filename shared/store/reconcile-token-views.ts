@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.ts';
-import type { ClientRecord, TokenGrants } from '../records/client-record.ts';
+import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { collectionAll } from './collections.ts';
@@ -13,8 +13,8 @@ import { identifierMarkerKey, tokenViewOf } from './resource-token-view.ts';
 import { withRetries } from './retry.ts';
 import { keys } from './table-keys.ts';
 import { tenantsRepository } from './tenants-repository.ts';
-import { grantsCopyIsCurrent } from './token-copies.ts';
-import { checkItem, keyString, updateItem } from './writes.ts';
+import { copyWrites, grantsCopyIsCurrent } from './token-copies.ts';
+import { checkItem, keyString } from './writes.ts';
 
 export interface ReconcileResult {
   /** Client items whose `token_grants` was rebuilt. */
@@ -80,19 +80,14 @@ function rebuildClient(db: DynamoDBDocumentClient, tableName: string, clientId: 
   return withRetries(async () => {
     const p = await readClientPartition(db, tableName, clientId);
     if (!p || grantsCopyIsCurrent(p.client)) return false;
-    const grants: TokenGrants = Object.fromEntries([...p.links.keys()].map((r) => [r, {}]));
-    for (const x of p.permissions) (grants[x.resource_id] ??= {})[x.scope_id] = true;
-    await commitPlan(db, tableName, [
-      [
-        updateItem(keys.client(clientId), {
-          set: [
-            ['token_grants', grants],
-            ['token_grants_version', p.client.links_version],
-          ],
-          condition: equals('links_version', p.client.links_version),
-        }),
-      ],
-    ]);
+    const change = {
+      kind: 'copy-rebuilt',
+      holder: { kind: 'client', id: clientId },
+      links: p.links.keys(),
+      permissions: p.permissions,
+      linksVersion: p.client.links_version,
+    } as const;
+    await commitPlan(db, tableName, [copyWrites([change])]);
     return true;
   });
 }
@@ -107,7 +102,7 @@ function rewriteView(db: DynamoDBDocumentClient, tableName: string, resourceId: 
     if (!marker || sameView(marker.token_view, r)) return false;
     await commitPlan(db, tableName, [
       [
-        updateItem(identifierMarkerKey(r), { set: [['token_view', tokenViewOf(r)]], condition: equals('target_id', r.id) }),
+        ...copyWrites([{ kind: 'view-rewritten', resource: r }]),
         checkItem(keys.resource(r.id), and(equals('version', r.version), equals('links_version', r.links_version))),
       ],
     ]);

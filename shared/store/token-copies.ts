@@ -1,7 +1,7 @@
-import type { ClientRecord } from '../records/client-record.ts';
+import type { ClientRecord, TokenGrants } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
-import { and, type Condition, exists } from './expression.ts';
-import { tokenViewMetadataUpdate, updateTokenView } from './resource-token-view.ts';
+import { and, type Condition, equals, exists } from './expression.ts';
+import { identifierMarkerKey, tokenViewMetadataUpdate, tokenViewOf, updateTokenView } from './resource-token-view.ts';
 import { keys } from './table-keys.ts';
 import { type Key, type Path, updateItem, type Write } from './writes.ts';
 
@@ -66,7 +66,20 @@ export type TokenPathChange =
     }
   | { readonly kind: 'scope-added' | 'scope-renamed'; readonly resource: ResourceRecord; readonly scopeId: string; readonly name: string }
   | { readonly kind: 'scope-deleted'; readonly resource: ResourceRecord; readonly scopeId: string }
-  | { readonly kind: 'resource-changed'; readonly before: ResourceRecord; readonly after: ResourceRecord };
+  | { readonly kind: 'resource-changed'; readonly before: ResourceRecord; readonly after: ResourceRecord }
+  /**
+   * Repairs (store/reconcile-token-views.ts): the holder's whole copy rebuilt from its links and
+   * permissions as read at `linksVersion`, written only if none changed since; the resource's
+   * whole view rewritten from the record, only while its marker still names it.
+   */
+  | {
+      readonly kind: 'copy-rebuilt';
+      readonly holder: Pick<Holder, 'kind' | 'id'>;
+      readonly links: Iterable<string>;
+      readonly permissions: Iterable<{ readonly resource_id: string; readonly scope_id: string }>;
+      readonly linksVersion: number;
+    }
+  | { readonly kind: 'view-rewritten'; readonly resource: ResourceRecord };
 
 const grantsPath = (resourceId: string, scopeId?: string): Path =>
   scopeId === undefined ? ['token_grants', resourceId] : ['token_grants', resourceId, scopeId];
@@ -104,6 +117,25 @@ export function copyWrites(changes: readonly TokenPathChange[]): Write[] {
         if (w) writes.push(w);
         break;
       }
+      case 'copy-rebuilt':
+        writes.push(
+          updateItem(HOLDER_ITEMS[c.holder.kind](c.holder.id), {
+            set: [
+              ['token_grants', grantsOf(c.links, c.permissions)],
+              ['token_grants_version', c.linksVersion],
+            ],
+            condition: equals('links_version', c.linksVersion),
+          }),
+        );
+        break;
+      case 'view-rewritten':
+        writes.push(
+          updateItem(identifierMarkerKey(c.resource), {
+            set: [['token_view', tokenViewOf(c.resource)]],
+            condition: equals('target_id', c.resource.id),
+          }),
+        );
+        break;
     }
   }
   for (const { holder, set, remove, parents } of byHolder.values()) {
@@ -117,4 +149,14 @@ export function copyWrites(changes: readonly TokenPathChange[]): Write[] {
     );
   }
   return writes;
+}
+
+/** A holder's `token_grants` from its links (resource ids) and permissions (resource id, scope id). */
+function grantsOf(
+  links: Iterable<string>,
+  permissions: Iterable<{ readonly resource_id: string; readonly scope_id: string }>,
+): TokenGrants {
+  const grants: TokenGrants = Object.fromEntries([...links].map((r) => [r, {}]));
+  for (const x of permissions) (grants[x.resource_id] ??= {})[x.scope_id] = true;
+  return grants;
 }
