@@ -21,7 +21,8 @@ export interface Access {
 }
 
 /**
- * `none`: public. `client`: the use case authenticates the client itself (RFC 6749 §2.3).
+ * `none`: public. `client`: the use case authenticates the caller itself (its client, RFC 6749
+ * §2.3; or, at `/userinfo`, its bearer token).
  * `bearer`: an access token of this service (DESIGN §4, API.md §4), with `scope` when given.
  */
 export type AuthRule = { type: 'none' } | { type: 'client' } | { type: 'bearer'; scope?: string };
@@ -149,6 +150,19 @@ export const ROUTES: readonly Route[] = [
     throttle: { rateLimit: 2000, burstLimit: 4000 },
   },
   { method: 'POST', path: '/revoke', handler: 'functions/oauth/revoke', auth: client, access: WRITE },
+  // OIDC Core §5.3: the handler checks the bearer token itself (user, audience, `openid`), so the
+  // rule is `client` (the use case authenticates), not the management API's `bearer`. Reads only:
+  // HS256 tokens are refused there, so no Resource secret is ever opened.
+  // Relying parties call it after every login, resource servers may on every request: the
+  // introspection endpoints' throttle.
+  ...(['GET', 'POST'] as const).map((method) => ({
+    method,
+    path: '/userinfo',
+    handler: 'functions/oauth/userinfo',
+    auth: client,
+    access: READ,
+    throttle: { rateLimit: 2000, burstLimit: 4000 },
+  })),
 
   // Management API, part 1 (API.md §6): one group per area, declared with `managementGroup`.
   ...managementGroup('clients', [

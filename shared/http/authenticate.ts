@@ -1,8 +1,10 @@
 import { insufficientScope, unauthorized } from '../errors.ts';
 import { HEALTH_KEY_WAIT_MS } from '../health/check-health.ts';
 import { lastKnownKeys } from '../health/last-known-keys.ts';
+import { activeTokenUser, isUserToken } from '../oauth/user-token-state.ts';
 import type { Route } from '../routes.ts';
 import type { Runtime } from '../runtime.ts';
+import { userTokenReads } from '../store/user-token-records.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 
@@ -52,6 +54,8 @@ export async function authenticate(
   if (route.auth.scope) {
     const ref = revocationRef(header, claims);
     if (!ref || (await runtime.revocations.isRevoked(ref))) throw invalidToken();
+    // A user's token dies with the user's right to tokens (blocked, deleted, "revoke all", family revoked).
+    if (isUserToken(claims) && !(await activeTokenUser(claims, userTokenReads(runtime)))) throw invalidToken();
   }
   const scopes = new Set((claims.scope ?? '').split(' ').filter(Boolean));
   if (route.auth.scope && !scopes.has(route.auth.scope)) throw insufficientScope(route.auth.scope);

@@ -1,16 +1,20 @@
 import type { Config } from '../config.ts';
 import { supportedGrantTypes } from '../oauth/grants/grant-registry.ts';
+import { USERINFO_CLAIMS } from '../oauth/user-tokens/user-claims.ts';
+import { OIDC_SCOPES } from '../oauth/user-tokens/user-token-scopes.ts';
 
 /** Algorithms of the keys the service holds (key-store.ts); RS256 is also what OIDC Discovery requires. */
 const SIGNING_ALGS = ['ES256', 'RS256'];
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post'];
+/** API.md §7.1: the OIDC scopes every user token may carry; Resource scopes are per tenant and not listed. */
 
 /**
  * Authorization server metadata (RFC 8414 §2, OIDC Discovery 1.0 §3) for what exists today: the
- * token, introspection and revocation endpoints and the grants of the grant registry. Nothing is
- * listed ahead of its endpoint: a relying party that reads `grant_types_supported` or
- * `response_types_supported` must be able to use what it finds (docs/keys.md, "Discovery").
- * Add members here as `/authorize`, `/userinfo` and `/device_code` land; grants come from the registry.
+ * token, introspection, revocation and userinfo endpoints, the grants of the grant registry, the
+ * OIDC scopes and the user claims. Nothing is listed ahead of its endpoint: a relying party that
+ * reads `grant_types_supported` or `response_types_supported` must be able to use what it finds
+ * (docs/keys.md, "Discovery"). Add members here as `/authorize` and `/device_code` land; grants
+ * come from the registry.
  */
 export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'>): Record<string, unknown> {
   const iss = config.issuer;
@@ -30,7 +34,13 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     revocation_endpoint: `${iss}/revoke`,
     // RFC 7009 §2.1: a public client revokes its own tokens with its client_id.
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
-    // OIDC Discovery §3 REQUIRED members; ID tokens would be signed with the same keys.
+    // OIDC Core §5.3; answers plain JSON (no signed or encrypted userinfo responses).
+    userinfo_endpoint: `${iss}/userinfo`,
+    // RECOMMENDED (OIDC Discovery §3): the OIDC scopes only (Resource scopes are each tenant's own).
+    scopes_supported: [...OIDC_SCOPES],
+    // RECOMMENDED: every claim about the user /userinfo and ID tokens may carry, both spellings (API.md §7.1).
+    claims_supported: [...USERINFO_CLAIMS],
+    // OIDC Discovery §3 REQUIRED members; ID tokens are signed with the same keys.
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: SIGNING_ALGS,
     ...(config.docsUrl ? { service_documentation: config.docsUrl } : {}),

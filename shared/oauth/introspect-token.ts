@@ -1,10 +1,12 @@
 import { invalidClient, oauthError } from '../errors.ts';
 import { bearerToken } from '../http/authenticate.ts';
+import type { UserRecord } from '../records/user-record.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import { maySee } from './may-see-token.ts';
-import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
+import type { OAuthClient, OAuthDeps, VerifiedToken } from './oauth-deps.ts';
+import { activeTokenUser, isUserToken } from './user-token-state.ts';
 import { verifyIssuedToken } from './verify-resource-token.ts';
 
 /** RFC 6750 §3.1: a bad bearer credential is 401 invalid_token with a Bearer challenge. */
@@ -13,7 +15,8 @@ const invalidBearer = () =>
     headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' },
   });
 
-export type Introspection = { active: false } | { active: true; claims: AccessTokenClaims };
+/** An active answer names the user of a user token (spec 2.11 `username`, RFC 7662 §2.2). */
+export type Introspection = { active: false } | { active: true; claims: AccessTokenClaims; user?: UserRecord };
 
 const INACTIVE = { active: false } as const;
 
@@ -40,6 +43,8 @@ export async function authenticateIntrospectionCaller(
     const ref = revocationRef(verified.header, verified.claims);
     const client = !ref || (await deps.revocations.isRevoked(ref)) ? undefined : await deps.findClient(ref.clientId);
     if (!client) throw invalidBearer();
+    // A user's token speaks for its client only while the user's tokens still count (decision 3).
+    if (isUserToken(verified.claims) && !(await activeTokenUser(verified.claims, deps.userTokens))) throw invalidBearer();
     return client;
   }
   const { client, method } = await authenticateClient(headers, body, deps);
@@ -50,8 +55,9 @@ export async function authenticateIntrospectionCaller(
 /**
  * RFC 7662 §2.2: an invalid, expired, revoked or foreign token is `{active: false}` and nothing
  * else. Foreign = of another tenant than a non-global caller's (API.md §4). A token whose client
- * has been deleted is inactive too. Storage failures are thrown (503), never reported as active
- * (DESIGN.md §3.8).
+ * has been deleted is inactive too, and so is a user's token once the user is gone or blocked,
+ * revoked all their tokens, or its login family was revoked (user-token-state.ts). Storage
+ * failures are thrown (503), never reported as active (DESIGN.md §3.8).
  */
 export async function introspectFor(token: string, caller: OAuthClient, deps: OAuthDeps): Promise<Introspection> {
   let verified;
@@ -61,9 +67,18 @@ export async function introspectFor(token: string, caller: OAuthClient, deps: OA
     if (err instanceof InvalidAccessToken) return INACTIVE;
     throw err;
   }
-  const { claims, ref } = verified;
-  if (!maySee(caller, claims)) return INACTIVE;
+  if (!maySee(caller, verified.claims)) return INACTIVE;
+  return tokenState(verified, deps);
+}
+
+/**
+ * Whether a token whose signature and time claims verified still counts: not revoked, its client
+ * still exists, and for a user's token, the user's tokens still count (user-token-state.ts).
+ */
+export async function tokenState({ claims, ref }: VerifiedToken, deps: OAuthDeps): Promise<Introspection> {
   if (await deps.revocations.isRevoked(ref)) return INACTIVE;
   if (!(await deps.findClient(claims.client_id))) return INACTIVE;
-  return { active: true, claims };
+  if (!isUserToken(claims)) return { active: true, claims };
+  const user = await activeTokenUser(claims, deps.userTokens);
+  return user ? { active: true, claims, user } : INACTIVE;
 }

@@ -34,14 +34,24 @@ export function projectFields(
   fields: string | undefined,
   known: readonly string[],
 ): Record<string, unknown> {
-  if (fields === undefined || view.active !== true) return view;
+  return view.active === true ? pickFields(view, fields, known, 'active') : view;
+}
+
+/** Spec 4.1 `fields=a,b`: only those members (those present), plus `always`; an unknown name is a 400. */
+export function pickFields(
+  view: Record<string, unknown>,
+  fields: string | undefined,
+  known: readonly string[],
+  always: string,
+): Record<string, unknown> {
+  if (fields === undefined) return view;
   const names = fields
     .split(',')
     .map((f) => f.trim())
     .filter(Boolean);
   const unknown = names.find((n) => !known.includes(n));
   if (unknown !== undefined) throw oauthError(400, 'invalid_request', 'query.fields: names an unknown field.');
-  const out: Record<string, unknown> = { active: true };
+  const out: Record<string, unknown> = { [always]: view[always] };
   for (const n of names) if (n in view) out[n] = view[n];
   return out;
 }

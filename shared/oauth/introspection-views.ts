@@ -2,6 +2,16 @@ import type { Introspection } from './introspect-token.ts';
 
 const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString());
 
+/**
+ * Spec 2.11 / RFC 7662 §2.2 `username`, "a human-readable identifier of the resource owner": a
+ * user token's user by the name they log in with (username, else email, else phone number, as
+ * spec 4.2 lists them at /token). A client token keeps what it carried before users existed.
+ */
+function username(r: Extract<Introspection, { active: true }>): { username?: string } {
+  const name = r.user ? (r.user.username ?? r.user.email ?? r.user.phone_number) : r.claims.username;
+  return typeof name === 'string' ? { username: name } : {};
+}
+
 /** Members of each answer, for `fields` (spec 2.11; RFC 7662 §2.2). */
 export const TOKENINFO_FIELDS = ['active', 'token_type', 'client_id', 'scope', 'username', 'exp', 'iat', 'nbf', 'subject', 'jti'] as const;
 export const INTROSPECT_FIELDS = [
@@ -29,7 +39,7 @@ export function tokeninfoView(r: Introspection): Record<string, unknown> {
     token_type: 'Bearer',
     client_id: c.client_id,
     scope: c.scope ?? '',
-    ...(typeof c.username === 'string' ? { username: c.username } : {}),
+    ...username(r),
     exp: iso(c.exp),
     iat: iso(c.iat),
     nbf: iso(c.nbf),
@@ -46,7 +56,7 @@ export function introspectView(r: Introspection): Record<string, unknown> {
     active: true,
     scope: c.scope ?? '',
     client_id: c.client_id,
-    ...(typeof c.username === 'string' ? { username: c.username } : {}),
+    ...username(r),
     token_type: 'Bearer',
     exp: c.exp,
     iat: c.iat,

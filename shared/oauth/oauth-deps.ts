@@ -3,11 +3,12 @@ import type { KeyStore } from '../keys/key-store.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { LoginFailuresRepository } from '../store/login-failures-repository.ts';
 import type { OtpRepository } from '../store/otp-repository.ts';
-import type { RefreshTokensRepository } from '../store/refresh-tokens-repository.ts';
+import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
 import type { UserLoginWrites } from '../store/user-login-writes.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import type { UserTokenReads } from './user-token-state.ts';
 
 /** What the OAuth endpoints need to know of a client (built from the stored Client record). */
 export interface OAuthClient {
@@ -87,6 +88,11 @@ export interface OAuthDeps {
    */
   preloadIntrospection(callerClientId: string | undefined, tokens: readonly string[]): Promise<void>;
   /**
+   * The same for one bearer token presented on its own (`/userinfo`), warm or cold: the token
+   * names everything its check reads, so what the caches lack is one read, and nothing when they hold it all.
+   */
+  preloadBearer(token: string): Promise<void>;
+  /**
    * A user by id, through the 1 s record cache (plan decision 6; staleness bound: docs/tokens.md
    * "User tokens"). Storage-only fields included (the caller never hands the record out).
    */
@@ -98,11 +104,19 @@ export interface OAuthDeps {
    * answer time does not tell whether a login exists (API.md §7.3).
    */
   findUserByLogin(tenantId: string, login: string): Promise<UserRecord | undefined>;
+  /**
+   * The refresh token with this value, read in ONE BatchGetItem with the user its value names
+   * (unless that user is cached), so the `findUser` that follows is a cache hit: a refresh costs
+   * one read and one write (docs/tokens.md "Refresh tokens"). Undefined when unknown or expired.
+   */
+  findRefreshToken(token: string): Promise<StoredRefreshToken | undefined>;
   refreshTokens: RefreshTokensRepository;
   keys: KeyStore;
   revocations: RevocationsRepository;
   /** The password and otp grants' lockout counter, TOTP authenticators and login writes (grants/user-login.ts). */
   login: LoginStores;
+  /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
+  userTokens: UserTokenReads;
   issuer: string;
   /** `{issuer}/identity/v1/`: the audience of management tokens (API.md §4). */
   managementAudience: string;

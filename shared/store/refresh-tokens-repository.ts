@@ -70,10 +70,7 @@ export const ROTATED_KEPT_SECONDS = 30 * 24 * 3600;
  */
 const FAMILY_KEPT_AFTER_SECONDS = 86_400;
 
-/** RFC 6749 §10.10 / API.md §7.1: 256 bits from the CSPRNG, base64url. */
-export const newRefreshTokenValue = (): string => randomBytes(32).toString('base64url');
-export const refreshTokenHash = (token: string): string => createHash('sha256').update(token).digest('base64url');
-
+/** The attributes of a token item that make its StoredRefreshToken. */
 const TOKEN_FIELDS = [
   'user_id',
   'client_id',
@@ -86,6 +83,38 @@ const TOKEN_FIELDS = [
   'expires_at',
   'rotated_at',
 ] as const;
+
+/**
+ * RFC 6749 §10.10 / API.md §7.1: 256 bits from the CSPRNG, after the 16 bytes of the user's id,
+ * base64url (64 characters). The id is no secret (the access token's `sub` carries it) and is
+ * never trusted: it only lets the grant read the user in the same BatchGetItem as the token
+ * (`userIdHint`), so a refresh costs one read whatever the caches hold. The token's item names
+ * its user; a token whose hint is not a UUID is still found, it just reads the user apart.
+ */
+export function newRefreshTokenValue(userId: string): string {
+  const id = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(userId)
+    ? Buffer.from(userId.replaceAll('-', ''), 'hex')
+    : randomBytes(16);
+  return Buffer.concat([id, randomBytes(32)]).toString('base64url');
+}
+
+/** The user id a refresh token says it belongs to (unverified: it only chooses what to read). */
+export function userIdHint(token: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]{64}$/.test(token)) return undefined;
+  const hex = Buffer.from(token, 'base64url').subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export const refreshTokenHash = (token: string): string => createHash('sha256').update(token).digest('base64url');
+
+/** The stored token of an item read by `keys.refreshToken(hash)`; undefined for anything else. */
+export function refreshTokenOfItem(item: Record<string, unknown> | undefined, hash: string): StoredRefreshToken | undefined {
+  if (item?.type !== 'RefreshToken') return undefined;
+  const stored: Record<string, unknown> = { hash };
+  for (const f of TOKEN_FIELDS) if (item[f] !== undefined) stored[f] = item[f];
+  stored.scope = typeof item.scope === 'string' && item.scope ? item.scope.split(' ') : [];
+  return stored as unknown as StoredRefreshToken;
+}
 
 export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): RefreshTokensRepository {
   /** The item of a new token: its keys, GSI1 (the user's tokens, deleted in pages with the user) and TTL. */
@@ -110,7 +139,7 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
 
   return {
     async issue({ lifetime, ...rest }) {
-      const token = newRefreshTokenValue();
+      const token = newRefreshTokenValue(rest.user_id);
       const at = now();
       const grant = { ...rest, expires_at: lifetime === null ? null : new Date(at.getTime() + lifetime * 1000).toISOString() };
       const ttl = familyTtl(grant.expires_at);
@@ -159,13 +188,8 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
 
     async find(token) {
       const hash = refreshTokenHash(token);
-      const item = await getItem(db, tableName, keys.refreshToken(hash), now());
-      if (item?.type !== 'RefreshToken') return undefined;
-      const stored: Record<string, unknown> = { hash };
-      for (const f of TOKEN_FIELDS) if (item[f] !== undefined) stored[f] = item[f];
-      stored.scope = typeof item.scope === 'string' && item.scope ? item.scope.split(' ') : [];
-      // `expires_at` without a TTL sweep yet: getItem only checks `ttl`, which is the same instant.
-      return stored as unknown as StoredRefreshToken;
+      // An item past its `ttl` (= `expires_at`) is absent for getItem even before the TTL sweep.
+      return refreshTokenOfItem(await getItem(db, tableName, keys.refreshToken(hash), now()), hash);
     },
 
     rotate(old) {
@@ -174,7 +198,7 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
       // token end with exactly one `rotated`, never with none.
       return withRetries(
         async () => {
-          const token = newRefreshTokenValue();
+          const token = newRefreshTokenValue(old.user_id);
           const at = now();
           const nowSeconds = ttlOf(at);
           const rotatedTtl = Math.min(

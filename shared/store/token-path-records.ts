@@ -1,6 +1,7 @@
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { isStorableClientId } from '../oauth/authenticate-client.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.ts';
+import { isUserToken, loginOf, type UserTokenWant } from '../oauth/user-token-state.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
@@ -10,17 +11,17 @@ import { toRecord } from './entity.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
 import { otpRepository } from './otp-repository.ts';
 import { getItem, getItems } from './read-items.ts';
-import { refreshTokensRepository } from './refresh-tokens-repository.ts';
+import { refreshTokenHash, refreshTokenOfItem, refreshTokensRepository, userIdHint } from './refresh-tokens-repository.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
 import { userLoginWrites } from './user-login-writes.ts';
+import { userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
 
 interface RecordCaches {
   clients: TtlCache<OAuthClient | null>;
   resources: TtlCache<TokenResource | null>;
-  users: TtlCache<UserRecord | null>;
   deps: OAuthDeps;
 }
 
@@ -57,11 +58,6 @@ export function forgetResources(runtime: Runtime): void {
   caches(runtime).resources.clear();
 }
 
-/** Management changes of a user (block, password, delete) call this: this container sees them at once. */
-export function forgetUser(runtime: Runtime, userId: string): void {
-  caches(runtime).users.delete(userId);
-}
-
 /** The markers a login may name, in the order they are tried (plan decision 6). */
 const LOGIN_MARKERS: readonly [UserLoginKind, 'USER_EMAIL' | 'USER_NAME' | 'USER_PHONE'][] = [
   ['email', 'USER_EMAIL'],
@@ -84,9 +80,10 @@ function caches(runtime: Runtime): RecordCaches {
   const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs, 10_000, clock);
   const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs, 10_000, clock);
   const tenantHints = new TtlCache<string>(TENANT_HINT_TTL_MS, 10_000, clock);
-  const users = new TtlCache<UserRecord | null>(config.recordCacheTtlMs, 10_000, clock);
-  const userOfItem = (item: Record<string, unknown> | undefined): UserRecord | null =>
-    item?.type === 'User' ? toRecord<UserRecord>(item) : null;
+  const userOfItem = (item: Record<string, unknown> | undefined): UserRecord | undefined =>
+    item?.type === 'User' ? toRecord<UserRecord>(item) : undefined;
+  // Users are read through the same 1 s cache as the user-token checks (store/user-token-records.ts).
+  const userReads = userTokenReads(runtime);
   // A sealed secret always opens to the same plaintext, so it is opened (one KMS Decrypt in AWS)
   // once per container, not once per cache period.
   const openedSecrets = new TtlCache<string>(Number.POSITIVE_INFINITY, 1_000);
@@ -137,12 +134,23 @@ function caches(runtime: Runtime): RecordCaches {
   const loadResource = async (key: string, load: () => Promise<TokenResource | null>) =>
     (await resources.getOrLoad(key, load)) ?? undefined;
 
+  const refreshTokens = refreshTokensRepository(db, config.tableName, now);
   const deps: OAuthDeps = {
-    refreshTokens: refreshTokensRepository(db, config.tableName, now),
+    refreshTokens,
+    async findRefreshToken(token) {
+      const hint = userIdHint(token);
+      const user = hint === undefined ? undefined : userReads.want(hint, undefined);
+      if (!user?.keys.length) return refreshTokens.find(token);
+      const hash = refreshTokenHash(token);
+      const tokenKey = keys.refreshToken(hash);
+      const found = await getItems(db, config.tableName, [tokenKey, ...user.keys], now());
+      const stored = refreshTokenOfItem(found.get(keyString(tokenKey)), hash);
+      // Only a real token's user fills the cache: a made-up hint reads, but remembers nothing.
+      if (stored?.user_id === hint) user.take((key) => found.get(keyString(key)));
+      return stored;
+    },
     async findUser(userId) {
-      return (
-        (await users.getOrLoad(userId, async () => userOfItem(await getItem(db, config.tableName, keys.user(userId), now())))) ?? undefined
-      );
+      return (await userReads.read(userId, undefined)).user;
     },
     async findUserByLogin(tenantId, login) {
       const markers = LOGIN_MARKERS.map(([kind, marker]) => keys.marker(marker, tenantId, userMarkerValue(kind, login)));
@@ -150,9 +158,7 @@ function caches(runtime: Runtime): RecordCaches {
       const owner = markers.map((k) => found.get(keyString(k))?.target_id).find((id) => typeof id === 'string');
       // Always a second, consistent read: the login path must see a block or a new password at once.
       const user = userOfItem(await getItem(db, config.tableName, keys.user(typeof owner === 'string' ? owner : NO_USER_ID), now()));
-      if (!user || user.tenant_id !== tenantId) return undefined;
-      users.set(user.id, user);
-      return user;
+      return user?.tenant_id === tenantId ? user : undefined;
     },
     keys: runtime.keys,
     revocations: runtime.revocations,
@@ -161,6 +167,7 @@ function caches(runtime: Runtime): RecordCaches {
       otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
       recordLogin: userLoginWrites(db, config.tableName),
     },
+    userTokens: userTokenReads(runtime),
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,
@@ -225,64 +232,110 @@ function caches(runtime: Runtime): RecordCaches {
 
     async preloadIntrospection(callerClientId, tokens) {
       // Warm (keys fresh, caller known): nothing worth folding, and the tokens are not even parsed;
-      // a new token's revocation entry is then one GetItem of its own, as before.
+      // a new token's revocation entry is then one GetItem of its own, as before (and a user
+      // token's user and family one BatchGetItem, when not cached).
       const keysFresh = (runtime.keys.stateFeed?.wanted().length ?? 0) === 0;
       if (keysFresh && (callerClientId === undefined || clients.get(callerClientId) !== undefined)) return;
-      const clientIds = new Set(callerClientId !== undefined && isStorableClientId(callerClientId) ? [callerClientId] : []);
-      const refs: RevocationRef[] = [];
-      for (const t of tokens) {
-        const ref = unverifiedRef(t);
-        if (ref) {
-          clientIds.add(ref.clientId);
-          refs.push(ref);
-        }
+      await preloadTokens(callerClientId, tokens, false);
+    },
+    preloadBearer: (token) => preloadTokens(undefined, [token], true),
+  };
+
+  /**
+   * One consistent BatchGetItem of what checking these tokens will look up and this container does
+   * not hold: the caller's client, each token's client, revocation entries, and for a user token
+   * its user and login family (user-token-records.ts), the signing-key states, and the secret
+   * box's data key for HS256 tokens; with `audiences`, also the Resource each token names by `aud`
+   * (in its `tenant_id`), unless that is the management API or `{issuer}/userinfo`, which are no
+   * stored Resource's. Chosen from unverified payloads: it only fills caches, and never remembers
+   * an absent marker (as `preload`).
+   */
+  async function preloadTokens(callerClientId: string | undefined, tokens: readonly string[], audiences: boolean): Promise<void> {
+    const clientIds = new Set(callerClientId !== undefined && isStorableClientId(callerClientId) ? [callerClientId] : []);
+    const refs: RevocationRef[] = [];
+    const userWants: UserTokenWant[] = [];
+    const markers: { rKey: string; key: Key }[] = [];
+    for (const t of tokens) {
+      const parts = unverifiedParts(t);
+      const ref = parts && unverifiedRef(parts);
+      if (!parts || !ref) continue;
+      clientIds.add(ref.clientId);
+      refs.push(ref);
+      const login = isUserToken(parts.payload) ? loginOf(parts.payload) : undefined;
+      if (login) userWants.push(deps.userTokens.want(login.userId, login.sid));
+      const { aud, tenant_id: tenantId } = parts.payload;
+      if (audiences && typeof aud === 'string' && aud !== `${config.issuer}/userinfo` && aud !== config.managementAudience) {
+        const marker = markerToRead(aud, typeof tenantId === 'string' ? tenantId : DEFAULT_TENANT_ID);
+        if (marker) markers.push(marker);
       }
-      const wantedClients = [...clientIds].filter((id) => clients.get(id) === undefined);
-      const feed = runtime.revocations.feed;
-      const wantedRevocations = feed ? refs.map((ref) => ({ ref, keys: feed.wanted(ref) })).filter((r) => r.keys.length > 0) : [];
-      if (!wantedClients.length && !wantedRevocations.length) return; // the key store reads for itself if it must
-      const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
-      // An HS256 token's Resource secret opens with the secret box's data key (once per container).
-      const dataKey = refs.some(verifiedByResource) ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
-      const readAt = now();
-      const found = await getItems(
-        db,
-        config.tableName,
-        [...wantedClients.map(keys.client), ...wantedRevocations.flatMap((r) => r.keys), ...keyStates, ...dataKey],
+    }
+    const wantedClients = [...clientIds].filter((id) => clients.get(id) === undefined);
+    const feed = runtime.revocations.feed;
+    const wantedRevocations = feed ? refs.map((ref) => ({ ref, keys: feed.wanted(ref) })).filter((r) => r.keys.length > 0) : [];
+    const wantedUsers = userWants.filter((w) => w.keys.length > 0);
+    if (!wantedClients.length && !wantedRevocations.length && !wantedUsers.length && !markers.length) return; // the key store reads for itself if it must
+    const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+    // An HS256 token's Resource secret opens with the secret box's data key (once per container).
+    const dataKey = refs.some(verifiedByResource) ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
+    const readAt = now();
+    const found = await getItems(
+      db,
+      config.tableName,
+      [
+        ...wantedClients.map(keys.client),
+        ...wantedRevocations.flatMap((r) => r.keys),
+        ...wantedUsers.flatMap((w) => w.keys),
+        ...markers.map((m) => m.key),
+        ...keyStates,
+        ...dataKey,
+      ],
+      readAt,
+    );
+    if (keyStates.length)
+      runtime.keys.stateFeed?.offer(
+        keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined),
         readAt,
       );
-      if (keyStates.length)
-        runtime.keys.stateFeed?.offer(
-          keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined),
-          readAt,
-        );
-      if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
-      for (const { ref } of wantedRevocations) feed!.offer(ref, (key) => found.get(keyString(key)));
-      await Promise.all(
-        wantedClients.map((id) =>
-          clients.getOrLoad(id, async () => {
-            const item = found.get(keyString(keys.client(id)));
-            return toClient(item ? await clientsRepo.clientWithGrantsOfItem(item) : undefined);
-          }),
-        ),
-      );
-    },
-  };
-  c = { clients, resources, users, deps };
+    if (dataKey.length) runtime.dataKeyFeed?.offer((k) => found.get(keyString(k)));
+    for (const { ref } of wantedRevocations) feed!.offer(ref, (key) => found.get(keyString(key)));
+    for (const w of wantedUsers) w.take((key) => found.get(keyString(key)));
+    await Promise.all([
+      ...markers.map(({ rKey, key }) => {
+        const marker = found.get(keyString(key));
+        return marker && resources.getOrLoad(rKey, async () => toResource(await resourcesRepo.tokenViewOfItem(marker)));
+      }),
+      ...wantedClients.map((id) =>
+        clients.getOrLoad(id, async () => {
+          const item = found.get(keyString(keys.client(id)));
+          return toClient(item ? await clientsRepo.clientWithGrantsOfItem(item) : undefined);
+        }),
+      ),
+    ]);
+  }
+  c = { clients, resources, deps };
   perRuntime.set(runtime, c);
   return c;
 }
 
-/** A JWT's revocation binding (jti, verifier, client), unverified: only ever used to choose what to read. */
-function unverifiedRef(token: string): RevocationRef | undefined {
+type TokenParts = { header: Record<string, unknown>; payload: Record<string, unknown> };
+
+/** A JWT's header and payload, unverified: only ever used to choose what to read. */
+function unverifiedParts(token: string): TokenParts | undefined {
   const [header, payload] = token.length <= 8192 ? token.split('.') : [];
   if (!header || !payload) return undefined;
   try {
-    const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const ref = revocationRef(decode(header), decode(payload));
-    if (!ref || !/^[A-Za-z0-9._~-]{1,128}$/.test(ref.jti) || !isStorableClientId(ref.clientId)) return undefined;
-    return ref;
+    const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
+    const parts = { header: decode(header), payload: decode(payload) };
+    return isObject(parts.header) && isObject(parts.payload) ? (parts as TokenParts) : undefined;
   } catch {
     return undefined;
   }
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+
+/** A JWT's revocation binding (jti, verifier, client), unverified. */
+function unverifiedRef({ header, payload }: TokenParts): RevocationRef | undefined {
+  const ref = revocationRef(header, payload);
+  return ref && /^[A-Za-z0-9._~-]{1,128}$/.test(ref.jti) && isStorableClientId(ref.clientId) ? ref : undefined;
 }

@@ -8,7 +8,8 @@ import { issueUserTokens, type UserTokenInput } from '../../shared/oauth/user-to
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { refreshTokenHash } from '../../shared/store/refresh-tokens-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
-import { forgetUser, oauthDeps } from '../../shared/store/token-path-records.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { forgetUser } from '../../shared/store/user-token-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { putUser, updateUser } from '../support/user-items.ts';
@@ -84,7 +85,7 @@ describe('user tokens from the core (API.md §7.1)', () => {
     expect(tokens).toEqual({
       access_token: expect.any(String),
       id_token: expect.any(String),
-      refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{64}$/),
       token_type: 'Bearer',
       expires_in: 3600,
       scope: 'openid profile email offline_access',
@@ -211,7 +212,7 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     const firstId = await jwtVerify(first.id_token!, jwks);
     client.enableNonRepudiationChecks(rp.config); // openid-client verifies the ID token's signature against our JWKS (kid)
     const next = await client.refreshTokenGrant(rp.config, first.refresh_token!);
-    expect(next.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(next.refresh_token).toMatch(/^[A-Za-z0-9_-]{64}$/);
     expect(next.refresh_token).not.toBe(first.refresh_token);
     const claims = next.claims()!; // openid-client checked iss, aud, exp, iat, sub
     expect(claims).toMatchObject({
@@ -250,6 +251,14 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
       expect(a.body).toMatchObject(invalidGrant);
       expect(a.headers.get('cache-control')).toBe('no-store');
     }
+    // The losers presented a token that was (being) rotated: that is reuse (RFC 9700 §4.14.2: the
+    // server cannot tell which caller is legitimate), so the family is revoked, the winner's
+    // new refresh token included (docs/tokens.md "Refresh tokens").
+    const { payload } = await jwtVerify(ok[0]!.body.access_token, jwks);
+    expect(await storedItem(keys.refreshFamily(payload.sid as string))).toMatchObject({ revoked: true });
+    expect(await refresh(ok[0]!.body.refresh_token)).toMatchObject({ status: 400, body: invalidGrant });
+    const rotated = await storedItem(keys.refreshToken(refreshTokenHash(refresh_token!)));
+    expect(rotated).toMatchObject({ rotated_at: expect.any(String) });
   });
 
   it('reuse of a rotated token revokes the family: the newer refresh token fails, the family access tokens turn inactive', async () => {
@@ -258,11 +267,16 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     const second = await refresh(first.refresh_token!);
     expect(second.status).toBe(200);
     const { payload } = await jwtVerify(second.body.access_token, jwks);
-    expect((await introspect(second.body.access_token)).active).toBe(true);
 
     expect(await refresh(first.refresh_token!)).toMatchObject({ status: 400, body: invalidGrant }); // reuse
     expect(await storedItem(keys.refreshFamily(payload.sid as string))).toMatchObject({ revoked: true, revoked_at: expect.any(String) });
     expect(await refresh(second.body.refresh_token)).toMatchObject({ status: 400, body: invalidGrant });
+    // Decision 3: every access token of the family (same `sid`) is inactive
+    expect(await introspect(first.access_token)).toEqual({ active: false });
+    expect(await introspect(second.body.access_token)).toEqual({ active: false });
+    // ...and a login of the same user with another sid is untouched
+    const other = await login(user, { scope: 'openid' });
+    expect((await introspect(other.access_token)).active).toBe(true);
   });
 
   it('scope may only narrow (RFC 6749 §6): narrower works and the next refresh token keeps the full scope; wider is invalid_scope', async () => {
@@ -326,7 +340,7 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     const t = await login(user, { scope: 'offline_access' });
     const other = await relyingParty(['refresh_token']);
     expect(await refresh(t.refresh_token!, {}, basicAuth(other.id, other.secret))).toMatchObject({ status: 400, body: invalidGrant });
-    expect(await refresh('x'.repeat(43))).toMatchObject({ status: 400, body: invalidGrant });
+    expect(await refresh('x'.repeat(64))).toMatchObject({ status: 400, body: invalidGrant });
     const noGrant = await relyingParty(['client_credentials']);
     expect((await refresh(t.refresh_token!, {}, basicAuth(noGrant.id, noGrant.secret))).body.error).toBe('unauthorized_client');
     expect((await post('/token', { grant_type: 'refresh_token' })).body).toMatchObject({
@@ -353,6 +367,27 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     );
     expect(await refresh(s.refresh_token!, {}, basicAuth(short.id, short.secret))).toMatchObject({ status: 400, body: invalidGrant });
   });
+  it('a public client refreshes with its client_id alone (RFC 6749 §6), and only its own tokens', async () => {
+    const created = await call('POST', '/clients', {
+      body: { client_name: 'public rp', is_public: true, client_metadata: { grant_types: ['refresh_token'] } },
+    });
+    expect(created.status).toBe(201);
+    const user = await putUser(runtime());
+    const t = await login(user, { scope: 'openid offline_access' }, {}, created.body.id);
+    const asPublic = (refresh_token: string) =>
+      fetch(`${svc.url}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form({ grant_type: 'refresh_token', refresh_token, client_id: created.body.id }),
+      });
+    const res = await asPublic(t.refresh_token!);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, string>;
+    expect(body.refresh_token).toEqual(expect.any(String));
+    expect((await jwtVerify(body.id_token!, jwks, { audience: created.body.id })).payload.sub).toBe(user.id);
+    const confidentialToken = (await login(user, { scope: 'offline_access' })).refresh_token!;
+    expect(await (await asPublic(confidentialToken)).json()).toMatchObject(invalidGrant);
+  });
 });
 
 describe('/revoke of refresh tokens (RFC 7009)', () => {
@@ -365,6 +400,7 @@ describe('/revoke of refresh tokens (RFC 7009)', () => {
     expect(await refresh(a.refresh_token!)).toMatchObject({ status: 400, body: invalidGrant });
     const sid = (await jwtVerify(a.access_token, jwks)).payload.sid as string;
     expect(await storedItem(keys.refreshFamily(sid))).toMatchObject({ revoked: true });
+    expect(await introspect(a.access_token)).toEqual({ active: false }); // RFC 7009 §2.1: the grant's access tokens too
 
     const b = await login(user, { scope: 'offline_access' });
     const json = await fetch(`${svc.url}/revoke`, {

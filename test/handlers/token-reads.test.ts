@@ -16,7 +16,7 @@ import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
 import { revocationRef } from '../../shared/tokens/revocation-ref.ts';
-import { createTestTable, TEST_BUDGET, type TestTable } from '../support/dynamodb.ts';
+import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { createTenant } from '../support/management-api.ts';
 import { testRuntime } from '../support/test-runtime.ts';
@@ -59,15 +59,7 @@ async function apiFor(tenantId: string, alg: 'ES256' | 'RS256' | 'HS256') {
 
 /** A cold container whose DynamoDB commands are recorded, with a clock the test moves. */
 function coldContainer() {
-  const commands: string[] = [];
-  const db = createDocumentClient({ region: 'local', endpoint: table.endpoint, budget: TEST_BUDGET });
-  db.middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(context.commandName ?? 'unknown');
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCommands' },
-  );
+  const { db, commands } = recordingClient(table);
   let clock = Date.now();
   const runtime = createRuntime(setup.config, { db, now: () => new Date(clock) });
   const token = async (clientId: string, audience: string) => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as rotate } from '../../functions/keys/rotate-keys.ts';
 import { handler as discovery } from '../../functions/oauth/discovery.ts';
 import { handler as jwks } from '../../functions/oauth/jwks.ts';
+import { USERINFO_CLAIMS } from '../../shared/oauth/user-tokens/user-claims.ts';
 import { createRuntime, type Runtime, setRuntime } from '../../shared/runtime.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { claims, ISSUER, localConfig } from './support/key-test-env.ts';
@@ -94,6 +95,9 @@ describe('well-known handlers', () => {
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       revocation_endpoint: `${ISSUER}/revoke`,
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      userinfo_endpoint: `${ISSUER}/userinfo`,
+      scopes_supported: ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'],
+      claims_supported: USERINFO_CLAIMS,
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['ES256', 'RS256'],
       service_documentation: 'https://docs.example.test',
@@ -111,5 +115,13 @@ describe('well-known handlers', () => {
     const config = await client.discovery(new URL(ISSUER), 'client-1', 'secret', undefined, { [client.customFetch]: fetchLocal });
     expect(config.serverMetadata().token_endpoint).toBe(`${ISSUER}/token`);
     expect(config.serverMetadata().jwks_uri).toBe(`${ISSUER}/.well-known/jwks.json`);
+    // OIDC Discovery §3: what a relying party needs to call /userinfo and check ID tokens.
+    expect(config.serverMetadata().userinfo_endpoint).toBe(`${ISSUER}/userinfo`);
+    expect(config.serverMetadata().scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'address', 'phone']));
+    expect(config.serverMetadata().claims_supported).toEqual(
+      expect.arrayContaining(['sub', 'email', 'email_verified', 'phone_number', 'phone', 'birthdate', 'birthday', 'updated_at']),
+    );
+    expect(config.serverMetadata().id_token_signing_alg_values_supported).toContain('RS256');
+    expect(config.serverMetadata().subject_types_supported).toEqual(['public']);
   });
 });

@@ -35,3 +35,17 @@ export async function createTestTable(prefix = 'test'): Promise<TestTable> {
   await ensureTable(endpoint, tableName);
   return { endpoint, tableName, db: createDocumentClient({ region: 'local', endpoint, budget: TEST_BUDGET }) };
 }
+
+/** A client of the test table that records the name of every command it sends (for read/write counts). */
+export function recordingClient(table: TestTable): { db: DynamoDBDocumentClient; commands: string[] } {
+  const commands: string[] = [];
+  const db = createDocumentClient({ region: 'local', endpoint: table.endpoint, budget: TEST_BUDGET });
+  db.middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(context.commandName ?? 'unknown');
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return { db, commands };
+}

@@ -21,10 +21,10 @@ import { defineGrant } from './token-grant.ts';
  */
 export const refreshToken = defineGrant({
   name: 'refresh_token',
-  params: v.looseObject({ refresh_token: v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(512)) }),
+  params: v.looseObject({ refresh_token: v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(256)) }),
 
   async handle({ client }, request, deps) {
-    const stored = await deps.refreshTokens.find(request.refresh_token);
+    const stored = await deps.findRefreshToken(request.refresh_token);
     if (!stored || stored.client_id !== client.id) return refuseRefresh('unknown', undefined, deps);
     if (stored.expires_at && Date.parse(stored.expires_at) <= deps.now().getTime()) return refuseRefresh('expired', undefined, deps);
     if (stored.rotated_at) return refuseRefresh('reused', stored.family_id, deps);

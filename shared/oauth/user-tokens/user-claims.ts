@@ -19,6 +19,23 @@ const PROFILE_FIELDS = [
 
 type Claims = Record<string, unknown>;
 
+/** Every claim `/userinfo` can answer (its `fields` names), `sub` first. */
+export const USERINFO_CLAIMS = [
+  'sub',
+  ...PROFILE_FIELDS,
+  'preferred_username',
+  'birthdate',
+  'birthday',
+  'updated_at',
+  'email',
+  'email_verified',
+  'address',
+  'phone_number',
+  'phone_number_verified',
+  'phone',
+  'phone_verified',
+] as const;
+
 const present = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
 
 /** Sets `name` only when the value is there: a claim without a value is left out (OIDC Core §5.3.2). */

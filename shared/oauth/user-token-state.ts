@@ -1,0 +1,76 @@
+import type { UserRecord } from '../records/user-record.ts';
+import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
+
+type Item = Record<string, unknown>;
+
+/** Ids we could have stored: bounded and printable, like client ids (authenticate-client.ts). */
+const STORABLE_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+type ItemKey = { PK: string; SK: string };
+
+/** What decides whether a user's token still counts, as read (store/user-token-records.ts). */
+export interface UserTokenRecords {
+  user: UserRecord | undefined;
+  /** The token's login family (`sid`) was revoked: a rotated refresh token of it came back (API.md §7.1). */
+  familyRevoked: boolean;
+}
+
+/** The items a check still lacks here, and how to take them once read (so a preload can fold them into its own read). */
+export interface UserTokenWant {
+  keys: ItemKey[];
+  take(found: (key: ItemKey) => Item | undefined): UserTokenRecords;
+}
+
+/** The reads behind a user-token check: through 1 s caches, both items in one call when cold. */
+export interface UserTokenReads {
+  read(userId: string, sid: string | undefined): Promise<UserTokenRecords>;
+  want(userId: string, sid: string | undefined): UserTokenWant;
+}
+
+/**
+ * Plan decision 1: a token acts for a user when its `sub` is not its client (client_credentials
+ * tokens carry `sub = client_id`; both are UUIDs and a user id never equals a client id).
+ */
+export const isUserToken = (claims: { sub?: unknown; client_id?: unknown }): boolean =>
+  typeof claims.sub === 'string' && claims.sub !== claims.client_id;
+
+/**
+ * The user and login (`sid`, its refresh family id: plan decision 2) a user token names, or
+ * undefined when they are not ids we could have stored (bounded like client ids, so junk from a
+ * token forged under an HS256 Resource's secret never reaches the table). A token with no `sid`
+ * is judged on its user alone.
+ */
+export function loginOf(claims: { sub?: unknown; sid?: unknown }): { userId: string; sid: string | undefined } | undefined {
+  const { sub, sid } = claims;
+  if (typeof sub !== 'string' || !STORABLE_ID.test(sub)) return undefined;
+  if (sid === undefined) return { userId: sub, sid: undefined };
+  return typeof sid === 'string' && STORABLE_ID.test(sid) ? { userId: sub, sid } : undefined;
+}
+
+/**
+ * Whether a verified user token still counts, from what was read for it (plan decision 3, API.md
+ * §7.1): its user exists, in the token's tenant, and is not blocked; the token was issued in or
+ * after the whole second of the user's `tokens_revoked_at` (`iat` has no finer grain, so a token
+ * minted in that very second survives it); and its login family is not revoked.
+ * Returns the user when it does.
+ */
+export function activeUser(claims: AccessTokenClaims, records: UserTokenRecords): UserRecord | undefined {
+  const { user, familyRevoked } = records;
+  if (!user || user.blocked || familyRevoked) return undefined;
+  // A token names its tenant: a user of another tenant (an id forged under an HS256 Resource's
+  // secret, which a tenant may choose) is not its user.
+  if (claims.tenant_id !== undefined && claims.tenant_id !== user.tenant_id) return undefined;
+  if (user.tokens_revoked_at !== undefined) {
+    const revokedAt = Math.floor(Date.parse(user.tokens_revoked_at) / 1000);
+    if (!(claims.iat >= revokedAt)) return undefined; // NaN (an unreadable time) fails closed
+  }
+  return user;
+}
+
+/**
+ * The user of a verified token that acts for a user, when the token still counts; undefined when it
+ * does not. Storage errors propagate (503), never an answer (DESIGN.md §3.8).
+ */
+export async function activeTokenUser(claims: AccessTokenClaims, reads: UserTokenReads): Promise<UserRecord | undefined> {
+  const login = loginOf(claims);
+  return login ? activeUser(claims, await reads.read(login.userId, login.sid)) : undefined;
+}

@@ -1,0 +1,20 @@
+import { httpHandler } from '../http/http-handler.ts';
+import { jsonResponse, NO_STORE } from '../http/response.ts';
+import { oauthDeps } from '../store/token-path-records.ts';
+import { pickFields } from './introspection-request.ts';
+import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
+import { userInfo } from './userinfo.ts';
+import { presentedToken, UserinfoBodySchema, UserinfoQuerySchema } from './userinfo-request.ts';
+
+/** GET and POST /userinfo (OIDC Core §5.3, spec 4.2 Get user info): the user's claims, never cached (`no-store`). */
+export const userinfoHandler = httpHandler(
+  { oauth: true, quietSuccess: true, body: UserinfoBodySchema, query: UserinfoQuerySchema },
+  async (req) => {
+    const deps = oauthDeps(req.runtime);
+    const token = presentedToken(req.route.method, req.headers, req.body);
+    // At most one DynamoDB read: what the checks below need and the caches lack (docs/tokens.md "/userinfo").
+    if (token !== undefined) await deps.preloadBearer(token);
+    const claims = await userInfo(token, deps);
+    return jsonResponse(200, pickFields(claims, req.query.fields, USERINFO_CLAIMS, 'sub'), NO_STORE);
+  },
+);

@@ -1,0 +1,124 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as tokenHandler } from '../../functions/oauth/token.ts';
+import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
+import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
+import { issueUserTokens } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
+import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
+import type { UserRecord } from '../../shared/records/user-record.ts';
+import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
+import { clientsRepository } from '../../shared/store/clients-repository.ts';
+import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/events.ts';
+import { testRuntime } from '../support/test-runtime.ts';
+import { putUser } from '../support/user-items.ts';
+
+/**
+ * Issue 11 "Done when": a warm refresh costs at most one DynamoDB read and one write. A container
+ * with its caches warm (client, keys) but never having seen the user: the refresh token and its
+ * user come in ONE BatchGetItem (the token's value names the user), the rotation is ONE
+ * TransactWriteItems. Every DynamoDB command the container sends is recorded.
+ */
+const ACTOR = '019b0000-0000-7000-8000-0000000000bb';
+const SECRET = 'refresh-read-secret-0123456789abcdefghijklmnopqrstuv';
+
+let table: TestTable;
+let setup: Runtime;
+let clientId: string;
+
+beforeAll(async () => {
+  table = await createTestTable('refreshreads');
+  setup = testRuntime(table);
+  await rotateKeys({ config: setup.config, db: setup.db, now: setup.now });
+  await bootstrap({
+    db: setup.db,
+    tableName: setup.config.tableName,
+    secretBox: setup.secretBox,
+    now: setup.now,
+    managementAudience: setup.config.managementAudience,
+  });
+  const client = await clientsRepository(setup.db, setup.config.tableName, setup.now, setup.secretBox).create(
+    {
+      tenant_id: DEFAULT_TENANT_ID,
+      client_name: 'refresh reads',
+      client_secret: SECRET,
+      client_metadata: { grant_types: ['refresh_token'] },
+    },
+    ACTOR,
+  );
+  clientId = client.id;
+});
+
+/** A container whose DynamoDB commands are recorded. */
+function container() {
+  const { db, commands } = recordingClient(table);
+  const runtime = createRuntime(setup.config, { db });
+  const refresh = async (refresh_token: string) => {
+    const res = await runWithRuntime(runtime, () =>
+      tokenHandler(
+        restEvent({
+          method: 'POST',
+          resource: '/token',
+          headers: {
+            'Content-Type': 'application/x-www-form-urlencoded',
+            Authorization: `Basic ${Buffer.from(`${clientId}:${SECRET}`).toString('base64')}`,
+          },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token }).toString(),
+        }),
+        lambdaContext,
+      ),
+    );
+    return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, string> };
+  };
+  return { commands, refresh, runtime };
+}
+
+async function loginOf(user: UserRecord, scope: string): Promise<string> {
+  const deps = oauthDeps(setup);
+  const tokens = await issueUserTokens({ client: (await deps.findClient(clientId))!, user, request: { scope }, authTime: 1 }, deps);
+  return tokens.refresh_token!;
+}
+
+describe('DynamoDB calls of a refresh', () => {
+  for (const scope of ['offline_access', 'openid profile offline_access']) {
+    it(`${scope}: warm, a user never seen: ONE BatchGetItem (token + user) and ONE TransactWriteItems`, async () => {
+      const c = container();
+      // Warm the container (client, signing keys) with another user's refresh.
+      expect((await c.refresh(await loginOf(await putUser(setup), scope))).status).toBe(200);
+      const token = await loginOf(await putUser(setup, { name: 'Counted' }), scope);
+      c.commands.length = 0;
+      const res = await c.refresh(token);
+      expect(res.status).toBe(200);
+      expect(res.body.refresh_token).toEqual(expect.any(String));
+      expect(c.commands).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand']);
+
+      // The same user again within the record TTL (1 s): the token alone, one GetItem.
+      c.commands.length = 0;
+      expect((await c.refresh(res.body.refresh_token!)).status).toBe(200);
+      expect(c.commands).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
+    });
+  }
+
+  it('a made-up token costs one read and writes nothing', async () => {
+    const c = container();
+    expect((await c.refresh(await loginOf(await putUser(setup), 'offline_access'))).status).toBe(200);
+    c.commands.length = 0;
+    expect((await c.refresh('A'.repeat(64))).body.error).toBe('invalid_grant');
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+  });
+
+  it('findUserByLogin: the three markers in ONE BatchGetItem, then ONE GetItem of the user, for a known or an unknown login', async () => {
+    const user = await putUser(setup, { username: `counted${Date.now()}`, phone_number: '+15550003333' });
+    const c = container();
+    const deps = oauthDeps(c.runtime);
+    for (const login of [user.email!, user.username!, user.phone_number!]) {
+      c.commands.length = 0;
+      expect((await deps.findUserByLogin(DEFAULT_TENANT_ID, login))?.id).toBe(user.id);
+      expect(c.commands, login).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
+    }
+    c.commands.length = 0;
+    expect(await deps.findUserByLogin(DEFAULT_TENANT_ID, 'nobody-at-all@example.com')).toBeUndefined();
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'GetItemCommand']); // the same work (API.md §7.3)
+  });
+});
