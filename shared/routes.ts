@@ -23,9 +23,11 @@ export interface Access {
 /**
  * `none`: public. `client`: the use case authenticates the caller itself (its client, RFC 6749
  * §2.3; or, at `/userinfo`, its bearer token).
- * `bearer`: an access token of this service (DESIGN §4, API.md §4), with `scope` when given.
+ * `bearer`: an access token of this service (DESIGN §4, API.md §4), with `scope` when given; with
+ * `self`, a user's own token also passes when the path parameter of that name is the user's id
+ * (API.md §7.6 "self" routes, shared/http/authenticate.ts).
  */
-export type AuthRule = { type: 'none' } | { type: 'client' } | { type: 'bearer'; scope?: string };
+export type AuthRule = { type: 'none' } | { type: 'client' } | { type: 'bearer'; scope?: string; self?: string };
 
 export interface Route {
   readonly method: HttpMethod;
@@ -94,7 +96,15 @@ const bearer = (scope?: string): AuthRule => (scope ? { type: 'bearer', scope } 
 const M = '/identity/v1';
 
 /** One route of a management group: method, path below the group, handler module, scope, access. */
-export type GroupRoute = readonly [method: HttpMethod, path: string, handler: string, scope: string, access: Access];
+export type GroupRoute = readonly [
+  method: HttpMethod,
+  path: string,
+  handler: string,
+  scope: string,
+  access: Access,
+  /** `self: 'user_id'`: the scope, or the user that path parameter names with its own token. */
+  options?: { self: string },
+];
 
 /**
  * The routes of one management group (API.md §6), e.g. `clients`: paths under
@@ -104,11 +114,11 @@ export type GroupRoute = readonly [method: HttpMethod, path: string, handler: st
  * plus its handler modules (docs/adding-a-management-group.md).
  */
 export function managementGroup(group: string, rows: readonly GroupRoute[], common: Partial<Pick<Route, 'throttle'>> = {}): Route[] {
-  return rows.map(([method, path, handler, scope, access]) => ({
+  return rows.map(([method, path, handler, scope, access, options]) => ({
     method,
     path: `${M}/${group}${path}`,
     handler: `functions/${group}/${handler}`,
-    auth: bearer(scope.includes(':') ? scope : `${scope}:${group}`),
+    auth: { ...bearer(scope.includes(':') ? scope : `${scope}:${group}`), ...(options ? { self: options.self } : {}) },
     access,
     ...common,
   }));
@@ -197,6 +207,21 @@ export const ROUTES: readonly Route[] = [
     ['GET', '/{resource_id}/clients', 'list-resource-clients', 'read', LIST],
     ['POST', '/{resource_id}/clients', 'authorize-resource-clients', 'update', WRITE],
     ['DELETE', '/{resource_id}/clients', 'revoke-resource-clients', 'update', WRITE],
+  ]),
+
+  // Users (API.md §6, §7.5, §7.6; docs/management-users.md). Password and OTP are "self" routes.
+  ...managementGroup('users', [
+    ['GET', '', 'list-users', 'read', LIST],
+    ['POST', '', 'create-user', 'create', WRITE],
+    ['GET', '/{user_id}', 'get-user', 'read', READ],
+    ['PATCH', '/{user_id}', 'update-user', 'update', WRITE],
+    ['PUT', '/{user_id}', 'update-user', 'update', WRITE],
+    ['DELETE', '/{user_id}', 'delete-user', 'delete', WRITE],
+    ['POST', '/{user_id}/block', 'block-user', 'update', WRITE],
+    ['POST', '/{user_id}/unblock', 'unblock-user', 'update', WRITE],
+    ['PUT', '/{user_id}/password', 'set-user-password', 'update', WRITE, { self: 'user_id' }],
+    ['POST', '/{user_id}/otp', 'enroll-user-otp', 'update', SECRETS, { self: 'user_id' }],
+    ['DELETE', '/{user_id}/otp', 'remove-user-otp', 'update', WRITE, { self: 'user_id' }],
   ]),
 ];
 

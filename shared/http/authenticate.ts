@@ -16,6 +16,18 @@ const invalidToken = (message = 'The access token is missing, invalid, expired o
 export interface Caller {
   claims: AccessTokenClaims;
   scopes: ReadonlySet<string>;
+  /**
+   * A user token (`sub` ≠ `client_id`) whose user is the one the route's `self` path parameter
+   * names: on a route whose rule allows it, this stands in for the route's scope (API.md §7.6).
+   */
+  self?: boolean;
+}
+
+/** Does the token's user name itself in the route's `self` path parameter? Ids compare without case (UUIDs). */
+function isSelf(rule: Route['auth'], claims: AccessTokenClaims, pathParameters: Record<string, string | undefined>): boolean {
+  if (rule.type !== 'bearer' || rule.self === undefined || !isUserToken(claims)) return false;
+  const named = pathParameters[rule.self];
+  return named !== undefined && named.toLowerCase() === claims.sub.toLowerCase();
 }
 
 /** RFC 6750 §2.1: `Authorization: Bearer <token>`; the scheme is case-insensitive. */
@@ -26,13 +38,16 @@ export function bearerToken(headers: Record<string, string | undefined>): string
 
 /**
  * Enforces the route's auth rule from the route table. Management routes need a token for the
- * management API (API.md §4) carrying the route's scope; health needs any valid token of ours.
+ * management API (API.md §4) carrying the route's scope, or, where the route's rule names a `self`
+ * path parameter, a user's own token for that user (API.md §7.6; the management pipeline then
+ * checks the user's tenant); health needs any valid token of ours.
  * On management routes a revoked token (by jti) is refused like an expired one.
  */
 export async function authenticate(
   route: Route,
   headers: Record<string, string | undefined>,
   runtime: Runtime,
+  pathParameters: Record<string, string | undefined> = {},
 ): Promise<Caller | undefined> {
   if (route.auth.type !== 'bearer') return undefined;
   const token = bearerToken(headers);
@@ -58,6 +73,7 @@ export async function authenticate(
     if (isUserToken(claims) && !(await activeTokenUser(claims, userTokenReads(runtime)))) throw invalidToken();
   }
   const scopes = new Set((claims.scope ?? '').split(' ').filter(Boolean));
-  if (route.auth.scope && !scopes.has(route.auth.scope)) throw insufficientScope(route.auth.scope);
-  return { claims, scopes };
+  const self = isSelf(route.auth, claims, pathParameters);
+  if (route.auth.scope && !scopes.has(route.auth.scope) && !self) throw insufficientScope(route.auth.scope);
+  return self ? { claims, scopes, self } : { claims, scopes };
 }

@@ -83,7 +83,7 @@ export function httpHandler<
   const core = async (event: HttpEvent, context: Context): Promise<HttpResponse> => {
     const runtime = getRuntime();
     const route = findRoute(event.httpMethod, event.resource);
-    const caller = await authenticate(route, event.headers as Record<string, string | undefined>, runtime);
+    const caller = await authenticate(route, event.headers as Record<string, string | undefined>, runtime, event.pathParameters ?? {});
     const req = {
       body: spec.body ? validate(spec.body, event.body ?? {}, 'body') : undefined,
       query: spec.query ? validate(spec.query, queryParameters(event), 'query') : undefined,

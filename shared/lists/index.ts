@@ -9,6 +9,7 @@ export { clientsCollection } from './collections/clients.ts';
 export { clientPermissionsCollection, clientResourcesCollection, resourceClientsCollection } from './collections/links.ts';
 export { resourcesCollection } from './collections/resources.ts';
 export { scopesCollection } from './collections/scopes.ts';
+export { usersCollection } from './collections/users.ts';
 export { type ListCollectionInput, type ListEnvelope, listCollection } from './list-collection.ts';
 export { type FilterTerm, LIST_LIMITS, type ListParams, type RecordParams } from './list-params.ts';
 export { listQuerySchema, recordQuerySchema } from './list-query-schema.ts';

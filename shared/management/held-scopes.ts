@@ -1,6 +1,7 @@
 import { insufficientScope } from '../errors.ts';
 import type { Caller } from '../http/authenticate.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import { isUserToken } from '../oauth/user-token-state.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 
 /**
@@ -12,16 +13,18 @@ import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
  * The route's scope is checked against this set (403 `insufficient_scope`), and the no-escalation
  * rule (no-escalation.ts) compares grants with it.
  *
- * Only client tokens (`sub` = `client_id`, client_credentials) are narrowed: their scopes come
- * from Client Permissions. User tokens for the management API (tenant admins) bring their own rule.
+ * Client tokens (`sub` = `client_id`, client_credentials) are narrowed to their Client
+ * Permissions. A user token (`sub` ≠ `client_id`) holds NO management scope until RBAC (issue 12)
+ * gives users permissions: its client's permissions never apply to it (API.md §7.1), whatever its
+ * `scope` claim says. It reaches only the "self" routes, as the user the path names (`caller.self`).
  */
 export async function heldScopes(
   caller: Caller,
   routeScope: string | undefined,
   deps: Pick<OAuthDeps, 'findClient' | 'findResource' | 'managementAudience'>,
 ): Promise<ReadonlySet<string>> {
-  let held = caller.scopes;
-  if (caller.claims.sub === caller.claims.client_id) {
+  let held: ReadonlySet<string> = new Set<string>();
+  if (!isUserToken(caller.claims)) {
     const [client, api] = await Promise.all([
       deps.findClient(caller.claims.client_id),
       deps.findResource(DEFAULT_TENANT_ID, deps.managementAudience),
@@ -30,6 +33,6 @@ export async function heldScopes(
     const names = new Set([...granted].map((id) => api?.scope_names[id]));
     held = new Set([...caller.scopes].filter((s) => names.has(s)));
   }
-  if (routeScope && !held.has(routeScope)) throw insufficientScope(routeScope);
+  if (routeScope && !held.has(routeScope) && !caller.self) throw insufficientScope(routeScope);
   return held;
 }

@@ -22,7 +22,7 @@ export function managementHandler<
 >(spec: HandlerSpec<B, Q, P>, run: (req: ManagementRequest<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>) {
   return httpHandler(spec, async (req) => {
     const oauth = oauthDeps(req.runtime);
-    const tenancy = await managementContext(req.caller, req.headers, req.runtime.config.multiTenant, oauth.findClient);
+    const tenancy = await managementContext(req.caller, req.headers, req.runtime.config.multiTenant, oauth.findClient, oauth.findUser);
     const scopes = await heldScopes(req.caller!, req.route.auth.type === 'bearer' ? req.route.auth.scope : undefined, oauth);
     // Every later scope test (read:client_keys, no escalation, ...) sees what the caller holds now.
     const caller = { ...req.caller!, scopes };

@@ -71,6 +71,27 @@ export interface UserRecord extends AuditFields, UserProfile {
   version: number;
 }
 
+/** The profile fields in the order a User shows them (API.md §6). */
+export const USER_PROFILE_FIELDS = [
+  'email',
+  'email_verified',
+  'username',
+  'phone_number',
+  'phone_verified',
+  'name',
+  'given_name',
+  'family_name',
+  'middle_name',
+  'nickname',
+  'picture',
+  'website',
+  'gender',
+  'birthdate',
+  'zoneinfo',
+  'locale',
+  'address',
+] as const satisfies readonly (keyof UserProfile)[];
+
 /** Attributes of the stored item that no caller ever sees (the presenter drops them). */
 export const USER_STORAGE_ONLY = ['password_hash', 'tokens_revoked_at', 'version'] as const;
 
@@ -83,3 +104,30 @@ export type UserLoginKind = 'email' | 'username' | 'phone_number';
  * `alice` are one user); a phone number is stored as given (E.164 is checked on input).
  */
 export const userMarkerValue = (kind: UserLoginKind, value: string): string => (kind === 'phone_number' ? value : value.toLowerCase());
+
+/** What `create` stores: the profile, the flags a caller may set, and an already hashed password. */
+export interface NewUser extends UserProfile {
+  id?: string;
+  tenant_id: string;
+  email_verified?: boolean;
+  phone_verified?: boolean;
+  user_metadata?: Record<string, unknown>;
+  app_metadata?: KeyValue[];
+  blocked?: boolean;
+  /** argon2id PHC string (the caller hashes; the store never sees a plaintext password). */
+  password_hash?: string;
+}
+
+/**
+ * A merge PATCH of a user (API.md §6). Objects merge (`address`, `user_metadata`), arrays and
+ * scalars replace; `null` on an optional profile field removes it (and frees its marker).
+ */
+export type UserPatch = {
+  [K in keyof UserProfile]?: K extends 'address' ? { [A in keyof UserAddress]?: string | null } | null : UserProfile[K] | null;
+} & {
+  user_metadata?: Record<string, unknown>;
+  app_metadata?: KeyValue[];
+};
+
+/** The login identifiers with the field that holds each, in the order a 409 names them. */
+export const USER_LOGIN_KINDS: readonly UserLoginKind[] = ['email', 'username', 'phone_number'];

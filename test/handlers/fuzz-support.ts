@@ -76,6 +76,9 @@ export interface Seeds {
   /** A non-global client of `otherTenantId` and its all-scopes management token. */
   tenantClientId: string;
   tenantToken: string;
+  /** A user of the default tenant (with a password) and its own management-API token (self routes). */
+  userId: string;
+  userToken: string;
 }
 
 export interface World {
@@ -342,7 +345,16 @@ export async function createWorld(prefix: string): Promise<World> {
       tenant_id: otherTenantId,
       scope: MANAGEMENT_SCOPES.join(' '),
     });
+    const user = await ok(
+      call('POST', `${M}/users`, null, { email: `fuzz-${i}-${randomUUID()}@example.com`, password: `Fuzz-password-${randomUUID()}` }),
+      201,
+      'seed user',
+    );
+    // A user's token (sub = the user, client_id = the Default Client), as the user-token core mints them.
+    const userToken = await sign({ sub: user.id, client_id: defaultClientId, scope: 'update:users' });
     return {
+      userId: user.id,
+      userToken,
       clientId: client.id,
       publicClientId: publicClient.id,
       resourceId: resource.id,
@@ -475,8 +487,21 @@ const IDENTIFIER_LOOKALIKES = [
   'https://bücher.example/€',
 ];
 
+/** Valid values of the Users profile fields whose checks no generic generator meets (Intl, shapes). */
+const USER_FIELD_HINTS: Record<string, Hint> = {
+  zoneinfo: fc.constantFrom('UTC', 'Europe/Paris', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5'),
+  locale: fc.constantFrom('en', 'en-US', 'zh-Hant-TW', 'sr-Latn'),
+  birthdate: fc.constantFrom('1990-01-31', '0000-02-29', '1985', '2000-02-29'),
+  email: fc.uuid().map((u) => `fz-${u}@example.com`),
+  username: fc.uuid().map((u) => `fz.${u.slice(0, 8)}`),
+  phone_number: fc.integer({ min: 1_000_000, max: 9_999_999 }).map((n) => `+1415${n}`),
+  picture: fc.constantFrom('https://example.com/p.png', 'http://cdn.example/a b'.replace(' ', '%20')),
+  website: fc.webUrl(),
+};
+
 function bodyHints(ids: IdPools): Record<string, Hint> {
   return {
+    ...USER_FIELD_HINTS,
     tenant_id: fc.oneof({ weight: 4, arbitrary: fc.constant(DEFAULT_TENANT_ID) }, { weight: 1, arbitrary: ids.tenant }),
     resource_id: ids.resource,
     'resources[]': ids.resource,
@@ -508,6 +533,7 @@ export interface IdPools {
   resource: fc.Arbitrary<string>;
   scope: fc.Arbitrary<string>;
   tenant: fc.Arbitrary<string>;
+  user: fc.Arbitrary<string>;
   /** Any id of any kind: link bodies name the wrong kind too. */
   any: fc.Arbitrary<string>;
   identifierUrls: string[];
@@ -562,6 +588,7 @@ export function idPools(world: World, seeds: Seeds): IdPools {
     resource: pool(resources),
     scope: pool(scopes),
     tenant: pool(tenants),
+    user: pool([seeds.userId, world.defaultClientId]),
     any: fc.oneof(fc.constantFrom(...clients, ...resources, ...scopes), fc.uuid(), notUuid),
     identifierUrls: [world.single.config.managementAudience, 'https://api.example/'],
   };
@@ -837,7 +864,12 @@ export function pathParams(
 ): fc.Arbitrary<Record<string, string> | null> {
   const names = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);
   if (names.length === 0) return fc.constant(null);
-  const byName: Record<string, fc.Arbitrary<string>> = { client_id: ids.client, resource_id: ids.resource, scope_id: ids.scope };
+  const byName: Record<string, fc.Arbitrary<string>> = {
+    client_id: ids.client,
+    resource_id: ids.resource,
+    scope_id: ids.scope,
+    user_id: ids.user,
+  };
   const pooled = fc.record(Object.fromEntries(names.map((n) => [n, byName[n] ?? ids.any])));
   const derived = spec.path
     ? arbitraryFromSchema(spec.path, { hints: byName }).map((p) =>
@@ -862,6 +894,7 @@ export function authHeaders(world: World, seeds: Seeds, ids: IdPools): fc.Arbitr
   const auth = fc.oneof(
     { weight: 14, arbitrary: fc.constant(`Bearer ${world.tokens.admin}`) },
     { weight: 3, arbitrary: fc.constant(`Bearer ${seeds.tenantToken}`) },
+    { weight: 2, arbitrary: fc.constant(`Bearer ${seeds.userToken}`) },
     {
       weight: 1,
       arbitrary: fc.constantFrom(
@@ -927,7 +960,7 @@ export function calls(world: World, spec: FuzzRoute, seeds: Seeds): fc.Arbitrary
         ...(secondAuthorization ? { multiValueHeaders } : {}),
       };
       // A readable counterexample: tokens by name, long strings clipped.
-      const text = describeCall(call, { ...world.tokens, tenant: seeds.tenantToken });
+      const text = describeCall(call, { ...world.tokens, tenant: seeds.tenantToken, user: seeds.userToken });
       return Object.assign(call, { [fc.toStringMethod]: () => text, toString: () => text });
     });
 }

@@ -148,8 +148,16 @@ function checked(arb: fc.Arbitrary<unknown>, accepts: ((x: unknown) => boolean) 
 }
 
 function derive(node: Node, path: string, ctx: Context): Derived {
-  const derived = deriveShape(node, path, ctx);
   const hint = hintFor(path, ctx);
+  let derived: Derived;
+  try {
+    derived = deriveShape(node, path, ctx);
+  } catch (err) {
+    // A field whose valid values no generator finds (an IANA zone, a BCP 47 tag checked by Intl)
+    // takes them from its hint, and plain wrong values as its mutations.
+    if (!hint || typeof hint === 'function') throw err;
+    return { valid: hint, invalid: fc.constantFrom(null, true, 0, '', 'x', ' ', [], {}, 'x'.repeat(300)) };
+  }
   if (!hint) return derived;
   const fallback = derived.valid ?? fc.constant(undefined);
   return { valid: typeof hint === 'function' ? hint(fallback) : hint, invalid: derived.invalid };

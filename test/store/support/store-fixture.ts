@@ -5,6 +5,7 @@ import { clientsRepository } from '../../../shared/store/clients-repository.ts';
 import { resourcesRepository } from '../../../shared/store/resources-repository.ts';
 import { scopesRepository } from '../../../shared/store/scopes-repository.ts';
 import { tenantsRepository } from '../../../shared/store/tenants-repository.ts';
+import { usersRepository } from '../../../shared/store/users-repository.ts';
 import { createTestTable, type TestTable } from '../../support/dynamodb.ts';
 import { aesSecretBox } from './aes-secret-box.ts';
 
@@ -35,6 +36,7 @@ export async function storeFixture(prefix: string) {
     scopes: scopesRepository(db, tableName, now),
     links: clientLinksRepository(db, tableName, now),
     permissions: clientPermissionsRepository(db, tableName, now),
+    users: usersRepository(db, tableName, now),
   };
 }
 

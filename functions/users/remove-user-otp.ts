@@ -1,0 +1,11 @@
+import { noContent } from '../../shared/http/response.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+import { removeUserOtp } from '../../shared/management/users/remove-user-otp.ts';
+import { UserPath } from '../../shared/management/users/user-body-schemas.ts';
+import { userDeps } from '../../shared/management/users/user-deps.ts';
+
+/** DELETE /identity/v1/users/{user_id}/otp: 204 (API.md §7.5). */
+export const handler = managementHandler({ path: UserPath }, async (req) => {
+  await removeUserOtp(userDeps(req.runtime), req.access, req.path.user_id);
+  return noContent();
+});

@@ -1,0 +1,12 @@
+import { recordResponse } from '../../shared/management/kit/present-record.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+import { updateUser } from '../../shared/management/users/update-user.ts';
+import { UpdateUserBody, UserPath } from '../../shared/management/users/user-body-schemas.ts';
+import { userDeps } from '../../shared/management/users/user-deps.ts';
+import { userEntity } from '../../shared/management/users/user-entity.ts';
+import { userRecordQuery } from '../../shared/management/users/user-request.ts';
+
+/** PATCH and PUT /identity/v1/users/{user_id} (API.md §6: PUT is a synonym, both merge). */
+export const handler = managementHandler({ path: UserPath, body: UpdateUserBody, query: userRecordQuery }, async (req) =>
+  recordResponse(userEntity, 200, await updateUser(userDeps(req.runtime), req.access, req.path.user_id, req.body, req.query)),
+);

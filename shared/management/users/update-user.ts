@@ -1,0 +1,30 @@
+import type { RecordParams } from '../../lists/index.ts';
+import type { UserPatch } from '../../records/user-record.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { presentRecord } from '../kit/present-record.ts';
+import type { UpdateUserInput } from './user-body-schemas.ts';
+import type { UserDeps } from './user-deps.ts';
+import { userEntity } from './user-entity.ts';
+import { assertHasLogin } from './user-rules.ts';
+
+/**
+ * PATCH (and PUT) /users/{user_id} (API.md §6): merges the body into the record (objects merge,
+ * arrays replace, `null` removes an optional field) under the repository's version lock, moving
+ * the uniqueness markers in the same transaction (409 naming the field if a new value is taken).
+ * The merged record must keep a login identifier (400), checked on every attempt of the merge.
+ */
+export async function updateUser(
+  deps: UserDeps,
+  access: ManagementAccess,
+  userId: string,
+  body: UpdateUserInput,
+  params: RecordParams,
+): Promise<Record<string, unknown>> {
+  await loadVisible(deps.users, access.ctx, userId, 'User');
+  const { password: _never, tenant_id: _alsoNever, ...patch } = body;
+  const updated = await deps.users.update(userId, patch as UserPatch, access.ctx.actor, {
+    validate: (_current, next) => assertHasLogin(next),
+  });
+  deps.forget(userId);
+  return presentRecord(userEntity, deps, access, updated, params);
+}

@@ -1,0 +1,80 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { USER_LOGIN_KINDS, type UserRecord } from '../records/user-record.ts';
+import { batchDelete } from './batch-delete.ts';
+import { countWrite } from './collections.ts';
+import { commitPlan } from './commit-plan.ts';
+import { and, equals, exists } from './expression.ts';
+import { deleteMarker } from './markers.ts';
+import { queryPage } from './query-all.ts';
+import { withRetries } from './retry.ts';
+import { keys } from './table-keys.ts';
+import { userMarker } from './user-markers.ts';
+import { deleteItem, type Key } from './writes.ts';
+
+/** Refresh tokens read per Query page of the sweep (then deleted 25 per BatchWriteItem). */
+const SWEEP_PAGE = 100;
+
+/**
+ * Deletes a user in bounded work, in two steps:
+ *   1. ONE transaction: the user item (conditioned on the version read, so a concurrent email
+ *      change fails it and the delete re-reads), its uniqueness markers, its OTP authenticator,
+ *      its login-failure counter and the tenant's `COUNT#USERS`. At most 7 items whatever the user holds.
+ *   2. The user's refresh tokens (GSI1 `USER#{id}#REFRESH_TOKENS`), page by page, 25 per
+ *      BatchWriteItem. They are already dead once step 1 lands (a refresh token of a missing user
+ *      is `invalid_grant`), so no transaction spans them and a crash between pages loses nothing:
+ *      a later `sweepRefreshTokens` (every delete of an id that no longer exists runs it) finishes.
+ * `load` is the consistent read of the user; undefined → nothing to delete in step 1.
+ */
+export async function deleteUser(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  load: () => Promise<UserRecord | undefined>,
+  accept: (user: UserRecord) => boolean,
+  userId: string,
+): Promise<boolean> {
+  const deleted = await withRetries(async () => {
+    const user = await load();
+    if (!user) return false;
+    if (!accept(user)) return undefined;
+    const markers = USER_LOGIN_KINDS.flatMap((kind) => {
+      const value = user[kind];
+      return value === undefined ? [] : [deleteMarker(userMarker(user.tenant_id, kind, value), user.id)];
+    });
+    await commitPlan(db, tableName, [
+      [
+        deleteItem(keys.user(user.id), { condition: and(exists, equals('version', user.version)) }),
+        ...markers,
+        deleteItem(keys.userOtp(user.id)),
+        deleteItem(keys.userLoginFailures(user.id)),
+        countWrite(user.tenant_id, 'USERS', -1),
+      ],
+    ]);
+    return true;
+  });
+  // Another tenant's user: not ours to touch, not even its tokens.
+  if (deleted === undefined) return false;
+  await sweepRefreshTokens(db, tableName, userId);
+  return deleted;
+}
+
+/** Deletes every refresh token item of a user (GSI1), page by page; idempotent. */
+export async function sweepRefreshTokens(db: DynamoDBDocumentClient, tableName: string, userId: string): Promise<number> {
+  let removed = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await queryPage(db, {
+      TableName: tableName,
+      IndexName: 'GSI1',
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'GSI1PK', '#k': 'PK', '#s': 'SK' },
+      ExpressionAttributeValues: { ':pk': keys.userRefreshTokens(userId) },
+      ProjectionExpression: '#k, #s',
+      Limit: SWEEP_PAGE,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    });
+    await batchDelete(db, tableName, page.items as unknown as Key[]);
+    removed += page.items.length;
+    start = page.lastEvaluatedKey;
+  } while (start);
+  return removed;
+}

@@ -1,0 +1,43 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Every line the service can write, DEBUG included (the suite runs at WARN): set before any module
+// loads the logger (see test/e2e/logs.test.ts).
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
+});
+
+const { captureLogLines } = await import('../support/capture-stdout.ts');
+const { keys } = await import('../../shared/store/table-keys.ts');
+const { usersFixture } = await import('./support/users-fixture.ts');
+
+let fx: Awaited<ReturnType<typeof usersFixture>>;
+beforeAll(async () => {
+  fx = await usersFixture();
+});
+afterAll(async () => fx?.stop());
+
+describe('Users logs (plan decision 11)', () => {
+  it('no password, old password or hash reaches a log line, on success or failure', async () => {
+    const secret = 'Log-me-never-7781-xyz';
+    let id = '';
+    const { raw, lines } = await captureLogLines(async () => {
+      const res = await fx.call('POST', '/users', { body: { email: 'logs@example.com', password: secret } });
+      id = res.body.id;
+      const self = await fx.userToken(id);
+      await fx.call('PUT', `/users/${id}/password`, { body: { password: `${secret}-2`, old_password: secret }, token: self });
+      await fx.call('PUT', `/users/${id}/password`, { body: { password: `${secret}-3`, old_password: `${secret}-wrong` }, token: self });
+      await fx.call('POST', '/users', { body: { email: 'logs@example.com', password: secret } });
+      await fx.call('POST', '/users', { body: { email: 'logs2@example.com', password: 'x' } });
+      await fx.call('POST', '/users', { body: `{"email":"logs3@example.com","password":"${secret}",` });
+    });
+    expect(lines.filter((l) => l.message === 'request').length).toBeGreaterThanOrEqual(6);
+    const { runtime } = fx.svc.stack;
+    const item = await runtime.db.send(new GetCommand({ TableName: runtime.config.tableName, Key: keys.user(id), ConsistentRead: true }));
+    const hash = String(item.Item?.password_hash);
+    expect(hash).toMatch(/^\$argon2id\$/);
+    expect(raw).not.toContain(secret);
+    expect(raw).not.toContain('argon2');
+    expect(raw).not.toContain(hash.split('$').pop()!);
+  });
+});

@@ -1,0 +1,154 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../shared/store/table-keys.ts';
+import { base32Decode, totp } from '../../shared/users/totp.ts';
+import { GOOD_PASSWORD, type UsersFixture, usersFixture } from './support/users-fixture.ts';
+
+let fx: UsersFixture;
+beforeAll(async () => {
+  fx = await usersFixture();
+});
+afterAll(async () => fx?.stop());
+
+const stored = async (key: { PK: string; SK: string }) => {
+  const { runtime } = fx.svc.stack;
+  return (await runtime.db.send(new GetCommand({ TableName: runtime.config.tableName, Key: key, ConsistentRead: true }))).Item;
+};
+const ALL_USER_SCOPES = 'read:users create:users update:users delete:users';
+
+describe('"self" routes (API.md §7.6): the user with its own management-API token', () => {
+  it('PUT /password as self needs old_password: missing 400, wrong 403 (nothing changes), right 204', async () => {
+    const u = await fx.createUser({ password: GOOD_PASSWORD });
+    const before = await stored(keys.user(u.id));
+    const token = await fx.userToken(u.id);
+    const missing = await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-new` }, token });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toContain('body.old_password');
+    const wrong = await fx.call('PUT', `/users/${u.id}/password`, {
+      body: { password: `${GOOD_PASSWORD}-new`, old_password: 'not-the-password' },
+      token,
+    });
+    expect(wrong.status).toBe(403);
+    expect((await stored(keys.user(u.id)))?.password_hash).toBe(before?.password_hash);
+    const weak = await fx.call('PUT', `/users/${u.id}/password`, { body: { password: 'password1', old_password: GOOD_PASSWORD }, token });
+    expect(weak.status).toBe(400);
+    expect(weak.body.message).toContain('body.password');
+    const ok = await fx.call('PUT', `/users/${u.id}/password`, {
+      body: { password: `${GOOD_PASSWORD}-new`, old_password: GOOD_PASSWORD },
+      token,
+    });
+    expect(ok.status).toBe(204);
+    const after = await stored(keys.user(u.id));
+    expect(after?.password_hash).not.toBe(before?.password_hash);
+    expect(typeof after?.tokens_revoked_at).toBe('string');
+    // A success resets the failure count (the wrong try above was counted).
+    expect(await stored(keys.userLoginFailures(u.id))).toBeUndefined();
+  });
+
+  it('wrong old_password tries count towards the lockout: the 11th is 429 with Retry-After, even when right', async () => {
+    const u = await fx.createUser({ password: GOOD_PASSWORD });
+    const token = await fx.userToken(u.id);
+    const body = (old: string) => ({ body: { password: `${GOOD_PASSWORD}-x`, old_password: old }, token });
+    for (let i = 0; i < 10; i++) expect((await fx.call('PUT', `/users/${u.id}/password`, body(`wrong-${i}`))).status).toBe(403);
+    const locked = await fx.call('PUT', `/users/${u.id}/password`, body(GOOD_PASSWORD));
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // An administrator is not locked out of setting it.
+    expect((await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-admin` } })).status).toBe(204);
+  });
+
+  it("another user's token is 403 on the self routes; the other user's password is untouched", async () => {
+    const a = await fx.createUser({ password: GOOD_PASSWORD });
+    const b = await fx.createUser({ password: GOOD_PASSWORD });
+    const hash = (await stored(keys.user(b.id)))?.password_hash;
+    const tokenA = await fx.userToken(a.id, { scope: ALL_USER_SCOPES });
+    const res = await fx.call('PUT', `/users/${b.id}/password`, {
+      body: { password: `${GOOD_PASSWORD}-x`, old_password: GOOD_PASSWORD },
+      token: tokenA,
+    });
+    expect(res.status).toBe(403);
+    expect((await stored(keys.user(b.id)))?.password_hash).toBe(hash);
+    expect((await fx.call('POST', `/users/${b.id}/otp`, { token: tokenA })).status).toBe(403);
+    expect((await fx.call('DELETE', `/users/${b.id}/otp`, { token: tokenA })).status).toBe(403);
+  });
+
+  it("a user token never holds its client's management scopes (until RBAC): 403 on every other users route", async () => {
+    const u = await fx.createUser();
+    // The Default Client holds every management scope; its user's token claims them all.
+    const token = await fx.userToken(u.id, { scope: ALL_USER_SCOPES });
+    const list = await fx.call('GET', '/users', { token });
+    expect(list.status).toBe(403);
+    expect(list.body.code).toBe('insufficient_scope');
+    expect((await fx.call('GET', `/users/${u.id}`, { token })).status).toBe(403);
+    expect((await fx.call('PATCH', `/users/${u.id}`, { body: { name: 'me' }, token })).status).toBe(403);
+    expect((await fx.call('POST', `/users/${u.id}/unblock`, { token })).status).toBe(403);
+    expect((await fx.call('DELETE', `/users/${u.id}`, { token })).status).toBe(403);
+    expect((await fx.call('POST', '/users', { body: { email: 'x@example.com' }, token })).status).toBe(403);
+    expect((await fx.call('GET', '/clients', { token })).status).toBe(403);
+    // Its own password route without old_password: the self path (400), not the update:users path.
+    expect((await fx.call('PUT', `/users/${u.id}/password`, { body: { password: GOOD_PASSWORD }, token })).status).toBe(400);
+  });
+
+  it('a client token whose sub equals the path id is not a user: 403 without update:users', async () => {
+    const token = await fx.svc.managementToken('read:users');
+    const res = await fx.call('PUT', `/users/${fx.svc.clientId}/password`, { body: { password: GOOD_PASSWORD, old_password: 'x' }, token });
+    expect(res.status).toBe(403);
+  });
+
+  it('the token of a blocked or deleted user is 401 on the self routes', async () => {
+    const blocked = await fx.createUser({ password: GOOD_PASSWORD });
+    const blockedToken = await fx.userToken(blocked.id);
+    expect((await fx.call('POST', `/users/${blocked.id}/block`)).status).toBe(200);
+    const r1 = await fx.call('POST', `/users/${blocked.id}/otp`, { token: blockedToken });
+    expect(r1.status).toBe(401);
+    expect(r1.headers.get('www-authenticate')).toContain('invalid_token');
+    const gone = await fx.createUser();
+    const goneToken = await fx.userToken(gone.id);
+    expect((await fx.call('DELETE', `/users/${gone.id}`)).status).toBe(204);
+    expect((await fx.call('POST', `/users/${gone.id}/otp`, { token: goneToken })).status).toBe(401);
+  });
+
+  it('a forged self: a token whose sub names the user but signed by another key is 401', async () => {
+    const u = await fx.createUser();
+    const token = await fx.userToken(u.id);
+    const [h, p] = token.split('.');
+    const other = await fx.userToken((await fx.createUser()).id);
+    const forged = `${h}.${p}.${other.split('.')[2]}`;
+    expect((await fx.call('POST', `/users/${u.id}/otp`, { token: forged })).status).toBe(401);
+  });
+
+  it('OTP enrolment as self: 201 {secret, otpauth_uri} no-store, the code verifies; re-enrol replaces; DELETE 204 then 404', async () => {
+    const u = await fx.createUser({ username: `otp-${Date.now()}` });
+    const token = await fx.userToken(u.id);
+    const res = await fx.call('POST', `/users/${u.id}/otp`, { token });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(['otpauth_uri', 'secret']);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body.secret).toMatch(/^[A-Z2-7]{32}$/);
+    const uri = new URL(res.body.otpauth_uri);
+    expect(uri.protocol).toBe('otpauth:');
+    expect(uri.searchParams.get('secret')).toBe(res.body.secret);
+    expect(decodeURIComponent(uri.pathname)).toContain(u.email);
+    // The stored secret is sealed: the plaintext is not in the item.
+    const item = await stored(keys.userOtp(u.id));
+    expect(JSON.stringify(item)).not.toContain(res.body.secret);
+    expect(totp(base32Decode(res.body.secret)!, new Date())).toMatch(/^\d{6}$/);
+    const again = await fx.call('POST', `/users/${u.id}/otp`);
+    expect(again.status).toBe(201);
+    expect(again.body.secret).not.toBe(res.body.secret);
+    expect((await fx.call('DELETE', `/users/${u.id}/otp`, { token })).status).toBe(204);
+    expect(await stored(keys.userOtp(u.id))).toBeUndefined();
+    expect((await fx.call('DELETE', `/users/${u.id}/otp`)).status).toBe(404);
+  });
+
+  it('deleting a user removes its OTP authenticator and login-failure count too', async () => {
+    const u = await fx.createUser({ password: GOOD_PASSWORD });
+    expect((await fx.call('POST', `/users/${u.id}/otp`)).status).toBe(201);
+    const token = await fx.userToken(u.id);
+    await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-x`, old_password: 'wrong' }, token });
+    expect(await stored(keys.userLoginFailures(u.id))).toBeDefined();
+    expect((await fx.call('DELETE', `/users/${u.id}`)).status).toBe(204);
+    expect(await stored(keys.userOtp(u.id))).toBeUndefined();
+    expect(await stored(keys.userLoginFailures(u.id))).toBeUndefined();
+  });
+});
