@@ -11,7 +11,6 @@ import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtim
 import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../../shared/store/client-permissions-repository.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
 import { revocationRef } from '../../shared/tokens/revocation-ref.ts';
 import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
