@@ -16,7 +16,7 @@ import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
 import { userLoginWrites } from './user-login-writes.ts';
-import { userTokenReads } from './user-token-records.ts';
+import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
 
 interface RecordCaches {
@@ -134,7 +134,16 @@ function caches(runtime: Runtime): RecordCaches {
   const loadResource = async (key: string, load: () => Promise<TokenResource | null>) =>
     (await resources.getOrLoad(key, load)) ?? undefined;
 
-  const refreshTokens = refreshTokensRepository(db, config.tableName, now);
+  const stored = refreshTokensRepository(db, config.tableName, now);
+  // A family revoked here (reuse, /revoke) turns its access tokens inactive in this container at
+  // once, not after the family cache's TTL.
+  const refreshTokens: typeof stored = {
+    ...stored,
+    async revokeFamily(familyId) {
+      await stored.revokeFamily(familyId);
+      rememberFamilyRevoked(runtime, familyId);
+    },
+  };
   const deps: OAuthDeps = {
     refreshTokens,
     async findRefreshToken(token) {

@@ -35,6 +35,11 @@ export function forgetUser(runtime: Runtime, userId: string): void {
   caches(runtime).users.delete(userId);
 }
 
+/** A family this container revoked is revoked here at once (other containers: within the TTL). */
+export function rememberFamilyRevoked(runtime: Runtime, familyId: string): void {
+  caches(runtime).families.set(familyId, true);
+}
+
 const userOfItem = (item: Item | undefined): UserRecord | null => (item ? toRecord<UserRecord>(item) : null);
 const familyRevoked = (item: Item | undefined): boolean => item?.revoked === true;
 

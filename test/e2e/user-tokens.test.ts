@@ -267,6 +267,9 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     const second = await refresh(first.refresh_token!);
     expect(second.status).toBe(200);
     const { payload } = await jwtVerify(second.body.access_token, jwks);
+    // Read the family into this container's cache as not revoked: the revocation below must still
+    // show at once here (the container that revokes remembers it), not after the cache's TTL.
+    expect((await introspect(second.body.access_token)).active).toBe(true);
 
     expect(await refresh(first.refresh_token!)).toMatchObject({ status: 400, body: invalidGrant }); // reuse
     expect(await storedItem(keys.refreshFamily(payload.sid as string))).toMatchObject({ revoked: true, revoked_at: expect.any(String) });
