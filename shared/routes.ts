@@ -223,6 +223,15 @@ export const ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/otp', 'enroll-user-otp', 'update', SECRETS, { self: 'user_id' }],
     ['DELETE', '/{user_id}/otp', 'remove-user-otp', 'update', WRITE, { self: 'user_id' }],
   ]),
+  // Roles (issue 12; docs/management-roles.md).
+  ...managementGroup('roles', [
+    ['GET', '', 'list-roles', 'read', LIST],
+    ['POST', '', 'create-role', 'create', WRITE],
+    ['GET', '/{role_id}', 'get-role', 'read', READ],
+    ['PATCH', '/{role_id}', 'update-role', 'update', WRITE],
+    ['PUT', '/{role_id}', 'update-role', 'update', WRITE],
+    ['DELETE', '/{role_id}', 'delete-role', 'delete', WRITE],
+  ]),
 ];
 
 /** Every scope of the management API (API.md §6), granted to the Default Client at bootstrap. */

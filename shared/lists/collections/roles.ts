@@ -1,0 +1,29 @@
+import { defineCollection } from '../collection-spec.ts';
+import { AUDIT_FIELDS } from './audit.ts';
+
+/** `GET /roles` (API.md §6). */
+export const rolesCollection = defineCollection({
+  name: 'roles',
+  attributes: {
+    id: 'uuid',
+    tenant_id: 'uuid',
+    role_name: 'string',
+    role_description: 'string',
+    aggregations: 'object',
+    ...AUDIT_FIELDS,
+  },
+});
+
+/** `GET /roles/{role_id}/permissions` (API.md §6 link records). */
+export const rolePermissionsCollection = defineCollection({
+  name: 'role-permissions',
+  attributes: { id: 'uuid', tenant_id: 'uuid', role_id: 'uuid', resource_id: 'uuid', scope_id: 'uuid', ...AUDIT_FIELDS },
+  children: ['resource_data', 'scope_data'],
+});
+
+/** `GET /roles/{role_id}/members` and `GET /users/{user_id}/roles`: the same link items. */
+export const roleMembersCollection = defineCollection({
+  name: 'role-members',
+  attributes: { id: 'uuid', tenant_id: 'uuid', role_id: 'uuid', user_id: 'uuid', ...AUDIT_FIELDS },
+  children: ['user_data', 'role_data'],
+});
