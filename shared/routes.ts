@@ -231,6 +231,18 @@ export const ROUTES: readonly Route[] = [
     ['PATCH', '/{role_id}', 'update-role', 'update', WRITE],
     ['PUT', '/{role_id}', 'update-role', 'update', WRITE],
     ['DELETE', '/{role_id}', 'delete-role', 'delete', WRITE],
+    ['GET', '/{role_id}/permissions', 'list-role-permissions', 'read', LIST],
+    ['POST', '/{role_id}/permissions', 'grant-role-permissions', 'update', WRITE],
+    ['DELETE', '/{role_id}/permissions', 'revoke-role-permissions', 'update', WRITE],
+    ['GET', '/{role_id}/members', 'list-role-members', 'read', LIST],
+    ['POST', '/{role_id}/members', 'add-role-members', 'update', WRITE],
+    ['DELETE', '/{role_id}/members', 'remove-role-members', 'update', WRITE],
+  ]),
+  // Roles seen from the user: the same member links (issue 12; docs/management-roles.md).
+  ...managementGroup('users', [
+    ['GET', '/{user_id}/roles', 'list-user-roles', 'read', LIST],
+    ['POST', '/{user_id}/roles', 'add-user-roles', 'update', WRITE],
+    ['DELETE', '/{user_id}/roles', 'remove-user-roles', 'update', WRITE],
   ]),
 ];
 

@@ -1,6 +1,6 @@
 import type { RoleMember, RolePermission } from '../records/role-record.ts';
 import { entity } from './entity.ts';
-import { and, type Condition, exists, notExists } from './expression.ts';
+import { exists, notExists } from './expression.ts';
 import { resourceCounts } from './link-writes.ts';
 import { keys } from './table-keys.ts';
 import { copyWrites, type Holder } from './token-copies.ts';
@@ -33,24 +33,26 @@ export function rolePermissionItem(p: RolePermission) {
   };
 }
 
-/** The role item's part: its counts and `links_version`; the copy writes come separately. */
+/**
+ * The role item's part: its counts, and for permission changes its `links_version` (the lock the
+ * `token_grants` copy is stamped against: token-copies.ts). Member changes leave `links_version`
+ * alone, so they never make the copy look stale; their races are settled by the link item's own
+ * condition (put if absent, delete if present).
+ */
 const roleCounts = (roleId: string, c: { members?: number; permissions?: number }): Write => {
-  const add: [Path, number][] = [['links_version', 1]];
+  const add: [Path, number][] = [];
   if (c.members) add.push([['aggregations', 'members'], c.members]);
-  if (c.permissions) add.push([['aggregations', 'permissions'], c.permissions]);
+  if (c.permissions) add.push(['links_version', 1], [['aggregations', 'permissions'], c.permissions]);
   return updateItem(keys.role(roleId), { add, condition: exists });
 };
 
 /**
- * The user item's part of a member change: `role_ids` entry, `aggregations.roles`, `links_version`.
- * Adding needs the `role_ids` map (ensured before the plan: roles-repository.ts `ensureRoleIds`).
+ * The user item's part of a member change: its `role_ids` entry and `aggregations.roles`.
+ * Adding needs the `role_ids` map (ensured before the plan: role-links-repository.ts).
  */
 const userRoleMirror = (userId: string, roleId: string, added: boolean): Write =>
   updateItem(keys.user(userId), {
-    add: [
-      ['links_version', 1],
-      [['aggregations', 'roles'], added ? 1 : -1],
-    ],
+    add: [[['aggregations', 'roles'], added ? 1 : -1]],
     ...(added ? { set: [[['role_ids', roleId], true]] as const } : { remove: [['role_ids', roleId]] }),
     condition: added ? (x) => `attribute_exists(${x.name('role_ids')})` : exists,
   });
@@ -82,23 +84,35 @@ export function grantRolePermissionsUnit(ps: readonly RolePermission[], holder: 
   const holders = Object.fromEntries(ps.map((p) => [p.scope_id, 1]));
   return [
     ...ps.map((p) => putItem(rolePermissionItem(p), { condition: notExists })),
-    resourceCounts(
-      p0.resource_id,
-      { holders },
-      and(
-        ...ps.map(
-          (p): Condition =>
-            (x) =>
-              `attribute_exists(${x.name(['scope_names', p.scope_id])})`,
-        ),
-      ),
+    // Every scope must still exist (a scope deleted meanwhile fails the unit, and the grant re-reads).
+    resourceCounts(p0.resource_id, { holders }, (x) =>
+      ps.map((p) => `attribute_exists(${x.name(['scope_names', p.scope_id])})`).join(' AND '),
     ),
     roleCounts(p0.role_id, { permissions: ps.length }),
     ...copyWrites([{ kind: 'grants-set', holder, resourceId: p0.resource_id, scopeIds }]),
   ];
 }
 
-/** `holder` undefined: the role is gone (a delete cascade), only the item and the scope's count. */
+/**
+ * Revokes permissions of ONE resource: their items, the scopes' holder counts, the role's count
+ * and its `token_grants` entry for the resource (`remaining`: the scopes it keeps there; none
+ * removes the entry).
+ */
+export function revokeRolePermissionsUnit(ps: readonly RolePermission[], holder: Holder, remaining: readonly string[]): Write[] {
+  const p0 = ps[0]!;
+  return [
+    ...ps.map((p) => deleteItem(keys.rolePermission(p.role_id, p.resource_id, p.scope_id), { condition: exists })),
+    resourceCounts(p0.resource_id, { holders: Object.fromEntries(ps.map((p) => [p.scope_id, -1])) }),
+    roleCounts(p0.role_id, { permissions: -ps.length }),
+    ...copyWrites([{ kind: 'grants-set', holder, resourceId: p0.resource_id, scopeIds: remaining }]),
+  ];
+}
+
+/**
+ * Removes one permission of a role found through its scope (the scope-delete cascade) with the
+ * path-level copy change, which needs no read of the role's other permissions; `holder` undefined:
+ * the role is gone (its delete sweep), only the item and the scope's count.
+ */
 export function revokeRolePermissionUnit(
   p: RolePermission,
   holder: Holder | undefined,

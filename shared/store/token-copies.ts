@@ -76,7 +76,8 @@ export type TokenPathChange =
   /**
    * A holder without resource links (a role, a user's direct permissions): its whole entry for one
    * resource, as computed from its permissions read under its `links_version` guard. The first
-   * permission on a resource has no parent map to add a scope to, so the entry is written whole.
+   * permission on a resource has no parent map to add a scope to, so the entry is written whole;
+   * no scope left removes it.
    */
   | { readonly kind: 'grants-set'; readonly holder: Holder; readonly resourceId: string; readonly scopeIds: readonly string[] }
   | { readonly kind: 'scope-added' | 'scope-renamed'; readonly resource: ResourceRecord; readonly scopeId: string; readonly name: string }
@@ -125,7 +126,8 @@ export function copyWrites(changes: readonly TokenPathChange[]): Write[] {
         const k = `${c.holder.kind}#${c.holder.id}`;
         const entry = byHolder.get(k) ?? { holder: c.holder, set: [], remove: [], parents: [] };
         byHolder.set(k, entry);
-        entry.set.push([grantsPath(c.resourceId), Object.fromEntries(c.scopeIds.map((s) => [s, true]))]);
+        if (c.scopeIds.length) entry.set.push([grantsPath(c.resourceId), Object.fromEntries(c.scopeIds.map((s) => [s, true]))]);
+        else entry.remove.push(grantsPath(c.resourceId));
         entry.parents.push((x) => `attribute_exists(${x.name('token_grants')})`);
         break;
       }

@@ -21,9 +21,10 @@ export const rolePermissionsCollection = defineCollection({
   children: ['resource_data', 'scope_data'],
 });
 
-/** `GET /roles/{role_id}/members` and `GET /users/{user_id}/roles`: the same link items. */
-export const roleMembersCollection = defineCollection({
-  name: 'role-members',
-  attributes: { id: 'uuid', tenant_id: 'uuid', role_id: 'uuid', user_id: 'uuid', ...AUDIT_FIELDS },
-  children: ['user_data', 'role_data'],
-});
+const memberAttributes = { id: 'uuid', tenant_id: 'uuid', role_id: 'uuid', user_id: 'uuid', ...AUDIT_FIELDS } as const;
+
+/** `GET /roles/{role_id}/members`: member links, `user_data` under `expand=all`. */
+export const roleMembersCollection = defineCollection({ name: 'role-members', attributes: memberAttributes, children: ['user_data'] });
+
+/** `GET /users/{user_id}/roles`: the same link items seen from the user, `role_data` under `expand=all`. */
+export const userRolesCollection = defineCollection({ name: 'user-roles', attributes: memberAttributes, children: ['role_data'] });

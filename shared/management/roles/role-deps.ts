@@ -1,6 +1,7 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
+import { type RoleLinksRepository, roleLinksRepository } from '../../store/role-links-repository.ts';
 import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
 import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
@@ -9,6 +10,8 @@ import { type UsersRepository, usersRepository } from '../../store/users-reposit
 /** What the Roles use cases depend on, passed as an argument (DESIGN.md §3.2). */
 export interface RoleDeps {
   readonly roles: RolesRepository;
+  /** Role permissions and members (both ends). */
+  readonly roleLinks: RoleLinksRepository;
   readonly users: Pick<UsersRepository, 'get'>;
   readonly resources: Pick<ResourcesRepository, 'get'>;
   readonly scopes: Pick<ScopesRepository, 'list'>;
@@ -31,6 +34,7 @@ export function roleDeps(runtime: Runtime): RoleDeps {
   const { db, config, now, secretBox } = runtime;
   deps = {
     roles: rolesRepository(db, config.tableName, now),
+    roleLinks: roleLinksRepository(db, config.tableName, now),
     users: usersRepository(db, config.tableName, now),
     resources: resourcesRepository(db, config.tableName, now, secretBox),
     scopes: scopesRepository(db, config.tableName, now),
