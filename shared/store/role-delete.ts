@@ -60,3 +60,49 @@ export async function sweepRoleLinks(db: DynamoDBDocumentClient, tableName: stri
     removed += n;
   }
 }
+
+/**
+ * The role links of a deleted user (GSI2 `USER#{u}#ROLES`), page by page: each link item goes with
+ * its role's member count, in one transaction per page. Runs after the user item is gone
+ * (user-delete.ts), so no link is added meanwhile (a link unit requires the user's `role_ids`);
+ * idempotent, and re-run by every delete of an id with no user. The index is eventually
+ * consistent: a link it does not show yet is found by the next run.
+ */
+export async function sweepUserRoleLinks(db: DynamoDBDocumentClient, tableName: string, userId: string, now: () => Date): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const n = await withRetries(async () => {
+      const page = await queryPage(db, {
+        TableName: tableName,
+        IndexName: 'GSI2',
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': 'GSI2PK' },
+        ExpressionAttributeValues: { ':pk': keys.userRoles(userId) },
+        Limit: ROLE_SWEEP_PAGE,
+      });
+      if (page.items.length === 0) return 0;
+      const links = page.items.map((i) => toRecord<RoleMember>(i));
+      const roles = await getItems(
+        db,
+        tableName,
+        links.map((l) => keys.role(l.role_id)),
+        now(),
+      );
+      const live = await getItems(
+        db,
+        tableName,
+        links.map((l) => keys.roleMember(l.role_id, userId)),
+        now(),
+      );
+      // The index may still show a link its base item no longer has: skip those.
+      const units = links
+        .filter((l) => live.has(keyString(keys.roleMember(l.role_id, userId))))
+        .map((l) => removeMemberUnit(l.role_id, userId, { userExists: false, roleExists: roles.has(keyString(keys.role(l.role_id))) }));
+      if (units.length === 0) return 0;
+      await commitPlan(db, tableName, units);
+      return units.length;
+    });
+    if (n === 0) return removed;
+    removed += n;
+  }
+}

@@ -138,6 +138,19 @@ describe('Role members over HTTP: one link seen from both ends (API.md §6)', ()
     expect((await fx.call('GET', `/users/${users[0]!.id}/roles`)).body.items).toEqual([]);
   });
 
+  it("deleting a user removes its role links and the roles' member counts", async () => {
+    const roles = [await fx.createRole(), await fx.createRole()];
+    const [gone, stays] = [await fx.createUser(), await fx.createUser()];
+    expect((await fx.call('POST', `/users/${gone.id}/roles`, { body: { roles: roles.map((r) => r.id) } })).status).toBe(204);
+    expect((await fx.call('POST', `/roles/${roles[0]!.id}/members`, { body: { users: [stays.id] } })).status).toBe(204);
+    expect((await fx.call('DELETE', `/users/${gone.id}`)).status).toBe(204);
+    expect(await memberIds(roles[0]!.id)).toEqual([stays.id]);
+    expect(await memberIds(roles[1]!.id)).toEqual([]);
+    expect((await fx.call('GET', `/roles/${roles[0]!.id}`)).body.aggregations.members).toBe(1);
+    expect((await fx.call('GET', `/roles/${roles[1]!.id}`)).body.aggregations.members).toBe(0);
+    expect((await fx.call('GET', `/roles/${roles[1]!.id}/members`)).body.items).toEqual([]);
+  });
+
   it("no escalation: a member link passes the role's management-API scopes on, so the caller must hold them", async () => {
     const { runtime } = fx.svc.stack;
     const api = await oauthDeps(runtime).findResource(DEFAULT_TENANT, runtime.config.managementAudience);
