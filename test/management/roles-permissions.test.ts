@@ -108,6 +108,26 @@ describe('Role permissions over HTTP (API.md §6)', () => {
     expect(item?.token_grants_version).toBe(item?.links_version);
   });
 
+  it("deleting a resource also removes the roles' permissions on its scopes", async () => {
+    const role = await fx.createRole();
+    const api = await fx.createResource(['a', 'b']);
+    const kept = await fx.createResource(['k']);
+    await fx.call('POST', `/roles/${role.id}/permissions`, {
+      body: {
+        permissions: [
+          { resource_id: api.id, scopes: [api.scope('a'), api.scope('b')] },
+          { resource_id: kept.id, scopes: [kept.scope('k')] },
+        ],
+      },
+    });
+    const del = await fx.call('DELETE', `/resources/${api.id}`);
+    expect(del.status, JSON.stringify(del.body)).toBe(204);
+    expect(await permissionItems(role.id)).toEqual([`${kept.id}#${kept.scope('k')}`]);
+    const item = await fx.roleItem(role.id);
+    expect(item?.token_grants).toEqual({ [kept.id]: { [kept.scope('k')]: true } });
+    expect(item?.aggregations.permissions).toBe(1);
+  });
+
   it('no escalation: granting management-API scopes needs the caller to hold each (403 insufficient_scope, nothing stored)', async () => {
     const { runtime } = fx.svc.stack;
     const api = await oauthDeps(runtime).findResource(DEFAULT_TENANT, runtime.config.managementAudience);
