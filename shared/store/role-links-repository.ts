@@ -6,6 +6,7 @@ import type { RoleMember, RolePermission, RoleRecord } from '../records/role-rec
 import type { UserRecord } from '../records/user-record.ts';
 import { toRecord } from './entity.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
+import { pairsOf } from './permission-pairs.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItems } from './read-items.ts';
 import { addMemberUnit, grantRolePermissionsUnit, removeMemberUnit, revokeRolePermissionsUnit } from './role-link-writes.ts';
@@ -37,14 +38,6 @@ export interface RoleLinksRepository {
   removeRolesFromUser(userId: string, roleIds: readonly string[]): Promise<void>;
   /** The user's role links (GSI2 `USER#{u}#ROLES`). */
   listRolesOfUser(userId: string): Promise<RoleMember[]>;
-}
-
-type Pair = { resourceId: string; scopeId: string };
-
-function pairsOf(requests: readonly PermissionRequest[]): Pair[] {
-  const seen = new Map<string, Pair>();
-  for (const r of requests) for (const s of r.scopes) seen.set(`${r.resource_id}#${s}`, { resourceId: r.resource_id, scopeId: s });
-  return [...seen.values()];
 }
 
 function byResource<T extends { resource_id: string }>(xs: readonly T[]): Map<string, T[]> {
