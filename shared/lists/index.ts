@@ -8,6 +8,7 @@ export { type AttributeType, type CollectionSpec, defineCollection, type SortKey
 export { clientsCollection } from './collections/clients.ts';
 export { clientPermissionsCollection, clientResourcesCollection, resourceClientsCollection } from './collections/links.ts';
 export { resourcesCollection } from './collections/resources.ts';
+export { roleMembersCollection, rolePermissionsCollection, rolesCollection, userRolesCollection } from './collections/roles.ts';
 export { scopesCollection } from './collections/scopes.ts';
 export { usersCollection } from './collections/users.ts';
 export { type ListCollectionInput, type ListEnvelope, listCollection } from './list-collection.ts';

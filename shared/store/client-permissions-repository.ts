@@ -6,6 +6,7 @@ import { readClientPartition } from './client-partition.ts';
 import { toRecord } from './entity.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
 import { grantUnit, MAX_PERMISSIONS_PER_CLIENT, revokePermissionUnit } from './link-writes.ts';
+import { pairsOf } from './permission-pairs.ts';
 import { getItems } from './read-items.ts';
 import { keys } from './table-keys.ts';
 import { clientHolder } from './token-copies.ts';
@@ -32,14 +33,6 @@ export interface ClientPermissionsRepository {
   revoke(clientId: string, permissions: readonly PermissionRequest[]): Promise<void>;
   /** The client's permissions in (resource id, scope id) order: one consistent Query. 404 if the client is unknown. */
   listForClient(clientId: string): Promise<ClientPermission[]>;
-}
-
-type Pair = { resourceId: string; scopeId: string };
-
-function pairsOf(requests: readonly PermissionRequest[]): Pair[] {
-  const seen = new Map<string, Pair>();
-  for (const r of requests) for (const s of r.scopes) seen.set(`${r.resource_id}#${s}`, { resourceId: r.resource_id, scopeId: s });
-  return [...seen.values()];
 }
 
 const pairKey = (p: { resource_id: string; scope_id: string }) => `${p.resource_id}#${p.scope_id}`;

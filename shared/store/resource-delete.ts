@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { forbidden, notFound } from '../errors.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
+import type { RolePermission, RoleRecord } from '../records/role-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { countWrite } from './collections.ts';
 import { commitPlan, type Guard } from './commit-plan.ts';
@@ -8,17 +9,20 @@ import { toRecord } from './entity.ts';
 import { exists } from './expression.ts';
 import { unlinkUnits } from './link-writes.ts';
 import { queryAll, queryGsi2 } from './query-all.ts';
+import { getItems } from './read-items.ts';
 import { deleteIdentifierMarker } from './resource-token-view.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
+import { revokeRolePermissionsUnit, revokeRolePermissionUnit } from './role-link-writes.ts';
 import { keys } from './table-keys.ts';
-import { clientHolder } from './token-copies.ts';
-import { deleteItem, updateItem, type Write } from './writes.ts';
+import { clientHolder, roleHolder } from './token-copies.ts';
+import { deleteItem, keyString, updateItem, type Write } from './writes.ts';
 
 /**
  * Deletes a resource and everything hanging off it (API.md §6; a system resource: 403). One
  * transaction when it fits; otherwise, in this order, each step a transaction that leaves every
  * count exact:
- *   1. per linked client: its permissions on the resource, the link, both ends' counts;
+ *   1. per linked client: its permissions on the resource, the link, both ends' counts; then each
+ *      role permission on its scopes, with the role's count and `token_grants` entry;
  *   2. per scope: the scope with its entries in the resource's maps and count, and its name marker;
  *   3. the resource, its identifier_url marker, its tenant's `COUNT#RESOURCES`.
  * The linked clients come from the GSI2 reverse index, which may lag: the delete only proceeds
@@ -57,6 +61,38 @@ export function deleteResource(db: DynamoDBDocumentClient, tableName: string, re
             p.permissions.filter((x) => x.resource_id === resourceId),
           ),
         );
+      }
+      // Roles' permissions on its scopes (GSI2 `SCOPE#{s}#HOLDERS`): removed with the role's count and
+      // token_grants entry. Each scope's holders must add up to its exact count, as the links do.
+      const scopeIds = partition.filter((i) => i.type === 'Scope').map((i) => String(i.id));
+      const clientHolders = new Map<string, number>();
+      for (const p of clients)
+        for (const x of p!.permissions)
+          if (x.resource_id === resourceId) clientHolders.set(x.scope_id, (clientHolders.get(x.scope_id) ?? 0) + 1);
+      const rolePermissions: RolePermission[] = [];
+      for (const scopeId of scopeIds) {
+        const held = (await queryGsi2(db, tableName, keys.scopeHolders(scopeId))).filter((h) => h.type === 'RolePermission');
+        if ((clientHolders.get(scopeId) ?? 0) + held.length !== (resource.scope_holders[scopeId] ?? 0))
+          throw new RetryableConflict('The holder index is catching up; retry.');
+        rolePermissions.push(...held.map((h) => toRecord<RolePermission>(h)));
+      }
+      const roles = await getItems(
+        db,
+        tableName,
+        rolePermissions.map((x) => keys.role(x.role_id)),
+        new Date(),
+      );
+      // Per role, its permissions here go 40 per unit, each unit dropping the role's whole entry for
+      // the resource (every scope of it is going); a role already deleted only loses the items.
+      const byRole = new Map<string, RolePermission[]>();
+      for (const x of rolePermissions) byRole.set(x.role_id, [...(byRole.get(x.role_id) ?? []), x]);
+      for (const [roleId, ps] of byRole) {
+        const role = roles.get(keyString(keys.role(roleId)));
+        for (let k = 0; k < ps.length; k += 40) {
+          const some = ps.slice(k, k + 40);
+          if (role) units.push(revokeRolePermissionsUnit(some, roleHolder(toRecord<RoleRecord>(role)), []));
+          else units.push(...some.map((x) => revokeRolePermissionUnit(x, undefined)));
+        }
       }
       for (const i of partition) {
         if (i.type === 'Scope') {

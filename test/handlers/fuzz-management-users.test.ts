@@ -51,6 +51,7 @@ fuzzArea('fuzz: Users endpoints never answer 5xx to client input', {
   table: 'fuzz-users',
   salt: 200,
   // `/users/register` (client authentication, no bearer) is the signup area's.
-  area: (r) => r.path.startsWith(U) && r.path !== `${U}/register`,
+  // `/users/{user_id}/roles` is fuzzed with the Roles routes (fuzz-management-roles.test.ts).
+  area: (r) => r.path.startsWith(U) && r.path !== `${U}/register` && r.path !== `${U}/{user_id}/roles`,
   routes,
 });
