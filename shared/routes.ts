@@ -223,6 +223,27 @@ export const ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/otp', 'enroll-user-otp', 'update', SECRETS, { self: 'user_id' }],
     ['DELETE', '/{user_id}/otp', 'remove-user-otp', 'update', WRITE, { self: 'user_id' }],
   ]),
+
+  // Groups (API.md §6, §7.6; docs/management-groups.md).
+  ...managementGroup('groups', [
+    ['GET', '', 'list-groups', 'read', LIST],
+    ['POST', '', 'create-group', 'create', WRITE],
+    ['GET', '/{group_id}', 'get-group', 'read', READ],
+    ['PATCH', '/{group_id}', 'update-group', 'update', WRITE],
+    ['PUT', '/{group_id}', 'update-group', 'update', WRITE],
+    ['DELETE', '/{group_id}', 'delete-group', 'delete', WRITE],
+    ['GET', '/{group_id}/groups', 'list-nested-groups', 'read', LIST],
+    ['POST', '/{group_id}/groups', 'add-nested-groups', 'update', WRITE],
+    ['DELETE', '/{group_id}/groups', 'remove-nested-groups', 'update', WRITE],
+    ['GET', '/{group_id}/members', 'list-group-members', 'read', LIST],
+    ['POST', '/{group_id}/members', 'add-group-members', 'update', WRITE],
+    ['DELETE', '/{group_id}/members', 'remove-group-members', 'update', WRITE],
+  ]),
+  // A user's groups from the user's side (the same links); GET with inherited groups is rbac-tokens'.
+  ...managementGroup('users', [
+    ['POST', '/{user_id}/groups', 'add-user-groups', 'update', WRITE],
+    ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
+  ]),
 ];
 
 /** Every scope of the management API (API.md §6), granted to the Default Client at bootstrap. */

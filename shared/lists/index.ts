@@ -6,6 +6,7 @@
 export { arraySource, type CollectionSource, mapSource, type PageEntry, type PageRequest, type StartKey } from './collection-source.ts';
 export { type AttributeType, type CollectionSpec, defineCollection, type SortKey } from './collection-spec.ts';
 export { clientsCollection } from './collections/clients.ts';
+export { groupMembersCollection, groupsCollection, nestedGroupsCollection } from './collections/groups.ts';
 export { clientPermissionsCollection, clientResourcesCollection, resourceClientsCollection } from './collections/links.ts';
 export { resourcesCollection } from './collections/resources.ts';
 export { scopesCollection } from './collections/scopes.ts';

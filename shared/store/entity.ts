@@ -17,6 +17,11 @@ export type EntityType =
   | 'RefreshToken'
   | 'RefreshFamily'
   | 'Ticket'
+  | 'Group'
+  | 'GroupMember'
+  | 'GroupRole'
+  | 'NestedGroup'
+  | 'GroupGraph'
   | 'UniqueMarker'
   | 'Counter';
 
