@@ -169,6 +169,15 @@ export function nestedLinkItem(link: NestedGroupLink) {
   };
 }
 
+/** The tenant of a nesting change: the parent's, or (the parent deleted) a child's. A group never moves tenant. */
+async function tenantOf(db: DynamoDBDocumentClient, tableName: string, now: () => Date, parentId: string, childIds: readonly string[]) {
+  for (const id of [parentId, ...childIds]) {
+    const item = await getItem(db, tableName, keys.group(id), now());
+    if (item) return String(item.tenant_id);
+  }
+  return undefined;
+}
+
 type Edit = { kind: 'add'; children: readonly string[]; actor: string } | { kind: 'remove'; children: readonly string[] };
 
 /**
@@ -185,17 +194,21 @@ async function editChildren(
 ): Promise<void> {
   const ids = [...new Set(edit.children)];
   await withRetries(async () => {
-    const g = new GraphView(db, tableName, now);
-    const parent = await g.node(parentId);
-    if (!parent && parentMustExist) throw notFound(`Group ${parentId} not found.`);
-    const tenantId = parent?.tenant_id ?? (await Promise.all(ids.map((id) => g.node(id)))).find((c) => c)?.tenant_id;
+    // The graph version is read BEFORE anything of the graph: a change that commits after this read
+    // fails our condition, so every record read below is at least as new as the version we hold
+    // (read after it, a stale record could pass with a fresh version: the race test caught that).
+    const tenantId = await tenantOf(db, tableName, now, parentId, ids);
     if (tenantId === undefined) {
+      if (parentMustExist) throw notFound(`Group ${parentId} not found.`);
       // Neither end is left: only link items to delete.
       if (edit.kind === 'remove') await commitPlan(db, tableName, [ids.map((c) => deleteItem(keys.groupChild(parentId, c)))]);
       return;
     }
     const graph = await getItem(db, tableName, keys.groupGraph(tenantId), now());
     const version = typeof graph?.version === 'number' ? graph.version : 0;
+    const g = new GraphView(db, tableName, now);
+    const parent = await g.node(parentId);
+    if (!parent && parentMustExist) throw notFound(`Group ${parentId} not found.`);
     const existing = await g.children(parentId);
     const at = now().toISOString();
     const linkWrites: Write[] = [];
