@@ -50,7 +50,7 @@ const routes: FuzzRoute[] = [
 fuzzArea('fuzz: Users endpoints never answer 5xx to client input', {
   table: 'fuzz-users',
   salt: 200,
-  // `/users/register` (client authentication, no bearer) is the signup area's.
-  area: (r) => r.path.startsWith(U) && r.path !== `${U}/register`,
+  // `/users/register` (client authentication, no bearer) is the signup area's; `/users/{user_id}/groups` is the Groups fuzz file's.
+  area: (r) => r.path.startsWith(U) && r.path !== `${U}/register` && r.path !== `${U}/{user_id}/groups`,
   routes,
 });
