@@ -7,8 +7,10 @@ import type { HttpResponse } from '../../shared/http/response.ts';
 import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema } from '../../shared/oauth/introspection-request.ts';
 import { RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
+import { UserinfoBodySchema, UserinfoQuerySchema } from '../../shared/oauth/userinfo-request.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
+import { ROUTES, routeGroup } from '../../shared/routes.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
@@ -18,31 +20,55 @@ import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { formName, toJsonText } from '../support/fuzz-values.ts';
 import { testRuntime } from '../support/test-runtime.ts';
+import { putUser } from '../support/user-items.ts';
+import { userToken } from '../support/user-tokens.ts';
 
 type Handler = (e: APIGatewayProxyEvent, c: Context) => Promise<HttpResponse>;
 let runtime: Runtime;
 const handlers: Record<string, Handler> = {};
 
 /** Each endpoint with the schemas its handler validates with (functions/oauth/*.ts). */
-const ENDPOINTS: { name: string; body: v.GenericSchema; query?: v.GenericSchema }[] = [
+const ENDPOINTS: { name: string; body: v.GenericSchema; query?: v.GenericSchema; method?: 'GET' | 'POST' }[] = [
   { name: 'token', body: TokenRequestSchema },
   { name: 'tokeninfo', body: IntrospectionBodySchema, query: IntrospectionQuerySchema },
   { name: 'introspect', body: IntrospectionBodySchema, query: IntrospectionQuerySchema },
   { name: 'revoke', body: RevokeRequestSchema },
+  { name: 'userinfo', body: UserinfoBodySchema, query: UserinfoQuerySchema, method: 'GET' },
+  { name: 'userinfo', body: UserinfoBodySchema, query: UserinfoQuerySchema },
 ];
+
+/** Real user tokens (with and without `openid`, of a user, of a blocked user), so the fuzzers reach past verification. */
+const userBearers: string[] = [];
 
 beforeAll(async () => {
   runtime = testRuntime(await createTestTable('fuzz'));
   for (const { name } of ENDPOINTS) {
     handlers[name] = ((await import(`../../functions/oauth/${name}.ts`)) as { handler: Handler }).handler;
   }
+  const rp = await clientsRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox).create(
+    { tenant_id: DEFAULT_TENANT_ID, client_name: 'fuzz rp' },
+    SYSTEM_ACTOR_ID,
+  );
+  const user = await putUser(runtime, { email: 'fuzz@example.com', phone_number: '+15550000000', name: 'Fuzz' });
+  const blocked = await putUser(runtime, { email: 'blocked@example.com', blocked: true });
+  for (const [u, scope] of [
+    [user, 'openid profile email address phone'],
+    [user, 'profile'],
+    [blocked, 'openid'],
+  ] as const)
+    userBearers.push(await userToken(runtime, u, { clientId: rp.id, scope }));
 });
+
+const realUserToken = fc.constantFrom(0, 1, 2).map((i) => userBearers[i]!);
 
 /** Values no schema names: the grant names and spellings /token knows, and broken percent-encoding. */
 const hints = {
   grant_type: (derived: fc.Arbitrary<unknown>) =>
     fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'implicit', '', '%', '%E0%A4%A')),
   token_type_hint: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, fc.constantFrom('access_token', 'refresh_token')),
+  // Real user tokens where a token goes (introspection's `token`, /userinfo's form `access_token`).
+  token: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, realUserToken),
+  access_token: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, realUserToken),
 };
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 const text = (x: unknown) => (typeof x === 'string' ? x : (JSON.stringify(x) ?? ''));
@@ -87,6 +113,7 @@ function queries(schema: v.GenericSchema | undefined): fc.Arbitrary<Record<strin
 }
 const authorizations = fc.oneof(
   fc.constant(undefined),
+  realUserToken.map((t) => `Bearer ${t}`),
   fc.string().map((s) => `Basic ${Buffer.from(s).toString('base64')}`),
   fc.string().map((s) => `Bearer ${s}`),
   fc.constantFrom('Basic', 'Basic !!!', 'Bearer', 'Bearer a.b.c', 'Basic Og=='),
@@ -94,13 +121,18 @@ const authorizations = fc.oneof(
 
 /** DESIGN.md §3.12: whatever a client sends, the answer is a JSON error body with a 4xx, never a 500. */
 describe('fuzz: OAuth endpoints never answer 5xx to client input', () => {
-  for (const { name, body, query } of ENDPOINTS) {
-    it(`POST /${name}`, async () => {
+  it('every OAuth route that takes input (its use case authenticates the caller) is declared', () => {
+    const taking = ROUTES.filter((r) => routeGroup(r) === 'oauth' && r.auth.type === 'client').map((r) => `${r.method} ${r.path}`);
+    expect(ENDPOINTS.map((e) => `${e.method ?? 'POST'} /${e.name}`).sort()).toEqual(taking.sort());
+  });
+
+  for (const { name, body, query, method = 'POST' } of ENDPOINTS) {
+    it(`${method} /${name}`, async () => {
       await fc.assert(
         fc.asyncProperty(bodies(body), queries(query), contentTypes, authorizations, async (text, q, contentType, authorization) => {
           const headers: Record<string, string> = { 'Content-Type': contentType };
           if (authorization) headers.Authorization = authorization;
-          const event = restEvent({ method: 'POST', resource: `/${name}`, headers, body: text, ...(q ? { query: q } : {}) });
+          const event = restEvent({ method, resource: `/${name}`, headers, body: text, ...(q ? { query: q } : {}) });
           const res = await runWithRuntime(runtime, () => handlers[name]!(event, lambdaContext));
           expect(res.statusCode, res.body).toBeLessThan(500);
           if (res.statusCode >= 400) expect(JSON.parse(res.body)).toMatchObject({ code: expect.any(String), message: expect.any(String) });

@@ -6,8 +6,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as introspectHandler } from '../../functions/oauth/introspect.ts';
 import { handler as tokenHandler } from '../../functions/oauth/token.ts';
 import { handler as tokeninfoHandler } from '../../functions/oauth/tokeninfo.ts';
-import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
@@ -19,7 +17,7 @@ import { revocationRef } from '../../shared/tokens/revocation-ref.ts';
 import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { createTenant } from '../support/management-api.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { deployedRuntime } from '../support/test-runtime.ts';
 
 /**
  * Issue 3 item 7: "a client_credentials token costs at most one DynamoDB read". Each test starts a
@@ -94,16 +92,8 @@ function coldContainer() {
 
 beforeAll(async () => {
   table = await createTestTable('coldreads');
-  setup = testRuntime(table, ENV);
-  // What a deployed stage has before its first token: the keys made by the rotation run.
-  await rotateKeys({ config: setup.config, db: setup.db, now: setup.now });
-  await bootstrap({
-    db: setup.db,
-    tableName: setup.config.tableName,
-    secretBox: setup.secretBox,
-    now: setup.now,
-    managementAudience: setup.config.managementAudience,
-  });
+  // What a deployed stage has before its first token: the keys made by the rotation run, bootstrap.
+  setup = await deployedRuntime(table, ENV);
   otherTenant = await createTenant(setup);
 });
 

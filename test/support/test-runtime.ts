@@ -1,7 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { loadConfig } from '../../shared/config.ts';
+import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import type { TestTable } from './dynamodb.ts';
 
@@ -17,4 +19,22 @@ export function testRuntime(table: TestTable, env: Record<string, string> = {}, 
     ...env,
   });
   return createRuntime(config, { db: table.db, ...(now ? { now } : {}) });
+}
+
+/**
+ * A local-mode runtime on a table filled as a deployed stage is before its first request: the
+ * signing keys the rotation run makes, then bootstrap (system resource, Default Client). The
+ * read-count tests start cold containers on it.
+ */
+export async function deployedRuntime(table: TestTable, env: Record<string, string> = {}): Promise<Runtime> {
+  const runtime = testRuntime(table, env);
+  await rotateKeys({ config: runtime.config, db: runtime.db, now: runtime.now });
+  await bootstrap({
+    db: runtime.db,
+    tableName: runtime.config.tableName,
+    secretBox: runtime.secretBox,
+    now: runtime.now,
+    managementAudience: runtime.config.managementAudience,
+  });
+  return runtime;
 }

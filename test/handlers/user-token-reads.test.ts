@@ -1,0 +1,130 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as introspectHandler } from '../../functions/oauth/introspect.ts';
+import { handler as userinfoHandler } from '../../functions/oauth/userinfo.ts';
+import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
+import type { UserRecord } from '../../shared/records/user-record.ts';
+import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
+import { clientsRepository } from '../../shared/store/clients-repository.ts';
+import { resourcesRepository } from '../../shared/store/resources-repository.ts';
+import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/events.ts';
+import { deployedRuntime } from '../support/test-runtime.ts';
+import { putUser } from '../support/user-items.ts';
+import { userToken } from '../support/user-tokens.ts';
+
+/**
+ * Issue 11 "DynamoDB reads per userinfo request: 1 at most", and the user-token check folded into
+ * introspection's one cold read (decision 3). Each test starts a fresh runtime (a cold Lambda
+ * container) on a table a deploy has filled, and counts every DynamoDB command it sends.
+ */
+const ACTOR = '019b0000-0000-7000-8000-0000000000aa';
+const SECRET = 'user-token-reads-secret-0123456789abcdefghijklmn';
+const ENV = { LOCAL_MASTER_KEY_FILE: join(mkdtempSync(join(tmpdir(), 'utreads-')), 'master.key') };
+
+let table: TestTable;
+let setup: Runtime;
+let clientId: string;
+let user: UserRecord;
+let resourceAudience: string;
+
+beforeAll(async () => {
+  table = await createTestTable('utreads');
+  // What a deployed stage has before its first token: the keys made by the rotation run, bootstrap.
+  setup = await deployedRuntime(table, ENV);
+  const { db, config, now, secretBox } = setup;
+  clientId = (await clientsRepository(db, config.tableName, now, secretBox).create(
+    { tenant_id: DEFAULT_TENANT_ID, client_name: 'rp', client_secret: SECRET },
+    ACTOR,
+  ))!.id;
+  resourceAudience = `https://reads-${clientId}.example.com/`;
+  await resourcesRepository(db, config.tableName, now, secretBox).create(
+    { tenant_id: DEFAULT_TENANT_ID, resource_type: 'api', resource_name: 'api', resource_metadata: { identifier_url: resourceAudience } },
+    ACTOR,
+    [],
+  );
+  user = await putUser(setup, { email: 'reads@example.com', email_verified: true });
+});
+
+function coldContainer() {
+  const { db, commands } = recordingClient(table);
+  // A second ahead of the test's signer: a token signed just now has a whole-second `nbf` that
+  // must never lie ahead of this clock (a second boundary crossed in between would make it so).
+  let clock = Date.now() + 1_000;
+  const runtime = createRuntime(setup.config, { db, now: () => new Date(clock) });
+  const send = async (handler: typeof userinfoHandler, resource: string, headers: Record<string, string>, body?: string) => {
+    const res = await runWithRuntime(runtime, () =>
+      handler(restEvent({ method: body === undefined ? 'GET' : 'POST', resource, headers, ...(body ? { body } : {}) }), lambdaContext),
+    );
+    return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
+  };
+  const userinfo = (token: string) => send(userinfoHandler, '/userinfo', { Authorization: `Bearer ${token}` });
+  const introspect = (token: string) =>
+    send(
+      introspectHandler,
+      '/introspect',
+      {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${clientId}:${SECRET}`).toString('base64')}`,
+      },
+      new URLSearchParams({ token }).toString(),
+    );
+  return { commands, userinfo, introspect, advance: (ms: number) => (clock += ms) };
+}
+
+const tokenOf = (o: { aud?: string } = {}) => userToken(setup, user, { clientId, scope: 'openid email', ...o });
+
+describe('DynamoDB reads of /userinfo', () => {
+  it('a cold container answers with ONE BatchGetItem (keys, client, revocation entries, user, family); the same token again reads nothing', async () => {
+    const token = await tokenOf();
+    const c = coldContainer();
+    expect(await c.userinfo(token)).toEqual({ status: 200, body: { sub: user.id, email: 'reads@example.com', email_verified: true } });
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+    for (let i = 0; i < 5; i++) expect((await c.userinfo(token)).status).toBe(200);
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+  });
+
+  it('warm: a new token of a cached user costs one read (its revocation entries); past the 1 s caches, one read again', async () => {
+    const c = coldContainer();
+    await c.userinfo(await tokenOf());
+    expect((await c.userinfo(await tokenOf())).status).toBe(200);
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand']);
+    c.advance(1_500);
+    expect((await c.userinfo(await tokenOf())).status).toBe(200);
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand', 'BatchGetItemCommand']);
+  });
+
+  it('a token for a Resource: its identifier marker is read in the same one call', async () => {
+    const token = await tokenOf({ aud: resourceAudience });
+    const c = coldContainer();
+    expect((await c.userinfo(token)).status).toBe(200);
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+  });
+
+  it('an unknown user is 401 from that one read too', async () => {
+    const token = await userToken(
+      setup,
+      { id: '019b0000-0000-7000-8000-00000000beef', tenant_id: DEFAULT_TENANT_ID },
+      { clientId, scope: 'openid' },
+    );
+    const c = coldContainer();
+    expect((await c.userinfo(token)).status).toBe(401);
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+  });
+});
+
+describe('DynamoDB reads of introspecting a user token', () => {
+  it('a cold container folds the user and family into its ONE BatchGetItem', async () => {
+    const token = await tokenOf();
+    const c = coldContainer();
+    expect(await c.introspect(token)).toEqual({
+      status: 200,
+      body: expect.objectContaining({ active: true, sub: user.id, username: 'reads@example.com' }),
+    });
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+    expect((await c.introspect(token)).status).toBe(200);
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+  });
+});
