@@ -223,6 +223,27 @@ export const ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/otp', 'enroll-user-otp', 'update', SECRETS, { self: 'user_id' }],
     ['DELETE', '/{user_id}/otp', 'remove-user-otp', 'update', WRITE, { self: 'user_id' }],
   ]),
+  // Roles (issue 12; docs/management-roles.md).
+  ...managementGroup('roles', [
+    ['GET', '', 'list-roles', 'read', LIST],
+    ['POST', '', 'create-role', 'create', WRITE],
+    ['GET', '/{role_id}', 'get-role', 'read', READ],
+    ['PATCH', '/{role_id}', 'update-role', 'update', WRITE],
+    ['PUT', '/{role_id}', 'update-role', 'update', WRITE],
+    ['DELETE', '/{role_id}', 'delete-role', 'delete', WRITE],
+    ['GET', '/{role_id}/permissions', 'list-role-permissions', 'read', LIST],
+    ['POST', '/{role_id}/permissions', 'grant-role-permissions', 'update', WRITE],
+    ['DELETE', '/{role_id}/permissions', 'revoke-role-permissions', 'update', WRITE],
+    ['GET', '/{role_id}/members', 'list-role-members', 'read', LIST],
+    ['POST', '/{role_id}/members', 'add-role-members', 'update', WRITE],
+    ['DELETE', '/{role_id}/members', 'remove-role-members', 'update', WRITE],
+  ]),
+  // Roles seen from the user: the same member links (issue 12; docs/management-roles.md).
+  ...managementGroup('users', [
+    ['GET', '/{user_id}/roles', 'list-user-roles', 'read', LIST],
+    ['POST', '/{user_id}/roles', 'add-user-roles', 'update', WRITE],
+    ['DELETE', '/{user_id}/roles', 'remove-user-roles', 'update', WRITE],
+  ]),
 
   // Groups (API.md §6, §7.6; docs/management-groups.md).
   ...managementGroup('groups', [

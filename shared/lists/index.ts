@@ -9,6 +9,7 @@ export { clientsCollection } from './collections/clients.ts';
 export { groupMembersCollection, groupsCollection, nestedGroupsCollection } from './collections/groups.ts';
 export { clientPermissionsCollection, clientResourcesCollection, resourceClientsCollection } from './collections/links.ts';
 export { resourcesCollection } from './collections/resources.ts';
+export { roleMembersCollection, rolePermissionsCollection, rolesCollection, userRolesCollection } from './collections/roles.ts';
 export { scopesCollection } from './collections/scopes.ts';
 export { usersCollection } from './collections/users.ts';
 export { type ListCollectionInput, type ListEnvelope, listCollection } from './list-collection.ts';

@@ -3,6 +3,7 @@ import { conflict, forbidden, notFound } from '../errors.ts';
 import type { ClientPermission } from '../records/client-link-records.ts';
 import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
+import type { RolePermission, RoleRecord } from '../records/role-record.ts';
 import type { NewScope, ScopePatch, ScopeRecord } from '../records/scope-record.ts';
 import type { UpdateOptions } from './clients-repository.ts';
 import { commitPlan } from './commit-plan.ts';
@@ -14,9 +15,10 @@ import { changedFields, mergePatch } from './merge-patch.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
+import { revokeRolePermissionUnit } from './role-link-writes.ts';
 import { deleteScopeNameMarker, putScopeWrites, scopeNameTaken } from './scope-items.ts';
 import { keys } from './table-keys.ts';
-import { clientHolder, copyWrites } from './token-copies.ts';
+import { clientHolder, copyWrites, roleHolder } from './token-copies.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
 import { deleteItem, keyString, updateItem, type Write } from './writes.ts';
@@ -34,7 +36,7 @@ export interface ScopesRepository {
   get(resourceId: string, scopeId: string): Promise<ScopeRecord | undefined>;
   /** PATCH; a rename moves the name marker (409 if taken). Renaming a system resource's scope: 403. */
   update(resourceId: string, scopeId: string, patch: ScopePatch, actor: string, options?: UpdateOptions): Promise<ScopeRecord>;
-  /** Deletes the scope and every permission on it, fixing the holders' counts. 403 on a system resource. */
+  /** Deletes the scope and every permission on it (clients' and roles'), fixing the holders' counts. 403 on a system resource. */
   delete(resourceId: string, scopeId: string): Promise<void>;
   /** Every scope of the resource in id (= creation) order: one Query. */
   list(resourceId: string): Promise<ScopeRecord[]>;
@@ -149,25 +151,30 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
           const holders = await queryGsi2(db, tableName, keys.scopeHolders(scopeId));
           if (holders.length !== (resource.scope_holders[scopeId] ?? 0))
             throw new RetryableConflict('The holder index is catching up; retry.');
-          const permissions = holders.map((h) => {
-            if (h.type !== 'ClientPermission') throw new Error(`Scope holder of unknown kind ${String(h.type)}`);
-            return toRecord<ClientPermission>(h);
-          });
+          const permissions = holders.filter((h) => h.type === 'ClientPermission').map((h) => toRecord<ClientPermission>(h));
+          const rolePermissions = holders.filter((h) => h.type === 'RolePermission').map((h) => toRecord<RolePermission>(h));
+          const unknown = holders.find((h) => h.type !== 'ClientPermission' && h.type !== 'RolePermission');
+          if (unknown) throw new Error(`Scope holder of unknown kind ${String(unknown.type)}`);
           // Whether each holder's token_grants copy is current decides whether the revoke keeps it.
-          const clients = await getItems(
+          const owners = await getItems(
             db,
             tableName,
-            permissions.map((x) => keys.client(x.client_id)),
+            [...permissions.map((x) => keys.client(x.client_id)), ...rolePermissions.map((x) => keys.role(x.role_id))],
             now(),
           );
           const units: Write[][] = permissions.map((x) => {
-            const client = clients.get(keyString(keys.client(x.client_id)));
+            const client = owners.get(keyString(keys.client(x.client_id)));
             // A holder gone meanwhile has no copy to keep (its unit then fails and the delete re-reads).
             return revokePermissionUnit(
               x,
               client ? clientHolder(toRecord<ClientRecord>(client)) : { kind: 'client', id: x.client_id, copyIsCurrent: false },
             );
           });
+          // A role's permission goes with the scope; a role already deleted (its sweep pending) has no copy to keep.
+          for (const x of rolePermissions) {
+            const role = owners.get(keyString(keys.role(x.role_id)));
+            units.push(revokeRolePermissionUnit(x, role ? roleHolder(toRecord<RoleRecord>(role)) : undefined));
+          }
           units.push([
             deleteItem(keys.scope(resourceId, scopeId), { condition: exists }),
             deleteScopeNameMarker(resourceId, scope.scope_name, scopeId),

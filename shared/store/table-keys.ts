@@ -73,6 +73,24 @@ export const keys = {
   /** A one-time ticket (email verification, password change) by the SHA-256 of its value; `ttl` set. */
   ticket: (ticketHash: string) => ({ PK: `TICKET#${ticketHash}`, SK: 'TICKET' }),
 
+  // Roles (shared/records/role-record.ts). The record, its members and its permissions share one
+  // partition; a member is also listed from the user through GSI2.
+  role: (roleId: string) => ({ PK: `ROLE#${roleId}`, SK: 'ROLE' }),
+  rolePartition: (roleId: string) => `ROLE#${roleId}`,
+  roleMember: (roleId: string, userId: string) => ({ PK: `ROLE#${roleId}`, SK: `MEMBER#${userId}` }),
+  roleMemberPrefix: 'MEMBER#',
+  /** GSI2PK of a role member link: the roles of a user (GSI2SK = role id). */
+  userRoles: (userId: string) => `USER#${userId}#ROLES`,
+  rolePermission: (roleId: string, resourceId: string, scopeId: string) => ({
+    PK: `ROLE#${roleId}`,
+    SK: `PERMISSION#${resourceId}#${scopeId}`,
+  }),
+  /** A user's direct permission (holder kind `user`), in the user's partition. */
+  userPermission: (userId: string, resourceId: string, scopeId: string) => ({
+    PK: `USER#${userId}`,
+    SK: `PERMISSION#${resourceId}#${scopeId}`,
+  }),
+
   // Groups (shared/records/group-record.ts, docs/management-groups.md). The record and its links
   // share one partition; each link is also listed from its far end through GSI2.
   group: (groupId: string) => ({ PK: `GROUP#${groupId}`, SK: 'GROUP' }),

@@ -1,5 +1,6 @@
 import type { ClientRecord, TokenGrants } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
+import type { RoleRecord } from '../records/role-record.ts';
 import { and, type Condition, equals, exists } from './expression.ts';
 import { identifierMarkerKey, tokenViewMetadataUpdate, tokenViewOf, updateTokenView } from './resource-token-view.ts';
 import { keys } from './table-keys.ts';
@@ -31,10 +32,11 @@ import { type Key, type Path, updateItem, type Write } from './writes.ts';
  * Who holds links and permissions, and where its copy lives. Clients today; roles, groups and
  * users join by adding their kind here (the item key of the holder), nothing else.
  */
-export type HolderKind = 'client';
+export type HolderKind = 'client' | 'role';
 
 const HOLDER_ITEMS: Record<HolderKind, (id: string) => Key> = {
   client: (id) => keys.client(id),
+  role: (id) => keys.role(id),
 };
 
 export interface Holder {
@@ -55,6 +57,13 @@ export const clientHolder = (client: Pick<ClientRecord, 'id' | 'token_grants' | 
   copyIsCurrent: grantsCopyIsCurrent(client),
 });
 
+/** A role as a holder (its permissions only; roles have no resource links). */
+export const roleHolder = (role: Pick<RoleRecord, 'id' | 'token_grants' | 'token_grants_version' | 'links_version'>): Holder => ({
+  kind: 'role',
+  id: role.id,
+  copyIsCurrent: grantsCopyIsCurrent(role),
+});
+
 /** What changed, as the token path sees it. */
 export type TokenPathChange =
   | { readonly kind: 'link-added' | 'link-removed'; readonly holder: Holder; readonly resourceId: string }
@@ -64,6 +73,13 @@ export type TokenPathChange =
       readonly resourceId: string;
       readonly scopeId: string;
     }
+  /**
+   * A holder without resource links (a role, a user's direct permissions): its whole entry for one
+   * resource, as computed from its permissions read under its `links_version` guard. The first
+   * permission on a resource has no parent map to add a scope to, so the entry is written whole;
+   * no scope left removes it.
+   */
+  | { readonly kind: 'grants-set'; readonly holder: Holder; readonly resourceId: string; readonly scopeIds: readonly string[] }
   | { readonly kind: 'scope-added' | 'scope-renamed'; readonly resource: ResourceRecord; readonly scopeId: string; readonly name: string }
   | { readonly kind: 'scope-deleted'; readonly resource: ResourceRecord; readonly scopeId: string }
   | { readonly kind: 'resource-changed'; readonly before: ResourceRecord; readonly after: ResourceRecord }
@@ -103,6 +119,16 @@ export function copyWrites(changes: readonly TokenPathChange[]): Write[] {
         if (c.kind.endsWith('-added')) entry.set.push([path, scopeId === undefined ? {} : true]);
         else entry.remove.push(path);
         entry.parents.push((x) => `attribute_exists(${x.name(scopeId === undefined ? 'token_grants' : ['token_grants', c.resourceId])})`);
+        break;
+      }
+      case 'grants-set': {
+        if (!c.holder.copyIsCurrent) break;
+        const k = `${c.holder.kind}#${c.holder.id}`;
+        const entry = byHolder.get(k) ?? { holder: c.holder, set: [], remove: [], parents: [] };
+        byHolder.set(k, entry);
+        if (c.scopeIds.length) entry.set.push([grantsPath(c.resourceId), Object.fromEntries(c.scopeIds.map((s) => [s, true]))]);
+        else entry.remove.push(grantsPath(c.resourceId));
+        entry.parents.push((x) => `attribute_exists(${x.name('token_grants')})`);
         break;
       }
       case 'scope-added':

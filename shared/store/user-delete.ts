@@ -7,6 +7,7 @@ import { and, equals, exists } from './expression.ts';
 import { deleteMarker } from './markers.ts';
 import { queryPage } from './query-all.ts';
 import { withRetries } from './retry.ts';
+import { sweepUserRoleLinks } from './role-delete.ts';
 import { keys } from './table-keys.ts';
 import { userMarker } from './user-markers.ts';
 import { deleteItem, type Key } from './writes.ts';
@@ -23,6 +24,8 @@ const SWEEP_PAGE = 100;
  *      BatchWriteItem. They are already dead once step 1 lands (a refresh token of a missing user
  *      is `invalid_grant`), so no transaction spans them and a crash between pages loses nothing:
  *      a later `sweepRefreshTokens` (every delete of an id that no longer exists runs it) finishes.
+ * Then its role member links (role-delete.ts `sweepUserRoleLinks`: the link items and the roles'
+ * member counts), in pages the same way.
  * `load` is the consistent read of the user; undefined → nothing to delete in step 1.
  */
 export async function deleteUser(
@@ -31,6 +34,7 @@ export async function deleteUser(
   load: () => Promise<UserRecord | undefined>,
   accept: (user: UserRecord) => boolean,
   userId: string,
+  now: () => Date,
 ): Promise<boolean> {
   const deleted = await withRetries(async () => {
     const user = await load();
@@ -54,6 +58,7 @@ export async function deleteUser(
   // Another tenant's user: not ours to touch, not even its tokens.
   if (deleted === undefined) return false;
   await sweepRefreshTokens(db, tableName, userId);
+  await sweepUserRoleLinks(db, tableName, userId, now);
   return deleted;
 }
 

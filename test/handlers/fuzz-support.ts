@@ -79,6 +79,8 @@ export interface Seeds {
   /** A user of the default tenant (with a password) and its own management-API token (self routes). */
   userId: string;
   userToken: string;
+  /** A role of the default tenant (Roles routes). */
+  roleId: string;
 }
 
 export interface World {
@@ -352,9 +354,11 @@ export async function createWorld(prefix: string): Promise<World> {
     );
     // A user's token (sub = the user, client_id = the Default Client), as the user-token core mints them.
     const userToken = await sign({ sub: user.id, client_id: defaultClientId, scope: 'update:users' });
+    const role = await ok(call('POST', `${M}/roles`, null, { role_name: `fuzz-role-${i}-${randomUUID()}` }), 201, 'seed role');
     return {
       userId: user.id,
       userToken,
+      roleId: role.id,
       clientId: client.id,
       publicClientId: publicClient.id,
       resourceId: resource.id,
@@ -507,6 +511,8 @@ function bodyHints(ids: IdPools): Record<string, Hint> {
     'resources[]': ids.resource,
     'clients[]': ids.client,
     'scopes[]': ids.scope,
+    'users[]': ids.user,
+    'roles[]': ids.role,
     identifier_url: (derived) =>
       fc.oneof(
         { weight: 6, arbitrary: derived },
@@ -534,6 +540,7 @@ export interface IdPools {
   scope: fc.Arbitrary<string>;
   tenant: fc.Arbitrary<string>;
   user: fc.Arbitrary<string>;
+  role: fc.Arbitrary<string>;
   /** Any id of any kind: link bodies name the wrong kind too. */
   any: fc.Arbitrary<string>;
   identifierUrls: string[];
@@ -589,6 +596,7 @@ export function idPools(world: World, seeds: Seeds): IdPools {
     scope: pool(scopes),
     tenant: pool(tenants),
     user: pool([seeds.userId, world.defaultClientId]),
+    role: pool([seeds.roleId, seeds.userId]),
     any: fc.oneof(fc.constantFrom(...clients, ...resources, ...scopes), fc.uuid(), notUuid),
     identifierUrls: [world.single.config.managementAudience, 'https://api.example/'],
   };
@@ -869,6 +877,7 @@ export function pathParams(
     resource_id: ids.resource,
     scope_id: ids.scope,
     user_id: ids.user,
+    role_id: ids.role,
   };
   const pooled = fc.record(Object.fromEntries(names.map((n) => [n, byName[n] ?? ids.any])));
   const derived = spec.path

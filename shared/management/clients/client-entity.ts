@@ -22,7 +22,7 @@ export const mayReadSecret = (access: ManagementAccess, client: ClientRecord): b
  * `resource_data` (spec §2.5, §2.6): the linked Resource, one GetItem per distinct resource of the
  * page. Never its signing secret: a `read:clients` caller reads a client's links, not a resource's keys.
  */
-const resourceData = defineLinkedRecord<Pick<ClientDeps, 'resources'>>({
+export const resourceData = defineLinkedRecord<Pick<ClientDeps, 'resources'>>({
   idField: 'resource_id',
   as: 'resource_data',
   async load(deps, links) {
@@ -32,7 +32,7 @@ const resourceData = defineLinkedRecord<Pick<ClientDeps, 'resources'>>({
 });
 
 /** `scope_data` (spec §2.6): the granted Scope; one Query per distinct resource of the page. */
-const scopeData = defineLinkedRecord<Pick<ClientDeps, 'scopes'>>({
+export const scopeData = defineLinkedRecord<Pick<ClientDeps, 'scopes'>>({
   idField: 'scope_id',
   as: 'scope_data',
   async load(deps, links) {

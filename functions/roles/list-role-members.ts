@@ -1,0 +1,12 @@
+import { listResponse } from '../../shared/management/kit/present-record.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+import { listRoleMembers } from '../../shared/management/roles/list-role-members.ts';
+import { RolePath } from '../../shared/management/roles/role-body-schemas.ts';
+import { roleDeps } from '../../shared/management/roles/role-deps.ts';
+import { roleMemberEntity } from '../../shared/management/roles/role-entity.ts';
+import { roleMemberListQuery } from '../../shared/management/roles/role-request.ts';
+
+/** GET /identity/v1/roles/{role_id}/members (API.md §6). */
+export const handler = managementHandler({ path: RolePath, query: roleMemberListQuery }, async (req) =>
+  listResponse(roleMemberEntity, await listRoleMembers(roleDeps(req.runtime), req.access, req.path.role_id, req.query)),
+);

@@ -1,0 +1,12 @@
+import { listResponse } from '../../shared/management/kit/present-record.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+import { listRolePermissions } from '../../shared/management/roles/list-role-permissions.ts';
+import { RolePath } from '../../shared/management/roles/role-body-schemas.ts';
+import { roleDeps } from '../../shared/management/roles/role-deps.ts';
+import { rolePermissionEntity } from '../../shared/management/roles/role-entity.ts';
+import { rolePermissionListQuery } from '../../shared/management/roles/role-request.ts';
+
+/** GET /identity/v1/roles/{role_id}/permissions (API.md §6). */
+export const handler = managementHandler({ path: RolePath, query: rolePermissionListQuery }, async (req) =>
+  listResponse(rolePermissionEntity, await listRolePermissions(roleDeps(req.runtime), req.access, req.path.role_id, req.query)),
+);

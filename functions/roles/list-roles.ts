@@ -1,0 +1,11 @@
+import { listResponse } from '../../shared/management/kit/present-record.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+import { listRoles } from '../../shared/management/roles/list-roles.ts';
+import { roleDeps } from '../../shared/management/roles/role-deps.ts';
+import { roleEntity } from '../../shared/management/roles/role-entity.ts';
+import { roleListQuery } from '../../shared/management/roles/role-request.ts';
+
+/** GET /identity/v1/roles (API.md §6). */
+export const handler = managementHandler({ query: roleListQuery }, async (req) =>
+  listResponse(roleEntity, await listRoles(roleDeps(req.runtime), req.access, req.query)),
+);

@@ -1,0 +1,12 @@
+import { recordResponse } from '../../shared/management/kit/present-record.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+import { RolePath, UpdateRoleBody } from '../../shared/management/roles/role-body-schemas.ts';
+import { roleDeps } from '../../shared/management/roles/role-deps.ts';
+import { roleEntity } from '../../shared/management/roles/role-entity.ts';
+import { roleRecordQuery } from '../../shared/management/roles/role-request.ts';
+import { updateRole } from '../../shared/management/roles/update-role.ts';
+
+/** PATCH / PUT /identity/v1/roles/{role_id} (API.md §6): merge. */
+export const handler = managementHandler({ path: RolePath, body: UpdateRoleBody, query: roleRecordQuery }, async (req) =>
+  recordResponse(roleEntity, 200, await updateRole(roleDeps(req.runtime), req.access, req.path.role_id, req.body, req.query)),
+);

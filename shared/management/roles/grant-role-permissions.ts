@@ -1,0 +1,27 @@
+import { badRequest, isAppError } from '../../errors.ts';
+import type { PermissionRequest } from '../../records/client-link-records.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { assertMayGrant } from '../no-escalation.ts';
+import type { RoleDeps } from './role-deps.ts';
+
+/**
+ * POST /roles/{role_id}/permissions `{permissions: [{resource_id, scopes}]}` (API.md §6),
+ * all-or-nothing: unknown resource (or another tenant's) 404; a scope that is not the resource's
+ * 400; an existing permission 409. Management-API scopes need the caller to hold them (API.md §8).
+ */
+export async function grantRolePermissions(
+  deps: RoleDeps,
+  access: ManagementAccess,
+  roleId: string,
+  permissions: readonly PermissionRequest[],
+): Promise<void> {
+  await loadVisible(deps.roles, access.ctx, roleId, 'Role');
+  await assertMayGrant(access.ctx.scopes, permissions, (id) => deps.resources.get(id));
+  try {
+    await deps.roleLinks.grantPermissions(roleId, permissions, access.ctx.actor);
+  } catch (err) {
+    // API.md §2: a 400's message names the field; the repository's names only the ids.
+    if (isAppError(err) && err.status === 400) throw badRequest(`body.permissions: ${err.message}`, { cause: err });
+    throw err;
+  }
+}

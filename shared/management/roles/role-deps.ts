@@ -1,0 +1,49 @@
+import type { SecretBox } from '../../keys/key-store.ts';
+import type { Runtime } from '../../runtime.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
+import { type RoleLinksRepository, roleLinksRepository } from '../../store/role-links-repository.ts';
+import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
+import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
+import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+
+/** What the Roles use cases depend on, passed as an argument (DESIGN.md §3.2). */
+export interface RoleDeps {
+  readonly roles: RolesRepository;
+  /** Role permissions and members (both ends). */
+  readonly roleLinks: RoleLinksRepository;
+  readonly users: Pick<UsersRepository, 'get'>;
+  readonly resources: Pick<ResourcesRepository, 'get'>;
+  readonly scopes: Pick<ScopesRepository, 'list'>;
+  readonly tenants: Pick<TenantsRepository, 'get'>;
+  /** API.md §4 multi-tenant mode (a stage setting). */
+  readonly multiTenant: boolean;
+  /** The list cursors' HMAC key (docs/lists.md §5). */
+  readonly cursorKey: () => Promise<Buffer>;
+  /** The presenter opens sealed secrets with it (a Role carries none). */
+  readonly secretBox: SecretBox;
+  readonly now: () => Date;
+}
+
+const perRuntime = new WeakMap<Runtime, RoleDeps>();
+
+/** Built once per runtime (per container in Lambda, per local stack locally). */
+export function roleDeps(runtime: Runtime): RoleDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  deps = {
+    roles: rolesRepository(db, config.tableName, now),
+    roleLinks: roleLinksRepository(db, config.tableName, now),
+    users: usersRepository(db, config.tableName, now),
+    resources: resourcesRepository(db, config.tableName, now, secretBox),
+    scopes: scopesRepository(db, config.tableName, now),
+    tenants: tenantsRepository(db, config.tableName, now),
+    multiTenant: config.multiTenant,
+    cursorKey: () => runtime.serviceSecret('cursor'),
+    secretBox,
+    now,
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}

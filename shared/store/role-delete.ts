@@ -1,0 +1,108 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { RoleMember, RolePermission } from '../records/role-record.ts';
+import { commitPlan } from './commit-plan.ts';
+import { toRecord } from './entity.ts';
+import { queryPage } from './query-all.ts';
+import { getItems } from './read-items.ts';
+import { withRetries } from './retry.ts';
+import { removeMemberUnit, revokeRolePermissionUnit } from './role-link-writes.ts';
+import { keys } from './table-keys.ts';
+import { keyString, type Write } from './writes.ts';
+
+/**
+ * Links swept per page: each is a unit of at most 2 items (the link and the user or the
+ * resource), so a page is at most one transaction (commit-plan.ts packs them).
+ */
+export const ROLE_SWEEP_PAGE = 40;
+
+/**
+ * Step 2 of a role delete: its member and permission items, page by page, each page one
+ * transaction that also removes the users' `role_ids` entries and fixes the users' and scopes'
+ * counts. Runs after the role item is gone (step 1, roles-repository.ts), so nothing adds links
+ * meanwhile (a link unit requires the role item) and the role grants nothing already: a crash
+ * between pages loses nothing, and a later delete of the same id (a 404 that still sweeps) finishes.
+ * Returns how many links went.
+ */
+export async function sweepRoleLinks(db: DynamoDBDocumentClient, tableName: string, roleId: string, now: () => Date): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const n = await withRetries(async () => {
+      const page = await queryPage(db, {
+        TableName: tableName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': 'PK' },
+        ExpressionAttributeValues: { ':pk': keys.rolePartition(roleId) },
+        ConsistentRead: true,
+        Limit: ROLE_SWEEP_PAGE,
+      });
+      const links = page.items.filter((i) => i.type === 'RoleMember' || i.type === 'RolePermission');
+      // Links sort before the record's SK `ROLE`, so a page without links means none are left.
+      if (links.length === 0) return 0;
+      // Which far ends still exist: a gone user or resource has no count or mirror left to fix.
+      const ends = await getItems(
+        db,
+        tableName,
+        links.map((l) => (l.type === 'RoleMember' ? keys.user(String(l.user_id)) : keys.resource(String(l.resource_id)))),
+        now(),
+      );
+      const units: Write[][] = links.map((l) => {
+        if (l.type === 'RoleMember') {
+          const m = toRecord<RoleMember>(l);
+          return removeMemberUnit(roleId, m.user_id, { roleExists: false, userExists: ends.has(keyString(keys.user(m.user_id))) });
+        }
+        const p = toRecord<RolePermission>(l);
+        return revokeRolePermissionUnit(p, undefined, { resourceExists: ends.has(keyString(keys.resource(p.resource_id))) });
+      });
+      await commitPlan(db, tableName, units);
+      return links.length;
+    });
+    if (n === 0) return removed;
+    removed += n;
+  }
+}
+
+/**
+ * The role links of a deleted user (GSI2 `USER#{u}#ROLES`), page by page: each link item goes with
+ * its role's member count, in one transaction per page. Runs after the user item is gone
+ * (user-delete.ts), so no link is added meanwhile (a link unit requires the user's `role_ids`);
+ * idempotent, and re-run by every delete of an id with no user. The index is eventually
+ * consistent: a link it does not show yet is found by the next run.
+ */
+export async function sweepUserRoleLinks(db: DynamoDBDocumentClient, tableName: string, userId: string, now: () => Date): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const n = await withRetries(async () => {
+      const page = await queryPage(db, {
+        TableName: tableName,
+        IndexName: 'GSI2',
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': 'GSI2PK' },
+        ExpressionAttributeValues: { ':pk': keys.userRoles(userId) },
+        Limit: ROLE_SWEEP_PAGE,
+      });
+      if (page.items.length === 0) return 0;
+      const links = page.items.map((i) => toRecord<RoleMember>(i));
+      const roles = await getItems(
+        db,
+        tableName,
+        links.map((l) => keys.role(l.role_id)),
+        now(),
+      );
+      const live = await getItems(
+        db,
+        tableName,
+        links.map((l) => keys.roleMember(l.role_id, userId)),
+        now(),
+      );
+      // The index may still show a link its base item no longer has: skip those.
+      const units = links
+        .filter((l) => live.has(keyString(keys.roleMember(l.role_id, userId))))
+        .map((l) => removeMemberUnit(l.role_id, userId, { userExists: false, roleExists: roles.has(keyString(keys.role(l.role_id))) }));
+      if (units.length === 0) return 0;
+      await commitPlan(db, tableName, units);
+      return units.length;
+    });
+    if (n === 0) return removed;
+    removed += n;
+  }
+}

@@ -1,0 +1,277 @@
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import type { PermissionRequest } from '../records/client-link-records.ts';
+import type { ResourceRecord } from '../records/resource-record.ts';
+import type { RoleMember, RolePermission, RoleRecord } from '../records/role-record.ts';
+import type { UserRecord } from '../records/user-record.ts';
+import { toRecord } from './entity.ts';
+import { commitLinkChange, LinkPlan } from './link-commit.ts';
+import { queryGsi2, queryPrefix } from './query-all.ts';
+import { getItems } from './read-items.ts';
+import { addMemberUnit, grantRolePermissionsUnit, removeMemberUnit, revokeRolePermissionsUnit } from './role-link-writes.ts';
+import { keys } from './table-keys.ts';
+import { roleHolder } from './token-copies.ts';
+import { translateError } from './translate-error.ts';
+import { uuidv7 } from './uuidv7.ts';
+import { keyString } from './writes.ts';
+
+/**
+ * A role's links (API.md §6; docs/management-roles.md): its permissions and its members, the
+ * member links from either end. Every change is all-or-nothing over the whole body through
+ * `commitLinkChange`: validated on consistent reads (404 unknown id, 409 existing link when
+ * adding, 404 missing link when removing, 400 a scope not of its resource), then committed with
+ * the counts and mirrors of both ends in the same transaction.
+ */
+export interface RoleLinksRepository {
+  grantPermissions(roleId: string, permissions: readonly PermissionRequest[], actor: string): Promise<void>;
+  revokePermissions(roleId: string, permissions: readonly PermissionRequest[]): Promise<void>;
+  /** The role's permissions in (resource, scope) order: one consistent Query. */
+  listPermissions(roleId: string): Promise<RolePermission[]>;
+  /** `POST /roles/{r}/members`: users of the role's tenant. */
+  addMembers(roleId: string, userIds: readonly string[], actor: string): Promise<void>;
+  removeMembers(roleId: string, userIds: readonly string[]): Promise<void>;
+  /** The role's member links: one consistent Query. */
+  listMembers(roleId: string): Promise<RoleMember[]>;
+  /** `POST /users/{u}/roles`: roles of the user's tenant; the same link items as addMembers. */
+  addRolesToUser(userId: string, roleIds: readonly string[], actor: string): Promise<void>;
+  removeRolesFromUser(userId: string, roleIds: readonly string[]): Promise<void>;
+  /** The user's role links (GSI2 `USER#{u}#ROLES`). */
+  listRolesOfUser(userId: string): Promise<RoleMember[]>;
+}
+
+type Pair = { resourceId: string; scopeId: string };
+
+function pairsOf(requests: readonly PermissionRequest[]): Pair[] {
+  const seen = new Map<string, Pair>();
+  for (const r of requests) for (const s of r.scopes) seen.set(`${r.resource_id}#${s}`, { resourceId: r.resource_id, scopeId: s });
+  return [...seen.values()];
+}
+
+function byResource<T extends { resource_id: string }>(xs: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const x of xs) out.set(x.resource_id, [...(out.get(x.resource_id) ?? []), x]);
+  return out;
+}
+
+const memberMark = (roleId: string, userId: string) => `${roleId}#${userId}`;
+
+export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): RoleLinksRepository {
+  const records = async <T>(ks: readonly { PK: string; SK: string }[]) => {
+    const found = await getItems(db, tableName, ks, now());
+    return (k: { PK: string; SK: string }) => {
+      const item = found.get(keyString(k));
+      return item ? toRecord<T>(item) : undefined;
+    };
+  };
+  const mustRole = async (roleId: string) => {
+    const role = (await records<RoleRecord>([keys.role(roleId)]))(keys.role(roleId));
+    if (!role) throw notFound(`Role ${roleId} not found.`);
+    return role;
+  };
+  const mustUser = async (userId: string) => {
+    const user = (await records<UserRecord>([keys.user(userId)]))(keys.user(userId));
+    if (!user) throw notFound(`User ${userId} not found.`);
+    return user;
+  };
+  const permissionsOf = async (roleId: string) =>
+    (await queryPrefix(db, tableName, keys.rolePartition(roleId), keys.permissionPrefix)).map((i) => toRecord<RolePermission>(i));
+
+  /**
+   * A user's `role_ids` map must exist before an entry is set in it (DynamoDB refuses a path into
+   * a missing map). Users made before roles have none: give them an empty one, outside the link's
+   * transaction (an empty map changes nothing anyone reads), only if still missing.
+   */
+  const ensureRoleIds = async (users: readonly UserRecord[]) => {
+    for (const u of users) {
+      if ((u as UserRecord & { role_ids?: unknown }).role_ids !== undefined) continue;
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.user(u.id),
+            UpdateExpression: 'SET #m = :empty',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#m)',
+            ExpressionAttributeNames: { '#m': 'role_ids' },
+            ExpressionAttributeValues: { ':empty': {} },
+          }),
+        );
+      } catch (err) {
+        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') translateError(err);
+      }
+    }
+  };
+
+  /** Adds member links (role, user) not yet there: 409 for one that is (unless this call made it). */
+  const addLinks = async (pairs: readonly [RoleRecord, UserRecord][], actor: string, done: ReadonlySet<string>) => {
+    const existing = await records<RoleMember>(pairs.map(([r, u]) => keys.roleMember(r.id, u.id)));
+    const plan = new LinkPlan();
+    const at = now().toISOString();
+    for (const [role, user] of pairs) {
+      if (existing(keys.roleMember(role.id, user.id))) {
+        if (done.has(memberMark(role.id, user.id))) continue;
+        throw conflict(`User ${user.id} already holds role ${role.id}.`);
+      }
+      const link: RoleMember = {
+        id: uuidv7(),
+        tenant_id: role.tenant_id,
+        role_id: role.id,
+        user_id: user.id,
+        created_by: actor,
+        created_at: at,
+        updated_by: actor,
+        updated_at: at,
+      };
+      plan.add([addMemberUnit(link)], memberMark(role.id, user.id));
+    }
+    await ensureRoleIds(pairs.map(([, u]) => u));
+    return plan;
+  };
+
+  /** Removes member links (role id, user id): 404 for one that is missing (unless this call removed it). */
+  const removeLinks = async (pairs: readonly [string, string][], done: ReadonlySet<string>) => {
+    const existing = await records<RoleMember>(pairs.map(([r, u]) => keys.roleMember(r, u)));
+    const users = await records<UserRecord>(pairs.map(([, u]) => keys.user(u)));
+    const plan = new LinkPlan();
+    for (const [roleId, userId] of pairs) {
+      if (!existing(keys.roleMember(roleId, userId))) {
+        if (done.has(memberMark(roleId, userId))) continue;
+        throw notFound(`User ${userId} does not hold role ${roleId}.`);
+      }
+      plan.add([removeMemberUnit(roleId, userId, { userExists: users(keys.user(userId)) !== undefined })], memberMark(roleId, userId));
+    }
+    return plan;
+  };
+
+  return {
+    grantPermissions: (roleId, requests, actor) =>
+      commitLinkChange(db, tableName, async (marks) => {
+        const done = finished(marks);
+        const pairs = pairsOf(requests);
+        const role = await mustRole(roleId);
+        const resourceIds = [...new Set(pairs.map((x) => x.resourceId))];
+        const resource = await records<ResourceRecord>(resourceIds.map(keys.resource));
+        for (const id of resourceIds) {
+          const r = resource(keys.resource(id));
+          // The system resource (the management API) is shared by every tenant.
+          if (!r || (r.tenant_id !== role.tenant_id && !r.resource_metadata.is_system)) throw notFound(`Resource ${id} not found.`);
+        }
+        for (const { resourceId, scopeId } of pairs) {
+          if (!(scopeId in resource(keys.resource(resourceId))!.scope_names))
+            throw badRequest(`Scope ${scopeId} is not a scope of resource ${resourceId}.`);
+        }
+        const held = byResource(await permissionsOf(roleId));
+        const at = now().toISOString();
+        const todo: RolePermission[] = [];
+        for (const { resourceId, scopeId } of pairs) {
+          const e = held.get(resourceId)?.find((p) => p.scope_id === scopeId);
+          if (e && !done.has(e.id)) throw conflict(`Scope ${scopeId} of resource ${resourceId} is already granted to role ${roleId}.`);
+          if (e) continue;
+          todo.push({
+            id: uuidv7(),
+            tenant_id: role.tenant_id,
+            role_id: roleId,
+            resource_id: resourceId,
+            scope_id: scopeId,
+            created_by: actor,
+            created_at: at,
+            updated_by: actor,
+            updated_at: at,
+          });
+        }
+        const plan = new LinkPlan().guard(keys.role(roleId), role.links_version);
+        for (const [resourceId, ps] of byResource(todo)) {
+          const scopeIds = [...(held.get(resourceId) ?? []).map((p) => p.scope_id), ...ps.map((p) => p.scope_id)];
+          // One unit per resource: its marks are its permission ids, recorded when it commits.
+          plan.add([grantRolePermissionsUnit(ps, roleHolder(role), scopeIds)], ps.map((p) => p.id).join(','));
+        }
+        return plan;
+      }),
+
+    revokePermissions: (roleId, requests) =>
+      commitLinkChange(db, tableName, async (marks) => {
+        const done = finished(marks);
+        const role = await mustRole(roleId);
+        const held = byResource(await permissionsOf(roleId));
+        const todo: RolePermission[] = [];
+        for (const { resourceId, scopeId } of pairsOf(requests)) {
+          const e = held.get(resourceId)?.find((p) => p.scope_id === scopeId);
+          if (!e && !done.has(`${resourceId}#${scopeId}`))
+            throw notFound(`Scope ${scopeId} of resource ${resourceId} is not granted to role ${roleId}.`);
+          if (e) todo.push(e);
+        }
+        const plan = new LinkPlan().guard(keys.role(roleId), role.links_version);
+        for (const [resourceId, ps] of byResource(todo)) {
+          const gone = new Set(ps.map((p) => p.scope_id));
+          const remaining = (held.get(resourceId) ?? []).map((p) => p.scope_id).filter((s) => !gone.has(s));
+          plan.add([revokeRolePermissionsUnit(ps, roleHolder(role), remaining)], ps.map((p) => `${p.resource_id}#${p.scope_id}`).join(','));
+        }
+        return plan;
+      }),
+
+    async listPermissions(roleId) {
+      await mustRole(roleId);
+      return permissionsOf(roleId);
+    },
+
+    addMembers: (roleId, userIds, actor) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const role = await mustRole(roleId);
+        const ids = [...new Set(userIds)];
+        const user = await records<UserRecord>(ids.map(keys.user));
+        const pairs = ids.map((id): [RoleRecord, UserRecord] => {
+          const u = user(keys.user(id));
+          if (!u || u.tenant_id !== role.tenant_id) throw notFound(`User ${id} not found.`);
+          return [role, u];
+        });
+        return addLinks(pairs, actor, done);
+      }),
+
+    removeMembers: (roleId, userIds) =>
+      commitLinkChange(db, tableName, async (done) => {
+        await mustRole(roleId);
+        return removeLinks(
+          [...new Set(userIds)].map((u) => [roleId, u]),
+          done,
+        );
+      }),
+
+    async listMembers(roleId) {
+      await mustRole(roleId);
+      return (await queryPrefix(db, tableName, keys.rolePartition(roleId), keys.roleMemberPrefix)).map((i) => toRecord<RoleMember>(i));
+    },
+
+    addRolesToUser: (userId, roleIds, actor) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const user = await mustUser(userId);
+        const ids = [...new Set(roleIds)];
+        const role = await records<RoleRecord>(ids.map(keys.role));
+        const pairs = ids.map((id): [RoleRecord, UserRecord] => {
+          const r = role(keys.role(id));
+          if (!r || r.tenant_id !== user.tenant_id) throw notFound(`Role ${id} not found.`);
+          return [r, user];
+        });
+        return addLinks(pairs, actor, done);
+      }),
+
+    removeRolesFromUser: (userId, roleIds) =>
+      commitLinkChange(db, tableName, async (done) => {
+        await mustUser(userId);
+        return removeLinks(
+          [...new Set(roleIds)].map((r) => [r, userId]),
+          done,
+        );
+      }),
+
+    async listRolesOfUser(userId) {
+      await mustUser(userId);
+      const links = (await queryGsi2(db, tableName, keys.userRoles(userId))).map((i) => toRecord<RoleMember>(i));
+      return links.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+  };
+}
+
+/**
+ * `commitLinkChange` hands back the marks of committed units; a permission unit completes several
+ * requested changes (one resource's scopes), so its mark lists them comma-separated.
+ */
+const finished = (done: ReadonlySet<string>): Set<string> => new Set([...done].flatMap((m) => m.split(',')));
