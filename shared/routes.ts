@@ -259,6 +259,9 @@ export const ROUTES: readonly Route[] = [
     ['GET', '/{group_id}/members', 'list-group-members', 'read', LIST],
     ['POST', '/{group_id}/members', 'add-group-members', 'update', WRITE],
     ['DELETE', '/{group_id}/members', 'remove-group-members', 'update', WRITE],
+    ['GET', '/{group_id}/roles', 'list-group-roles', 'read', LIST],
+    ['POST', '/{group_id}/roles', 'add-group-roles', 'update', WRITE],
+    ['DELETE', '/{group_id}/roles', 'remove-group-roles', 'update', WRITE],
   ]),
   // A user's groups from the user's side (the same links); GET with inherited groups is rbac-tokens'.
   ...managementGroup('users', [

@@ -6,6 +6,7 @@ import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
 import { type Condition, exists, notExists } from './expression.ts';
 import { type GroupNesting, groupNesting } from './group-nesting.ts';
+import { type GroupRoles, groupRoles } from './group-roles.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
@@ -15,14 +16,14 @@ import { deleteItem, type Key, keyString, putItem, updateItem, type Write } from
 
 /**
  * Group links: members (one item `GROUP#{g}` / `MEMBER#{u}`, GSI2 `USER#{u}#GROUPS` / g, changed
- * from either end) and nested groups (group-nesting.ts). A member change is all-or-nothing
+ * from either end), roles (group-roles.ts) and nested groups (group-nesting.ts). A member change is all-or-nothing
  * (API.md §6): every id is validated on consistent reads first (unknown or another tenant's → 404,
  * existing link when adding → 409, missing link when removing → 404, nothing written), then each
  * link, the group's `aggregations.members`, and the user's `group_ids` mirror and
  * `aggregations.groups` change in the same transaction (ordered, count-exact chunks above 100
  * items). The link item's own condition makes parallel additions of one member give one success.
  */
-export interface GroupLinksRepository extends GroupNesting {
+export interface GroupLinksRepository extends GroupNesting, GroupRoles {
   addMembers(groupId: string, userIds: readonly string[], actor: string): Promise<void>;
   removeMembers(groupId: string, userIds: readonly string[]): Promise<void>;
   /** The same links from the user's side (POST/DELETE /users/{id}/groups). */
@@ -189,6 +190,7 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
 
   return {
     ...groupNesting(db, tableName, now),
+    ...groupRoles(db, tableName, now),
 
     addMembers: async (groupId, userIds, actor) =>
       add(

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { groupMembersCollection, groupsCollection, listQuerySchema, nestedGroupsCollection } from '../../shared/lists/index.ts';
+import {
+  groupMembersCollection,
+  groupRolesCollection,
+  groupsCollection,
+  listQuerySchema,
+  nestedGroupsCollection,
+} from '../../shared/lists/index.ts';
 import {
   CreateGroupBody,
   GroupPath,
   GroupsBody,
+  RolesBody,
   UpdateGroupBody,
   UserGroupsPath,
   UsersBody,
@@ -52,6 +59,9 @@ const routes: FuzzRoute[] = [
   },
   { route: `POST ${G}/{group_id}/members`, path: GroupPath, body: UsersBody, fitting: (s: Seeds) => [{ users: [s.userId] }] },
   { route: `DELETE ${G}/{group_id}/members`, path: GroupPath, body: UsersBody, fitting: (s: Seeds) => [{ users: [s.userId] }] },
+  { route: `GET ${G}/{group_id}/roles`, path: GroupPath, collection: groupRolesCollection, query: listQuerySchema(groupRolesCollection) },
+  { route: `POST ${G}/{group_id}/roles`, path: GroupPath, body: RolesBody },
+  { route: `DELETE ${G}/{group_id}/roles`, path: GroupPath, body: RolesBody },
   { route: `POST ${M}/users/{user_id}/groups`, path: UserGroupsPath, body: GroupsBody },
   { route: `DELETE ${M}/users/{user_id}/groups`, path: UserGroupsPath, body: GroupsBody },
 ];

@@ -14,6 +14,13 @@ export const groupMembersCollection = defineCollection({
   children: ['user_data'],
 });
 
+/** `GET /groups/{group_id}/roles`: group-role links, `role_data` under `expand=all`. */
+export const groupRolesCollection = defineCollection({
+  name: 'group-roles',
+  attributes: { id: 'uuid', tenant_id: 'uuid', group_id: 'uuid', role_id: 'uuid', ...AUDIT_FIELDS },
+  children: ['role_data'],
+});
+
 /** `GET /groups/{group_id}/groups` (API.md §7.6): nested-group links, `group_data` (the child) under `expand=all`. */
 export const nestedGroupsCollection = defineCollection({
   name: 'nested-groups',

@@ -24,5 +24,7 @@ export const UserGroupsPath = groupFields.object({ user_id: uuid });
 
 /** `{groups: [id]}` (nested groups, a user's groups). */
 export const GroupsBody = groupFields.object({ groups: idList('group') });
+/** `{roles: [id]}` (group roles). */
+export const RolesBody = groupFields.object({ roles: idList('role') });
 /** `{users: [id]}` (group members). */
 export const UsersBody = groupFields.object({ users: idList('user') });

@@ -2,6 +2,7 @@ import type { SecretBox } from '../../keys/key-store.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type GroupLinksRepository, groupLinksRepository } from '../../store/group-links-repository.ts';
 import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
+import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
 import { forgetUser } from '../../store/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
@@ -11,6 +12,7 @@ export interface GroupDeps {
   readonly groups: GroupsRepository;
   readonly links: GroupLinksRepository;
   readonly users: Pick<UsersRepository, 'get'>;
+  readonly roles: Pick<RolesRepository, 'get'>;
   readonly tenants: Pick<TenantsRepository, 'get'>;
   readonly multiTenant: boolean;
   readonly secretBox: SecretBox;
@@ -30,6 +32,7 @@ export function groupDeps(runtime: Runtime): GroupDeps {
     groups: groupsRepository(db, config.tableName, now),
     links: groupLinksRepository(db, config.tableName, now),
     users: usersRepository(db, config.tableName, now),
+    roles: rolesRepository(db, config.tableName, now),
     tenants: tenantsRepository(db, config.tableName, now),
     multiTenant: config.multiTenant,
     secretBox,

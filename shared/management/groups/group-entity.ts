@@ -1,8 +1,9 @@
-import { groupMembersCollection, groupsCollection, nestedGroupsCollection } from '../../lists/index.ts';
-import type { GroupMemberLink, GroupRecord, NestedGroupLink } from '../../records/group-record.ts';
+import { groupMembersCollection, groupRolesCollection, groupsCollection, nestedGroupsCollection } from '../../lists/index.ts';
+import type { GroupMemberLink, GroupRecord, GroupRoleLink, NestedGroupLink } from '../../records/group-record.ts';
 import { isVisible } from '../kit/access.ts';
 import { defineEntity, pickView } from '../kit/entity.ts';
 import { addLinkedData, defineLinkedRecord, distinctIds, loadByIds } from '../kit/linked-data.ts';
+import { roleEntity } from '../roles/role-entity.ts';
 import { userEntity } from '../users/user-entity.ts';
 import type { GroupDeps } from './group-deps.ts';
 
@@ -48,4 +49,21 @@ export const groupMemberEntity = defineEntity<GroupMemberLink, GroupDeps>({
   collection: groupMembersCollection,
   view: pickView<GroupMemberLink>(['id', 'tenant_id', 'group_id', 'user_id', ...AUDIT]),
   expand: (deps, views, access) => addLinkedData(deps, views, [userData], access),
+});
+
+/** `role_data`: the role, as GET /roles/{id} shows it. */
+const roleData = defineLinkedRecord<GroupDeps>({
+  idField: 'role_id',
+  as: 'role_data',
+  async load(deps, links, access) {
+    const found = await loadByIds(distinctIds(links, 'role_id'), (id) => deps.roles.get(id));
+    return new Map([...found].map(([id, r]) => [id, r && isVisible(access.ctx, r) ? roleEntity.view(r, access) : null]));
+  },
+});
+
+export const groupRoleEntity = defineEntity<GroupRoleLink, GroupDeps>({
+  noun: 'Group role',
+  collection: groupRolesCollection,
+  view: pickView<GroupRoleLink>(['id', 'tenant_id', 'group_id', 'role_id', ...AUDIT]),
+  expand: (deps, views, access) => addLinkedData(deps, views, [roleData], access),
 });
