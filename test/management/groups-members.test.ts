@@ -124,8 +124,8 @@ describe('group members (API.md §6 /groups/{id}/members, /users/{id}/groups)', 
     expect((await fx.call('DELETE', `/groups/${g.id}`)).status).toBe(204);
     for (const u of [u1, u2]) {
       const user = await fx.storedUser(u.id);
-      expect((user?.group_ids as any)[g.id]).toBeUndefined();
-      expect((user?.aggregations as any).groups).toBe(0);
+      expect((user!.group_ids as any)[g.id]).toBeUndefined();
+      expect((user!.aggregations as any).groups).toBe(0);
     }
     expect(await fx.partition(g.id)).toEqual([]);
   });

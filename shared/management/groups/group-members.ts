@@ -1,8 +1,8 @@
 import type { ListEnvelope, ListParams } from '../../lists/index.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
-import { listChildren } from '../kit/present-record.ts';
 import type { GroupDeps } from './group-deps.ts';
 import { groupMemberEntity } from './group-entity.ts';
+import { changeGroupLinks, listGroupLinks } from './group-links.ts';
 
 /**
  * Group members (API.md §6 `/groups/{group_id}/members`, `/users/{user_id}/groups`): one link
@@ -20,8 +20,7 @@ export async function addGroupMembers(
   groupId: string,
   userIds: readonly string[],
 ): Promise<void> {
-  await loadVisible(deps.groups, access.ctx, groupId, 'Group');
-  await deps.links.addMembers(groupId, userIds, access.ctx.actor);
+  await changeGroupLinks(deps, access, groupId, (links) => links.addMembers(groupId, userIds, access.ctx.actor));
   for (const u of userIds) deps.forgetUser(u);
 }
 
@@ -31,35 +30,29 @@ export async function removeGroupMembers(
   groupId: string,
   userIds: readonly string[],
 ): Promise<void> {
-  await loadVisible(deps.groups, access.ctx, groupId, 'Group');
-  await deps.links.removeMembers(groupId, userIds);
+  await changeGroupLinks(deps, access, groupId, (links) => links.removeMembers(groupId, userIds));
   for (const u of userIds) deps.forgetUser(u);
 }
 
-export async function addUserGroups(deps: GroupDeps, access: ManagementAccess, userId: string, groupIds: readonly string[]): Promise<void> {
-  await loadVisible(deps.users, access.ctx, userId, 'User');
-  await deps.links.addUserGroups(userId, groupIds, access.ctx.actor);
-  deps.forgetUser(userId);
-}
-
-export async function removeUserGroups(
+/** POST/DELETE /users/{user_id}/groups: the same links from the user's side (404 unless the caller sees the user). */
+export async function changeUserGroups(
   deps: GroupDeps,
   access: ManagementAccess,
   userId: string,
   groupIds: readonly string[],
+  kind: 'add' | 'remove',
 ): Promise<void> {
   await loadVisible(deps.users, access.ctx, userId, 'User');
-  await deps.links.removeUserGroups(userId, groupIds);
+  if (kind === 'add') await deps.links.addUserGroups(userId, groupIds, access.ctx.actor);
+  else await deps.links.removeUserGroups(userId, groupIds);
   deps.forgetUser(userId);
 }
 
+export const addUserGroups = (deps: GroupDeps, access: ManagementAccess, userId: string, groupIds: readonly string[]) =>
+  changeUserGroups(deps, access, userId, groupIds, 'add');
+export const removeUserGroups = (deps: GroupDeps, access: ManagementAccess, userId: string, groupIds: readonly string[]) =>
+  changeUserGroups(deps, access, userId, groupIds, 'remove');
+
 /** GET /groups/{group_id}/members: member links, `user_data` under `expand=all`. */
-export async function listGroupMembers(
-  deps: GroupDeps,
-  access: ManagementAccess,
-  groupId: string,
-  params: ListParams,
-): Promise<ListEnvelope> {
-  const parent = { repo: deps.groups, id: groupId, noun: 'Group' };
-  return listChildren(groupMemberEntity, deps, access, parent, `groups/${groupId}/members`, () => deps.links.listMembers(groupId), params);
-}
+export const listGroupMembers = (deps: GroupDeps, access: ManagementAccess, groupId: string, params: ListParams): Promise<ListEnvelope> =>
+  listGroupLinks(groupMemberEntity, deps, access, groupId, 'members', (links) => links.listMembers(groupId), params);

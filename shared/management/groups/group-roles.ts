@@ -1,8 +1,8 @@
 import type { ListEnvelope, ListParams } from '../../lists/index.ts';
-import { loadVisible, type ManagementAccess } from '../kit/access.ts';
-import { listChildren } from '../kit/present-record.ts';
+import type { ManagementAccess } from '../kit/access.ts';
 import type { GroupDeps } from './group-deps.ts';
 import { groupRoleEntity } from './group-entity.ts';
+import { changeGroupLinks, listGroupLinks } from './group-links.ts';
 
 /**
  * Group roles (API.md §6 `/groups/{group_id}/roles`): members, also of nested groups, inherit
@@ -13,28 +13,12 @@ import { groupRoleEntity } from './group-entity.ts';
  * No escalation (API.md §8): a group role passes the role's management-API scopes on to every
  * member. NOT enforced yet: see docs/management-groups.md.
  */
-export async function addGroupRoles(deps: GroupDeps, access: ManagementAccess, groupId: string, roleIds: readonly string[]): Promise<void> {
-  await loadVisible(deps.groups, access.ctx, groupId, 'Group');
-  await deps.links.addRoles(groupId, roleIds, access.ctx.actor);
-}
+export const addGroupRoles = (deps: GroupDeps, access: ManagementAccess, groupId: string, roleIds: readonly string[]) =>
+  changeGroupLinks(deps, access, groupId, (links) => links.addRoles(groupId, roleIds, access.ctx.actor));
 
-export async function removeGroupRoles(
-  deps: GroupDeps,
-  access: ManagementAccess,
-  groupId: string,
-  roleIds: readonly string[],
-): Promise<void> {
-  await loadVisible(deps.groups, access.ctx, groupId, 'Group');
-  await deps.links.removeRoles(groupId, roleIds);
-}
+export const removeGroupRoles = (deps: GroupDeps, access: ManagementAccess, groupId: string, roleIds: readonly string[]) =>
+  changeGroupLinks(deps, access, groupId, (links) => links.removeRoles(groupId, roleIds));
 
 /** GET /groups/{group_id}/roles: the group's direct role links, `role_data` under `expand=all`. */
-export async function listGroupRoles(
-  deps: GroupDeps,
-  access: ManagementAccess,
-  groupId: string,
-  params: ListParams,
-): Promise<ListEnvelope> {
-  const parent = { repo: deps.groups, id: groupId, noun: 'Group' };
-  return listChildren(groupRoleEntity, deps, access, parent, `groups/${groupId}/roles`, () => deps.links.listRoles(groupId), params);
-}
+export const listGroupRoles = (deps: GroupDeps, access: ManagementAccess, groupId: string, params: ListParams): Promise<ListEnvelope> =>
+  listGroupLinks(groupRoleEntity, deps, access, groupId, 'roles', (links) => links.listRoles(groupId), params);

@@ -1,8 +1,8 @@
 import type { ListEnvelope, ListParams } from '../../lists/index.ts';
-import { loadVisible, type ManagementAccess } from '../kit/access.ts';
-import { listChildren } from '../kit/present-record.ts';
+import type { ManagementAccess } from '../kit/access.ts';
 import type { GroupDeps } from './group-deps.ts';
 import { nestedGroupEntity } from './group-entity.ts';
+import { changeGroupLinks, listGroupLinks } from './group-links.ts';
 
 /**
  * Nested groups (API.md §6 `/groups/{group_id}/groups`, §7.6). Changes are all-or-nothing and
@@ -14,33 +14,12 @@ import { nestedGroupEntity } from './group-entity.ts';
  * but it does pass the PARENT's roles on to the child's members. That check needs roles with
  * permissions (branch `roles`) and is not enforced yet (docs/management-groups.md).
  */
-export async function addNestedGroups(
-  deps: GroupDeps,
-  access: ManagementAccess,
-  groupId: string,
-  childIds: readonly string[],
-): Promise<void> {
-  await loadVisible(deps.groups, access.ctx, groupId, 'Group');
-  await deps.links.addChildren(groupId, childIds, access.ctx.actor);
-}
+export const addNestedGroups = (deps: GroupDeps, access: ManagementAccess, groupId: string, childIds: readonly string[]) =>
+  changeGroupLinks(deps, access, groupId, (links) => links.addChildren(groupId, childIds, access.ctx.actor));
 
-export async function removeNestedGroups(
-  deps: GroupDeps,
-  access: ManagementAccess,
-  groupId: string,
-  childIds: readonly string[],
-): Promise<void> {
-  await loadVisible(deps.groups, access.ctx, groupId, 'Group');
-  await deps.links.removeChildren(groupId, childIds);
-}
+export const removeNestedGroups = (deps: GroupDeps, access: ManagementAccess, groupId: string, childIds: readonly string[]) =>
+  changeGroupLinks(deps, access, groupId, (links) => links.removeChildren(groupId, childIds));
 
 /** GET /groups/{group_id}/groups: the direct children's links, `group_data` under `expand=all`. */
-export async function listNestedGroups(
-  deps: GroupDeps,
-  access: ManagementAccess,
-  groupId: string,
-  params: ListParams,
-): Promise<ListEnvelope> {
-  const parent = { repo: deps.groups, id: groupId, noun: 'Group' };
-  return listChildren(nestedGroupEntity, deps, access, parent, `groups/${groupId}/groups`, () => deps.links.listChildren(groupId), params);
-}
+export const listNestedGroups = (deps: GroupDeps, access: ManagementAccess, groupId: string, params: ListParams): Promise<ListEnvelope> =>
+  listGroupLinks(nestedGroupEntity, deps, access, groupId, 'groups', (links) => links.listChildren(groupId), params);
