@@ -29,6 +29,7 @@ import { benchHttp, type ServerUnderTest } from './sections/http-compare.ts';
 import { benchLeak } from './sections/leak.ts';
 import { benchLimits } from './sections/limits.ts';
 import { benchLists } from './sections/lists.ts';
+import { benchUserFlows, type UserFlowsResult, userFlowCosts } from './sections/user-flows.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'bench/results');
@@ -39,7 +40,7 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = flag('quick');
-const sections = new Set((value('sections') ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
+const sections = new Set((value('sections') ?? '1,2,3,4,5,6,7,8,9').split(',').map(Number));
 const opts = {
   quick,
   sections: [...sections],
@@ -63,10 +64,12 @@ const opts = {
   sweepS: quick ? 1.5 : 4,
   sweepConnections: [1, 4, 16, 64],
   leakTokens: quick ? 20_000 : 100_000,
+  passwordSamples: quick ? 10 : 40,
+  userFlowRequests: quick ? 50 : 200,
 };
 const fullRun =
   !quick &&
-  [1, 2, 3, 4, 5, 6, 7, 8].every((n) => sections.has(n)) &&
+  [1, 2, 3, 4, 5, 6, 7, 8, 9].every((n) => sections.has(n)) &&
   !['connections', 'duration', 'rounds', 'passes'].some((k) => value(k) !== undefined);
 
 const t0 = Date.now();
@@ -121,6 +124,7 @@ const results: BenchResults = {
   ddb: undefined,
   cost: undefined,
   leak: undefined,
+  users: undefined,
   targets: [],
   errors: [],
 };
@@ -169,6 +173,8 @@ try {
     clientSecret: string;
     jwtResource: string;
     opaqueResource: string;
+    refreshClientId: string;
+    refreshClientSecret: string;
   }
   // A server picks a free port and then listens on it: another process on this shared machine can
   // take the port in between. Such a start is tried again (three times at most).
@@ -277,11 +283,48 @@ try {
     if ('error' in http) results.errors.push({ section: '1-2 http', message: http.error });
     else results.http = http;
   }
+  // ---- 9. user flows over HTTP (issue 11): password ÷ argon2id, refresh and /userinfo side by side ----------
+  if (sections.has(9)) {
+    const theirUser = (t: TheirsReady, child: ChildProcess, name: string, dbPids?: number[]) => ({
+      name,
+      url: t.url,
+      procs: { pid: child.pid, dbPids: dbPids ?? [] },
+      refreshClientId: t.refreshClientId,
+      refreshClientSecret: t.refreshClientSecret,
+    });
+    const users = await section('9 users', () =>
+      benchUserFlows({
+        ours: {
+          name: 'ours',
+          url: ours.url,
+          procs: { pid: oursChild.pid },
+          admin: { clientId: ours.clientId, clientSecret: ours.clientSecret, managementAudience: ours.managementAudience },
+        },
+        theirs: [
+          theirUser(theirs, theirsChild, 'oidc-provider (memory)'),
+          ...(theirsRedis && theirsRedisChild && redis
+            ? [theirUser(theirsRedis, theirsRedisChild, 'oidc-provider (Redis)', [redis.child.pid!])]
+            : []),
+        ],
+        passwordSamples: opts.passwordSamples,
+        compare: {
+          connections: opts.connections,
+          durationS: opts.durationS,
+          warmupS: opts.warmupS,
+          rounds: opts.rounds,
+          passes: opts.passes,
+          log,
+        },
+        log,
+      }),
+    );
+    results.users = users;
+  }
   // oidc-provider and Redis are done; free their core.
   await Promise.all([stopChild(theirsChild), theirsRedisChild && stopChild(theirsRedisChild), redis && stopChild(redis.child)]);
 
   // ---- in-process stack: envelope key mode, fake KMS, metered DynamoDB ---------------------------------
-  const needInproc = [3, 4, 5, 6, 7, 8].some((s) => sections.has(s));
+  const needInproc = [3, 4, 5, 6, 7, 8, 9].some((s) => sections.has(s));
   let meter: DdbMeter | undefined;
   let inprocFixture: TokenFixture | undefined;
   const kms = installFakeKms();
@@ -487,6 +530,32 @@ try {
       }
     }
     results.ddb = { operations };
+  }
+
+  // ---- 9. user flows: DynamoDB reads and writes per request, on the metered in-process stack ----------------
+  if (sections.has(9) && inproc && meter) {
+    const st = inproc;
+    const m = meter;
+    const users: UserFlowsResult = results.users && !('error' in results.users) ? results.users : { missing: [], ddb: [], notes: [] };
+    users.ddb = await userFlowCosts(
+      {
+        side: {
+          name: 'ours (in process)',
+          url: st.url,
+          procs: {},
+          admin: {
+            clientId: DEFAULT_CLIENT_ID,
+            clientSecret: DEFAULT_CLIENT_SECRET,
+            managementAudience: st.runtime.config.managementAudience,
+          },
+        },
+        meter: m,
+      },
+      opts.userFlowRequests,
+      users.missing,
+      log,
+    );
+    results.users = users;
   }
 
   // ---- 8. memory: the token function after many tokens ----------------------------------------------------------

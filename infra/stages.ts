@@ -56,6 +56,16 @@ const AlarmsSchema = v.strictObject({
   emails: v.optional(v.array(v.pipe(v.string(), v.email()))),
 });
 
+/** The stage's email sender (API.md §7.2; docs/users.md "Registration and email"). */
+const EmailSchema = v.strictObject({
+  /** The From address, verified in SES (an email or domain identity). */
+  from: v.pipe(v.string(), v.email('must be an email address')),
+  /** The SES identity authorizing `from`; scopes the functions' `ses:SendEmail` to it. */
+  identityArn: v.optional(
+    v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:ses:[a-z0-9-]+:\d{12}:identity\/.+$/, 'must be an SES identity ARN')),
+  ),
+});
+
 export const StageSettingsSchema = v.strictObject({
   account: v.optional(v.pipe(v.string(), v.regex(/^\d{12}$/, 'must be a 12-digit account id'))),
   region: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a region name like eu-west-1'))),
@@ -81,6 +91,8 @@ export const StageSettingsSchema = v.strictObject({
   issuer: v.optional(httpsUrl),
   customDomain: v.optional(CustomDomainSchema),
   alarms: v.optional(AlarmsSchema, {}),
+  /** Without it the stage sends no email and registration answers 501. */
+  email: v.optional(EmailSchema),
 });
 
 export type StageSettings = v.InferOutput<typeof StageSettingsSchema>;

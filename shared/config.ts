@@ -55,6 +55,15 @@ const EnvSchema = v.object({
   KMS_CONNECT_TIMEOUT_MS: int(500, 50, 5000),
   KMS_ATTEMPT_TIMEOUT_MS: int(1000, 50, 10_000),
   KMS_MAX_ATTEMPTS: int(2, 1, 5),
+  /**
+   * Email (API.md §7.2, shared/email/): `OUTBOX_DIR` set (locally `<DATA_DIR>/outbox`) writes each
+   * message there as JSON; else `EMAIL_FROM` set sends through Amazon SES v2 from that address
+   * (`EMAIL_IDENTITY_ARN`: the SES identity authorizing it); neither: no email, and registration
+   * answers 501.
+   */
+  OUTBOX_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
+  EMAIL_FROM: v.optional(v.pipe(v.string(), v.email())),
+  EMAIL_IDENTITY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:ses:[a-z0-9-]+:\d{12}:identity\/.+$/))),
   /** API.md §7.3: consecutive failed password/OTP checks of a user before the lockout. */
   LOGIN_LOCKOUT_FAILURES: int(10, 1, 1000),
   /** API.md §7.3: how long attempts are refused (429) after the last counted attempt. */
@@ -84,11 +93,17 @@ export type Config = Readonly<{
   revocationCacheTtlMs: number;
   /** One budget per AWS dependency; every SDK client of that dependency is built from it. */
   budgets: Readonly<{ dynamodb: DependencyBudget; kms: DependencyBudget }>;
+  email: EmailConfig | undefined;
   /** Brute-force limits of the password and otp grants (API.md §7.3, docs/users.md "Brute force"). */
   login: Readonly<{ lockoutFailures: number; lockoutSeconds: number; otpMaxFailures: number }>;
   serviceName: string;
   serviceDescription: string;
 }>;
+
+/** How the stage sends email (shared/email/email-sender-of.ts). */
+export type EmailConfig =
+  | Readonly<{ transport: 'outbox'; dir: string }>
+  | Readonly<{ transport: 'ses'; from: string; identityArn: string | undefined }>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = v.safeParse(EnvSchema, env);
@@ -132,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         maxAttempts: e.KMS_MAX_ATTEMPTS,
       }),
     }),
+    email: emailConfig(e),
     login: Object.freeze({
       lockoutFailures: e.LOGIN_LOCKOUT_FAILURES,
       lockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
@@ -140,4 +156,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,
   });
+}
+
+function emailConfig(e: { OUTBOX_DIR?: string | undefined; EMAIL_FROM?: string | undefined; EMAIL_IDENTITY_ARN?: string | undefined }) {
+  if (e.OUTBOX_DIR) return Object.freeze({ transport: 'outbox' as const, dir: e.OUTBOX_DIR });
+  if (e.EMAIL_FROM) return Object.freeze({ transport: 'ses' as const, from: e.EMAIL_FROM, identityArn: e.EMAIL_IDENTITY_ARN });
+  return undefined;
 }

@@ -18,6 +18,8 @@ export interface Access {
   readonly table: 'read' | 'readwrite';
   /** KMS operations: `decrypt` unwraps signing keys / secrets, `encrypt` wraps new secrets, `sign` for kms-sign mode, `generate` makes key pairs. */
   readonly kms: readonly ('decrypt' | 'encrypt' | 'sign' | 'generate')[];
+  /** Sends email (shared/email/): only these functions get `ses:SendEmail` and the sender settings. */
+  readonly email?: true;
 }
 
 /**
@@ -133,6 +135,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/.well-known/openid-configuration', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/jwks.json', handler: 'functions/oauth/jwks', auth: none, access: READ },
+  // Password and OTP attempts ride on this bucket: API Gateway throttles by method and path, not by
+  // grant_type (a body field). Guessing is bounded per user by the lockout (API.md §7.3) and per
+  // address by a WAF rule (docs/security.md "Rate limits").
   {
     method: 'POST',
     path: '/token',
@@ -268,6 +273,34 @@ export const ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/groups', 'add-user-groups', 'update', WRITE],
     ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
   ]),
+
+  // Self-service sign-up (API.md §6, §7.5; docs/users.md "Registration and email"): the client
+  // authenticates itself; the one function that sends email. Throttled on its own: API Gateway's
+  // per-route bucket is shared by all callers, so it caps the stage's sign-up rate (and its SES
+  // spend), not one caller's (docs/security.md "Rate limits").
+  {
+    method: 'POST',
+    path: `${M}/users/register`,
+    handler: 'functions/users/register',
+    auth: client,
+    access: { ...WRITE, email: true },
+    throttle: { rateLimit: 10, burstLimit: 20 },
+  },
+  // The ticket page (API.md §5, §7.4): HTML; decrypt opens the hosted pages' CSRF key.
+  {
+    method: 'GET',
+    path: '/tickets/{ticket}',
+    handler: 'functions/pages/ticket',
+    auth: none,
+    access: { table: 'readwrite', kms: ['decrypt'] },
+  },
+  {
+    method: 'POST',
+    path: '/tickets/{ticket}',
+    handler: 'functions/pages/ticket',
+    auth: none,
+    access: { table: 'readwrite', kms: ['decrypt'] },
+  },
 ];
 
 /** Every scope of the management API (API.md §6), granted to the Default Client at bootstrap. */

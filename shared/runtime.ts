@@ -4,8 +4,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Config, loadConfig } from './config.ts';
 import { createKeyServices, type ItemFeed } from './keys/create-key-services.ts';
 import type { KeyStore, SecretBox } from './keys/key-store.ts';
+import { RESOURCE_LIMITS } from './records/resource-record.ts';
 import { cachedRevocations } from './store/cached-revocations.ts';
 import { createDocumentClient } from './store/dynamodb-client.ts';
+import { followedRevocations } from './store/followed-revocations.ts';
 import { type RevocationsRepository, revocationsRepository } from './store/revocations-repository.ts';
 
 /**
@@ -43,8 +45,27 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     db,
     now,
     ...keyServices,
-    revocations: cachedRevocations(revocationsRepository(db, config.tableName, now), config.revocationCacheTtlMs),
+    revocations: revocationList(config, db, now),
   };
+}
+
+/**
+ * Each container follows the revocation log once a second (docs/tokens.md "Revocation checks and
+ * their cost"); with REVOCATION_CACHE_TTL_SECONDS=0 every check reads the table instead.
+ */
+function revocationList(config: Config, db: DynamoDBDocumentClient, now: () => Date): RevocationsRepository {
+  const table = revocationsRepository(db, config.tableName, now);
+  const refreshMs = config.revocationCacheTtlMs;
+  if (refreshMs <= 0) return table;
+  const clock = () => now().getTime();
+  const { connectTimeoutMs, attemptTimeoutMs, maxAttempts } = config.budgets.dynamodb;
+  return followedRevocations(table, cachedRevocations(table, refreshMs, clock), {
+    refreshMs,
+    // A revocation is stored within its write's budget of its timestamp; 2 s for clock skew.
+    overlapMs: connectTimeoutMs + attemptTimeoutMs * maxAttempts + 2000,
+    horizonMs: RESOURCE_LIMITS.maxTokenLifetime * 1000,
+    clock,
+  });
 }
 
 let current: Runtime | undefined;

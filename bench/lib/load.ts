@@ -9,6 +9,19 @@ export interface LoadTarget {
   body?: string;
   /** Bodies to send round-robin instead of `body` (e.g. many distinct tokens to introspect). */
   bodies?: readonly string[];
+  /** Each connection carries a value from one response into its next request (a rotating refresh token). */
+  chain?: Chain;
+}
+
+/**
+ * A value passed from a response to a later request: `start` makes one per connection before the
+ * run (not measured), `body` builds a request from one, `next` reads the following value from a
+ * 2xx response. Each value is used once; a run's leftovers are dropped.
+ */
+export interface Chain {
+  start(connections: number): Promise<string[]>;
+  body(value: string): string;
+  next(responseBody: string): string | undefined;
 }
 
 /** The processes one side runs on: its server process, and the database it needs (ours: DynamoDB Local, a child of the server; oidc-provider with Redis: redis-server). */
@@ -81,6 +94,7 @@ export async function runLoad(
   opts: { connections: number; durationS: number; side?: SideProcesses | undefined },
 ): Promise<LoadResult> {
   const side = opts.side ?? {};
+  const chained = target.chain ? chainedRequest(target, await target.chain.start(opts.connections)) : undefined;
   const pid = side.pid;
   const cpu0 = pid ? processCpuSeconds(pid) : Number.NaN;
   const dbPids = dbPidsOf(side);
@@ -104,6 +118,7 @@ export async function runLoad(
       headers: target.headers,
       ...(target.body !== undefined ? { body: target.body } : {}),
       ...(target.bodies?.length ? { requests: [roundRobin(target)] } : {}),
+      ...(chained ? { requests: [chained] } : {}),
       connections: opts.connections,
       pipelining: 1,
       duration: opts.durationS,
@@ -150,5 +165,24 @@ function roundRobin(target: LoadTarget) {
     method: target.method,
     headers: target.headers,
     setupRequest: (req: Record<string, unknown>) => ({ ...req, body: bodies[i++ % bodies.length] }),
+  };
+}
+
+/**
+ * One autocannon request that takes a chain value from a shared pool and puts the next one back
+ * from its answer. (autocannon resets a connection's context before each request when `requests`
+ * has one entry, so the pool, not the context, carries the values; each value is used once
+ * whichever connection takes it.)
+ */
+function chainedRequest(target: LoadTarget, values: string[]) {
+  const chain = target.chain!;
+  return {
+    method: target.method,
+    headers: target.headers,
+    setupRequest: (req: Record<string, unknown>) => ({ ...req, body: chain.body(values.shift() ?? '') }),
+    onResponse: (status: number, body: string) => {
+      const next = status >= 200 && status < 300 ? chain.next(body) : undefined;
+      if (next) values.push(next);
+    },
   };
 }

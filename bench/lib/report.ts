@@ -506,6 +506,7 @@ export function renderMarkdown(r: BenchResults): string {
     for (const a of c.assumptions) out.push(`- ${a}`);
   }
   out.push('');
+  out.push(...userFlows(r.users));
   if (r.errors.length) {
     out.push('## Errors');
     out.push('');
@@ -513,4 +514,58 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
   }
   return out.join('\n');
+}
+
+/** Section 9: the user flows of issue 11; a part not measured says why, never a number. */
+function userFlows(u: BenchResults['users']): string[] {
+  const out = ['## 9. User flows (issue 11): password, refresh, /userinfo', ''];
+  if (!u) return [...out, 'Not run.', ''];
+  if (isErr(u)) return [...out, `Failed: ${u.error}`, ''];
+  if (u.missing.length) {
+    out.push('**Not measured in this run** (nothing below stands in for them):', '');
+    for (const m of u.missing) out.push(`- ${m}`);
+    out.push('');
+  }
+  if (u.password) {
+    const p = u.password;
+    out.push('### Password grant ÷ one argon2id hash', '');
+    out.push(
+      table(
+        ['', 'median ms', 'p90 ms'],
+        [
+          ['one `hashPassword` (worker process on the server core)', n(p.hashMs.median, 2), n(p.hashMs.p90, 2)],
+          ['password grant over HTTP, success', n(p.grantMs.median, 2), n(p.grantMs.p90, 2)],
+        ],
+      ),
+      '',
+      `Ratio (grant median ÷ hash median, ${p.samples} interleaved samples): **${n(p.ratio, 2)}×** (target ≤ 1.3×).`,
+      '',
+    );
+  }
+  if (u.refresh) out.push('### Refresh grant, side by side (each connection rotates its own refresh token)', '', comparison(u.refresh), '');
+  if (u.userinfo) out.push('### /userinfo, side by side (oidc-provider: /me)', '', comparison(u.userinfo), '');
+  if (u.ddb.length) {
+    out.push('### DynamoDB per request (in-process stack, warm, one request at a time)', '');
+    out.push(
+      table(
+        ['operation', 'requests', 'reads', 'writes', 'RRU', 'WRU', 'calls by command'],
+        u.ddb.map((d) => [
+          d.operation,
+          `${d.requests} in ${n(d.seconds, 1)} s`,
+          n(d.reads, 3),
+          n(d.writes, 3),
+          n(d.rru, 2),
+          n(d.wru, 2),
+          Object.entries(d.byCommand)
+            .map(([k, v]) => `${n(v, 3)} ${k.replace('Command', '')}`)
+            .join(', '),
+        ]),
+      ),
+      '',
+      'Records (client, user, keys) are cached for 1 s per container: a run of T seconds re-reads them about T times, which shows as a fraction of a read per request.',
+      '',
+    );
+  }
+  for (const note of u.notes) out.push(note, '');
+  return out;
 }

@@ -5,6 +5,7 @@ import type { HttpResults } from '../sections/http-compare.ts';
 import type { LeakResult } from '../sections/leak.ts';
 import type { LimitsResult } from '../sections/limits.ts';
 import type { ListsResult } from '../sections/lists.ts';
+import type { UserFlowsResult } from '../sections/user-flows.ts';
 import type { TokenFixture } from './fixture.ts';
 import type { LiftedThrottle } from './throttles.ts';
 
@@ -43,6 +44,8 @@ export interface BenchResults {
   ddb: { operations: OperationCost[] } | undefined;
   cost: (CostResult & { memory: ReturnType<typeof memoryOptions> | undefined }) | SectionError | undefined;
   leak: LeakResult | SectionError | undefined;
+  /** Section 9: the user flows of issue 11. */
+  users: UserFlowsResult | SectionError | undefined;
   targets: TargetCheck[];
   errors: { section: string; message: string }[];
 }

@@ -29,7 +29,7 @@ export interface LimitsResult {
   eventBuildUs: number;
   /** functions/oauth/tokeninfo.ts `handler`, same way (null when it could not run). */
   tokeninfoHandler: RateOut | null;
-  /** The same over more distinct tokens than the container remembers (a signature verification and a revocation lookup each). */
+  /** The same over more distinct tokens than the container remembers (a signature verification and a revocation check in memory each). */
   tokeninfoUncached: (RateOut & { ddbCallsPerRequest: number; rruPerRequest: number; pool: number }) | null;
   /** CPU microseconds per token: signature, the JWS layer around it, everything else in the handler. */
   breakdownUs: { signature: number; jws: number; handlerRest: number; total: number };
@@ -43,7 +43,7 @@ export interface LimitsResult {
   responseBytes: number;
   /** CPU profile of the handler loop, self time by area. */
   profile: { areas: ProfileArea[]; topFunctions: ProfileArea[] };
-  /** DynamoDB calls per tokeninfo request during its timed run (the revocation check), when it ran. */
+  /** DynamoDB calls per tokeninfo request during its timed run (the revocation log read once a second), when it ran. */
   tokeninfoDdbCallsPerRequest: number | null;
   /** The same for the tokeninfo handler. */
   tokeninfoProfile: { areas: ProfileArea[]; topFunctions: ProfileArea[] } | null;
@@ -160,7 +160,7 @@ export async function benchLimits(o: {
     );
 
     // The uncached case: more distinct tokens than the container remembers, round-robin, so each
-    // request verifies a signature and looks its jti up in the revocation list.
+    // request verifies a signature and checks its binding against the revocations the container follows.
     const pool: string[] = [];
     for (let i = 0; i < uncachedPool; i++) pool.push((JSON.parse((await issue()).body!) as { access_token: string }).access_token);
     const bodies = pool.map((t) => new URLSearchParams({ token: t }).toString());

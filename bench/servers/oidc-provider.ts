@@ -9,11 +9,19 @@
  *   (lib/shared/reject_structured_tokens.js), so the introspection benchmark asks for a token of a
  *   second resource, `https://opaque.bench.example/`, whose tokens are opaque and live in the
  *   provider's storage: that is the only token oidc-provider can introspect.
+ * - refresh tokens (issue 11's refresh comparison): a second confidential client, `bench-refresh`
+ *   (grants `authorization_code` and `refresh_token`), and refresh tokens that always rotate
+ *   (`rotateRefreshToken: true`, as ours do). Its refresh tokens come from an authorization code
+ *   flow, which a load generator cannot drive; `POST /bench/refresh-tokens?n=N` (this process only,
+ *   never oidc-provider's) makes N through the provider's own models: for each a Grant
+ *   (`openid offline_access`) of account `bench-user` and a RefreshToken of that grant, saved
+ *   through the same adapter, exactly what the code grant would have stored.
  * - storage (argv[3]): `map`, in memory (bench/servers/oidc-adapters.ts says why not the built-in
  *   memory adapter), or `redis:<url>`, a real redis-server the bench starts.
  *
  * Runs as its own process (the bench pins it to one core); announces one JSON line (announce.ts)
- * `{ready, url, clientId, clientSecret, jwtResource, opaqueResource}` on stdout when listening.
+ * `{ready, url, clientId, clientSecret, jwtResource, opaqueResource, refreshClientId, refreshClientSecret}`
+ * on stdout when listening.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -31,6 +39,10 @@ const clientSecret = 'bench-secret-0123456789abcdef0123456789abcdef';
 const jwtResource = 'https://api.bench.example/';
 const opaqueResource = 'https://opaque.bench.example/';
 const scope = 'read:things write:things';
+const refreshClientId = 'bench-refresh';
+const refreshClientSecret = 'bench-refresh-secret-0123456789abcdef0123456789ab';
+const refreshScope = 'openid offline_access';
+const account = 'bench-user';
 
 const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'bench-es256', alg: 'ES256', use: 'sig' };
@@ -54,9 +66,21 @@ const provider = new Provider(issuer, {
       id_token_signed_response_alg: 'ES256',
       scope,
     },
+    {
+      client_id: refreshClientId,
+      client_secret: refreshClientSecret,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: ['https://client.bench.example/cb'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'ES256',
+    },
   ],
   jwks: { keys: [jwk] },
-  scopes: ['read:things', 'write:things'],
+  scopes: ['openid', 'offline_access', 'read:things', 'write:things'],
+  // Every refresh rotates, as ours does (one-time refresh tokens, reuse kills the grant).
+  rotateRefreshToken: true,
+  findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
@@ -80,10 +104,44 @@ const provider = new Provider(issuer, {
 });
 // No per-request console noise; errors still reach stderr through the process's default handler.
 provider.on('server_error', (_ctx, err) => process.stderr.write(`oidc-provider server_error: ${String(err)}\n`));
-server.on('request', provider.callback());
+const callback = provider.callback();
+server.on('request', (req, res) => {
+  if (req.method === 'POST' && req.url?.startsWith('/bench/refresh-tokens?')) return void mintRefreshTokens(req.url, res);
+  callback(req, res);
+});
+
+/** Refresh tokens as the authorization code grant stores them (see the header). */
+async function mintRefreshTokens(url: string, res: import('node:http').ServerResponse) {
+  try {
+    const n = Math.min(1000, Number(new URL(url, issuer).searchParams.get('n') ?? 1));
+    const client = await provider.Client.find(refreshClientId);
+    const now = Math.floor(Date.now() / 1000);
+    const tokens: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const grant = new provider.Grant({ accountId: account, clientId: refreshClientId });
+      grant.addOIDCScope(refreshScope);
+      const grantId = await grant.save();
+      const rt = new provider.RefreshToken({
+        accountId: account,
+        client: client!,
+        grantId,
+        gty: 'authorization_code',
+        scope: refreshScope,
+        authTime: now,
+        iiat: now,
+        rotations: 0,
+        expiresWithSession: false,
+      });
+      tokens.push(await rt.save());
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(tokens));
+  } catch (err) {
+    res.writeHead(500).end(String(err));
+  }
+}
 
 announceReady(
-  `${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope, storage: redis ? 'redis' : 'map' })}\n`,
+  `${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope, refreshClientId, refreshClientSecret, refreshScope, storage: redis ? 'redis' : 'map' })}\n`,
 );
 answerMemoryRequests();
 process.on('SIGTERM', () => {

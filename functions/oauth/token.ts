@@ -7,7 +7,7 @@ import { oauthDeps } from '../../shared/store/token-path-records.ts';
 
 /** POST /token (spec 4.2, API.md §5.1). */
 export const handler = httpHandler({ oauth: true, quietSuccess: true, body: TokenRequestSchema }, async (req) => {
-  rejectDuplicateParams(req.rawBody, req.headers['content-type']);
+  rejectDuplicateParams(req.body, req.rawBody, req.headers['content-type']);
   const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime));
   return jsonResponse(200, response, NO_STORE);
 });

@@ -1,3 +1,4 @@
+import { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -13,6 +14,16 @@ const KMS_OPS: readonly KmsOp[] = ['decrypt', 'encrypt', 'sign', 'generate'];
 export interface AccessProfile {
   readonly table: Access['table'] | undefined;
   readonly kms: readonly KmsOp[];
+  /** Sends email: `ses:SendEmail` (only when the stage configures a sender, EmailSender below). */
+  readonly email?: boolean | undefined;
+}
+
+/** The stage's email sender (infra/stages.ts `email`): what the sending functions may send as. */
+export interface EmailSenderSettings {
+  /** The From address; the grant is conditioned on it (`ses:FromAddress`). */
+  readonly from: string;
+  /** The SES identity that authorizes it; the grant's resource when given, else every identity of the account and region. */
+  readonly identityArn?: string | undefined;
 }
 
 export const NO_ACCESS: AccessProfile = { table: undefined, kms: [] };
@@ -21,7 +32,7 @@ export const NO_ACCESS: AccessProfile = { table: undefined, kms: [] };
 export function unionAccess(accesses: readonly AccessProfile[]): AccessProfile {
   const table = accesses.some((a) => a.table === 'readwrite') ? 'readwrite' : accesses.some((a) => a.table === 'read') ? 'read' : undefined;
   const kms = KMS_OPS.filter((op) => accesses.some((a) => a.kms.includes(op)));
-  return { table, kms };
+  return { table, kms, ...(accesses.some((a) => a.email === true) ? { email: true } : {}) };
 }
 
 /** The IAM actions a profile turns into, per key (see the table on AccessRoles). */
@@ -29,9 +40,11 @@ export interface EffectiveGrants {
   readonly table: AccessProfile['table'];
   readonly wrapKey: readonly string[];
   readonly signingKey: readonly string[];
+  /** `ses:SendEmail` as the stage's sender. */
+  readonly sendEmail: boolean;
 }
 
-export function effectiveGrants(access: AccessProfile, keyMode: KeyMode): EffectiveGrants {
+export function effectiveGrants(access: AccessProfile, keyMode: KeyMode, emailConfigured = false): EffectiveGrants {
   const wrap = new Set<string>();
   const signing = new Set<string>();
   for (const op of access.kms) {
@@ -45,7 +58,12 @@ export function effectiveGrants(access: AccessProfile, keyMode: KeyMode): Effect
     // envelope `sign` needs only `decrypt` (listed next to it): the stage bootstrap makes the first
     // key pairs at deploy time (infra/constructs/stage-bootstrap.ts), rotation the later ones.
   }
-  return { table: access.table, wrapKey: [...wrap].sort(), signingKey: [...signing].sort() };
+  return {
+    table: access.table,
+    wrapKey: [...wrap].sort(),
+    signingKey: [...signing].sort(),
+    sendEmail: emailConfigured && access.email === true,
+  };
 }
 
 /**
@@ -60,7 +78,7 @@ export function grantsName(g: EffectiveGrants): string {
   };
   const name = (a: string) => short[a] ?? a.replace('kms:', '');
   const table = g.table ? g.table[0]!.toUpperCase() + g.table.slice(1) : 'NoTable';
-  return [table, ...g.wrapKey.map(name), ...g.signingKey.map((a) => `Signing${name(a)}`)].join('');
+  return [table, ...g.wrapKey.map(name), ...g.signingKey.map((a) => `Signing${name(a)}`), ...(g.sendEmail ? ['SendEmail'] : [])].join('');
 }
 
 /**
@@ -88,6 +106,8 @@ export interface AccessRolesProps {
   readonly keys: ServiceKeys;
   /** The log group every function writes to; each role may write only there. */
   readonly logGroup: logs.ILogGroup;
+  /** @default - no sender: no role may send email */
+  readonly email?: EmailSenderSettings | undefined;
 }
 
 /**
@@ -104,6 +124,7 @@ export interface AccessRolesProps {
  * | kms `encrypt`     | `kms:Encrypt` on the wrap key (secrets are wrapped with Encrypt)           |
  * | kms `generate`    | `kms:GenerateDataKeyPairWithoutPlaintext` on the wrap key; kms-sign mode: also `kms:GetPublicKey` on the signing key |
  * | kms `sign`        | envelope: nothing beyond `decrypt` (bootstrap makes the first key pairs at deploy time); kms-sign: `kms:Sign`, `kms:GetPublicKey` on the signing key |
+ * | `email`           | `ses:SendEmail` on the stage's SES identity (every identity of the account and region when the stage names none), only with `ses:FromAddress` = the stage's sender; nothing when the stage has no sender |
  */
 export class AccessRoles extends Construct {
   private readonly roles = new Map<string, iam.Role>();
@@ -116,7 +137,7 @@ export class AccessRoles extends Construct {
 
   /** The role for this profile, created on first use. */
   roleFor(access: AccessProfile): iam.Role {
-    const grants = effectiveGrants(access, this.props.keys.keyMode);
+    const grants = effectiveGrants(access, this.props.keys.keyMode, this.props.email !== undefined);
     const name = grantsName(grants);
     let role = this.roles.get(name);
     if (!role) {
@@ -143,6 +164,21 @@ export class AccessRoles extends Construct {
     if (grants.table === 'readwrite') table.grant(role, ...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS);
     if (grants.wrapKey.length > 0) keys.wrapKey.grant(role, ...grants.wrapKey);
     if (grants.signingKey.length > 0 && keys.signingKey) keys.signingKey.grant(role, ...grants.signingKey);
+    if (grants.sendEmail && this.props.email) role.addToPrincipalPolicy(sendEmailStatement(Stack.of(this), this.props.email));
     return role;
   }
+}
+
+/**
+ * `ses:SendEmail` (SESv2 SendEmail authorizes as `ses:SendEmail` on the identity, and on the
+ * configuration set if one is used: none is) as the stage's sender only: the identity named by the
+ * stage, else any identity of this account and region, and in either case only with the stage's
+ * From address, so a compromised sending function cannot mail as anyone else.
+ */
+export function sendEmailStatement(stack: Stack, email: EmailSenderSettings): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    actions: ['ses:SendEmail'],
+    resources: [email.identityArn ?? stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+    conditions: { StringEquals: { 'ses:FromAddress': email.from } },
+  });
 }

@@ -55,7 +55,7 @@ export class IdentityServiceStack extends Stack {
     this.table = new DataTable(this, 'Data', { removalPolicy });
     this.keys = new ServiceKeys(this, 'Keys', { keyMode: stage.keyMode, removalPolicy });
     const functionLogs = new logs.LogGroup(this, 'FunctionLogs', { retention, removalPolicy });
-    this.roles = new AccessRoles(this, 'Roles', { table: this.table.table, keys: this.keys, logGroup: functionLogs });
+    this.roles = new AccessRoles(this, 'Roles', { table: this.table.table, keys: this.keys, logGroup: functionLogs, email: stage.email });
 
     // What shared/config.ts reads; ISSUER is added by RouteApi once the API id exists.
     const environment: Record<string, string> = {
@@ -84,6 +84,7 @@ export class IdentityServiceStack extends Stack {
       roles: this.roles,
       functionDefaults,
       throttle: stage.throttle,
+      email: stage.email,
       issuer: stage.issuer ?? (stage.customDomain ? `https://${stage.customDomain.domainName}` : undefined),
       docsUrl: stage.docsUrl,
       accessLogRetention: retention,

@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_TIMEOUTS, functionTimeoutSeconds, handlerModules, ROUTES, type Route, type Throttle } from '../../shared/routes.ts';
-import { type AccessRoles, NO_ACCESS, unionAccess } from './access-roles.ts';
+import { type AccessRoles, type EmailSenderSettings, NO_ACCESS, unionAccess } from './access-roles.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import { type FunctionDefaults, ServiceFunction } from './service-function.ts';
 
@@ -33,6 +33,12 @@ export interface RouteApiProps {
   readonly roles: AccessRoles;
   /** Environment, log group, tracing shared by every function. */
   readonly functionDefaults: FunctionDefaults;
+  /**
+   * The stage's email sender: the functions of routes with `access.email` get EMAIL_FROM (and
+   * EMAIL_IDENTITY_ARN) and, through their role, `ses:SendEmail` (AccessRoles); no other function does.
+   * @default - no sender: those routes answer 501
+   */
+  readonly email?: EmailSenderSettings | undefined;
   /** Stage-wide throttle; a route's own `throttle` overrides it for that method. */
   readonly throttle: Throttle;
   /**
@@ -115,9 +121,10 @@ export class RouteApi extends Construct {
     const functions = new Map<string, ServiceFunction>();
     for (const handlerModule of handlerModules(routes)) {
       const access = unionAccess(routes.filter((r) => r.handler === handlerModule).map((r) => r.access));
+      const own = access.email && props.email ? withEmail(defaults, props.email) : defaults;
       functions.set(
         handlerModule,
-        this.createFunction(handlerModule, props.roles.roleFor(access), defaults, functionTimeoutSeconds(handlerModule, routes)),
+        this.createFunction(handlerModule, props.roles.roleFor(access), own, functionTimeoutSeconds(handlerModule, routes)),
       );
     }
     this.functions = functions;
@@ -173,6 +180,18 @@ export class RouteApi extends Construct {
       options: { credentialsRole: this.invokeRole },
     });
   }
+}
+
+/** The sender settings of shared/config.ts, for a function that sends email. */
+function withEmail(defaults: FunctionDefaults, email: EmailSenderSettings): FunctionDefaults {
+  return {
+    ...defaults,
+    environment: {
+      ...defaults.environment,
+      EMAIL_FROM: email.from,
+      ...(email.identityArn ? { EMAIL_IDENTITY_ARN: email.identityArn } : {}),
+    },
+  };
 }
 
 function groupByPath(routes: readonly Route[]): Map<string, Route[]> {

@@ -73,6 +73,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       STAGE: 'local',
       KEY_MODE: 'local',
       LOCAL_MASTER_KEY_FILE: join(keyDir, 'master.key'),
+      // Email goes to files locally (API.md §7.2): <DATA_DIR>/outbox, or the stack's temp folder.
+      OUTBOX_DIR: join(dataDir ?? keyDir, 'outbox'),
       ...options.env,
     });
     const runtime = createRuntime(config, options.now ? { now: options.now } : {});

@@ -11,6 +11,7 @@ import { reconcileTokenViews } from '../store/reconcile-token-views.ts';
 import { resourcesRepository } from '../store/resources-repository.ts';
 import { scopesRepository } from '../store/scopes-repository.ts';
 import { tenantsRepository } from '../store/tenants-repository.ts';
+import { backfillRevocationLog } from './backfill-revocation-log.ts';
 import { type DefaultClientResult, ensureDefaultClient } from './ensure-default-client.ts';
 import { ensureSystemResource } from './ensure-system-resource.ts';
 import { resealSecrets } from './reseal-secrets.ts';
@@ -54,6 +55,8 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
   // After the copies are in line: a Resource's secret is resealed on the record and its marker together.
   const resealed = await resealSecrets(db, tableName, secretBox, now);
   if (resealed.clients || resealed.resources || resealed.failed) logger.info('sealed secrets moved to the data key', { ...resealed });
+  const logged = await backfillRevocationLog(db, tableName, now);
+  if (logged.copied) logger.info('revocations copied into the revocation log', { copied: logged.copied });
   const system = await ensureSystemResource(resources, scopes, input.managementAudience, MANAGEMENT_SCOPES);
   return ensureDefaultClient(
     { clients, links: clientLinksRepository(db, tableName, now), permissions: clientPermissionsRepository(db, tableName, now) },

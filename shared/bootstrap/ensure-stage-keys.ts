@@ -6,9 +6,10 @@ import type { Runtime } from '../runtime.ts';
 
 /**
  * The service secrets request-path functions read but may not create (their roles have no
- * kms:Encrypt): the cursor key and the secret box's data key.
+ * kms:Encrypt): the cursor key, the secret box's data key, and the hosted pages' CSRF key
+ * (shared/html/csrf.ts).
  */
-export const SERVICE_SECRETS = ['cursor', SECRET_BOX_DATA_KEY] as const;
+export const SERVICE_SECRETS = ['cursor', SECRET_BOX_DATA_KEY, 'hosted-pages'] as const;
 
 export type FirstSigningKeys = Pick<RotationResult, 'alg' | 'action' | 'current' | 'next'>[];
 

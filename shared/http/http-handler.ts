@@ -1,4 +1,4 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -7,6 +7,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { isTimeout } from '../aws/dependency-failure.ts';
 import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
+import { errorPage } from '../html/page.ts';
 import { logger } from '../logger.ts';
 import { findRoute, type Route, routeGroup } from '../routes.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
@@ -14,7 +15,7 @@ import { authenticate, type Caller } from './authenticate.ts';
 import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
 import { renderError, toAppError } from './render-error.ts';
 import type { HttpResponse } from './response.ts';
-import { securityHeaders } from './security-headers.ts';
+import { pageSecurityHeaders, securityHeaders } from './security-headers.ts';
 import { strictBody } from './strict-body.ts';
 import { validate } from './validate.ts';
 
@@ -47,6 +48,11 @@ export interface HandlerSpec<
    * Gateway's access log already records every request (docs/tokens.md "Logs").
    */
   quietSuccess?: boolean;
+  /**
+   * A hosted HTML page (API.md §7.4): errors render as an HTML error page and the security headers
+   * keep the page's own Content-Security-Policy (shared/html/page.ts) instead of the API's deny-all.
+   */
+  page?: boolean;
   body?: B;
   query?: Q;
   path?: P;
@@ -100,12 +106,12 @@ export function httpHandler<
 
   return (
     middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
-      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(lambdaContextLogging())
       .use(requestLog(spec.quietSuccess ?? false))
       // middy runs onError hooks last-registered first: the renderer must set the error response
       // before the security headers are added to it.
-      .use(securityHeaders())
-      .use(errorRenderer(spec.oauth ?? false))
+      .use(spec.page ? pageSecurityHeaders() : securityHeaders())
+      .use(errorRenderer(spec.oauth ?? false, spec.page ?? false))
       .use(httpHeaderNormalizer())
       .use(rejectRepeatedAuthorization())
       .use(bodyLimit())
@@ -115,12 +121,32 @@ export function httpHandler<
   );
 }
 
+/**
+ * The Lambda context (function, request id, cold start) on every log line of the invocation, and
+ * the debug sampling decision refreshed per invocation, as Powertools' `injectLambdaContext` does.
+ * What that middleware also does is left out on purpose, about 2 µs per invocation
+ * (docs/benchmarks.md, issue 14 item 9): resetting appended keys (nothing appends keys: every line
+ * carries its own fields), clearing the log buffer (buffering is not enabled), and logging the
+ * event when POWERTOOLS_LOGGER_LOG_EVENT is set (it would write bodies and credentials).
+ */
+function lambdaContextLogging(): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+  return {
+    before: (request) => {
+      logger.refreshSampleRateCalculation();
+      logger.addContext(request.context);
+    },
+  };
+}
+
 /** One structured line per request: ids, route, status and time; never bodies or credentials. */
 function requestLog(quietSuccess: boolean): middy.MiddlewareObj<HttpEvent, HttpResponse> {
   const started = new WeakMap<object, number>();
   const done = (request: middy.Request<HttpEvent, HttpResponse>) => {
-    const ms = performance.now() - (started.get(request) ?? performance.now());
     const status = request.response?.statusCode;
+    const quiet = quietSuccess && status !== undefined && status < 400;
+    // A quiet success is a DEBUG line: below DEBUG nothing is built (it cost ~4 µs of a token).
+    if (quiet && logger.level > LogLevelThreshold.DEBUG) return;
+    const ms = performance.now() - (started.get(request) ?? performance.now());
     const line = {
       request_id: request.event.requestContext?.requestId,
       method: request.event.httpMethod,
@@ -128,7 +154,7 @@ function requestLog(quietSuccess: boolean): middy.MiddlewareObj<HttpEvent, HttpR
       status,
       duration_ms: Math.round(ms * 100) / 100,
     };
-    if (quietSuccess && status !== undefined && status < 400) logger.debug('request', line);
+    if (quiet) logger.debug('request', line);
     else logger.info('request', line);
   };
   return {
@@ -142,7 +168,7 @@ function requestLog(quietSuccess: boolean): middy.MiddlewareObj<HttpEvent, HttpR
   };
 }
 
-function errorRenderer(oauth: boolean): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+function errorRenderer(oauth: boolean, page: boolean): middy.MiddlewareObj<HttpEvent, HttpResponse> {
   return {
     onError: (request) => {
       const err = toAppError(request.error);
@@ -163,7 +189,9 @@ function errorRenderer(oauth: boolean): middy.MiddlewareObj<HttpEvent, HttpRespo
         // An option is unsupported (501): expected, not a bug.
         logger.warn('dependency error', { code: err.code, cause: (err.cause as Error)?.message, detail: err.detail });
       }
-      request.response = renderError(err, getRuntime().config.docsUrl, oauth);
+      request.response = page
+        ? errorPage(err.status, 'Something went wrong', err.expose ? err.message : 'Internal error. Please try again later.', err.headers)
+        : renderError(err, getRuntime().config.docsUrl, oauth);
     },
   };
 }

@@ -10,11 +10,17 @@ const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded(;|$)/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const notUtf8 = () => badRequest('body: is not valid UTF-8');
 
+/** A percent escape of a byte above 0x7F: only these can make a bad UTF-8 sequence. */
+const NON_ASCII_ESCAPE = /%[89A-Fa-f][0-9A-Fa-f]/;
+
 /**
  * Every percent-decoded name and value of a form body is UTF-8: decodeURIComponent throws on a bad
  * sequence. A `%` that starts no escape is kept as a `%`, as URLSearchParams (the parser) does.
+ * A body whose escapes are all ASCII (a token request's URL-encoded `resource`) is UTF-8 without
+ * decoding anything.
  */
 function isUtf8Form(body: string): boolean {
+  if (!NON_ASCII_ESCAPE.test(body)) return true;
   try {
     for (const part of body.split(/[&=]/)) decodeURIComponent(part.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
     return true;

@@ -1,8 +1,11 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { UserRecord } from '../records/user-record.ts';
+import type { LoginFailuresRepository } from '../store/login-failures-repository.ts';
+import type { OtpRepository } from '../store/otp-repository.ts';
 import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
+import type { UserLoginWrites } from '../store/user-login-writes.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { UserTokenReads } from './user-token-state.ts';
@@ -58,6 +61,13 @@ export interface TokenPreload {
   audienceAlternates?: readonly string[];
 }
 
+/** What the password and otp grants store besides the user-token core (grants/user-login.ts, docs/users.md "Brute force"). */
+export interface LoginStores {
+  failures: LoginFailuresRepository;
+  otp: OtpRepository;
+  recordLogin: UserLoginWrites;
+}
+
 /** Dependencies of the OAuth endpoints, passed as arguments (DESIGN.md §3.2). */
 export interface OAuthDeps {
   findClient(clientId: string): Promise<OAuthClient | undefined>;
@@ -103,6 +113,8 @@ export interface OAuthDeps {
   refreshTokens: RefreshTokensRepository;
   keys: KeyStore;
   revocations: RevocationsRepository;
+  /** The password and otp grants' lockout counter, TOTP authenticators and login writes (grants/user-login.ts). */
+  login: LoginStores;
   /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
   userTokens: UserTokenReads;
   issuer: string;

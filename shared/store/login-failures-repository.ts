@@ -18,10 +18,10 @@ export type AttemptAdmission = { admitted: true } | { admitted: false; retryAfte
  * `LOGIN_FAILURES` (in the user's partition: deleting the user removes it): `failures`,
  * `last_attempt_at` (epoch ms).
  *
- * An attempt is counted BEFORE its secret is checked, by one conditional write that only passes
- * while fewer than `lockoutFailures` attempts are counted or the last one is older than the lockout:
- * so of any number of parallel attempts at most `lockoutFailures` get their secret checked, and no
- * count is lost (the increment is atomic). A success deletes the item (the count starts again); a
+ * An attempt is counted BEFORE its answer is decided, by one conditional write that only passes
+ * while fewer than `lockoutFailures` attempts are counted or the last one is older than the
+ * lockout: so of any number of parallel attempts at most `lockoutFailures` learn whether their
+ * secret was right, and no count is lost (the increment is atomic). A success deletes the item (the count starts again); a
  * failure needs no second write. Once locked, every attempt is refused until `lockoutSeconds`
  * after the last counted one, right secret or not; after that each new failure locks again,
  * until a success.

@@ -8,6 +8,8 @@ export const keys = {
   /** A revocation bound to what verified the token (`verifierDigest`, revocation-ref.ts). */
   revokedToken: (jti: string, verifierDigest: string) => ({ PK: `REVOKED#${jti}`, SK: `BOUND#${verifierDigest}` }),
   revokedTokenPartition: (jti: string) => `REVOKED#${jti}`,
+  /** The revocation log: every revocation, SK `{revoked_at}#{jti}#{verifier digest}` (time order). */
+  revocationLog: 'REVOCATION_LOG',
   signingKey: (kid: string) => ({ PK: 'SIGNING_KEYS', SK: `KEY#${kid}` }),
   signingKeysPartition: 'SIGNING_KEYS',
   /** One per algorithm: which kid is next/current/previous; every rotation is a conditional write of it. */

@@ -8,11 +8,14 @@ import type { Runtime } from '../runtime.ts';
 import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens/revocation-ref.ts';
 import { type ClientWithGrants, clientsRepository } from './clients-repository.ts';
 import { toRecord } from './entity.ts';
+import { loginFailuresRepository } from './login-failures-repository.ts';
+import { otpRepository } from './otp-repository.ts';
 import { getItem, getItems } from './read-items.ts';
 import { refreshTokenHash, refreshTokenOfItem, refreshTokensRepository, userIdHint } from './refresh-tokens-repository.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
+import { userLoginWrites } from './user-login-writes.ts';
 import { userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
 
@@ -159,6 +162,11 @@ function caches(runtime: Runtime): RecordCaches {
     },
     keys: runtime.keys,
     revocations: runtime.revocations,
+    login: {
+      failures: loginFailuresRepository(db, config.tableName, now, config.login),
+      otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
+      recordLogin: userLoginWrites(db, config.tableName),
+    },
     userTokens: userTokenReads(runtime),
     issuer: config.issuer,
     managementAudience: config.managementAudience,

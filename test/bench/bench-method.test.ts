@@ -8,7 +8,7 @@ import { DecryptCommand, EncryptCommand, GenerateDataKeyPairWithoutPlaintextComm
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_KMS_KEY_ARN } from '../../bench/lib/fake-kms.ts';
 import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
-import type { LoadResult } from '../../bench/lib/load.ts';
+import { type LoadResult, runLoad } from '../../bench/lib/load.ts';
 import { runOpenLoop } from '../../bench/lib/open-loop.ts';
 import { combinePasses, type PassResult, type Side, spread } from '../../bench/lib/side-by-side.ts';
 import { esbuildOptionsOf } from '../../bench/sections/cold-start.ts';
@@ -208,5 +208,52 @@ describe('open-loop load', () => {
     expect(bodies.filter((b) => b === 'a')).toHaveLength(20);
     expect(r.p50Ms).toBeLessThanOrEqual(r.p99Ms);
     expect(r.p99Ms).toBeLessThanOrEqual(r.maxMs);
+  });
+});
+
+describe('chained load (one-time refresh tokens)', () => {
+  it('uses every value once, takes the next from each answer, and fails nothing while each answer gives one', async () => {
+    // A server of one-time tokens: token N is accepted once and answers token N+1.
+    const used = new Set<string>();
+    let reuses = 0;
+    let next = 1000;
+    const server = createServer((req, res) => {
+      let b = '';
+      req.on('data', (c: Buffer) => (b += c.toString()));
+      req.on('end', () => {
+        const token = new URLSearchParams(b).get('refresh_token') ?? '';
+        if (!token || used.has(token)) {
+          reuses++;
+          return res.writeHead(400).end('{}');
+        }
+        used.add(token);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ refresh_token: `t${next++}` }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/token`;
+      const r = await runLoad(
+        {
+          url,
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          chain: {
+            start: async (n) => Array.from({ length: n }, (_, i) => `s${i}`),
+            body: (rt) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: rt }).toString(),
+            next: (body) => (JSON.parse(body) as { refresh_token?: string }).refresh_token,
+          },
+        },
+        { connections: 4, durationS: 1 },
+      );
+      expect(r.ok).toBeGreaterThan(8); // far more requests than the 4 starting values
+      expect(r.non2xx).toBe(0);
+      expect(reuses).toBe(0);
+      // Answers still in flight when the run ends are not counted (at most one per connection).
+      expect(used.size).toBeGreaterThanOrEqual(r.ok);
+      expect(used.size).toBeLessThanOrEqual(r.ok + 4);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

@@ -178,9 +178,14 @@ describe('API.md §8 bodies and headers', () => {
         headers: { authorization: basicAuth(svc.clientId, svc.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
         body,
       });
-    const bad = await token(`grant_type=client_credentials&audience=${encodeURIComponent(svc.managementAudience)}&scope=read%3Aclients%FF`);
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).message).toMatch(/^body: is not valid UTF-8/);
+    // %FF: never UTF-8; %c3%28: a lead byte (lower-case hex) without its continuation byte.
+    for (const badBytes of ['%FF', '%c3%28']) {
+      const bad = await token(
+        `grant_type=client_credentials&audience=${encodeURIComponent(svc.managementAudience)}&scope=read%3Aclients${badBytes}`,
+      );
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as any).message).toMatch(/^body: is not valid UTF-8/);
+    }
     const stray = await token(`grant_type=client_credentials&audience=${encodeURIComponent(svc.managementAudience)}&scope=100%`);
     expect(stray.status).toBe(400);
     expect(((await stray.json()) as any).error).toBe('invalid_scope');

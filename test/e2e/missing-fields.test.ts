@@ -31,8 +31,9 @@ async function send(method: string, path: string, body: unknown) {
 describe('a missing field is "is required"', () => {
   it('on every route that takes a body: an empty object is either accepted or refused naming a field "is required"', async () => {
     const refused: string[] = [];
-    for (const { method, path } of ROUTES) {
-      if (method === 'GET') continue;
+    // Hosted pages (functions/pages/) take browser forms and answer HTML; their fuzz file covers them.
+    for (const { method, path, handler } of ROUTES) {
+      if (method === 'GET' || handler.startsWith('functions/pages/')) continue;
       const res = await send(method, path, {});
       if (res.status !== 400) continue;
       refused.push(`${method} ${path}`);

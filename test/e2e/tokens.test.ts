@@ -186,6 +186,29 @@ describe('token endpoint refusals (RFC 6749 §5.2), each with status and body', 
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error).toBe('invalid_request');
   });
+
+  it('a repeat past the 1,000 pairs the form parser reads is refused too, never dropped unseen', async () => {
+    const filler = Array.from({ length: 1000 }, (_, i) => `x${i}=1`).join('&');
+    for (const body of [`grant_type=client_credentials&${filler}&scope=a&scope=b`, `grant_type=client_credentials&${filler}`]) {
+      const res = await post('/token', body, {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(svc.clientId, svc.clientSecret),
+      });
+      expect(res.status).toBe(400);
+      const json = (await res.json()) as any;
+      expect(json.error).toBe('invalid_request');
+      expect(json.error_description).toBe('body: must have at most 1000 parameters.');
+    }
+  });
+
+  it('a repeated unknown parameter names it', async () => {
+    const res = await post('/token', 'grant_type=client_credentials&foo=1&foo=2', {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(svc.clientId, svc.clientSecret),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: 'body.foo: must not be repeated.' });
+  });
 });
 
 describe('bearer verification on management routes (RFC 8725, RFC 9068 §4)', () => {

@@ -14,7 +14,9 @@ import { ROUTES, routeGroup } from '../../shared/routes.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
+import { otpRepository } from '../../shared/store/otp-repository.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
+import { hashPassword } from '../../shared/users/password-hash.ts';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
@@ -64,7 +66,7 @@ const realUserToken = fc.constantFrom(0, 1, 2).map((i) => userBearers[i]!);
 /** Values no schema names: the grant names and spellings /token knows, and broken percent-encoding. */
 const hints = {
   grant_type: (derived: fc.Arbitrary<unknown>) =>
-    fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'implicit', '', '%', '%E0%A4%A')),
+    fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'otp', 'implicit', '', '%', '%E0%A4%A')),
   token_type_hint: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, fc.constantFrom('access_token', 'refresh_token')),
   // Real user tokens where a token goes (introspection's `token`, /userinfo's form `access_token`).
   token: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, realUserToken),
@@ -257,6 +259,66 @@ describe("fuzz: forged tokens never revoke another client's token, and a future 
         for (const t of victimTokens) expect(JSON.parse((await post('introspect', { token: t }, basic(victim))).body).active).toBe(true);
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+/**
+ * The password and otp grants (docs/users.md): for a client that may use them, any `username`,
+ * `password` and `otp` (the real user's login among them, so the lockout and the authenticator
+ * are reached too) is a 400 or a 429 with `{code, message}`: never a 5xx, never a token.
+ */
+describe('fuzz: the password and otp grants never answer 5xx or a token to guesses', () => {
+  const SECRET = 'fuzz-login-secret-0123456789abcdefghijklmnopqrstuvw';
+  let authorization = '';
+
+  beforeAll(async () => {
+    const { db, config, now, secretBox } = runtime;
+    const client = await clientsRepository(db, config.tableName, now, secretBox).create(
+      {
+        tenant_id: DEFAULT_TENANT_ID,
+        client_name: 'login fuzz',
+        client_secret: SECRET,
+        client_metadata: { grant_types: ['password', 'otp'] },
+      },
+      SYSTEM_ACTOR_ID,
+    );
+    authorization = `Basic ${Buffer.from(`${client.id}:${SECRET}`).toString('base64')}`;
+    const stored = await putUser(runtime, {
+      username: 'fuzz_user',
+      email: 'fuzz.user@example.com',
+      password_hash: await hashPassword('not-guessable-9-Quokka'),
+    });
+    await otpRepository(db, config.tableName, now, secretBox, { maxFailures: 100 }).enroll(stored.id);
+  });
+
+  const attempts = fc.record({
+    grant_type: fc.constantFrom('password', 'otp'),
+    username: fc.oneof(
+      fc.constantFrom('fuzz_user', 'FUZZ.USER@example.com', '+15550000000', ''),
+      fc.string({ maxLength: 300 }),
+      fc.string({ unit: 'binary' }),
+    ),
+    password: fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 130 })),
+    otp: fc.oneof(fc.stringMatching(/^[0-9]{6}$/), fc.string({ maxLength: 10 })),
+  });
+
+  it('POST /token with grant_type password or otp', async () => {
+    await fc.assert(
+      fc.asyncProperty(attempts, async (params) => {
+        const event = restEvent({
+          method: 'POST',
+          resource: '/token',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization },
+          body: new URLSearchParams(params).toString(),
+        });
+        const res = await runWithRuntime(runtime, () => handlers.token!(event, lambdaContext));
+        expect([400, 429], res.body).toContain(res.statusCode);
+        const body = JSON.parse(res.body);
+        expect(body).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+        expect(body.access_token).toBeUndefined();
+      }),
+      { numRuns: 40 },
     );
   });
 });

@@ -7,7 +7,6 @@ import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';

@@ -11,7 +11,6 @@ import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtim
 import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../../shared/store/client-permissions-repository.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
 import { revocationRef } from '../../shared/tokens/revocation-ref.ts';
 import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
@@ -184,9 +183,11 @@ describe('DynamoDB reads of a client_credentials token', () => {
     expect(c.commands).toHaveLength(6);
   });
 
-  it('/tokeninfo and /introspect: a cold container answers with ONE BatchGetItem (Basic or Bearer caller)', async () => {
+  it('/tokeninfo and /introspect: a cold container answers with ONE BatchGetItem and one Query of the revocation log (Basic or Bearer caller)', async () => {
     const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
-    const issued = (await coldContainer().token(api.clientId, api.audience)).body.access_token as string;
+    const issuer = coldContainer();
+    const issued = (await issuer.token(api.clientId, api.audience)).body.access_token as string;
+    const other = (await issuer.token(api.clientId, api.audience)).body.access_token as string;
     const basic = `Basic ${Buffer.from(`${api.clientId}:${SECRET}`).toString('base64')}`;
 
     const a = coldContainer();
@@ -194,18 +195,28 @@ describe('DynamoDB reads of a client_credentials token', () => {
       status: 200,
       body: expect.objectContaining({ active: true, client_id: api.clientId }),
     });
-    expect(a.commands).toEqual(['BatchGetItemCommand']);
+    const cold = ['BatchGetItemCommand', 'QueryCommand'];
+    expect(a.commands).toEqual(cold);
     expect((await a.introspect('/tokeninfo', issued, basic)).status).toBe(200);
-    expect(a.commands).toEqual(['BatchGetItemCommand']);
+    // A token this container has never seen costs no read either: its revocation check is in memory.
+    expect((await a.introspect('/tokeninfo', other, basic)).body).toMatchObject({ active: true });
+    expect(a.commands).toEqual(cold);
+    // A second later: the caller's client record again (its 1 s cache) and one Query of what was
+    // revoked since, whatever the number of tokens.
+    a.advance(1001);
+    expect((await a.introspect('/tokeninfo', other, basic)).body).toMatchObject({ active: true });
+    expect((await a.introspect('/tokeninfo', issued, basic)).body).toMatchObject({ active: true });
+    expect(a.commands).toEqual([...cold, ...cold]);
 
     const b = coldContainer();
     expect(await b.introspect('/introspect', issued, `Bearer ${issued}`)).toEqual({
       status: 200,
       body: expect.objectContaining({ active: true }),
     });
-    expect(b.commands).toEqual(['BatchGetItemCommand']);
+    expect(b.commands).toEqual(cold);
 
-    // A revoked token is inactive on a cold container too, from the same single read.
+    // A revoked token is inactive on a cold container too, from the same reads; a container that
+    // follows the log sees it after its next read (within a second), with no read of the token's own.
     const revoker = coldContainer();
     const part = (i: number) => JSON.parse(Buffer.from(issued.split('.')[i]!, 'base64url').toString());
     await runWithRuntime(revoker.runtime, () =>
@@ -213,7 +224,12 @@ describe('DynamoDB reads of a client_credentials token', () => {
     );
     const c = coldContainer();
     expect(await c.introspect('/introspect', issued, basic)).toEqual({ status: 200, body: { active: false } });
-    expect(c.commands).toEqual(['BatchGetItemCommand']);
+    expect(c.commands).toEqual(cold);
+    expect((await a.introspect('/tokeninfo', issued, basic)).body).toMatchObject({ active: true }); // within a's second
+    a.advance(1001);
+    expect(await a.introspect('/tokeninfo', issued, basic)).toEqual({ status: 200, body: { active: false } });
+    expect((await a.introspect('/tokeninfo', other, basic)).body).toMatchObject({ active: true });
+    expect(a.commands).toEqual([...cold, ...cold, ...cold]);
   });
 
   it("/introspect of an HS256 token on a cold container: the one BatchGetItem (with the secret box's data key), then its Resource", async () => {
@@ -225,7 +241,7 @@ describe('DynamoDB reads of a client_credentials token', () => {
       status: 200,
       body: expect.objectContaining({ active: true, aud: api.audience }),
     });
-    expect(c.commands).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'GetItemCommand', 'QueryCommand']);
   });
 
   it('an unknown client costs one read and is 401 invalid_client', async () => {

@@ -89,7 +89,7 @@ describe('well-known handlers', () => {
       token_endpoint: `${ISSUER}/token`,
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
       response_types_supported: [],
-      grant_types_supported: ['client_credentials', 'refresh_token'],
+      grant_types_supported: ['client_credentials', 'refresh_token', 'password', 'otp'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       introspection_endpoint: `${ISSUER}/introspect`,
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

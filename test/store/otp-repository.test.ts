@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../shared/runtime.ts';
 import { otpRepository } from '../../shared/store/otp-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { base32Decode, base32Encode } from '../../shared/users/totp.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { putTestUser } from '../support/test-users.ts';
+import { putUser } from '../support/user-items.ts';
 import { aesSecretBox } from './support/aes-secret-box.ts';
 
 let table: TestTable;
@@ -15,13 +16,16 @@ const repo = () => otpRepository(table.db, table.tableName, now, box, { maxFailu
 const stored = async (userId: string) =>
   (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.userOtp(userId), ConsistentRead: true }))).Item;
 
+/** What putUser needs of a runtime: this file's table. */
+const tableRuntime = () => ({ db: table.db, config: { tableName: table.tableName }, now: () => new Date() }) as unknown as Runtime;
+
 beforeAll(async () => {
   table = await createTestTable('otp');
 });
 
 describe('OTP authenticator store', () => {
   it('enrols: returns a base32 160-bit secret once and stores it only sealed', async () => {
-    const user = await putTestUser(table.db, table.tableName);
+    const user = await putUser(tableRuntime());
     const secret = await repo().enroll(user.id);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(base32Decode(secret)?.length).toBe(20);
@@ -41,7 +45,7 @@ describe('OTP authenticator store', () => {
   });
 
   it('accepts a step once: the same or an older step is refused afterwards', async () => {
-    const user = await putTestUser(table.db, table.tableName);
+    const user = await putUser(tableRuntime());
     await repo().enroll(user.id);
     const { sealed } = (await repo().find(user.id))!;
     expect(await repo().accept(user.id, sealed, 1000)).toBe(true);
@@ -52,7 +56,7 @@ describe('OTP authenticator store', () => {
   });
 
   it('20 parallel accepts of one step: exactly one wins', async () => {
-    const user = await putTestUser(table.db, table.tableName);
+    const user = await putUser(tableRuntime());
     await repo().enroll(user.id);
     const { sealed } = (await repo().find(user.id))!;
     const results = await Promise.all(Array.from({ length: 20 }, () => repo().accept(user.id, sealed, 5000)));
@@ -60,7 +64,7 @@ describe('OTP authenticator store', () => {
   });
 
   it('counts failures atomically (20 parallel: 20), disables at the limit, and only re-enrolment clears it', async () => {
-    const user = await putTestUser(table.db, table.tableName);
+    const user = await putUser(tableRuntime());
     await repo().enroll(user.id);
     const { sealed } = (await repo().find(user.id))!;
     const counts = await Promise.all(Array.from({ length: 20 }, () => repo().recordFailure(user.id, sealed)));
@@ -80,7 +84,7 @@ describe('OTP authenticator store', () => {
   });
 
   it('a success resets the failure count', async () => {
-    const user = await putTestUser(table.db, table.tableName);
+    const user = await putUser(tableRuntime());
     await repo().enroll(user.id);
     const { sealed } = (await repo().find(user.id))!;
     await repo().recordFailure(user.id, sealed);
@@ -90,7 +94,7 @@ describe('OTP authenticator store', () => {
   });
 
   it('removes the authenticator', async () => {
-    const user = await putTestUser(table.db, table.tableName);
+    const user = await putUser(tableRuntime());
     await repo().enroll(user.id);
     expect(await repo().remove(user.id)).toBe(true);
     expect(await repo().find(user.id)).toBeUndefined();

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../shared/runtime.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { userLoginWrites } from '../../shared/store/user-login-writes.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { putTestUser } from '../support/test-users.ts';
+import { putUser } from '../support/user-items.ts';
 
 let table: TestTable;
 const at = new Date('2026-03-01T12:00:00.000Z');
@@ -12,19 +13,22 @@ const record = () => userLoginWrites(table.db, table.tableName);
 const stored = async (userId: string) =>
   (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.user(userId), ConsistentRead: true }))).Item;
 
+/** What putUser needs of a runtime: this file's table. */
+const tableRuntime = () => ({ db: table.db, config: { tableName: table.tableName }, now: () => new Date() }) as unknown as Runtime;
+
 beforeAll(async () => {
   table = await createTestTable('user-login');
 });
 
 describe('user login writes', () => {
   it('records last_login and counts every login, parallel ones included; version is bumped', async () => {
-    const user = await putTestUser(table.db, table.tableName, { password_hash: 'old' });
+    const user = await putUser(tableRuntime(), { password_hash: 'old' });
     await Promise.all(Array.from({ length: 10 }, () => record()({ userId: user.id, at })));
     expect(await stored(user.id)).toMatchObject({ last_login: at.toISOString(), logins_count: 10, version: 11, password_hash: 'old' });
   });
 
   it('stores the new hash only in place of the hash that was checked', async () => {
-    const user = await putTestUser(table.db, table.tableName, { password_hash: 'checked' });
+    const user = await putUser(tableRuntime(), { password_hash: 'checked' });
     await record()({ userId: user.id, at, rehash: { oldHash: 'checked', newHash: 'fresh' } });
     expect(await stored(user.id)).toMatchObject({ password_hash: 'fresh', logins_count: 1 });
 

@@ -32,10 +32,13 @@ describe('route table', () => {
     expect(matchRoute('GET', '/.well-known/jwksXjson')).toEqual({ kind: 'not_found' });
   });
 
-  it('has no duplicate method+path and every management route names a scope', () => {
+  it('has no duplicate method+path and every management route names a scope (registration authenticates its client instead)', () => {
     const keys = ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
-    for (const r of ROUTES.filter((r) => r.path.startsWith('/identity/v1/'))) {
+    // API.md §6: `/users/register` is "client authentication, no bearer".
+    const register = ROUTES.find((r) => r.method === 'POST' && r.path === '/identity/v1/users/register');
+    expect(register?.auth).toEqual({ type: 'client' });
+    for (const r of ROUTES.filter((r) => r.path.startsWith('/identity/v1/') && r !== register)) {
       expect(r.auth, `${r.method} ${r.path}`).toMatchObject({ type: 'bearer', scope: expect.stringMatching(/^[a-z_]+:[a-z_]+$/) });
     }
   });

@@ -1,0 +1,138 @@
+/**
+ * `node --import tsx bench/probes/profile-hot-path.ts <token|introspect> [seconds] [pool]`: a V8
+ * CPU profile of one hot path in process (warm container, INFO logging to /dev/null), printed as
+ * inclusive and self time per function, to find what a request spends outside the signature.
+ * Needs DynamoDB Local (started here, in memory).
+ */
+import { openSync, writeSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { resolve } from 'node:path';
+import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
+import { startLocalStack } from '../../infra/local/local-stack.ts';
+import { runWithRuntime } from '../../shared/runtime.ts';
+import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
+import { prepareOurClient } from '../lib/fixture.ts';
+import { UNTHROTTLED } from '../lib/throttles.ts';
+
+const [what = 'token', secondsArg = '4', poolArg = '11000'] = process.argv.slice(2);
+const devNull = openSync('/dev/null', 'w');
+const report = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string | Uint8Array) => {
+  if (typeof chunk === 'string') writeSync(devNull, chunk);
+  else writeSync(devNull, chunk);
+  return true;
+}) as typeof process.stdout.write;
+
+type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number; body?: string }>;
+const ddb = await startDynamoDbLocal({ dataDir: null });
+const stack = await startLocalStack({
+  port: 0,
+  dataDir: null,
+  dynamodbEndpoint: ddb.endpoint,
+  tableName: 'profile',
+  stageThrottle: UNTHROTTLED,
+  defaultClientId: '0190a0a0-bbbb-7000-8000-00000000ab0c',
+  defaultClientSecret: 'bench-profile-default-client-secret-0123456789abcdefgh',
+});
+try {
+  const runtime = stack.runtime;
+  const f = await prepareOurClient(stack.url, {
+    clientId: '0190a0a0-bbbb-7000-8000-00000000ab0c',
+    clientSecret: 'bench-profile-default-client-secret-0123456789abcdefgh',
+    managementAudience: runtime.config.managementAudience,
+  });
+  const auth = basicAuth(f.clientId, f.clientSecret);
+  const { handler: token } = (await import('../../functions/oauth/token.ts')) as { handler: Handler };
+  const { handler: introspect } = (await import('../../functions/oauth/introspect.ts')) as { handler: Handler };
+  const body = new URLSearchParams({ grant_type: 'client_credentials', resource: f.resource, scope: f.scope }).toString();
+  const issue = async () => {
+    const event = proxyEvent({ method: 'POST', resource: '/token', headers: { Authorization: auth, 'Content-Type': FORM }, body });
+    const r = await runWithRuntime(runtime, () => token(event, lambdaContext('functions/oauth/token', 1024)));
+    if (r.statusCode !== 200) throw new Error(`/token ${r.statusCode} ${r.body}`);
+    return r;
+  };
+  let call = issue as () => Promise<unknown>;
+  if (what === 'introspect') {
+    const bodies: string[] = [];
+    for (let i = 0; i < Number(poolArg); i++)
+      bodies.push(new URLSearchParams({ token: (JSON.parse((await issue()).body!) as { access_token: string }).access_token }).toString());
+    let next = 0;
+    call = async () => {
+      const event = proxyEvent({
+        method: 'POST',
+        resource: '/introspect',
+        headers: { Authorization: auth, 'Content-Type': FORM },
+        body: bodies[next++ % bodies.length]!,
+      });
+      const r = await runWithRuntime(runtime, () => introspect(event, lambdaContext('functions/oauth/introspect', 512)));
+      if (r.statusCode !== 200) throw new Error(`/introspect ${r.statusCode} ${r.body}`);
+    };
+    for (let i = 0; i < bodies.length; i++) await call();
+  }
+  const warmEnd = performance.now() + 1000;
+  while (performance.now() < warmEnd) await call();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 50 });
+  await session.post('Profiler.start');
+  let n = 0;
+  const c0 = process.cpuUsage();
+  const end = performance.now() + Number(secondsArg) * 1000;
+  while (performance.now() < end) {
+    await call();
+    n++;
+  }
+  const cpu = process.cpuUsage(c0);
+  const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
+  session.disconnect();
+  const usPerCall = (cpu.user + cpu.system) / n;
+  report(`${what}: ${n} calls, ${usPerCall.toFixed(1)} µs CPU per call (profiled)\n`);
+  summarize(profile, usPerCall, resolve(import.meta.dirname, '../..'));
+} finally {
+  await stack.stop();
+  await ddb.stop();
+}
+process.exit(0);
+
+interface Node {
+  id: number;
+  hitCount?: number;
+  children?: number[];
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: Node[];
+}
+
+/** Inclusive and self share per function (recursion counted once), scaled to µs per call. */
+function summarize(p: Profile, usPerCall: number, root: string) {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const name = (n: Node) =>
+    `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(`file://${root}/`, '').replace(/.*node_modules\//, '')}:${n.callFrame.lineNumber + 1}`;
+  const self = new Map<string, number>();
+  const incl = new Map<string, number>();
+  let total = 0;
+  for (const n of p.nodes) {
+    const hits = n.hitCount ?? 0;
+    if (!hits || n.callFrame.functionName === '(idle)') continue;
+    total += hits;
+    self.set(name(n), (self.get(name(n)) ?? 0) + hits);
+    const seen = new Set<string>();
+    for (let id: number | undefined = n.id; id !== undefined; id = parent.get(id)) {
+      const k = name(byId.get(id)!);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      incl.set(k, (incl.get(k) ?? 0) + hits);
+    }
+  }
+  const rows = (m: Map<string, number>, top: number) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, v]) => `${((v / total) * 100).toFixed(1).padStart(5)}%  ${((v / total) * usPerCall).toFixed(1).padStart(6)} µs  ${k}`)
+      .join('\n');
+  report(`\nself time:\n${rows(self, 30)}\n\ninclusive time:\n${rows(incl, 60)}\n`);
+}

@@ -1,0 +1,358 @@
+/**
+ * Section 9: the user flows of issue 11 (docs/benchmarks.md). Over HTTP against the servers of
+ * sections 1-2: the password grant's latency as a multiple of one argon2id hash, the refresh
+ * grant side by side with oidc-provider's, `/userinfo` side by side with oidc-provider's `/me`.
+ * On the in-process stack (metered DynamoDB): reads and writes per password, refresh and userinfo
+ * request, warm.
+ *
+ * Everything goes through the public interfaces (the management API makes the client and the
+ * user, `/token` and `/userinfo` are called as a client would), so a part whose endpoint is not
+ * there answers with what is missing, never with a number it did not measure.
+ */
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { basicAuth, FORM } from '../lib/api-event.ts';
+import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
+import { fetchToken } from '../lib/fixture.ts';
+import type { Chain, LoadTarget, SideProcesses } from '../lib/load.ts';
+import { canPin, NODE, SERVER_CORE } from '../lib/proc.ts';
+import { type ComparisonResult, combinePasses, comparePass, type Side, type SideBySideOptions, warmUp } from '../lib/side-by-side.ts';
+import { median, percentile, round } from '../lib/stats.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** A confidential client with the password and refresh_token grants, and one user with a password. */
+export interface UserFixture {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  username: string;
+  password: string;
+}
+
+export interface PasswordLatency {
+  samples: number;
+  /** One `hashPassword` (the service's argon2id parameters) in a process on the server core. */
+  hashMs: { median: number; p90: number };
+  /** A password grant that succeeds, over HTTP, one at a time, interleaved with the hashes. */
+  grantMs: { median: number; p90: number };
+  /** grant median ÷ hash median (target ≤ 1.3×). */
+  ratio: number;
+}
+
+export interface FlowCost {
+  operation: string;
+  requests: number;
+  seconds: number;
+  /** Per request. */
+  reads: number;
+  writes: number;
+  rru: number;
+  wru: number;
+  /** Calls of each command per request. */
+  byCommand: Record<string, number>;
+}
+
+export interface UserFlowsResult {
+  /** The parts not measured, each with why (an endpoint or a module not there yet). */
+  missing: string[];
+  password?: PasswordLatency;
+  refresh?: ComparisonResult;
+  userinfo?: ComparisonResult;
+  ddb: FlowCost[];
+  notes: string[];
+}
+
+/** Our side of the flows: a server process (its pid for CPU) and how the management API is reached. */
+export interface OurUserSide {
+  name: string;
+  url: string;
+  procs: SideProcesses;
+  admin: { clientId: string; clientSecret: string; managementAudience: string };
+}
+
+/** The oidc-provider side (bench/servers/oidc-provider.ts): its refresh client and the minting route. */
+export interface TheirUserSide {
+  name: string;
+  url: string;
+  procs: SideProcesses;
+  refreshClientId: string;
+  refreshClientSecret: string;
+}
+
+const PASSWORD = 'bench-Password-7-Lighthouse-Quartz';
+const REFRESH_SCOPE = 'openid offline_access';
+
+/**
+ * Makes the client and the user through the management API (create:clients, create:users). Throws
+ * with a readable reason when a step is not available.
+ */
+export async function prepareUserFixture(side: OurUserSide, tag: string): Promise<UserFixture> {
+  const { url, admin } = side;
+  const mgmt = await fetchToken(url, admin.clientId, admin.clientSecret, {
+    audience: admin.managementAudience,
+    scope: 'create:clients create:users',
+  }).catch((err: Error) => {
+    throw new Error(`a management token with create:users (the Users API): ${err.message.slice(0, 200)}`);
+  });
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mgmt}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${text.slice(0, 200)}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const client = await post('/identity/v1/clients', {
+    client_name: `bench users ${tag}`,
+    client_metadata: { grant_types: ['password', 'refresh_token'] },
+  });
+  const username = `bench_${tag}_${Date.now().toString(36)}`;
+  await post('/identity/v1/users', { username, email: `${username}@bench.example`, password: PASSWORD, email_verified: true });
+  return { url, clientId: String(client.id), clientSecret: String(client.client_secret), username, password: PASSWORD };
+}
+
+async function tokenRequest(f: Pick<UserFixture, 'url' | 'clientId' | 'clientSecret'>, params: Record<string, string>) {
+  const res = await fetch(`${f.url}/token`, {
+    method: 'POST',
+    headers: { authorization: basicAuth(f.clientId, f.clientSecret), 'content-type': FORM },
+    body: new URLSearchParams(params),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST /token (${params.grant_type}): ${res.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text) as Record<string, string>;
+}
+
+const passwordGrant = (f: UserFixture, scope = REFRESH_SCOPE) =>
+  tokenRequest(f, { grant_type: 'password', username: f.username, password: f.password, scope });
+
+/**
+ * The service's own argon2id hash (shared/users/password-hash.ts) in a worker process on the
+ * server core (bench/probes/hash-worker.ts), so it runs where the grant's hash runs; undefined when
+ * this tree has no password hashing.
+ */
+async function hashWorker(): Promise<{ hash: (password: string) => Promise<number>; stop: () => void } | undefined> {
+  const pin = canPin();
+  const args = ['--import', 'tsx', join(ROOT, 'bench/probes/hash-worker.ts')];
+  const child = spawn(pin ? 'taskset' : NODE, pin ? ['-c', String(SERVER_CORE), NODE, ...args] : args, {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done || first.value !== 'ready') {
+    child.kill();
+    return undefined;
+  }
+  return {
+    async hash(password) {
+      child.stdin!.write(`${password}\n`);
+      const ms = await lines.next();
+      if (ms.done) throw new Error('the hash worker ended');
+      return Number(ms.value);
+    },
+    stop: () => child.kill(),
+  };
+}
+
+/** Password grant latency ÷ one hash: one of each per sample, interleaved, so a change of load shifts both alike. */
+async function passwordLatency(f: UserFixture, samples: number): Promise<PasswordLatency | string> {
+  const worker = await hashWorker();
+  if (!worker) return 'shared/users/password-hash.ts (branch login) is not in this tree';
+  try {
+    for (let i = 0; i < 3; i++) {
+      await worker.hash(PASSWORD);
+      await passwordGrant(f, 'openid');
+    }
+    const hashes: number[] = [];
+    const grants: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      hashes.push(await worker.hash(PASSWORD));
+      const t = performance.now();
+      await passwordGrant(f, 'openid');
+      grants.push(performance.now() - t);
+    }
+    const stat = (xs: number[]) => ({ median: round(median(xs)), p90: round(percentile(xs, 90)) });
+    return { samples, hashMs: stat(hashes), grantMs: stat(grants), ratio: round(median(grants) / median(hashes)) };
+  } finally {
+    worker.stop();
+  }
+}
+
+const refreshChain = (start: Chain['start']): Chain => ({
+  start,
+  body: (rt) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: rt }).toString(),
+  next: (body) => (JSON.parse(body) as { refresh_token?: string }).refresh_token,
+});
+
+async function mintTheirs(t: TheirUserSide, n: number): Promise<string[]> {
+  const res = await fetch(`${t.url}/bench/refresh-tokens?n=${n}`, { method: 'POST' });
+  if (res.status !== 200) throw new Error(`oidc-provider refresh tokens: ${res.status} ${await res.text()}`);
+  return (await res.json()) as string[];
+}
+
+/** Ours and oidc-provider's sides of one comparison, run in `passes` passes of alternating rounds. */
+async function compare(name: string, sides: Side[], o: SideBySideOptions & { passes: number }): Promise<ComparisonResult> {
+  await warmUp(name, sides, o);
+  const passes = [];
+  for (let p = 0; p < o.passes; p++) passes.push(await comparePass(`${name} (pass ${p + 1}/${o.passes})`, sides, o));
+  return combinePasses(name, sides, o, passes);
+}
+
+/** The HTTP parts: password latency, refresh and /userinfo side by side. */
+export async function benchUserFlows(o: {
+  ours: OurUserSide;
+  theirs: TheirUserSide[];
+  passwordSamples: number;
+  compare: SideBySideOptions & { passes: number };
+  log: (line: string) => void;
+}): Promise<UserFlowsResult> {
+  const out: UserFlowsResult = { missing: [], ddb: [], notes: [] };
+  let f: UserFixture;
+  try {
+    f = await prepareUserFixture(o.ours, 'http');
+    await passwordGrant(f);
+  } catch (err) {
+    out.missing.push(`every user flow: ${(err as Error).message}`);
+    return out;
+  }
+  o.log(`users: client ${f.clientId}, user ${f.username}`);
+
+  const pw = await passwordLatency(f, o.passwordSamples);
+  if (typeof pw === 'string') out.missing.push(`password grant ÷ argon2id: ${pw}`);
+  else {
+    out.password = pw;
+    o.log(`users: password grant ${pw.grantMs.median} ms, argon2id hash ${pw.hashMs.median} ms: ${pw.ratio}×`);
+  }
+
+  // Refresh: each connection rotates its own refresh token (one-time tokens on both sides).
+  const oursRefresh: Side = {
+    name: o.ours.name,
+    procs: o.ours.procs,
+    target: {
+      url: `${f.url}/token`,
+      method: 'POST',
+      headers: { authorization: basicAuth(f.clientId, f.clientSecret), 'content-type': FORM },
+      chain: refreshChain(async (n) => {
+        const tokens: string[] = [];
+        for (let i = 0; i < n; i++) tokens.push((await passwordGrant(f)).refresh_token!);
+        return tokens;
+      }),
+    },
+  };
+  const theirRefresh = (t: TheirUserSide): Side => ({
+    name: t.name,
+    procs: t.procs,
+    target: {
+      url: `${t.url}/token`,
+      method: 'POST',
+      headers: { authorization: basicAuth(t.refreshClientId, t.refreshClientSecret), 'content-type': FORM },
+      chain: refreshChain((n) => mintTheirs(t, n)),
+    },
+  });
+  try {
+    const first = await passwordGrant(f);
+    if (!first.refresh_token) throw new Error('the password grant returned no refresh_token for offline_access');
+    await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    out.refresh = await compare('refresh grant', [oursRefresh, ...o.theirs.map(theirRefresh)], o.compare);
+    out.notes.push(
+      'Refresh: ours answers a signed JWT access token (aud {issuer}/userinfo), an ID token and a new refresh token (one BatchGetItem, one transaction); ' +
+        "oidc-provider an opaque access token (stored), an ID token and a new refresh token (its grant, refresh token and account looked up, the old token consumed, two tokens saved), both with scope 'openid offline_access'.",
+    );
+  } catch (err) {
+    out.missing.push(`refresh grant: ${(err as Error).message}`);
+  }
+
+  // /userinfo: the same access token every request (scope openid), as a resource server's repeated call.
+  try {
+    const ours = await passwordGrant(f, 'openid profile email');
+    const probe = await fetch(`${f.url}/userinfo`, { headers: { authorization: `Bearer ${ours.access_token}` } });
+    if (probe.status !== 200) throw new Error(`GET /userinfo: ${probe.status} ${(await probe.text()).slice(0, 200)}`);
+    const sides: Side[] = [{ name: o.ours.name, procs: o.ours.procs, target: userinfoTarget(`${f.url}/userinfo`, ours.access_token!) }];
+    for (const t of o.theirs) {
+      const [rt] = await mintTheirs(t, 1);
+      const theirs = await tokenRequest(
+        { url: t.url, clientId: t.refreshClientId, clientSecret: t.refreshClientSecret },
+        { grant_type: 'refresh_token', refresh_token: rt! },
+      );
+      sides.push({ name: t.name, procs: t.procs, target: userinfoTarget(`${t.url}/me`, theirs.access_token!) });
+    }
+    out.userinfo = await compare('userinfo', sides, o.compare);
+  } catch (err) {
+    out.missing.push(`/userinfo: ${(err as Error).message}`);
+  }
+
+  return out;
+}
+
+const userinfoTarget = (url: string, accessToken: string): LoadTarget => ({
+  url,
+  method: 'GET',
+  headers: { authorization: `Bearer ${accessToken}` },
+});
+
+/**
+ * Reads and writes per request on the in-process stack, warm (after one unmeasured request), one
+ * request at a time: the password grant (fewer requests: each costs a hash), the refresh grant
+ * (each request rotates the token of the one before) and /userinfo (one token).
+ */
+export async function userFlowCosts(
+  inproc: { side: OurUserSide; meter: DdbMeter },
+  requests: number,
+  missing: string[],
+  log: (line: string) => void,
+): Promise<FlowCost[]> {
+  const out: FlowCost[] = [];
+  let f: UserFixture;
+  try {
+    f = await prepareUserFixture(inproc.side, 'inproc');
+  } catch (err) {
+    missing.push(`DynamoDB reads and writes per request: ${(err as Error).message}`);
+    return out;
+  }
+  const measure = async (operation: string, n: number, one: (i: number) => Promise<unknown>) => {
+    try {
+      await one(-1);
+      const t0 = performance.now();
+      const m0 = inproc.meter.snapshot();
+      for (let i = 0; i < n; i++) await one(i);
+      const used = inproc.meter.since(m0);
+      const row = costRow(operation, n, (performance.now() - t0) / 1000, used);
+      out.push(row);
+      log(`users: ${operation}: ${row.reads} reads, ${row.writes} writes per request (${JSON.stringify(row.byCommand)})`);
+    } catch (err) {
+      missing.push(`${operation}, reads and writes: ${(err as Error).message.slice(0, 200)}`);
+    }
+  };
+  await measure('POST /token (password)', Math.max(5, Math.round(requests / 10)), () => passwordGrant(f));
+  let rt: string | undefined;
+  await measure('POST /token (refresh_token)', requests, async () => {
+    rt ??= (await passwordGrant(f)).refresh_token;
+    if (!rt) throw new Error('no refresh_token from the password grant');
+    rt = (await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: rt })).refresh_token;
+  });
+  let at: string | undefined;
+  await measure('GET /userinfo', requests, async () => {
+    at ??= (await passwordGrant(f, 'openid profile email')).access_token;
+    const res = await fetch(`${f.url}/userinfo`, { headers: { authorization: `Bearer ${at}` } });
+    if (res.status !== 200) throw new Error(`GET /userinfo: ${res.status} ${(await res.text()).slice(0, 200)}`);
+  });
+  return out;
+}
+
+function costRow(operation: string, n: number, seconds: number, u: DdbUsage): FlowCost {
+  const per = (x: number) => round(x / n);
+  return {
+    operation,
+    requests: n,
+    seconds: round(seconds),
+    reads: per(u.reads),
+    writes: per(u.writes),
+    rru: per(u.rcu),
+    wru: per(u.wcu),
+    byCommand: Object.fromEntries(Object.entries(u.byCommand).map(([k, v]) => [k, per(v)])),
+  };
+}

@@ -1,0 +1,22 @@
+import * as v from 'valibot';
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
+import { usersRepository } from '../../shared/store/users-repository.ts';
+import { showTicketPage, submitTicketPage } from '../../shared/users/ticket-page.ts';
+
+/** The form's fields; anything else a browser or a robot adds is ignored (a page, not an API). */
+export const TicketFormBody = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()) }), {});
+/** The ticket is opaque here: a value we never issued is an unknown ticket (the 404 page), not a 400. */
+export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });
+
+/** GET, POST /tickets/{ticket} (API.md §5, §7.4, §7.8): the hosted ticket page. */
+export const handler = httpHandler({ page: true, body: TicketFormBody, path: TicketPath }, async (req) => {
+  const { config, db, now, serviceSecret } = req.runtime;
+  const deps = {
+    tickets: ticketsRepository(db, config.tableName, now),
+    users: usersRepository(db, config.tableName, now),
+    csrfKey: () => serviceSecret('hosted-pages'),
+  };
+  const { ticket } = req.path;
+  return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body.csrf_token, deps);
+});

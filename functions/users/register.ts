@@ -1,0 +1,24 @@
+import { emailSenderOf } from '../../shared/email/email-sender-of.ts';
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { jsonResponse } from '../../shared/http/response.ts';
+import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
+import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { usersRepository } from '../../shared/store/users-repository.ts';
+import { RegisterBody } from '../../shared/users/register-body.ts';
+import { registerUser } from '../../shared/users/register-user.ts';
+
+/** POST /identity/v1/users/register (API.md §6, §7.5, §7.6): 201 with the new, unverified User. */
+export const handler = httpHandler({ body: RegisterBody }, async (req) => {
+  rejectDuplicateParams(req.body, req.rawBody, req.headers['content-type']);
+  const { runtime } = req;
+  const { config, db, now } = runtime;
+  const user = await registerUser(req.headers, req.body, {
+    oauth: oauthDeps(runtime),
+    users: usersRepository(db, config.tableName, now),
+    tickets: ticketsRepository(db, config.tableName, now),
+    email: emailSenderOf(runtime),
+    issuer: config.issuer,
+  });
+  return jsonResponse(201, user);
+});

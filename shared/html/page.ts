@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import type { HttpResponse } from '../http/response.ts';
+import { html, type SafeHtml, trusted } from './html.ts';
+
+/**
+ * The one stylesheet of the hosted pages, inline and allowed by its hash in the CSP, so the
+ * pages need no other request and `style-src` admits nothing else.
+ */
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
+h1{font-size:1.4rem}form{margin-top:1.5rem}label{display:block;margin:.5rem 0}
+button{font:inherit;padding:.5rem 1.2rem;cursor:pointer}.error{color:#a40000}`;
+
+const STYLE_TRUSTED = trusted(STYLE);
+const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+
+/**
+ * The Content-Security-Policy of every hosted page (API.md §7.4): nothing loads but the inline
+ * stylesheet (by hash): no script at all, so the pages work without JavaScript and injected
+ * markup cannot run; forms post only to this origin (plus `formActions`: the origins a form's
+ * answer may redirect to, since CSP3 `form-action` also governs those redirects); no framing
+ * (clickjacking); no `<base>`.
+ */
+export function pageCsp(formActions: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    `style-src ${STYLE_HASH}`,
+    `form-action 'self'${formActions.map((o) => ` ${o}`).join('')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export interface PageOptions {
+  status?: number;
+  title: string;
+  body: SafeHtml;
+  /** Origins a form of this page may be redirected to (see pageCsp). */
+  formActions?: readonly string[];
+}
+
+/**
+ * A whole hosted page: HTML5, UTF-8, the page CSP, never cached (it may carry a CSRF token and
+ * its URL a ticket) and no Referer to anywhere (the URL holds the ticket: the security headers'
+ * `Referrer-Policy: no-referrer`).
+ */
+export function htmlPage({ status = 200, title, body, formActions = [] }: PageOptions): HttpResponse {
+  const doc = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${STYLE_TRUSTED}</style>
+</head>
+<body>
+<main>
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+  return {
+    statusCode: status,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': pageCsp(formActions),
+      'Cache-Control': 'no-store',
+      Pragma: 'no-cache',
+    },
+    body: doc.toString(),
+  };
+}
+
+/** An error page (API.md §7.8: an HTML error is 400, or 404 for an unknown ticket; never a redirect). */
+export function errorPage(status: number, title: string, message: string, headers: Record<string, string> = {}): HttpResponse {
+  const page = htmlPage({ status, title, body: html`<p class="error" role="alert">${message}</p>` });
+  return { ...page, headers: { ...headers, ...page.headers } };
+}

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import * as v from 'valibot';
+import { isTotpCodeShape, matchTotpStep } from '../../users/totp.ts';
+import { defineGrant } from './token-grant.ts';
+import { logUserIn } from './user-login.ts';
+
+/**
+ * `otp` (API.md §5.1, §7.3): `username` (username, email or phone number) + `otp`, a TOTP code
+ * (RFC 6238) of the authenticator the user enrolled. The code of a time step is accepted once:
+ * the step is recorded by one conditional write (`last_step < step`), so a replayed code, or the
+ * same code sent in parallel, gets in at most once (RFC 6238 §5.2). Every refused code counts
+ * against the authenticator, which is disabled after OTP_MAX_FAILURES consecutive ones until
+ * re-enrolled (NIST SP 800-63B §5.2.2), and against the user's lockout (user-login.ts).
+ */
+export const otp = defineGrant({
+  name: 'otp',
+  params: v.looseObject({
+    username: v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(1024)),
+    otp: v.pipe(v.string(), v.check(isTotpCodeShape, 'must be a 6-digit code')),
+  }),
+
+  handle({ client }, request, deps) {
+    return logUserIn(
+      client,
+      request.username,
+      request,
+      {
+        writesNothing: false,
+        verify: async (user) => {
+          // An unknown user reads an authenticator that does not exist: the same read either way.
+          const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
+          if (!user || !authenticator || authenticator.disabled) return false;
+          const step = matchTotpStep(authenticator.secret, request.otp, deps.now());
+          // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
+          if (user.blocked) return false;
+          const accepted =
+            step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
+          if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
+          return accepted;
+        },
+      },
+      deps,
+    );
+  },
+});

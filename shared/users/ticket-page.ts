@@ -1,0 +1,96 @@
+import { isAppError } from '../errors.ts';
+import { csrfToken, isValidCsrfToken } from '../html/csrf.ts';
+import { html } from '../html/html.ts';
+import { errorPage, htmlPage } from '../html/page.ts';
+import type { HttpResponse } from '../http/response.ts';
+import type { UserRecord } from '../records/user-record.ts';
+import type { TicketRecord, TicketState, TicketsRepository } from '../store/tickets-repository.ts';
+import type { UsersRepository } from '../store/users-repository.ts';
+
+export interface TicketPageDeps {
+  tickets: Pick<TicketsRepository, 'find' | 'redeem'>;
+  users: Pick<UsersRepository, 'get' | 'update'>;
+  /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */
+  csrfKey: () => Promise<Buffer>;
+}
+
+/** The CSRF purpose of this page: a token of another page never passes here. */
+const PURPOSE = 'ticket';
+
+/**
+ * What a ticket that cannot be used shows (API.md §7.8): an HTML page, never a redirect to its
+ * `result_url`; 404 for a ticket we do not know, 400 for one that was used or has expired. The
+ * messages say what happened and what to do, nothing about the account.
+ */
+function refusal(state: Exclude<TicketState['state'], 'valid'>): HttpResponse {
+  switch (state) {
+    case 'used':
+      return errorPage(400, 'Link already used', 'This link has already been used. Each link works once.');
+    case 'expired':
+      return errorPage(400, 'Link expired', 'This link has expired. Ask for a new one.');
+    default:
+      return errorPage(404, 'Link not valid', 'This link is not valid. Check that you copied all of it, or ask for a new one.');
+  }
+}
+
+/** The origin a successful form may be redirected to: CSP3 `form-action` governs that redirect too. */
+const redirectOrigins = (ticket: TicketRecord) => (ticket.result_url ? [new URL(ticket.result_url).origin] : []);
+
+/**
+ * GET `/tickets/{ticket}` (API.md §5): shows what the ticket will do and a form to confirm it.
+ * Reading the page changes nothing: mail link scanners and previews fetch links with GET, and
+ * must not use up (or act on) the ticket; only the form's POST does.
+ */
+export async function showTicketPage(value: string, deps: TicketPageDeps): Promise<HttpResponse> {
+  const found = await deps.tickets.find(value);
+  if (found.state !== 'valid') return refusal(found.state);
+  // Password-change tickets get their page with issue 13; until then no such ticket is made.
+  if (found.ticket.kind !== 'email_verification') return refusal('unknown');
+  const token = csrfToken(await deps.csrfKey(), PURPOSE, value);
+  return htmlPage({
+    title: 'Verify your email address',
+    formActions: redirectOrigins(found.ticket),
+    body: html`<p>Confirm that <strong>${found.ticket.email ?? 'this address'}</strong> is your email address.</p>
+<form method="post">
+<input type="hidden" name="csrf_token" value="${token}">
+<button type="submit">Verify email address</button>
+</form>`,
+  });
+}
+
+/**
+ * POST `/tickets/{ticket}`: checks the CSRF token, redeems the ticket (one conditional write: of
+ * concurrent posts exactly one gets through), then verifies the address, but only if the user is
+ * still in the ticket's tenant and still has the address the ticket was sent to (an address
+ * changed since is not verified by a link sent to the old one). Success: the ticket's
+ * `result_url` (303), else a success page.
+ */
+export async function submitTicketPage(value: string, presentedCsrf: unknown, deps: TicketPageDeps): Promise<HttpResponse> {
+  if (!isValidCsrfToken(await deps.csrfKey(), PURPOSE, value, presentedCsrf)) {
+    return errorPage(400, 'Form expired', 'This form could not be checked. Open the link from your email again and confirm there.');
+  }
+  const redeemed = await deps.tickets.redeem(value, 'email_verification');
+  if (redeemed.state !== 'valid') return refusal(redeemed.state);
+  const { ticket } = redeemed;
+  const sameAddress = (user: UserRecord) =>
+    user.tenant_id === ticket.tenant_id && user.email !== undefined && user.email.toLowerCase() === ticket.email?.toLowerCase();
+  const gone = () => errorPage(400, 'Link no longer valid', 'This link is for an address the account no longer uses.');
+  const user = await deps.users.get(ticket.user_id);
+  if (!user || !sameAddress(user)) return gone();
+  try {
+    await deps.users.update(user.id, { email_verified: true }, user.id, {
+      // Re-checked on the record the write is conditioned on: an email change racing this one wins.
+      validate: (current) => {
+        if (!sameAddress(current)) throw new AddressChanged();
+      },
+    });
+  } catch (err) {
+    // Changed or deleted between the read and the write.
+    if (err instanceof AddressChanged || (isAppError(err) && err.status === 404)) return gone();
+    throw err;
+  }
+  if (ticket.result_url) return { statusCode: 303, headers: { Location: ticket.result_url, 'Cache-Control': 'no-store' }, body: '' };
+  return htmlPage({ title: 'Email address verified', body: html`<p>Thank you: <strong>${ticket.email}</strong> is verified.</p>` });
+}
+
+class AddressChanged extends Error {}

@@ -1,0 +1,186 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as client from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserRecord } from '../../shared/records/user-record.ts';
+import { keys } from '../../shared/store/table-keys.ts';
+import type { Key } from '../../shared/store/writes.ts';
+import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, verifyPassword } from '../../shared/users/password-hash.ts';
+import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
+import { putUser } from '../support/user-items.ts';
+
+/**
+ * The `password` grant end to end (API.md §5.1, §7.3): openid-client's generic grant request, the
+ * tokens verified with jose against our JWKS, the brute-force rule against DynamoDB Local. The
+ * service's clock can be moved forward (`later`) to end a lockout without sleeping.
+ */
+let svc: TestService;
+let offsetMs = 0;
+let auth: string;
+let clientId: string;
+let config: client.Configuration;
+const PASSWORD = 'violet-harbour-31-kettle';
+let passwordHash: string;
+
+beforeAll(async () => {
+  svc = await startTestService({ now: () => new Date(Date.now() + offsetMs) });
+  ({ clientId, auth, config } = await loginClient(svc, ['password', 'refresh_token']));
+  passwordHash = await hashPassword(PASSWORD);
+});
+afterAll(async () => svc?.stop());
+
+const later = (seconds: number) => {
+  offsetMs += seconds * 1000;
+};
+const newUser = (fields: Partial<UserRecord> = {}) => {
+  const n = Math.random().toString(36).slice(2, 10);
+  return putUser(svc.stack.runtime, {
+    email: `User.${n}@Example.com`,
+    username: `user_${n}`,
+    phone_number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`,
+    password_hash: passwordHash,
+    ...fields,
+  });
+};
+const stored = (key: Key) => storedItem(svc, key);
+const token = (params: Record<string, string>, authorization: string = auth) => tokenRequest(svc, authorization, 'password', params);
+const INVALID = INVALID_CREDENTIALS;
+
+describe('password grant (API.md §5.1)', () => {
+  it('issues user tokens through openid-client; jose verifies them against our JWKS; the login is recorded', async () => {
+    const user = await newUser();
+    const tokens = await client.genericGrantRequest(config, 'password', {
+      username: user.username!,
+      password: PASSWORD,
+      scope: 'openid email offline_access',
+    });
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    const jwks = createRemoteJWKSet(new URL(`${svc.url}/.well-known/jwks.json`));
+    const access = await jwtVerify(tokens.access_token, jwks, { issuer: svc.url, audience: `${svc.url}/userinfo`, typ: 'at+jwt' });
+    expect(access.payload).toMatchObject({ sub: user.id, client_id: clientId, sid: expect.any(String) });
+    expect(String(access.payload.scope).split(' ')).toEqual(expect.arrayContaining(['openid', 'email', 'offline_access']));
+    const id = await jwtVerify(tokens.id_token!, jwks, { issuer: svc.url, audience: clientId });
+    expect(id.payload).toMatchObject({ sub: user.id, email: user.email, auth_time: expect.any(Number), sid: access.payload.sid });
+
+    const item = await stored(keys.user(user.id));
+    expect(item).toMatchObject({ logins_count: 1, version: 2, password_hash: passwordHash });
+    expect(Date.parse(item?.last_login as string)).toBeGreaterThan(Date.now() - 60_000);
+    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+  });
+
+  it('the username may be the email (any case) or the phone number', async () => {
+    const user = await newUser();
+    for (const username of [user.email!.toUpperCase(), user.phone_number!]) {
+      const res = await token({ username, password: PASSWORD });
+      expect(res.status, username).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    expect((await stored(keys.user(user.id)))?.logins_count).toBe(2);
+  });
+
+  it('wrong password, unknown user, blocked user with the right password, user without a password: one answer', async () => {
+    const user = await newUser();
+    const blocked = await newUser({ blocked: true });
+    const noPassword = await newUser({ password_hash: undefined });
+    const answers = [
+      await token({ username: user.username!, password: `${PASSWORD}x` }),
+      await token({ username: 'nobody-at-all', password: PASSWORD }),
+      await token({ username: 'nobody@example.com', password: PASSWORD }),
+      await token({ username: blocked.username!, password: PASSWORD }),
+      await token({ username: noPassword.username!, password: PASSWORD }),
+    ];
+    for (const a of answers) {
+      expect(a.status).toBe(400);
+      expect(a.body).toEqual(INVALID);
+    }
+    expect((await stored(keys.user(blocked.id)))?.logins_count).toBe(0);
+    // openid-client sees the same RFC 6749 §5.2 error
+    await expect(client.genericGrantRequest(config, 'password', { username: user.username!, password: 'nope-nope' })).rejects.toMatchObject(
+      {
+        error: 'invalid_grant',
+        status: 400,
+      },
+    );
+  });
+
+  it('is never on by default: a client that does not list it gets unauthorized_client (API.md §5.1)', async () => {
+    const user = await newUser();
+    const res = await token({ username: user.username!, password: PASSWORD }, basicAuth(svc.clientId, svc.clientSecret));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('unauthorized_client');
+    expect((await stored(keys.user(user.id)))?.logins_count).toBe(0);
+    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+  });
+
+  it('missing parameters are 400 naming the field', async () => {
+    expect((await token({ username: 'someone' })).body).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('body.password'),
+    });
+    expect((await token({ password: PASSWORD })).body).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('body.username'),
+    });
+  });
+
+  it('rehashes on success when the parameters rose, only if the hash is still the one checked', async () => {
+    const weak = await hashPassword(PASSWORD, { memoryKiB: 4096, passes: 1, parallelism: 1 });
+    const user = await newUser({ password_hash: weak });
+    expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(200);
+    const rehashed = (await stored(keys.user(user.id)))?.password_hash as string;
+    expect(rehashed).not.toBe(weak);
+    expect(parsePasswordHash(rehashed)?.params).toEqual(PASSWORD_HASH_PARAMS);
+    expect(await verifyPassword(PASSWORD, rehashed)).toBe(true);
+  });
+});
+
+describe('brute force (API.md §7.3)', () => {
+  it('the 11th attempt after 10 wrong passwords is 429 with Retry-After even with the right password; 15 minutes later it works and resets', async () => {
+    const user = await newUser();
+    for (let i = 0; i < 10; i++) expect((await token({ username: user.username!, password: `wrong-${i}-password` })).status).toBe(400);
+    const locked = await token({ username: user.username!, password: PASSWORD });
+    expect(locked.status).toBe(429);
+    expect(locked.body).toMatchObject({ error: 'too_many_requests' });
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(890);
+    expect(Number(locked.headers.get('retry-after'))).toBeLessThanOrEqual(900);
+    // By email too: the count is the user's, not the spelling's.
+    expect((await token({ username: user.email!, password: PASSWORD })).status).toBe(429);
+    later(14 * 60);
+    const stillLocked = await token({ username: user.username!, password: PASSWORD });
+    expect(stillLocked.status).toBe(429);
+    expect(Number(stillLocked.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    later(61);
+    expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(200);
+    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+    expect((await stored(keys.user(user.id)))?.logins_count).toBe(1);
+  });
+
+  it('20 parallel wrong passwords: 10 answered (400), 10 refused (429), no count lost; then the right one is 429', async () => {
+    const user = await newUser();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => token({ username: user.username!, password: `wrong-${i}-password` })),
+    );
+    expect(answers.filter((a) => a.status === 400)).toHaveLength(10);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(10);
+    expect((await stored(keys.userLoginFailures(user.id)))?.failures).toBe(10);
+    expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(429);
+  });
+
+  it('a success resets the count: 9 wrong, 1 right, then 10 more wrong before the lockout', async () => {
+    const user = await newUser();
+    for (let i = 0; i < 9; i++) expect((await token({ username: user.username!, password: 'wrong-password' })).status).toBe(400);
+    expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(200);
+    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+    for (let i = 0; i < 10; i++) expect((await token({ username: user.username!, password: 'wrong-password' })).status).toBe(400);
+    expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(429);
+  });
+
+  it('an unknown login is never locked and leaves nothing in the table', async () => {
+    const count = async () => (await svc.stack.runtime.db.send(new ScanCommand({ TableName: svc.stack.tableName, Select: 'COUNT' }))).Count;
+    const before = await count();
+    for (let i = 0; i < 12; i++) expect((await token({ username: 'ghost-user', password: 'wrong-password' })).body).toEqual(INVALID);
+    expect(await count()).toBe(before);
+  });
+});
