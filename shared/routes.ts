@@ -250,6 +250,30 @@ export const ROUTES: readonly Route[] = [
     ['DELETE', '/{user_id}/roles', 'remove-user-roles', 'update', WRITE],
   ]),
 
+  // Groups (API.md §6, §7.6; docs/management-groups.md).
+  ...managementGroup('groups', [
+    ['GET', '', 'list-groups', 'read', LIST],
+    ['POST', '', 'create-group', 'create', WRITE],
+    ['GET', '/{group_id}', 'get-group', 'read', READ],
+    ['PATCH', '/{group_id}', 'update-group', 'update', WRITE],
+    ['PUT', '/{group_id}', 'update-group', 'update', WRITE],
+    ['DELETE', '/{group_id}', 'delete-group', 'delete', WRITE],
+    ['GET', '/{group_id}/groups', 'list-nested-groups', 'read', LIST],
+    ['POST', '/{group_id}/groups', 'add-nested-groups', 'update', WRITE],
+    ['DELETE', '/{group_id}/groups', 'remove-nested-groups', 'update', WRITE],
+    ['GET', '/{group_id}/members', 'list-group-members', 'read', LIST],
+    ['POST', '/{group_id}/members', 'add-group-members', 'update', WRITE],
+    ['DELETE', '/{group_id}/members', 'remove-group-members', 'update', WRITE],
+    ['GET', '/{group_id}/roles', 'list-group-roles', 'read', LIST],
+    ['POST', '/{group_id}/roles', 'add-group-roles', 'update', WRITE],
+    ['DELETE', '/{group_id}/roles', 'remove-group-roles', 'update', WRITE],
+  ]),
+  // A user's groups from the user's side (the same links); GET with inherited groups is rbac-tokens'.
+  ...managementGroup('users', [
+    ['POST', '/{user_id}/groups', 'add-user-groups', 'update', WRITE],
+    ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
+  ]),
+
   // Self-service sign-up (API.md §6, §7.5; docs/users.md "Registration and email"): the client
   // authenticates itself; the one function that sends email. Throttled on its own: API Gateway's
   // per-route bucket is shared by all callers, so it caps the stage's sign-up rate (and its SES

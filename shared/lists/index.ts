@@ -6,6 +6,7 @@
 export { arraySource, type CollectionSource, mapSource, type PageEntry, type PageRequest, type StartKey } from './collection-source.ts';
 export { type AttributeType, type CollectionSpec, defineCollection, type SortKey } from './collection-spec.ts';
 export { clientsCollection } from './collections/clients.ts';
+export { groupMembersCollection, groupRolesCollection, groupsCollection, nestedGroupsCollection } from './collections/groups.ts';
 export { clientPermissionsCollection, clientResourcesCollection, resourceClientsCollection } from './collections/links.ts';
 export { resourcesCollection } from './collections/resources.ts';
 export { roleMembersCollection, rolePermissionsCollection, rolesCollection, userRolesCollection } from './collections/roles.ts';

@@ -21,6 +21,11 @@ export type EntityType =
   | 'RefreshToken'
   | 'RefreshFamily'
   | 'Ticket'
+  | 'Group'
+  | 'GroupMember'
+  | 'GroupRole'
+  | 'NestedGroup'
+  | 'GroupGraph'
   | 'UniqueMarker'
   | 'Counter';
 

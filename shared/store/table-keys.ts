@@ -93,6 +93,25 @@ export const keys = {
     SK: `PERMISSION#${resourceId}#${scopeId}`,
   }),
 
+  // Groups (shared/records/group-record.ts, docs/management-groups.md). The record and its links
+  // share one partition; each link is also listed from its far end through GSI2.
+  group: (groupId: string) => ({ PK: `GROUP#${groupId}`, SK: 'GROUP' }),
+  groupPartition: (groupId: string) => `GROUP#${groupId}`,
+  groupMember: (groupId: string, userId: string) => ({ PK: `GROUP#${groupId}`, SK: `MEMBER#${userId}` }),
+  groupMemberPrefix: 'MEMBER#',
+  /** GSI2PK of a user's group-member links (GSI2SK = group id). */
+  userGroups: (userId: string) => `USER#${userId}#GROUPS`,
+  groupRole: (groupId: string, roleId: string) => ({ PK: `GROUP#${groupId}`, SK: `ROLE#${roleId}` }),
+  groupRolePrefix: 'ROLE#',
+  /** GSI2PK of a role's group links (GSI2SK = group id). */
+  roleGroups: (roleId: string) => `ROLE#${roleId}#GROUPS`,
+  groupChild: (parentId: string, childId: string) => ({ PK: `GROUP#${parentId}`, SK: `CHILD#${childId}` }),
+  groupChildPrefix: 'CHILD#',
+  /** GSI2PK of a group's parent links (GSI2SK = parent id). */
+  groupParents: (childId: string) => `GROUP#${childId}#PARENTS`,
+  /** The tenant's group graph version: every nesting change is conditioned on it and raises it. */
+  groupGraph: (tenantId: string) => ({ PK: `GROUP_GRAPH#${tenantId}`, SK: 'GRAPH' }),
+
   /** "The Default Client's secret has been shown once" (shared/store/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
   /** Never written: health reads it to see that the table answers (store/table-probe.ts). */

@@ -51,7 +51,9 @@ fuzzArea('fuzz: Users endpoints never answer 5xx to client input', {
   table: 'fuzz-users',
   salt: 200,
   // `/users/register` (client authentication, no bearer) is the signup area's.
-  // `/users/{user_id}/roles` is fuzzed with the Roles routes (fuzz-management-roles.test.ts).
-  area: (r) => r.path.startsWith(U) && r.path !== `${U}/register` && r.path !== `${U}/{user_id}/roles`,
+  // `/users/{user_id}/roles` is fuzzed with the Roles routes (fuzz-management-roles.test.ts),
+  // `/users/{user_id}/groups` with the Groups routes (fuzz-management-groups.test.ts).
+  area: (r) =>
+    r.path.startsWith(U) && r.path !== `${U}/register` && r.path !== `${U}/{user_id}/roles` && r.path !== `${U}/{user_id}/groups`,
   routes,
 });

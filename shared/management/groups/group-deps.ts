@@ -1,0 +1,45 @@
+import type { SecretBox } from '../../keys/key-store.ts';
+import type { Runtime } from '../../runtime.ts';
+import { type GroupLinksRepository, groupLinksRepository } from '../../store/group-links-repository.ts';
+import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
+import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
+import { forgetUser } from '../../store/user-token-records.ts';
+import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+
+/** What the Groups use cases depend on (DESIGN.md §3.2). */
+export interface GroupDeps {
+  readonly groups: GroupsRepository;
+  readonly links: GroupLinksRepository;
+  readonly users: Pick<UsersRepository, 'get'>;
+  readonly roles: Pick<RolesRepository, 'get'>;
+  readonly tenants: Pick<TenantsRepository, 'get'>;
+  readonly multiTenant: boolean;
+  readonly secretBox: SecretBox;
+  readonly cursorKey: () => Promise<Buffer>;
+  readonly now: () => Date;
+  /** Drops this container's cached copy of a user whose groups changed. */
+  readonly forgetUser: (userId: string) => void;
+}
+
+const perRuntime = new WeakMap<Runtime, GroupDeps>();
+
+export function groupDeps(runtime: Runtime): GroupDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  deps = {
+    groups: groupsRepository(db, config.tableName, now),
+    links: groupLinksRepository(db, config.tableName, now),
+    users: usersRepository(db, config.tableName, now),
+    roles: rolesRepository(db, config.tableName, now),
+    tenants: tenantsRepository(db, config.tableName, now),
+    multiTenant: config.multiTenant,
+    secretBox,
+    cursorKey: () => runtime.serviceSecret('cursor'),
+    now,
+    forgetUser: (userId) => forgetUser(runtime, userId),
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}

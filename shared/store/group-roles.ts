@@ -1,0 +1,138 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conflict, notFound } from '../errors.ts';
+import type { GroupRoleLink } from '../records/group-record.ts';
+import { batchDelete } from './batch-delete.ts';
+import { entity, toRecord } from './entity.ts';
+import { exists, notExists } from './expression.ts';
+import { commitLinkChange, LinkPlan } from './link-commit.ts';
+import { queryPrefix } from './query-all.ts';
+import { getItems } from './read-items.ts';
+import { keys } from './table-keys.ts';
+import { uuidv7 } from './uuidv7.ts';
+import { checkItem, deleteItem, type Key, keyString, putItem, updateItem } from './writes.ts';
+
+/**
+ * Group roles (API.md §6 `/groups/{id}/roles`): `GROUP#{g}` / `ROLE#{r}` (GSI2 `ROLE#{r}#GROUPS` /
+ * g). Adding one is ONE transaction whatever the group's size: the link, the group's `role_ids`
+ * entry (the token path's copy) and `aggregations.roles`, and a check that the role still exists.
+ * Members are not touched: their effective permissions are computed at token time (issue 12's
+ * plan), so adding a role to a group of 10,000 members costs the same 3 items, and a retry of an
+ * interrupted call is just the same call (409 if it had landed).
+ */
+export interface GroupRoles {
+  addRoles(groupId: string, roleIds: readonly string[], actor: string): Promise<void>;
+  removeRoles(groupId: string, roleIds: readonly string[]): Promise<void>;
+  listRoles(groupId: string): Promise<GroupRoleLink[]>;
+  /** Deletes the role links of a deleted group (its `role_ids` went with the record), 25 per batch. */
+  sweepRoles(groupId: string): Promise<void>;
+}
+
+export function groupRoleItem(link: GroupRoleLink) {
+  return {
+    ...keys.groupRole(link.group_id, link.role_id),
+    GSI2PK: keys.roleGroups(link.role_id),
+    GSI2SK: link.group_id,
+    ...entity('GroupRole'),
+    ...link,
+  };
+}
+
+export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: () => Date): GroupRoles {
+  const readAll = (ks: readonly Key[]) => getItems(db, tableName, ks, now());
+  const mustGroup = (found: Map<string, Record<string, unknown>>, groupId: string) => {
+    const g = found.get(keyString(keys.group(groupId)));
+    if (!g) throw notFound(`Group ${groupId} not found.`);
+    return g;
+  };
+  const list = async (groupId: string) =>
+    (await queryPrefix(db, tableName, keys.groupPartition(groupId), keys.groupRolePrefix)).map((i) => toRecord<GroupRoleLink>(i));
+
+  return {
+    addRoles: (groupId, roleIds, actor) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const ids = [...new Set(roleIds)];
+        const found = await readAll([keys.group(groupId), ...ids.flatMap((r) => [keys.role(r), keys.groupRole(groupId, r)])]);
+        const group = mustGroup(found, groupId);
+        for (const r of ids) {
+          const role = found.get(keyString(keys.role(r)));
+          if (!role || role.tenant_id !== group.tenant_id) throw notFound(`Role ${r} not found.`);
+          const existing = found.get(keyString(keys.groupRole(groupId, r)));
+          if (existing && !done.has(String(existing.id))) throw conflict(`Role ${r} is already a role of group ${groupId}.`);
+        }
+        const plan = new LinkPlan();
+        const at = now().toISOString();
+        for (const r of ids) {
+          if (found.has(keyString(keys.groupRole(groupId, r)))) continue;
+          const link: GroupRoleLink = {
+            id: uuidv7(),
+            tenant_id: String(group.tenant_id),
+            group_id: groupId,
+            role_id: r,
+            created_by: actor,
+            created_at: at,
+            updated_by: actor,
+            updated_at: at,
+          };
+          plan.add(
+            [
+              [
+                putItem(groupRoleItem(link), { condition: notExists }),
+                updateItem(keys.group(groupId), {
+                  set: [[['role_ids', r], true]],
+                  add: [
+                    ['links_version', 1],
+                    [['aggregations', 'roles'], 1],
+                  ],
+                  condition: exists,
+                }),
+                checkItem(keys.role(r), exists),
+              ],
+            ],
+            link.id,
+          );
+        }
+        return plan;
+      }),
+
+    removeRoles: (groupId, roleIds) =>
+      commitLinkChange(db, tableName, async (done) => {
+        const ids = [...new Set(roleIds)];
+        const found = await readAll([keys.group(groupId), ...ids.map((r) => keys.groupRole(groupId, r))]);
+        mustGroup(found, groupId);
+        const plan = new LinkPlan();
+        for (const r of ids) {
+          if (!found.has(keyString(keys.groupRole(groupId, r)))) {
+            if (done.has(r)) continue;
+            throw notFound(`Role ${r} is not a role of group ${groupId}.`);
+          }
+          plan.add(
+            [
+              [
+                deleteItem(keys.groupRole(groupId, r), { condition: exists }),
+                updateItem(keys.group(groupId), {
+                  remove: [['role_ids', r]],
+                  add: [
+                    ['links_version', 1],
+                    [['aggregations', 'roles'], -1],
+                  ],
+                  condition: exists,
+                }),
+              ],
+            ],
+            r,
+          );
+        }
+        return plan;
+      }),
+
+    listRoles: list,
+
+    async sweepRoles(groupId) {
+      await batchDelete(
+        db,
+        tableName,
+        (await list(groupId)).map((l) => keys.groupRole(l.group_id, l.role_id)),
+      );
+    },
+  };
+}
