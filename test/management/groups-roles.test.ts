@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { UNKNOWN_ID } from './support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from './support/groups-fixture.ts';
 
@@ -71,5 +73,28 @@ describe('group roles (API.md §6 /groups/{id}/roles)', () => {
     expect((await roles(g.id, [r.id])).status).toBe(204);
     expect((await fx.call('DELETE', `/groups/${g.id}`)).status).toBe(204);
     expect(await fx.partition(g.id)).toEqual([]);
+  });
+
+  it("no escalation: a group role passes the role's management-API scopes on, so the caller must hold them", async () => {
+    const { runtime } = fx.svc.stack;
+    const api = await oauthDeps(runtime).findResource(DEFAULT_TENANT_ID, runtime.config.managementAudience);
+    const scopeId = Object.entries(api!.scope_names).find(([, n]) => n === 'delete:users')![0];
+    const role = await createRole();
+    const granted = await fx.call('POST', `/roles/${role.id}/permissions`, {
+      body: { permissions: [{ resource_id: api!.id, scopes: [scopeId] }] },
+    });
+    expect(granted.status).toBe(204);
+    const g = await fx.createGroup();
+    const caller = await fx.createClient({ client_name: 'group editor' });
+    const token = await fx.clientToken(caller, 'read:groups update:groups read:roles');
+    const res = await fx.call('POST', `/groups/${g.id}/roles`, { token, body: { roles: [role.id] } });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('insufficient_scope');
+    expect(res.body.message).toContain('delete:users');
+    expect(await fx.storedGroup(g.id)).toMatchObject({ aggregations: { roles: 0 } });
+    expect(Object.keys((await fx.storedGroup(g.id))!.role_ids ?? {})).toEqual([]);
+    // A role without management scopes passes nothing on: the same caller may add it.
+    const plain = await createRole();
+    expect((await fx.call('POST', `/groups/${g.id}/roles`, { token, body: { roles: [plain.id] } })).status).toBe(204);
   });
 });

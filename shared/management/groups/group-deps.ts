@@ -2,6 +2,7 @@ import type { SecretBox } from '../../keys/key-store.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type GroupLinksRepository, groupLinksRepository } from '../../store/group-links-repository.ts';
 import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
 import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
 import { forgetUser } from '../../store/user-token-records.ts';
@@ -13,6 +14,8 @@ export interface GroupDeps {
   readonly links: GroupLinksRepository;
   readonly users: Pick<UsersRepository, 'get'>;
   readonly roles: Pick<RolesRepository, 'get'>;
+  /** To know which of a role's scopes are the management API's (no escalation, API.md §8). */
+  readonly resources: Pick<ResourcesRepository, 'get'>;
   readonly tenants: Pick<TenantsRepository, 'get'>;
   readonly multiTenant: boolean;
   readonly secretBox: SecretBox;
@@ -33,6 +36,7 @@ export function groupDeps(runtime: Runtime): GroupDeps {
     links: groupLinksRepository(db, config.tableName, now),
     users: usersRepository(db, config.tableName, now),
     roles: rolesRepository(db, config.tableName, now),
+    resources: resourcesRepository(db, config.tableName, now, secretBox),
     tenants: tenantsRepository(db, config.tableName, now),
     multiTenant: config.multiTenant,
     secretBox,
