@@ -6,7 +6,7 @@ import { ensureSystemResource } from '../../shared/bootstrap/ensure-system-resou
 import { verifyClientSecret } from '../../shared/clients/client-secret.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES } from '../../shared/routes.ts';
-import { storeFixture } from '../store/support/store-fixture.ts';
+import { storeFixture } from '../support/store-fixture.ts';
 
 const AUDIENCE = 'http://localhost:3000/identity/v1/';
 

@@ -11,7 +11,7 @@ import { handler as jwks } from '../../functions/oauth/jwks.ts';
 import { USERINFO_CLAIMS } from '../../shared/oauth/user-tokens/user-claims.ts';
 import { createRuntime, type Runtime, setRuntime } from '../../shared/runtime.ts';
 import { createTestTable } from '../support/dynamodb.ts';
-import { claims, ISSUER, localConfig } from './support/key-test-env.ts';
+import { claims, ISSUER, localConfig } from '../support/key-test-env.ts';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 

@@ -8,7 +8,7 @@ import { createKeyBackend } from '../../shared/keys/key-backend.ts';
 import { loadOrCreateMasterKey } from '../../shared/keys/local-master-key.ts';
 import { keys as tableKeys } from '../../shared/store/table-keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { claims, localConfig, testClock, verifyWithJwks } from './support/key-test-env.ts';
+import { claims, localConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
 
 describe('local mode (DESIGN.md §1): AES-256-GCM master key file stands where KMS stands, against DynamoDB Local', () => {
   let table: TestTable;

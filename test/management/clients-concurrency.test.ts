@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
-import { type ClientsFixture, clientsFixture } from './support/clients-fixture.ts';
+import { type ClientsFixture, clientsFixture } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;
 beforeAll(async () => {

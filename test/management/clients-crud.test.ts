@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_KEYS, type ClientsFixture, clientsFixture, DEFAULT_TENANT, UNKNOWN_ID } from './support/clients-fixture.ts';
+import { CLIENT_KEYS, type ClientsFixture, clientsFixture, DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;
 beforeAll(async () => {

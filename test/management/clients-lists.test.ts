@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientsFixture, clientsFixture } from './support/clients-fixture.ts';
+import { type ClientsFixture, clientsFixture } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;
 /** Every client of the tenant as GET /clients/{id} shows it, Default Client included, in creation order. */

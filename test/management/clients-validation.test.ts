@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientsFixture, clientsFixture, UNKNOWN_ID } from './support/clients-fixture.ts';
+import { type ClientsFixture, clientsFixture, UNKNOWN_ID } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;
 let existing: Record<string, any>;
@@ -161,7 +161,7 @@ describe('POST /clients: 400 per invalid field, naming it (API.md §2)', () => {
 const nested = (levels: number): unknown => Array.from({ length: levels }).reduce<unknown>((x) => ({ a: x }), 1);
 
 /**
- * Found by test/handlers/fuzz-management-clients.test.ts: the open objects of client_metadata are
+ * Found by test/management/fuzz-management-clients.test.ts: the open objects of client_metadata are
  * stored as DynamoDB maps, and what DynamoDB refuses (or the SDK cannot marshal) was a 500.
  * [what, raw JSON body, the field the 400 must name]
  */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/store/table-keys.ts';
-import { type GroupsFixture, groupsFixture } from './support/groups-fixture.ts';
+import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 
 let fx: GroupsFixture;
 let tenantB: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from './support/resources-fixture.ts';
+import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 
 /** Resource Clients (API.md §6 `/resources/{id}/clients`, spec §2.9) and the resource delete cascade. */
 let fx: ResourcesFixture;

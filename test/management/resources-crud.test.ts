@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_ID, type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from './support/resources-fixture.ts';
+import { DEFAULT_TENANT_ID, type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 
 let fx: ResourcesFixture;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ResourcesFixture, resourcesFixture } from './support/resources-fixture.ts';
+import { type ResourcesFixture, resourcesFixture } from '../support/resources-fixture.ts';
 
 /** Spec §4.1 / API.md §3 on each of the three lists of this area (docs/lists.md is the grammar). */
 let fx: ResourcesFixture;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ResourcesFixture, resourcesFixture } from './support/resources-fixture.ts';
+import { type ResourcesFixture, resourcesFixture } from '../support/resources-fixture.ts';
 
 /** The `resource_metadata` rules that span fields (docs/management-resources.md §2) and the management API resource. */
 let fx: ResourcesFixture;

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SCOPES_PER_RESOURCE } from '../../shared/store/scopes-repository.ts';
-import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from './support/resources-fixture.ts';
+import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 
 /** Resource Scopes (API.md §6 `/resources/{id}/scopes[/{scope_id}]`, spec §2.8). */
 let fx: ResourcesFixture;
@@ -71,7 +71,7 @@ describe('POST /resources/{id}/scopes', () => {
 /**
  * Every scope's name lives in the resource item too (`scope_names`): ~1,400 scopes with 255-character
  * names outgrew DynamoDB's 400 KB item limit and the next create was a 500 (found probing past the
- * fuzzer, test/handlers/fuzz-management-resources.test.ts). The count is seeded in the item so the
+ * fuzzer, test/management/fuzz-management-resources.test.ts). The count is seeded in the item so the
  * test does not create 500 scopes.
  */
 describe('scopes per resource are capped at MAX_SCOPES_PER_RESOURCE', () => {

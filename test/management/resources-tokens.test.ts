@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ResourcesFixture, resourcesFixture } from './support/resources-fixture.ts';
+import { type ResourcesFixture, resourcesFixture } from '../support/resources-fixture.ts';
 
 /**
  * What a Resource's settings do to its tokens (API.md §5.1): `signing_algorithm` (ES256, RS256

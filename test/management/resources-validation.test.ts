@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from './support/resources-fixture.ts';
+import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 
 /**
  * API.md §2: every invalid input is `400 invalid_request` whose message starts with the field it
@@ -101,7 +101,7 @@ describe('POST /resources: 400 per invalid field', () => {
 });
 
 /**
- * Found by test/handlers/fuzz-management-resources.test.ts: identifier_url is part of two DynamoDB
+ * Found by test/management/fuzz-management-resources.test.ts: identifier_url is part of two DynamoDB
  * keys (its uniqueness marker and GSI2PK), whose 2048-byte limit counts UTF-8 bytes, while the
  * schema counted characters: 980 × `€` passed validation and the write was a 500. Since API.md §8
  * the limit applies to the RFC 3986 normal form, which is ASCII (non-ASCII characters

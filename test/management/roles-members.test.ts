@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_SWEEP_PAGE } from '../../shared/store/role-delete.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { DEFAULT_TENANT, UNKNOWN_ID } from './support/clients-fixture.ts';
-import { type RolesFixture, rolesFixture } from './support/roles-fixture.ts';
+import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
+import { type RolesFixture, rolesFixture } from '../support/roles-fixture.ts';
 
 let fx: RolesFixture;
 beforeAll(async () => {

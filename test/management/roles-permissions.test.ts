@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/store/table-keys.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { DEFAULT_TENANT, UNKNOWN_ID } from './support/clients-fixture.ts';
-import { type RolesFixture, rolesFixture } from './support/roles-fixture.ts';
+import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
+import { type RolesFixture, rolesFixture } from '../support/roles-fixture.ts';
 
 let fx: RolesFixture;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type UsersFixture, usersFixture } from './support/users-fixture.ts';
+import { type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 
 let fx: UsersFixture;
 beforeAll(async () => {

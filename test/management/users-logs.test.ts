@@ -2,14 +2,14 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Every line the service can write, DEBUG included (the suite runs at WARN): set before any module
-// loads the logger (see test/e2e/logs.test.ts).
+// loads the logger (see test/http/logs.test.ts).
 vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 });
 
 const { captureLogLines } = await import('../support/capture-stdout.ts');
 const { keys } = await import('../../shared/store/table-keys.ts');
-const { usersFixture } = await import('./support/users-fixture.ts');
+const { usersFixture } = await import('../support/users-fixture.ts');
 
 let fx: Awaited<ReturnType<typeof usersFixture>>;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/store/table-keys.ts';
 import { base32Decode, totp } from '../../shared/users/totp.ts';
-import { GOOD_PASSWORD, type UsersFixture, usersFixture } from './support/users-fixture.ts';
+import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 
 let fx: UsersFixture;
 beforeAll(async () => {

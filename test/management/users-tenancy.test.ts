@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT } from './support/clients-fixture.ts';
-import { GOOD_PASSWORD, type UsersFixture, usersFixture } from './support/users-fixture.ts';
+import { DEFAULT_TENANT } from '../support/clients-fixture.ts';
+import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 
 let fx: UsersFixture;
 let tenantB: string;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyClientSecret } from '../../shared/clients/client-secret.ts';
-import { ACTOR, newResource, type StoreFixture, storeFixture } from './support/store-fixture.ts';
+import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
 
 let f: StoreFixture;
 beforeAll(async () => {

@@ -5,9 +5,9 @@ import type { Runtime } from '../../shared/runtime.ts';
 import { otpRepository } from '../../shared/store/otp-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { base32Decode, base32Encode } from '../../shared/users/totp.ts';
+import { aesSecretBox } from '../support/aes-secret-box.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putUser } from '../support/user-items.ts';
-import { aesSecretBox } from './support/aes-secret-box.ts';
 
 let table: TestTable;
 const now = () => new Date('2026-03-01T12:00:00.000Z');

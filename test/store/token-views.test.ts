@@ -8,7 +8,7 @@ import { reconcileTokenViews } from '../../shared/store/reconcile-token-views.ts
 import { tokenViewOf } from '../../shared/store/resource-token-view.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { putItem, updateItem } from '../../shared/store/writes.ts';
-import { ACTOR, newResource, type StoreFixture, storeFixture } from './support/store-fixture.ts';
+import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
 
 /**
  * The token path reads a client's grants from its item (`token_grants`) and a resource from its

@@ -8,7 +8,7 @@ import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 /**
  * The test run shares one DynamoDB Local across files running in parallel on a loaded machine: a
  * slow moment there must not turn into a 503 in a test about something else, so ordinary tests
- * use a generous budget. The fault tests (test/faults/) run with the service's own defaults.
+ * use a generous budget. The fault tests (test/http/dynamodb-stall.test.ts) run with the service's own defaults.
  */
 export const TEST_BUDGET: DependencyBudget = { connectTimeoutMs: 5000, attemptTimeoutMs: 10_000, maxAttempts: 3 };
 /** TEST_BUDGET as the config's settings, for runtimes built from the environment (shared/config.ts). */

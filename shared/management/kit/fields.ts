@@ -84,7 +84,7 @@ export const APP_METADATA_LIMITS = { entries: 50, key: 255, value: 1024 } as con
  * "Empty attribute name", nesting past 32 levels (counted from the item's top attribute) is
  * refused, numbers must lie within ±(2^53 - 1) for the SDK to marshal them exactly and must not
  * fall below 1e-130 in magnitude, member names must be well-formed Unicode. Each was a 500
- * (test/handlers/fuzz-management-clients.test.ts);
+ * (test/management/fuzz-management-clients.test.ts);
  * refused here they are a 400 naming the member. 16 levels leave room for where the object sits.
  */
 export const OPEN_OBJECT_MAX_DEPTH = 16;
