@@ -1,5 +1,6 @@
 import type { App, Environment } from 'aws-cdk-lib';
 import * as v from 'valibot';
+import { MANAGED_RULE_GROUPS } from './constructs/edge-protection.ts';
 
 /**
  * Stage settings, read from `cdk.json` → `context.stages.<name>` and validated here so that a typo
@@ -49,11 +50,39 @@ const AlarmsSchema = v.strictObject({
   throttled: v.optional(int(0, 1_000_000), 10),
   /** Dependency timeouts (503s) per route group and period above which that group's alarm fires (docs/operations.md). */
   dependencyTimeouts: v.optional(int(0, 1_000_000), 5),
+  /** Lambda errors (crashes, timeouts) per function group and period above which that group's alarm fires. */
+  functionErrors: v.optional(int(0, 1_000_000), 0),
+  /** Lambda throttled invocations per function group and period. */
+  functionThrottles: v.optional(int(0, 1_000_000), 0),
+  /** DynamoDB throttled requests (all operations) per period. */
+  dynamoThrottles: v.optional(int(0, 1_000_000), 10),
+  /** DynamoDB system errors (500s) per period. */
+  dynamoSystemErrors: v.optional(int(0, 1_000_000), 0),
+  /** Failed KMS calls per period. */
+  kmsErrors: v.optional(int(0, 1_000_000), 0),
   periodMinutes: v.optional(int(1, 60), 5),
   /** Existing SNS topic for alarm actions. */
   topicArn: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/, 'must be an SNS topic ARN'))),
   /** Creates a topic with these e-mail subscriptions (ignored when topicArn is set). */
   emails: v.optional(v.array(v.pipe(v.string(), v.email()))),
+  /** ... and these HTTPS endpoints (a chat webhook, an incident tool), each confirming its subscription. */
+  https: v.optional(v.array(v.pipe(v.string(), v.url(), v.startsWith('https://', 'must be an https:// URL')))),
+});
+
+/** AWS WAF on the API stage (infra/constructs/edge-protection.ts; docs/deploy.md "WAF"). */
+const WafSchema = v.strictObject({
+  /** @default true, except on stages with `removalPolicy: destroy` (throwaway stages) */
+  enabled: v.optional(v.boolean()),
+  /** Requests per client IP and window on each of /token, /login, /device, /users/register. */
+  sensitivePathLimit: v.optional(int(10, 2_000_000_000), 300),
+  /** Requests per client IP and window on the whole API. */
+  perIpLimit: v.optional(int(10, 2_000_000_000), 3_000),
+  evaluationWindowSeconds: v.optional(v.picklist([60, 120, 300, 600], 'must be 60, 120, 300 or 600'), 300),
+  managedRuleGroups: v.optional(v.array(v.picklist(MANAGED_RULE_GROUPS, `must be one of ${MANAGED_RULE_GROUPS.join(', ')}`)), [
+    'AWSManagedRulesCommonRuleSet',
+    'AWSManagedRulesKnownBadInputsRuleSet',
+    'AWSManagedRulesAmazonIpReputationList',
+  ]),
 });
 
 /** The stage's email sender (API.md §7.2; docs/users.md "Registration and email"). */
@@ -93,10 +122,16 @@ export const StageSettingsSchema = v.strictObject({
   alarms: v.optional(AlarmsSchema, {}),
   /** Without it the stage sends no email and registration answers 501. */
   email: v.optional(EmailSchema),
+  waf: v.optional(WafSchema, {}),
 });
 
 export type StageSettings = v.InferOutput<typeof StageSettingsSchema>;
 export type AlarmSettings = StageSettings['alarms'];
+
+/** Whether the stage gets the WAF web ACL: its own setting, else on unless the stage is throwaway (`removalPolicy: destroy`). */
+export function wafEnabled(stage: StageSettings): boolean {
+  return stage.waf.enabled ?? stage.removalPolicy !== 'destroy';
+}
 
 export interface StageConfig extends StageSettings {
   /** Stage name: the API Gateway stage and the `IdentityService-<name>` stack. */

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Access } from '../../shared/routes.ts';
+import { TABLE_INDEXES } from '../../shared/store/table-definition.ts';
 import type { KeyMode, ServiceKeys } from './service-keys.ts';
 
 export type KmsOp = Access['kms'][number];
@@ -118,8 +119,8 @@ export interface AccessRolesProps {
  *
  * | access            | grant                                                                    |
  * |-------------------|--------------------------------------------------------------------------|
- * | table `read`      | TABLE_READ_ACTIONS (Get/BatchGet/Query/ConditionCheck/DescribeTable on table + indexes; no Scan, no writes) |
- * | table `readwrite` | TABLE_READ_ACTIONS + TABLE_WRITE_ACTIONS (Put/Update/Delete/BatchWrite; no Scan) |
+ * | table `read`      | TABLE_READ_ACTIONS (Get/BatchGet/Query/ConditionCheck/DescribeTable on the table and each named index; no Scan, no writes) |
+ * | table `readwrite` | TABLE_READ_ACTIONS + TABLE_WRITE_ACTIONS (Put/Update/Delete/BatchWrite on the table only; no Scan) |
  * | kms `decrypt`     | `kms:Decrypt` on the wrap key                                             |
  * | kms `encrypt`     | `kms:Encrypt` on the wrap key (secrets are wrapped with Encrypt)           |
  * | kms `generate`    | `kms:GenerateDataKeyPairWithoutPlaintext` on the wrap key; kms-sign mode: also `kms:GetPublicKey` on the signing key |
@@ -160,13 +161,24 @@ export class AccessRoles extends Construct {
     });
     // Instead of AWSLambdaBasicExecutionRole (logs:* on every group): write to our one log group.
     logGroup.grantWrite(role);
-    if (grants.table === 'read') table.grant(role, ...TABLE_READ_ACTIONS);
-    if (grants.table === 'readwrite') table.grant(role, ...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS);
+    if (grants.table) {
+      // Reads on the table and each named index (not `table/index/*`: cdk-nag IAM5); writes only on
+      // the table, since DynamoDB maintains the indexes itself.
+      role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...TABLE_READ_ACTIONS], resources: tableAndIndexArns(table) }));
+      if (grants.table === 'readwrite') {
+        role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...TABLE_WRITE_ACTIONS], resources: [table.tableArn] }));
+      }
+    }
     if (grants.wrapKey.length > 0) keys.wrapKey.grant(role, ...grants.wrapKey);
     if (grants.signingKey.length > 0 && keys.signingKey) keys.signingKey.grant(role, ...grants.signingKey);
     if (grants.sendEmail && this.props.email) role.addToPrincipalPolicy(sendEmailStatement(Stack.of(this), this.props.email));
     return role;
   }
+}
+
+/** The table's ARN and one ARN per GSI of shared/store/table-definition.ts. */
+export function tableAndIndexArns(table: dynamodb.ITableV2): string[] {
+  return [table.tableArn, ...TABLE_INDEXES.map((i) => `${table.tableArn}/index/${i.indexName}`)];
 }
 
 /**

@@ -1,23 +1,32 @@
-import { CfnOutput, CfnResource, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { CfnOutput, CfnResource, Duration, NestedStack, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { ROUTES, type Route, routeGroup } from '../../shared/routes.ts';
-import type { StageConfig } from '../stages.ts';
+import { acknowledgeNagFindings } from '../nag-suppressions.ts';
+import { type StageConfig, wafEnabled } from '../stages.ts';
 import { AccessRoles } from './access-roles.ts';
 import { CustomDomain } from './custom-domain.ts';
 import { DataTable } from './data-table.ts';
+import { EdgeProtection } from './edge-protection.ts';
 import { KeyRotation, ROTATION_ACCESS } from './key-rotation.ts';
-import { RouteApi } from './route-api.ts';
-import { ServiceAlarms } from './service-alarms.ts';
+import { RouteApi, TOKEN_HANDLER } from './route-api.ts';
+import { metricNamespace, ServiceAlarms } from './service-alarms.ts';
+import { ServiceDashboard } from './service-dashboard.ts';
 import type { FunctionDefaults } from './service-function.ts';
 import { ServiceKeys } from './service-keys.ts';
 import { BOOTSTRAP_ACCESS, StageBootstrap } from './stage-bootstrap.ts';
 
 /** CloudFormation's per-stack resource quota. */
 export const MAX_RESOURCES = 500;
+
+/** CloudFormation resources of one stack (a nested stack's own are not its parent's). */
+export function resourceCountOf(stack: Stack): number {
+  return stack.node.findAll().filter((c) => c instanceof CfnResource && Stack.of(c) === stack).length;
+}
 
 /** The spec's health path (API.md §1); its function is what the health alarms watch. */
 export const HEALTH_PATH = '/company/v1/health';
@@ -42,6 +51,11 @@ export class IdentityServiceStack extends Stack {
   readonly rotation: KeyRotation;
   readonly bootstrap: StageBootstrap;
   readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
+  /** Alarms, topic and dashboard. */
+  readonly monitoring: NestedStack;
+  /** The WAF web ACL, when the stage has one (infra/stages.ts `wafEnabled`). */
+  readonly edge: EdgeProtection | undefined;
 
   constructor(scope: Construct, id: string, props: IdentityServiceStackProps) {
     super(scope, id, { description: `Identity service, stage ${props.stage.name}`, ...props });
@@ -129,28 +143,67 @@ export class IdentityServiceStack extends Stack {
 
     const healthRoute = routes.find((r) => r.method === 'GET' && r.path === HEALTH_PATH);
     if (!healthRoute) throw new Error(`The route table has no GET ${HEALTH_PATH}: the health alarms need it.`);
-    this.alarms = new ServiceAlarms(this, 'Alarms', {
+    if (wafEnabled(stage)) {
+      this.edge = new EdgeProtection(this, 'Waf', {
+        stage: this.api.api.deploymentStage,
+        sensitivePathLimit: stage.waf.sensitivePathLimit,
+        perIpLimit: stage.waf.perIpLimit,
+        evaluationWindowSeconds: stage.waf.evaluationWindowSeconds,
+        managedRuleGroups: stage.waf.managedRuleGroups,
+        metricPrefix: `IdentityService-${stage.name}`,
+      });
+    }
+
+    // Alarms, their topic and the dashboard live in a nested stack: about 40 resources that would
+    // otherwise take route room in this one (docs/deploy.md "Resource budget").
+    this.monitoring = new NestedStack(this, 'Monitoring', { description: `Identity service ${stage.name}: alarms and dashboard` });
+    const period = Duration.minutes(stage.alarms.periodMinutes);
+    this.alarms = new ServiceAlarms(this.monitoring, 'Alarms', {
       stage: this.api.api.deploymentStage,
       accessLogs: this.api.accessLogs,
       functionLogs,
-      functionGroups: [...new Set(routes.map(routeGroup))],
+      routeGroups: [...new Set(routes.map(routeGroup))],
+      functionGroups: this.functionGroups(routes),
       healthFunction: this.api.functions.get(healthRoute.handler)!,
-      healthP99Ms: stage.alarms.healthP99Ms,
-      serverErrors: stage.alarms.serverErrors,
-      throttled: stage.alarms.throttled,
-      dependencyTimeouts: stage.alarms.dependencyTimeouts,
-      period: Duration.minutes(stage.alarms.periodMinutes),
-      metricNamespace: `IdentityService/${stage.name}`,
-      topic: this.alarmTopic(stage),
+      table: this.table.table,
+      rotation: { function: this.rotation.function, rule: this.rotation.rule },
+      thresholds: stage.alarms,
+      period,
+      metricNamespace: metricNamespace(stage.name),
+      topic: this.alarmTopic(this.monitoring, stage),
+    });
+    this.dashboard = new ServiceDashboard(this.monitoring, 'Dashboard', {
+      stageName: stage.name,
+      stage: this.api.api.deploymentStage,
+      alarms: this.alarms,
+      healthFunction: this.api.functions.get(healthRoute.handler)!,
+      tokenFunction: this.api.functions.get(TOKEN_HANDLER),
+      table: this.table.table,
+      appMetricsNamespace: metricNamespace(stage.name),
+      webAclMetricName: this.edge ? `IdentityService-${stage.name}-WebAcl` : undefined,
+      period,
+    });
+
+    acknowledgeNagFindings({
+      routeMethods: this.api.routeMethods,
+      fallbackMethods: this.api.fallbackMethods,
+      tracedRoles: stage.tracing ? [this.roles] : [],
+      accountRole: this.api.accountRole,
+      sesEmailRoles: stage.email && !stage.email.identityArn ? this.roles : undefined,
+      stageWithoutWaf: this.edge ? undefined : this.api.api.deploymentStage,
     });
 
     // Fail `cdk synth`, not a deploy half an hour later, when the route table outgrows the stack.
     this.node.addValidation({
       validate: () => {
-        const count = this.node.findAll().filter((c) => c instanceof CfnResource && Stack.of(c) === this).length;
-        return count < MAX_RESOURCES
-          ? []
-          : [`${count} resources: CloudFormation allows ${MAX_RESOURCES} per stack (docs/deploy.md, "Resource budget").`];
+        return [this, this.monitoring].flatMap((stack) => {
+          const count = resourceCountOf(stack);
+          return count < MAX_RESOURCES
+            ? []
+            : [
+                `${stack.node.path}: ${count} resources: CloudFormation allows ${MAX_RESOURCES} per stack (docs/deploy.md, "Resource budget").`,
+              ];
+        });
       },
     });
 
@@ -167,12 +220,25 @@ export class IdentityServiceStack extends Stack {
     });
   }
 
-  private alarmTopic(stage: StageConfig): sns.ITopic | undefined {
-    const { topicArn, emails } = stage.alarms;
-    if (topicArn) return sns.Topic.fromTopicArn(this, 'AlarmTopic', topicArn);
-    if (!emails?.length) return undefined;
-    const topic = new sns.Topic(this, 'AlarmTopic', { displayName: `Identity service ${stage.name} alarms` });
+  /** Every function of the stage by group: the route functions by their routes' group, the fallback, bootstrap and rotation. */
+  private functionGroups(routes: readonly Route[]): Map<string, lambda.IFunction[]> {
+    const groups = new Map<string, lambda.IFunction[]>();
+    const add = (group: string, fn: lambda.IFunction) => groups.set(group, [...(groups.get(group) ?? []), fn]);
+    for (const [handlerModule, fn] of this.api.functions) add(routeGroup(routes.find((r) => r.handler === handlerModule)!), fn);
+    add('gateway', this.api.fallback);
+    add('background', this.rotation.function);
+    add('background', this.bootstrap.function);
+    return groups;
+  }
+
+  private alarmTopic(scope: Construct, stage: StageConfig): sns.ITopic | undefined {
+    const { topicArn, emails = [], https = [] } = stage.alarms;
+    if (topicArn) return sns.Topic.fromTopicArn(scope, 'AlarmTopic', topicArn);
+    if (emails.length + https.length === 0) return undefined;
+    // enforceSSL: the topic's policy refuses publishing and subscribing over plain HTTP (cdk-nag SNS3).
+    const topic = new sns.Topic(scope, 'AlarmTopic', { displayName: `Identity service ${stage.name} alarms`, enforceSSL: true });
     for (const email of emails) topic.addSubscription(new subscriptions.EmailSubscription(email));
+    for (const url of https) topic.addSubscription(new subscriptions.UrlSubscription(url, { protocol: sns.SubscriptionProtocol.HTTPS }));
     return topic;
   }
 }

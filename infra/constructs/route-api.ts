@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -13,10 +13,13 @@ export const FALLBACK_HANDLER = 'functions/http/fallback';
 
 const INVOKE_ARNS_PER_STATEMENT = 20;
 
+/** The token endpoint's handler: the hot path (memory below, the dashboard's latency graph). */
+export const TOKEN_HANDLER = 'functions/oauth/token';
+
 /** Memory where the 512 MB default is wrong; Lambda CPU grows with memory. */
 export const FUNCTION_MEMORY_MB: Readonly<Record<string, number>> = {
   // Signs every token and verifies client secrets; p99 latency here is what clients feel most.
-  'functions/oauth/token': 1024,
+  [TOKEN_HANDLER]: 1024,
   // Only matches a path against the route table.
   [FALLBACK_HANDLER]: 256,
 };
@@ -81,8 +84,17 @@ export class RouteApi extends Construct {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly fallback: ServiceFunction;
   readonly accessLogs: logs.LogGroup;
+  /** API Gateway's account-wide logging role, when this stage creates it (`cloudWatchRole`). */
+  readonly accountRole: iam.Role | undefined;
+  /** API Gateway's own execution log group (ERROR level). */
+  readonly executionLogs: logs.LogGroup;
   /** The role API Gateway assumes to invoke the functions. */
   readonly invokeRole: iam.Role;
+  readonly requestValidator: apigw.RequestValidator;
+  /** The method of each route. */
+  readonly routeMethods: ReadonlyMap<Route, apigw.Method>;
+  /** The `ANY` methods that answer 404/405 (functions/http/fallback.ts). */
+  readonly fallbackMethods: readonly apigw.Method[];
 
   constructor(scope: Construct, id: string, props: RouteApiProps) {
     super(scope, id);
@@ -96,7 +108,8 @@ export class RouteApi extends Construct {
     this.api = new apigw.RestApi(this, 'Api', {
       description: `Identity service (${props.stageName})`,
       endpointTypes: [apigw.EndpointType.REGIONAL],
-      cloudWatchRole: props.cloudWatchRole ?? true,
+      // Our own account role (below) instead of CDK's, which attaches an AWS managed policy.
+      cloudWatchRole: false,
       deployOptions: {
         stageName: props.stageName,
         throttlingRateLimit: props.throttle.rateLimit,
@@ -105,11 +118,28 @@ export class RouteApi extends Construct {
         accessLogDestination: new apigw.LogGroupLogDestination(this.accessLogs),
         accessLogFormat: accessLogFormat(),
         tracingEnabled: props.tracing ?? false,
-        // Execution logs and data traces would record request bodies: client secrets, tokens.
-        loggingLevel: apigw.MethodLoggingLevel.OFF,
+        // Execution logs at ERROR only (integration failures, timeouts; API Gateway redacts
+        // Authorization). INFO and data traces would record request bodies: client secrets, tokens.
+        loggingLevel: apigw.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
       },
     });
+    // API Gateway would create the execution log group itself, with no expiry: own it instead.
+    this.executionLogs = new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
+      retention: props.accessLogRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogs);
+    if (props.cloudWatchRole ?? true) {
+      const account = new ApiGatewayAccountRole(this, 'AccountRole');
+      this.accountRole = account.role;
+      this.api.deploymentStage.node.addDependency(account);
+    }
+    // Parameters and bodies are validated by each function (valibot, a 400 naming the field); the
+    // gateway validator checks what the methods declare: their path parameters (cdk-nag APIG2).
+    this.requestValidator = this.api.addRequestValidator('Validator', { validateRequestBody: true, validateRequestParameters: true });
+
     // restApiId, not api.url: api.url depends on the stage, which depends on every method, which
     // depends on the functions whose environment this is: a cycle.
     this.issuer = props.issuer ?? `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
@@ -145,15 +175,26 @@ export class RouteApi extends Construct {
     }
     const integrations = new Map(all.map((fn) => [fn, this.integrate(fn)]));
     const fallback = integrations.get(this.fallback)!;
+    const routeMethods = new Map<Route, apigw.Method>();
+    const fallbackMethods: apigw.Method[] = [];
 
     for (const [path, pathRoutes] of groupByPath(routes)) {
       const resource = this.api.root.resourceForPath(path);
-      for (const route of pathRoutes) resource.addMethod(route.method, integrations.get(functions.get(route.handler)!)!);
+      const requestParameters = pathParameters(path);
+      for (const route of pathRoutes) {
+        const method = resource.addMethod(route.method, integrations.get(functions.get(route.handler)!)!, {
+          requestValidator: this.requestValidator,
+          requestParameters,
+        });
+        routeMethods.set(route, method);
+      }
       // Methods beat ANY in API Gateway, so ANY only sees the methods this path does not serve.
-      resource.addMethod('ANY', fallback);
+      fallbackMethods.push(resource.addMethod('ANY', fallback));
     }
-    this.api.root.addMethod('ANY', fallback);
-    this.api.root.addResource('{proxy+}').addMethod('ANY', fallback);
+    fallbackMethods.push(this.api.root.addMethod('ANY', fallback));
+    fallbackMethods.push(this.api.root.addResource('{proxy+}').addMethod('ANY', fallback));
+    this.routeMethods = routeMethods;
+    this.fallbackMethods = fallbackMethods;
 
     // The stage goes live only once API Gateway may invoke the functions (the role's policies).
     this.api.deploymentStage.node.addDependency(this.invokeRole);
@@ -192,6 +233,56 @@ function withEmail(defaults: FunctionDefaults, email: EmailSenderSettings): Func
       ...(email.identityArn ? { EMAIL_IDENTITY_ARN: email.identityArn } : {}),
     },
   };
+}
+
+/** `method.request.path.<name>: true` (required) for each `{name}` of a path. */
+function pathParameters(path: string): Record<string, boolean> {
+  return Object.fromEntries([...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => [`method.request.path.${m[1]}`, true]));
+}
+
+/**
+ * The account-wide role API Gateway writes CloudWatch logs with (one per account and region, as
+ * `AWS::ApiGateway::Account`). CDK's `cloudWatchRole` attaches the AWS managed policy
+ * AmazonAPIGatewayPushToCloudWatchLogs (Resource `*`, every region); this inline policy grants the
+ * same actions on this account's and region's log groups only. It cannot be narrower: every API
+ * of the account and region logs through it. Retained on stack deletion like CDK's, since other
+ * stages may log through it.
+ */
+class ApiGatewayAccountRole extends Construct {
+  readonly role: iam.Role;
+  readonly account: apigw.CfnAccount;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+      description: 'API Gateway writes access and execution logs of every REST API in this account and region',
+      inlinePolicies: {
+        Logs: new iam.PolicyDocument({
+          statements: [
+            new iam.PolicyStatement({
+              actions: [
+                'logs:CreateLogGroup',
+                'logs:CreateLogStream',
+                'logs:DescribeLogGroups',
+                'logs:DescribeLogStreams',
+                'logs:PutLogEvents',
+                'logs:GetLogEvents',
+                'logs:FilterLogEvents',
+              ],
+              resources: [
+                stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+              ],
+            }),
+          ],
+        }),
+      },
+    });
+    this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    this.account = new apigw.CfnAccount(this, 'Account', { cloudWatchRoleArn: this.role.roleArn });
+    this.account.applyRemovalPolicy(RemovalPolicy.RETAIN);
+  }
 }
 
 function groupByPath(routes: readonly Route[]): Map<string, Route[]> {

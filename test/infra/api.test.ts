@@ -165,12 +165,45 @@ describe('stage', () => {
     },
   );
 
-  it('writes JSON access logs with the request id and status, and never execution logs or bodies', () => {
+  it('writes JSON access logs with the request id and status; execution logs at ERROR only, never bodies', () => {
     const format = JSON.parse(stage.AccessLogSetting.Format);
     expect(format.requestId).toBe('$context.requestId');
     expect(format.status).toBe('$context.status');
     expect(stage.AccessLogSetting.DestinationArn).toBeDefined();
-    expect(stage.MethodSettings[0]).toMatchObject({ LoggingLevel: 'OFF', DataTraceEnabled: false });
+    // cdk-nag APIG6: execution logging on every method; ERROR level and no data trace keep bodies out.
+    expect(stage.MethodSettings[0]).toMatchObject({ ResourcePath: '/*', HttpMethod: '*', LoggingLevel: 'ERROR', DataTraceEnabled: false });
+  });
+
+  it('owns the execution log group with the stage retention, created before the stage', () => {
+    const [id, group] = Object.entries(template.findResources('AWS::Logs::LogGroup')).find(([k]) => k.startsWith('ApiExecutionLogs'))!;
+    expect(JSON.stringify(group.Properties.LogGroupName)).toContain('API-Gateway-Execution-Logs_');
+    expect(JSON.stringify(group.Properties.LogGroupName)).toContain('/dev');
+    expect(group.Properties.RetentionInDays).toBe(7);
+    const [stageRes] = Object.values(template.findResources('AWS::ApiGateway::Stage'));
+    expect(stageRes!.DependsOn).toContain(id);
+  });
+
+  it("the account logging role has an inline policy on this account's log groups, no AWS managed policy", () => {
+    const [id, role] = Object.entries(template.findResources('AWS::IAM::Role')).find(([k]) => k.startsWith('ApiAccountRole'))!;
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    const statement = role.Properties.Policies[0].PolicyDocument.Statement[0];
+    expect(statement.Action).toContain('logs:PutLogEvents');
+    expect(JSON.stringify(statement.Resource)).toContain(':log-group:*');
+    expect(JSON.stringify(statement.Resource)).toContain('123456789012');
+    template.hasResourceProperties('AWS::ApiGateway::Account', { CloudWatchRoleArn: { 'Fn::GetAtt': [id, 'Arn'] } });
+    const { template: t } = synth({ settings: { apiGatewayAccountRole: false } });
+    expect(Object.keys(t.findResources('AWS::ApiGateway::Account'))).toHaveLength(0);
+  });
+
+  it('one request validator (body and parameters); each route method uses it and declares its path parameters', () => {
+    const [validatorId, validator] = Object.entries(template.findResources('AWS::ApiGateway::RequestValidator'))[0]!;
+    expect(validator.Properties).toMatchObject({ ValidateRequestBody: true, ValidateRequestParameters: true });
+    for (const m of methods.filter((x) => x.httpMethod !== 'ANY')) {
+      expect(m.props.RequestValidatorId).toEqual({ Ref: validatorId });
+      const params = [...m.path.matchAll(/\{([a-z_]+)\}/g)].map((x) => `method.request.path.${x[1]}`);
+      expect(Object.keys(m.props.RequestParameters ?? {}).sort()).toEqual(params.sort());
+      for (const p of params) expect(m.props.RequestParameters[p]).toBe(true);
+    }
   });
 
   it('tracing follows the stage setting', () => {

@@ -32,7 +32,14 @@ export interface SynthOptions {
   codeFor?: ((handlerModule: string) => lambda.Code | undefined) | null;
 }
 
-export function synth(options: SynthOptions = {}): { stack: IdentityServiceStack; template: Template } {
+export interface Synthesized {
+  stack: IdentityServiceStack;
+  template: Template;
+  /** The nested stack with the alarms, their topic and the dashboard. */
+  monitoring: Template;
+}
+
+export function synth(options: SynthOptions = {}): Synthesized {
   const name = options.stage ?? 'dev';
   const stage = parseStageConfig(name, { ...cdkJson.context.stages[name], ...options.settings });
   const stack = new IdentityServiceStack(testApp(), `IdentityService-${name}`, {
@@ -41,7 +48,21 @@ export function synth(options: SynthOptions = {}): { stack: IdentityServiceStack
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.codeFor === null ? {} : { codeFor: options.codeFor ?? stubMissing }),
   });
-  return { stack, template: Template.fromStack(stack) };
+  return { stack, template: Template.fromStack(stack), monitoring: Template.fromStack(stack.monitoring) };
+}
+
+/**
+ * A nested stack's `{Ref: <parameter>}` as the parent passes it (the logical id of the parent's
+ * resource it stands for, e.g. `{Ref: <function id>}`); anything else unchanged.
+ */
+export function fromParent(parent: Template, value: unknown): unknown {
+  const ref = (value as { Ref?: string } | null)?.Ref;
+  if (typeof ref !== 'string') return value;
+  for (const nested of Object.values(parent.findResources('AWS::CloudFormation::Stack'))) {
+    const passed = (nested.Properties as Json).Parameters?.[ref];
+    if (passed !== undefined) return passed;
+  }
+  return value;
 }
 
 type Json = Record<string, any>;

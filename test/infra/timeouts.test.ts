@@ -12,7 +12,7 @@ import { functionIds, synth } from './support.ts';
 /** API Gateway REST APIs end an integration after 29 s and answer 504 with their own body. */
 const GATEWAY_LIMIT_S = 29;
 
-const { template } = synth();
+const { template, monitoring } = synth();
 const ids = functionIds(template);
 const resources = template.toJSON().Resources as Record<string, { Properties: { Timeout: number } }>;
 const timeoutOf = (handlerModule: string) => resources[ids.get(handlerModule)!]!.Properties.Timeout;
@@ -76,8 +76,8 @@ describe('function timeouts per route group (issue 16)', () => {
 });
 
 describe('dependency-timeout alarm per function group', () => {
-  const filters = Object.values(template.findResources('AWS::Logs::MetricFilter')).map((f) => f.Properties);
-  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  const filters = Object.values(monitoring.findResources('AWS::Logs::MetricFilter')).map((f) => f.Properties);
+  const alarms = Object.values(monitoring.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
 
   it("a metric filter on the function logs counts the handlers' timeout lines, by group", () => {
     const filter = filters.find((f) => f.MetricTransformations[0].MetricName === 'DependencyTimeouts')!;
@@ -104,7 +104,7 @@ describe('dependency-timeout alarm per function group', () => {
         }),
       );
     }
-    const { template: t } = synth({ settings: { alarms: { dependencyTimeouts: 0 } } });
+    const { monitoring: t } = synth({ settings: { alarms: { dependencyTimeouts: 0 } } });
     const strict = Object.values(t.findResources('AWS::CloudWatch::Alarm')).filter((a) => a.Properties.MetricName === 'DependencyTimeouts');
     expect(strict.map((a) => a.Properties.Threshold)).toEqual([0, 0, 0]);
   });

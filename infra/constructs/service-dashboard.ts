@@ -1,0 +1,121 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { type ServiceAlarms, TABLE_OPERATIONS } from './service-alarms.ts';
+
+export interface ServiceDashboardProps {
+  readonly stageName: string;
+  readonly stage: apigw.Stage;
+  readonly alarms: ServiceAlarms;
+  readonly healthFunction: lambda.IFunction;
+  readonly tokenFunction?: lambda.IFunction | undefined;
+  readonly table: dynamodb.ITableV2;
+  /** Namespace of the functions' own EMF metrics (shared/metrics.ts). */
+  readonly appMetricsNamespace: string;
+  /** The WAF web ACL's metric name (`WebACL` dimension), when the stage has one. */
+  readonly webAclMetricName?: string | undefined;
+  /** @default Duration.minutes(5) */
+  readonly period?: Duration;
+}
+
+/**
+ * One CloudWatch dashboard per stage (docs/operations.md "Dashboard"): alarm states first, then the
+ * API's traffic, errors and latency, the functions per group, DynamoDB, KMS, the WAF, and the
+ * service's own metrics (tokens issued per grant, failed logins, cache hit ratio, cold starts).
+ */
+export class ServiceDashboard extends Construct {
+  readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
+    super(scope, id);
+    const period = props.period ?? Duration.minutes(5);
+    const sum = { statistic: cloudwatch.Stats.SUM, period };
+    const { stage, alarms } = props;
+    const graph = (title: string, left: cloudwatch.IMetric[], width = 8) => new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+    const app = (metricName: string, dimensionsMap?: Record<string, string>) =>
+      new cloudwatch.Metric({ namespace: props.appMetricsNamespace, metricName, ...(dimensionsMap ? { dimensionsMap } : {}), ...sum });
+    const groupSum = (kind: 'errors' | 'throttles') =>
+      [...alarms.functionGroupMetrics].map(([group, m], g) => {
+        // Ids are unique across the graph's expressions (CloudWatch requires it).
+        const id = (i: number) => `${kind[0]}${g}_${i}`;
+        return new cloudwatch.MathExpression({
+          expression: `SUM([${m[kind].map((_, i) => id(i)).join(',')}])`,
+          usingMetrics: Object.fromEntries(m[kind].map((metric, i) => [id(i), metric])),
+          label: group,
+          period,
+        });
+      });
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(3),
+      widgets: [
+        [new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms.alarms], width: 24, height: 4 })],
+        [
+          graph('Requests and errors', [stage.metricCount(sum), stage.metricClientError(sum), stage.metricServerError(sum)]),
+          graph('Latency (p50, p99)', [
+            stage.metricLatency({ period, statistic: cloudwatch.Stats.p(50) }),
+            stage.metricLatency({ period, statistic: cloudwatch.Stats.p(99) }),
+            stage.metricIntegrationLatency({ period, statistic: cloudwatch.Stats.p(99) }),
+          ]),
+          graph('429s, dependency timeouts, KMS errors', [
+            alarms.throttledMetric,
+            ...alarms.dependencyTimeoutMetrics.values(),
+            alarms.kmsErrorsMetric,
+          ]),
+        ],
+        [
+          graph('Function errors by group', groupSum('errors')),
+          graph('Function throttles by group', groupSum('throttles')),
+          graph('Health and token duration (p99)', [
+            props.healthFunction.metricDuration({ period, statistic: cloudwatch.Stats.p(99) }),
+            ...(props.tokenFunction ? [props.tokenFunction.metricDuration({ period, statistic: cloudwatch.Stats.p(99) })] : []),
+          ]),
+        ],
+        [
+          // One expression per graph: both name their metrics after the operations.
+          graph('DynamoDB throttled requests', [
+            props.table.metricThrottledRequestsForOperations({ operations: [...TABLE_OPERATIONS], period }),
+          ]),
+          graph('DynamoDB system errors', [props.table.metricSystemErrorsForOperations({ operations: [...TABLE_OPERATIONS], period })]),
+          graph('DynamoDB consumed capacity', [
+            props.table.metricConsumedReadCapacityUnits(sum),
+            props.table.metricConsumedWriteCapacityUnits(sum),
+          ]),
+        ],
+        [
+          graph('Tokens issued by grant', [
+            new cloudwatch.MathExpression({
+              expression: `SEARCH('{${props.appMetricsNamespace},grant_type,service} MetricName="TokensIssued"', 'Sum', ${period.toSeconds()})`,
+              label: 'tokens',
+              period,
+            }),
+          ]),
+          graph('Failed logins and cold starts', [app('LoginsFailed'), app('ColdStart')]),
+          graph('Record cache hits and misses', [app('CacheHits'), app('CacheMisses')]),
+        ],
+        ...(props.webAclMetricName
+          ? [
+              [
+                graph(
+                  'WAF blocked and allowed requests',
+                  ['BlockedRequests', 'AllowedRequests'].map(
+                    (metricName) =>
+                      new cloudwatch.Metric({
+                        namespace: 'AWS/WAFV2',
+                        metricName,
+                        dimensionsMap: { WebACL: props.webAclMetricName!, Rule: 'ALL', Region: stage.stack.region },
+                        ...sum,
+                      }),
+                  ),
+                  24,
+                ),
+              ],
+            ]
+          : []),
+      ],
+    });
+  }
+}
