@@ -179,7 +179,6 @@ export class IdentityServiceStack extends Stack {
       healthFunction: this.api.functions.get(healthRoute.handler)!,
       tokenFunction: this.api.functions.get(TOKEN_HANDLER),
       table: this.table.table,
-      appMetricsNamespace: metricNamespace(stage.name),
       webAclMetricName: this.edge ? `IdentityService-${stage.name}-WebAcl` : undefined,
       period,
     });
@@ -196,7 +195,7 @@ export class IdentityServiceStack extends Stack {
     // Fail `cdk synth`, not a deploy half an hour later, when the route table outgrows the stack.
     this.node.addValidation({
       validate: () => {
-        return [this, this.monitoring].flatMap((stack) => {
+        return [this, ...this.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))].flatMap((stack) => {
           const count = resourceCountOf(stack);
           return count < MAX_RESOURCES
             ? []

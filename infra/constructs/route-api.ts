@@ -1,9 +1,17 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTION_TIMEOUTS, functionTimeoutSeconds, handlerModules, ROUTES, type Route, type Throttle } from '../../shared/routes.ts';
+import {
+  FUNCTION_TIMEOUTS,
+  functionTimeoutSeconds,
+  handlerModules,
+  ROUTES,
+  type Route,
+  routeGroup,
+  type Throttle,
+} from '../../shared/routes.ts';
 import { type AccessRoles, type EmailSenderSettings, NO_ACCESS, unionAccess } from './access-roles.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import { type FunctionDefaults, ServiceFunction } from './service-function.ts';
@@ -93,6 +101,8 @@ export class RouteApi extends Construct {
   readonly requestValidator: apigw.RequestValidator;
   /** The method of each route. */
   readonly routeMethods: ReadonlyMap<Route, apigw.Method>;
+  /** The nested stack of each API area (apiAreaOf), holding its resources and methods. */
+  readonly areas: ReadonlyMap<string, NestedStack>;
   /** The `ANY` methods that answer 404/405 (functions/http/fallback.ts). */
   readonly fallbackMethods: readonly apigw.Method[];
 
@@ -178,19 +188,55 @@ export class RouteApi extends Construct {
     const routeMethods = new Map<Route, apigw.Method>();
     const fallbackMethods: apigw.Method[] = [];
 
-    for (const [path, pathRoutes] of groupByPath(routes)) {
-      const resource = this.api.root.resourceForPath(path);
-      const requestParameters = pathParameters(path);
-      for (const route of pathRoutes) {
-        const method = resource.addMethod(route.method, integrations.get(functions.get(route.handler)!)!, {
-          requestValidator: this.requestValidator,
-          requestParameters,
-        });
-        routeMethods.set(route, method);
+    // Resources and methods go to one nested stack per API area (apiAreaOf), sharing this REST
+    // API: a stack holds 500 resources, and paths and methods are most of an API's (docs/deploy.md
+    // "Resource budget"). Path segments that several areas share are made here, in the parent.
+    const byArea = new Map<string, [string, Route[]][]>();
+    for (const entry of groupByPath(routes)) byArea.set(apiAreaOf(entry[0]), [...(byArea.get(apiAreaOf(entry[0])) ?? []), entry]);
+    const shared = sharedPrefixes(byArea);
+    for (const prefix of shared) this.api.root.resourceForPath(prefix);
+    const deployment = this.api.latestDeployment!;
+    const areas = new Map<string, NestedStack>();
+    for (const [area, paths] of byArea) {
+      const nested = new NestedStack(this, `Routes-${area}`, { description: `Identity service ${props.stageName}: ${area} routes` });
+      areas.set(area, nested);
+      const api = apigw.RestApi.fromRestApiAttributes(nested, 'Api', {
+        restApiId: this.api.restApiId,
+        rootResourceId: this.api.restApiRootResourceId,
+      });
+      const imported = new Map<string, apigw.IResource>();
+      const sharedResource = (prefix: string): apigw.IResource => {
+        let r = imported.get(prefix);
+        if (!r) {
+          r = apigw.Resource.fromResourceAttributes(nested, `Shared${prefix}`, {
+            restApi: api,
+            resourceId: this.api.root.resourceForPath(prefix).resourceId,
+            path: prefix,
+          });
+          imported.set(prefix, r);
+        }
+        return r;
+      };
+      for (const [path, pathRoutes] of paths) {
+        const anchor = [...shared].filter((p) => path === p || path.startsWith(`${p}/`)).sort((a, b) => b.length - a.length)[0];
+        const resource = anchor ? sharedResource(anchor).resourceForPath(path.slice(anchor.length + 1)) : api.root.resourceForPath(path);
+        const requestParameters = pathParameters(path);
+        for (const route of pathRoutes) {
+          const method = resource.addMethod(route.method, integrations.get(functions.get(route.handler)!)!, {
+            requestValidator: this.requestValidator,
+            requestParameters,
+          });
+          routeMethods.set(route, method);
+        }
+        // Methods beat ANY in API Gateway, so ANY only sees the methods this path does not serve.
+        fallbackMethods.push(resource.addMethod('ANY', fallback));
       }
-      // Methods beat ANY in API Gateway, so ANY only sees the methods this path does not serve.
-      fallbackMethods.push(resource.addMethod('ANY', fallback));
+      // The deployment snapshots the API: it waits for the area's methods, and a new one is made
+      // whenever the route table changes (a method of an imported API does not do this itself).
+      deployment.node.addDependency(nested);
+      deployment.addToLogicalId({ area, routes: paths.map(([path, rs]) => [path, rs.map((r) => `${r.method} ${r.handler}`)]) });
     }
+    this.areas = areas;
     fallbackMethods.push(this.api.root.addMethod('ANY', fallback));
     fallbackMethods.push(this.api.root.addResource('{proxy+}').addMethod('ANY', fallback));
     this.routeMethods = routeMethods;
@@ -233,6 +279,30 @@ function withEmail(defaults: FunctionDefaults, email: EmailSenderSettings): Func
       ...(email.identityArn ? { EMAIL_IDENTITY_ARN: email.identityArn } : {}),
     },
   };
+}
+
+/**
+ * The API area of a path, one nested stack each: a management group (`/identity/v1/<group>/...`),
+ * else the route group (`oauth`, `health`).
+ */
+export function apiAreaOf(path: string): string {
+  const group = /^\/identity\/v1\/([^/]+)/.exec(path)?.[1];
+  return group ? `management-${group.replace(/[^A-Za-z0-9-]/g, '')}` : routeGroup({ path });
+}
+
+/** Path prefixes (`/identity`, `/identity/v1`) that more than one area's paths go through. */
+function sharedPrefixes(byArea: ReadonlyMap<string, readonly [string, Route[]][]>): Set<string> {
+  const areasOf = new Map<string, Set<string>>();
+  for (const [area, paths] of byArea) {
+    for (const [path] of paths) {
+      const segments = path.split('/').filter(Boolean);
+      for (let i = 1; i <= segments.length; i++) {
+        const prefix = `/${segments.slice(0, i).join('/')}`;
+        areasOf.set(prefix, (areasOf.get(prefix) ?? new Set()).add(area));
+      }
+    }
+  }
+  return new Set([...areasOf].filter(([, areas]) => areas.size > 1).map(([prefix]) => prefix));
 }
 
 /** `method.request.path.<name>: true` (required) for each `{name}` of a path. */

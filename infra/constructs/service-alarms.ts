@@ -9,7 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 
-/** The stage's metric namespace: log-derived metrics (below) and the functions' own EMF metrics (shared/metrics.ts). */
+/** The stage's namespace of the log-derived metrics (429s, dependency timeouts, KMS errors). */
 export const metricNamespace = (stageName: string) => `IdentityService/${stageName}`;
 
 /** CloudWatch alarms on metric math take at most 10 metrics (a hard limit). */

@@ -13,8 +13,6 @@ export interface ServiceDashboardProps {
   readonly healthFunction: lambda.IFunction;
   readonly tokenFunction?: lambda.IFunction | undefined;
   readonly table: dynamodb.ITableV2;
-  /** Namespace of the functions' own EMF metrics (shared/metrics.ts). */
-  readonly appMetricsNamespace: string;
   /** The WAF web ACL's metric name (`WebACL` dimension), when the stage has one. */
   readonly webAclMetricName?: string | undefined;
   /** @default Duration.minutes(5) */
@@ -23,8 +21,7 @@ export interface ServiceDashboardProps {
 
 /**
  * One CloudWatch dashboard per stage (docs/operations.md "Dashboard"): alarm states first, then the
- * API's traffic, errors and latency, the functions per group, DynamoDB, KMS, the WAF, and the
- * service's own metrics (tokens issued per grant, failed logins, cache hit ratio, cold starts).
+ * API's traffic, errors and latency, the functions per group, DynamoDB, KMS and the WAF.
  */
 export class ServiceDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
@@ -35,8 +32,6 @@ export class ServiceDashboard extends Construct {
     const sum = { statistic: cloudwatch.Stats.SUM, period };
     const { stage, alarms } = props;
     const graph = (title: string, left: cloudwatch.IMetric[], width = 8) => new cloudwatch.GraphWidget({ title, left, width, height: 6 });
-    const app = (metricName: string, dimensionsMap?: Record<string, string>) =>
-      new cloudwatch.Metric({ namespace: props.appMetricsNamespace, metricName, ...(dimensionsMap ? { dimensionsMap } : {}), ...sum });
     const groupSum = (kind: 'errors' | 'throttles') =>
       [...alarms.functionGroupMetrics].map(([group, m], g) => {
         // Ids are unique across the graph's expressions (CloudWatch requires it).
@@ -50,6 +45,8 @@ export class ServiceDashboard extends Construct {
       });
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      // A name operators can find; one per stage, so unique in the account and region like the stack.
+      dashboardName: `IdentityService-${props.stageName}`,
       defaultInterval: Duration.hours(3),
       widgets: [
         [new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms.alarms], width: 24, height: 4 })],
@@ -84,17 +81,6 @@ export class ServiceDashboard extends Construct {
             props.table.metricConsumedReadCapacityUnits(sum),
             props.table.metricConsumedWriteCapacityUnits(sum),
           ]),
-        ],
-        [
-          graph('Tokens issued by grant', [
-            new cloudwatch.MathExpression({
-              expression: `SEARCH('{${props.appMetricsNamespace},grant_type,service} MetricName="TokensIssued"', 'Sum', ${period.toSeconds()})`,
-              label: 'tokens',
-              period,
-            }),
-          ]),
-          graph('Failed logins and cold starts', [app('LoginsFailed'), app('ColdStart')]),
-          graph('Record cache hits and misses', [app('CacheHits'), app('CacheMisses')]),
         ],
         ...(props.webAclMetricName
           ? [

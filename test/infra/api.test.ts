@@ -9,8 +9,9 @@ import { apiMethods, arnRef, functionIds, synth } from './support.ts';
 // Synthesizing a stack takes seconds, many more on a busy CI machine.
 vi.setConfig({ testTimeout: 120_000 });
 
-const { template } = synth({ stage: 'dev' });
-const methods = apiMethods(template);
+const dev = synth({ stage: 'dev' });
+const { template } = dev;
+const methods = apiMethods(dev);
 const fnIds = functionIds(template);
 const fnOf = (method: { props: Record<string, any> }) => arnRef(method.props.Integration.Uri);
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { IdentityServiceStack } from '../../infra/constructs/identity-service-stack.ts';
@@ -71,20 +71,60 @@ export function resourceCount(template: Template): number {
   return Object.keys(template.toJSON().Resources).length;
 }
 
-/** Full resource path ('/a/{b}') of every AWS::ApiGateway::Resource, by logical id; the root is '/'. */
-export function apiPaths(template: Template): Map<string, string> {
-  const resources = template.findResources('AWS::ApiGateway::Resource');
+/** The stage stack's template and every nested stack's (API areas, monitoring), parent first. */
+export function allTemplates(synthesized: Pick<Synthesized, 'stack' | 'template'>): Template[] {
+  const nested = synthesized.stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
+  return [synthesized.template, ...nested.map((n) => Template.fromStack(n))];
+}
+
+/** A value of a nested stack with every parameter `{Ref}` replaced by what the parent passes. */
+export function resolveFromParent(parent: Template, value: unknown): any {
+  if (Array.isArray(value)) return value.map((v) => resolveFromParent(parent, v));
+  if (value && typeof value === 'object') {
+    const passed = fromParent(parent, value);
+    if (passed !== value) return passed;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveFromParent(parent, v)]));
+  }
+  return value;
+}
+
+interface ApiResource {
+  /** `<template index>:<logical id>`: nested stacks' logical ids are only unique within their template. */
+  key: string;
+  props: Json;
+}
+
+/** Every AWS::ApiGateway::<type> of the stage and its nested stacks, parameters resolved. */
+function apiResources(synthesized: Pick<Synthesized, 'stack' | 'template'>, type: string): ApiResource[] {
+  return allTemplates(synthesized).flatMap((t, i) =>
+    Object.entries(t.findResources(type)).map(([id, r]) => ({
+      key: `${i}:${id}`,
+      props: resolveFromParent(synthesized.template, r.Properties),
+    })),
+  );
+}
+
+/** The key of a resource a `{Ref}` names: in its own template, else (a resolved parameter) in the parent. */
+function refKey(templateKey: string, ref: string, own: ReadonlySet<string>): string {
+  const local = `${templateKey.split(':')[0]}:${ref}`;
+  return own.has(local) ? local : `0:${ref}`;
+}
+
+/** Full resource path ('/a/{b}') of every AWS::ApiGateway::Resource, by key; the root is '/'. */
+export function apiPaths(synthesized: Pick<Synthesized, 'stack' | 'template'>): Map<string, string> {
+  const resources = new Map(apiResources(synthesized, 'AWS::ApiGateway::Resource').map((r) => [r.key, r.props]));
+  const keys = new Set(resources.keys());
   const paths = new Map<string, string>();
-  const pathOf = (id: string): string => {
-    const known = paths.get(id);
+  const pathOf = (key: string): string => {
+    const known = paths.get(key);
     if (known) return known;
-    const props = resources[id]!.Properties as Json;
-    const parent = props.ParentId.Ref ? pathOf(props.ParentId.Ref) : '';
+    const props = resources.get(key)!;
+    const parent = props.ParentId.Ref ? pathOf(refKey(key, props.ParentId.Ref, keys)) : '';
     const path = `${parent}/${props.PathPart}`;
-    paths.set(id, path);
+    paths.set(key, path);
     return path;
   };
-  Object.keys(resources).forEach(pathOf);
+  for (const key of keys) pathOf(key);
   return paths;
 }
 
@@ -102,15 +142,16 @@ export function arnRef(value: unknown): string | undefined {
 export interface ApiMethod {
   path: string;
   httpMethod: string;
+  /** Its properties, nested-stack parameters resolved to what the parent passes. */
   props: Json;
 }
 
-/** Every method with its full path. */
-export function apiMethods(template: Template): ApiMethod[] {
-  const paths = apiPaths(template);
-  return Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => {
-    const props = m.Properties as Json;
-    const path = props.ResourceId.Ref ? paths.get(props.ResourceId.Ref)! : '/';
+/** Every method with its full path, from the stage stack and its API-area nested stacks. */
+export function apiMethods(synthesized: Pick<Synthesized, 'stack' | 'template'>): ApiMethod[] {
+  const paths = apiPaths(synthesized);
+  const keys = new Set(paths.keys());
+  return apiResources(synthesized, 'AWS::ApiGateway::Method').map(({ key, props }) => {
+    const path = props.ResourceId.Ref ? paths.get(refKey(key, props.ResourceId.Ref, keys))! : '/';
     return { path, httpMethod: props.HttpMethod, props };
   });
 }
