@@ -19,6 +19,11 @@ const fnIds = functionIds(template);
 const parentId = (value: unknown) => (fromParent(template, value) as { Ref?: string }).Ref;
 const byId = (id: string) =>
   Object.entries(monitoring.findResources('AWS::CloudWatch::Alarm')).find(([k]) => k.startsWith(id))?.[1]?.Properties as Json;
+/** The metric filter that publishes a metric. */
+const metricFilter = (metricName: string) =>
+  Object.values(monitoring.findResources('AWS::Logs::MetricFilter')).find(
+    (f) => f.Properties.MetricTransformations[0].MetricName === metricName,
+  )!;
 /** The metrics an alarm reads: its own, or those of its metric-math expression. */
 const metricsOf = (a: Json): Json[] =>
   a.Metrics
@@ -57,9 +62,7 @@ describe('alarms (docs/operations.md "Alarms")', () => {
   });
 
   it('429s counted by a metric filter on the access log (API Gateway has no throttle metric)', () => {
-    const filter = Object.values(monitoring.findResources('AWS::Logs::MetricFilter')).find(
-      (f) => f.Properties.MetricTransformations[0].MetricName === 'Http429',
-    )!;
+    const filter = metricFilter('Http429');
     expect(filter.Properties.FilterPattern).toBe('{ $.status = "429" }');
     expect(parentId(filter.Properties.LogGroupName)).toMatch(/AccessLogs/);
     expect(byId('AlarmsThrottled')).toMatchObject({
@@ -88,9 +91,7 @@ describe('alarms (docs/operations.md "Alarms")', () => {
   });
 
   it('KMS errors: a metric filter on every failed KMS call (503 and 500 lines), and its alarm', () => {
-    const filter = Object.values(monitoring.findResources('AWS::Logs::MetricFilter')).find(
-      (f) => f.Properties.MetricTransformations[0].MetricName === 'KmsErrors',
-    )!;
+    const filter = metricFilter('KmsErrors');
     expect(filter.Properties.FilterPattern).toBe('{ $.detail.dependency = "kms" }');
     expect(parentId(filter.Properties.LogGroupName)).toMatch(/FunctionLogs/);
     expect(byId('AlarmsKmsErrors')).toMatchObject({ Namespace: 'IdentityService/dev', MetricName: 'KmsErrors', Threshold: 0 });
