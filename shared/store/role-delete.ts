@@ -2,10 +2,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RoleMember, RolePermission } from '../records/role-record.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
+import { revokeHeldPermissionUnit } from './held-permission-writes.ts';
 import { queryPage } from './query-all.ts';
 import { getItems } from './read-items.ts';
 import { withRetries } from './retry.ts';
-import { removeMemberUnit, revokeRolePermissionUnit } from './role-link-writes.ts';
+import { removeMemberUnit } from './role-link-writes.ts';
 import { keys } from './table-keys.ts';
 import { keyString, type Write } from './writes.ts';
 
@@ -51,7 +52,7 @@ export async function sweepRoleLinks(db: DynamoDBDocumentClient, tableName: stri
           return removeMemberUnit(roleId, m.user_id, { roleExists: false, userExists: ends.has(keyString(keys.user(m.user_id))) });
         }
         const p = toRecord<RolePermission>(l);
-        return revokeRolePermissionUnit(p, undefined, { resourceExists: ends.has(keyString(keys.resource(p.resource_id))) });
+        return revokeHeldPermissionUnit('role', p, undefined, { resourceExists: ends.has(keyString(keys.resource(p.resource_id))) });
       });
       await commitPlan(db, tableName, units);
       return links.length;
