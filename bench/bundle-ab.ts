@@ -7,7 +7,8 @@
  * started in fresh `node` processes with that tree's function `NODE_OPTIONS` flags, alternating
  * base and head run by run (A B, B A, ...), each handling one real client_credentials token
  * request in envelope key mode against an in-process stack (KMS through the HTTP stand-in).
- * Prints size, gzip size, and ready / boot / import / first-event times: median (min–max).
+ * Prints size, gzip size, and ready / boot / import / first-event times, and the probe's CPU time
+ * for the import and to ready (robust to a busy machine): median (min–max).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -50,7 +51,7 @@ interface Tree {
   bytes: number;
   gzipBytes: number;
   nodeFlags: string[];
-  samples: { readyMs: number; bootMs: number; importMs: number; handleMs: number }[];
+  samples: { readyMs: number; bootMs: number; importMs: number; handleMs: number; importCpuMs: number; readyCpuMs: number }[];
 }
 
 /** The tree's token bundle, built with its own construct options, and the flags its functions start node with. */
@@ -157,12 +158,14 @@ try {
       .map((x) => x.toFixed(2))
       .join(' ')}; KMS stand-in calls ${JSON.stringify(standIn.calls())}`,
   );
-  console.log('| tree | bundle | gzip | node flags | ready ms | boot ms | import ms | first token ms |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(
+    '| tree | bundle | gzip | node flags | ready ms | boot ms | import ms | first token ms | import CPU ms | CPU to ready ms |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const t of trees) {
     const col = (k: keyof Tree['samples'][number]) => spread(t.samples.map((s) => s[k]));
     console.log(
-      `| ${t.name} | ${(t.bytes / 1024).toFixed(1)} KB | ${(t.gzipBytes / 1024).toFixed(1)} KB | \`${t.nodeFlags.join(' ') || '(none)'}\` | ${col('readyMs')} | ${col('bootMs')} | ${col('importMs')} | ${col('handleMs')} |`,
+      `| ${t.name} | ${(t.bytes / 1024).toFixed(1)} KB | ${(t.gzipBytes / 1024).toFixed(1)} KB | \`${t.nodeFlags.join(' ') || '(none)'}\` | ${col('readyMs')} | ${col('bootMs')} | ${col('importMs')} | ${col('handleMs')} | ${col('importCpuMs')} | ${col('readyCpuMs')} |`,
     );
   }
 } finally {

@@ -259,7 +259,7 @@ export async function benchUserFlows(o: {
     await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
     out.refresh = await compare('refresh grant', [oursRefresh, ...o.theirs.map(theirRefresh)], o.compare);
     out.notes.push(
-      'Refresh: ours answers a signed JWT access token (aud {issuer}/userinfo), an ID token and a new refresh token (one consistent BatchGetItem of token, user and family; a PutItem and a conditional UpdateItem); ' +
+      'Refresh: ours answers a signed JWT access token (aud {issuer}/userinfo), an ID token and a new refresh token (one BatchGetItem, one transaction); ' +
         "oidc-provider an opaque access token (stored), an ID token and a new refresh token (its grant, refresh token and account looked up, the old token consumed, two tokens saved), both with scope 'openid offline_access'.",
     );
   } catch (err) {

@@ -69,15 +69,6 @@ export interface LoginStores {
 }
 
 /** Dependencies of the OAuth endpoints, passed as arguments (DESIGN.md §3.2). */
-/** A refresh token and what decides whether it may be rotated, as one consistent read saw them. */
-export interface RefreshTokenState {
-  token: StoredRefreshToken;
-  user: UserRecord | undefined;
-  familyRevoked: boolean;
-  /** Taken before the read: the successor's `created_at` and its tokens' `iat`. */
-  readAt: Date;
-}
-
 export interface OAuthDeps {
   findClient(clientId: string): Promise<OAuthClient | undefined>;
   findResource(tenantId: string, identifierUrl: string): Promise<TokenResource | undefined>;
@@ -114,12 +105,11 @@ export interface OAuthDeps {
    */
   findUserByLogin(tenantId: string, login: string): Promise<UserRecord | undefined>;
   /**
-   * The refresh token with this value, its user and whether its family is revoked, read in ONE
-   * consistent BatchGetItem (the value names the user and the family; the caches are bypassed and
-   * refreshed), with the time just before that read: a refresh costs one read and one write
-   * (docs/tokens.md "Refresh tokens"). Undefined when unknown or expired.
+   * The refresh token with this value, read in ONE BatchGetItem with the user its value names
+   * (unless that user is cached), so the `findUser` that follows is a cache hit: a refresh costs
+   * one read and one write (docs/tokens.md "Refresh tokens"). Undefined when unknown or expired.
    */
-  findRefreshToken(token: string): Promise<RefreshTokenState | undefined>;
+  findRefreshToken(token: string): Promise<StoredRefreshToken | undefined>;
   refreshTokens: RefreshTokensRepository;
   keys: KeyStore;
   revocations: RevocationsRepository;

@@ -23,11 +23,7 @@ export interface UserTokenWant {
 /** The reads behind a user-token check: through 1 s caches, both items in one call when cold. */
 export interface UserTokenReads {
   read(userId: string, sid: string | undefined): Promise<UserTokenRecords>;
-  /**
-   * `fresh`: read both items whatever the caches hold, and refresh the caches with what was read
-   * (the refresh grant decides on a consistent read, docs/tokens.md "Refresh tokens").
-   */
-  want(userId: string, sid: string | undefined, fresh?: boolean): UserTokenWant;
+  want(userId: string, sid: string | undefined): UserTokenWant;
 }
 
 /**

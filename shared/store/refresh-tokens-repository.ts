@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { entity } from './entity.ts';
 import { getItem } from './read-items.ts';
+import { RetryableConflict, withRetries } from './retry.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
@@ -35,10 +36,7 @@ export type RefreshTokenGrant = Omit<StoredRefreshToken, 'hash' | 'created_at' |
   lifetime: number | null;
 };
 
-/**
- * Why a refresh token is refused (`invalid_grant`): `reused` revokes its family. The rotation
- * itself only ever answers `reused`; the others come from the grant's consistent read.
- */
+/** `rotated`: the new token is live. Anything else: nothing was written, the request is `invalid_grant`. */
 export type RotateOutcome = 'rotated' | 'reused' | 'family-revoked' | 'user-refused';
 
 export interface RefreshTokensRepository {
@@ -47,15 +45,13 @@ export interface RefreshTokensRepository {
   /** The stored token with this value's hash; undefined when unknown or expired. */
   find(token: string): Promise<StoredRefreshToken | undefined>;
   /**
-   * Exchanges `old` for a new token of the same grant with two plain writes, no transaction: the
-   * new item is put, then the old item is marked rotated on condition that it is not yet, so of n
-   * parallel uses exactly one wins (a loser deletes the item it put, which nobody ever received).
-   * The user and the family are NOT checked here: the caller read them consistently before
-   * (`findRefreshToken`) and passes the time it read them as `createdAt`, the new token's
-   * `created_at`, so a block, password change or family revocation committed after that read
-   * still refuses the new token and its access tokens (docs/tokens.md "Refresh tokens").
+   * Exchanges `old` for a new token of the same grant, in ONE transaction: the old item is marked
+   * rotated on condition that it is not yet (so of n parallel uses exactly one wins), the new item
+   * is put, and the family (not revoked) and the user (exists, not blocked, no `tokens_revoked_at`
+   * after `old` was created) are condition-checked, so a refused user or a revoked family never gets
+   * a live token whatever the caches held.
    */
-  rotate(old: StoredRefreshToken, createdAt: Date): Promise<{ token: string } | 'reused'>;
+  rotate(old: StoredRefreshToken): Promise<{ token: string } | Exclude<RotateOutcome, 'rotated'>>;
   /** Marks the family revoked: every token of it is refused, and its access tokens turn inactive (`sid`). */
   revokeFamily(familyId: string): Promise<void>;
 }
@@ -88,30 +84,25 @@ const TOKEN_FIELDS = [
   'rotated_at',
 ] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const uuidBytes = (id: string) => (UUID.test(id) ? Buffer.from(id.replaceAll('-', ''), 'hex') : randomBytes(16));
-const uuidOf = (b: Buffer) => {
-  const hex = b.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-};
-
 /**
- * RFC 6749 §10.10 / API.md §7.1: 256 bits from the CSPRNG, after the 16 bytes of the user's id and
- * the 16 of the family's (= `sid`), base64url (86 characters). Neither id is a secret (the access
- * token's `sub` and `sid` carry them) and neither is trusted: they only let the grant read the
- * user and the family in the same BatchGetItem as the token (`refreshTokenHints`), so a refresh
- * costs one read whatever the caches hold. The token's item names its user and family; an id that
- * is not a UUID is replaced by random bytes, and such a token reads what its hints missed apart.
+ * RFC 6749 §10.10 / API.md §7.1: 256 bits from the CSPRNG, after the 16 bytes of the user's id,
+ * base64url (64 characters). The id is no secret (the access token's `sub` carries it) and is
+ * never trusted: it only lets the grant read the user in the same BatchGetItem as the token
+ * (`userIdHint`), so a refresh costs one read whatever the caches hold. The token's item names
+ * its user; a token whose hint is not a UUID is still found, it just reads the user apart.
  */
-export function newRefreshTokenValue(userId: string, familyId: string): string {
-  return Buffer.concat([uuidBytes(userId), uuidBytes(familyId), randomBytes(32)]).toString('base64url');
+export function newRefreshTokenValue(userId: string): string {
+  const id = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(userId)
+    ? Buffer.from(userId.replaceAll('-', ''), 'hex')
+    : randomBytes(16);
+  return Buffer.concat([id, randomBytes(32)]).toString('base64url');
 }
 
-/** The user and family ids a refresh token says it belongs to (unverified: they only choose what to read). */
-export function refreshTokenHints(token: string): { userId: string; familyId: string } | undefined {
-  if (!/^[A-Za-z0-9_-]{86}$/.test(token)) return undefined;
-  const bytes = Buffer.from(token, 'base64url');
-  return { userId: uuidOf(bytes.subarray(0, 16)), familyId: uuidOf(bytes.subarray(16, 32)) };
+/** The user id a refresh token says it belongs to (unverified: it only chooses what to read). */
+export function userIdHint(token: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]{64}$/.test(token)) return undefined;
+  const hex = Buffer.from(token, 'base64url').subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 export const refreshTokenHash = (token: string): string => createHash('sha256').update(token).digest('base64url');
@@ -148,7 +139,7 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
 
   return {
     async issue({ lifetime, ...rest }) {
-      const token = newRefreshTokenValue(rest.user_id, rest.family_id);
+      const token = newRefreshTokenValue(rest.user_id);
       const at = now();
       const grant = { ...rest, expires_at: lifetime === null ? null : new Date(at.getTime() + lifetime * 1000).toISOString() };
       const ttl = familyTtl(grant.expires_at);
@@ -201,51 +192,79 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
       return refreshTokenOfItem(await getItem(db, tableName, keys.refreshToken(hash), now()), hash);
     },
 
-    async rotate(old, createdAt) {
-      const token = newRefreshTokenValue(old.user_id, old.family_id);
-      const hash = refreshTokenHash(token);
-      const at = now();
-      const nowSeconds = ttlOf(at);
-      const rotatedTtl = Math.min(
-        nowSeconds + ROTATED_KEPT_SECONDS,
-        old.expires_at ? ttlOf(new Date(old.expires_at)) : Number.POSITIVE_INFINITY,
+    rotate(old) {
+      // A lost TransactionConflict (another transaction held one of the items) is retried: the
+      // retry then sees the old token rotated (`reused`) or succeeds, so n parallel uses of one
+      // token end with exactly one `rotated`, never with none.
+      return withRetries(
+        async () => {
+          const token = newRefreshTokenValue(old.user_id);
+          const at = now();
+          const nowSeconds = ttlOf(at);
+          const rotatedTtl = Math.min(
+            nowSeconds + ROTATED_KEPT_SECONDS,
+            old.expires_at ? ttlOf(new Date(old.expires_at)) : Number.POSITIVE_INFINITY,
+          );
+          const { hash: _hash, created_at: _created, rotated_at: _rotated, ...grant } = old;
+          try {
+            await db.send(
+              new TransactWriteCommand({
+                TransactItems: [
+                  {
+                    Update: {
+                      TableName: tableName,
+                      Key: keys.refreshToken(old.hash),
+                      UpdateExpression: 'SET rotated_at = :at, #ttl = :ttl',
+                      // Not yet rotated, and not expired (TTL deletes late; a read already ignored it).
+                      ConditionExpression:
+                        'attribute_exists(PK) AND attribute_not_exists(rotated_at) AND (attribute_not_exists(#ttl) OR #ttl > :now)',
+                      ExpressionAttributeNames: { '#ttl': 'ttl' },
+                      ExpressionAttributeValues: { ':at': at.toISOString(), ':ttl': rotatedTtl, ':now': nowSeconds },
+                    },
+                  },
+                  {
+                    Put: {
+                      TableName: tableName,
+                      Item: tokenItem(grant, refreshTokenHash(token), at),
+                      ConditionExpression: 'attribute_not_exists(PK)',
+                    },
+                  },
+                  {
+                    ConditionCheck: {
+                      TableName: tableName,
+                      Key: keys.refreshFamily(old.family_id),
+                      ConditionExpression: 'attribute_not_exists(revoked) OR revoked = :false',
+                      ExpressionAttributeValues: { ':false': false },
+                    },
+                  },
+                  {
+                    // Decision 4: a missing or blocked user, or a token created before the user's
+                    // `tokens_revoked_at` (ISO strings of one format compare as times).
+                    ConditionCheck: {
+                      TableName: tableName,
+                      Key: keys.user(old.user_id),
+                      ConditionExpression:
+                        'attribute_exists(PK) AND blocked = :false AND (attribute_not_exists(tokens_revoked_at) OR tokens_revoked_at <= :created)',
+                      ExpressionAttributeValues: { ':false': false, ':created': old.created_at },
+                    },
+                  },
+                ],
+              }),
+            );
+            return { token };
+          } catch (err) {
+            const reasons = reasonsOf(err);
+            if (reasons?.[0] === 'ConditionalCheckFailed') return 'reused';
+            if (reasons?.[2] === 'ConditionalCheckFailed') return 'family-revoked';
+            if (reasons?.[3] === 'ConditionalCheckFailed') return 'user-refused';
+            if (reasons?.includes('TransactionConflict') || (err as { name?: string }).name === 'TransactionConflictException') {
+              throw new RetryableConflict('A concurrent refresh of this token was in progress.', err);
+            }
+            return translateError(err);
+          }
+        },
+        { attempts: 25 },
       );
-      const { hash: _hash, created_at: _created, rotated_at: _rotated, ...grant } = old;
-      try {
-        // The successor first: if the claim below then fails, nothing live was lost (a storage
-        // error between the two leaves the old token usable, never a consumed token without one).
-        await db.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: tokenItem(grant, hash, createdAt),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-      } catch (err) {
-        return translateError(err);
-      }
-      try {
-        // The claim: not yet rotated, and not expired (TTL deletes late; the read already ignored
-        // it). DynamoDB applies conditional writes to one item one at a time, so of n parallel
-        // uses exactly one finds `rotated_at` absent; no transaction is needed for that.
-        await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.refreshToken(old.hash),
-            UpdateExpression: 'SET rotated_at = :at, #ttl = :ttl',
-            ConditionExpression:
-              'attribute_exists(PK) AND attribute_not_exists(rotated_at) AND (attribute_not_exists(#ttl) OR #ttl > :now)',
-            ExpressionAttributeNames: { '#ttl': 'ttl' },
-            ExpressionAttributeValues: { ':at': at.toISOString(), ':ttl': rotatedTtl, ':now': nowSeconds },
-          }),
-        );
-        return { token };
-      } catch (err) {
-        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') return translateError(err);
-        // Lost to another use of the same token (reuse): the successor was never handed out.
-        await db.send(new DeleteCommand({ TableName: tableName, Key: keys.refreshToken(hash) })).catch(() => undefined);
-        return 'reused';
-      }
     },
 
     async revokeFamily(familyId) {

@@ -11,7 +11,7 @@ import { toRecord } from './entity.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
 import { otpRepository } from './otp-repository.ts';
 import { getItem, getItems } from './read-items.ts';
-import { refreshTokenHash, refreshTokenHints, refreshTokenOfItem, refreshTokensRepository } from './refresh-tokens-repository.ts';
+import { refreshTokenHash, refreshTokenOfItem, refreshTokensRepository, userIdHint } from './refresh-tokens-repository.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
@@ -147,28 +147,16 @@ function caches(runtime: Runtime): RecordCaches {
   const deps: OAuthDeps = {
     refreshTokens,
     async findRefreshToken(token) {
-      // The grant decides on this read alone (no write checks the user or the family), so it is
-      // consistent and ignores the caches; `readAt` is taken before it (docs/tokens.md "Refresh tokens").
-      const readAt = now();
+      const hint = userIdHint(token);
+      const user = hint === undefined ? undefined : userReads.want(hint, undefined);
+      if (!user?.keys.length) return refreshTokens.find(token);
       const hash = refreshTokenHash(token);
       const tokenKey = keys.refreshToken(hash);
-      const hints = refreshTokenHints(token);
-      const hinted = hints && userReads.want(hints.userId, hints.familyId, true);
-      const found = await getItems(db, config.tableName, [tokenKey, ...(hinted?.keys ?? [])], readAt);
+      const found = await getItems(db, config.tableName, [tokenKey, ...user.keys], now());
       const stored = refreshTokenOfItem(found.get(keyString(tokenKey)), hash);
-      if (!stored) return undefined;
-      // Hints that name the token's own user and family were read with it (only then do they fill
-      // the caches); anything else (an id that is not a UUID, a made-up prefix) is read now,
-      // consistently too.
-      let state;
-      if (hinted && stored.user_id === hints.userId && stored.family_id === hints.familyId) {
-        state = hinted.take((key) => found.get(keyString(key)));
-      } else {
-        const own = userReads.want(stored.user_id, stored.family_id, true);
-        const more = await getItems(db, config.tableName, own.keys, readAt);
-        state = own.take((key) => more.get(keyString(key)));
-      }
-      return { token: stored, user: state.user, familyRevoked: state.familyRevoked, readAt };
+      // Only a real token's user fills the cache: a made-up hint reads, but remembers nothing.
+      if (stored?.user_id === hint) user.take((key) => found.get(keyString(key)));
+      return stored;
     },
     async findUser(userId) {
       return (await userReads.read(userId, undefined)).user;
@@ -188,7 +176,7 @@ function caches(runtime: Runtime): RecordCaches {
       otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
       recordLogin: userLoginWrites(db, config.tableName),
     },
-    userTokens: userReads,
+    userTokens: userTokenReads(runtime),
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,

@@ -56,9 +56,9 @@ function caches(runtime: Runtime): Caches {
    * answer: what was cached is captured now, so an entry expiring during the read is never taken
    * for a missing item.
    */
-  const want = (userId: string, sid: string | undefined, fresh = false): UserTokenWant => {
-    const cachedUser = fresh ? undefined : users.get(userId);
-    const cachedRevoked = sid === undefined ? false : fresh ? undefined : families.get(sid);
+  const want = (userId: string, sid: string | undefined): UserTokenWant => {
+    const cachedUser = users.get(userId);
+    const cachedRevoked = sid === undefined ? false : families.get(sid);
     const userKey = keys.user(userId);
     const familyKey = sid === undefined ? undefined : keys.refreshFamily(sid);
     return {

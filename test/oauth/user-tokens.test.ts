@@ -85,7 +85,7 @@ describe('user tokens from the core (API.md §7.1)', () => {
     expect(tokens).toEqual({
       access_token: expect.any(String),
       id_token: expect.any(String),
-      refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/),
+      refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{64}$/),
       token_type: 'Bearer',
       expires_in: 3600,
       scope: 'openid profile email offline_access',
@@ -212,7 +212,7 @@ describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
     const firstId = await jwtVerify(first.id_token!, jwks);
     client.enableNonRepudiationChecks(rp.config); // openid-client verifies the ID token's signature against our JWKS (kid)
     const next = await client.refreshTokenGrant(rp.config, first.refresh_token!);
-    expect(next.refresh_token).toMatch(/^[A-Za-z0-9_-]{86}$/);
+    expect(next.refresh_token).toMatch(/^[A-Za-z0-9_-]{64}$/);
     expect(next.refresh_token).not.toBe(first.refresh_token);
     const claims = next.claims()!; // openid-client checked iss, aud, exp, iat, sub
     expect(claims).toMatchObject({

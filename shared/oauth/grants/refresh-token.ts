@@ -14,20 +14,18 @@ import { defineGrant } from './token-grant.ts';
  *   include any scope not originally granted"); the new refresh token keeps the original scope
  *   (§6 "MUST be identical"), only the access and ID tokens are narrowed;
  * - `audience`/`resource`, when sent, must be the token's own (`invalid_target` otherwise);
- * - the user exists, is not blocked, and the token is not older than `tokens_revoked_at`; the
- *   family is not revoked. Both come from ONE consistent read with the token (no cache), and every
- *   token of the answer dates from that read (`iat`, the successor's `created_at`), so a change
- *   committed after the read still ends them; the rotation is a conditional write on "not yet
- *   rotated", so of n parallel uses exactly one wins (refresh-tokens-repository.ts `rotate`).
+ * - the user exists, is not blocked, and the token is not older than `tokens_revoked_at`. The
+ *   cached user (1 s) gives the early answer; the rotation transaction checks the user item, the
+ *   family and "not yet rotated" again, so no cache can let a refused token through, and of n
+ *   parallel uses exactly one wins (refresh-tokens-repository.ts `rotate`).
  */
 export const refreshToken = defineGrant({
   name: 'refresh_token',
   params: v.looseObject({ refresh_token: v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(256)) }),
 
   async handle({ client }, request, deps) {
-    const found = await deps.findRefreshToken(request.refresh_token);
-    if (!found || found.token.client_id !== client.id) return refuseRefresh('unknown', undefined, deps);
-    const stored = found.token;
+    const stored = await deps.findRefreshToken(request.refresh_token);
+    if (!stored || stored.client_id !== client.id) return refuseRefresh('unknown', undefined, deps);
     if (stored.expires_at && Date.parse(stored.expires_at) <= deps.now().getTime()) return refuseRefresh('expired', undefined, deps);
     if (stored.rotated_at) return refuseRefresh('reused', stored.family_id, deps);
 
@@ -42,12 +40,11 @@ export const refreshToken = defineGrant({
       throw oauthError(400, 'invalid_target', 'body.audience: is not the audience of the refresh token.');
     }
 
-    const { user } = found;
+    const user = await deps.findUser(stored.user_id);
     const revokedAt = user?.tokens_revoked_at;
     if (!user || user.blocked || user.tenant_id !== stored.tenant_id || (revokedAt && revokedAt > stored.created_at)) {
       return refuseRefresh('user-refused', undefined, deps);
     }
-    if (found.familyRevoked) return refuseRefresh('family-revoked', undefined, deps);
     return issueUserTokens(
       {
         client,
@@ -58,9 +55,6 @@ export const refreshToken = defineGrant({
         },
         authTime: stored.auth_time,
         refresh: stored,
-        // Every token of the answer dates from the read that judged the user and the family, so a
-        // block, password change or family revocation committed after it still ends them.
-        now: found.readAt,
       },
       deps,
     );

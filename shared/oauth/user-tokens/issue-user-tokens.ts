@@ -26,8 +26,6 @@ export interface UserTokenInput {
    * successor keeps its scope, audience, family and expiry (RFC 6749 §6).
    */
   refresh?: StoredRefreshToken;
-  /** The tokens' issue time (`iat`); default now. A refresh passes the time of its consistent read. */
-  now?: Date;
 }
 
 /**
@@ -41,7 +39,7 @@ export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): P
   const { client, user } = input;
   const granted = await resolveUserScopes(user, input.request, deps);
   const sid = input.refresh?.family_id ?? input.sid ?? randomUUID();
-  const now = input.now ?? deps.now();
+  const now = deps.now();
   const access = await mintAccessToken(
     {
       issuer: deps.issuer,
@@ -74,7 +72,7 @@ export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): P
       )
     : undefined;
   const refreshToken = input.refresh
-    ? await rotate(input.refresh, now, deps)
+    ? await rotate(input.refresh, deps)
     : client.grant_types.includes('refresh_token') && granted.scopes.includes('offline_access')
       ? await issueRefresh(input, granted.scopes, granted.audience, sid, deps)
       : undefined;
@@ -90,8 +88,8 @@ export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): P
   };
 }
 
-async function rotate(old: StoredRefreshToken, createdAt: Date, deps: OAuthDeps): Promise<string> {
-  const outcome = await deps.refreshTokens.rotate(old, createdAt);
+async function rotate(old: StoredRefreshToken, deps: OAuthDeps): Promise<string> {
+  const outcome = await deps.refreshTokens.rotate(old);
   return typeof outcome === 'string' ? refuseRefresh(outcome, old.family_id, deps) : outcome.token;
 }
 
