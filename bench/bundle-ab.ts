@@ -158,9 +158,7 @@ try {
       .map((x) => x.toFixed(2))
       .join(' ')}; KMS stand-in calls ${JSON.stringify(standIn.calls())}`,
   );
-  console.log(
-    '| tree | bundle | gzip | node flags | ready ms | boot ms | import ms | first token ms | import CPU ms | CPU to ready ms |',
-  );
+  console.log('| tree | bundle | gzip | node flags | ready ms | boot ms | import ms | first token ms | import CPU ms | CPU to ready ms |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const t of trees) {
     const col = (k: keyof Tree['samples'][number]) => spread(t.samples.map((s) => s[k]));
