@@ -9,11 +9,12 @@
  * handler's own CPU; the bench's event construction taken out), and DynamoDB Local's CPU per
  * request beside them. Prints each run and the median ratio head/base with its range.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { treeExports } from './lib/tree-export.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -27,14 +28,7 @@ const pool = Number(arg('pool') ?? 12_000);
 /** `--paths=token,introspect,refresh`: which hot paths to measure (default token and introspect). */
 const paths = (arg('paths') ?? 'token,introspect').split(',');
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-const temp = mkdtempSync(join(tmpdir(), 'bench-ab-'));
-const exportTree = (commit: string) => {
-  const dir = join(temp, git('rev-parse', '--short', commit));
-  execFileSync('sh', ['-c', `mkdir -p ${dir} && git archive ${commit} | tar -x -C ${dir}`], { cwd: ROOT });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-};
+const { git, temp, exportTree, remove } = treeExports(ROOT, 'bench-ab-');
 
 interface TreeResult {
   tokenUs: number;
@@ -142,5 +136,5 @@ try {
       );
 } finally {
   await ddb.stop();
-  rmSync(temp, { recursive: true, force: true });
+  remove();
 }

@@ -1,18 +1,5 @@
-/**
- * `npm run bench:bundle-ab -- --base=<commit> [--head=<commit>|worktree] [--runs=9]`: the token
- * function's bundle and cold start, before and after a change, in one run (issue 15 item 7;
- * docs/benchmarks.md "Token function bundle"). Each tree's token handler is bundled with THAT
- * tree's construct options (`BUNDLING` of its infra/constructs/service-function.ts, turned into
- * esbuild options by its bench/sections/cold-start.ts `esbuildOptionsOf`, as section 5 does), then
- * started in fresh `node` processes with that tree's function `NODE_OPTIONS` flags, alternating
- * base and head run by run (A B, B A, ...), each handling one real client_credentials token
- * request in envelope key mode against an in-process stack (KMS through the HTTP stand-in).
- * Prints size, gzip size, and ready / boot / import / first-event times, and the probe's CPU time
- * for the import and to ready (robust to a busy machine): median (min–max).
- */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -25,6 +12,7 @@ import { startKmsStandIn } from './lib/kms-stand-in.ts';
 import { runNode } from './lib/proc.ts';
 import { median } from './lib/stats.ts';
 import { UNTHROTTLED } from './lib/throttles.ts';
+import { treeExports } from './lib/tree-export.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -35,14 +23,7 @@ const runs = Number(arg('runs') ?? 9);
 const CLIENT_ID = '0190a0a0-bbbb-7000-8000-00000000b0b0';
 const CLIENT_SECRET = 'bench-bundle-ab-default-client-secret-0123456789abcd';
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-const temp = mkdtempSync(join(tmpdir(), 'bench-bundle-ab-'));
-const exportTree = (commit: string) => {
-  const dir = join(temp, git('rev-parse', '--short', commit));
-  execFileSync('sh', ['-c', `mkdir -p ${dir} && git archive ${commit} | tar -x -C ${dir}`], { cwd: ROOT });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-};
+const { git, temp, exportTree, remove } = treeExports(ROOT, 'bench-bundle-ab-');
 
 interface Tree {
   name: string;
@@ -171,6 +152,6 @@ try {
   await stack.stop();
   await ddb.stop();
   kms.restore();
-  rmSync(temp, { recursive: true, force: true });
+  remove();
 }
 process.exit(0);
