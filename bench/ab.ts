@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- --base=<commit> [--head=<commit>|worktree] [--runs=3] [--slices=10] [--slice-ms=300] [--pool=12000]`:
+ * `npm run bench:ab -- --base=<commit> [--head=<commit>|worktree] [--paths=token,introspect,refresh] [--runs=3] [--slices=10] [--slice-ms=300] [--pool=12000]`:
  * a change's effect on the hot paths, measured in one run (docs/benchmarks.md "Before and after
  * one change"). The base commit (and the head, unless it is the working tree) is exported with
  * `git archive` to a temporary directory that uses this tree's node_modules. Each run is a fresh
@@ -9,11 +9,12 @@
  * handler's own CPU; the bench's event construction taken out), and DynamoDB Local's CPU per
  * request beside them. Prints each run and the median ratio head/base with its range.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { treeExports } from './lib/tree-export.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -24,15 +25,10 @@ const runs = Number(arg('runs') ?? 3);
 const slices = Number(arg('slices') ?? 10);
 const sliceMs = Number(arg('slice-ms') ?? 300);
 const pool = Number(arg('pool') ?? 12_000);
+/** `--paths=token,introspect,refresh`: which hot paths to measure (default token and introspect). */
+const paths = (arg('paths') ?? 'token,introspect').split(',');
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-const temp = mkdtempSync(join(tmpdir(), 'bench-ab-'));
-const exportTree = (commit: string) => {
-  const dir = join(temp, git('rev-parse', '--short', commit));
-  execFileSync('sh', ['-c', `mkdir -p ${dir} && git archive ${commit} | tar -x -C ${dir}`], { cwd: ROOT });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-};
+const { git, temp, exportTree, remove } = treeExports(ROOT, 'bench-ab-');
 
 interface TreeResult {
   tokenUs: number;
@@ -40,13 +36,27 @@ interface TreeResult {
   introspectDdbLocalUs: number;
   introspectDdbCallsPerRequest: number;
   introspectDdbByCommand: Record<string, number>;
+  refreshUs: number;
+  refreshDdbLocalUs: number;
+  refreshDdbCallsPerRequest: number;
+  refreshDdbByCommand: Record<string, number>;
 }
 interface ProbeResult {
   es256SignUs: number;
   es256VerifyUs: number;
   trees: TreeResult[];
 }
-const METRICS = ['tokenUs', 'introspectUs', 'introspectDdbLocalUs', 'introspectDdbCallsPerRequest'] as const;
+const METRICS = (
+  [
+    'tokenUs',
+    'introspectUs',
+    'introspectDdbLocalUs',
+    'introspectDdbCallsPerRequest',
+    'refreshUs',
+    'refreshDdbLocalUs',
+    'refreshDdbCallsPerRequest',
+  ] as const
+).filter((m) => paths.some((p) => m.startsWith(p)));
 
 const ddb = await startDynamoDbLocal({ dataDir: null });
 const devNull = openSync('/dev/null', 'w');
@@ -71,6 +81,7 @@ try {
         slices,
         sliceMs,
         pool,
+        paths,
         clientId: '0190a0a0-bbbb-7000-8000-00000000ab0c',
         clientSecret: 'bench-ab-default-client-secret-0123456789abcdefghijkl',
       };
@@ -104,7 +115,7 @@ try {
   };
   const r2 = (x: number) => Math.round(x * 100) / 100;
   console.log(
-    `A/B: ${trees[0]!.name} vs ${trees[1]!.name}; ${runs} runs × ${slices} alternating slices of ${sliceMs} ms per path; introspection pool ${pool}; load average ${loadavg().map(r2).join(' ')}`,
+    `A/B: ${trees[0]!.name} vs ${trees[1]!.name}; paths ${paths.join(', ')}; ${runs} runs × ${slices} alternating slices of ${sliceMs} ms per path; introspection pool ${pool}; load average ${loadavg().map(r2).join(' ')}`,
   );
   console.log('| CPU per request | base median | head median | head/base: median of runs (min–max) |');
   console.log('|---|---|---|---|');
@@ -118,10 +129,12 @@ try {
   console.log(
     `raw ES256 in the probe: sign ${median(runsOut.map((r) => r.es256SignUs))} µs, verify ${median(runsOut.map((r) => r.es256VerifyUs))} µs`,
   );
-  console.log(
-    `DynamoDB calls per introspection, by command, last run: base ${JSON.stringify(runsOut.at(-1)!.trees[0]!.introspectDdbByCommand)}, head ${JSON.stringify(runsOut.at(-1)!.trees[1]!.introspectDdbByCommand)}`,
-  );
+  for (const p of ['introspect', 'refresh'] as const)
+    if (paths.includes(p))
+      console.log(
+        `DynamoDB calls per ${p}, by command, last run: base ${JSON.stringify(runsOut.at(-1)!.trees[0]![`${p}DdbByCommand`])}, head ${JSON.stringify(runsOut.at(-1)!.trees[1]![`${p}DdbByCommand`])}`,
+      );
 } finally {
   await ddb.stop();
-  rmSync(temp, { recursive: true, force: true });
+  remove();
 }

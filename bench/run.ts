@@ -191,12 +191,13 @@ try {
     }
   };
   // oidc-provider with a database in the loop: its Redis adapter against a real redis-server on the server core.
-  const redis = sections.has(2) ? await startRedis(SERVER_CORE) : undefined;
-  const redisMissing = sections.has(2)
-    ? 'redis-server is not installed (Debian: apt-get install -y redis-server): the Redis side of the introspection cases is not measured'
-    : 'section 2 not run';
+  const redisSections = sections.has(2) || sections.has(9);
+  const redis = redisSections ? await startRedis(SERVER_CORE) : undefined;
+  const redisMissing = redisSections
+    ? 'redis-server is not installed (Debian: apt-get install -y redis-server): the Redis side of the introspection and refresh cases is not measured'
+    : 'sections 2 and 9 not run';
   results.meta.redis = redis ? { version: redis.version } : { missing: redisMissing };
-  if (sections.has(2) && !redis) log(`REDIS MISSING: ${redisMissing}`);
+  if (redisSections && !redis) log(`REDIS MISSING: ${redisMissing}`);
   if (redis) children.push(redis.child);
   const provider = join(ROOT, 'bench/servers/oidc-provider.ts');
   const [oursStarted, theirsStarted, theirsRedisStarted] = await Promise.all([

@@ -402,7 +402,7 @@ export function renderMarkdown(r: BenchResults): string {
               .map(([k, v]) => `${v} ${k}`)
               .join(', ') || 'no calls'
           : '–'
-      } over all runs). Ready = fresh \`node --enable-source-maps\` process → first handled event, median of the runs; it splits into Node's start (boot), the module import, and the first event.`,
+      } over all runs). Ready = fresh \`node\` process started with the function's flags (\`FUNCTION_NODE_FLAGS\`: ${c.nodeFlags.length ? c.nodeFlags.join(' ') : 'none'}) → first handled event, median of the runs; it splits into Node's start (boot), the module import, and the first event.`,
       '',
       "How this maps to Lambda: Lambda's **Init Duration** (the REPORT line of a cold invocation) covers starting the runtime and importing the handler module (top-level code, including any top-level await): here boot + import, plus the runtime client's own start-up, which this cannot see. The first event is not in Init Duration: it is the first invocation's Duration (here, one DynamoDB read and one KMS Decrypt for the signing key). Lambda also downloads and unpacks the code before Init, and below 1,769 MB runs it at a fraction of a vCPU, so these are lower bounds, comparable between runs and handlers.",
     );
@@ -412,8 +412,8 @@ export function renderMarkdown(r: BenchResults): string {
       out.push('');
       out.push(
         `Token handler: ${kb(c.token.bytes)} (gzip ${kb(c.token.gzipBytes)}), ready in ${n(c.token.readyMs)} ms = boot ${n(c.token.bootMs)} ms + import ${n(c.token.importMs)} ms (≈ Init Duration: ${n((c.token.bootMs ?? 0) + (c.token.importMs ?? 0))} ms) + first token ${n(c.token.handleMs)} ms (its one DynamoDB read, a BatchGetItem, and the signing-key unwrap: one KMS Decrypt).` +
-          (c.tokenNoSourceMaps
-            ? ` Without \`--enable-source-maps\`: ready in ${n(c.tokenNoSourceMaps.readyMs)} ms (import ${n(c.tokenNoSourceMaps.importMs)} ms).`
+          (c.tokenWithSourceMaps
+            ? ` With \`--enable-source-maps\`: ready in ${n(c.tokenWithSourceMaps.readyMs)} ms (import ${n(c.tokenWithSourceMaps.importMs)} ms).`
             : '') +
           (c.tokenSdkExternal
             ? ` With \`@aws-sdk/*\` and \`@smithy/*\` external (the runtime's SDK): ${kb(c.tokenSdkExternal.bytes)}, ready in ${n(c.tokenSdkExternal.readyMs)} ms (import ${n(c.tokenSdkExternal.importMs)} ms)${c.tokenSdkExternal.error ? `; error: ${c.tokenSdkExternal.error.slice(0, 120)}` : ''}.`

@@ -28,9 +28,13 @@ interface Options {
   pool: number;
   clientId: string;
   clientSecret: string;
+  /** The paths to measure; default token and introspect. `refresh`: a chain of refresh grants. */
+  paths?: Path[];
 }
+type Path = 'token' | 'introspect' | 'refresh';
 
 const o = JSON.parse(process.argv[2]!) as Options;
+const paths: Path[] = o.paths ?? ['token', 'introspect'];
 type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number; body?: string }>;
 
 /** One tree's stack and its two measured calls. */
@@ -71,7 +75,8 @@ async function setUp(root: string, n: number) {
     return r;
   };
   const pool: string[] = [];
-  for (let i = 0; i < o.pool; i++) pool.push((JSON.parse((await issue()).body!) as { access_token: string }).access_token);
+  for (let i = 0; i < (paths.includes('introspect') ? o.pool : 0); i++)
+    pool.push((JSON.parse((await issue()).body!) as { access_token: string }).access_token);
   const bodies = pool.map((t) => new URLSearchParams({ token: t }).toString());
   let next = 0;
   const introspectOne = async () => {
@@ -83,7 +88,49 @@ async function setUp(root: string, n: number) {
   };
   for (let i = 0; i < bodies.length; i++) await introspectOne(); // one lap: from now on every token is evicted when it comes back
   const eventRate = syncOpsPerSecond(() => [tokenEvent(), lambdaContext('functions/oauth/token', 1024)], 0.5);
-  return { root, stack, meter, issue, introspectOne, eventUs: 1e6 / eventRate.perCpuSec, source: fixture.source };
+  const refreshOne = paths.includes('refresh') ? await refreshChain(root, stack.url, runtime, token) : async () => {};
+  return { root, stack, meter, issue, introspectOne, refreshOne, eventUs: 1e6 / eventRate.perCpuSec, source: fixture.source };
+}
+
+/**
+ * A chain of refresh grants through the token handler (each request presents the token the one
+ * before returned), for a client and user made through the management API
+ * (bench/sections/user-flows.ts `prepareUserFixture`) and a first password grant.
+ */
+async function refreshChain(root: string, url: string, runtime: { config: { managementAudience: string } }, token: Handler) {
+  const from = async <T>(path: string) => (await import(pathToFileURL(join(root, path)).href)) as T;
+  const { runWithRuntime } = await from<typeof import('../../shared/runtime.ts')>('shared/runtime.ts');
+  const { proxyEvent, lambdaContext, basicAuth, FORM } = await from<typeof import('../lib/api-event.ts')>('bench/lib/api-event.ts');
+  const { prepareUserFixture } = await from<typeof import('../sections/user-flows.ts')>('bench/sections/user-flows.ts');
+  const f = await prepareUserFixture(
+    {
+      name: 'ours',
+      url,
+      procs: { pid: process.pid },
+      admin: { clientId: o.clientId, clientSecret: o.clientSecret, managementAudience: runtime.config.managementAudience },
+    },
+    'ab',
+  );
+  const auth = basicAuth(f.clientId, f.clientSecret);
+  const call = async (body: string) => {
+    const event = proxyEvent({ method: 'POST', resource: '/token', headers: { Authorization: auth, 'Content-Type': FORM }, body });
+    const r = await runWithRuntime(runtime as never, () => token(event, lambdaContext('functions/oauth/token', 1024)));
+    if (r.statusCode !== 200) throw new Error(`/token (refresh chain): ${r.statusCode} ${r.body?.slice(0, 300)}`);
+    return JSON.parse(r.body!) as { refresh_token?: string };
+  };
+  let rt = (
+    await call(
+      new URLSearchParams({
+        grant_type: 'password',
+        username: f.username,
+        password: f.password,
+        scope: 'openid offline_access',
+      }).toString(),
+    )
+  ).refresh_token;
+  return async () => {
+    rt = (await call(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: rt! }).toString())).refresh_token;
+  };
 }
 
 interface Tally {
@@ -104,7 +151,8 @@ try {
   const signRate = syncOpsPerSecond(() => sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' }), 1);
   const verifyRate = syncOpsPerSecond(() => verify('sha256', input, { key: publicKey, dsaEncoding: 'ieee-p1363' }, sig), 1);
 
-  const tallies = trees.map(() => ({ token: tally(), introspect: tally() }));
+  const tallies = trees.map(() => ({ token: tally(), introspect: tally(), refresh: tally() }));
+  const calls = { token: 'issue', introspect: 'introspectOne', refresh: 'refreshOne' } as const;
   const slice = async (t: (typeof trees)[number], call: () => Promise<unknown>, into: Tally) => {
     const m0 = t.meter.snapshot();
     const d0 = processCpuSeconds(o.dynamodbPid);
@@ -123,14 +171,10 @@ try {
     for (const [k, v] of Object.entries(used.byCommand)) into.byCommand[k] = (into.byCommand[k] ?? 0) + Number(v);
   };
   // Warm-up: one slice of each, not counted.
-  for (const t of trees) {
-    await slice(t, t.issue, tally());
-    await slice(t, t.introspectOne, tally());
-  }
+  for (const t of trees) for (const p of paths) await slice(t, t[calls[p]], tally());
   for (let s = 0; s < o.slices; s++) {
     const order = s % 2 === 0 ? trees.map((_, i) => i) : trees.map((_, i) => trees.length - 1 - i);
-    for (const i of order) await slice(trees[i]!, trees[i]!.issue, tallies[i]!.token);
-    for (const i of order) await slice(trees[i]!, trees[i]!.introspectOne, tallies[i]!.introspect);
+    for (const p of paths) for (const i of order) await slice(trees[i]!, trees[i]![calls[p]], tallies[i]![p]);
   }
   const r1 = (x: number) => Math.round(x * 10) / 10;
   writeFileSync(
@@ -139,7 +183,7 @@ try {
       es256SignUs: r1(1e6 / signRate.perCpuSec),
       es256VerifyUs: r1(1e6 / verifyRate.perCpuSec),
       trees: trees.map((t, i) => {
-        const { token: tk, introspect: ti } = tallies[i]!;
+        const { token: tk, introspect: ti, refresh: tr } = tallies[i]!;
         return {
           root: t.root,
           fixture: t.source,
@@ -152,6 +196,13 @@ try {
           introspectDdbCallsPerRequest: Math.round((ti.ddbCalls / ti.count) * 1000) / 1000,
           introspectDdbByCommand: ti.byCommand,
           introspections: ti.count,
+          refreshUs: r1((tr.cpu / tr.count) * 1e6 - t.eventUs),
+          refreshDdbLocalUs: r1((tr.ddbCpu / tr.count) * 1e6),
+          refreshDdbCallsPerRequest: Math.round((tr.ddbCalls / tr.count) * 1000) / 1000,
+          refreshDdbByCommand: Object.fromEntries(
+            Object.entries(tr.byCommand).map(([k, v]) => [k, Math.round((v / tr.count) * 1000) / 1000]),
+          ),
+          refreshes: tr.count,
         };
       }),
     }),

@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/probes/profile-hot-path.ts <token|introspect> [seconds] [pool]`: a V8
+ * `node --import tsx bench/probes/profile-hot-path.ts <token|introspect|refresh> [seconds] [pool]`: a V8
  * CPU profile of one hot path in process (warm container, INFO logging to /dev/null), printed as
  * inclusive and self time per function, to find what a request spends outside the signature.
  * Needs DynamoDB Local (started here, in memory).
@@ -13,6 +13,7 @@ import { runWithRuntime } from '../../shared/runtime.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { prepareOurClient } from '../lib/fixture.ts';
 import { UNTHROTTLED } from '../lib/throttles.ts';
+import { prepareUserFixture } from '../sections/user-flows.ts';
 
 const [what = 'token', secondsArg = '4', poolArg = '11000'] = process.argv.slice(2);
 const devNull = openSync('/dev/null', 'w');
@@ -68,6 +69,38 @@ try {
       if (r.statusCode !== 200) throw new Error(`/introspect ${r.statusCode} ${r.body}`);
     };
     for (let i = 0; i < bodies.length; i++) await call();
+  }
+  if (what === 'refresh') {
+    const u = await prepareUserFixture(
+      {
+        name: 'ours',
+        url: stack.url,
+        procs: {},
+        admin: {
+          clientId: '0190a0a0-bbbb-7000-8000-00000000ab0c',
+          clientSecret: 'bench-profile-default-client-secret-0123456789abcdefgh',
+          managementAudience: runtime.config.managementAudience,
+        },
+      },
+      'profile',
+    );
+    const userAuth = basicAuth(u.clientId, u.clientSecret);
+    const tokenCall = async (params: Record<string, string>) => {
+      const event = proxyEvent({
+        method: 'POST',
+        resource: '/token',
+        headers: { Authorization: userAuth, 'Content-Type': FORM },
+        body: new URLSearchParams(params).toString(),
+      });
+      const r = await runWithRuntime(runtime, () => token(event, lambdaContext('functions/oauth/token', 1024)));
+      if (r.statusCode !== 200) throw new Error(`/token ${r.statusCode} ${r.body}`);
+      return JSON.parse(r.body!) as { refresh_token: string };
+    };
+    let rt = (await tokenCall({ grant_type: 'password', username: u.username, password: u.password, scope: 'openid offline_access' }))
+      .refresh_token;
+    call = async () => {
+      rt = (await tokenCall({ grant_type: 'refresh_token', refresh_token: rt })).refresh_token;
+    };
   }
   const warmEnd = performance.now() + 1000;
   while (performance.now() < warmEnd) await call();

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { BUNDLING } from '../../infra/constructs/service-function.ts';
+import { BUNDLING, FUNCTION_NODE_FLAGS } from '../../infra/constructs/service-function.ts';
 import { handlerModules, ROUTES } from '../../shared/routes.ts';
 import { basicAuth, type EventSpec, FORM, proxyEvent } from '../lib/api-event.ts';
 import { LOAD_CORE, pinSelf, runNode } from '../lib/proc.ts';
@@ -37,12 +37,14 @@ export interface BundleResult {
 export interface ColdStartResult {
   esbuild: string;
   awsSdk: 'bundled';
+  /** The flags the functions start node with (`FUNCTION_NODE_FLAGS`), and so every probe here. */
+  nodeFlags: string[];
   bundles: BundleResult[];
   missing: string[];
   largest: string[];
   token: BundleResult | undefined;
-  /** The token handler started without `--enable-source-maps` (what the flag costs at start). */
-  tokenNoSourceMaps: { readyMs: number | null; importMs: number | null; runs: number; error?: string } | undefined;
+  /** The token handler started with `--enable-source-maps` added (what the flag would cost at start). */
+  tokenWithSourceMaps: { readyMs: number | null; importMs: number | null; runs: number; error?: string } | undefined;
   /** The token handler with the SDK external, resolved from node_modules as Lambda resolves its runtime SDK. */
   tokenSdkExternal: { bytes: number; readyMs: number | null; importMs: number | null; runs: number; error?: string } | undefined;
   buildMs: number;
@@ -55,7 +57,15 @@ export interface ColdStartResult {
  * the section rather than being silently left out.
  */
 export function esbuildOptionsOf(b: Record<string, unknown>): BuildOptions {
-  const known = ['format', 'target', 'minify', 'sourceMap', 'sourcesContent', 'mainFields', 'externalModules', 'banner'];
+  const known = ['format', 'target', 'minify', 'sourceMap', 'sourcesContent', 'mainFields', 'externalModules', 'banner', 'esbuildArgs'];
+  // `esbuildArgs` are esbuild command-line flags; only `--alias:<package>` is understood here.
+  const args = Object.entries((b.esbuildArgs as Record<string, string | boolean> | undefined) ?? {});
+  const otherArgs = args.filter(([k, v]) => !k.startsWith('--alias:') || typeof v !== 'string').map(([k]) => k);
+  if (otherArgs.length)
+    throw new Error(
+      `infra/constructs/service-function.ts BUNDLING.esbuildArgs has ${otherArgs.join(', ')}: teach esbuildOptionsOf (bench/sections/cold-start.ts) what esbuild option each is`,
+    );
+  const alias = Object.fromEntries(args.map(([k, v]) => [k.slice('--alias:'.length), v as string]));
   // What esbuild prints and the environment of the esbuild process: no effect on the bundle.
   const outputNeutral = ['logLevel', 'environment'];
   const unknown = Object.keys(b).filter((k) => !known.includes(k) && !outputNeutral.includes(k));
@@ -74,6 +84,7 @@ export function esbuildOptionsOf(b: Record<string, unknown>): BuildOptions {
     mainFields: [...(b.mainFields as string[])],
     external: [...((b.externalModules as string[] | undefined) ?? [])],
     ...(typeof b.banner === 'string' ? { banner: { js: b.banner } } : {}),
+    ...(args.length ? { alias } : {}),
   };
 }
 
@@ -117,7 +128,7 @@ function eventFor(
  * Bundles every handler the way the CDK app does (infra/constructs/service-function.ts: esbuild,
  * ESM, minified, node24, platform node, source map without sources, main fields module/main, the
  * AWS SDK v3 bundled, the createRequire banner), then starts each bundle in fresh `node` processes
- * (pinned to one core, `--enable-source-maps` as the function's NODE_OPTIONS) against the running
+ * (pinned to one core, with the function's node flags, `FUNCTION_NODE_FLAGS`) against the running
  * DynamoDB Local and measures the time to the first handled event.
  */
 export async function benchColdStart(o: {
@@ -135,6 +146,8 @@ export async function benchColdStart(o: {
   const present = all.filter((h) => existsSync(join(ROOT, `${h}.ts`)));
   const missing = all.filter((h) => !present.includes(h));
   const common = {
+    // NodejsFunction runs esbuild from the project root (BUNDLING's alias path is relative to it).
+    absWorkingDir: ROOT,
     entryPoints: Object.fromEntries(present.map((h) => [h, join(ROOT, `${h}.ts`)])),
     outExtension: { '.js': '.mjs' },
     ...esbuildOptionsOf(BUNDLING),
@@ -209,7 +222,7 @@ export async function benchColdStart(o: {
       const samples: { readyMs: number; bootMs: number; importMs: number; handleMs: number; wallMs: number; status: number | null }[] = [];
       try {
         for (let i = 0; i < runs; i++) {
-          const { stdout, wallMs } = await runNode(['--enable-source-maps', probe, file, eventFile], {
+          const { stdout, wallMs } = await runNode([...FUNCTION_NODE_FLAGS, probe, file, eventFile], {
             core: LOAD_CORE,
             env: o.env,
             timeoutMs: 30_000,
@@ -246,7 +259,7 @@ export async function benchColdStart(o: {
       `cold start: ${h} ${(bytes / 1024).toFixed(0)} KB, ready ${result.readyMs ?? '-'} ms (status ${result.status ?? '-'})${result.error ? ` ERROR ${result.error.slice(0, 120)}` : ''}`,
     );
   }
-  // The token handler twice more: without --enable-source-maps, and with the SDK external (imports
+  // The token handler twice more: with --enable-source-maps, and with the SDK external (imports
   // resolve to node_modules, as Lambda resolves its runtime SDK).
   const variant = async (nodeArgs: string[], bundle: string) => {
     const samples: { readyMs: number; importMs: number }[] = [];
@@ -272,16 +285,16 @@ export async function benchColdStart(o: {
     };
   };
   let tokenSdkExternal: ColdStartResult['tokenSdkExternal'];
-  let tokenNoSourceMaps: ColdStartResult['tokenNoSourceMaps'];
+  let tokenWithSourceMaps: ColdStartResult['tokenWithSourceMaps'];
   const tokenFile = join(dir, 'functions/oauth/token.mjs');
   const tokenExt = join(extDir, 'functions/oauth/token.mjs');
   const tokenEvent = join(dir, 'functions_oauth_token.event.json');
   if (existsSync(tokenFile) && existsSync(tokenEvent)) {
-    tokenNoSourceMaps = await variant([], tokenFile);
-    o.log(`cold start: token handler without --enable-source-maps: ready ${tokenNoSourceMaps.readyMs ?? '-'} ms`);
+    tokenWithSourceMaps = await variant([...new Set([...FUNCTION_NODE_FLAGS, '--enable-source-maps'])], tokenFile);
+    o.log(`cold start: token handler with --enable-source-maps: ready ${tokenWithSourceMaps.readyMs ?? '-'} ms`);
   }
   if (existsSync(tokenExt) && existsSync(tokenEvent)) {
-    tokenSdkExternal = { bytes: statSync(tokenExt).size, ...(await variant(['--enable-source-maps'], tokenExt)) };
+    tokenSdkExternal = { bytes: statSync(tokenExt).size, ...(await variant([...FUNCTION_NODE_FLAGS], tokenExt)) };
     o.log(
       `cold start: token handler with the SDK external: ${(tokenSdkExternal.bytes / 1024).toFixed(0)} KB, ready ${tokenSdkExternal.readyMs ?? '-'} ms`,
     );
@@ -293,12 +306,13 @@ export async function benchColdStart(o: {
   return {
     esbuild: esbuildVersion,
     awsSdk: 'bundled',
+    nodeFlags: [...FUNCTION_NODE_FLAGS],
     bundles,
     missing,
     largest,
     token: bundles.find((b) => b.handler === 'functions/oauth/token'),
     tokenSdkExternal,
-    tokenNoSourceMaps,
+    tokenWithSourceMaps,
     buildMs: Math.round(buildMs),
   };
 }

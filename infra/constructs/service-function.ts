@@ -69,11 +69,24 @@ export const BUNDLING = {
   externalModules: [],
   // ESM output: give bundled CommonJS dependencies the `require` they expect.
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+  // Lambda gives credentials in the environment: the SDK's environment provider replaces its
+  // default chain (infra/bundling/env-credential-provider.ts). The path is resolved from the
+  // project root, where NodejsFunction runs esbuild.
+  esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts' },
   // `npm run synth` stays quiet: esbuild reports errors only (not every bundle's size),
   // and the `npx esbuild` that runs it prints no npm warnings.
   logLevel: EsbuildLogLevel.ERROR,
   environment: { NPM_CONFIG_LOGLEVEL: 'error' },
 } as const satisfies BundlingOptions;
+
+/**
+ * The node flags of every function (`NODE_OPTIONS`; the benchmark's cold starts start node with the
+ * same). None: `--enable-source-maps` made node parse the bundle's source map at every cold start,
+ * about a third of the token function's import time (docs/benchmarks.md "Token function bundle").
+ * The map still ships beside the bundle, so a logged stack trace can be mapped afterwards
+ * (docs/deploy.md "Functions").
+ */
+export const FUNCTION_NODE_FLAGS: readonly string[] = [];
 
 /**
  * One handler module as a Lambda function: Node.js 24 on arm64 (cheaper per GB-s than x86 and at
@@ -103,7 +116,7 @@ export class ServiceFunction extends NodejsFunction {
       environment: {
         ...props.environment,
         POWERTOOLS_LOG_LEVEL: logLevel,
-        NODE_OPTIONS: '--enable-source-maps',
+        ...(FUNCTION_NODE_FLAGS.length ? { NODE_OPTIONS: FUNCTION_NODE_FLAGS.join(' ') } : {}),
       },
       logGroup: props.logGroup,
       // JSON platform logs (START/REPORT) next to Powertools' JSON lines; one format to query.

@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:http';
 import { DecryptCommand, EncryptCommand, GenerateDataKeyPairWithoutPlaintextCommand, KMSClient } from '@aws-sdk/client-kms';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_KMS_KEY_ARN } from '../../bench/lib/fake-kms.ts';
 import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
@@ -15,7 +16,7 @@ import { esbuildOptionsOf } from '../../bench/sections/cold-start.ts';
 import { accessLogBytes, memoryOptions } from '../../bench/sections/cost.ts';
 import { mapAdapterFactory } from '../../bench/servers/oidc-adapters.ts';
 import { accessLogFormat } from '../../infra/constructs/route-api.ts';
-import { BUNDLING } from '../../infra/constructs/service-function.ts';
+import { BUNDLING, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
 
 const run = (rps: number, perCpu: number, perCpuWithDb: number, p99 = 5): LoadResult => ({
   rps,
@@ -97,12 +98,32 @@ describe('cold start bundles with the construct options', () => {
       mainFields: ['module', 'main'],
       external: [],
       banner: { js: BUNDLING.banner },
+      alias: { '@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts' },
     });
   });
 
   it('refuses an option it does not know instead of dropping it', () => {
     expect(() => esbuildOptionsOf({ ...BUNDLING, define: { X: '1' } })).toThrow(/define/);
+    expect(() => esbuildOptionsOf({ ...BUNDLING, esbuildArgs: { ...BUNDLING.esbuildArgs, '--drop': 'console' } })).toThrow(/--drop/);
   });
+
+  it('the token bundle carries the SDK environment credential provider, not the default chain (issue 15 item 7)', async () => {
+    const out = await build({
+      ...esbuildOptionsOf(BUNDLING),
+      absWorkingDir: PROJECT_ROOT,
+      entryPoints: ['functions/oauth/token.ts'],
+      write: false,
+      outdir: 'out',
+      metafile: true,
+      logLevel: 'error',
+    });
+    const inputs = Object.keys(out.metafile.inputs);
+    expect(inputs.some((i) => i.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
+    expect(
+      inputs.filter((i) => /@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http)|nested-clients)\//.test(i)),
+    ).toEqual([]);
+    expect(inputs).toContain('infra/bundling/env-credential-provider.ts');
+  }, 60_000);
 });
 
 describe('cost inputs', () => {
