@@ -9,9 +9,10 @@ import { and, equals, exists } from './expression.ts';
 import { removeGroupMemberUnit } from './group-links-repository.ts';
 import { revokeHeldPermissionUnit } from './held-permission-writes.ts';
 import { deleteMarker } from './markers.ts';
-import { queryPage } from './query-all.ts';
+import { queryPage, queryPrefix } from './query-all.ts';
 import { withRetries } from './retry.ts';
 import { sweepUserRoleLinks } from './role-delete.ts';
+import { sessionsRepository } from './sessions-repository.ts';
 import { sweepPages } from './sweep-pages.ts';
 import { keys } from './table-keys.ts';
 import { userMarker } from './user-markers.ts';
@@ -32,7 +33,7 @@ const SWEEP_PAGE = 100;
  * Then, in pages the same way (sweep-pages.ts: one transaction a page, re-runnable): its role
  * member links with the roles' member counts (role-delete.ts `sweepUserRoleLinks`), its group
  * member links with the groups' member counts, and its direct permissions with the scopes' holder
- * counts.
+ * counts. Then its User Grants, and its browser sessions are ended (`now`: their `ended_at`).
  * `load` is the consistent read of the user; undefined → nothing to delete in step 1.
  */
 export async function deleteUser(
@@ -41,6 +42,7 @@ export async function deleteUser(
   load: () => Promise<UserRecord | undefined>,
   accept: (user: UserRecord) => boolean,
   userId: string,
+  now: () => Date,
 ): Promise<boolean> {
   const deleted = await withRetries(async () => {
     const user = await load();
@@ -67,6 +69,14 @@ export async function deleteUser(
   await sweepUserRoleLinks(db, tableName, userId);
   await sweepUserGroupLinks(db, tableName, userId);
   await sweepUserPermissions(db, tableName, userId);
+  // Browser flows (issue 13): the user's consents go, and any session still open ends (a session
+  // of a missing user is refused anyway: sessions-repository.ts `findSession`).
+  await batchDelete(
+    db,
+    tableName,
+    (await queryPrefix(db, tableName, keys.userPartition(userId), keys.userGrantPrefix)) as unknown as Key[],
+  );
+  await sessionsRepository(db, tableName, now).endUserSessions(userId);
   return deleted;
 }
 
