@@ -72,7 +72,7 @@ export interface EffectiveGroup {
 export interface EffectiveAccess {
   /** Resource id → scope id → its sources (direct first, then roles, then groups; each by id). */
   permissions: ReadonlyMap<string, ReadonlyMap<string, readonly PermissionSource[]>>;
-  /** Every group the user is in, direct ones first, then inherited, each once. */
+  /** Every group the user is in, direct ones first, then inherited, each once, each part in id order. */
   groups: readonly EffectiveGroup[];
 }
 
@@ -104,7 +104,7 @@ async function resolve(user: RbacUser, reads: RbacRecordReads, withRoles: boolea
 
   // Batch 1: direct roles + direct groups.
   const first = await readIfAny(reads, directRoleIds, directGroupIds);
-  const directGroups = directGroupIds.map((id) => first.groups.get(id)).filter(own);
+  const directGroups = directGroupIds.map((id) => first.groups.get(id)).filter(own).sort(byId);
   const directSet = new Set(directGroups.map((g) => g.id));
 
   // Batch 2: ancestors of the direct groups + roles of the direct groups.
@@ -113,7 +113,7 @@ async function resolve(user: RbacUser, reads: RbacRecordReads, withRoles: boolea
   const notAsked = (roleIds: string[]) => roleIds.filter((id) => !askedRoles.has(id) && askedRoles.add(id));
   const directGroupRoleIds = withRoles ? notAsked(unique(directGroups.flatMap((g) => ids(g.role_ids)))) : [];
   const second = await readIfAny(reads, directGroupRoleIds, ancestorIds);
-  const ancestors = ancestorIds.map((id) => second.groups.get(id)).filter(own);
+  const ancestors = ancestorIds.map((id) => second.groups.get(id)).filter(own).sort(byId);
 
   // Batch 3: roles of the ancestors not read yet.
   const known = new Map<string, RbacRole>();
@@ -151,6 +151,7 @@ const readIfAny = (reads: RbacRecordReads, roles: readonly string[], groups: rea
   roles.length || groups.length ? reads.read({ roles, groups }) : Promise.resolve(NO_RECORDS);
 
 const unique = (xs: readonly string[]): string[] => [...new Set(xs)];
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const ORDER = { direct: 0, role: 1, group: 2 } as const;
 const sourceKey = (s: PermissionSource) => `${ORDER[s.type]}:${'id' in s ? s.id : ''}`;
