@@ -59,7 +59,10 @@ describe('effective permissions: the union and its sources', () => {
     expect(toObject(access)).toEqual({
       [R1]: {
         [S(1)]: [{ type: 'direct' }, { type: 'role', id: roleA }, { type: 'group', id: grand }],
-        [S(2)]: [{ type: 'role', id: roleA }, { type: 'group', id: parent }],
+        [S(2)]: [
+          { type: 'role', id: roleA },
+          { type: 'group', id: parent },
+        ],
       },
       [R2]: { [S(3)]: [{ type: 'group', id: parent }] },
     });

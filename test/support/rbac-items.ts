@@ -1,5 +1,5 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenGrants } from '../../shared/records/client-record.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { entity } from '../../shared/store/entity.ts';
@@ -56,7 +56,12 @@ export async function putGroup(
   o: { tenantId?: string; roles?: readonly string[]; parents?: readonly string[]; ancestors?: readonly string[]; depth?: number } = {},
 ): Promise<string> {
   const id = uuidv7();
-  const record = newGroupRecord(id, { tenant_id: o.tenantId ?? DEFAULT_TENANT_ID, group_name: `group ${id}` }, ACTOR, new Date().toISOString());
+  const record = newGroupRecord(
+    id,
+    { tenant_id: o.tenantId ?? DEFAULT_TENANT_ID, group_name: `group ${id}` },
+    ACTOR,
+    new Date().toISOString(),
+  );
   await t.db.send(
     new PutCommand({
       TableName: t.tableName,
