@@ -42,13 +42,9 @@ async function richUser() {
   ok(await fx.call('POST', `/groups/${top}/roles`, { body: { roles: [roleC] } }));
   ok(await fx.call('POST', `/users/${user.id}/roles`, { body: { roles: [roleB] } }));
   ok(await fx.call('POST', `/users/${user.id}/groups`, { body: { groups: [bottom] } }));
-  // Direct permission with the pinned shape (POST /users/{id}/permissions is branch rbac-links').
-  const stored = await fx.storedUser(user.id);
-  await setUserRbac(table(), user.id, {
-    grants: { [api.id]: { [api.scope('a')]: true } },
-    roles: Object.keys(stored!.role_ids as object),
-    groups: Object.keys(stored!.group_ids as object),
-  });
+  ok(
+    await fx.call('POST', `/users/${user.id}/permissions`, { body: { permissions: [{ resource_id: api.id, scopes: [api.scope('a')] }] } }),
+  );
   return { user, roleB, roleC, top, bottom };
 }
 

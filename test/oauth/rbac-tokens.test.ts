@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TokenGrants } from '../../shared/records/client-record.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
@@ -17,9 +15,6 @@ import { GOOD_PASSWORD } from '../support/users-fixture.ts';
  * is removed; every other removal (role permission, group role, nesting link, role membership) is
  * reflected in the next token after at most the record-cache TTL (docs/rbac.md "Staleness"); a
  * user's management-API scopes come through RBAC, and the no-escalation rule credits them.
- *
- * Direct permissions are put on the user item with the pinned shape (`token_grants`, holder kind
- * `user`) until `POST /users/{id}/permissions` (branch rbac-links) lands.
  */
 let fx: GroupsFixture;
 let jwks: ReturnType<typeof createRemoteJWKSet>;
@@ -66,19 +61,6 @@ async function chainWithRoleOnTop(roleId: string) {
   return { grand: grand!, parent: parent!, child: child! };
 }
 
-/** Direct permissions as the pinned user item carries them (until rbac-links' POST lands). */
-async function setDirect(userId: string, grants: TokenGrants) {
-  const { runtime } = fx.svc.stack;
-  await runtime.db.send(
-    new UpdateCommand({
-      TableName: runtime.config.tableName,
-      Key: keys.user(userId),
-      UpdateExpression: 'SET token_grants = :g',
-      ExpressionAttributeValues: { ':g': grants },
-    }),
-  );
-}
-
 /** A password-grant token for `audience`, verified with jose against our JWKS; its payload. */
 async function tokenOf(user: Record<string, any>, scope: string, audience = api.audience) {
   const res = await tokenRequest(fx.svc, auth, 'password', { username: user.email, password: GOOD_PASSWORD, scope, audience });
@@ -102,7 +84,7 @@ describe('permissions through a grand-parent group (issue 12 "Done when")', () =
     const { grand, parent, child } = await chainWithRoleOnTop(role);
     const user = await newUser();
     ok(await fx.call('POST', `/users/${user.id}/groups`, { body: { groups: [child] } }));
-    await setDirect(user.id, { [api.id]: { [write]: true } });
+    ok(await fx.call('POST', `/users/${user.id}/permissions`, { body: { permissions: [{ resource_id: api.id, scopes: [write] }] } }));
 
     const list = await permissionsOf(user.id);
     expect(list).toEqual({
@@ -193,6 +175,18 @@ describe('staleness bound: a removed link is out of the next token after at most
       expect(after.body.scope).toBe('');
     });
   }
+
+  it('a direct permission revoked (DELETE /users/{id}/permissions): out of the next token', async () => {
+    const user = await newUser();
+    const body = { permissions: [{ resource_id: api.id, scopes: [api.scope('admin:docs')] }] };
+    ok(await fx.call('POST', `/users/${user.id}/permissions`, { body }));
+    expect((await permissionsOf(user.id)).items.map((i: any) => i.sources)).toEqual([[{ type: 'direct' }]]);
+    expect((await tokenOf(user, 'admin:docs')).payload.permissions).toEqual(['admin:docs']);
+    ok(await fx.call('DELETE', `/users/${user.id}/permissions`, { body }));
+    expect((await permissionsOf(user.id)).items).toEqual([]);
+    fx.clock.advance(ttlMs + 1);
+    expect((await tokenOf(user, 'admin:docs')).payload.permissions).toEqual([]);
+  });
 
   it('a direct role removed: the refresh grant (its user read through the 1 s cache) drops the scope within the TTL', async () => {
     const role = await roleWith([api.scope('read:docs')]);
