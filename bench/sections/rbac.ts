@@ -22,6 +22,7 @@ import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtim
 import { entity } from '../../shared/store/entity.ts';
 import { memberLinkItem } from '../../shared/store/group-links-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import { newUserRecord } from '../../shared/store/user-defaults.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
@@ -262,29 +263,17 @@ async function seedMembers(db: DynamoDBDocumentClient, tableName: string, groupI
   for (let i = 0; i < n; i++) {
     const id = uuidv7();
     ids.push(id);
+    const user = newUserRecord(id, { tenant_id: tenantId, email: `member-${id}@bench.example`, email_verified: true }, actor, at);
     items.push({
       ...keys.user(id),
       GSI1PK: keys.collection(tenantId, 'USERS'),
       GSI1SK: id,
       ...entity('User'),
-      id,
-      tenant_id: tenantId,
-      email: `member-${id}@bench.example`,
-      email_verified: true,
-      phone_verified: false,
-      user_metadata: {},
-      app_metadata: [],
-      blocked: false,
-      last_login: null,
-      logins_count: 0,
-      aggregations: { roles: 0, groups: 1, permissions: 0 },
+      ...user,
+      // What the member-link transaction leaves on the user.
+      aggregations: { ...user.aggregations, groups: 1 },
       group_ids: { [groupId]: true },
       role_ids: {},
-      version: 1,
-      created_by: actor,
-      created_at: at,
-      updated_by: actor,
-      updated_at: at,
     });
     items.push(
       memberLinkItem({

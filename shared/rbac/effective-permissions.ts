@@ -104,7 +104,10 @@ async function resolve(user: RbacUser, reads: RbacRecordReads, withRoles: boolea
 
   // Batch 1: direct roles + direct groups.
   const first = await readIfAny(reads, directRoleIds, directGroupIds);
-  const directGroups = directGroupIds.map((id) => first.groups.get(id)).filter(own).sort(byId);
+  const directGroups = directGroupIds
+    .map((id) => first.groups.get(id))
+    .filter(own)
+    .sort(byId);
   const directSet = new Set(directGroups.map((g) => g.id));
 
   // Batch 2: ancestors of the direct groups + roles of the direct groups.
@@ -113,7 +116,10 @@ async function resolve(user: RbacUser, reads: RbacRecordReads, withRoles: boolea
   const notAsked = (roleIds: string[]) => roleIds.filter((id) => !askedRoles.has(id) && askedRoles.add(id));
   const directGroupRoleIds = withRoles ? notAsked(unique(directGroups.flatMap((g) => ids(g.role_ids)))) : [];
   const second = await readIfAny(reads, directGroupRoleIds, ancestorIds);
-  const ancestors = ancestorIds.map((id) => second.groups.get(id)).filter(own).sort(byId);
+  const ancestors = ancestorIds
+    .map((id) => second.groups.get(id))
+    .filter(own)
+    .sort(byId);
 
   // Batch 3: roles of the ancestors not read yet.
   const known = new Map<string, RbacRole>();

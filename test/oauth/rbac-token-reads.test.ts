@@ -1,16 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as tokenHandler } from '../../functions/oauth/token.ts';
 import { issueUserTokens } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import type { UserRecord } from '../../shared/records/user-record.ts';
-import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
+import type { Runtime } from '../../shared/runtime.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { resourcesRepository } from '../../shared/store/resources-repository.ts';
 import { scopesRepository } from '../../shared/store/scopes-repository.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
+import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putChain, putRole, setUserRbac } from '../support/rbac-items.ts';
+import { refreshContainer } from '../support/refresh-container.ts';
 import { deployedRuntime } from '../support/test-runtime.ts';
 import { putUser } from '../support/user-items.ts';
 
@@ -73,30 +72,10 @@ async function deepUser(): Promise<UserRecord> {
   return { ...user, role_ids: set(direct), group_ids: set(bottoms) } as UserRecord;
 }
 
+/** A container with a stopped clock: the 1 s caches hold between the warm-up and the counted requests however loaded the machine is. */
 function container() {
-  const { db, commands } = recordingClient(table);
-  // A stopped clock: the 1 s caches hold between the warm-up and the counted requests however
-  // loaded the machine is (the TTL is what the test is about, not the wall clock).
   const frozen = new Date();
-  const runtime = createRuntime(setup.config, { db, now: () => frozen });
-  const refresh = async (refresh_token: string) => {
-    const res = await runWithRuntime(runtime, () =>
-      tokenHandler(
-        restEvent({
-          method: 'POST',
-          resource: '/token',
-          headers: {
-            'Content-Type': 'application/x-www-form-urlencoded',
-            Authorization: `Basic ${Buffer.from(`${clientId}:${SECRET}`).toString('base64')}`,
-          },
-          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token }).toString(),
-        }),
-        lambdaContext,
-      ),
-    );
-    return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, string> };
-  };
-  return { commands, refresh };
+  return refreshContainer(table, setup.config, { id: clientId, secret: SECRET }, () => frozen);
 }
 
 async function loginOf(user: UserRecord, scope: string): Promise<string> {

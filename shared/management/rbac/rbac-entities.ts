@@ -1,10 +1,9 @@
 import { userGroupsCollection, userPermissionsCollection } from '../../lists/index.ts';
 import type { PermissionSource } from '../../rbac/effective-permissions.ts';
 import { resourceData, scopeData } from '../clients/client-entity.ts';
-import { groupView } from '../groups/group-entity.ts';
-import { isVisible } from '../kit/access.ts';
+import { groupData } from '../groups/group-entity.ts';
 import { defineEntity, pickView } from '../kit/entity.ts';
-import { addLinkedData, defineLinkedRecord, distinctIds, loadByIds } from '../kit/linked-data.ts';
+import { addLinkedData } from '../kit/linked-data.ts';
 import type { RbacDeps } from './rbac-deps.ts';
 
 /** One effective permission of a user (API.md §7.6). */
@@ -33,16 +32,6 @@ export const userPermissionEntity = defineEntity<EffectivePermissionItem, RbacDe
   collection: userPermissionsCollection,
   view: pickView<EffectivePermissionItem>(['id', 'tenant_id', 'user_id', 'resource_id', 'scope_id', 'sources']),
   expand: (deps, views, access) => addLinkedData(deps, views, [resourceData, scopeData], access),
-});
-
-/** `group_data`: the group as GET /groups/{id} shows it, one GetItem per group of the page. */
-const groupData = defineLinkedRecord<RbacDeps>({
-  idField: 'group_id',
-  as: 'group_data',
-  async load(deps, links, access) {
-    const found = await loadByIds(distinctIds(links, 'group_id'), (id) => deps.groups.get(id));
-    return new Map([...found].map(([id, g]) => [id, g && isVisible(access.ctx, g) ? groupView(g) : null]));
-  },
 });
 
 export const userGroupEntity = defineEntity<EffectiveGroupItem, RbacDeps>({
