@@ -101,17 +101,17 @@ export function heldPermissions(
       commitLinkChange(db, tableName, async (marks) => {
         const done = finished(marks);
         const pairs = pairsOf(requests);
-        const holder = await ensureCopy(await load(holderId));
+        const current = await load(holderId);
         const resourceIds = [...new Set(pairs.map((x) => x.resourceId))];
-        const found = await getItems(db, tableName, resourceIds.map(keys.resource), now());
+        const resources = await getItems(db, tableName, resourceIds.map(keys.resource), now());
         const resource = (id: string) => {
-          const item = found.get(keyString(keys.resource(id)));
+          const item = resources.get(keyString(keys.resource(id)));
           return item ? toRecord<ResourceRecord>(item) : undefined;
         };
         for (const id of resourceIds) {
           const r = resource(id);
           // The system resource (the management API) is shared by every tenant.
-          if (!r || (r.tenant_id !== holder.tenant_id && !r.resource_metadata.is_system)) throw notFound(`Resource ${id} not found.`);
+          if (!r || (r.tenant_id !== current.tenant_id && !r.resource_metadata.is_system)) throw notFound(`Resource ${id} not found.`);
         }
         for (const { resourceId, scopeId } of pairs) {
           if (!(scopeId in resource(resourceId)!.scope_names))
@@ -126,7 +126,7 @@ export function heldPermissions(
           if (e) continue;
           todo.push({
             id: uuidv7(),
-            tenant_id: holder.tenant_id,
+            tenant_id: current.tenant_id,
             [idField]: holderId,
             resource_id: resourceId,
             scope_id: scopeId,
@@ -136,6 +136,8 @@ export function heldPermissions(
             updated_at: at,
           });
         }
+        // Only now, the body being valid, does a holder without a copy get its empty one.
+        const holder = await ensureCopy(current);
         const plan = new LinkPlan().guard(holderRecordKey(kind, holderId), holder.links_version ?? 0);
         for (const [resourceId, ps] of byResource(todo)) {
           const scopeIds = [...(held.get(resourceId) ?? []).map((p) => p.scope_id), ...ps.map((p) => p.scope_id)];

@@ -104,6 +104,12 @@ describe('Direct user permissions over HTTP (API.md §6 /users/{id}/permissions)
     expect((await revoke(UNKNOWN_ID, perms(api.id, [api.scope('a')]))).status).toBe(404);
     expect((await grant(user.id, { permissions: [] })).status).toBe(400);
     expect((await grant(user.id, { permissions: [{ resource_id: api.id, scopes: [api.scope('b')], extra: 1 }] })).status).toBe(400);
+    // A user without direct permissions yet is not touched either (its copy is made only for a valid body).
+    const bare = await fx.createUser();
+    const bareBefore = await userItem(bare.id);
+    expect((await grant(bare.id, perms(UNKNOWN_ID, [api.scope('a')]))).status).toBe(404);
+    expect((await grant(bare.id, perms(api.id, [other.scope('x')]))).status).toBe(400);
+    expect(await userItem(bare.id)).toEqual(bareBefore);
     // Nothing of the failed calls landed.
     expect(await permissionItems(user.id)).toEqual([`${api.id}#${api.scope('a')}`]);
     expect(await userItem(user.id)).toEqual(before);
