@@ -30,6 +30,8 @@ import { fetchToken } from '../lib/fixture.ts';
 import { round } from '../lib/stats.ts';
 
 export interface TokenCost {
+  /** Which case (the targets find them by it). */
+  id: 'cold-container' | 'user-unseen' | 'next' | 'run';
   case: string;
   requests: number;
   /** Per request. */
@@ -173,24 +175,33 @@ export async function benchRbac(o: RbacBenchOptions): Promise<RbacBenchResult> {
     if (res.statusCode !== 200) throw new Error(`refresh: ${res.statusCode} ${res.body}`);
     return body.refresh_token!;
   };
-  const measure = async (name: string, requests: number, run: () => Promise<void>): Promise<TokenCost> => {
+  const measure = async (id: TokenCost['id'], name: string, requests: number, run: () => Promise<void>): Promise<TokenCost> => {
     const before = o.meter.snapshot();
     for (let i = 0; i < requests; i++) await run();
-    return cost(name, requests, o.meter.since(before));
+    return { id, ...cost(name, requests, o.meter.since(before)) };
   };
   const tokens: TokenCost[] = [];
   // A container that has never run: signing keys, client, Resource, the user, then its groups and roles.
   const cold = container();
-  tokens.push(await measure('cold container (first request)', 1, async () => void (deepRefresh = await refresh(cold, deepRefresh))));
+  tokens.push(
+    await measure('cold-container', 'cold container (first request)', 1, async () => void (deepRefresh = await refresh(cold, deepRefresh))),
+  );
   // A warm container (another user's refresh first), the deep user unseen: the user, then the resolver's batches.
   const warmish = container();
   plainRefresh = await refresh(warmish, plainRefresh);
-  tokens.push(await measure('warm container, user not seen yet', 1, async () => void (deepRefresh = await refresh(warmish, deepRefresh))));
   tokens.push(
-    await measure('warm: the next request (within 1 s)', 1, async () => void (deepRefresh = await refresh(warmish, deepRefresh))),
+    await measure(
+      'user-unseen',
+      'warm container, user not seen yet',
+      1,
+      async () => void (deepRefresh = await refresh(warmish, deepRefresh)),
+    ),
   );
   tokens.push(
-    await measure(`warm: ${o.warmRequests} requests in a row (caches refresh once a second)`, o.warmRequests, async () => {
+    await measure('next', 'warm: the next request (within 1 s)', 1, async () => void (deepRefresh = await refresh(warmish, deepRefresh))),
+  );
+  tokens.push(
+    await measure('run', `warm: ${o.warmRequests} requests in a row (caches refresh once a second)`, o.warmRequests, async () => {
       deepRefresh = await refresh(warmish, deepRefresh);
     }),
   );
@@ -241,7 +252,7 @@ export async function benchRbac(o: RbacBenchOptions): Promise<RbacBenchResult> {
   };
 }
 
-function cost(name: string, requests: number, u: DdbUsage): TokenCost {
+function cost(name: string, requests: number, u: DdbUsage): Omit<TokenCost, 'id'> {
   const per = (x: number) => round(x / requests);
   return {
     case: name,
