@@ -233,18 +233,10 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
       (await queryGsi2(db, tableName, keys.userGroups(userId))).map((i) => toRecord<GroupMemberLink>(i)),
 
     async sweepMembers(groupId) {
-      await sweepPages(
-        db,
-        tableName,
-        { partition: keys.groupPartition(groupId), prefix: keys.groupMemberPrefix },
-        SWEEP_PAGE,
-        async (links) => {
-          const users = await readMany(links.map((l) => keys.user(String(l.user_id))));
-          return links.map((l) =>
-            removeGroupMemberUnit(groupId, String(l.user_id), users.has(keyString(keys.user(String(l.user_id)))), false),
-          );
-        },
-      );
+      await sweepPages(db, tableName, { partition: keys.groupPartition(groupId), prefix: keys.groupMemberPrefix }, SWEEP_PAGE, {
+        farEnd: (l) => keys.user(String(l.user_id)),
+        unit: (l, userExists) => removeGroupMemberUnit(groupId, String(l.user_id), userExists, false),
+      });
     },
   };
 }

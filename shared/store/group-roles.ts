@@ -138,13 +138,9 @@ export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: (
     listRoles: list,
 
     async sweepRoles(groupId) {
-      await sweepPages(
-        db,
-        tableName,
-        { partition: keys.groupPartition(groupId), prefix: keys.groupRolePrefix },
-        SWEEP_PAGE,
-        async (links) => links.map((l) => removeGroupRoleUnit(groupId, String(l.role_id), { groupExists: false })),
-      );
+      await sweepPages(db, tableName, { partition: keys.groupPartition(groupId), prefix: keys.groupRolePrefix }, SWEEP_PAGE, {
+        unit: (l) => removeGroupRoleUnit(groupId, String(l.role_id), { groupExists: false }),
+      });
     },
   };
 }

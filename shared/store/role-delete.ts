@@ -70,17 +70,10 @@ export async function sweepRoleLinks(db: DynamoDBDocumentClient, tableName: stri
  * (sweep-pages.ts: re-read consistently, re-runnable). Runs after the role item is gone, so no link
  * is added meanwhile (adding one checks the role exists in its transaction).
  */
-export function sweepRoleGroupLinks(db: DynamoDBDocumentClient, tableName: string, roleId: string, now: () => Date): Promise<number> {
-  return sweepPages(db, tableName, { gsi2: keys.roleGroups(roleId) }, ROLE_SWEEP_PAGE, async (links) => {
-    const groups = await getItems(
-      db,
-      tableName,
-      links.map((l) => keys.group(String(l.group_id))),
-      now(),
-    );
-    return links.map((l) =>
-      removeGroupRoleUnit(String(l.group_id), roleId, { groupExists: groups.has(keyString(keys.group(String(l.group_id)))) }),
-    );
+export function sweepRoleGroupLinks(db: DynamoDBDocumentClient, tableName: string, roleId: string): Promise<number> {
+  return sweepPages(db, tableName, { gsi2: keys.roleGroups(roleId) }, ROLE_SWEEP_PAGE, {
+    farEnd: (l) => keys.group(String(l.group_id)),
+    unit: (l, groupExists) => removeGroupRoleUnit(String(l.group_id), roleId, { groupExists }),
   });
 }
 
@@ -90,16 +83,9 @@ export function sweepRoleGroupLinks(db: DynamoDBDocumentClient, tableName: strin
  * gone (user-delete.ts), so no link is added meanwhile (a link unit requires the user's
  * `role_ids`); re-run by every delete of an id with no user.
  */
-export function sweepUserRoleLinks(db: DynamoDBDocumentClient, tableName: string, userId: string, now: () => Date): Promise<number> {
-  return sweepPages(db, tableName, { gsi2: keys.userRoles(userId) }, ROLE_SWEEP_PAGE, async (links) => {
-    const roles = await getItems(
-      db,
-      tableName,
-      links.map((l) => keys.role(String(l.role_id))),
-      now(),
-    );
-    return links.map((l) =>
-      removeMemberUnit(String(l.role_id), userId, { userExists: false, roleExists: roles.has(keyString(keys.role(String(l.role_id)))) }),
-    );
+export function sweepUserRoleLinks(db: DynamoDBDocumentClient, tableName: string, userId: string): Promise<number> {
+  return sweepPages(db, tableName, { gsi2: keys.userRoles(userId) }, ROLE_SWEEP_PAGE, {
+    farEnd: (l) => keys.role(String(l.role_id)),
+    unit: (l, roleExists) => removeMemberUnit(String(l.role_id), userId, { userExists: false, roleExists }),
   });
 }

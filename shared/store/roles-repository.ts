@@ -123,7 +123,7 @@ export function rolesRepository(db: DynamoDBDocumentClient, tableName: string, n
       // Another tenant's role: not ours to touch, not even its links.
       if (deleted === undefined) return false;
       await sweepRoleLinks(db, tableName, id, now);
-      await sweepRoleGroupLinks(db, tableName, id, now);
+      await sweepRoleGroupLinks(db, tableName, id);
       return deleted;
     },
 

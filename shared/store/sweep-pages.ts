@@ -3,9 +3,19 @@ import { commitPlan } from './commit-plan.ts';
 import { queryPage } from './query-all.ts';
 import { getItems } from './read-items.ts';
 import { withRetries } from './retry.ts';
-import { keyString, type Write } from './writes.ts';
+import { type Key, keyString, type Write } from './writes.ts';
 
 type Item = Record<string, unknown>;
+
+/**
+ * How one link of a page goes: `farEnd`, the key of the record at its other end (read for the
+ * whole page in one batch: an end already gone has no count or mirror left to fix), and `unit`,
+ * the writes that remove the link given whether that end still exists.
+ */
+export interface SweepPlan {
+  readonly farEnd?: (link: Item) => Key;
+  readonly unit: (link: Item, farEndExists: boolean) => Write[];
+}
 
 /**
  * Where a cascade finds the link items of a deleted record: a prefix of a partition (read
@@ -16,7 +26,7 @@ export type SweepSource = { readonly partition: string; readonly prefix: string 
 /**
  * The bounded, re-runnable cleanup every delete cascade runs after its record is gone
  * (docs/data-model.md §4): the links of `source`, `pageSize` at a time, each page ONE transaction
- * of the units `unitsOf` plans for it (the link items and the counts and mirrors of their far
+ * of the units `plan` gives its links (the link items and the counts and mirrors of their far
  * ends, so every count is exact after every page). A page that loses a race is read and planned
  * again; pages move on by the Query's own cursor, so links an index still shows after their delete
  * are stepped over, not read forever. Items found through GSI2 are re-read consistently first and
@@ -29,7 +39,7 @@ export async function sweepPages(
   tableName: string,
   source: SweepSource,
   pageSize: number,
-  unitsOf: (links: Item[]) => Promise<Write[][]>,
+  plan: SweepPlan,
 ): Promise<number> {
   const query: QueryCommandInput =
     'gsi2' in source
@@ -68,7 +78,8 @@ export async function sweepPages(
           return item ? [item] : [];
         });
       }
-      const units = links.length ? await unitsOf(links) : [];
+      const ends = plan.farEnd && links.length ? await getItems(db, tableName, links.map(plan.farEnd), new Date()) : new Map();
+      const units = links.map((l) => plan.unit(l, plan.farEnd ? ends.has(keyString(plan.farEnd(l))) : true));
       if (units.length) await commitPlan(db, tableName, units);
       return { n: links.length, next: found.lastEvaluatedKey };
     });

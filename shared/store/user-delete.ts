@@ -10,13 +10,12 @@ import { removeGroupMemberUnit } from './group-links-repository.ts';
 import { revokeHeldPermissionUnit } from './held-permission-writes.ts';
 import { deleteMarker } from './markers.ts';
 import { queryPage } from './query-all.ts';
-import { getItems } from './read-items.ts';
 import { withRetries } from './retry.ts';
 import { sweepUserRoleLinks } from './role-delete.ts';
 import { sweepPages } from './sweep-pages.ts';
 import { keys } from './table-keys.ts';
 import { userMarker } from './user-markers.ts';
-import { deleteItem, type Key, keyString } from './writes.ts';
+import { deleteItem, type Key } from './writes.ts';
 
 /** Refresh tokens read per Query page of the sweep (then deleted 25 per BatchWriteItem). */
 const SWEEP_PAGE = 100;
@@ -42,7 +41,6 @@ export async function deleteUser(
   load: () => Promise<UserRecord | undefined>,
   accept: (user: UserRecord) => boolean,
   userId: string,
-  now: () => Date,
 ): Promise<boolean> {
   const deleted = await withRetries(async () => {
     const user = await load();
@@ -66,9 +64,9 @@ export async function deleteUser(
   // Another tenant's user: not ours to touch, not even its tokens.
   if (deleted === undefined) return false;
   await sweepRefreshTokens(db, tableName, userId);
-  await sweepUserRoleLinks(db, tableName, userId, now);
-  await sweepUserGroupLinks(db, tableName, userId, now);
-  await sweepUserPermissions(db, tableName, userId, now);
+  await sweepUserRoleLinks(db, tableName, userId);
+  await sweepUserGroupLinks(db, tableName, userId);
+  await sweepUserPermissions(db, tableName, userId);
   return deleted;
 }
 
@@ -80,17 +78,10 @@ const LINK_SWEEP_PAGE = 40;
  * with its group's `aggregations.members`, one transaction per page (sweep-pages.ts). No link is
  * added meanwhile: adding one requires the user's `group_ids` map, gone with the item.
  */
-export function sweepUserGroupLinks(db: DynamoDBDocumentClient, tableName: string, userId: string, now: () => Date): Promise<number> {
-  return sweepPages(db, tableName, { gsi2: keys.userGroups(userId) }, LINK_SWEEP_PAGE, async (links) => {
-    const groups = await getItems(
-      db,
-      tableName,
-      links.map((l) => keys.group(String(l.group_id))),
-      now(),
-    );
-    return links.map((l) =>
-      removeGroupMemberUnit(String(l.group_id), userId, false, groups.has(keyString(keys.group(String(l.group_id))))),
-    );
+export function sweepUserGroupLinks(db: DynamoDBDocumentClient, tableName: string, userId: string): Promise<number> {
+  return sweepPages(db, tableName, { gsi2: keys.userGroups(userId) }, LINK_SWEEP_PAGE, {
+    farEnd: (l) => keys.group(String(l.group_id)),
+    unit: (l, groupExists) => removeGroupMemberUnit(String(l.group_id), userId, false, groupExists),
   });
 }
 
@@ -99,25 +90,11 @@ export function sweepUserGroupLinks(db: DynamoDBDocumentClient, tableName: strin
  * with its scope's holder count on the resource (the user's own count and copy went with it). No
  * permission is added meanwhile: a grant's unit requires the user item.
  */
-export function sweepUserPermissions(db: DynamoDBDocumentClient, tableName: string, userId: string, now: () => Date): Promise<number> {
-  return sweepPages(
-    db,
-    tableName,
-    { partition: keys.userPartition(userId), prefix: keys.permissionPrefix },
-    LINK_SWEEP_PAGE,
-    async (items) => {
-      const ps = items.map((i) => toRecord<HeldPermission>(i));
-      const resources = await getItems(
-        db,
-        tableName,
-        ps.map((p) => keys.resource(p.resource_id)),
-        now(),
-      );
-      return ps.map((p) =>
-        revokeHeldPermissionUnit('user', p, undefined, { resourceExists: resources.has(keyString(keys.resource(p.resource_id))) }),
-      );
-    },
-  );
+export function sweepUserPermissions(db: DynamoDBDocumentClient, tableName: string, userId: string): Promise<number> {
+  return sweepPages(db, tableName, { partition: keys.userPartition(userId), prefix: keys.permissionPrefix }, LINK_SWEEP_PAGE, {
+    farEnd: (p) => keys.resource(String(p.resource_id)),
+    unit: (p, resourceExists) => revokeHeldPermissionUnit('user', toRecord<HeldPermission>(p), undefined, { resourceExists }),
+  });
 }
 
 /** Deletes every refresh token item of a user (GSI1), page by page; idempotent. */
