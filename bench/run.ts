@@ -29,6 +29,7 @@ import { benchHttp, type ServerUnderTest } from './sections/http-compare.ts';
 import { benchLeak } from './sections/leak.ts';
 import { benchLimits } from './sections/limits.ts';
 import { benchLists } from './sections/lists.ts';
+import { benchRbac } from './sections/rbac.ts';
 import { benchUserFlows, type UserFlowsResult, userFlowCosts } from './sections/user-flows.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -40,7 +41,7 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = flag('quick');
-const sections = new Set((value('sections') ?? '1,2,3,4,5,6,7,8,9').split(',').map(Number));
+const sections = new Set((value('sections') ?? '1,2,3,4,5,6,7,8,9,10').split(',').map(Number));
 const opts = {
   quick,
   sections: [...sections],
@@ -66,10 +67,12 @@ const opts = {
   leakTokens: quick ? 20_000 : 100_000,
   passwordSamples: quick ? 10 : 40,
   userFlowRequests: quick ? 50 : 200,
+  rbacMembers: quick ? 2_000 : 10_000,
+  rbacWarmRequests: quick ? 20 : 100,
 };
 const fullRun =
   !quick &&
-  [1, 2, 3, 4, 5, 6, 7, 8, 9].every((n) => sections.has(n)) &&
+  [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].every((n) => sections.has(n)) &&
   !['connections', 'duration', 'rounds', 'passes'].some((k) => value(k) !== undefined);
 
 const t0 = Date.now();
@@ -125,6 +128,7 @@ const results: BenchResults = {
   cost: undefined,
   leak: undefined,
   users: undefined,
+  rbac: undefined,
   targets: [],
   errors: [],
 };
@@ -325,7 +329,7 @@ try {
   await Promise.all([stopChild(theirsChild), theirsRedisChild && stopChild(theirsRedisChild), redis && stopChild(redis.child)]);
 
   // ---- in-process stack: envelope key mode, fake KMS, metered DynamoDB ---------------------------------
-  const needInproc = [3, 4, 5, 6, 7, 8, 9].some((s) => sections.has(s));
+  const needInproc = [3, 4, 5, 6, 7, 8, 9, 10].some((s) => sections.has(s));
   let meter: DdbMeter | undefined;
   let inprocFixture: TokenFixture | undefined;
   const kms = installFakeKms();
@@ -557,6 +561,27 @@ try {
       log,
     );
     results.users = users;
+  }
+
+  // ---- 10. RBAC: tokens for a user 10 levels deep, a role added to a group of 10,000 members ----------------
+  if (sections.has(10) && inproc && meter) {
+    const st = inproc;
+    const m = meter;
+    results.rbac = await section('10 rbac', () =>
+      benchRbac({
+        url: st.url,
+        runtime: st.runtime,
+        admin: {
+          clientId: DEFAULT_CLIENT_ID,
+          clientSecret: DEFAULT_CLIENT_SECRET,
+          managementAudience: st.runtime.config.managementAudience,
+        },
+        meter: m,
+        members: opts.rbacMembers,
+        warmRequests: opts.rbacWarmRequests,
+        log,
+      }),
+    );
   }
 
   // ---- 8. memory: the token function after many tokens ----------------------------------------------------------

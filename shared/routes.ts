@@ -273,6 +273,11 @@ export const ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/groups', 'add-user-groups', 'update', WRITE],
     ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
   ]),
+  // Effective RBAC seen from the user (issue 12; docs/rbac.md): direct + inherited groups, effective permissions with sources.
+  ...managementGroup('users', [
+    ['GET', '/{user_id}/groups', 'list-user-groups', 'read', LIST],
+    ['GET', '/{user_id}/permissions', 'list-user-permissions', 'read', LIST],
+  ]),
   // A user's direct permissions (issue 12; docs/management-users.md); the GET of effective permissions is rbac-tokens'.
   ...managementGroup('users', [
     ['POST', '/{user_id}/permissions', 'grant-user-permissions', 'update', WRITE],

@@ -507,6 +507,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
   out.push('');
   out.push(...userFlows(r.users));
+  out.push(...rbac(r.rbac));
   if (r.errors.length) {
     out.push('## Errors');
     out.push('');
@@ -514,6 +515,47 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
   }
   return out.join('\n');
+}
+
+/** Section 10: RBAC (issue 12): token reads for a user 10 levels deep; a role added to a group of many members. */
+function rbac(r: BenchResults['rbac']): string[] {
+  const out = ['## 10. RBAC (issue 12): tokens through nested groups, a role added to a big group', ''];
+  if (!r) return [...out, 'Not run.', ''];
+  if (isErr(r)) return [...out, `Failed: ${r.error}`, ''];
+  const s = r.shape;
+  out.push(
+    `The user is in ${s.chains} groups, each the bottom of a chain of ${s.depth} nested groups (${s.groups} groups, one role each); the token (refresh grant, \`rbac_enabled\` Resource) carries ${s.scopesInToken} permissions. Target: ≤ 3 BatchGetItem for the user's groups and roles cold, 0 warm.`,
+    '',
+    table(
+      ['case', 'requests', 'DynamoDB calls / token', 'BatchGetItem / token', 'RRU', 'WRU', 'calls by command'],
+      r.tokens.map((t) => [
+        t.case,
+        String(t.requests),
+        n(t.ddbCalls, 3),
+        n(t.batchGets, 3),
+        n(t.rru, 2),
+        n(t.wru, 2),
+        Object.entries(t.byCommand)
+          .map(([k, v]) => `${n(v, 3)} ${k.replace('Command', '')}`)
+          .join(', '),
+      ]),
+    ),
+    '',
+  );
+  const a = r.addRole;
+  out.push(
+    `Adding a role to a group of ${a.members.toLocaleString('en-US')} members (seeded in ${n(a.seedSeconds, 1)} s): **${n(a.ms, 1)} ms**, **${n(a.wru, 2)} WRU** (${n(a.rru, 2)} RRU), answer ${a.status}; calls: ${Object.entries(
+      a.byCommand,
+    )
+      .map(([k, v]) => `${v} ${k.replace('Command', '')}`)
+      .join(
+        ', ',
+      )}. Re-sent (an interrupted call retried): ${a.resend.status}, ${n(a.resend.wru, 2)} WRU. A member's effective permissions show the role's scope through the group: ${a.memberSeesIt ? 'yes' : '**no**'}.`,
+    '',
+  );
+  for (const note of r.notes) out.push(`- ${note}`);
+  out.push('');
+  return out;
 }
 
 /** Section 9: the user flows of issue 11; a part not measured says why, never a number. */

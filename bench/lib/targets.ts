@@ -120,7 +120,43 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     met: tb?.readyMs ? tb.readyMs < 150 : null,
   });
   out.push(...userTargets(r));
+  out.push(...rbacTargets(r));
   return out;
+}
+
+/** Issue 12's targets (section 10): the resolver's reads per token, and a role added to a big group. */
+function rbacTargets(r: BenchResults): TargetCheck[] {
+  const x = r.rbac && !('error' in r.rbac) ? r.rbac : undefined;
+  const failed = r.rbac && 'error' in r.rbac ? `failed: ${r.rbac.error.slice(0, 200)}` : 'not measured';
+  const unseen = x?.tokens.find((t) => t.id === 'user-unseen');
+  const next = x?.tokens.find((t) => t.id === 'next');
+  const deep = x ? `user in ${x.shape.chains} groups nested ${x.shape.depth} deep` : '';
+  const a = x?.addRole;
+  const tx = a?.byCommand.TransactWriteItemsCommand ?? 0;
+  return [
+    unseen
+      ? {
+          target: 'RBAC token: ≤ 3 BatchGetItem for the groups and roles, cold',
+          // The refresh token and its user are one more BatchGetItem of the grant itself.
+          measured: `${fmt(unseen.batchGets - 1, 0)} (${deep}; ${fmt(unseen.batchGets, 0)} BatchGetItem in all with the refresh token + user)`,
+          met: unseen.batchGets - 1 <= 3,
+        }
+      : { target: 'RBAC token: ≤ 3 BatchGetItem for the groups and roles, cold', measured: failed, met: null },
+    next
+      ? {
+          target: 'RBAC token: 0 reads of groups and roles, warm',
+          measured: `${fmt(next.batchGets, 0)} BatchGetItem (${deep})`,
+          met: next.batchGets === 0,
+        }
+      : { target: 'RBAC token: 0 reads of groups and roles, warm', measured: failed, met: null },
+    a
+      ? {
+          target: 'A role added to a group of 10,000 members: one transaction, members untouched',
+          measured: `${a.members.toLocaleString('en-US')} members: ${a.status}, ${fmt(a.ms, 1)} ms, ${fmt(a.wru)} WRU, ${tx} TransactWriteItems`,
+          met: a.status === 204 && tx === 1 && a.wru <= 10 && a.members >= 10_000,
+        }
+      : { target: 'A role added to a group of 10,000 members: one transaction, members untouched', measured: failed, met: null },
+  ];
 }
 
 /** Issue 11's targets (section 9). */

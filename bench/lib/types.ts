@@ -5,6 +5,7 @@ import type { HttpResults } from '../sections/http-compare.ts';
 import type { LeakResult } from '../sections/leak.ts';
 import type { LimitsResult } from '../sections/limits.ts';
 import type { ListsResult } from '../sections/lists.ts';
+import type { RbacBenchResult } from '../sections/rbac.ts';
 import type { UserFlowsResult } from '../sections/user-flows.ts';
 import type { TokenFixture } from './fixture.ts';
 import type { LiftedThrottle } from './throttles.ts';
@@ -46,6 +47,8 @@ export interface BenchResults {
   leak: LeakResult | SectionError | undefined;
   /** Section 9: the user flows of issue 11. */
   users: UserFlowsResult | SectionError | undefined;
+  /** Section 10: RBAC (issue 12). */
+  rbac?: RbacBenchResult | SectionError | undefined;
   targets: TargetCheck[];
   errors: { section: string; message: string }[];
 }

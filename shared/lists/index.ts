@@ -8,6 +8,7 @@ export { type AttributeType, type CollectionSpec, defineCollection, type SortKey
 export { clientsCollection } from './collections/clients.ts';
 export { groupMembersCollection, groupRolesCollection, groupsCollection, nestedGroupsCollection } from './collections/groups.ts';
 export { clientPermissionsCollection, clientResourcesCollection, resourceClientsCollection } from './collections/links.ts';
+export { userGroupsCollection, userPermissionsCollection } from './collections/rbac.ts';
 export { resourcesCollection } from './collections/resources.ts';
 export { roleMembersCollection, rolePermissionsCollection, rolesCollection, userRolesCollection } from './collections/roles.ts';
 export { scopesCollection } from './collections/scopes.ts';

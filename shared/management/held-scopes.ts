@@ -2,6 +2,7 @@ import { insufficientScope } from '../errors.ts';
 import type { Caller } from '../http/authenticate.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
 import { isUserToken } from '../oauth/user-token-state.ts';
+import { userPermissions } from '../oauth/user-tokens/user-permissions.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 
 /**
@@ -14,25 +15,29 @@ import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
  * rule (no-escalation.ts) compares grants with it.
  *
  * Client tokens (`sub` = `client_id`, client_credentials) are narrowed to their Client
- * Permissions. A user token (`sub` ≠ `client_id`) holds NO management scope until RBAC (issue 12)
- * gives users permissions: its client's permissions never apply to it (API.md §7.1), whatever its
- * `scope` claim says. It reaches only the "self" routes, as the user the path names (`caller.self`).
+ * Permissions. A user token (`sub` ≠ `client_id`) is narrowed to its user's effective permissions
+ * on the management API (RBAC, issue 12: direct, from roles, from groups and their ancestors;
+ * shared/rbac/), read through the same 1 s record caches as the token path: a role, membership,
+ * permission or nesting link removed stops a scope of tokens already issued within the TTL. Its
+ * client's permissions never apply to it (API.md §7.1), whatever its `scope` claim says. Without
+ * any, it reaches only the "self" routes, as the user the path names (`caller.self`).
  */
 export async function heldScopes(
   caller: Caller,
   routeScope: string | undefined,
-  deps: Pick<OAuthDeps, 'findClient' | 'findResource' | 'managementAudience'>,
+  deps: Pick<OAuthDeps, 'findClient' | 'findResource' | 'findUser' | 'managementAudience' | 'rbac'>,
 ): Promise<ReadonlySet<string>> {
-  let held: ReadonlySet<string> = new Set<string>();
-  if (!isUserToken(caller.claims)) {
-    const [client, api] = await Promise.all([
-      deps.findClient(caller.claims.client_id),
-      deps.findResource(DEFAULT_TENANT_ID, deps.managementAudience),
-    ]);
-    const granted = (api && client?.grants.get(api.id)) || new Set<string>();
-    const names = new Set([...granted].map((id) => api?.scope_names[id]));
-    held = new Set([...caller.scopes].filter((s) => names.has(s)));
+  const api = deps.findResource(DEFAULT_TENANT_ID, deps.managementAudience);
+  let names: ReadonlySet<string | undefined>;
+  if (isUserToken(caller.claims)) {
+    const [user, resource] = await Promise.all([deps.findUser(caller.claims.sub), api]);
+    names = user && resource ? await userPermissions(user, resource, deps.rbac) : new Set<string>();
+  } else {
+    const [client, resource] = await Promise.all([deps.findClient(caller.claims.client_id), api]);
+    const granted = (resource && client?.grants.get(resource.id)) || new Set<string>();
+    names = new Set([...granted].map((id) => resource?.scope_names[id]));
   }
+  const held: ReadonlySet<string> = new Set([...caller.scopes].filter((s) => names.has(s)));
   if (routeScope && !held.has(routeScope) && !caller.self) throw insufficientScope(routeScope);
   return held;
 }

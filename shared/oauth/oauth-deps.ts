@@ -1,5 +1,6 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
+import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { LoginFailuresRepository } from '../store/login-failures-repository.ts';
 import type { OtpRepository } from '../store/otp-repository.ts';
@@ -117,6 +118,11 @@ export interface OAuthDeps {
   login: LoginStores;
   /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
   userTokens: UserTokenReads;
+  /**
+   * The role and group records of users' effective permissions (shared/rbac/), through 1 s
+   * record caches: ≤ 3 BatchGetItem cold, none warm (docs/rbac.md).
+   */
+  rbac: RbacRecordReads;
   issuer: string;
   /** `{issuer}/identity/v1/`: the audience of management tokens (API.md §4). */
   managementAudience: string;

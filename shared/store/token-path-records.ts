@@ -10,6 +10,7 @@ import { type ClientWithGrants, clientsRepository } from './clients-repository.t
 import { toRecord } from './entity.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
 import { otpRepository } from './otp-repository.ts';
+import { cachedRbacRecordReads } from './rbac-records.ts';
 import { getItem, getItems } from './read-items.ts';
 import { refreshTokenHash, refreshTokenOfItem, refreshTokensRepository, userIdHint } from './refresh-tokens-repository.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
@@ -177,6 +178,7 @@ function caches(runtime: Runtime): RecordCaches {
       recordLogin: userLoginWrites(db, config.tableName),
     },
     userTokens: userTokenReads(runtime),
+    rbac: cachedRbacRecordReads(runtime),
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,

@@ -17,8 +17,11 @@ export const groupView = pickView<GroupRecord>(['id', 'tenant_id', 'group_name',
 
 export const groupEntity = defineEntity<GroupRecord, GroupDeps>({ noun: 'Group', collection: groupsCollection, view: groupView });
 
-/** `group_data` (API.md §7.6): the child group, one GetItem per distinct group of the page. */
-const childGroupData = defineLinkedRecord<GroupDeps>({
+/**
+ * `group_data` (API.md §7.6): the group a link names (a nested group's child, a user's group), one
+ * GetItem per distinct group of the page; another tenant's is `null`.
+ */
+export const groupData = defineLinkedRecord<{ readonly groups: Pick<GroupDeps['groups'], 'get'> }>({
   idField: 'group_id',
   as: 'group_data',
   async load(deps, links, access) {
@@ -41,7 +44,7 @@ export const nestedGroupEntity = defineEntity<NestedGroupLink, GroupDeps>({
   noun: 'Nested group',
   collection: nestedGroupsCollection,
   view: pickView<NestedGroupLink>(['id', 'tenant_id', 'parent_group_id', 'group_id', ...AUDIT]),
-  expand: (deps, views, access) => addLinkedData(deps, views, [childGroupData], access),
+  expand: (deps, views, access) => addLinkedData(deps, views, [groupData], access),
 });
 
 export const groupMemberEntity = defineEntity<GroupMemberLink, GroupDeps>({

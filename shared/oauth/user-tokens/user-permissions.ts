@@ -1,13 +1,15 @@
-import type { UserRecord } from '../../records/user-record.ts';
+import { heldScopeIds, type RbacRecordReads, type RbacUser } from '../../rbac/effective-permissions.ts';
 import type { TokenResource } from '../oauth-deps.ts';
 
 /**
- * The scope names of `resource` the user holds: API.md §7.1's effective permissions (direct, from
- * roles, from groups and their ancestors). Users hold no permissions before issue 12 (RBAC) adds
- * the user permission, role and group records, so today this is the empty set, and an RBAC
- * Resource (the management API among them) gives a user token no scope of its own. Issue 12
- * fills this function in; its callers already intersect with it.
+ * The scope names of `resource` the user effectively holds (API.md §7.1): its direct permissions,
+ * those of its roles, and those of the roles of its groups and of their ancestors
+ * (shared/rbac/effective-permissions.ts). `reads` is the token path's: through the 1 s record
+ * caches, so a warm container reads nothing, and a removed link counts from the next token after
+ * at most `RECORD_CACHE_TTL_SECONDS` (docs/rbac.md "Staleness"). A scope id the Resource no
+ * longer names (deleted meanwhile) grants nothing.
  */
-export async function userPermissions(_user: UserRecord, _resource: TokenResource): Promise<ReadonlySet<string>> {
-  return new Set();
+export async function userPermissions(user: RbacUser, resource: TokenResource, reads: RbacRecordReads): Promise<ReadonlySet<string>> {
+  const ids = await heldScopeIds(user, resource.id, reads);
+  return new Set([...ids].flatMap((id) => (resource.scope_names[id] !== undefined ? [resource.scope_names[id]] : [])));
 }

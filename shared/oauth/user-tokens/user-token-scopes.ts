@@ -23,15 +23,17 @@ export interface UserTokenScopes {
 /**
  * The scopes of a user token (API.md §7.1, §7.6). OIDC scopes are always allowed. With
  * `audience` (or RFC 8707 `resource`), a requested scope is kept when it exists on that Resource
- * and, for an RBAC Resource, when the user holds it; the management API is RBAC for users (plan
- * decision 5). A scope the user may not have is dropped, not refused (§7.6). Without an audience
- * the token is for `/userinfo` only and keeps only OIDC scopes. A client's own permissions never
- * apply to user tokens, nor do its Resource links (§7.1: the user's permissions decide).
+ * and, for an RBAC Resource, when the user effectively holds it (user-permissions.ts); the
+ * management API is RBAC for users (plan decision 5), so a user's management scopes are its
+ * effective permissions on it. A scope the user may not have is dropped, not refused (§7.6).
+ * Without an audience the token is for `/userinfo` only and keeps only OIDC scopes. A client's
+ * own permissions never apply to user tokens, nor do its Resource links (§7.1: the user's
+ * permissions decide).
  */
 export async function resolveUserScopes(
   user: UserRecord,
   request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined },
-  deps: Pick<OAuthDeps, 'findResource' | 'managementAudience' | 'issuer'>,
+  deps: Pick<OAuthDeps, 'findResource' | 'managementAudience' | 'issuer' | 'rbac'>,
 ): Promise<UserTokenScopes> {
   if (request.audience && request.resource && request.audience !== request.resource) {
     throw oauthError(400, 'invalid_request', 'body.audience: differs from body.resource; send one.');
@@ -55,7 +57,7 @@ export async function resolveUserScopes(
   if (!resource) throw oauthError(400, 'invalid_target', 'body.audience: names no resource of this tenant.');
   const existing = new Set(Object.values(resource.scope_names));
   const rbac = resource.rbac_enabled || resource.is_system;
-  const held = rbac ? await userPermissions(user, resource) : existing;
+  const held = rbac ? await userPermissions(user, resource, deps.rbac) : existing;
   const ofResource = requested.filter((s) => !OIDC_SCOPES.has(s) && existing.has(s) && held.has(s));
   const kept = new Set(ofResource);
   return {

@@ -1,0 +1,43 @@
+import type { SecretBox } from '../../keys/key-store.ts';
+import type { RbacRecordReads } from '../../rbac/effective-permissions.ts';
+import type { Runtime } from '../../runtime.ts';
+import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
+import { rbacRecordReads } from '../../store/rbac-records.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
+import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
+import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+
+/** What the effective-permission and effective-group lists depend on (DESIGN.md §3.2). */
+export interface RbacDeps {
+  readonly users: Pick<UsersRepository, 'get'>;
+  /** Role and group records, read consistently (no cache: the management API reads its own writes). */
+  readonly rbac: RbacRecordReads;
+  /** `group_data` under `expand=all`. */
+  readonly groups: Pick<GroupsRepository, 'get'>;
+  /** `resource_data` / `scope_data` under `expand=all`. */
+  readonly resources: Pick<ResourcesRepository, 'get'>;
+  readonly scopes: Pick<ScopesRepository, 'list'>;
+  readonly secretBox: SecretBox;
+  /** The list cursors' HMAC key (docs/lists.md §5). */
+  readonly cursorKey: () => Promise<Buffer>;
+}
+
+const perRuntime = new WeakMap<Runtime, RbacDeps>();
+
+/** Built once per runtime (per container in Lambda, per local stack locally). */
+export function rbacDeps(runtime: Runtime): RbacDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  deps = {
+    users: usersRepository(db, config.tableName, now),
+    rbac: rbacRecordReads(db, config.tableName, now),
+    groups: groupsRepository(db, config.tableName, now),
+    resources: resourcesRepository(db, config.tableName, now, secretBox),
+    scopes: scopesRepository(db, config.tableName, now),
+    secretBox,
+    cursorKey: () => runtime.serviceSecret('cursor'),
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}
