@@ -88,6 +88,8 @@ const SIGN: Access = { table: 'readwrite', kms: ['decrypt', 'sign'] };
 const LIST: Access = { table: 'read', kms: ['decrypt'] };
 /** Introspection: reads, and opens HS256 Resources' secrets (the secret box's data key). */
 const INTROSPECT: Access = { table: 'read', kms: ['decrypt'] };
+/** Writes, and opens sealed secrets: an HS256 Resource's signing secret, the hosted pages' keys. */
+const WRITE_DECRYPT: Access = { table: 'readwrite', kms: ['decrypt'] };
 /** Reads secrets back (`read:client_keys`) or writes new ones. */
 const SECRETS: Access = { table: 'readwrite', kms: ['decrypt', 'encrypt'] };
 
@@ -177,6 +179,19 @@ export const ROUTES: readonly Route[] = [
     auth: client,
     access: READ,
     throttle: { rateLimit: 2000, burstLimit: 4000 },
+  })),
+
+  // Device flow (issue 13, RFC 8628; docs/browser-flows.md "Device flow"). Each device request
+  // writes two items: the stage-wide bucket caps that, as it caps guesses at the /device page
+  // (the per-address limit of RFC 8628 §5.1 is in the page itself).
+  ...(['GET', 'POST'] as const).map((method) => ({
+    method,
+    path: '/device_code',
+    handler: 'functions/oauth/device-code',
+    auth: client,
+    // Decrypt: naming an HS256 Resource opens its sealed secret (token-path-records.ts).
+    access: WRITE_DECRYPT,
+    throttle: { rateLimit: 50, burstLimit: 100 },
   })),
 
   // Management API, part 1 (API.md §6): one group per area, declared with `managementGroup`.

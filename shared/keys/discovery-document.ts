@@ -26,6 +26,8 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     // REQUIRED by both documents; there is no /authorize yet, so no response type is supported.
     response_types_supported: [],
     grant_types_supported: supportedGrantTypes,
+    // RFC 8628 §4: the device authorization endpoint (POST; GET accepted, API.md §5).
+    device_authorization_endpoint: `${iss}/device_code`,
     // `none`: public clients identify themselves with client_id only (API.md §5.1).
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
     introspection_endpoint: `${iss}/introspect`,

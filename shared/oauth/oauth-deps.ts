@@ -1,6 +1,7 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { UserRecord } from '../records/user-record.ts';
+import type { DeviceCodesRepository } from '../store/device-codes-repository.ts';
 import type { LoginFailuresRepository } from '../store/login-failures-repository.ts';
 import type { OtpRepository } from '../store/otp-repository.ts';
 import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
@@ -115,6 +116,8 @@ export interface OAuthDeps {
   revocations: RevocationsRepository;
   /** The password and otp grants' lockout counter, TOTP authenticators and login writes (grants/user-login.ts). */
   login: LoginStores;
+  /** RFC 8628 device authorizations (`/device_code`, the `device_code` grant, the `/device` page). */
+  deviceCodes: DeviceCodesRepository;
   /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
   userTokens: UserTokenReads;
   issuer: string;

@@ -112,6 +112,14 @@ export const keys = {
   /** The tenant's group graph version: every nesting change is conditioned on it and raises it. */
   groupGraph: (tenantId: string) => ({ PK: `GROUP_GRAPH#${tenantId}`, SK: 'GRAPH' }),
 
+  // Browser flows (issue 13; docs/browser-flows.md).
+  /** A device authorization (RFC 8628) by the SHA-256 of its device code; `ttl` set (store/device-codes-repository.ts). */
+  deviceCode: (deviceCodeHash: string) => ({ PK: `DEVICE#${deviceCodeHash}`, SK: 'DEVICE' }),
+  /** The user code of a device authorization (normalised: 8 letters, no dash) → `device_hash`; `ttl` set. */
+  deviceUserCode: (userCode: string) => ({ PK: `USER_CODE#${userCode}`, SK: 'USER_CODE' }),
+  /** Wrong user codes from one source address in one window (RFC 8628 §5.1; store/user-code-attempts-repository.ts); `ttl` set. */
+  userCodeAttempts: (sourceHash: string, window: number) => ({ PK: `USER_CODE_ATTEMPTS#${sourceHash}`, SK: `WINDOW#${window}` }),
+
   /** "The Default Client's secret has been shown once" (shared/store/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
   /** Never written: health reads it to see that the table answers (store/table-probe.ts). */

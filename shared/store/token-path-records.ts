@@ -7,6 +7,7 @@ import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records
 import type { Runtime } from '../runtime.ts';
 import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens/revocation-ref.ts';
 import { type ClientWithGrants, clientsRepository } from './clients-repository.ts';
+import { deviceCodesRepository } from './device-codes-repository.ts';
 import { toRecord } from './entity.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
 import { otpRepository } from './otp-repository.ts';
@@ -177,6 +178,7 @@ function caches(runtime: Runtime): RecordCaches {
       recordLogin: userLoginWrites(db, config.tableName),
     },
     userTokens: userTokenReads(runtime),
+    deviceCodes: deviceCodesRepository(db, config.tableName, now),
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,

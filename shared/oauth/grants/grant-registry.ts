@@ -1,12 +1,13 @@
 import { oauthError } from '../../errors.ts';
 import { clientCredentials } from './client-credentials.ts';
+import { deviceCode } from './device-code.ts';
 import { otp } from './otp.ts';
 import { password } from './password.ts';
 import { refreshToken } from './refresh-token.ts';
 import type { AnyTokenGrant } from './token-grant.ts';
 
 /** The grants of `/token` that work end to end, one line each (docs/tokens.md "Adding a grant"). */
-const GRANTS: readonly AnyTokenGrant[] = [clientCredentials, refreshToken, password, otp];
+const GRANTS: readonly AnyTokenGrant[] = [clientCredentials, refreshToken, password, otp, deviceCode];
 
 /**
  * Grants API.md §5.1 lists whose issue has not landed yet. Their spellings are known, so a client
@@ -19,7 +20,6 @@ const GRANTS: readonly AnyTokenGrant[] = [clientCredentials, refreshToken, passw
 const NOT_YET_AVAILABLE: readonly AnyTokenGrant[] = [
   // `authorization_code_verifier` is the spec's name for the PKCE exchange (a verifier required).
   notYetAvailable('authorization_code', ['code', 'authorization_code_verifier']),
-  notYetAvailable('device_code', ['urn:ietf:params:oauth:grant-type:device_code']),
   notYetAvailable('token_exchange', ['urn:ietf:params:oauth:grant-type:token-exchange']),
 ];
 
