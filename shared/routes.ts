@@ -301,6 +301,11 @@ export const ROUTES: readonly Route[] = [
     access: { ...WRITE, email: true },
     throttle: { rateLimit: 10, burstLimit: 20 },
   },
+  // Tickets (API.md §6, issue 13 item 5; docs/browser-flows.md "Tickets"): the page's links.
+  ...managementGroup('tickets', [
+    ['POST', '/password-change', 'create-password-change-ticket', 'create:tickets', WRITE],
+    ['POST', '/email-verification', 'create-email-verification-ticket', 'create:tickets', WRITE],
+  ]),
   // The ticket page (API.md §5, §7.4): HTML; decrypt opens the hosted pages' CSRF key.
   {
     method: 'GET',
