@@ -193,6 +193,18 @@ export const ROUTES: readonly Route[] = [
     access: WRITE_DECRYPT,
     throttle: { rateLimit: 50, burstLimit: 100 },
   })),
+  // The user-code page: GET shows (and pre-fills), POST checks the code. Its POST bucket caps the
+  // guesses of the whole stage (RFC 8628 §5.1), below the per-address limit the page keeps itself.
+  { method: 'GET', path: '/device', handler: 'functions/pages/device', auth: none, access: { table: 'read', kms: ['decrypt'] } },
+  {
+    method: 'POST',
+    path: '/device',
+    handler: 'functions/pages/device',
+    auth: none,
+    access: WRITE_DECRYPT,
+    throttle: { rateLimit: 10, burstLimit: 20 },
+  },
+  { method: 'GET', path: '/device/resume', handler: 'functions/pages/device-resume', auth: none, access: WRITE_DECRYPT },
 
   // Management API, part 1 (API.md §6): one group per area, declared with `managementGroup`.
   ...managementGroup('clients', [

@@ -30,7 +30,7 @@ export interface InteractionRecord {
   /** OIDC `max_age` in seconds. */
   max_age?: number;
   login_hint?: string;
-  /** Where `/consent` sends the browser when done: a path of this service. */
+  /** Where `/consent` sends the browser when done: a path of this service; `{id}` in a new one becomes the interaction's id. */
   return_to: string;
   payload: Record<string, unknown>;
   user_id?: string;
@@ -119,9 +119,13 @@ export function interactionsRepository(db: DynamoDBDocumentClient, tableName: st
     async createInteraction(input) {
       const at = now();
       const expires = new Date(at.getTime() + INTERACTION_LIFETIME_SECONDS * 1000);
+      const id = randomBytes(32).toString('base64url');
       const record: InteractionRecord = {
         ...input,
-        id: randomBytes(32).toString('base64url'),
+        id,
+        // The creator's resume route names the interaction, whose id is made here: `{id}` in
+        // `return_to` stands for it (`/device/resume?interaction={id}`).
+        return_to: input.return_to.replace('{id}', id),
         created_at: at.toISOString(),
         expires_at: expires.toISOString(),
       };
