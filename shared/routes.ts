@@ -194,7 +194,7 @@ export const ROUTES: readonly Route[] = [
     throttle: { rateLimit: 50, burstLimit: 100 },
   })),
   // The user-code page: GET shows (and pre-fills), POST checks the code. Its POST bucket caps the
-  // guesses of the whole stage (RFC 8628 §5.1), below the per-address limit the page keeps itself.
+  // guesses of the whole stage (RFC 8628 §5.1); the page also limits each source address itself.
   { method: 'GET', path: '/device', handler: 'functions/pages/device', auth: none, access: { table: 'read', kms: ['decrypt'] } },
   {
     method: 'POST',
