@@ -214,7 +214,7 @@ describe('code + PKCE with openid-client (RFC 6749 §4.1, RFC 7636, OIDC Core §
         .replace(/&#39;/g, "'")
         .replace(/&amp;/g, '&');
     const fields = new URLSearchParams(
-      [...page.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, fromHtml(m[2]!)]),
+      [...page.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [m[1]!, fromHtml(m[2]!)]),
     );
     expect(fields.get('iss')).toBe(svc.url);
     expect(fields.get('state')).toBe('<script>x</script>');
@@ -425,7 +425,7 @@ describe('the authorization_code grant (API.md §5.1)', () => {
 
 describe('discovery lists the authorization endpoint (issue 13 item 6)', () => {
   it('authorization_endpoint, response types and modes, S256 only, RFC 9207, the code grant', async () => {
-    const doc = await (await fetch(`${svc.url}/.well-known/openid-configuration`)).json();
+    const doc = (await (await fetch(`${svc.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(doc).toMatchObject({
       authorization_endpoint: `${svc.url}/authorize`,
       response_types_supported: ['code', 'token', 'id_token', 'id_token token'],
