@@ -180,13 +180,14 @@ describe('errors after the redirect URI is verified go to the client, with state
 describe('PKCE (RFC 7636, API.md §7.8): S256 only, no downgrade', () => {
   it('plain, a challenge without method, a method without challenge, a malformed challenge, a public client without PKCE', async () => {
     const { challenge } = await pkce();
-    for (const extra of [
+    const attempts: Record<string, string>[] = [
       { code_challenge: challenge, code_challenge_method: 'plain' },
       { code_challenge: challenge },
       { code_challenge_method: 'S256' },
       { code_challenge: 'short', code_challenge_method: 'S256' },
       {},
-    ]) {
+    ];
+    for (const extra of attempts) {
       const answer = await browserGet(authorizeUrl(svc, base(pub, extra)));
       expect(responseParams(answer.location!).get('error'), JSON.stringify(extra)).toBe('invalid_request');
     }
