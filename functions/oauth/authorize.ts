@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { readCookie, SESSION_COOKIE } from '../../shared/browser/cookies.ts';
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { authorizeDeps } from '../../shared/oauth/authorize/authorize-deps.ts';
-import { sessionCookie } from '../../shared/oauth/authorize/session-cookie.ts';
 import { startAuthorization } from '../../shared/oauth/authorize/start-authorization.ts';
 
 /**
@@ -14,5 +14,5 @@ const Params = v.optional(v.record(v.string(), v.unknown()), {});
 /** GET and POST /authorize (API.md §5; RFC 6749 §3.1: the endpoint supports GET, and POST form bodies). */
 export const handler = httpHandler({ page: true, query: Params, body: Params }, async (req) => {
   const params = req.route.method === 'GET' ? req.query : req.body;
-  return startAuthorization(params, sessionCookie(req.headers.cookie), authorizeDeps(req.runtime));
+  return startAuthorization(params, readCookie(req.headers, SESSION_COOKIE), authorizeDeps(req.runtime));
 });

@@ -44,6 +44,8 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
     // OIDC Core §5.3; answers plain JSON (no signed or encrypted userinfo responses).
     userinfo_endpoint: `${iss}/userinfo`,
+    // OIDC RP-Initiated Logout 1.0 §2.1 (branch pages: shared/browser/logout-page.ts).
+    end_session_endpoint: `${iss}/logout`,
     // RECOMMENDED (OIDC Discovery §3): the OIDC scopes only (Resource scopes are each tenant's own).
     scopes_supported: [...OIDC_SCOPES],
     // RECOMMENDED: every claim about the user /userinfo and ID tokens may carry, both spellings (API.md §7.1).

@@ -112,6 +112,23 @@ export const keys = {
   /** The tenant's group graph version: every nesting change is conditioned on it and raises it. */
   groupGraph: (tenantId: string) => ({ PK: `GROUP_GRAPH#${tenantId}`, SK: 'GRAPH' }),
 
+  // Browser flows (issue 13; docs/browser-flows.md). Owner of each block: its branch.
+  // pages: sessions, interactions, user grants.
+  /** A browser session by the SHA-256 of its cookie value (the value itself is never stored); `ttl`. */
+  session: (cookieHash: string) => ({ PK: `SESSION#${cookieHash}`, SK: 'SESSION' }),
+  /** GSI2PK of a user's sessions (GSI2SK = session id), so blocking or deleting the user ends them. */
+  userSessions: (userId: string) => `USER#${userId}#SESSIONS`,
+  /** A login/consent interaction between `/authorize` (or `/device`) and the pages; `ttl`. */
+  interaction: (id: string) => ({ PK: `INTERACTION#${id}`, SK: 'INTERACTION' }),
+  /** A User Grant (consent) of a user to a client for a Resource (`userinfo` when none). */
+  userGrant: (userId: string, clientId: string, resourceId: string | null) => ({
+    PK: `USER#${userId}`,
+    SK: `GRANT#${clientId}#${resourceId ?? 'userinfo'}`,
+  }),
+  userGrantPrefix: 'GRANT#',
+  /** GSI2PK of the grants given to a client (GSI2SK = user id). */
+  clientGrants: (clientId: string) => `CLIENT#${clientId}#GRANTS`,
+
   /** "The Default Client's secret has been shown once" (shared/store/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
   /** Never written: health reads it to see that the table answers (store/table-probe.ts). */

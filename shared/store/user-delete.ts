@@ -5,9 +5,10 @@ import { countWrite } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { and, equals, exists } from './expression.ts';
 import { deleteMarker } from './markers.ts';
-import { queryPage } from './query-all.ts';
+import { queryPage, queryPrefix } from './query-all.ts';
 import { withRetries } from './retry.ts';
 import { sweepUserRoleLinks } from './role-delete.ts';
+import { sessionsRepository } from './sessions-repository.ts';
 import { keys } from './table-keys.ts';
 import { userMarker } from './user-markers.ts';
 import { deleteItem, type Key } from './writes.ts';
@@ -59,6 +60,14 @@ export async function deleteUser(
   if (deleted === undefined) return false;
   await sweepRefreshTokens(db, tableName, userId);
   await sweepUserRoleLinks(db, tableName, userId, now);
+  // Browser flows (issue 13): the user's consents go, and any session still open ends (a session
+  // of a missing user is refused anyway: sessions-repository.ts `findSession`).
+  await batchDelete(
+    db,
+    tableName,
+    (await queryPrefix(db, tableName, keys.userPartition(userId), keys.userGrantPrefix)) as unknown as Key[],
+  );
+  await sessionsRepository(db, tableName, now).endUserSessions(userId);
   return deleted;
 }
 

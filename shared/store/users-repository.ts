@@ -17,6 +17,7 @@ import { notExists } from './expression.ts';
 import { deleteMarker, putMarker } from './markers.ts';
 import { changedFields, type DeepPartial, mergePatch } from './merge-patch.ts';
 import { getItem } from './read-items.ts';
+import { sessionsRepository } from './sessions-repository.ts';
 import { keys } from './table-keys.ts';
 import { newUserRecord } from './user-defaults.ts';
 import { deleteUser, sweepRefreshTokens } from './user-delete.ts';
@@ -54,7 +55,7 @@ export interface UsersRepository {
    * tokens, so re-running an interrupted delete finishes it.
    */
   delete(id: string, accept?: (user: UserRecord) => boolean): Promise<boolean>;
-  /** Blocks or unblocks; blocking also sets `tokens_revoked_at` = `at` (every token of the user dies). 404 if missing. */
+  /** Blocks or unblocks; blocking also sets `tokens_revoked_at` = `at` (every token of the user dies) and ends its sessions. 404 if missing. */
   setBlocked(id: string, blocked: boolean, at: Date, actor?: string): Promise<UserRecord>;
   /**
    * Replaces the password hash and sets `tokens_revoked_at` = `at` (API.md §6: a password change
@@ -178,15 +179,20 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
 
     delete: (id, accept = () => true) => deleteUser(db, tableName, () => get(id), accept, id, now),
 
-    setBlocked: (id, blocked, at, actor) =>
-      change(id, (current) => ({
+    async setBlocked(id, blocked, at, actor) {
+      const updated = await change(id, (current) => ({
         fields: {
           blocked,
           ...(blocked ? { tokens_revoked_at: at.toISOString() } : {}),
           updated_by: actor ?? current.updated_by,
           updated_at: at.toISOString(),
         },
-      })),
+      }));
+      // Blocking ends the user's browser sessions (docs/browser-flows.md "Sessions"); findSession
+      // already refuses a blocked user's session, this makes it final (unblocking revives none).
+      if (blocked) await sessionsRepository(db, tableName, now).endUserSessions(id);
+      return updated;
+    },
 
     setPasswordHash: (id, hash, at, options = {}) =>
       change(id, (current) => ({

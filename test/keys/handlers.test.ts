@@ -109,6 +109,7 @@ describe('well-known handlers', () => {
       revocation_endpoint: `${ISSUER}/revoke`,
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       userinfo_endpoint: `${ISSUER}/userinfo`,
+      end_session_endpoint: `${ISSUER}/logout`,
       scopes_supported: ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'],
       claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
       subject_types_supported: ['public'],

@@ -267,7 +267,7 @@ describe('resume is bound to the browser that signed in', () => {
     await finishInteraction(runtime(), id, mine, user.id, 'allow');
     expectErrorPage(await browserGet(resume, theirs.header));
     expectErrorPage(await browserGet(resume));
-    expectErrorPage(await browserGet(resume, `session=${mine.cookie}; session=${theirs.cookie}`));
+    expectErrorPage(await browserGet(resume, `session=${theirs.cookie}; session=${mine.cookie}`));
     expect(await readInteraction(runtime(), id)).toBeDefined();
     const done = await browserGet(resume, mine.header);
     expect(responseParams(done.location!).get('code')).toEqual(expect.any(String));

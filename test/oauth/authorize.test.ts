@@ -214,7 +214,10 @@ describe('code + PKCE with openid-client (RFC 6749 §4.1, RFC 7636, OIDC Core §
         .replace(/&#39;/g, "'")
         .replace(/&amp;/g, '&');
     const fields = new URLSearchParams(
-      [...page.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [m[1]!, fromHtml(m[2]!)]),
+      [...page.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [
+        m[1]!,
+        fromHtml(m[2]!),
+      ]),
     );
     expect(fields.get('iss')).toBe(svc.url);
     expect(fields.get('state')).toBe('<script>x</script>');

@@ -1,18 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import type { Runtime } from '../../shared/runtime.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
+import { interactionsRepository } from '../../shared/store/interactions-repository.ts';
+import { refreshTokensRepository } from '../../shared/store/refresh-tokens-repository.ts';
+import { sessionsRepository } from '../../shared/store/sessions-repository.ts';
+import { userGrantsRepository } from '../../shared/store/user-grants-repository.ts';
 
 /**
- * Browser-flow items put straight into the table with the keys and shapes flows-plan.md pins
- * (Session, Interaction, User Grant), so `/authorize` and `/authorize/resume` can be driven
- * without the hosted pages: a "logged-in browser" is a session item plus its cookie, and a
- * "finished login and consent" is the interaction with the fields the pages would record.
+ * A "logged-in browser" and a "finished login and consent" without the hosted pages: the session,
+ * interaction and User Grant repositories the pages use, called as they call them. Drives
+ * `/authorize/resume` and `prompt=none` in tests of the authorization endpoint; the pages
+ * themselves are driven in test/pages/.
  */
-const sessionKey = (cookie: string) => ({ PK: `SESSION#${createHash('sha256').update(cookie).digest('base64url')}`, SK: 'SESSION' });
-const interactionKey = (id: string) => ({ PK: `INTERACTION#${id}`, SK: 'INTERACTION' });
-
 export interface SeededSession {
   cookie: string;
   /** The `Cookie` header a browser with this session sends. */
@@ -21,40 +19,29 @@ export interface SeededSession {
   authTime: number;
 }
 
-/** A live session of `user` (the login `ageSeconds` ago; 24 h lifetime as pinned). */
+const repos = (runtime: Runtime) => {
+  const { db, config, now } = runtime;
+  return {
+    sessions: sessionsRepository(db, config.tableName, now),
+    interactions: interactionsRepository(db, config.tableName, now),
+    grants: userGrantsRepository(db, config.tableName, now, refreshTokensRepository(db, config.tableName, now)),
+  };
+};
+
+/** A live session of `user`, its login `ageSeconds` ago; `ended`: logged out. */
 export async function seedSession(
   runtime: Runtime,
   user: Pick<UserRecord, 'id' | 'tenant_id'>,
   o: { ageSeconds?: number; ended?: boolean } = {},
-) {
-  const cookie = randomBytes(32).toString('base64url');
-  const now = runtime.now();
-  const authTime = Math.floor(now.getTime() / 1000) - (o.ageSeconds ?? 0);
-  const expires = new Date(authTime * 1000 + 24 * 3600 * 1000);
-  const id = uuidv7();
-  await runtime.db.send(
-    new PutCommand({
-      TableName: runtime.config.tableName,
-      Item: {
-        ...sessionKey(cookie),
-        type: 'Session',
-        schema_version: 1,
-        id,
-        user_id: user.id,
-        tenant_id: user.tenant_id,
-        auth_time: authTime,
-        amr: ['pwd'],
-        created_at: new Date(authTime * 1000).toISOString(),
-        expires_at: expires.toISOString(),
-        ttl: Math.floor(expires.getTime() / 1000),
-        ...(o.ended ? { ended_at: now.toISOString() } : {}),
-      },
-    }),
-  );
-  return { cookie, header: `session=${cookie}`, id, authTime } satisfies SeededSession;
+): Promise<SeededSession> {
+  const { sessions } = repos(runtime);
+  const authTime = Math.floor(runtime.now().getTime() / 1000) - (o.ageSeconds ?? 0);
+  const { value, session } = await sessions.createSession({ userId: user.id, tenantId: user.tenant_id, authTime, amr: ['pwd'] });
+  if (o.ended) await sessions.endSession(value);
+  return { cookie: value, header: `session=${value}`, id: session.id, authTime };
 }
 
-/** What the login and consent pages record on an interaction (`recordLogin` + `recordDecision`). */
+/** What `/login` and `/consent` record on an interaction (`recordLogin`, then `recordDecision`). */
 export async function finishInteraction(
   runtime: Runtime,
   interactionId: string,
@@ -63,57 +50,29 @@ export async function finishInteraction(
   decision: 'allow' | 'deny',
   grantedScopes?: string[],
 ): Promise<void> {
-  await runtime.db.send(
-    new UpdateCommand({
-      TableName: runtime.config.tableName,
-      Key: interactionKey(interactionId),
-      UpdateExpression: 'SET user_id = :u, session_id = :s, auth_time = :t, amr = :amr, decision = :d, granted_scopes = :g',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: {
-        ':u': userId,
-        ':s': session.id,
-        ':t': session.authTime,
-        ':amr': ['pwd'],
-        ':d': decision,
-        ':g': grantedScopes ?? (await readInteraction(runtime, interactionId))?.scopes ?? [],
-      },
-    }),
+  const { interactions } = repos(runtime);
+  const logged = await interactions.recordLogin(interactionId, {
+    user_id: userId,
+    session_id: session.id,
+    auth_time: session.authTime,
+    amr: ['pwd'],
+  });
+  if (!logged) throw new Error('no such interaction');
+  await interactions.recordDecision(
+    interactionId,
+    session.id,
+    decision === 'allow' ? { decision, granted_scopes: grantedScopes ?? logged.scopes } : { decision },
   );
 }
 
-export async function readInteraction(runtime: Runtime, id: string): Promise<Record<string, any> | undefined> {
-  const { Item } = await runtime.db.send(
-    new GetCommand({ TableName: runtime.config.tableName, Key: interactionKey(id), ConsistentRead: true }),
-  );
-  return Item;
-}
+/** The live interaction, as the pages read it. */
+export const readInteraction = (runtime: Runtime, id: string) => repos(runtime).interactions.readInteraction(id);
 
 /** A stored User Grant (the consent page's `saveUserGrant`). */
-export async function seedUserGrant(
+export const seedUserGrant = (
   runtime: Runtime,
   user: Pick<UserRecord, 'id' | 'tenant_id'>,
   clientId: string,
   scopes: string[],
   resourceId?: string,
-) {
-  const at = runtime.now().toISOString();
-  await runtime.db.send(
-    new PutCommand({
-      TableName: runtime.config.tableName,
-      Item: {
-        PK: `USER#${user.id}`,
-        SK: `GRANT#${clientId}#${resourceId ?? 'userinfo'}`,
-        type: 'UserGrant',
-        schema_version: 1,
-        id: uuidv7(),
-        user_id: user.id,
-        tenant_id: user.tenant_id,
-        client_id: clientId,
-        resource_id: resourceId ?? null,
-        scopes,
-        created_at: at,
-        updated_at: at,
-      },
-    }),
-  );
-}
+) => repos(runtime).grants.saveUserGrant({ userId: user.id, tenantId: user.tenant_id, clientId, resourceId: resourceId ?? null, scopes });

@@ -19,12 +19,12 @@ const page = (message: string) => unverifiedRequestPage(message);
  * Anything wrong before the redirect URI is trusted again is a page, never a redirect.
  */
 export async function resumeAuthorization(interactionId: string, cookie: string | undefined, deps: AuthorizeDeps): Promise<HttpResponse> {
-  const interaction = await deps.browser.readInteraction(interactionId);
+  const interaction = await deps.interactions.readInteraction(interactionId);
   if (interaction?.kind !== 'authorize') return page('The sign-in has expired or was already completed.');
   if (!interaction.decision || !interaction.session_id || !interaction.user_id) return page('The sign-in is not finished.');
-  const session = cookie ? await deps.browser.findSession(cookie) : undefined;
+  const session = cookie ? await deps.sessions.findSession(cookie) : undefined;
   if (!session || session.id !== interaction.session_id) return page('The sign-in was started in another browser.');
-  const consumed = await deps.browser.consumeInteraction(interactionId);
+  const consumed = await deps.interactions.consumeInteraction(interactionId);
   if (!consumed) return page('The sign-in has expired or was already completed.');
 
   const request = (consumed.payload as { request: AuthorizeRequest }).request;

@@ -1,3 +1,4 @@
+import { consentNeeded } from '../../browser/consent-needed.ts';
 import { isAppError } from '../../errors.ts';
 import type { HttpResponse } from '../../http/response.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
@@ -16,7 +17,7 @@ import {
 import { issueAuthorization } from './issue-authorization.ts';
 
 /** Where the pages send the browser back after login and consent (flows-plan.md "The flow", step 4). */
-export const resumePath = (interactionId: string) => `/authorize/resume?interaction=${encodeURIComponent(interactionId)}`;
+export const resumePath = (interactionId: string) => `/authorize/resume?interaction=${interactionId}`;
 
 /**
  * GET and POST /authorize (RFC 6749 §4.1.1, §4.2.1; OIDC Core §3.1.2; API.md §5, §7.4):
@@ -47,7 +48,7 @@ export async function startAuthorization(
     const request = parseAuthorizeRequest(params, client, redirectUri, target);
     const resource = await targetResource(client, request, deps);
     if (request.prompt.includes('none')) return answerWithoutInteraction(client, request, resource, cookie, deps);
-    const interaction = await deps.browser.createInteraction({
+    const interaction = await deps.interactions.createInteraction({
       kind: 'authorize',
       tenant_id: client.tenant_id,
       client_id: client.id,
@@ -57,7 +58,7 @@ export async function startAuthorization(
       ...(request.maxAge !== undefined ? { max_age: request.maxAge } : {}),
       ...(request.loginHint !== undefined ? { login_hint: request.loginHint } : {}),
       payload: { request },
-      returnTo: resumePath,
+      return_to: resumePath('{id}'),
     });
     return {
       statusCode: 303,
@@ -105,19 +106,20 @@ async function answerWithoutInteraction(
   cookie: string | undefined,
   deps: AuthorizeDeps,
 ): Promise<HttpResponse> {
-  const session = cookie ? await deps.browser.findSession(cookie) : undefined;
+  const session = cookie ? await deps.sessions.findSession(cookie) : undefined;
   if (!session || session.tenant_id !== client.tenant_id) throw new AuthorizeError('login_required', 'The user is not signed in.');
   const nowSeconds = Math.floor(deps.oauth.now().getTime() / 1000);
   if (request.maxAge !== undefined && nowSeconds - session.auth_time > request.maxAge) {
     throw new AuthorizeError('login_required', 'The sign-in is older than max_age.');
   }
-  const [grant, skip] = await Promise.all([
-    deps.browser.findUserGrant(session.user_id, client.id, resource?.id),
-    resource ? deps.skipsConsentForFirstParty(resource.id) : Promise.resolve(true),
+  const [grant, resourceRecord] = await Promise.all([
+    deps.userGrants.findUserGrant(session.user_id, client.id, resource?.id),
+    resource ? deps.getResource(resource.id) : undefined,
   ]);
-  const consent = deps.browser.consentNeeded({
+  const consent = consentNeeded({
     client,
-    resource: resource ? { skip_consent_for_first_party: skip } : undefined,
+    // A Resource that vanished meanwhile skips nothing.
+    resource: resource ? (resourceRecord ?? { resource_metadata: { skip_consent_for_first_party: false } }) : undefined,
     grant,
     scopes: request.scopes,
     prompt: request.prompt,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { isTotpCodeShape, matchTotpStep } from '../../users/totp.ts';
+import type { OAuthDeps } from '../oauth-deps.ts';
 import { defineGrant } from './token-grant.ts';
-import { logUserIn } from './user-login.ts';
+import { logUserIn, type SecretCheck } from './user-login.ts';
 
 /**
  * `otp` (API.md §5.1, §7.3): `username` (username, email or phone number) + `otp`, a TOTP code
@@ -20,26 +21,28 @@ export const otp = defineGrant({
   }),
 
   handle({ client }, request, deps) {
-    return logUserIn(
-      client,
-      request.username,
-      request,
-      {
-        writesNothing: false,
-        verify: async (user) => {
-          // An unknown user reads an authenticator that does not exist: the same read either way.
-          const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
-          if (!user || !authenticator || authenticator.disabled) return false;
-          const step = matchTotpStep(authenticator.secret, request.otp, deps.now());
-          // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
-          if (user.blocked) return false;
-          const accepted =
-            step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
-          if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
-          return accepted;
-        },
-      },
-      deps,
-    );
+    return logUserIn(client, request.username, request, totpCheck(request.otp, deps), deps);
   },
 });
+
+/**
+ * The TOTP check of a login (this grant, the hosted login page's OTP step): the code of a step is
+ * accepted once (one conditional write), every refused code counts against the authenticator.
+ */
+export function totpCheck(code: string, deps: Pick<OAuthDeps, 'login' | 'now'>): SecretCheck {
+  return {
+    writesNothing: false,
+    verify: async (user) => {
+      // An unknown user reads an authenticator that does not exist: the same read either way.
+      const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
+      if (!user || !authenticator || authenticator.disabled) return false;
+      const step = matchTotpStep(authenticator.secret, code, deps.now());
+      // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
+      if (user.blocked) return false;
+      const accepted =
+        step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
+      if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
+      return accepted;
+    },
+  };
+}

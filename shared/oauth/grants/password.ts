@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { hashPassword, needsRehash, verifyPassword } from '../../users/password-hash.ts';
 import { defineGrant } from './token-grant.ts';
-import { logUserIn } from './user-login.ts';
+import { logUserIn, type SecretCheck } from './user-login.ts';
 
 const required = v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(1024));
 
@@ -17,21 +17,20 @@ export const password = defineGrant({
   params: v.looseObject({ username: required, password: required }),
 
   handle({ client }, request, deps) {
-    return logUserIn(
-      client,
-      request.username,
-      request,
-      {
-        // An unknown user, or one without a password, is checked against the dummy hash: equal time.
-        verify: (user) => verifyPassword(request.password, user?.password_hash),
-        writesNothing: true,
-        // Parameters rose since this hash was made: store a fresh one of the password just checked.
-        rehash: async (user) =>
-          user.password_hash && needsRehash(user.password_hash)
-            ? { oldHash: user.password_hash, newHash: await hashPassword(request.password) }
-            : undefined,
-      },
-      deps,
-    );
+    return logUserIn(client, request.username, request, passwordCheck(request.password), deps);
   },
 });
+
+/** The password check of a login (this grant, the hosted login page). */
+export function passwordCheck(password: string): SecretCheck {
+  return {
+    // An unknown user, or one without a password, is checked against the dummy hash: equal time.
+    verify: (user) => verifyPassword(password, user?.password_hash),
+    writesNothing: true,
+    // Parameters rose since this hash was made: store a fresh one of the password just checked.
+    rehash: async (user) =>
+      user.password_hash && needsRehash(user.password_hash)
+        ? { oldHash: user.password_hash, newHash: await hashPassword(password) }
+        : undefined,
+  };
+}

@@ -1,6 +1,6 @@
 import { oauthError } from '../../errors.ts';
 import type { UserRecord } from '../../records/user-record.ts';
-import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
+import type { LoginStores, OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
 
@@ -44,20 +44,7 @@ export async function logUserIn(
   check: SecretCheck,
   deps: OAuthDeps,
 ): Promise<TokenResponse> {
-  const user = await deps.findUserByLogin(client.tenant_id, login);
-  const admitting = user
-    ? deps.login.failures.admit(user.id)
-    : deps.login.failures.admitUnknown().then(() => ({ admitted: true as const }));
-  // The hash (about 80 ms) overlaps the counting write; whatever it finds, a refused attempt is 429.
-  const [admission, early] = await Promise.all([admitting, check.writesNothing ? check.verify(user) : undefined]);
-  if (!admission.admitted) {
-    throw oauthError(429, 'too_many_requests', 'Too many failed attempts for this user; retry later.', {
-      headers: { 'Retry-After': String(admission.retryAfterSeconds) },
-    });
-  }
-  const ok = early ?? (await check.verify(user));
-  if (!user || !ok || user.blocked) throw invalidCredentials();
-
+  const user = await checkUserSecret(await deps.findUserByLogin(client.tenant_id, login), check, deps);
   const at = deps.now();
   const [tokens] = await Promise.all([
     // Only the token parameters go on: the secret stays here.
@@ -74,4 +61,31 @@ export async function logUserIn(
     (async () => deps.login.recordLogin({ userId: user.id, at, rehash: await check.rehash?.(user) }))(),
   ]);
   return tokens;
+}
+
+/**
+ * Steps 2 to 4 above for a user already looked up (or undefined: an unknown login): counts the
+ * attempt, checks the secret, and returns the user, or throws 429 `too_many_requests` (with
+ * `Retry-After`) or `invalidCredentials()`. Nothing is reset or recorded: the caller does that
+ * once the whole login succeeded (the hosted login page's password step is followed by its OTP
+ * step, and only their success resets the count).
+ */
+export async function checkUserSecret(
+  user: UserRecord | undefined,
+  check: SecretCheck,
+  deps: { login: Pick<LoginStores, 'failures'> },
+): Promise<UserRecord> {
+  const admitting = user
+    ? deps.login.failures.admit(user.id)
+    : deps.login.failures.admitUnknown().then(() => ({ admitted: true as const }));
+  // The hash (about 80 ms) overlaps the counting write; whatever it finds, a refused attempt is 429.
+  const [admission, early] = await Promise.all([admitting, check.writesNothing ? check.verify(user) : undefined]);
+  if (!admission.admitted) {
+    throw oauthError(429, 'too_many_requests', 'Too many failed attempts for this user; retry later.', {
+      headers: { 'Retry-After': String(admission.retryAfterSeconds) },
+    });
+  }
+  const ok = early ?? (await check.verify(user));
+  if (!user || !ok || user.blocked) throw invalidCredentials();
+  return user;
 }

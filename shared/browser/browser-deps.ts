@@ -1,0 +1,65 @@
+import type { KeyStore } from '../keys/key-store.ts';
+import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import type { ClientRecord } from '../records/client-record.ts';
+import type { ResourceRecord } from '../records/resource-record.ts';
+import type { UserRecord } from '../records/user-record.ts';
+import type { Runtime } from '../runtime.ts';
+import { clientsRepository } from '../store/clients-repository.ts';
+import { type InteractionsRepository, interactionsRepository } from '../store/interactions-repository.ts';
+import { refreshTokensRepository } from '../store/refresh-tokens-repository.ts';
+import { resourcesRepository } from '../store/resources-repository.ts';
+import { type SessionsRepository, sessionsRepository } from '../store/sessions-repository.ts';
+import { oauthDeps } from '../store/token-path-records.ts';
+import { type UserGrantsRepository, userGrantsRepository } from '../store/user-grants-repository.ts';
+import { usersRepository } from '../store/users-repository.ts';
+import { secureCookies } from './cookies.ts';
+
+/** What the hosted login, consent and logout pages depend on, passed as an argument (DESIGN.md §3.2). */
+export interface BrowserDeps {
+  sessions: SessionsRepository;
+  interactions: InteractionsRepository;
+  userGrants: Pick<UserGrantsRepository, 'findUserGrant' | 'saveUserGrant'>;
+  /** Consistent reads of the records the pages show or check. */
+  getClient(id: string): Promise<ClientRecord | undefined>;
+  getResource(id: string): Promise<ResourceRecord | undefined>;
+  getUser(id: string): Promise<UserRecord | undefined>;
+  /** The login of the password grant: lookup by username/email/phone, lockout, TOTP authenticators. */
+  login: Pick<OAuthDeps, 'findUserByLogin' | 'login' | 'now'>;
+  /** Public keys, to verify an `id_token_hint` (`/logout`). */
+  keys: Pick<KeyStore, 'publicKey'>;
+  /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */
+  csrfKey: () => Promise<Buffer>;
+  issuer: string;
+  /** Cookies carry `Secure` (all but a loopback http base URL). */
+  secureCookies: boolean;
+  now: () => Date;
+}
+
+const perRuntime = new WeakMap<Runtime, BrowserDeps>();
+
+/** Built once per runtime (per container in Lambda, per local stack locally). */
+export function browserDeps(runtime: Runtime): BrowserDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  const table = config.tableName;
+  const clients = clientsRepository(db, table, now, secretBox);
+  const resources = resourcesRepository(db, table, now, secretBox);
+  const users = usersRepository(db, table, now);
+  deps = {
+    sessions: sessionsRepository(db, table, now),
+    interactions: interactionsRepository(db, table, now),
+    userGrants: userGrantsRepository(db, table, now, refreshTokensRepository(db, table, now)),
+    getClient: (id) => clients.get(id),
+    getResource: (id) => resources.get(id),
+    getUser: (id) => users.get(id),
+    login: oauthDeps(runtime),
+    keys: runtime.keys,
+    csrfKey: () => runtime.serviceSecret('hosted-pages'),
+    issuer: config.issuer,
+    secureCookies: secureCookies(config.issuer),
+    now,
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}

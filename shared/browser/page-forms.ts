@@ -1,0 +1,24 @@
+import * as v from 'valibot';
+
+/**
+ * The request shapes of the hosted login, consent and logout pages. A page is not an API: a
+ * field a browser or a password manager adds is ignored, and the use cases check each value's
+ * type themselves (an unexpected one gets the page's own message, never a 500).
+ */
+const field = v.optional(v.unknown());
+
+/** The interaction a login or consent page serves (a repeated parameter is a 400 page). */
+export const InteractionQuery = v.looseObject({ interaction: v.optional(v.string()) });
+
+export const LoginFormBody = v.optional(
+  v.looseObject({ csrf_token: field, username: field, password: field, otp: field, otp_state: field }),
+  {},
+);
+
+export const ConsentFormBody = v.optional(v.looseObject({ csrf_token: field, decision: field }), {});
+
+/** OIDC RP-Initiated Logout 1.0 §2 parameters (and the confirmation form's `csrf_token`). */
+export const LogoutParams = v.optional(
+  v.looseObject({ id_token_hint: field, post_logout_redirect_uri: field, state: field, client_id: field, csrf_token: field }),
+  {},
+);

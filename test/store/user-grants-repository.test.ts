@@ -1,0 +1,122 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consentNeeded } from '../../shared/browser/consent-needed.ts';
+import { refreshTokensRepository } from '../../shared/store/refresh-tokens-repository.ts';
+import { keys } from '../../shared/store/table-keys.ts';
+import { userGrantsRepository } from '../../shared/store/user-grants-repository.ts';
+import { uuidv7 } from '../../shared/store/uuidv7.ts';
+import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+
+let table: TestTable;
+let clock = new Date('2030-01-01T00:00:00.000Z');
+const now = () => clock;
+const refresh = () => refreshTokensRepository(table.db, table.tableName, now);
+const repo = () => userGrantsRepository(table.db, table.tableName, now, refresh());
+const family = async (id: string) =>
+  (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.refreshFamily(id), ConsistentRead: true }))).Item;
+
+beforeAll(async () => {
+  table = await createTestTable('user-grants');
+});
+
+const issue = (userId: string, clientId: string) =>
+  refresh().issue({
+    user_id: userId,
+    client_id: clientId,
+    tenant_id: 't',
+    family_id: uuidv7(),
+    scope: ['openid', 'offline_access'],
+    audience: null,
+    auth_time: 1,
+    lifetime: null,
+  });
+
+describe('user grants repository (API.md §6 grants, §7.4)', () => {
+  it('saves, finds (resource or userinfo), unions scopes, keeps id and created_at', async () => {
+    const user = uuidv7();
+    clock = new Date('2030-01-01T00:00:00.000Z');
+    const first = await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c1', resourceId: 'r1', scopes: ['read', 'openid'] });
+    expect(first).toEqual({
+      id: first.id,
+      user_id: user,
+      tenant_id: 't',
+      client_id: 'c1',
+      resource_id: 'r1',
+      scopes: ['openid', 'read'],
+      created_at: '2030-01-01T00:00:00.000Z',
+      updated_at: '2030-01-01T00:00:00.000Z',
+    });
+    const item = (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.userGrant(user, 'c1', 'r1') }))).Item;
+    expect(item).toMatchObject({ PK: `USER#${user}`, SK: 'GRANT#c1#r1', GSI2PK: 'CLIENT#c1#GRANTS', GSI2SK: user, type: 'UserGrant' });
+    clock = new Date('2030-01-01T01:00:00.000Z');
+    const second = await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c1', resourceId: 'r1', scopes: ['write'] });
+    expect(second).toMatchObject({ id: first.id, created_at: first.created_at, updated_at: '2030-01-01T01:00:00.000Z' });
+    expect(second.scopes).toEqual(['openid', 'read', 'write']);
+    await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c1', resourceId: null, scopes: ['openid', 'email'] });
+    expect((await repo().findUserGrant(user, 'c1', undefined))?.scopes).toEqual(['email', 'openid']);
+    expect((await repo().findUserGrant(user, 'c1', 'r1'))?.id).toBe(first.id);
+    expect(await repo().findUserGrant(user, 'c2', 'r1')).toBeUndefined();
+    expect((await repo().listUserGrants(user)).map((g) => [g.client_id, g.resource_id])).toEqual([
+      ['c1', 'r1'],
+      ['c1', null],
+    ]);
+  });
+
+  it('20 parallel saves of different scopes: the union keeps all of them', async () => {
+    const user = uuidv7();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c', resourceId: 'r', scopes: [`s${i}`] }),
+      ),
+    );
+    const grant = await repo().findUserGrant(user, 'c', 'r');
+    expect(grant?.scopes).toHaveLength(20);
+    expect(await repo().listUserGrants(user)).toHaveLength(1);
+  });
+
+  it("deleteUserGrant removes the grant and revokes that client's refresh families of the user, no others", async () => {
+    const user = uuidv7();
+    const other = uuidv7();
+    const grant = await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c1', resourceId: null, scopes: ['openid'] });
+    const keep = await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c2', resourceId: null, scopes: ['openid'] });
+    const mine = [await issue(user, 'c1'), await issue(user, 'c1')];
+    const otherClient = await issue(user, 'c2');
+    const otherUser = await issue(other, 'c1');
+    const fam = async (t: Awaited<ReturnType<typeof issue>>) => (await refresh().find((t as { token: string }).token))!.family_id;
+
+    expect(await repo().deleteUserGrant(user, uuidv7())).toBeUndefined();
+    expect(await repo().deleteUserGrant(other, grant.id)).toBeUndefined(); // not that user's grant
+    expect(await repo().deleteUserGrant(user, grant.id)).toEqual(grant);
+    expect(await repo().findUserGrant(user, 'c1', null)).toBeUndefined();
+    expect(await repo().findUserGrant(user, 'c2', null)).toEqual(keep);
+    for (const t of mine) expect((await family(await fam(t)))?.revoked).toBe(true);
+    expect((await family(await fam(otherClient)))?.revoked).toBe(false);
+    expect((await family(await fam(otherUser)))?.revoked).toBe(false);
+    expect(await repo().deleteUserGrant(user, grant.id)).toBeUndefined();
+  });
+});
+
+describe('consentNeeded (API.md §7.4 skip rules)', () => {
+  const firstParty = { is_first_party: true };
+  const thirdParty = { is_first_party: false };
+  const skipping = { resource_metadata: { skip_consent_for_first_party: true } };
+  const asking = { resource_metadata: { skip_consent_for_first_party: false } };
+  const ask = (o: Partial<Parameters<typeof consentNeeded>[0]>) =>
+    consentNeeded({ client: thirdParty, resource: asking, grant: undefined, scopes: ['a', 'b'], prompt: [], ...o });
+
+  it('asks a third-party client with no grant; skips when a grant covers every scope', () => {
+    expect(ask({})).toBe(true);
+    expect(ask({ grant: { scopes: ['a'] } })).toBe(true);
+    expect(ask({ grant: { scopes: ['a', 'b', 'c'] } })).toBe(false);
+  });
+  it('skips for a first-party client when the Resource allows it, or for a /userinfo token', () => {
+    expect(ask({ client: firstParty, resource: skipping })).toBe(false);
+    expect(ask({ client: firstParty, resource: undefined })).toBe(false);
+    expect(ask({ client: firstParty, resource: asking })).toBe(true);
+    expect(ask({ client: thirdParty, resource: skipping })).toBe(true);
+  });
+  it('prompt=consent always asks', () => {
+    expect(ask({ client: firstParty, resource: skipping, prompt: ['consent'] })).toBe(true);
+    expect(ask({ grant: { scopes: ['a', 'b'] }, prompt: ['login', 'consent'] })).toBe(true);
+  });
+});
