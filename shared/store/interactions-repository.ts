@@ -32,6 +32,12 @@ export interface InteractionRecord {
   login_hint?: string;
   /** Where `/consent` sends the browser when done: a path of this service. */
   return_to: string;
+  /**
+   * Origins the flow may end at, after `return_to` (the client's redirect URI for `/authorize`).
+   * The login and consent pages list them in their CSP `form-action`: CSP3 applies it to every
+   * redirect that follows a form's POST, so without them a browser stops at the last hop.
+   */
+  form_actions?: string[];
   payload: Record<string, unknown>;
   user_id?: string;
   session_id?: string;

@@ -127,6 +127,7 @@ describe('code + PKCE with openid-client (RFC 6749 §4.1, RFC 7636, OIDC Core §
       max_age: 600,
       login_hint: 'ada@example.com',
       return_to: `/authorize/resume?interaction=${id}`,
+      form_actions: ['https://app.example.com'],
       expires_at: expect.any(String),
     });
     expect(Date.parse(stored!.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);

@@ -59,6 +59,9 @@ export async function startAuthorization(
       ...(request.loginHint !== undefined ? { login_hint: request.loginHint } : {}),
       payload: { request },
       return_to: resumePath('{id}'),
+      // The last hop after the login or consent form's POST is the client (CSP3 form-action): its
+      // origin, or a native app's scheme (a CSP scheme-source).
+      form_actions: [/^https?:\/\//i.test(redirectUri) ? new URL(redirectUri).origin : new URL(redirectUri).protocol],
     });
     return {
       statusCode: 303,
