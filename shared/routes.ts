@@ -288,6 +288,13 @@ export const ROUTES: readonly Route[] = [
     ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
   ]),
 
+  // User Grants (issue 13, branch pages; docs/browser-flows.md "User Grants"): withdrawing one
+  // revokes that client's refresh tokens of the user.
+  ...managementGroup('users', [
+    ['GET', '/{user_id}/grants', 'list-user-grants', 'read:grants', LIST],
+    ['DELETE', '/{user_id}/grants/{grant_id}', 'delete-user-grant', 'delete:grants', WRITE],
+  ]),
+
   // Self-service sign-up (API.md §6, §7.5; docs/users.md "Registration and email"): the client
   // authenticates itself; the one function that sends email. Throttled on its own: API Gateway's
   // per-route bucket is shared by all callers, so it caps the stage's sign-up rate (and its SES

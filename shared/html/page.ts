@@ -8,7 +8,8 @@ import { html, type SafeHtml, trusted } from './html.ts';
  */
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.4rem}form{margin-top:1.5rem}label{display:block;margin:.5rem 0}
-button{font:inherit;padding:.5rem 1.2rem;cursor:pointer}.error{color:#a40000}`;
+input{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;margin-bottom:.5rem}
+button{font:inherit;padding:.5rem 1.2rem;margin:.5rem .5rem 0 0;cursor:pointer}.error{color:#a40000}`;
 
 const STYLE_TRUSTED = trusted(STYLE);
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;

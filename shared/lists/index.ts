@@ -11,6 +11,7 @@ export { clientPermissionsCollection, clientResourcesCollection, resourceClients
 export { resourcesCollection } from './collections/resources.ts';
 export { roleMembersCollection, rolePermissionsCollection, rolesCollection, userRolesCollection } from './collections/roles.ts';
 export { scopesCollection } from './collections/scopes.ts';
+export { userGrantsCollection } from './collections/user-grants.ts';
 export { usersCollection } from './collections/users.ts';
 export { type ListCollectionInput, type ListEnvelope, listCollection } from './list-collection.ts';
 export { type FilterTerm, LIST_LIMITS, type ListParams, type RecordParams } from './list-params.ts';

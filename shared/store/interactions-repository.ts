@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { entity, toRecord } from './entity.ts';
+import { putNewItem } from './put-new-item.ts';
 import { getItem } from './read-items.ts';
 import type { AuthMethod } from './sessions-repository.ts';
 import { keys } from './table-keys.ts';
@@ -136,17 +137,7 @@ export function interactionsRepository(db: DynamoDBDocumentClient, tableName: st
         created_at: at.toISOString(),
         expires_at: expires.toISOString(),
       };
-      try {
-        await db.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.interaction(record.id), ...entity('Interaction'), ...record, ttl: ttlOf(expires) },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-      } catch (err) {
-        return translateError(err);
-      }
+      await putNewItem(db, tableName, { ...keys.interaction(record.id), ...entity('Interaction'), ...record, ttl: ttlOf(expires) });
       return record;
     },
 

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRecord } from '../records/user-record.ts';
 import { entity, toRecord } from './entity.ts';
+import { putNewItem } from './put-new-item.ts';
 import { queryAll } from './query-all.ts';
 import { getItem } from './read-items.ts';
 import { keys } from './table-keys.ts';
@@ -96,25 +97,14 @@ export function sessionsRepository(db: DynamoDBDocumentClient, tableName: string
         created_at: at.toISOString(),
         expires_at: expires.toISOString(),
       };
-      try {
-        await db.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...keys.session(sessionHash(value)),
-              ...entity('Session'),
-              GSI2PK: keys.userSessions(userId),
-              GSI2SK: session.id,
-              ...session,
-              ttl: ttlOf(expires),
-            },
-            // 256 random bits never collide; the condition only makes an overwrite impossible.
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-      } catch (err) {
-        return translateError(err);
-      }
+      await putNewItem(db, tableName, {
+        ...keys.session(sessionHash(value)),
+        ...entity('Session'),
+        GSI2PK: keys.userSessions(userId),
+        GSI2SK: session.id,
+        ...session,
+        ttl: ttlOf(expires),
+      });
       return { value, session };
     },
 

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors.ts';
 import { resultUrlProblem } from '../validation/result-url.ts';
 import { entity, toRecord } from './entity.ts';
+import { putNewItem } from './put-new-item.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
@@ -109,18 +110,7 @@ export function ticketsRepository(db: DynamoDBDocumentClient, tableName: string,
         created_at: at.toISOString(),
         expires_at: expires.toISOString(),
       };
-      try {
-        await db.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.ticket(ticketHash(value)), ...entity('Ticket'), ...ticket, ttl: ttlOf(expires) },
-            // 256 random bits never collide; the condition only makes an overwrite impossible.
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-      } catch (err) {
-        return translateError(err);
-      }
+      await putNewItem(db, tableName, { ...keys.ticket(ticketHash(value)), ...entity('Ticket'), ...ticket, ttl: ttlOf(expires) });
       return { value, ticket };
     },
 

@@ -134,7 +134,7 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
 
   it('API Gateway may invoke exactly the service functions', () => {
     const methodRole = arnRef(Object.values(template.findResources('AWS::ApiGateway::Method'))[0]!.Properties.Integration.Credentials)!;
-    const invokable = roleStatements(template, methodRole).flatMap((s) => (s.Resource as unknown[]).map(arnRef));
+    const invokable = roleStatements(template, methodRole).flatMap((s) => [s.Resource as unknown].flat().map(arnRef));
     const apiFunctions = [...functionIds(template)]
       .filter(([h]) => h !== ROTATE_KEYS_HANDLER && h !== BOOTSTRAP_HANDLER)
       .map(([, id]) => id);

@@ -53,7 +53,12 @@ fuzzArea('fuzz: Users endpoints never answer 5xx to client input', {
   // `/users/register` (client authentication, no bearer) is the signup area's.
   // `/users/{user_id}/roles` is fuzzed with the Roles routes (fuzz-management-roles.test.ts),
   // `/users/{user_id}/groups` with the Groups routes (fuzz-management-groups.test.ts).
+  // `/users/{user_id}/grants` with the User Grants routes (fuzz-management-grants.test.ts).
   area: (r) =>
-    r.path.startsWith(U) && r.path !== `${U}/register` && r.path !== `${U}/{user_id}/roles` && r.path !== `${U}/{user_id}/groups`,
+    r.path.startsWith(U) &&
+    r.path !== `${U}/register` &&
+    r.path !== `${U}/{user_id}/roles` &&
+    r.path !== `${U}/{user_id}/groups` &&
+    !r.path.startsWith(`${U}/{user_id}/grants`),
   routes,
 });

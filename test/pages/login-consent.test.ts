@@ -52,6 +52,8 @@ describe('/login', () => {
     expect(res.text).toMatch(/<input id="password" name="password" type="password"/);
     expect(res.text).toContain('Photo Printer');
     expect(hiddenIn(res.text, 'csrf_token')).toBeDefined();
+    // Small: one request, no script, no external stylesheet or font.
+    expect(Buffer.byteLength(res.text)).toBeLessThan(3000);
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(res.headers.get('cache-control')).toBe('no-store');

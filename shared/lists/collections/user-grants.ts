@@ -1,0 +1,16 @@
+import { defineCollection } from '../collection-spec.ts';
+
+/** `GET /users/{user_id}/grants` (API.md §6): the consents a user gave, one per client and Resource. */
+export const userGrantsCollection = defineCollection({
+  name: 'user-grants',
+  attributes: {
+    id: 'uuid',
+    tenant_id: 'uuid',
+    user_id: 'uuid',
+    client_id: 'uuid',
+    resource_id: 'uuid',
+    scopes: 'array',
+    created_at: 'timestamp',
+    updated_at: 'timestamp',
+  },
+});

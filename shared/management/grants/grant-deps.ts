@@ -1,0 +1,33 @@
+import type { SecretBox } from '../../keys/key-store.ts';
+import type { Runtime } from '../../runtime.ts';
+import { oauthDeps } from '../../store/token-path-records.ts';
+import { type UserGrantsRepository, userGrantsRepository } from '../../store/user-grants-repository.ts';
+import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+
+/** What the User Grants use cases depend on, passed as an argument (DESIGN.md §3.2). */
+export interface GrantDeps {
+  readonly grants: Pick<UserGrantsRepository, 'listUserGrants' | 'deleteUserGrant'>;
+  readonly users: Pick<UsersRepository, 'get'>;
+  /** The list cursors' HMAC key (docs/lists.md §5). */
+  readonly cursorKey: () => Promise<Buffer>;
+  /** The presenter's (a grant carries no secret). */
+  readonly secretBox: SecretBox;
+}
+
+const perRuntime = new WeakMap<Runtime, GrantDeps>();
+
+/** Built once per runtime (per container in Lambda, per local stack locally). */
+export function grantDeps(runtime: Runtime): GrantDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  deps = {
+    // The token path's refresh tokens: a family revoked here is inactive in this container at once.
+    grants: userGrantsRepository(db, config.tableName, now, oauthDeps(runtime).refreshTokens),
+    users: usersRepository(db, config.tableName, now),
+    cursorKey: () => runtime.serviceSecret('cursor'),
+    secretBox,
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}

@@ -1,0 +1,38 @@
+import { notFound } from '../../errors.ts';
+import { type ListEnvelope, type ListParams, listQuerySchema, userGrantsCollection } from '../../lists/index.ts';
+import type { UserGrantRecord } from '../../store/user-grants-repository.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { defineEntity, pickView } from '../kit/entity.ts';
+import { fieldKit, uuid } from '../kit/fields.ts';
+import { listChildren } from '../kit/present-record.ts';
+import type { GrantDeps } from './grant-deps.ts';
+
+/** A User Grant as callers see it (API.md §6: `{id, client_id, resource_id, scopes, created_at}` and the rest of the record). */
+export const userGrantEntity = defineEntity<UserGrantRecord, GrantDeps>({
+  noun: 'Grant',
+  collection: userGrantsCollection,
+  view: pickView<UserGrantRecord>(['id', 'tenant_id', 'user_id', 'client_id', 'resource_id', 'scopes', 'created_at', 'updated_at']),
+});
+
+export const userGrantListQuery = listQuerySchema(userGrantsCollection);
+
+/** GET /users/{user_id}/grants (API.md §6, `read:grants`): the user's consents, a §3 list; another tenant's user is 404. */
+export function listUserGrants(deps: GrantDeps, access: ManagementAccess, userId: string, params: ListParams): Promise<ListEnvelope> {
+  const parent = { repo: deps.users, id: userId, noun: 'User' };
+  return listChildren(userGrantEntity, deps, access, parent, `users/${userId}/grants`, () => deps.grants.listUserGrants(userId), params);
+}
+
+/**
+ * DELETE /users/{user_id}/grants/{grant_id} (API.md §6, `delete:grants`): withdraws the consent
+ * and revokes that client's refresh tokens of the user (their families: the access tokens issued
+ * from them turn inactive too). The next authorization of that client asks again. 404 for a user
+ * the caller cannot see or a grant the user does not have.
+ */
+export async function deleteUserGrant(deps: GrantDeps, access: ManagementAccess, userId: string, grantId: string): Promise<void> {
+  await loadVisible(deps.users, access.ctx, userId, 'User');
+  const deleted = await deps.grants.deleteUserGrant(userId, grantId);
+  if (!deleted) throw notFound(`Grant ${grantId} not found.`);
+}
+
+const fields = fieldKit('reject');
+export const UserGrantPath = fields.object({ user_id: uuid, grant_id: uuid });
