@@ -21,6 +21,7 @@ export type EntityType =
   | 'RefreshToken'
   | 'RefreshFamily'
   | 'Ticket'
+  | 'AuthorizationCode'
   | 'DeviceCode'
   | 'DeviceUserCode'
   | 'UserCodeAttempts'

@@ -142,6 +142,10 @@ export const keys = {
   healthProbe: { PK: 'HEALTH', SK: 'HEALTH' },
   /** A one-off data migration that ran to completion (e.g. `secret-box-dk1`): later bootstraps skip it. */
   migrationDone: (name: string) => ({ PK: 'BOOTSTRAP', SK: `MIGRATION#${name}` }),
+
+  // Browser flows (issue 13; docs/browser-flows.md).
+  /** An authorization code by the SHA-256 of its value (authorize branch); `ttl` set, `used_at` once redeemed. */
+  authorizationCode: (codeHash: string) => ({ PK: `CODE#${codeHash}`, SK: 'CODE' }),
 } as const;
 
 export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS';

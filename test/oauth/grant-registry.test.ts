@@ -43,6 +43,9 @@ describe('grant registry', () => {
       'refresh_token',
       'password',
       'otp',
+      'authorization_code',
+      'code',
+      'authorization_code_verifier',
       'device_code',
       'urn:ietf:params:oauth:grant-type:device_code',
     ]);
