@@ -119,7 +119,6 @@ describe('well-known handlers', () => {
       id_token_signing_alg_values_supported: ['ES256', 'RS256'],
       service_documentation: 'https://docs.example.test',
     });
-    expect(doc).not.toHaveProperty('device_authorization_endpoint');
     expect(a.headers['Cache-Control']).toBe('public, max-age=300');
   });
 
