@@ -88,6 +88,8 @@ const SIGN: Access = { table: 'readwrite', kms: ['decrypt', 'sign'] };
 const LIST: Access = { table: 'read', kms: ['decrypt'] };
 /** Introspection: reads, and opens HS256 Resources' secrets (the secret box's data key). */
 const INTROSPECT: Access = { table: 'read', kms: ['decrypt'] };
+/** Writes, and opens sealed secrets: an HS256 Resource's signing secret, the hosted pages' keys. */
+const WRITE_DECRYPT: Access = { table: 'readwrite', kms: ['decrypt'] };
 /** Reads secrets back (`read:client_keys`) or writes new ones. */
 const SECRETS: Access = { table: 'readwrite', kms: ['decrypt', 'encrypt'] };
 
@@ -178,6 +180,44 @@ export const ROUTES: readonly Route[] = [
     access: READ,
     throttle: { rateLimit: 2000, burstLimit: 4000 },
   })),
+
+  // Authorization endpoint (issue 13, authorize branch; docs/browser-flows.md "Authorization
+  // endpoint"). HTML errors and redirects; signs implicit tokens. A stage-wide bucket (API Gateway
+  // throttles per method and path, not per caller) sized well above sign-in traffic: it caps a
+  // flood of interactions (one item each) without a per-address limit (the WAF's, docs/security.md).
+  ...(['GET', 'POST'] as const).map((method) => ({
+    method,
+    path: '/authorize',
+    handler: 'functions/oauth/authorize',
+    auth: none,
+    access: SIGN,
+    throttle: { rateLimit: 200, burstLimit: 400 },
+  })),
+  { method: 'GET', path: '/authorize/resume', handler: 'functions/oauth/authorize-resume', auth: none, access: SIGN },
+  // Device flow (issue 13, RFC 8628; docs/browser-flows.md "Device flow"). Each device request
+  // writes two items: the stage-wide bucket caps that, as it caps guesses at the /device page
+  // (the per-address limit of RFC 8628 §5.1 is in the page itself).
+  ...(['GET', 'POST'] as const).map((method) => ({
+    method,
+    path: '/device_code',
+    handler: 'functions/oauth/device-code',
+    auth: client,
+    // Decrypt: naming an HS256 Resource opens its sealed secret (token-path-records.ts).
+    access: WRITE_DECRYPT,
+    throttle: { rateLimit: 50, burstLimit: 100 },
+  })),
+  // The user-code page: GET shows (and pre-fills), POST checks the code. Its POST bucket caps the
+  // guesses of the whole stage (RFC 8628 §5.1); the page also limits each source address itself.
+  { method: 'GET', path: '/device', handler: 'functions/pages/device', auth: none, access: { table: 'read', kms: ['decrypt'] } },
+  {
+    method: 'POST',
+    path: '/device',
+    handler: 'functions/pages/device',
+    auth: none,
+    access: WRITE_DECRYPT,
+    throttle: { rateLimit: 10, burstLimit: 20 },
+  },
+  { method: 'GET', path: '/device/resume', handler: 'functions/pages/device-resume', auth: none, access: WRITE_DECRYPT },
 
   // Management API, part 1 (API.md §6): one group per area, declared with `managementGroup`.
   ...managementGroup('clients', [
@@ -303,6 +343,11 @@ export const ROUTES: readonly Route[] = [
     access: { ...WRITE, email: true },
     throttle: { rateLimit: 10, burstLimit: 20 },
   },
+  // Tickets (API.md §6, issue 13 item 5; docs/browser-flows.md "Tickets"): the page's links.
+  ...managementGroup('tickets', [
+    ['POST', '/password-change', 'create-password-change-ticket', 'create:tickets', WRITE],
+    ['POST', '/email-verification', 'create-email-verification-ticket', 'create:tickets', WRITE],
+  ]),
   // The ticket page (API.md §5, §7.4): HTML; decrypt opens the hosted pages' CSRF key.
   {
     method: 'GET',

@@ -1,22 +1,28 @@
 import * as v from 'valibot';
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
+import { forgetUser } from '../../shared/store/user-token-records.ts';
 import { usersRepository } from '../../shared/store/users-repository.ts';
+import { hashPassword } from '../../shared/users/password-hash.ts';
 import { showTicketPage, submitTicketPage } from '../../shared/users/ticket-page.ts';
 
 /** The form's fields; anything else a browser or a robot adds is ignored (a page, not an API). */
-export const TicketFormBody = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()) }), {});
+export const TicketFormBody = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()), password: v.optional(v.unknown()) }), {});
 /** The ticket is opaque here: a value we never issued is an unknown ticket (the 404 page), not a 400. */
 export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });
 
 /** GET, POST /tickets/{ticket} (API.md §5, §7.4, §7.8): the hosted ticket page. */
 export const handler = httpHandler({ page: true, body: TicketFormBody, path: TicketPath }, async (req) => {
-  const { config, db, now, serviceSecret } = req.runtime;
+  const { runtime } = req;
+  const { config, db, now, serviceSecret } = runtime;
   const deps = {
     tickets: ticketsRepository(db, config.tableName, now),
     users: usersRepository(db, config.tableName, now),
     csrfKey: () => serviceSecret('hosted-pages'),
+    hashPassword: (password: string) => hashPassword(password),
+    forget: (userId: string) => forgetUser(runtime, userId),
+    now,
   };
   const { ticket } = req.path;
-  return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body.csrf_token, deps);
+  return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body, deps);
 });

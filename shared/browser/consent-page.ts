@@ -91,6 +91,7 @@ export async function showConsent(req: ConsentRequest, deps: BrowserDeps): Promi
   );
   return htmlPage({
     title: 'Allow access?',
+    formActions: interaction.form_actions ?? [],
     body: html`<p><strong>${client.client_name}</strong> wants to:</p>
 <ul>${scopes}</ul>
 ${who ? html`<p>You are signed in as <strong>${who}</strong>.</p>` : ''}

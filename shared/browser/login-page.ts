@@ -211,6 +211,7 @@ async function passwordForm(
   const page = htmlPage({
     status: state.status,
     title: 'Sign in',
+    formActions: interaction.form_actions ?? [],
     body: html`${name ? html`<p>to continue to <strong>${name}</strong></p>` : ''}
 ${state.error ? html`<p class="error" role="alert">${state.error}</p>` : ''}
 <form method="post">
@@ -237,6 +238,7 @@ async function otpForm(
   const page = htmlPage({
     status: state.status,
     title: 'Enter your code',
+    formActions: interaction.form_actions ?? [],
     body: html`<p>Open your authenticator app and enter the 6-digit code it shows.</p>
 ${state.error ? html`<p class="error" role="alert">${state.error}</p>` : ''}
 <form method="post">

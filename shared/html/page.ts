@@ -15,16 +15,24 @@ const STYLE_TRUSTED = trusted(STYLE);
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
 /**
+ * The one script a page may carry (`autoSubmit`): it submits the page's form, for OAuth 2.0 Form
+ * Post Response Mode §2. A constant allowed by its hash, so no request value can become script.
+ */
+const AUTO_SUBMIT = 'document.forms[0].submit()';
+const AUTO_SUBMIT_HASH = `'sha256-${createHash('sha256').update(AUTO_SUBMIT).digest('base64')}'`;
+
+/**
  * The Content-Security-Policy of every hosted page (API.md §7.4): nothing loads but the inline
  * stylesheet (by hash): no script at all, so the pages work without JavaScript and injected
  * markup cannot run; forms post only to this origin (plus `formActions`: the origins a form's
  * answer may redirect to, since CSP3 `form-action` also governs those redirects); no framing
  * (clickjacking); no `<base>`.
  */
-export function pageCsp(formActions: readonly string[] = []): string {
+export function pageCsp(formActions: readonly string[] = [], autoSubmit = false): string {
   return [
     "default-src 'none'",
     `style-src ${STYLE_HASH}`,
+    ...(autoSubmit ? [`script-src ${AUTO_SUBMIT_HASH}`] : []),
     `form-action 'self'${formActions.map((o) => ` ${o}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -37,6 +45,8 @@ export interface PageOptions {
   body: SafeHtml;
   /** Origins a form of this page may be redirected to (see pageCsp). */
   formActions?: readonly string[];
+  /** Submits the page's first form on load (the form still has its button for a browser without JavaScript). */
+  autoSubmit?: boolean;
 }
 
 /**
@@ -44,7 +54,7 @@ export interface PageOptions {
  * its URL a ticket) and no Referer to anywhere (the URL holds the ticket: the security headers'
  * `Referrer-Policy: no-referrer`).
  */
-export function htmlPage({ status = 200, title, body, formActions = [] }: PageOptions): HttpResponse {
+export function htmlPage({ status = 200, title, body, formActions = [], autoSubmit = false }: PageOptions): HttpResponse {
   const doc = html`<!doctype html>
 <html lang="en">
 <head>
@@ -58,6 +68,7 @@ export function htmlPage({ status = 200, title, body, formActions = [] }: PageOp
 <h1>${title}</h1>
 ${body}
 </main>
+${autoSubmit ? html`<script>${trusted(AUTO_SUBMIT)}</script>` : ''}
 </body>
 </html>
 `;
@@ -65,7 +76,7 @@ ${body}
     statusCode: status,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': pageCsp(formActions),
+      'Content-Security-Policy': pageCsp(formActions, autoSubmit),
       'Cache-Control': 'no-store',
       Pragma: 'no-cache',
     },

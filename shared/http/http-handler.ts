@@ -69,6 +69,8 @@ export interface Request<B, Q, P> {
   /** The raw body as sent (form or JSON), for endpoints that must see duplicates (RFC 6749 §3.2). */
   rawBody: string | undefined;
   caller: Caller | undefined;
+  /** The caller's address as API Gateway saw it (`requestContext.identity.sourceIp`); per-address limits count by it. */
+  sourceIp: string;
   route: Route;
   runtime: Runtime;
   requestId: string;
@@ -97,6 +99,7 @@ export function httpHandler<
       headers: event.headers as Record<string, string | undefined>,
       rawBody: event.rawBody,
       caller,
+      sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
       route,
       runtime,
       requestId: event.requestContext?.requestId ?? context.awsRequestId,

@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { RESPONSE_MODES, RESPONSE_TYPES } from '../oauth/authorize/authorize-request.ts';
 import { supportedGrantTypes } from '../oauth/grants/grant-registry.ts';
 import { USERINFO_CLAIMS } from '../oauth/user-tokens/user-claims.ts';
 import { OIDC_SCOPES } from '../oauth/user-tokens/user-token-scopes.ts';
@@ -10,7 +11,7 @@ const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post'];
 
 /**
  * Authorization server metadata (RFC 8414 §2, OIDC Discovery 1.0 §3) for what exists today: the
- * token, introspection, revocation and userinfo endpoints, the grants of the grant registry, the
+ * authorization, token, introspection, revocation and userinfo endpoints, the grants of the grant registry, the
  * OIDC scopes and the user claims. Nothing is listed ahead of its endpoint: a relying party that
  * reads `grant_types_supported` or `response_types_supported` must be able to use what it finds
  * (docs/keys.md, "Discovery"). Add members here as `/authorize` and `/device_code` land; grants
@@ -21,11 +22,20 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
   return {
     // RFC 8414 §3.3 / OIDC Discovery §4.3: must equal the `iss` of our tokens and the URL prefix.
     issuer: iss,
+    // Authorization endpoint (docs/browser-flows.md "Authorization endpoint").
+    authorization_endpoint: `${iss}/authorize`,
     token_endpoint: `${iss}/token`,
     jwks_uri: `${iss}/.well-known/jwks.json`,
-    // REQUIRED by both documents; there is no /authorize yet, so no response type is supported.
-    response_types_supported: [],
-    grant_types_supported: supportedGrantTypes,
+    response_types_supported: [...RESPONSE_TYPES],
+    response_modes_supported: [...RESPONSE_MODES],
+    // RFC 7636 §4.2; `plain` is refused (API.md §5).
+    code_challenge_methods_supported: ['S256'],
+    // RFC 9207 §3: every authorization response carries `iss`.
+    authorization_response_iss_parameter_supported: true,
+    // RFC 8414 §2: `implicit` is a grant of the authorization endpoint, listed with /token's.
+    grant_types_supported: [...supportedGrantTypes, 'implicit'],
+    // RFC 8628 §4: the device authorization endpoint (POST; GET accepted, API.md §5).
+    device_authorization_endpoint: `${iss}/device_code`,
     // `none`: public clients identify themselves with client_id only (API.md §5.1).
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
     introspection_endpoint: `${iss}/introspect`,
@@ -41,7 +51,8 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     // RECOMMENDED (OIDC Discovery §3): the OIDC scopes only (Resource scopes are each tenant's own).
     scopes_supported: [...OIDC_SCOPES],
     // RECOMMENDED: every claim about the user /userinfo and ID tokens may carry, both spellings (API.md §7.1).
-    claims_supported: [...USERINFO_CLAIMS],
+    // ID tokens add the protocol claims (OIDC Core §2) to the user's.
+    claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
     // OIDC Discovery §3 REQUIRED members; ID tokens are signed with the same keys.
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: SIGNING_ALGS,

@@ -2,6 +2,8 @@ import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
 import type { UserRecord } from '../records/user-record.ts';
+import type { AuthorizationCodesRepository } from '../store/authorization-codes-repository.ts';
+import type { DeviceCodesRepository } from '../store/device-codes-repository.ts';
 import type { LoginFailuresRepository } from '../store/login-failures-repository.ts';
 import type { OtpRepository } from '../store/otp-repository.ts';
 import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
@@ -29,6 +31,10 @@ export interface OAuthClient {
   refresh_token: { expiration_enabled: boolean; expiration_lifetime: number };
   /** `client_metadata.id_token.expiration_lifetime` (seconds). */
   id_token_lifetime: number;
+  /** `client_metadata.urls.redirect_uris`: `/authorize` matches `redirect_uri` against them exactly (API.md §7.4). */
+  redirect_uris: readonly string[];
+  /** Consent may be skipped for first-party clients (API.md §7.4). */
+  is_first_party: boolean;
 }
 
 /** What minting an access token for a Resource needs (spec 2.7 resource_metadata). */
@@ -112,10 +118,14 @@ export interface OAuthDeps {
    */
   findRefreshToken(token: string): Promise<StoredRefreshToken | undefined>;
   refreshTokens: RefreshTokensRepository;
+  /** Authorization codes (the `authorization_code` grant; /authorize issues them). */
+  authorizationCodes: AuthorizationCodesRepository;
   keys: KeyStore;
   revocations: RevocationsRepository;
   /** The password and otp grants' lockout counter, TOTP authenticators and login writes (grants/user-login.ts). */
   login: LoginStores;
+  /** RFC 8628 device authorizations (`/device_code`, the `device_code` grant, the `/device` page). */
+  deviceCodes: DeviceCodesRepository;
   /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
   userTokens: UserTokenReads;
   /**

@@ -31,8 +31,14 @@ export interface InteractionRecord {
   /** OIDC `max_age` in seconds. */
   max_age?: number;
   login_hint?: string;
-  /** Where `/consent` sends the browser when done: a path of this service. */
+  /** Where `/consent` sends the browser when done: a path of this service; `{id}` in a new one becomes the interaction's id. */
   return_to: string;
+  /**
+   * Origins the flow may end at, after `return_to` (the client's redirect URI for `/authorize`).
+   * The login and consent pages list them in their CSP `form-action`: CSP3 applies it to every
+   * redirect that follows a form's POST, so without them a browser stops at the last hop.
+   */
+  form_actions?: string[];
   payload: Record<string, unknown>;
   user_id?: string;
   session_id?: string;
@@ -57,7 +63,10 @@ export interface InteractionLogin {
 }
 
 export interface InteractionsRepository {
-  /** Stores a new interaction (id: 32 random bytes base64url, it travels in URLs); returns it. */
+  /**
+   * Stores a new interaction (id: 32 random bytes base64url, it travels in URLs); returns it.
+   * `{id}` in `return_to` becomes the new id (the creator's resume route names its interaction).
+   */
   createInteraction(input: NewInteraction): Promise<InteractionRecord>;
   /** The live interaction with this id; undefined when malformed, unknown, expired or consumed. */
   readInteraction(id: string): Promise<InteractionRecord | undefined>;
@@ -120,9 +129,13 @@ export function interactionsRepository(db: DynamoDBDocumentClient, tableName: st
     async createInteraction(input) {
       const at = now();
       const expires = new Date(at.getTime() + INTERACTION_LIFETIME_SECONDS * 1000);
+      const id = randomBytes(32).toString('base64url');
       const record: InteractionRecord = {
         ...input,
-        id: randomBytes(32).toString('base64url'),
+        id,
+        // The creator's resume route names the interaction, whose id is made here: `{id}` in
+        // `return_to` stands for it (`/device/resume?interaction={id}`).
+        return_to: input.return_to.replace('{id}', id),
         created_at: at.toISOString(),
         expires_at: expires.toISOString(),
       };

@@ -128,6 +128,13 @@ export const keys = {
   userGrantPrefix: 'GRANT#',
   /** GSI2PK of the grants given to a client (GSI2SK = user id). */
   clientGrants: (clientId: string) => `CLIENT#${clientId}#GRANTS`,
+  // device: device authorizations, user codes, user-code attempts.
+  /** A device authorization (RFC 8628) by the SHA-256 of its device code; `ttl` set (store/device-codes-repository.ts). */
+  deviceCode: (deviceCodeHash: string) => ({ PK: `DEVICE#${deviceCodeHash}`, SK: 'DEVICE' }),
+  /** The user code of a device authorization (normalised: 8 letters, no dash) → `device_hash`; `ttl` set. */
+  deviceUserCode: (userCode: string) => ({ PK: `USER_CODE#${userCode}`, SK: 'USER_CODE' }),
+  /** Wrong user codes from one source address in one window (RFC 8628 §5.1; store/user-code-attempts-repository.ts); `ttl` set. */
+  userCodeAttempts: (sourceHash: string, window: number) => ({ PK: `USER_CODE_ATTEMPTS#${sourceHash}`, SK: `WINDOW#${window}` }),
 
   /** "The Default Client's secret has been shown once" (shared/store/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
@@ -135,6 +142,10 @@ export const keys = {
   healthProbe: { PK: 'HEALTH', SK: 'HEALTH' },
   /** A one-off data migration that ran to completion (e.g. `secret-box-dk1`): later bootstraps skip it. */
   migrationDone: (name: string) => ({ PK: 'BOOTSTRAP', SK: `MIGRATION#${name}` }),
+
+  // Browser flows (issue 13; docs/browser-flows.md).
+  /** An authorization code by the SHA-256 of its value (authorize branch); `ttl` set, `used_at` once redeemed. */
+  authorizationCode: (codeHash: string) => ({ PK: `CODE#${codeHash}`, SK: 'CODE' }),
 } as const;
 
 export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS';

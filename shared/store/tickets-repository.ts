@@ -7,12 +7,15 @@ import { putNewItem } from './put-new-item.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
+import { uuidv7 } from './uuidv7.ts';
 
 /** `password_change` comes with the hosted password page (issue 13). */
 export type TicketKind = 'email_verification' | 'password_change';
 
 /** A ticket as stored (never its value: only the SHA-256 of it is the key). */
 export interface TicketRecord {
+  /** UUIDv7 (API.md §6 `{id, ticket, expires_at}`); tickets made before it existed have none. */
+  id?: string;
   kind: TicketKind;
   user_id: string;
   tenant_id: string;
@@ -101,6 +104,7 @@ export function ticketsRepository(db: DynamoDBDocumentClient, tableName: string,
       const at = now();
       const expires = new Date(at.getTime() + input.ttlSeconds * 1000);
       const ticket: TicketRecord = {
+        id: uuidv7(),
         kind: input.kind,
         user_id: input.userId,
         tenant_id: input.tenantId,

@@ -6,7 +6,9 @@ import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
 import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens/revocation-ref.ts';
+import { authorizationCodesRepository } from './authorization-codes-repository.ts';
 import { type ClientWithGrants, clientsRepository } from './clients-repository.ts';
+import { deviceCodesRepository } from './device-codes-repository.ts';
 import { toRecord } from './entity.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
 import { otpRepository } from './otp-repository.ts';
@@ -69,6 +71,9 @@ const LOGIN_MARKERS: readonly [UserLoginKind, 'USER_EMAIL' | 'USER_NAME' | 'USER
 /** A user id that never exists: an unknown login reads it, so it costs what a known one does. */
 const NO_USER_ID = '00000000-0000-0000-0000-000000000000';
 
+/** A stored URL list (client-metadata-schema.ts validated it on the way in); anything else is none. */
+const stringList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((u): u is string => typeof u === 'string') : []);
+
 const resourceKey = (tenantId: string, identifierUrl: string) => `${tenantId} ${identifierUrl}`;
 
 function caches(runtime: Runtime): RecordCaches {
@@ -105,6 +110,8 @@ function caches(runtime: Runtime): RecordCaches {
       grants: found.grants,
       refresh_token: client.client_metadata.refresh_token,
       id_token_lifetime: client.client_metadata.id_token.expiration_lifetime,
+      redirect_uris: stringList(client.client_metadata.urls?.redirect_uris),
+      is_first_party: client.is_first_party,
     };
   };
   const toResource = async (v: ResourceTokenView | undefined): Promise<TokenResource | null> => {
@@ -147,6 +154,7 @@ function caches(runtime: Runtime): RecordCaches {
   };
   const deps: OAuthDeps = {
     refreshTokens,
+    authorizationCodes: authorizationCodesRepository(db, config.tableName, now),
     async findRefreshToken(token) {
       const hint = userIdHint(token);
       const user = hint === undefined ? undefined : userReads.want(hint, undefined);
@@ -179,6 +187,7 @@ function caches(runtime: Runtime): RecordCaches {
     },
     userTokens: userTokenReads(runtime),
     rbac: cachedRbacRecordReads(runtime),
+    deviceCodes: deviceCodesRepository(db, config.tableName, now),
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,

@@ -6,12 +6,24 @@ import type { HttpResponse } from '../http/response.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { TicketRecord, TicketState, TicketsRepository } from '../store/tickets-repository.ts';
 import type { UsersRepository } from '../store/users-repository.ts';
+import { passwordProblem } from './password-rules.ts';
 
 export interface TicketPageDeps {
   tickets: Pick<TicketsRepository, 'find' | 'redeem'>;
-  users: Pick<UsersRepository, 'get' | 'update'>;
+  users: Pick<UsersRepository, 'get' | 'update' | 'setPasswordHash'>;
   /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */
   csrfKey: () => Promise<Buffer>;
+  /** argon2id (password-hash.ts). */
+  hashPassword: (password: string) => Promise<string>;
+  /** Drops this container's cached copy of the user after a password change (store/user-token-records.ts). */
+  forget: (userId: string) => void;
+  now: () => Date;
+}
+
+/** What the page's forms post; anything else is ignored. */
+export interface TicketForm {
+  csrf_token?: unknown;
+  password?: unknown;
 }
 
 /** The CSRF purpose of this page: a token of another page never passes here. */
@@ -44,9 +56,8 @@ const redirectOrigins = (ticket: TicketRecord) => (ticket.result_url ? [new URL(
 export async function showTicketPage(value: string, deps: TicketPageDeps): Promise<HttpResponse> {
   const found = await deps.tickets.find(value);
   if (found.state !== 'valid') return refusal(found.state);
-  // Password-change tickets get their page with issue 13; until then no such ticket is made.
-  if (found.ticket.kind !== 'email_verification') return refusal('unknown');
   const token = csrfToken(await deps.csrfKey(), PURPOSE, value);
+  if (found.ticket.kind === 'password_change') return passwordForm(found.ticket, token);
   return htmlPage({
     title: 'Verify your email address',
     formActions: redirectOrigins(found.ticket),
@@ -65,16 +76,22 @@ export async function showTicketPage(value: string, deps: TicketPageDeps): Promi
  * changed since is not verified by a link sent to the old one). Success: the ticket's
  * `result_url` (303), else a success page.
  */
-export async function submitTicketPage(value: string, presentedCsrf: unknown, deps: TicketPageDeps): Promise<HttpResponse> {
-  if (!isValidCsrfToken(await deps.csrfKey(), PURPOSE, value, presentedCsrf)) {
+export async function submitTicketPage(value: string, form: TicketForm, deps: TicketPageDeps): Promise<HttpResponse> {
+  const key = await deps.csrfKey();
+  if (!isValidCsrfToken(key, PURPOSE, value, form.csrf_token)) {
     return errorPage(400, 'Form expired', 'This form could not be checked. Open the link from your email again and confirm there.');
   }
+  const found = await deps.tickets.find(value);
+  if (found.state !== 'valid') return refusal(found.state);
+  if (found.ticket.kind === 'password_change')
+    return changePassword(value, found.ticket, form.password, csrfToken(key, PURPOSE, value), deps);
   const redeemed = await deps.tickets.redeem(value, 'email_verification');
   if (redeemed.state !== 'valid') return refusal(redeemed.state);
   const { ticket } = redeemed;
   const sameAddress = (user: UserRecord) =>
     user.tenant_id === ticket.tenant_id && user.email !== undefined && user.email.toLowerCase() === ticket.email?.toLowerCase();
   const gone = () => errorPage(400, 'Link no longer valid', 'This link is for an address the account no longer uses.');
+
   const user = await deps.users.get(ticket.user_id);
   if (!user || !sameAddress(user)) return gone();
   try {
@@ -89,8 +106,63 @@ export async function submitTicketPage(value: string, presentedCsrf: unknown, de
     if (err instanceof AddressChanged || (isAppError(err) && err.status === 404)) return gone();
     throw err;
   }
-  if (ticket.result_url) return { statusCode: 303, headers: { Location: ticket.result_url, 'Cache-Control': 'no-store' }, body: '' };
-  return htmlPage({ title: 'Email address verified', body: html`<p>Thank you: <strong>${ticket.email}</strong> is verified.</p>` });
+  return (
+    done(ticket) ??
+    htmlPage({ title: 'Email address verified', body: html`<p>Thank you: <strong>${ticket.email}</strong> is verified.</p>` })
+  );
+}
+
+/** After a success: a 303 to the ticket's `result_url` when it has one. */
+const done = (ticket: TicketRecord): HttpResponse | undefined =>
+  ticket.result_url ? { statusCode: 303, headers: { Location: ticket.result_url, 'Cache-Control': 'no-store' }, body: '' } : undefined;
+
+/** The password-change form (API.md §7.4: the field is `password`); `problem` re-shows it after a refused password. */
+function passwordForm(ticket: TicketRecord, token: string, problem?: string): HttpResponse {
+  return htmlPage({
+    status: problem ? 400 : 200,
+    title: 'Choose a new password',
+    formActions: redirectOrigins(ticket),
+    body: html`${problem ? html`<p class="error" role="alert" id="password-error">${problem}</p>` : ''}
+<form method="post">
+<input type="hidden" name="csrf_token" value="${token}">
+<label for="password">New password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="128"${problem ? html` aria-describedby="password-error" autofocus` : ''}>
+<button type="submit">Set password</button>
+</form>`,
+  });
+}
+
+/**
+ * A password-change ticket's POST: the new password is checked (API.md §7.2) BEFORE the ticket is
+ * redeemed, so a refused one shows the form again and uses nothing up; then the one redemption,
+ * then the new argon2id hash, which also sets `tokens_revoked_at`: every token issued before,
+ * refresh tokens included, stops working (API.md §7.1).
+ */
+async function changePassword(
+  value: string,
+  ticket: TicketRecord,
+  password: unknown,
+  token: string,
+  deps: TicketPageDeps,
+): Promise<HttpResponse> {
+  const gone = () => errorPage(400, 'Link no longer valid', 'The account this link was made for no longer exists.');
+  const user = await deps.users.get(ticket.user_id);
+  if (!user || user.tenant_id !== ticket.tenant_id) return gone();
+  if (typeof password !== 'string' || password.length > 1024) return passwordForm(ticket, token, 'Enter a new password.');
+  const problem = passwordProblem(password, { email: user.email, username: user.username });
+  if (problem) return passwordForm(ticket, token, `The password ${problem}`);
+  const redeemed = await deps.tickets.redeem(value, 'password_change');
+  if (redeemed.state !== 'valid') return refusal(redeemed.state);
+  try {
+    await deps.users.setPasswordHash(user.id, await deps.hashPassword(password), deps.now(), { actor: user.id });
+  } catch (err) {
+    if (isAppError(err) && err.status === 404) return gone(); // deleted since the read
+    throw err;
+  }
+  deps.forget(user.id);
+  return (
+    done(ticket) ?? htmlPage({ title: 'Password changed', body: html`<p>Your password has been changed. You can now sign in with it.</p>` })
+  );
 }
 
 class AddressChanged extends Error {}

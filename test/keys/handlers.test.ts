@@ -86,10 +86,26 @@ describe('well-known handlers', () => {
     const doc = JSON.parse(a.body) as Record<string, unknown>;
     expect(doc).toEqual({
       issuer: ISSUER,
+      authorization_endpoint: `${ISSUER}/authorize`,
       token_endpoint: `${ISSUER}/token`,
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
-      response_types_supported: [],
-      grant_types_supported: ['client_credentials', 'refresh_token', 'password', 'otp'],
+      response_types_supported: ['code', 'token', 'id_token', 'id_token token'],
+      response_modes_supported: ['query', 'fragment', 'form_post'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      grant_types_supported: [
+        'client_credentials',
+        'refresh_token',
+        'password',
+        'otp',
+        'authorization_code',
+        'code',
+        'authorization_code_verifier',
+        'device_code',
+        'urn:ietf:params:oauth:grant-type:device_code',
+        'implicit',
+      ],
+      device_authorization_endpoint: `${ISSUER}/device_code`,
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       introspection_endpoint: `${ISSUER}/introspect`,
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
@@ -98,12 +114,11 @@ describe('well-known handlers', () => {
       userinfo_endpoint: `${ISSUER}/userinfo`,
       end_session_endpoint: `${ISSUER}/logout`,
       scopes_supported: ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'],
-      claims_supported: USERINFO_CLAIMS,
+      claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['ES256', 'RS256'],
       service_documentation: 'https://docs.example.test',
     });
-    expect(doc).not.toHaveProperty('authorization_endpoint');
     expect(a.headers['Cache-Control']).toBe('public, max-age=300');
   });
 

@@ -16,6 +16,8 @@ const confidential: OAuthClient = {
   grants: new Map(),
   refresh_token: { expiration_enabled: false, expiration_lifetime: 2_592_000 },
   id_token_lifetime: 36_000,
+  redirect_uris: [],
+  is_first_party: false,
 };
 const publicClient: OAuthClient = { ...confidential, id: 'p1', is_public: true, secret_hash: undefined };
 const deps = {

@@ -4,6 +4,7 @@ import { SignJWT } from 'jose';
 import type * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../shared/http/response.ts';
+import { DeviceCodeRequestSchema } from '../../shared/oauth/device/device-authorization.ts';
 import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema } from '../../shared/oauth/introspection-request.ts';
 import { RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
@@ -30,13 +31,15 @@ let runtime: Runtime;
 const handlers: Record<string, Handler> = {};
 
 /** Each endpoint with the schemas its handler validates with (functions/oauth/*.ts). */
-const ENDPOINTS: { name: string; body: v.GenericSchema; query?: v.GenericSchema; method?: 'GET' | 'POST' }[] = [
+const ENDPOINTS: { name: string; file?: string; body: v.GenericSchema; query?: v.GenericSchema; method?: 'GET' | 'POST' }[] = [
   { name: 'token', body: TokenRequestSchema },
   { name: 'tokeninfo', body: IntrospectionBodySchema, query: IntrospectionQuerySchema },
   { name: 'introspect', body: IntrospectionBodySchema, query: IntrospectionQuerySchema },
   { name: 'revoke', body: RevokeRequestSchema },
   { name: 'userinfo', body: UserinfoBodySchema, query: UserinfoQuerySchema, method: 'GET' },
   { name: 'userinfo', body: UserinfoBodySchema, query: UserinfoQuerySchema },
+  { name: 'device_code', file: 'device-code', body: DeviceCodeRequestSchema, query: DeviceCodeRequestSchema, method: 'GET' },
+  { name: 'device_code', file: 'device-code', body: DeviceCodeRequestSchema, query: DeviceCodeRequestSchema },
 ];
 
 /** Real user tokens (with and without `openid`, of a user, of a blocked user), so the fuzzers reach past verification. */
@@ -44,12 +47,21 @@ const userBearers: string[] = [];
 
 beforeAll(async () => {
   runtime = testRuntime(await createTestTable('fuzz'));
-  for (const { name } of ENDPOINTS) {
-    handlers[name] = ((await import(`../../functions/oauth/${name}.ts`)) as { handler: Handler }).handler;
+  for (const { name, file = name } of ENDPOINTS) {
+    handlers[name] = ((await import(`../../functions/oauth/${file}.ts`)) as { handler: Handler }).handler;
   }
   const rp = await clientsRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox).create(
     { tenant_id: DEFAULT_TENANT_ID, client_name: 'fuzz rp' },
     SYSTEM_ACTOR_ID,
+  );
+  // A public client that may use the device flow, so /device_code and the grant get past authentication.
+  deviceClientIds.push(
+    (
+      await clientsRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox).create(
+        { tenant_id: DEFAULT_TENANT_ID, client_name: 'fuzz tv', is_public: true, client_metadata: { grant_types: ['device_code'] } },
+        SYSTEM_ACTOR_ID,
+      )
+    ).id,
   );
   const user = await putUser(runtime, { email: 'fuzz@example.com', phone_number: '+15550000000', name: 'Fuzz' });
   const blocked = await putUser(runtime, { email: 'blocked@example.com', blocked: true });
@@ -62,15 +74,22 @@ beforeAll(async () => {
 });
 
 const realUserToken = fc.constantFrom(0, 1, 2).map((i) => userBearers[i]!);
+const deviceClientIds: string[] = [];
 
 /** Values no schema names: the grant names and spellings /token knows, and broken percent-encoding. */
 const hints = {
   grant_type: (derived: fc.Arbitrary<unknown>) =>
-    fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'otp', 'implicit', '', '%', '%E0%A4%A')),
+    fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'otp', 'device_code', 'implicit', '', '%', '%E0%A4%A')),
   token_type_hint: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, fc.constantFrom('access_token', 'refresh_token')),
   // Real user tokens where a token goes (introspection's `token`, /userinfo's form `access_token`).
   token: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, realUserToken),
   access_token: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, realUserToken),
+  client_id: (derived: fc.Arbitrary<unknown>) =>
+    fc.oneof(
+      derived,
+      fc.constant(0).map(() => deviceClientIds[0]!),
+    ),
+  audience: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, fc.constantFrom('https://nowhere.example/', `${'x'.repeat(300)}`)),
 };
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 const text = (x: unknown) => (typeof x === 'string' ? x : (JSON.stringify(x) ?? ''));

@@ -38,7 +38,17 @@ describe('grant registry', () => {
   });
 
   it('discovery lists only the grants that work end to end', () => {
-    expect(supportedGrantTypes).toEqual(['client_credentials', 'refresh_token', 'password', 'otp']);
+    expect(supportedGrantTypes).toEqual([
+      'client_credentials',
+      'refresh_token',
+      'password',
+      'otp',
+      'authorization_code',
+      'code',
+      'authorization_code_verifier',
+      'device_code',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ]);
     expect(findGrant('client_credentials')).toBe(clientCredentials);
     expect(findGrant('refresh_token')).toBe(refreshToken);
   });

@@ -80,7 +80,10 @@ describe('grant dispatch (API.md §5.1)', () => {
   const expectEach = async (auth: string, error: string, description: (name: string) => string, spellings = SPELLINGS) => {
     for (const [grant_type, name] of spellings) {
       // Each grant's own parameters are validated before dispatch; unknown ones are ignored (RFC 6749 §3.2).
-      const res = await token({ grant_type, refresh_token: 'x', username: 'x', password: 'x', otp: '000000' }, auth);
+      const res = await token(
+        { grant_type, refresh_token: 'x', username: 'x', password: 'x', otp: '000000', code: 'x', redirect_uri: 'x', device_code: 'x' },
+        auth,
+      );
       expect(res, grant_type).toEqual({
         status: 400,
         body: expect.objectContaining({ error, error_description: `body.grant_type: ${description(name)}` }),

@@ -20,6 +20,7 @@ describe('tickets repository (DESIGN.md §3.7: ticket use is one conditional wri
       SK: 'TICKET',
       type: 'Ticket',
       schema_version: 1,
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7/), // API.md §6: the 201 body's `id`
       kind: 'email_verification',
       user_id: 'user-1',
       tenant_id: 'tenant-1',

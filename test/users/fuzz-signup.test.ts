@@ -70,6 +70,7 @@ beforeAll(async () => {
 });
 
 it('every sign-up route of the route table is declared here', () => {
+  // The other hosted pages have fuzzers of their own (login, consent, logout: pages; /device: test/pages/fuzz-device-page.test.ts).
   const ours = ROUTES.filter((r) => r.handler === 'functions/users/register' || r.handler === 'functions/pages/ticket');
   expect(ours.map((r) => `${r.method} ${r.path}`).sort()).toEqual([REGISTER, ...TICKET_ROUTES].sort());
 });

@@ -1,12 +1,14 @@
 import { oauthError } from '../../errors.ts';
+import { authorizationCode } from './authorization-code.ts';
 import { clientCredentials } from './client-credentials.ts';
+import { deviceCode } from './device-code.ts';
 import { otp } from './otp.ts';
 import { password } from './password.ts';
 import { refreshToken } from './refresh-token.ts';
 import type { AnyTokenGrant } from './token-grant.ts';
 
 /** The grants of `/token` that work end to end, one line each (docs/tokens.md "Adding a grant"). */
-const GRANTS: readonly AnyTokenGrant[] = [clientCredentials, refreshToken, password, otp];
+const GRANTS: readonly AnyTokenGrant[] = [clientCredentials, refreshToken, password, otp, authorizationCode, deviceCode];
 
 /**
  * Grants API.md §5.1 lists whose issue has not landed yet. Their spellings are known, so a client
@@ -17,9 +19,6 @@ const GRANTS: readonly AnyTokenGrant[] = [clientCredentials, refreshToken, passw
  * `/token` it is an unknown grant like any other (`unsupported_grant_type`).
  */
 const NOT_YET_AVAILABLE: readonly AnyTokenGrant[] = [
-  // `authorization_code_verifier` is the spec's name for the PKCE exchange (a verifier required).
-  notYetAvailable('authorization_code', ['code', 'authorization_code_verifier']),
-  notYetAvailable('device_code', ['urn:ietf:params:oauth:grant-type:device_code']),
   notYetAvailable('token_exchange', ['urn:ietf:params:oauth:grant-type:token-exchange']),
 ];
 

@@ -36,24 +36,70 @@ export interface UserTokenInput {
  * before it leaves nothing half done; a refresh's rotation is that same last write.
  */
 export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): Promise<TokenResponse> {
+  const { client } = input;
+  const { granted, sid, access, idToken } = await mintUserTokens(input, true, deps);
+  const refreshToken = input.refresh
+    ? await rotate(input.refresh, deps)
+    : client.grant_types.includes('refresh_token') && granted.scopes.includes('offline_access')
+      ? await issueRefresh(input, granted.scopes, granted.audience, sid, deps)
+      : undefined;
+  return {
+    access_token: access!.token,
+    token_type: 'Bearer',
+    expires_in: access!.expiresIn,
+    ...(idToken ? { id_token: idToken } : {}),
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    // RFC 6749 §5.1: OPTIONAL when identical to the request, else REQUIRED. User tokens drop what
+    // the user may not have (API.md §7.6), so it is always sent.
+    scope: granted.scopes.join(' '),
+  };
+}
+
+/** What `/authorize` returns itself (RFC 6749 §4.2.2): never a refresh token. */
+export interface ImplicitTokens {
+  access_token?: string;
+  token_type?: 'Bearer';
+  expires_in?: number;
+  id_token?: string;
+  scope: string;
+}
+
+/**
+ * The implicit responses (`token`, `id_token`, `id_token token`; RFC 6749 §4.2.2 and OIDC Core
+ * §3.2.2.5): the same tokens as `issueUserTokens` without a refresh token (§4.2.2 "MUST NOT"), and
+ * without an access token for `response_type=id_token`, whose ID token then has no `at_hash`.
+ */
+export async function issueImplicitTokens(input: UserTokenInput, withAccessToken: boolean, deps: OAuthDeps): Promise<ImplicitTokens> {
+  const { granted, access, idToken } = await mintUserTokens(input, withAccessToken, deps);
+  return {
+    ...(access ? { access_token: access.token, token_type: 'Bearer' as const, expires_in: access.expiresIn } : {}),
+    ...(idToken ? { id_token: idToken } : {}),
+    scope: granted.scopes.join(' '),
+  };
+}
+
+/** The access token (unless `withAccessToken` is false) and, when `openid` is granted, the ID token. */
+async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, deps: OAuthDeps) {
   const { client, user } = input;
   const granted = await resolveUserScopes(user, input.request, deps);
   const sid = input.refresh?.family_id ?? input.sid ?? randomUUID();
   const now = deps.now();
-  const access = await mintAccessToken(
-    {
-      issuer: deps.issuer,
-      subject: user.id,
-      clientId: client.id,
-      tenantId: user.tenant_id,
-      resource: granted.resource,
-      scopes: granted.scopes,
-      ...(granted.permissions ? { permissions: granted.permissions } : {}),
-      sid,
-      now,
-    },
-    deps.keys,
-  );
+  const access = withAccessToken
+    ? await mintAccessToken(
+        {
+          issuer: deps.issuer,
+          subject: user.id,
+          clientId: client.id,
+          tenantId: user.tenant_id,
+          resource: granted.resource,
+          scopes: granted.scopes,
+          ...(granted.permissions ? { permissions: granted.permissions } : {}),
+          sid,
+          now,
+        },
+        deps.keys,
+      )
+    : undefined;
   const idToken = granted.scopes.includes('openid')
     ? await mintIdToken(
         {
@@ -64,28 +110,14 @@ export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): P
           authTime: input.authTime,
           nonce: input.nonce,
           sid,
-          accessToken: access.token,
+          accessToken: access?.token,
           claims: userClaims(user, granted.scopes),
           now,
         },
         deps.keys,
       )
     : undefined;
-  const refreshToken = input.refresh
-    ? await rotate(input.refresh, deps)
-    : client.grant_types.includes('refresh_token') && granted.scopes.includes('offline_access')
-      ? await issueRefresh(input, granted.scopes, granted.audience, sid, deps)
-      : undefined;
-  return {
-    access_token: access.token,
-    token_type: 'Bearer',
-    expires_in: access.expiresIn,
-    ...(idToken ? { id_token: idToken } : {}),
-    ...(refreshToken ? { refresh_token: refreshToken } : {}),
-    // RFC 6749 §5.1: OPTIONAL when identical to the request, else REQUIRED. User tokens drop what
-    // the user may not have (API.md §7.6), so it is always sent.
-    scope: granted.scopes.join(' '),
-  };
+  return { granted, sid, access, idToken };
 }
 
 async function rotate(old: StoredRefreshToken, deps: OAuthDeps): Promise<string> {

@@ -12,8 +12,8 @@ export interface IdTokenInput {
   /** The `nonce` of the authentication request, echoed (§3.1.3.6); never on a refresh (§12.2 errata). */
   nonce?: string | undefined;
   sid: string;
-  /** The access token issued with it, for `at_hash`. */
-  accessToken: string;
+  /** The access token issued with it, for `at_hash`; none for `response_type=id_token` (OIDC Core §3.2.2.10). */
+  accessToken: string | undefined;
   /** The claims of the granted scopes (`userClaims`, as `/userinfo` releases them). */
   claims: Record<string, unknown>;
   now: Date;
@@ -21,7 +21,7 @@ export interface IdTokenInput {
 
 /**
  * An OIDC ID token (OIDC Core §2): `iss`, `sub`, `aud` = the client, `exp`, `iat`, `auth_time`,
- * `nonce` when sent, `at_hash`, `sid`, and the claims of the granted scopes. Signed ES256 with the
+ * `nonce` when sent, `at_hash` when an access token comes with it, `sid`, and the claims of the granted scopes. Signed ES256 with the
  * service's current key (`kid` in the header, JWKS at discovery), so every client verifies it the
  * same way whatever the access token's Resource uses.
  */
@@ -37,7 +37,7 @@ export async function mintIdToken(input: IdTokenInput, keys: KeyStore): Promise<
     iat,
     auth_time: input.authTime,
     ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
-    at_hash: atHash(input.accessToken),
+    ...(input.accessToken !== undefined ? { at_hash: atHash(input.accessToken) } : {}),
     sid: input.sid,
   };
   return keys.signJwt('ES256', { typ: 'JWT' }, payload);

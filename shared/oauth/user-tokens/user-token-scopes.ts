@@ -35,10 +35,7 @@ export async function resolveUserScopes(
   request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined },
   deps: Pick<OAuthDeps, 'findResource' | 'managementAudience' | 'issuer' | 'rbac'>,
 ): Promise<UserTokenScopes> {
-  if (request.audience && request.resource && request.audience !== request.resource) {
-    throw oauthError(400, 'invalid_request', 'body.audience: differs from body.resource; send one.');
-  }
-  const audience = request.audience ?? request.resource;
+  const audience = requestedAudience(request);
   const requested = parseScope(request.scope);
   if (!audience) {
     return {
@@ -48,13 +45,7 @@ export async function resolveUserScopes(
       permissions: undefined,
     };
   }
-  // The management API is the default tenant's system resource, shared by every tenant (API.md §4).
-  const resource =
-    audience === deps.managementAudience
-      ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience))
-      : await deps.findResource(user.tenant_id, audience);
-  // RFC 8707 §2; API.md §8: the error names the field, never the value.
-  if (!resource) throw oauthError(400, 'invalid_target', 'body.audience: names no resource of this tenant.');
+  const resource = await audienceResource(user.tenant_id, audience, deps);
   const existing = new Set(Object.values(resource.scope_names));
   const rbac = resource.rbac_enabled || resource.is_system;
   const held = rbac ? await userPermissions(user, resource, deps.rbac) : existing;
@@ -66,6 +57,32 @@ export async function resolveUserScopes(
     scopes: requested.filter((s) => OIDC_SCOPES.has(s) || kept.has(s)),
     permissions: resource.rbac_enabled ? ofResource : undefined,
   };
+}
+
+/** `audience`, or RFC 8707 `resource`: one Resource, named by either (both differing: 400). */
+export function requestedAudience(request: { audience?: string | undefined; resource?: string | undefined }): string | undefined {
+  if (request.audience && request.resource && request.audience !== request.resource) {
+    throw oauthError(400, 'invalid_request', 'body.audience: differs from body.resource; send one.');
+  }
+  return request.audience ?? request.resource;
+}
+
+/**
+ * The Resource a user token's audience names in the tenant; the management API is the default
+ * tenant's system resource, shared by every tenant (API.md §4). None: `invalid_target`.
+ */
+export async function audienceResource(
+  tenantId: string,
+  audience: string,
+  deps: Pick<OAuthDeps, 'findResource' | 'managementAudience'>,
+): Promise<TokenResource> {
+  const resource =
+    audience === deps.managementAudience
+      ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience))
+      : await deps.findResource(tenantId, audience);
+  // RFC 8707 §2; API.md §8: the error names the field, never the value.
+  if (!resource) throw oauthError(400, 'invalid_target', 'body.audience: names no resource of this tenant.');
+  return resource;
 }
 
 const systemOnly = (r: TokenResource | undefined) => (r?.is_system ? r : undefined);

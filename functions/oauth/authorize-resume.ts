@@ -1,0 +1,13 @@
+import * as v from 'valibot';
+import { readCookie, SESSION_COOKIE } from '../../shared/browser/cookies.ts';
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { authorizeDeps } from '../../shared/oauth/authorize/authorize-deps.ts';
+import { resumeAuthorization } from '../../shared/oauth/authorize/resume-authorization.ts';
+
+/** The interaction id is opaque here: one we never issued is an unknown interaction (a page), not a field error. */
+const Query = v.looseObject({ interaction: v.optional(v.string(), '') });
+
+/** GET /authorize/resume?interaction= (flows-plan.md step 4): login and consent done, the code or tokens. */
+export const handler = httpHandler({ page: true, query: Query }, async (req) =>
+  resumeAuthorization(req.query.interaction, readCookie(req.headers, SESSION_COOKIE), authorizeDeps(req.runtime)),
+);

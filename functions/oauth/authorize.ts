@@ -1,0 +1,18 @@
+import * as v from 'valibot';
+import { readCookie, SESSION_COOKIE } from '../../shared/browser/cookies.ts';
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { authorizeDeps } from '../../shared/oauth/authorize/authorize-deps.ts';
+import { startAuthorization } from '../../shared/oauth/authorize/start-authorization.ts';
+
+/**
+ * The parameters as sent: each is checked by the use case (authorize-request.ts), because which
+ * error a bad one gets depends on whether the client and redirect URI were verified before it
+ * (a page before, a redirect after: API.md §7.4). A repeated parameter arrives as an array.
+ */
+const Params = v.optional(v.record(v.string(), v.unknown()), {});
+
+/** GET and POST /authorize (API.md §5; RFC 6749 §3.1: the endpoint supports GET, and POST form bodies). */
+export const handler = httpHandler({ page: true, query: Params, body: Params }, async (req) => {
+  const params = req.route.method === 'GET' ? req.query : req.body;
+  return startAuthorization(params, readCookie(req.headers, SESSION_COOKIE), authorizeDeps(req.runtime));
+});

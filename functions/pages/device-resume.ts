@@ -1,0 +1,11 @@
+import * as v from 'valibot';
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { resumeDevice } from '../../shared/oauth/device/device-page.ts';
+import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
+
+const ResumeQuery = v.looseObject({ interaction: v.optional(v.unknown()) });
+
+/** GET /device/resume?interaction= : where `/consent` sends the browser back (docs/browser-flows.md "Device flow"). */
+export const handler = httpHandler({ page: true, query: ResumeQuery }, async (req) =>
+  resumeDevice({ headers: req.headers, sourceIp: req.sourceIp }, req.query.interaction, devicePageDeps(req.runtime)),
+);

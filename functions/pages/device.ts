@@ -1,0 +1,16 @@
+import * as v from 'valibot';
+import { httpHandler } from '../../shared/http/http-handler.ts';
+import { showDevicePage, submitDevicePage } from '../../shared/oauth/device/device-page.ts';
+import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
+
+/** A page is not an API: fields a browser adds are ignored, and the use case checks each value's type. */
+const DeviceForm = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()), user_code: v.optional(v.unknown()) }), {});
+/** `?user_code=` (RFC 8628 §3.3.1 `verification_uri_complete`) pre-fills the form. */
+const DeviceQuery = v.looseObject({ user_code: v.optional(v.unknown()) });
+
+/** GET, POST /device (API.md §5, §7.8; RFC 8628 §3.3): the user-code page. */
+export const handler = httpHandler({ page: true, body: DeviceForm, query: DeviceQuery }, async (req) => {
+  const deps = devicePageDeps(req.runtime);
+  const request = { headers: req.headers, sourceIp: req.sourceIp };
+  return req.route.method === 'GET' ? showDevicePage(request, req.query.user_code, deps) : submitDevicePage(request, req.body, deps);
+});

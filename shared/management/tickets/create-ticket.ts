@@ -1,0 +1,68 @@
+import * as v from 'valibot';
+import { badRequest } from '../../errors.ts';
+import type { OAuthDeps } from '../../oauth/oauth-deps.ts';
+import type { TicketKind, TicketsRepository } from '../../store/tickets-repository.ts';
+import type { UsersRepository } from '../../store/users-repository.ts';
+import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { fieldKit, integer, text, uuid } from '../kit/fields.ts';
+
+/** API.md §6 tickets: 5 days by default, 30 days at most. */
+export const TICKET_TTL = { default: 432_000, max: 2_592_000 } as const;
+
+const ticketFields = fieldKit('reject');
+
+/** POST /tickets/password-change and /tickets/email-verification (API.md §6); `result_url` is checked by the repository. */
+export const CreateTicketBody = ticketFields.object({
+  user_id: uuid,
+  result_url: v.optional(text(2048)),
+  ttl_sec: v.optional(integer(1, TICKET_TTL.max, 'seconds')),
+  client_id: v.optional(uuid),
+});
+export type CreateTicketInput = v.InferOutput<typeof CreateTicketBody>;
+
+export interface TicketDeps {
+  tickets: Pick<TicketsRepository, 'create'>;
+  users: Pick<UsersRepository, 'get'>;
+  findClient: OAuthDeps['findClient'];
+  /** `{base_url}`: a ticket's URL is `{base_url}/tickets/{value}`. */
+  issuer: string;
+}
+
+/** 201 body (API.md §6): `ticket` is the page's URL, the only copy of the value. */
+export interface CreatedTicket {
+  id: string;
+  ticket: string;
+  expires_at: string;
+}
+
+/**
+ * Creates a one-time ticket for a user the caller can see (another tenant's user is 404, API.md
+ * §4), for the hosted page `/tickets/{ticket}` (shared/users/ticket-page.ts): a password change,
+ * or the verification of the user's current email address (a user without one: 400). `client_id`,
+ * when given, must name a client the caller can see; `result_url` is where the page sends the
+ * browser after a success (https, or http on loopback; tickets-repository.ts).
+ */
+export async function createTicket(
+  kind: TicketKind,
+  deps: TicketDeps,
+  access: ManagementAccess,
+  body: CreateTicketInput,
+): Promise<CreatedTicket> {
+  const user = await loadVisible(deps.users, access.ctx, body.user_id, 'User');
+  if (body.client_id !== undefined) {
+    await loadVisible({ get: deps.findClient }, access.ctx, body.client_id, 'Client');
+  }
+  if (kind === 'email_verification' && user.email === undefined) {
+    throw badRequest('body.user_id: the user has no email address to verify.');
+  }
+  const { value, ticket } = await deps.tickets.create({
+    kind,
+    userId: user.id,
+    tenantId: user.tenant_id,
+    ttlSeconds: body.ttl_sec ?? TICKET_TTL.default,
+    ...(kind === 'email_verification' ? { email: user.email } : {}),
+    clientId: body.client_id,
+    resultUrl: body.result_url,
+  });
+  return { id: ticket.id!, ticket: `${deps.issuer}/tickets/${value}`, expires_at: ticket.expires_at };
+}

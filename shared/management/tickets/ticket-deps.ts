@@ -1,0 +1,16 @@
+import type { Runtime } from '../../runtime.ts';
+import { ticketsRepository } from '../../store/tickets-repository.ts';
+import { oauthDeps } from '../../store/token-path-records.ts';
+import { usersRepository } from '../../store/users-repository.ts';
+import type { TicketDeps } from './create-ticket.ts';
+
+/** The Tickets use case's dependencies, from the runtime (DESIGN.md §3.2). */
+export function ticketDeps(runtime: Runtime): TicketDeps {
+  const { db, config, now } = runtime;
+  return {
+    tickets: ticketsRepository(db, config.tableName, now),
+    users: usersRepository(db, config.tableName, now),
+    findClient: oauthDeps(runtime).findClient,
+    issuer: config.issuer,
+  };
+}

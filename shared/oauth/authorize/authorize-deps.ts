@@ -1,0 +1,42 @@
+import type { ResourceRecord } from '../../records/resource-record.ts';
+import type { Runtime } from '../../runtime.ts';
+import type { AuthorizationCodesRepository } from '../../store/authorization-codes-repository.ts';
+import { type InteractionsRepository, interactionsRepository } from '../../store/interactions-repository.ts';
+import { resourcesRepository } from '../../store/resources-repository.ts';
+import { type SessionsRepository, sessionsRepository } from '../../store/sessions-repository.ts';
+import { oauthDeps } from '../../store/token-path-records.ts';
+import { type UserGrantsRepository, userGrantsRepository } from '../../store/user-grants-repository.ts';
+import type { OAuthDeps } from '../oauth-deps.ts';
+
+/** What `/authorize` and `/authorize/resume` use (DESIGN.md §3.2: dependencies as arguments). */
+export interface AuthorizeDeps {
+  oauth: OAuthDeps;
+  sessions: Pick<SessionsRepository, 'findSession'>;
+  interactions: Pick<InteractionsRepository, 'createInteraction' | 'readInteraction' | 'consumeInteraction'>;
+  userGrants: Pick<UserGrantsRepository, 'findUserGrant'>;
+  codes: AuthorizationCodesRepository;
+  /** A Resource record (its `skip_consent_for_first_party`, API.md §7.4), by id. */
+  getResource(id: string): Promise<ResourceRecord | undefined>;
+}
+
+const perRuntime = new WeakMap<Runtime, AuthorizeDeps>();
+
+/** Built once per runtime (per container in Lambda, per local stack locally). */
+export function authorizeDeps(runtime: Runtime): AuthorizeDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  const table = config.tableName;
+  const oauth = oauthDeps(runtime);
+  const resources = resourcesRepository(db, table, now, secretBox);
+  deps = {
+    oauth,
+    sessions: sessionsRepository(db, table, now),
+    interactions: interactionsRepository(db, table, now),
+    userGrants: userGrantsRepository(db, table, now, oauth.refreshTokens),
+    codes: oauth.authorizationCodes,
+    getResource: (id) => resources.get(id),
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}

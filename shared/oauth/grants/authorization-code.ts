@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+import { oauthError } from '../../errors.ts';
+import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
+import { defineGrant } from './token-grant.ts';
+
+/** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+const required = v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(4096));
+
+/** The spec's name for the PKCE exchange: the verifier is required (API.md §5.1). */
+const VERIFIER_REQUIRED = 'authorization_code_verifier';
+
+/** One message for every refused code, so the answer does not say which rule refused it. */
+const invalidCode = () =>
+  oauthError(
+    400,
+    'invalid_grant',
+    'body.code: is invalid, expired, used, or was issued for another client, redirect_uri or code_verifier.',
+  );
+
+/**
+ * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5-4.6) and API.md §5.1. Client authentication is the
+ * dispatcher's, as for every grant. The code is redeemed by ONE conditional write that checks,
+ * with "unused and live", that it was issued to this client, for this `redirect_uri`, and with
+ * the challenge of this `code_verifier` (or with none when none is sent: RFC 9700 §2.1.1, a
+ * verifier for a code without a challenge is a downgrade attempt). A wrong verifier does not burn
+ * the code. A code presented again by its client is reuse (§4.1.2 "SHOULD revoke all tokens
+ * previously issued based on that authorization code"): the login family of the first redemption
+ * is revoked, its refresh tokens and access tokens with it (docs/tokens.md "Refresh tokens").
+ */
+export const authorizationCode = defineGrant({
+  name: 'authorization_code',
+  aliases: ['code', VERIFIER_REQUIRED],
+  params: v.looseObject({
+    code: required,
+    redirect_uri: required,
+    code_verifier: v.optional(v.pipe(v.string(), v.regex(VERIFIER, 'must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)'))),
+  }),
+
+  async handle({ client }, request, deps) {
+    if (request.grant_type === VERIFIER_REQUIRED && request.code_verifier === undefined) {
+      throw oauthError(400, 'invalid_request', 'body.code_verifier: is required.');
+    }
+    const outcome = await deps.authorizationCodes.redeem(request.code, {
+      clientId: client.id,
+      redirectUri: request.redirect_uri,
+      challenge: request.code_verifier === undefined ? undefined : s256(request.code_verifier),
+    });
+    if (outcome.state === 'reused') {
+      // Only the code's own client revokes: another client cannot end a login it never had.
+      if (outcome.code.client_id === client.id) await deps.refreshTokens.revokeFamily(outcome.code.sid);
+      throw invalidCode();
+    }
+    if (outcome.state !== 'redeemed') throw invalidCode();
+    const { code } = outcome;
+    const user = await deps.findUser(code.user_id);
+    if (!user || user.blocked || user.tenant_id !== code.tenant_id) throw invalidCode();
+    return issueUserTokens(
+      {
+        client,
+        user,
+        request: { scope: code.scope.join(' '), ...(code.audience !== undefined ? { audience: code.audience } : {}) },
+        authTime: code.auth_time,
+        ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),
+        sid: code.sid,
+      },
+      deps,
+    );
+  },
+});
+
+/** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))). */
+const s256 = (verifier: string) => createHash('sha256').update(verifier, 'ascii').digest('base64url');
