@@ -287,6 +287,11 @@ export const ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/groups', 'add-user-groups', 'update', WRITE],
     ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
   ]),
+  // A user's direct permissions (issue 12; docs/management-users.md); the GET of effective permissions is rbac-tokens'.
+  ...managementGroup('users', [
+    ['POST', '/{user_id}/permissions', 'grant-user-permissions', 'update', WRITE],
+    ['DELETE', '/{user_id}/permissions', 'revoke-user-permissions', 'update', WRITE],
+  ]),
 
   // User Grants (issue 13, branch pages; docs/browser-flows.md "User Grants"): withdrawing one
   // revokes that client's refresh tokens of the user.
