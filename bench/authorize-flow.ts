@@ -197,15 +197,9 @@ async function tokenOf(base: string, id: string, secret: string, form: Record<st
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-/** One flow: authorize (prompt=none) → code → token. Returns the time of each step (ms). */
-async function flow(base: string, path: string, clientId: string, jar: Jar): Promise<[number, number]> {
-  const { verifier, challenge } = pkce();
-  const t0 = performance.now();
-  const back = new URL(locationOf(await get(authorizeUrl(base, path, clientId, challenge, true), jar), base));
-  const code = back.searchParams.get('code');
-  if (!code) throw new Error(`no code: ${back.href}`);
-  const t1 = performance.now();
-  const res = await fetch(`${base}/token`, {
+/** POST /token with a code and its verifier, as a public client. */
+const redeem = (base: string, clientId: string, code: string, verifier: string) =>
+  fetch(`${base}/token`, {
     method: 'POST',
     headers: { 'content-type': FORM },
     body: new URLSearchParams({
@@ -216,6 +210,17 @@ async function flow(base: string, path: string, clientId: string, jar: Jar): Pro
       client_id: clientId,
     }),
   });
+
+/** One flow: authorize (prompt=none) → code → token. Returns the time of each step (ms). */
+async function flow(base: string, path: string, clientId: string, jar: Jar): Promise<[number, number]> {
+  const { verifier, challenge } = pkce();
+  const t0 = performance.now();
+  const back = new URL(locationOf(await get(authorizeUrl(base, path, clientId, challenge, true), jar), base));
+  const code = back.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${back.href}`);
+  const t1 = performance.now();
+  const res = await redeem(base, clientId, code, verifier);
+
   const body = (await res.json()) as { id_token?: string };
   if (res.status !== 200 || !body.id_token) throw new Error(`token: ${res.status} ${JSON.stringify(body)}`);
   return [t1 - t0, performance.now() - t1];
@@ -265,17 +270,7 @@ console.log('|---|---|---|');
     async () => new URL(locationOf(await get(authorizeUrl(ours, '/authorize', ourClient, challenge, true), ourJar), ours)),
   );
   await metered('POST /token (authorization_code)', () =>
-    fetch(`${ours}/token`, {
-      method: 'POST',
-      headers: { 'content-type': FORM },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        client_id: ourClient,
-      }),
-    }).then((r) => r.text()),
+    redeem(ours, ourClient, back.searchParams.get('code')!, verifier).then((r) => r.text()),
   );
 }
 {
@@ -287,17 +282,7 @@ console.log('|---|---|---|');
   const resume = await metered('GET /consent (grant remembered) → resume', async () => locationOf(await get(consent, ourJar), ours));
   const back = await metered('GET /authorize/resume → code', async () => new URL(locationOf(await get(resume, ourJar), ours)));
   await metered('POST /token (authorization_code)', () =>
-    fetch(`${ours}/token`, {
-      method: 'POST',
-      headers: { 'content-type': FORM },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        client_id: ourClient,
-      }),
-    }).then((r) => r.text()),
+    redeem(ours, ourClient, back.searchParams.get('code')!, verifier).then((r) => r.text()),
   );
 }
 

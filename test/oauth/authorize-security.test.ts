@@ -10,10 +10,14 @@ import {
   type FlowClient,
   flowClient,
   interactionOf,
+  isActive,
+  pkce,
+  postToken,
   REDIRECT,
+  redeemCode,
   responseParams,
 } from '../support/authorize-flow.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { startTestService, type TestService } from '../support/local-service.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { finishInteraction, readInteraction, seedSession } from '../support/seed-session.ts';
 import { putUser } from '../support/user-items.ts';
@@ -36,10 +40,6 @@ afterAll(async () => svc?.stop());
 
 const runtime = () => svc.stack.runtime;
 const newUser = () => putUser(runtime());
-const pkce = async () => {
-  const verifier = client.randomPKCECodeVerifier();
-  return { verifier, challenge: await client.calculatePKCECodeChallenge(verifier) };
-};
 const base = (c: FlowClient, extra: Record<string, string> = {}) => ({
   client_id: c.clientId,
   redirect_uri: REDIRECT,
@@ -48,33 +48,9 @@ const base = (c: FlowClient, extra: Record<string, string> = {}) => ({
   state: 'st',
   ...extra,
 });
-const token = async (params: Record<string, string>, authorization?: string) => {
-  const res = await fetch(`${svc.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
-    body: new URLSearchParams(params),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-};
-const active = async (t: string) => {
-  const res = await fetch(`${svc.url}/introspect`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(svc.clientId, svc.clientSecret) },
-    body: new URLSearchParams({ token: t }),
-  });
-  return ((await res.json()) as { active: boolean }).active;
-};
-const redeem = (code: string, verifier: string | undefined, c: FlowClient = pub) =>
-  token(
-    {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      ...(verifier ? { code_verifier: verifier } : {}),
-      ...(c.auth ? {} : { client_id: c.clientId }),
-    },
-    c.auth,
-  );
+const token = (params: Record<string, string>, authorization?: string) => postToken(svc, params, authorization);
+const active = (t: string) => isActive(svc, t);
+const redeem = (code: string, verifier: string | undefined, c: FlowClient = pub) => redeemCode(svc, c, code, verifier);
 const codeFor = async (c: FlowClient, extra: Record<string, string>) => {
   const user = await newUser();
   const answer = await authorizeThrough(svc, base(c, extra), await seedSession(runtime(), user), user);

@@ -11,10 +11,14 @@ import {
   type FlowClient,
   flowClient,
   interactionOf,
+  isActive,
+  pkce,
+  postToken,
   REDIRECT,
+  redeemCode,
   responseParams,
 } from '../support/authorize-flow.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { startTestService, type TestService } from '../support/local-service.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { finishInteraction, readInteraction, seedSession, seedUserGrant } from '../support/seed-session.ts';
 import { putUser, updateUser } from '../support/user-items.ts';
@@ -40,10 +44,6 @@ afterAll(async () => svc?.stop());
 
 const runtime = () => svc.stack.runtime;
 const newUser = () => putUser(runtime(), { email: `u${Math.random().toString(36).slice(2)}@example.com`, name: 'Ada Lovelace' });
-const pkce = async () => {
-  const verifier = client.randomPKCECodeVerifier();
-  return { verifier, challenge: await client.calculatePKCECodeChallenge(verifier) };
-};
 const codeParams = (c: FlowClient, challenge: string | undefined, extra: Record<string, string> = {}) => ({
   client_id: c.clientId,
   redirect_uri: REDIRECT,
@@ -54,22 +54,6 @@ const codeParams = (c: FlowClient, challenge: string | undefined, extra: Record<
   ...(challenge ? { code_challenge: challenge, code_challenge_method: 'S256' } : {}),
   ...extra,
 });
-const token = async (params: Record<string, string>, authorization?: string) => {
-  const res = await fetch(`${svc.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
-    body: new URLSearchParams(params),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-};
-const introspect = async (t: string) => {
-  const res = await fetch(`${svc.url}/introspect`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(svc.clientId, svc.clientSecret) },
-    body: new URLSearchParams({ token: t }),
-  });
-  return (await res.json()) as { active: boolean };
-};
 /** A code for `c` through the whole flow (public clients with PKCE). */
 const issueCode = async (c: FlowClient, extra: Record<string, string> = {}) => {
   const user = await newUser();
@@ -81,18 +65,10 @@ const issueCode = async (c: FlowClient, extra: Record<string, string> = {}) => {
   expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
   return { user, session, verifier, challenge, code, answer };
 };
+const token = (params: Record<string, string>, authorization?: string) => postToken(svc, params, authorization);
+const introspect = async (t: string) => ({ active: await isActive(svc, t) });
 const redeem = (c: FlowClient, code: string, verifier: string | undefined, extra: Record<string, string> = {}) =>
-  token(
-    {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      ...(verifier ? { code_verifier: verifier } : {}),
-      ...(c.auth ? {} : { client_id: c.clientId }),
-      ...extra,
-    },
-    c.auth,
-  );
+  redeemCode(svc, c, code, verifier, extra);
 
 describe('code + PKCE with openid-client (RFC 6749 §4.1, RFC 7636, OIDC Core §3.1)', () => {
   it('login page first; the code comes back with state and iss; openid-client redeems it; jose verifies every token', async () => {

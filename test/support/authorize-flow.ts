@@ -85,3 +85,50 @@ export function responseParams(location: string): URLSearchParams {
   const url = new URL(location);
   return new URLSearchParams(url.hash ? url.hash.slice(1) : url.search);
 }
+
+/** A PKCE pair (RFC 7636 S256), as openid-client makes it. */
+export async function pkce() {
+  const verifier = client.randomPKCECodeVerifier();
+  return { verifier, challenge: await client.calculatePKCECodeChallenge(verifier) };
+}
+
+/** POST /token with a form body, optionally with a Basic header. */
+export async function postToken(svc: TestService, params: Record<string, string>, authorization?: string) {
+  const res = await fetch(`${svc.url}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
+    body: new URLSearchParams(params),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+/** Whether the Default Client's /introspect says the token is active. */
+export async function isActive(svc: TestService, token: string): Promise<boolean> {
+  const res = await fetch(`${svc.url}/introspect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(svc.clientId, svc.clientSecret) },
+    body: new URLSearchParams({ token }),
+  });
+  return ((await res.json()) as { active: boolean }).active;
+}
+
+/** Redeems a code at /token as `c` authenticates (Basic for confidential, client_id for public). */
+export const redeemCode = (
+  svc: TestService,
+  c: FlowClient,
+  code: string,
+  verifier: string | undefined,
+  extra: Record<string, string> = {},
+) =>
+  postToken(
+    svc,
+    {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      ...(verifier ? { code_verifier: verifier } : {}),
+      ...(c.auth ? {} : { client_id: c.clientId }),
+      ...extra,
+    },
+    c.auth,
+  );
