@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { httpHandler } from '../../shared/http/http-handler.ts';
+import { html, redirect } from '../../shared/http/response-spec.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
 import { usersRepository } from '../../shared/store/users-repository.ts';
 import { showTicketPage, submitTicketPage } from '../../shared/users/ticket-page.ts';
@@ -10,13 +11,21 @@ export const TicketFormBody = v.optional(v.looseObject({ csrf_token: v.optional(
 export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });
 
 /** GET, POST /tickets/{ticket} (API.md §5, §7.4, §7.8): the hosted ticket page. */
-export const handler = httpHandler({ page: true, body: TicketFormBody, path: TicketPath }, async (req) => {
-  const { config, db, now, serviceSecret } = req.runtime;
-  const deps = {
-    tickets: ticketsRepository(db, config.tableName, now),
-    users: usersRepository(db, config.tableName, now),
-    csrfKey: () => serviceSecret('hosted-pages'),
-  };
-  const { ticket } = req.path;
-  return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body.csrf_token, deps);
-});
+export const handler = httpHandler(
+  {
+    page: true,
+    body: TicketFormBody,
+    path: TicketPath,
+    responses: { 200: html(), 303: redirect('To the ticket’s `result_url` once used') },
+  },
+  async (req) => {
+    const { config, db, now, serviceSecret } = req.runtime;
+    const deps = {
+      tickets: ticketsRepository(db, config.tableName, now),
+      users: usersRepository(db, config.tableName, now),
+      csrfKey: () => serviceSecret('hosted-pages'),
+    };
+    const { ticket } = req.path;
+    return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body.csrf_token, deps);
+  },
+);

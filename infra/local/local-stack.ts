@@ -7,6 +7,7 @@ import { loadConfig } from '../../shared/config.ts';
 import type { Throttle } from '../../shared/routes.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import { liveApiDocs } from '../openapi/live-api-docs.ts';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startLocalServer } from './server.ts';
 
@@ -77,7 +78,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       OUTBOX_DIR: join(dataDir ?? keyDir, 'outbox'),
       ...options.env,
     });
-    const runtime = createRuntime(config, options.now ? { now: options.now } : {});
+    const runtime = createRuntime(config, { apiDocs: liveApiDocs(), ...(options.now ? { now: options.now } : {}) });
     const startupDb = createDocumentClient({ region: config.region, endpoint, budget: STARTUP_BUDGET });
     const notices: string[] = [];
     const defaultClient = await bootstrap({
