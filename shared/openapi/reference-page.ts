@@ -6,12 +6,14 @@ import { REFERENCE_FILES } from './api-docs.ts';
  * bundle; no CDN) over `/openapi.json`. Paths are relative (`docs/...`, `openapi.json`), so the
  * page works under an API Gateway stage prefix (`/<stage>/docs`) as on a custom domain.
  */
+// No favicon request (a 404 otherwise): an empty `data:` icon, which `img-src data:` allows.
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Identity service API</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="docs/swagger-ui.css">
 </head>
 <body>
