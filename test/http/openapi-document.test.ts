@@ -37,9 +37,17 @@ describe('the OpenAPI document', () => {
   });
 
   it('names a route whose handler declares no response', () => {
-    const bare = { method: 'POST', path: '/new-thing', handler: 'functions/new/thing', auth: { type: 'none' }, access: { kms: [] } } as const;
+    const bare = {
+      method: 'POST',
+      path: '/new-thing',
+      handler: 'functions/new/thing',
+      auth: { type: 'none' },
+      access: { kms: [] },
+    } as const;
     const noSpec = { ...bare, path: '/no-spec', handler: 'functions/new/no-spec' };
-    const specs = new Map<string, RouteSpec | undefined>([[bare.handler, httpHandler({ body: v.object({ a: v.string() }) }, async () => ({ statusCode: 200, headers: {}, body: '' })).spec]]);
+    const specs = new Map<string, RouteSpec | undefined>([
+      [bare.handler, httpHandler({ body: v.object({ a: v.string() }) }, async () => ({ statusCode: 200, headers: {}, body: '' })).spec],
+    ]);
     expect(undocumentedRoutes([bare, noSpec], (r) => specs.get(r.handler))).toEqual([
       'POST /new-thing (functions/new/thing)',
       'POST /no-spec (functions/new/no-spec)',
@@ -66,7 +74,10 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents self routes as the scope or the user’s own token (API.md §7.6)', () => {
-    expect(doc.paths['/identity/v1/users/{user_id}/password'].put.security).toEqual([{ managementApi: ['update:users'] }, { bearerToken: [] }]);
+    expect(doc.paths['/identity/v1/users/{user_id}/password'].put.security).toEqual([
+      { managementApi: ['update:users'] },
+      { bearerToken: [] },
+    ]);
   });
 
   it('documents client authentication on the OAuth endpoints and the bearer token at /userinfo', () => {
@@ -106,19 +117,51 @@ describe('the OpenAPI document', () => {
 
   it('documents hosted pages and form bodies by themselves: a new page row needs nothing more', () => {
     // What the browser-flow branches add: rows like these and handlers built the usual way.
-    const login: Route = { method: 'POST', path: '/login', handler: 'functions/pages/login', auth: { type: 'none' }, access: { table: 'readwrite', kms: [] } };
-    const consent: Route = { method: 'GET', path: '/consent', handler: 'functions/pages/consent', auth: { type: 'none' }, access: { table: 'read', kms: [] } };
-    const deviceCode: Route = { method: 'POST', path: '/device_code', handler: 'functions/oauth/device-code', auth: { type: 'client' }, access: { table: 'readwrite', kms: [] } };
+    const login: Route = {
+      method: 'POST',
+      path: '/login',
+      handler: 'functions/pages/login',
+      auth: { type: 'none' },
+      access: { table: 'readwrite', kms: [] },
+    };
+    const consent: Route = {
+      method: 'GET',
+      path: '/consent',
+      handler: 'functions/pages/consent',
+      auth: { type: 'none' },
+      access: { table: 'read', kms: [] },
+    };
+    const deviceCode: Route = {
+      method: 'POST',
+      path: '/device_code',
+      handler: 'functions/oauth/device-code',
+      auth: { type: 'client' },
+      access: { table: 'readwrite', kms: [] },
+    };
     const run = async () => ({ statusCode: 200, headers: {}, body: '' });
     const specs: Record<string, RouteSpec> = {
-      [login.handler]: httpHandler({ page: true, body: v.object({ username: v.string(), password: v.string(), csrf_token: v.string() }), responses: { 200: html(), 303: redirect() } }, run).spec,
+      [login.handler]: httpHandler(
+        {
+          page: true,
+          body: v.object({ username: v.string(), password: v.string(), csrf_token: v.string() }),
+          responses: { 200: html(), 303: redirect() },
+        },
+        run,
+      ).spec,
       [consent.handler]: httpHandler({ page: true, query: v.object({ state: v.optional(v.string()) }) }, run).spec,
-      [deviceCode.handler]: httpHandler({ oauth: true, body: v.object({ client_id: v.string() }), responses: { 200: json(v.object({ device_code: v.string() })) } }, run).spec,
+      [deviceCode.handler]: httpHandler(
+        { oauth: true, body: v.object({ client_id: v.string() }), responses: { 200: json(v.object({ device_code: v.string() })) } },
+        run,
+      ).spec,
     };
     const pages = buildOpenApiDocument({ routes: [login, consent, deviceCode], specOf: (r) => specs[r.handler], version: '1' });
     const post = pages.paths as Json;
     expect(Object.keys(post['/login'].post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
-    expect(post['/login'].post.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual(['username', 'password', 'csrf_token']);
+    expect(post['/login'].post.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual([
+      'username',
+      'password',
+      'csrf_token',
+    ]);
     expect(post['/login'].post.responses['200'].content).toEqual({ 'text/html': { schema: { type: 'string' } } });
     expect(post['/login'].post.responses['303'].headers.Location.required).toBe(true);
     expect(post['/login'].post.responses['400'].content['text/html']).toBeDefined();

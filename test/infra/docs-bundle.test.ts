@@ -21,7 +21,10 @@ describe('the docs functions bundle their files', () => {
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    await run(process.execPath, ['--import', 'tsx', 'test/infra/bundle-docs-functions.ts', outdir], { cwd: PROJECT_ROOT, timeout: 170_000 });
+    await run(process.execPath, ['--import', 'tsx', 'test/infra/bundle-docs-functions.ts', outdir], {
+      cwd: PROJECT_ROOT,
+      timeout: 170_000,
+    });
     bundles = readdirSync(outdir)
       .filter((d) => d.startsWith('asset.') && statSync(join(outdir, d)).isDirectory())
       .map((d) => join(outdir, d));
@@ -35,13 +38,28 @@ describe('the docs functions bundle their files', () => {
 
   /** Invokes the bundle in `dir` with a GET of `resource` (`path` its parameters) in a fresh Node process. */
   const invoke = async (dir: string, resource: string, pathParameters: Record<string, string> | null = null) => {
-    const event = { httpMethod: 'GET', resource, path: resource, headers: {}, pathParameters, requestContext: { requestId: 'r1' }, body: null };
+    const event = {
+      httpMethod: 'GET',
+      resource,
+      path: resource,
+      headers: {},
+      pathParameters,
+      requestContext: { requestId: 'r1' },
+      body: null,
+    };
     const script = `const { handler } = await import(${JSON.stringify(join(dir, 'index.mjs'))});
 const res = await handler(${JSON.stringify(event)}, { awsRequestId: 'r1', getRemainingTimeInMillis: () => 3000 });
 process.stdout.write(JSON.stringify(res));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
       cwd: dir,
-      env: { PATH: process.env.PATH, LAMBDA_TASK_ROOT: dir, TABLE_NAME: 'unused', ISSUER: 'https://api.example.com/prod', KMS_KEY_ID: 'unused', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      env: {
+        PATH: process.env.PATH,
+        LAMBDA_TASK_ROOT: dir,
+        TABLE_NAME: 'unused',
+        ISSUER: 'https://api.example.com/prod',
+        KMS_KEY_ID: 'unused',
+        POWERTOOLS_LOG_LEVEL: 'ERROR',
+      },
       timeout: 30_000,
       maxBuffer: 16 * 1024 * 1024,
     });

@@ -31,8 +31,10 @@ describe('GET /docs in Chromium', () => {
     page.on('response', (r) => {
       if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
     });
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+    // Every CSP violation of the page becomes a console error, which `problems` collects.
+    await page.addInitScript({
+      content:
+        "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
     });
 
     const res = await page.goto(`${svc.url}/docs`);
@@ -44,7 +46,9 @@ describe('GET /docs in Chromium', () => {
     const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as { tags: { name: string }[]; paths: Record<string, object> };
     const shown = await page.$$eval('.opblock-tag', (els) => els.map((e) => e.getAttribute('data-tag')));
     expect(shown.sort()).toEqual(doc.tags.map((t) => t.name).sort());
-    expect(shown).toEqual(expect.arrayContaining(['OAuth 2.0 / OIDC', 'Management: users', 'Management: clients', 'Health', 'Hosted pages']));
+    expect(shown).toEqual(
+      expect.arrayContaining(['OAuth 2.0 / OIDC', 'Management: users', 'Management: clients', 'Health', 'Hosted pages']),
+    );
     // Every operation is on the page (Swagger UI renders each tag's operations expanded by default).
     const operations = await page.$$eval('.opblock', (els) => els.length);
     const documented = Object.values(doc.paths).reduce((n, byMethod) => n + Object.keys(byMethod).length, 0);
