@@ -9,7 +9,7 @@ import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { liveApiDocs } from '../openapi/live-api-docs.ts';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
-import { startLocalServer } from './server.ts';
+import { type LocalServerOptions, startLocalServer } from './server.ts';
 
 /**
  * DynamoDB Local's JVM is cold when it starts: its first transactions can take seconds on a busy
@@ -35,6 +35,8 @@ export interface LocalStackOptions {
   defaultClientSecret?: string | undefined;
   /** The service's clock (DESIGN.md §3.2); tests pass one they can move instead of sleeping. */
   now?: () => Date;
+  /** Sees every answer of the server (infra/local/server.ts `observe`). */
+  observe?: LocalServerOptions['observe'];
 }
 
 export interface LocalStack {
@@ -100,6 +102,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       routeThrottles: options.routeThrottles ?? 'routes',
       docsUrl: config.docsUrl,
       runtime,
+      ...(options.observe ? { observe: options.observe } : {}),
     });
     const runtimeFile = dataDir ? join(dataDir, 'runtime.json') : undefined;
     if (runtimeFile) {

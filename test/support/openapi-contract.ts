@@ -1,18 +1,12 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import type { ObservedExchange } from '../../infra/local/server.ts';
 import { matchRoute } from '../../shared/routes.ts';
 
 type Json = Record<string, any>;
 
-/** One exchange as the client saw it. */
-export interface Exchange {
-  method: string;
-  /** The path below the service URL, without the query. */
-  path: string;
-  status: number;
-  contentType: string | null;
-  body: string;
-}
+/** One request and its answer (the local server's `observe`, or a recorded `fetch`). */
+export type Exchange = ObservedExchange;
 
 /**
  * Checks real answers against the OpenAPI document (docs/openapi.md "Contract test"): the route's
