@@ -51,6 +51,10 @@ export const invalidToken = (message = 'The access token is missing, invalid or 
     headers: { 'WWW-Authenticate': `Bearer realm="identity", error="invalid_token", error_description="${message}"` },
   });
 
+/** RFC 6750 §3.1: a request with no bearer credential at all gets the challenge without an error code. */
+export const missingBearer = (message = 'Missing bearer token.') =>
+  new AppError(401, 'invalid_token', message, { headers: { 'WWW-Authenticate': 'Bearer realm="identity"' } });
+
 export const forbidden = (message = 'Not allowed.', options?: AppErrorOptions) => new AppError(403, 'forbidden', message, options);
 
 /** RFC 6750 §3.1 insufficient_scope. */

@@ -17,6 +17,15 @@ export interface SesSenderOptions {
 const TRANSIENT = new Set(['TooManyRequestsException', 'LimitExceededException', 'SendingPausedException', 'ThrottlingException']);
 
 /**
+ * SES refusing the message or the sender (SESv2 API reference, SendEmail "Errors"): an unverified
+ * sender, a sandbox account and a recipient it has not verified, a suspended account. A client's
+ * request can reach them (any address it registers with, in the sandbox), so they must not be a
+ * 500; they are the email dependency being unavailable to us, logged with their SES name for the
+ * operator (docs/operations.md).
+ */
+const REFUSED = new Set(['MessageRejected', 'MailFromDomainNotVerifiedException', 'AccountSuspendedException', 'NotFoundException']);
+
+/**
  * Amazon SES v2 `SendEmail` with simple content (API.md §7.2). The message's body never reaches a
  * log: an error keeps only the SDK's error name and message.
  */
@@ -42,6 +51,8 @@ export function sesEmailSender(client: SESv2Client, options: SesSenderOptions): 
         if (TRANSIENT.has(name) || isDependencyUnavailable(err)) {
           throw serviceUnavailable({ cause: err, detail: { dependency: 'ses' } });
         }
+        // SES's message names the refused addresses: the log keeps the error name only.
+        if (REFUSED.has(name)) throw serviceUnavailable({ cause: new Error(name), detail: { dependency: 'ses', refused: name } });
         throw err;
       }
     },

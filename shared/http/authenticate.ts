@@ -51,7 +51,8 @@ export async function authenticate(
 ): Promise<Caller | undefined> {
   if (route.auth.type !== 'bearer') return undefined;
   const token = bearerToken(headers);
-  if (!token) throw invalidToken('Missing bearer token.');
+  // RFC 6750 §3.1: a request with no credential gets the bare challenge, no error code.
+  if (!token) throw unauthorized('Missing bearer token.');
   const audience = route.auth.scope ? runtime.config.managementAudience : undefined;
   // Health (no scope) checks against the last keys read when reading them stalls (spec 4.4).
   const keys = route.auth.scope ? runtime.keys : lastKnownKeys(runtime.keys, HEALTH_KEY_WAIT_MS);

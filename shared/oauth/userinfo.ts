@@ -1,5 +1,5 @@
 import { decodeProtectedHeader } from 'jose';
-import { insufficientScope, invalidToken } from '../errors.ts';
+import { insufficientScope, invalidToken, missingBearer } from '../errors.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import { InvalidAccessToken } from '../tokens/verify-access-token.ts';
 import { tokenState } from './introspect-token.ts';
@@ -25,7 +25,7 @@ const notValid = () => invalidToken('The access token is missing, invalid, expir
  * Storage errors propagate as 503 (DESIGN.md §3.8).
  */
 export async function userInfo(token: string | undefined, deps: OAuthDeps): Promise<Record<string, unknown>> {
-  if (token === undefined) throw invalidToken('Missing bearer token.');
+  if (token === undefined) throw missingBearer();
   const verified = await verifiedForUserinfo(token, deps);
   const state = await tokenState(verified, deps);
   if (!state.active || !state.user || !(await forUserinfo(verified, deps))) throw notValid();

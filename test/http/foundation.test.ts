@@ -33,7 +33,8 @@ describe('local server: health (spec 4.4)', () => {
     const res = await fetch(`${svc.url}/company/v1/health`);
     expect(res.status).toBe(401);
     for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    // RFC 6750 §3.1: no credential, so the challenge names no error.
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="identity"');
     expect((await res.json()) as any).toEqual({ code: 'unauthorized', message: expect.any(String) });
   });
 

@@ -89,6 +89,14 @@ function expectInvalidToken(r: Awaited<ReturnType<typeof userinfo>>) {
   expect(r.headers.get('cache-control')).toBe('no-store');
 }
 
+/** RFC 6750 §3.1: no bearer credential at all: 401, and the challenge carries no error code. */
+function expectNoCredential(r: Awaited<ReturnType<typeof userinfo>>) {
+  expect(r.status, JSON.stringify(r.body)).toBe(401);
+  expect(r.body).toMatchObject({ code: 'invalid_token', message: 'Missing bearer token.' });
+  expect(r.headers.get('www-authenticate')).toBe('Bearer realm="identity"');
+  expect(r.headers.get('cache-control')).toBe('no-store');
+}
+
 describe('/userinfo with openid-client (OIDC Core §5.3)', () => {
   it('fetchUserInfo returns sub and the claims of the granted scopes, both spellings of spec 2.12', async () => {
     const user = await putUser(runtime(), ada);
@@ -227,10 +235,10 @@ describe('/userinfo: where the token may come from (RFC 6750 §2)', () => {
   it('a token in a JSON body or in the query (RFC 6750 §2.3) is not accepted: 401', async () => {
     const user = await putUser(runtime(), ada);
     const t = await token(user, 'openid');
-    expectInvalidToken(
+    expectNoCredential(
       await userinfo(undefined, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ access_token: t }) }),
     );
-    expectInvalidToken(await userinfo(undefined, { query: `?access_token=${t}` }));
+    expectNoCredential(await userinfo(undefined, { query: `?access_token=${t}` }));
   });
 });
 
@@ -241,11 +249,12 @@ describe('/userinfo: 401 invalid_token for a missing, bad or inactive token (RFC
   });
 
   it('missing, garbage, or another scheme', async () => {
-    expectInvalidToken(await userinfo(undefined));
+    expectNoCredential(await userinfo(undefined));
     expectInvalidToken(await userinfo('not-a-jwt'));
     expectInvalidToken(await userinfo('a.b.c'));
     const basic = await fetch(`${svc.url}/userinfo`, { headers: { authorization: basicAuth(svc.clientId, svc.clientSecret) } });
     expect(basic.status).toBe(401);
+    expect(basic.headers.get('www-authenticate')).toBe('Bearer realm="identity"');
   });
 
   it('expired', async () => {

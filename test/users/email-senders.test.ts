@@ -41,17 +41,26 @@ describe('SES v2 sender (API.md §7.2)', () => {
     expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input).not.toHaveProperty('FromEmailAddressIdentityArn');
   });
 
-  it('SES throttling or a paused account is a 503 naming ses; a rejected message stays an error', async () => {
+  it('SES throttling or a paused account is a 503 naming ses; a refused message is a 503 naming the refusal, never a 500', async () => {
     const sender = sesEmailSender(new SESv2Client({ region: 'eu-west-1' }), { from: 'no-reply@example.com' });
     ses.on(SendEmailCommand).rejects(Object.assign(new Error('slow down'), { name: 'TooManyRequestsException' }));
     const err = await sender.send(MESSAGE).catch((e: unknown) => e);
     expect(isAppError(err) && err.status).toBe(503);
     expect(isAppError(err) && err.detail).toEqual({ dependency: 'ses' });
     ses.reset();
-    ses.on(SendEmailCommand).rejects(Object.assign(new Error('Email address is not verified.'), { name: 'MessageRejected' }));
+    ses
+      .on(SendEmailCommand)
+      .rejects(Object.assign(new Error('Email address is not verified: ada@example.com'), { name: 'MessageRejected' }));
     const rejected = await sender.send(MESSAGE).catch((e: unknown) => e);
-    expect(isAppError(rejected)).toBe(false);
-    expect((rejected as Error).name).toBe('MessageRejected');
+    expect(isAppError(rejected) && rejected.status).toBe(503);
+    expect(isAppError(rejected) && rejected.detail).toEqual({ dependency: 'ses', refused: 'MessageRejected' });
+    // SES names the addresses in its message; the cause that reaches the log does not.
+    expect(isAppError(rejected) && (rejected.cause as Error).message).toBe('MessageRejected');
+    // Anything else (a bug of ours, a bad request we built) stays an error.
+    ses.reset();
+    ses.on(SendEmailCommand).rejects(Object.assign(new Error('bad'), { name: 'BadRequestException' }));
+    const other = await sender.send(MESSAGE).catch((e: unknown) => e);
+    expect(isAppError(other)).toBe(false);
   });
 });
 
