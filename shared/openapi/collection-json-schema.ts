@@ -24,9 +24,13 @@ export function recordJsonSchema(collection: CollectionSpec): JsonSchema {
     properties[name] = name === 'id' ? t : { ...t, type: [t.type, 'null'] };
   }
   for (const child of collection.children) {
-    // `*_data` is the far end of a link (one record); other children are collections.
+    // `*_data` is the far end of a link (one record), `null` when it is gone or not visible to the
+    // caller (shared/management/kit/linked-data.ts); other children are collections.
     properties[child] = child.endsWith('_data')
-      ? { type: 'object', description: 'With `expand=all`: the linked record.' }
+      ? {
+          type: ['object', 'null'],
+          description: 'With `expand=all`: the linked record; `null` when it was deleted or is not visible to the caller.',
+        }
       : { type: 'array', items: { type: 'object' }, description: 'With `expand=all`.' };
   }
   return { type: 'object', properties, additionalProperties: false } as JsonSchema;
