@@ -276,6 +276,11 @@ export const ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/groups', 'add-user-groups', 'update', WRITE],
     ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
   ]),
+  // A user's direct permissions (issue 12; docs/management-users.md); the GET of effective permissions is rbac-tokens'.
+  ...managementGroup('users', [
+    ['POST', '/{user_id}/permissions', 'grant-user-permissions', 'update', WRITE],
+    ['DELETE', '/{user_id}/permissions', 'revoke-user-permissions', 'update', WRITE],
+  ]),
 
   // Self-service sign-up (API.md §6, §7.5; docs/users.md "Registration and email"): the client
   // authenticates itself; the one function that sends email. Throttled on its own: API Gateway's

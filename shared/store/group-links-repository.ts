@@ -10,6 +10,7 @@ import { type GroupRoles, groupRoles } from './group-roles.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
+import { sweepPages } from './sweep-pages.ts';
 import { keys } from './table-keys.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { deleteItem, type Key, keyString, putItem, updateItem, type Write } from './writes.ts';
@@ -89,8 +90,11 @@ function addMemberUnit(link: GroupMemberLink): Write[] {
   ];
 }
 
-/** One member link removed (the user may be gone already: then only the link and the group's count). */
-function removeMemberUnit(groupId: string, userId: string, userExists: boolean, groupExists = true): Write[] {
+/**
+ * One member link removed: the item, the group's count, the user's `group_ids` entry and count;
+ * an end already gone (its delete sweeping) has nothing left to fix.
+ */
+export function removeGroupMemberUnit(groupId: string, userId: string, userExists: boolean, groupExists = true): Write[] {
   return [
     deleteItem(keys.groupMember(groupId, userId), { condition: exists }),
     ...(groupExists
@@ -181,7 +185,7 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
           if (done.has(mark)) continue;
           throw notLinked(g, u);
         }
-        plan.add([removeMemberUnit(g, u, found.has(keyString(keys.user(u))), found.has(keyString(keys.group(g))))], mark);
+        plan.add([removeGroupMemberUnit(g, u, found.has(keyString(keys.user(u))), found.has(keyString(keys.group(g))))], mark);
       }
       return plan;
     });
@@ -229,17 +233,10 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
       (await queryGsi2(db, tableName, keys.userGroups(userId))).map((i) => toRecord<GroupMemberLink>(i)),
 
     async sweepMembers(groupId) {
-      for (;;) {
-        const links = (await queryPrefix(db, tableName, keys.groupPartition(groupId), keys.groupMemberPrefix)).slice(0, SWEEP_PAGE);
-        if (links.length === 0) return;
-        const users = await readMany(links.map((l) => keys.user(String(l.user_id))));
-        const groupExists = Boolean(await read<GroupRecord>(keys.group(groupId)));
-        await commitPlan(
-          db,
-          tableName,
-          links.map((l) => removeMemberUnit(groupId, String(l.user_id), users.has(keyString(keys.user(String(l.user_id)))), groupExists)),
-        );
-      }
+      await sweepPages(db, tableName, { partition: keys.groupPartition(groupId), prefix: keys.groupMemberPrefix }, SWEEP_PAGE, {
+        farEnd: (l) => keys.user(String(l.user_id)),
+        unit: (l, userExists) => removeGroupMemberUnit(groupId, String(l.user_id), userExists, false),
+      });
     },
   };
 }

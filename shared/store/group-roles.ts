@@ -1,15 +1,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors.ts';
 import type { GroupRoleLink } from '../records/group-record.ts';
-import { batchDelete } from './batch-delete.ts';
 import { entity, toRecord } from './entity.ts';
 import { exists, notExists } from './expression.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
 import { queryPrefix } from './query-all.ts';
 import { getItems } from './read-items.ts';
+import { sweepPages } from './sweep-pages.ts';
 import { keys } from './table-keys.ts';
 import { uuidv7 } from './uuidv7.ts';
-import { checkItem, deleteItem, type Key, keyString, putItem, updateItem } from './writes.ts';
+import { checkItem, deleteItem, type Key, keyString, putItem, updateItem, type Write } from './writes.ts';
 
 /**
  * Group roles (API.md §6 `/groups/{id}/roles`): `GROUP#{g}` / `ROLE#{r}` (GSI2 `ROLE#{r}#GROUPS` /
@@ -23,7 +23,7 @@ export interface GroupRoles {
   addRoles(groupId: string, roleIds: readonly string[], actor: string): Promise<void>;
   removeRoles(groupId: string, roleIds: readonly string[]): Promise<void>;
   listRoles(groupId: string): Promise<GroupRoleLink[]>;
-  /** Deletes the role links of a deleted group (its `role_ids` went with the record), 25 per batch. */
+  /** Deletes the role links of a deleted group (its `role_ids` went with the record), 25 per transaction, re-runnable. */
   sweepRoles(groupId: string): Promise<void>;
 }
 
@@ -35,6 +35,31 @@ export function groupRoleItem(link: GroupRoleLink) {
     ...entity('GroupRole'),
     ...link,
   };
+}
+
+/** Group-role links removed per page by a delete sweep (each unit at most 2 items). */
+const SWEEP_PAGE = 25;
+
+/**
+ * One group-role link removed: the item, and the group's `role_ids` entry and count
+ * (`groupExists: false`: the group is gone, its delete sweeping; only the item).
+ */
+export function removeGroupRoleUnit(groupId: string, roleId: string, options: { groupExists?: boolean } = {}): Write[] {
+  return [
+    deleteItem(keys.groupRole(groupId, roleId), { condition: exists }),
+    ...(options.groupExists === false
+      ? []
+      : [
+          updateItem(keys.group(groupId), {
+            remove: [['role_ids', roleId]],
+            add: [
+              ['links_version', 1],
+              [['aggregations', 'roles'], -1],
+            ],
+            condition: exists,
+          }),
+        ]),
+  ];
 }
 
 export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: () => Date): GroupRoles {
@@ -105,22 +130,7 @@ export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: (
             if (done.has(r)) continue;
             throw notFound(`Role ${r} is not a role of group ${groupId}.`);
           }
-          plan.add(
-            [
-              [
-                deleteItem(keys.groupRole(groupId, r), { condition: exists }),
-                updateItem(keys.group(groupId), {
-                  remove: [['role_ids', r]],
-                  add: [
-                    ['links_version', 1],
-                    [['aggregations', 'roles'], -1],
-                  ],
-                  condition: exists,
-                }),
-              ],
-            ],
-            r,
-          );
+          plan.add([removeGroupRoleUnit(groupId, r)], r);
         }
         return plan;
       }),
@@ -128,11 +138,9 @@ export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: (
     listRoles: list,
 
     async sweepRoles(groupId) {
-      await batchDelete(
-        db,
-        tableName,
-        (await list(groupId)).map((l) => keys.groupRole(l.group_id, l.role_id)),
-      );
+      await sweepPages(db, tableName, { partition: keys.groupPartition(groupId), prefix: keys.groupRolePrefix }, SWEEP_PAGE, {
+        unit: (l) => removeGroupRoleUnit(groupId, String(l.role_id), { groupExists: false }),
+      });
     },
   };
 }

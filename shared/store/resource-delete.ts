@@ -1,20 +1,27 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { forbidden, notFound } from '../errors.ts';
+import type { HeldPermission, PermissionHolderKind } from '../records/held-permission.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
-import type { RolePermission, RoleRecord } from '../records/role-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { countWrite } from './collections.ts';
 import { commitPlan, type Guard } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { exists } from './expression.ts';
+import {
+  heldPermissionHolder,
+  heldPermissionKind,
+  holderIdOf,
+  holderRecordKey,
+  revokeHeldPermissionsUnit,
+  revokeHeldPermissionUnit,
+} from './held-permission-writes.ts';
 import { unlinkUnits } from './link-writes.ts';
 import { queryAll, queryGsi2 } from './query-all.ts';
 import { getItems } from './read-items.ts';
 import { deleteIdentifierMarker } from './resource-token-view.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
-import { revokeRolePermissionsUnit, revokeRolePermissionUnit } from './role-link-writes.ts';
 import { keys } from './table-keys.ts';
-import { clientHolder, roleHolder } from './token-copies.ts';
+import { clientHolder } from './token-copies.ts';
 import { deleteItem, keyString, updateItem, type Write } from './writes.ts';
 
 /**
@@ -22,7 +29,7 @@ import { deleteItem, keyString, updateItem, type Write } from './writes.ts';
  * transaction when it fits; otherwise, in this order, each step a transaction that leaves every
  * count exact:
  *   1. per linked client: its permissions on the resource, the link, both ends' counts; then each
- *      role permission on its scopes, with the role's count and `token_grants` entry;
+ *      role's and user's permission on its scopes, with the holder's count and `token_grants` entry;
  *   2. per scope: the scope with its entries in the resource's maps and count, and its name marker;
  *   3. the resource, its identifier_url marker, its tenant's `COUNT#RESOURCES`.
  * The linked clients come from the GSI2 reverse index, which may lag: the delete only proceeds
@@ -62,36 +69,42 @@ export function deleteResource(db: DynamoDBDocumentClient, tableName: string, re
           ),
         );
       }
-      // Roles' permissions on its scopes (GSI2 `SCOPE#{s}#HOLDERS`): removed with the role's count and
-      // token_grants entry. Each scope's holders must add up to its exact count, as the links do.
+      // Roles' and users' permissions on its scopes (GSI2 `SCOPE#{s}#HOLDERS`): removed with the holder's
+      // count and token_grants entry. Each scope's holders must add up to its exact count, as the links do.
       const scopeIds = partition.filter((i) => i.type === 'Scope').map((i) => String(i.id));
       const clientHolders = new Map<string, number>();
       for (const p of clients)
         for (const x of p!.permissions)
           if (x.resource_id === resourceId) clientHolders.set(x.scope_id, (clientHolders.get(x.scope_id) ?? 0) + 1);
-      const rolePermissions: RolePermission[] = [];
+      const heldByHolder = new Map<string, { kind: PermissionHolderKind; id: string; ps: HeldPermission[] }>();
       for (const scopeId of scopeIds) {
-        const held = (await queryGsi2(db, tableName, keys.scopeHolders(scopeId))).filter((h) => h.type === 'RolePermission');
+        const held = (await queryGsi2(db, tableName, keys.scopeHolders(scopeId))).filter((h) => heldPermissionKind(h.type));
         if ((clientHolders.get(scopeId) ?? 0) + held.length !== (resource.scope_holders[scopeId] ?? 0))
           throw new RetryableConflict('The holder index is catching up; retry.');
-        rolePermissions.push(...held.map((h) => toRecord<RolePermission>(h)));
+        for (const h of held) {
+          const kind = heldPermissionKind(h.type)!;
+          const p = toRecord<HeldPermission>(h);
+          const id = holderIdOf(kind, p);
+          const entry = heldByHolder.get(`${kind}#${id}`) ?? { kind, id, ps: [] };
+          entry.ps.push(p);
+          heldByHolder.set(`${kind}#${id}`, entry);
+        }
       }
-      const roles = await getItems(
+      const owners = await getItems(
         db,
         tableName,
-        rolePermissions.map((x) => keys.role(x.role_id)),
+        [...heldByHolder.values()].map((h) => holderRecordKey(h.kind, h.id)),
         new Date(),
       );
-      // Per role, its permissions here go 40 per unit, each unit dropping the role's whole entry for
-      // the resource (every scope of it is going); a role already deleted only loses the items.
-      const byRole = new Map<string, RolePermission[]>();
-      for (const x of rolePermissions) byRole.set(x.role_id, [...(byRole.get(x.role_id) ?? []), x]);
-      for (const [roleId, ps] of byRole) {
-        const role = roles.get(keyString(keys.role(roleId)));
+      // Per holder, its permissions here go 40 per unit, each unit dropping the holder's whole entry
+      // for the resource (every scope of it is going); a holder already deleted only loses the items.
+      for (const { kind, id, ps } of heldByHolder.values()) {
+        const owner = owners.get(keyString(holderRecordKey(kind, id)));
+        const holder = owner && heldPermissionHolder(kind, toRecord(owner));
         for (let k = 0; k < ps.length; k += 40) {
           const some = ps.slice(k, k + 40);
-          if (role) units.push(revokeRolePermissionsUnit(some, roleHolder(toRecord<RoleRecord>(role)), []));
-          else units.push(...some.map((x) => revokeRolePermissionUnit(x, undefined)));
+          if (holder) units.push(revokeHeldPermissionsUnit(kind, some, holder, []));
+          else units.push(...some.map((x) => revokeHeldPermissionUnit(kind, x, undefined)));
         }
       }
       for (const i of partition) {

@@ -2,10 +2,13 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RoleMember, RolePermission } from '../records/role-record.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
+import { removeGroupRoleUnit } from './group-roles.ts';
+import { revokeHeldPermissionUnit } from './held-permission-writes.ts';
 import { queryPage } from './query-all.ts';
 import { getItems } from './read-items.ts';
 import { withRetries } from './retry.ts';
-import { removeMemberUnit, revokeRolePermissionUnit } from './role-link-writes.ts';
+import { removeMemberUnit } from './role-link-writes.ts';
+import { sweepPages } from './sweep-pages.ts';
 import { keys } from './table-keys.ts';
 import { keyString, type Write } from './writes.ts';
 
@@ -51,7 +54,7 @@ export async function sweepRoleLinks(db: DynamoDBDocumentClient, tableName: stri
           return removeMemberUnit(roleId, m.user_id, { roleExists: false, userExists: ends.has(keyString(keys.user(m.user_id))) });
         }
         const p = toRecord<RolePermission>(l);
-        return revokeRolePermissionUnit(p, undefined, { resourceExists: ends.has(keyString(keys.resource(p.resource_id))) });
+        return revokeHeldPermissionUnit('role', p, undefined, { resourceExists: ends.has(keyString(keys.resource(p.resource_id))) });
       });
       await commitPlan(db, tableName, units);
       return links.length;
@@ -62,47 +65,27 @@ export async function sweepRoleLinks(db: DynamoDBDocumentClient, tableName: stri
 }
 
 /**
- * The role links of a deleted user (GSI2 `USER#{u}#ROLES`), page by page: each link item goes with
- * its role's member count, in one transaction per page. Runs after the user item is gone
- * (user-delete.ts), so no link is added meanwhile (a link unit requires the user's `role_ids`);
- * idempotent, and re-run by every delete of an id with no user. The index is eventually
- * consistent: a link it does not show yet is found by the next run.
+ * The group-role links of a deleted role (GSI2 `ROLE#{r}#GROUPS`), page by page: each link item
+ * goes with its group's `role_ids` entry and `aggregations.roles`, one transaction per page
+ * (sweep-pages.ts: re-read consistently, re-runnable). Runs after the role item is gone, so no link
+ * is added meanwhile (adding one checks the role exists in its transaction).
  */
-export async function sweepUserRoleLinks(db: DynamoDBDocumentClient, tableName: string, userId: string, now: () => Date): Promise<number> {
-  let removed = 0;
-  for (;;) {
-    const n = await withRetries(async () => {
-      const page = await queryPage(db, {
-        TableName: tableName,
-        IndexName: 'GSI2',
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': 'GSI2PK' },
-        ExpressionAttributeValues: { ':pk': keys.userRoles(userId) },
-        Limit: ROLE_SWEEP_PAGE,
-      });
-      if (page.items.length === 0) return 0;
-      const links = page.items.map((i) => toRecord<RoleMember>(i));
-      const roles = await getItems(
-        db,
-        tableName,
-        links.map((l) => keys.role(l.role_id)),
-        now(),
-      );
-      const live = await getItems(
-        db,
-        tableName,
-        links.map((l) => keys.roleMember(l.role_id, userId)),
-        now(),
-      );
-      // The index may still show a link its base item no longer has: skip those.
-      const units = links
-        .filter((l) => live.has(keyString(keys.roleMember(l.role_id, userId))))
-        .map((l) => removeMemberUnit(l.role_id, userId, { userExists: false, roleExists: roles.has(keyString(keys.role(l.role_id))) }));
-      if (units.length === 0) return 0;
-      await commitPlan(db, tableName, units);
-      return units.length;
-    });
-    if (n === 0) return removed;
-    removed += n;
-  }
+export function sweepRoleGroupLinks(db: DynamoDBDocumentClient, tableName: string, roleId: string): Promise<number> {
+  return sweepPages(db, tableName, { gsi2: keys.roleGroups(roleId) }, ROLE_SWEEP_PAGE, {
+    farEnd: (l) => keys.group(String(l.group_id)),
+    unit: (l, groupExists) => removeGroupRoleUnit(String(l.group_id), roleId, { groupExists }),
+  });
+}
+
+/**
+ * The role links of a deleted user (GSI2 `USER#{u}#ROLES`), page by page: each link item goes with
+ * its role's member count, one transaction per page (sweep-pages.ts). Runs after the user item is
+ * gone (user-delete.ts), so no link is added meanwhile (a link unit requires the user's
+ * `role_ids`); re-run by every delete of an id with no user.
+ */
+export function sweepUserRoleLinks(db: DynamoDBDocumentClient, tableName: string, userId: string): Promise<number> {
+  return sweepPages(db, tableName, { gsi2: keys.userRoles(userId) }, ROLE_SWEEP_PAGE, {
+    farEnd: (l) => keys.role(String(l.role_id)),
+    unit: (l, roleExists) => removeMemberUnit(String(l.role_id), userId, { userExists: false, roleExists }),
+  });
 }

@@ -1,17 +1,15 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import type { PermissionRequest } from '../records/client-link-records.ts';
-import type { ResourceRecord } from '../records/resource-record.ts';
 import type { RoleMember, RolePermission, RoleRecord } from '../records/role-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import { toRecord } from './entity.ts';
+import { heldPermissions } from './held-permissions.ts';
 import { commitLinkChange, LinkPlan } from './link-commit.ts';
-import { pairsOf } from './permission-pairs.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItems } from './read-items.ts';
-import { addMemberUnit, grantRolePermissionsUnit, removeMemberUnit, revokeRolePermissionsUnit } from './role-link-writes.ts';
+import { addMemberUnit, removeMemberUnit } from './role-link-writes.ts';
 import { keys } from './table-keys.ts';
-import { roleHolder } from './token-copies.ts';
 import { translateError } from './translate-error.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { keyString } from './writes.ts';
@@ -40,12 +38,6 @@ export interface RoleLinksRepository {
   listRolesOfUser(userId: string): Promise<RoleMember[]>;
 }
 
-function byResource<T extends { resource_id: string }>(xs: readonly T[]): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const x of xs) out.set(x.resource_id, [...(out.get(x.resource_id) ?? []), x]);
-  return out;
-}
-
 const memberMark = (roleId: string, userId: string) => `${roleId}#${userId}`;
 
 export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): RoleLinksRepository {
@@ -66,8 +58,7 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
     if (!user) throw notFound(`User ${userId} not found.`);
     return user;
   };
-  const permissionsOf = async (roleId: string) =>
-    (await queryPrefix(db, tableName, keys.rolePartition(roleId), keys.permissionPrefix)).map((i) => toRecord<RolePermission>(i));
+  const permissions = heldPermissions(db, tableName, now, 'role');
 
   /**
    * A user's `role_ids` map must exist before an entry is set in it (DynamoDB refuses a path into
@@ -136,75 +127,9 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
   };
 
   return {
-    grantPermissions: (roleId, requests, actor) =>
-      commitLinkChange(db, tableName, async (marks) => {
-        const done = finished(marks);
-        const pairs = pairsOf(requests);
-        const role = await mustRole(roleId);
-        const resourceIds = [...new Set(pairs.map((x) => x.resourceId))];
-        const resource = await records<ResourceRecord>(resourceIds.map(keys.resource));
-        for (const id of resourceIds) {
-          const r = resource(keys.resource(id));
-          // The system resource (the management API) is shared by every tenant.
-          if (!r || (r.tenant_id !== role.tenant_id && !r.resource_metadata.is_system)) throw notFound(`Resource ${id} not found.`);
-        }
-        for (const { resourceId, scopeId } of pairs) {
-          if (!(scopeId in resource(keys.resource(resourceId))!.scope_names))
-            throw badRequest(`Scope ${scopeId} is not a scope of resource ${resourceId}.`);
-        }
-        const held = byResource(await permissionsOf(roleId));
-        const at = now().toISOString();
-        const todo: RolePermission[] = [];
-        for (const { resourceId, scopeId } of pairs) {
-          const e = held.get(resourceId)?.find((p) => p.scope_id === scopeId);
-          if (e && !done.has(e.id)) throw conflict(`Scope ${scopeId} of resource ${resourceId} is already granted to role ${roleId}.`);
-          if (e) continue;
-          todo.push({
-            id: uuidv7(),
-            tenant_id: role.tenant_id,
-            role_id: roleId,
-            resource_id: resourceId,
-            scope_id: scopeId,
-            created_by: actor,
-            created_at: at,
-            updated_by: actor,
-            updated_at: at,
-          });
-        }
-        const plan = new LinkPlan().guard(keys.role(roleId), role.links_version);
-        for (const [resourceId, ps] of byResource(todo)) {
-          const scopeIds = [...(held.get(resourceId) ?? []).map((p) => p.scope_id), ...ps.map((p) => p.scope_id)];
-          // One unit per resource: its marks are its permission ids, recorded when it commits.
-          plan.add([grantRolePermissionsUnit(ps, roleHolder(role), scopeIds)], ps.map((p) => p.id).join(','));
-        }
-        return plan;
-      }),
-
-    revokePermissions: (roleId, requests) =>
-      commitLinkChange(db, tableName, async (marks) => {
-        const done = finished(marks);
-        const role = await mustRole(roleId);
-        const held = byResource(await permissionsOf(roleId));
-        const todo: RolePermission[] = [];
-        for (const { resourceId, scopeId } of pairsOf(requests)) {
-          const e = held.get(resourceId)?.find((p) => p.scope_id === scopeId);
-          if (!e && !done.has(`${resourceId}#${scopeId}`))
-            throw notFound(`Scope ${scopeId} of resource ${resourceId} is not granted to role ${roleId}.`);
-          if (e) todo.push(e);
-        }
-        const plan = new LinkPlan().guard(keys.role(roleId), role.links_version);
-        for (const [resourceId, ps] of byResource(todo)) {
-          const gone = new Set(ps.map((p) => p.scope_id));
-          const remaining = (held.get(resourceId) ?? []).map((p) => p.scope_id).filter((s) => !gone.has(s));
-          plan.add([revokeRolePermissionsUnit(ps, roleHolder(role), remaining)], ps.map((p) => `${p.resource_id}#${p.scope_id}`).join(','));
-        }
-        return plan;
-      }),
-
-    async listPermissions(roleId) {
-      await mustRole(roleId);
-      return permissionsOf(roleId);
-    },
+    grantPermissions: (roleId, requests, actor) => permissions.grant(roleId, requests, actor),
+    revokePermissions: (roleId, requests) => permissions.revoke(roleId, requests),
+    listPermissions: async (roleId) => (await permissions.list(roleId)) as RolePermission[],
 
     addMembers: (roleId, userIds, actor) =>
       commitLinkChange(db, tableName, async (done) => {
@@ -262,9 +187,3 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
     },
   };
 }
-
-/**
- * `commitLinkChange` hands back the marks of committed units; a permission unit completes several
- * requested changes (one resource's scopes), so its mark lists them comma-separated.
- */
-const finished = (done: ReadonlySet<string>): Set<string> => new Set([...done].flatMap((m) => m.split(',')));

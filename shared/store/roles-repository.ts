@@ -9,7 +9,7 @@ import { and, equals, exists, notExists } from './expression.ts';
 import { deleteMarker, putMarker } from './markers.ts';
 import { getItem } from './read-items.ts';
 import { withRetries } from './retry.ts';
-import { sweepRoleLinks } from './role-delete.ts';
+import { sweepRoleGroupLinks, sweepRoleLinks } from './role-delete.ts';
 import { keys } from './table-keys.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
@@ -30,7 +30,7 @@ export interface RolesRepository {
   update(id: string, patch: RolePatch, actor: string): Promise<RoleRecord>;
   /**
    * Deletes the role and its marker in one transaction (from then on it grants nothing), then its
-   * links in bounded pages (role-delete.ts). `accept` is checked on the record read (false →
+   * member, permission and group-role links in bounded pages (role-delete.ts). `accept` is checked on the record read (false →
    * nothing happens). Returns whether a role was deleted; an id with no role still sweeps
    * leftover links, so re-running an interrupted delete finishes it.
    */
@@ -123,6 +123,7 @@ export function rolesRepository(db: DynamoDBDocumentClient, tableName: string, n
       // Another tenant's role: not ours to touch, not even its links.
       if (deleted === undefined) return false;
       await sweepRoleLinks(db, tableName, id, now);
+      await sweepRoleGroupLinks(db, tableName, id);
       return deleted;
     },
 

@@ -2,23 +2,29 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import type { ClientPermission } from '../records/client-link-records.ts';
 import type { ClientRecord } from '../records/client-record.ts';
+import type { HeldPermission } from '../records/held-permission.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
-import type { RolePermission, RoleRecord } from '../records/role-record.ts';
 import type { NewScope, ScopePatch, ScopeRecord } from '../records/scope-record.ts';
 import type { UpdateOptions } from './clients-repository.ts';
 import { commitPlan } from './commit-plan.ts';
 import { toRecord } from './entity.ts';
 import { and, exists } from './expression.ts';
+import {
+  heldPermissionHolder,
+  heldPermissionKind,
+  holderIdOf,
+  holderRecordKey,
+  revokeHeldPermissionUnit,
+} from './held-permission-writes.ts';
 import { revokePermissionUnit } from './link-writes.ts';
 import { putMarker } from './markers.ts';
 import { changedFields, mergePatch } from './merge-patch.ts';
 import { queryGsi2, queryPrefix } from './query-all.ts';
 import { getItem, getItems } from './read-items.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
-import { revokeRolePermissionUnit } from './role-link-writes.ts';
 import { deleteScopeNameMarker, putScopeWrites, scopeNameTaken } from './scope-items.ts';
 import { keys } from './table-keys.ts';
-import { clientHolder, copyWrites, roleHolder } from './token-copies.ts';
+import { clientHolder, copyWrites } from './token-copies.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
 import { deleteItem, keyString, updateItem, type Write } from './writes.ts';
@@ -36,7 +42,7 @@ export interface ScopesRepository {
   get(resourceId: string, scopeId: string): Promise<ScopeRecord | undefined>;
   /** PATCH; a rename moves the name marker (409 if taken). Renaming a system resource's scope: 403. */
   update(resourceId: string, scopeId: string, patch: ScopePatch, actor: string, options?: UpdateOptions): Promise<ScopeRecord>;
-  /** Deletes the scope and every permission on it (clients' and roles'), fixing the holders' counts. 403 on a system resource. */
+  /** Deletes the scope and every permission on it (clients', roles' and users'), fixing the holders' counts. 403 on a system resource. */
   delete(resourceId: string, scopeId: string): Promise<void>;
   /** Every scope of the resource in id (= creation) order: one Query. */
   list(resourceId: string): Promise<ScopeRecord[]>;
@@ -152,14 +158,18 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
           if (holders.length !== (resource.scope_holders[scopeId] ?? 0))
             throw new RetryableConflict('The holder index is catching up; retry.');
           const permissions = holders.filter((h) => h.type === 'ClientPermission').map((h) => toRecord<ClientPermission>(h));
-          const rolePermissions = holders.filter((h) => h.type === 'RolePermission').map((h) => toRecord<RolePermission>(h));
-          const unknown = holders.find((h) => h.type !== 'ClientPermission' && h.type !== 'RolePermission');
+          // Roles' and users' direct permissions (held-permission-writes.ts), by kind.
+          const held = holders.flatMap((h) => {
+            const kind = heldPermissionKind(h.type);
+            return kind ? [{ kind, p: toRecord<HeldPermission>(h) }] : [];
+          });
+          const unknown = holders.find((h) => h.type !== 'ClientPermission' && !heldPermissionKind(h.type));
           if (unknown) throw new Error(`Scope holder of unknown kind ${String(unknown.type)}`);
           // Whether each holder's token_grants copy is current decides whether the revoke keeps it.
           const owners = await getItems(
             db,
             tableName,
-            [...permissions.map((x) => keys.client(x.client_id)), ...rolePermissions.map((x) => keys.role(x.role_id))],
+            [...permissions.map((x) => keys.client(x.client_id)), ...held.map(({ kind, p }) => holderRecordKey(kind, holderIdOf(kind, p)))],
             now(),
           );
           const units: Write[][] = permissions.map((x) => {
@@ -170,10 +180,11 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
               client ? clientHolder(toRecord<ClientRecord>(client)) : { kind: 'client', id: x.client_id, copyIsCurrent: false },
             );
           });
-          // A role's permission goes with the scope; a role already deleted (its sweep pending) has no copy to keep.
-          for (const x of rolePermissions) {
-            const role = owners.get(keyString(keys.role(x.role_id)));
-            units.push(revokeRolePermissionUnit(x, role ? roleHolder(toRecord<RoleRecord>(role)) : undefined));
+          // A role's or user's permission goes with the scope; one already deleted (its sweep pending) has no copy to keep.
+          for (const { kind, p } of held) {
+            const owner = owners.get(keyString(holderRecordKey(kind, holderIdOf(kind, p))));
+            const holder = owner && heldPermissionHolder(kind, toRecord(owner));
+            units.push(revokeHeldPermissionUnit(kind, p, holder));
           }
           units.push([
             deleteItem(keys.scope(resourceId, scopeId), { condition: exists }),

@@ -32,11 +32,12 @@ import { type Key, type Path, updateItem, type Write } from './writes.ts';
  * Who holds links and permissions, and where its copy lives. Clients today; roles, groups and
  * users join by adding their kind here (the item key of the holder), nothing else.
  */
-export type HolderKind = 'client' | 'role';
+export type HolderKind = 'client' | 'role' | 'user';
 
 const HOLDER_ITEMS: Record<HolderKind, (id: string) => Key> = {
   client: (id) => keys.client(id),
   role: (id) => keys.role(id),
+  user: (id) => keys.user(id),
 };
 
 export interface Holder {
@@ -62,6 +63,22 @@ export const roleHolder = (role: Pick<RoleRecord, 'id' | 'token_grants' | 'token
   kind: 'role',
   id: role.id,
   copyIsCurrent: grantsCopyIsCurrent(role),
+});
+
+/**
+ * A user as the holder of its DIRECT permissions (its roles and groups are read at token time, not
+ * copied). Users get their copy (`token_grants`, `token_grants_version`, `links_version`) with
+ * their first direct permission (user-permissions-repository.ts).
+ */
+export const userHolder = (user: {
+  id: string;
+  token_grants?: ClientRecord['token_grants'];
+  token_grants_version?: number;
+  links_version?: number;
+}): Holder => ({
+  kind: 'user',
+  id: user.id,
+  copyIsCurrent: user.token_grants !== undefined && user.token_grants_version === user.links_version,
 });
 
 /** What changed, as the token path sees it. */

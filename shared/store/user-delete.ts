@@ -1,13 +1,18 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { HeldPermission } from '../records/held-permission.ts';
 import { USER_LOGIN_KINDS, type UserRecord } from '../records/user-record.ts';
 import { batchDelete } from './batch-delete.ts';
 import { countWrite } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
+import { toRecord } from './entity.ts';
 import { and, equals, exists } from './expression.ts';
+import { removeGroupMemberUnit } from './group-links-repository.ts';
+import { revokeHeldPermissionUnit } from './held-permission-writes.ts';
 import { deleteMarker } from './markers.ts';
 import { queryPage } from './query-all.ts';
 import { withRetries } from './retry.ts';
 import { sweepUserRoleLinks } from './role-delete.ts';
+import { sweepPages } from './sweep-pages.ts';
 import { keys } from './table-keys.ts';
 import { userMarker } from './user-markers.ts';
 import { deleteItem, type Key } from './writes.ts';
@@ -24,8 +29,10 @@ const SWEEP_PAGE = 100;
  *      BatchWriteItem. They are already dead once step 1 lands (a refresh token of a missing user
  *      is `invalid_grant`), so no transaction spans them and a crash between pages loses nothing:
  *      a later `sweepRefreshTokens` (every delete of an id that no longer exists runs it) finishes.
- * Then its role member links (role-delete.ts `sweepUserRoleLinks`: the link items and the roles'
- * member counts), in pages the same way.
+ * Then, in pages the same way (sweep-pages.ts: one transaction a page, re-runnable): its role
+ * member links with the roles' member counts (role-delete.ts `sweepUserRoleLinks`), its group
+ * member links with the groups' member counts, and its direct permissions with the scopes' holder
+ * counts.
  * `load` is the consistent read of the user; undefined → nothing to delete in step 1.
  */
 export async function deleteUser(
@@ -34,7 +41,6 @@ export async function deleteUser(
   load: () => Promise<UserRecord | undefined>,
   accept: (user: UserRecord) => boolean,
   userId: string,
-  now: () => Date,
 ): Promise<boolean> {
   const deleted = await withRetries(async () => {
     const user = await load();
@@ -58,8 +64,37 @@ export async function deleteUser(
   // Another tenant's user: not ours to touch, not even its tokens.
   if (deleted === undefined) return false;
   await sweepRefreshTokens(db, tableName, userId);
-  await sweepUserRoleLinks(db, tableName, userId, now);
+  await sweepUserRoleLinks(db, tableName, userId);
+  await sweepUserGroupLinks(db, tableName, userId);
+  await sweepUserPermissions(db, tableName, userId);
   return deleted;
+}
+
+/** Links swept per page (each a unit of at most 2 items once the user is gone): one transaction a page. */
+const LINK_SWEEP_PAGE = 40;
+
+/**
+ * The group-member links of a deleted user (GSI2 `USER#{u}#GROUPS`), page by page: each link item
+ * with its group's `aggregations.members`, one transaction per page (sweep-pages.ts). No link is
+ * added meanwhile: adding one requires the user's `group_ids` map, gone with the item.
+ */
+export function sweepUserGroupLinks(db: DynamoDBDocumentClient, tableName: string, userId: string): Promise<number> {
+  return sweepPages(db, tableName, { gsi2: keys.userGroups(userId) }, LINK_SWEEP_PAGE, {
+    farEnd: (l) => keys.group(String(l.group_id)),
+    unit: (l, groupExists) => removeGroupMemberUnit(String(l.group_id), userId, false, groupExists),
+  });
+}
+
+/**
+ * The direct permissions of a deleted user (its partition, `PERMISSION#`), page by page: each item
+ * with its scope's holder count on the resource (the user's own count and copy went with it). No
+ * permission is added meanwhile: a grant's unit requires the user item.
+ */
+export function sweepUserPermissions(db: DynamoDBDocumentClient, tableName: string, userId: string): Promise<number> {
+  return sweepPages(db, tableName, { partition: keys.userPartition(userId), prefix: keys.permissionPrefix }, LINK_SWEEP_PAGE, {
+    farEnd: (p) => keys.resource(String(p.resource_id)),
+    unit: (p, resourceExists) => revokeHeldPermissionUnit('user', toRecord<HeldPermission>(p), undefined, { resourceExists }),
+  });
 }
 
 /** Deletes every refresh token item of a user (GSI1), page by page; idempotent. */

@@ -176,7 +176,7 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
       });
     },
 
-    delete: (id, accept = () => true) => deleteUser(db, tableName, () => get(id), accept, id, now),
+    delete: (id, accept = () => true) => deleteUser(db, tableName, () => get(id), accept, id),
 
     setBlocked: (id, blocked, at, actor) =>
       change(id, (current) => ({

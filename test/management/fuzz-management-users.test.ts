@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { listQuerySchema, usersCollection } from '../../shared/lists/index.ts';
+import { PermissionsBody } from '../../shared/management/clients/link-body-schemas.ts';
 import { CreateUserBody, SetPasswordBody, UpdateUserBody, UserPath } from '../../shared/management/users/user-body-schemas.ts';
 import { userRecordQuery } from '../../shared/management/users/user-request.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';
@@ -13,6 +14,7 @@ import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support
 const U = `${M}/users`;
 const users = { collection: usersCollection, query: userRecordQuery };
 const PASSWORD = 'Fuzz-valid-password-2468';
+const permission = (resourceId: string, scopes: string[]) => ({ permissions: [{ resource_id: resourceId, scopes }] });
 
 const routes: FuzzRoute[] = [
   { route: `GET ${U}`, collection: usersCollection, query: listQuerySchema(usersCollection) },
@@ -45,6 +47,17 @@ const routes: FuzzRoute[] = [
   },
   { route: `POST ${U}/{user_id}/otp`, path: UserPath },
   { route: `DELETE ${U}/{user_id}/otp`, path: UserPath },
+  // Direct permissions (the seeded user, resource and scopes; a grant then a revoke of the same ones).
+  ...(['POST', 'DELETE'] as const).map((method) => ({
+    route: `${method} ${U}/{user_id}/permissions`,
+    path: UserPath,
+    body: PermissionsBody,
+    fitting: (s: Seeds) => [
+      permission(s.resourceId, [s.scopeId]),
+      permission(s.resourceId, [s.scopeId, s.otherScopeId]),
+      permission(s.resourceId, [s.scopeId, s.scopeId]),
+    ],
+  })),
 ];
 
 fuzzArea('fuzz: Users endpoints never answer 5xx to client input', {

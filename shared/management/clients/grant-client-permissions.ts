@@ -1,9 +1,9 @@
-import { badRequest, isAppError } from '../../errors.ts';
 import type { PermissionRequest } from '../../records/client-link-records.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { assertMayGrant } from '../no-escalation.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
+import { namingPermissionsField } from './link-body-schemas.ts';
 
 /**
  * POST /clients/{client_id}/permissions `{permissions: [{resource_id, scopes}]}` (spec §4.3,
@@ -27,12 +27,6 @@ export async function grantClientPermissions(
     permissions.map((p) => p.resource_id),
   );
   await assertMayGrant(ctx.scopes, permissions, (id) => deps.resources.get(id));
-  try {
-    await deps.permissions.grant(clientId, permissions, ctx.actor);
-  } catch (err) {
-    // API.md §2: a 400's message names the field; the repository's names only the ids.
-    if (isAppError(err) && err.status === 400) throw badRequest(`body.permissions: ${err.message}`, { cause: err });
-    throw err;
-  }
+  await namingPermissionsField(() => deps.permissions.grant(clientId, permissions, ctx.actor));
   deps.forget(clientId);
 }

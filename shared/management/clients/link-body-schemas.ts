@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { badRequest, isAppError } from '../../errors.ts';
 import { idList, MAX_LINK_IDS, uuid } from '../kit/fields.ts';
 import { clientFields } from './client-fields.ts';
 
@@ -21,3 +22,16 @@ export const PermissionsBody = clientFields.object({
   ),
 });
 export type PermissionsInput = v.InferOutput<typeof PermissionsBody>;
+
+/**
+ * Runs a permission grant, naming the field in its 400 (API.md §2: a 400's message names the
+ * field; the repositories' name only the ids, e.g. a scope not of its resource).
+ */
+export async function namingPermissionsField(grant: () => Promise<void>): Promise<void> {
+  try {
+    await grant();
+  } catch (err) {
+    if (isAppError(err) && err.status === 400) throw badRequest(`body.permissions: ${err.message}`, { cause: err });
+    throw err;
+  }
+}

@@ -1,5 +1,5 @@
-import { badRequest, isAppError } from '../../errors.ts';
 import type { PermissionRequest } from '../../records/client-link-records.ts';
+import { namingPermissionsField } from '../clients/link-body-schemas.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { assertMayGrant } from '../no-escalation.ts';
 import type { RoleDeps } from './role-deps.ts';
@@ -17,11 +17,5 @@ export async function grantRolePermissions(
 ): Promise<void> {
   await loadVisible(deps.roles, access.ctx, roleId, 'Role');
   await assertMayGrant(access.ctx.scopes, permissions, (id) => deps.resources.get(id));
-  try {
-    await deps.roleLinks.grantPermissions(roleId, permissions, access.ctx.actor);
-  } catch (err) {
-    // API.md §2: a 400's message names the field; the repository's names only the ids.
-    if (isAppError(err) && err.status === 400) throw badRequest(`body.permissions: ${err.message}`, { cause: err });
-    throw err;
-  }
+  await namingPermissionsField(() => deps.roleLinks.grantPermissions(roleId, permissions, access.ctx.actor));
 }

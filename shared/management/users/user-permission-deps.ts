@@ -1,0 +1,33 @@
+import type { Runtime } from '../../runtime.ts';
+import { type HeldPermissions, heldPermissions } from '../../store/held-permissions.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
+import { forgetUser } from '../../store/user-token-records.ts';
+import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+
+/** What the direct user permission use cases depend on (DESIGN.md §3.2). */
+export interface UserPermissionDeps {
+  readonly users: Pick<UsersRepository, 'get'>;
+  /** The user's direct permissions (holder kind `user`: store/held-permissions.ts). */
+  readonly permissions: HeldPermissions;
+  /** To know which granted scopes are the management API's (no escalation, API.md §8). */
+  readonly resources: Pick<ResourcesRepository, 'get'>;
+  /** Drops this container's cached copy of the user whose permissions changed. */
+  readonly forgetUser: (userId: string) => void;
+}
+
+const perRuntime = new WeakMap<Runtime, UserPermissionDeps>();
+
+/** Built once per runtime (per container in Lambda, per local stack locally). */
+export function userPermissionDeps(runtime: Runtime): UserPermissionDeps {
+  let deps = perRuntime.get(runtime);
+  if (deps) return deps;
+  const { db, config, now, secretBox } = runtime;
+  deps = {
+    users: usersRepository(db, config.tableName, now),
+    permissions: heldPermissions(db, config.tableName, now, 'user'),
+    resources: resourcesRepository(db, config.tableName, now, secretBox),
+    forgetUser: (userId) => forgetUser(runtime, userId),
+  };
+  perRuntime.set(runtime, deps);
+  return deps;
+}
