@@ -28,6 +28,8 @@ const EnvSchema = v.object({
   /** API.md §4: multi-tenant mode honours the `tenant_id` header. */
   MULTI_TENANT: bool,
   DOCS_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** Set by Lambda: where the function's bundle lives (the API docs' files sit beside the code). */
+  LAMBDA_TASK_ROOT: v.optional(v.string()),
   /** `envelope` (KMS-wrapped keys, default), `kms-sign` (KMS signs each token), `local` (AES-GCM master key file). */
   KEY_MODE: v.optional(v.picklist(['envelope', 'kms-sign', 'local']), 'envelope'),
   KMS_KEY_ID: v.optional(v.string()),
@@ -83,6 +85,8 @@ export type Config = Readonly<{
   stage: string;
   multiTenant: boolean;
   docsUrl: string | undefined;
+  /** The function's bundle folder (Lambda's `LAMBDA_TASK_ROOT`): `openapi.json` and the reference page's files (docs/openapi.md). */
+  bundleDir: string | undefined;
   keyMode: 'envelope' | 'kms-sign' | 'local';
   kmsKeyId: string | undefined;
   localMasterKeyFile: string | undefined;
@@ -127,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     stage: e.STAGE,
     multiTenant: e.MULTI_TENANT,
     docsUrl: e.DOCS_URL,
+    bundleDir: e.LAMBDA_TASK_ROOT,
     keyMode: e.KEY_MODE,
     kmsKeyId: e.KMS_KEY_ID,
     localMasterKeyFile: e.LOCAL_MASTER_KEY_FILE,

@@ -15,7 +15,8 @@ export interface Throttle {
 
 /** What the handler's function may touch: the CDK app turns this into least-privilege grants. */
 export interface Access {
-  readonly table: 'read' | 'readwrite';
+  /** Left out: no table access at all. */
+  readonly table?: 'read' | 'readwrite';
   /** KMS operations: `decrypt` unwraps signing keys / secrets, `encrypt` wraps new secrets, `sign` for kms-sign mode, `generate` makes key pairs. */
   readonly kms: readonly ('decrypt' | 'encrypt' | 'sign' | 'generate')[];
   /** Sends email (shared/email/): only these functions get `ses:SendEmail` and the sender settings. */
@@ -80,6 +81,8 @@ export function functionTimeoutSeconds(handlerModule: string, routes: readonly R
   return Math.max(...own.map((r) => FUNCTION_TIMEOUTS[routeGroup(r)]));
 }
 
+/** Nothing of the table or KMS: the API's documentation is in the function's bundle. */
+const NO_DATA: Access = { kms: [] };
 const READ: Access = { table: 'read', kms: [] };
 const WRITE: Access = { table: 'readwrite', kms: [] };
 /** Signs tokens: unwraps the signing key once per cold start (envelope) or signs with KMS (kms-sign). */
@@ -380,6 +383,12 @@ export const ROUTES: readonly Route[] = [
       }),
     ),
   ),
+
+  // The API's own documentation (docs/openapi.md): the OpenAPI document generated from this table
+  // and the reference page (Swagger UI) with its files, all from the functions' bundles.
+  { method: 'GET', path: '/openapi.json', handler: 'functions/docs/openapi-document', auth: none, access: NO_DATA },
+  { method: 'GET', path: '/docs', handler: 'functions/docs/reference-page', auth: none, access: NO_DATA },
+  { method: 'GET', path: '/docs/{file}', handler: 'functions/docs/reference-page', auth: none, access: NO_DATA },
 ];
 
 /** Every scope of the management API (API.md §6), granted to the Default Client at bootstrap. */

@@ -4,6 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Config, loadConfig } from './config.ts';
 import { createKeyServices, type ItemFeed } from './keys/create-key-services.ts';
 import type { KeyStore, SecretBox } from './keys/key-store.ts';
+import { type ApiDocs, bundledApiDocs } from './openapi/api-docs.ts';
 import { RESOURCE_LIMITS } from './records/resource-record.ts';
 import { cachedRevocations } from './store/cached-revocations.ts';
 import { createDocumentClient } from './store/dynamodb-client.ts';
@@ -27,12 +28,15 @@ export interface Runtime {
   /** The secret box's data key item, folded into the token path's one read (docs/keys.md). */
   readonly dataKeyFeed?: ItemFeed;
   readonly revocations: RevocationsRepository;
+  /** `/openapi.json` and `/docs` (shared/openapi/api-docs.ts): the bundle's files in Lambda, made live locally. */
+  readonly apiDocs: ApiDocs;
 }
 
 export interface RuntimeOverrides {
   db?: DynamoDBDocumentClient;
   kms?: KMSClient;
   now?: () => Date;
+  apiDocs?: ApiDocs;
 }
 
 export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
@@ -46,6 +50,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     now,
     ...keyServices,
     revocations: revocationList(config, db, now),
+    apiDocs: overrides.apiDocs ?? bundledApiDocs(config.bundleDir),
   };
 }
 

@@ -1,4 +1,6 @@
 import { jsonResponse } from '../../shared/http/response.ts';
+import { list } from '../../shared/http/response-spec.ts';
+import { clientPermissionsCollection } from '../../shared/lists/index.ts';
 import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
 import { clientPermissionsListQuery } from '../../shared/management/clients/client-request.ts';
@@ -6,6 +8,7 @@ import { listClientPermissions } from '../../shared/management/clients/list-clie
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** GET /identity/v1/clients/{client_id}/permissions (spec §4.3). */
-export const handler = managementHandler({ path: ClientPath, query: clientPermissionsListQuery }, async (req) =>
-  jsonResponse(200, await listClientPermissions(clientDeps(req.runtime), req.access, req.path.client_id, req.query)),
+export const handler = managementHandler(
+  { path: ClientPath, query: clientPermissionsListQuery, responses: { 200: list(clientPermissionsCollection) } },
+  async (req) => jsonResponse(200, await listClientPermissions(clientDeps(req.runtime), req.access, req.path.client_id, req.query)),
 );

@@ -1,4 +1,6 @@
 import { jsonResponse } from '../../shared/http/response.ts';
+import { list } from '../../shared/http/response-spec.ts';
+import { clientResourcesCollection } from '../../shared/lists/index.ts';
 import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
 import { clientResourcesListQuery } from '../../shared/management/clients/client-request.ts';
@@ -6,6 +8,7 @@ import { listClientResources } from '../../shared/management/clients/list-client
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** GET /identity/v1/clients/{client_id}/resources (spec §4.3). */
-export const handler = managementHandler({ path: ClientPath, query: clientResourcesListQuery }, async (req) =>
-  jsonResponse(200, await listClientResources(clientDeps(req.runtime), req.access, req.path.client_id, req.query)),
+export const handler = managementHandler(
+  { path: ClientPath, query: clientResourcesListQuery, responses: { 200: list(clientResourcesCollection) } },
+  async (req) => jsonResponse(200, await listClientResources(clientDeps(req.runtime), req.access, req.path.client_id, req.query)),
 );

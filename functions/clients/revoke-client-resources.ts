@@ -1,4 +1,5 @@
 import { noContent } from '../../shared/http/response.ts';
+import { NO_CONTENT } from '../../shared/http/response-spec.ts';
 import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
 import { ResourcesBody } from '../../shared/management/clients/link-body-schemas.ts';
@@ -6,7 +7,7 @@ import { revokeClientResources } from '../../shared/management/clients/revoke-cl
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** DELETE /identity/v1/clients/{client_id}/resources: 204 (API.md §6). */
-export const handler = managementHandler({ path: ClientPath, body: ResourcesBody }, async (req) => {
+export const handler = managementHandler({ path: ClientPath, body: ResourcesBody, responses: NO_CONTENT }, async (req) => {
   await revokeClientResources(clientDeps(req.runtime), req.access, req.path.client_id, req.body.resources);
   return noContent();
 });

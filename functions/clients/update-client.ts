@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { ClientPath, UpdateClientBody } from '../../shared/management/clients/client-body-schemas.ts';
 import { clientDeps } from '../../shared/management/clients/client-deps.ts';
 import { clientEntity } from '../../shared/management/clients/client-entity.ts';
@@ -7,6 +8,8 @@ import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** PATCH and PUT /identity/v1/clients/{client_id} (spec §4.3; API.md §6: PUT is a synonym, both merge). */
-export const handler = managementHandler({ path: ClientPath, body: UpdateClientBody, query: clientRecordQuery }, async (req) =>
-  recordResponse(clientEntity, 200, await updateClient(clientDeps(req.runtime), req.access, req.path.client_id, req.body, req.query)),
+export const handler = managementHandler(
+  { path: ClientPath, body: UpdateClientBody, query: clientRecordQuery, responses: { 200: record(clientEntity) } },
+  async (req) =>
+    recordResponse(clientEntity, 200, await updateClient(clientDeps(req.runtime), req.access, req.path.client_id, req.body, req.query)),
 );

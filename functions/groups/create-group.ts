@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { createGroup } from '../../shared/management/groups/create-group.ts';
 import { CreateGroupBody } from '../../shared/management/groups/group-body-schemas.ts';
 import { groupDeps } from '../../shared/management/groups/group-deps.ts';
@@ -7,6 +8,7 @@ import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** POST /identity/v1/groups (API.md §6): 201 with the Group. */
-export const handler = managementHandler({ body: CreateGroupBody, query: groupRecordQuery }, async (req) =>
-  recordResponse(groupEntity, 201, await createGroup(groupDeps(req.runtime), req.access, req.body, req.query)),
+export const handler = managementHandler(
+  { body: CreateGroupBody, query: groupRecordQuery, responses: { 201: record(groupEntity) } },
+  async (req) => recordResponse(groupEntity, 201, await createGroup(groupDeps(req.runtime), req.access, req.body, req.query)),
 );

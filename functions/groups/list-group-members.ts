@@ -1,4 +1,6 @@
 import { jsonResponse } from '../../shared/http/response.ts';
+import { list } from '../../shared/http/response-spec.ts';
+import { groupMembersCollection } from '../../shared/lists/index.ts';
 import { GroupPath } from '../../shared/management/groups/group-body-schemas.ts';
 import { groupDeps } from '../../shared/management/groups/group-deps.ts';
 import { listGroupMembers } from '../../shared/management/groups/group-members.ts';
@@ -6,6 +8,7 @@ import { groupMembersListQuery } from '../../shared/management/groups/group-requ
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** GET /identity/v1/groups/{group_id}/members (API.md §6). */
-export const handler = managementHandler({ path: GroupPath, query: groupMembersListQuery }, async (req) =>
-  jsonResponse(200, await listGroupMembers(groupDeps(req.runtime), req.access, req.path.group_id, req.query)),
+export const handler = managementHandler(
+  { path: GroupPath, query: groupMembersListQuery, responses: { 200: list(groupMembersCollection) } },
+  async (req) => jsonResponse(200, await listGroupMembers(groupDeps(req.runtime), req.access, req.path.group_id, req.query)),
 );

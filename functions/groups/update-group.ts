@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { GroupPath, UpdateGroupBody } from '../../shared/management/groups/group-body-schemas.ts';
 import { groupDeps } from '../../shared/management/groups/group-deps.ts';
 import { groupEntity } from '../../shared/management/groups/group-entity.ts';
@@ -7,6 +8,8 @@ import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 
 /** PATCH and PUT /identity/v1/groups/{group_id} (API.md §6: PUT is a synonym, both merge). */
-export const handler = managementHandler({ path: GroupPath, body: UpdateGroupBody, query: groupRecordQuery }, async (req) =>
-  recordResponse(groupEntity, 200, await updateGroup(groupDeps(req.runtime), req.access, req.path.group_id, req.body, req.query)),
+export const handler = managementHandler(
+  { path: GroupPath, body: UpdateGroupBody, query: groupRecordQuery, responses: { 200: record(groupEntity) } },
+  async (req) =>
+    recordResponse(groupEntity, 200, await updateGroup(groupDeps(req.runtime), req.access, req.path.group_id, req.body, req.query)),
 );

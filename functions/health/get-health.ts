@@ -1,11 +1,13 @@
 import { checkHealth } from '../../shared/health/check-health.ts';
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
+import { json } from '../../shared/http/response-spec.ts';
+import { HealthResponseSchema } from '../../shared/oauth/response-schemas.ts';
 import { tableProbe } from '../../shared/store/table-probe.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
 
 /** GET /company/v1/health and /api/company/v1/health (spec 4.4). */
-export const handler = httpHandler({}, async ({ runtime }) => {
+export const handler = httpHandler({ responses: { 200: json(HealthResponseSchema) } }, async ({ runtime }) => {
   const report = await checkHealth({
     probeTable: tableProbe(runtime.db, runtime.config.tableName),
     serviceName: runtime.config.serviceName,

@@ -1,13 +1,18 @@
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse, NO_STORE } from '../../shared/http/response.ts';
+import { json } from '../../shared/http/response-spec.ts';
 import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
 import { issueToken } from '../../shared/oauth/issue-token.ts';
 import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
+import { TokenResponseSchema } from '../../shared/oauth/response-schemas.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
 
 /** POST /token (spec 4.2, API.md §5.1). */
-export const handler = httpHandler({ oauth: true, quietSuccess: true, body: TokenRequestSchema }, async (req) => {
-  rejectDuplicateParams(req.body, req.rawBody, req.headers['content-type']);
-  const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime));
-  return jsonResponse(200, response, NO_STORE);
-});
+export const handler = httpHandler(
+  { oauth: true, quietSuccess: true, body: TokenRequestSchema, responses: { 200: json(TokenResponseSchema) } },
+  async (req) => {
+    rejectDuplicateParams(req.body, req.rawBody, req.headers['content-type']);
+    const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime));
+    return jsonResponse(200, response, NO_STORE);
+  },
+);

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { httpHandler } from '../../shared/http/http-handler.ts';
+import { html, redirect } from '../../shared/http/response-spec.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
 import { forgetUser } from '../../shared/store/user-token-records.ts';
 import { usersRepository } from '../../shared/store/users-repository.ts';
@@ -12,17 +13,25 @@ export const TicketFormBody = v.optional(v.looseObject({ csrf_token: v.optional(
 export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });
 
 /** GET, POST /tickets/{ticket} (API.md §5, §7.4, §7.8): the hosted ticket page. */
-export const handler = httpHandler({ page: true, body: TicketFormBody, path: TicketPath }, async (req) => {
-  const { runtime } = req;
-  const { config, db, now, serviceSecret } = runtime;
-  const deps = {
-    tickets: ticketsRepository(db, config.tableName, now),
-    users: usersRepository(db, config.tableName, now),
-    csrfKey: () => serviceSecret('hosted-pages'),
-    hashPassword: (password: string) => hashPassword(password),
-    forget: (userId: string) => forgetUser(runtime, userId),
-    now,
-  };
-  const { ticket } = req.path;
-  return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body, deps);
-});
+export const handler = httpHandler(
+  {
+    page: true,
+    body: TicketFormBody,
+    path: TicketPath,
+    responses: { 200: html(), 303: redirect('To the ticket’s `result_url` once used') },
+  },
+  async (req) => {
+    const { runtime } = req;
+    const { config, db, now, serviceSecret } = runtime;
+    const deps = {
+      tickets: ticketsRepository(db, config.tableName, now),
+      users: usersRepository(db, config.tableName, now),
+      csrfKey: () => serviceSecret('hosted-pages'),
+      hashPassword: (password: string) => hashPassword(password),
+      forget: (userId: string) => forgetUser(runtime, userId),
+      now,
+    };
+    const { ticket } = req.path;
+    return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body, deps);
+  },
+);

@@ -1,4 +1,5 @@
 import { jsonResponse } from '../../shared/http/response.ts';
+import { record } from '../../shared/http/response-spec.ts';
 import { recordQuerySchema, scopesCollection } from '../../shared/lists/index.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { createResourceScope } from '../../shared/management/resources/create-resource-scope.ts';
@@ -8,7 +9,7 @@ import { createScopeBody } from '../../shared/management/resources/scope-bodies.
 
 /** POST /identity/v1/resources/{resource_id}/scopes (API.md §6): 201 Scope. */
 export const handler = managementHandler(
-  { path: resourcePath, body: createScopeBody, query: recordQuerySchema(scopesCollection) },
+  { path: resourcePath, body: createScopeBody, query: recordQuerySchema(scopesCollection), responses: { 201: record(scopesCollection) } },
   async (req) =>
     jsonResponse(201, await createResourceScope(resourceDeps(req.runtime), req.access, req.path.resource_id, req.body, req.query)),
 );

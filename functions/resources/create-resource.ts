@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { recordQuerySchema, resourcesCollection } from '../../shared/lists/index.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
@@ -7,6 +8,9 @@ import { resourceDeps } from '../../shared/management/resources/resource-deps.ts
 import { resourceEntity } from '../../shared/management/resources/resource-entity.ts';
 
 /** POST /identity/v1/resources (spec §4.3 "Create a resource"): 201 Resource. */
-export const handler = managementHandler({ body: createResourceBody, query: recordQuerySchema(resourcesCollection) }, async (req) => {
-  return recordResponse(resourceEntity, 201, await createResource(resourceDeps(req.runtime), req.access, req.body, req.query));
-});
+export const handler = managementHandler(
+  { body: createResourceBody, query: recordQuerySchema(resourcesCollection), responses: { 201: record(resourceEntity) } },
+  async (req) => {
+    return recordResponse(resourceEntity, 201, await createResource(resourceDeps(req.runtime), req.access, req.body, req.query));
+  },
+);

@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { recordQuerySchema, resourcesCollection } from '../../shared/lists/index.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
@@ -7,6 +8,9 @@ import { resourceDeps } from '../../shared/management/resources/resource-deps.ts
 import { resourceEntity } from '../../shared/management/resources/resource-entity.ts';
 
 /** GET /identity/v1/resources/{resource_id} (spec §4.3 "Get a resource"). */
-export const handler = managementHandler({ path: resourcePath, query: recordQuerySchema(resourcesCollection) }, async (req) => {
-  return recordResponse(resourceEntity, 200, await getResource(resourceDeps(req.runtime), req.access, req.path.resource_id, req.query));
-});
+export const handler = managementHandler(
+  { path: resourcePath, query: recordQuerySchema(resourcesCollection), responses: { 200: record(resourceEntity) } },
+  async (req) => {
+    return recordResponse(resourceEntity, 200, await getResource(resourceDeps(req.runtime), req.access, req.path.resource_id, req.query));
+  },
+);

@@ -1,4 +1,5 @@
 import { jsonResponse } from '../../shared/http/response.ts';
+import { record } from '../../shared/http/response-spec.ts';
 import { recordQuerySchema, scopesCollection } from '../../shared/lists/index.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { scopePath } from '../../shared/management/resources/request-params.ts';
@@ -8,7 +9,7 @@ import { updateResourceScope } from '../../shared/management/resources/update-re
 
 /** PATCH and PUT /identity/v1/resources/{resource_id}/scopes/{scope_id} (API.md §6). */
 export const handler = managementHandler(
-  { path: scopePath, body: updateScopeBody, query: recordQuerySchema(scopesCollection) },
+  { path: scopePath, body: updateScopeBody, query: recordQuerySchema(scopesCollection), responses: { 200: record(scopesCollection) } },
   async (req) => {
     const { resource_id, scope_id } = req.path;
     return jsonResponse(200, await updateResourceScope(resourceDeps(req.runtime), req.access, resource_id, scope_id, req.body, req.query));

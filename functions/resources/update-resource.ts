@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { recordQuerySchema, resourcesCollection } from '../../shared/lists/index.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
@@ -9,7 +10,12 @@ import { updateResource } from '../../shared/management/resources/update-resourc
 
 /** PATCH and PUT /identity/v1/resources/{resource_id} (spec §4.3 "Modify a resource"; API.md §6: PUT = PATCH). */
 export const handler = managementHandler(
-  { path: resourcePath, body: updateResourceBody, query: recordQuerySchema(resourcesCollection) },
+  {
+    path: resourcePath,
+    body: updateResourceBody,
+    query: recordQuerySchema(resourcesCollection),
+    responses: { 200: record(resourceEntity) },
+  },
   async (req) => {
     const resource = await updateResource(resourceDeps(req.runtime), req.access, req.path.resource_id, req.body, req.query);
     return recordResponse(resourceEntity, 200, resource);

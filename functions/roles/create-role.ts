@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { createRole } from '../../shared/management/roles/create-role.ts';
@@ -7,6 +8,7 @@ import { roleEntity } from '../../shared/management/roles/role-entity.ts';
 import { roleRecordQuery } from '../../shared/management/roles/role-request.ts';
 
 /** POST /identity/v1/roles (API.md §6): 201 with the Role. */
-export const handler = managementHandler({ body: CreateRoleBody, query: roleRecordQuery }, async (req) =>
-  recordResponse(roleEntity, 201, await createRole(roleDeps(req.runtime), req.access, req.body, req.query)),
+export const handler = managementHandler(
+  { body: CreateRoleBody, query: roleRecordQuery, responses: { 201: record(roleEntity) } },
+  async (req) => recordResponse(roleEntity, 201, await createRole(roleDeps(req.runtime), req.access, req.body, req.query)),
 );

@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { getRole } from '../../shared/management/roles/get-role.ts';
@@ -7,6 +8,6 @@ import { roleEntity } from '../../shared/management/roles/role-entity.ts';
 import { roleRecordQuery } from '../../shared/management/roles/role-request.ts';
 
 /** GET /identity/v1/roles/{role_id} (API.md §6). */
-export const handler = managementHandler({ path: RolePath, query: roleRecordQuery }, async (req) =>
+export const handler = managementHandler({ path: RolePath, query: roleRecordQuery, responses: { 200: record(roleEntity) } }, async (req) =>
   recordResponse(roleEntity, 200, await getRole(roleDeps(req.runtime), req.access, req.path.role_id, req.query)),
 );

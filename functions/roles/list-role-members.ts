@@ -1,3 +1,4 @@
+import { list } from '../../shared/http/response-spec.ts';
 import { listResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { listRoleMembers } from '../../shared/management/roles/list-role-members.ts';
@@ -7,6 +8,7 @@ import { roleMemberEntity } from '../../shared/management/roles/role-entity.ts';
 import { roleMemberListQuery } from '../../shared/management/roles/role-request.ts';
 
 /** GET /identity/v1/roles/{role_id}/members (API.md §6). */
-export const handler = managementHandler({ path: RolePath, query: roleMemberListQuery }, async (req) =>
-  listResponse(roleMemberEntity, await listRoleMembers(roleDeps(req.runtime), req.access, req.path.role_id, req.query)),
+export const handler = managementHandler(
+  { path: RolePath, query: roleMemberListQuery, responses: { 200: list(roleMemberEntity) } },
+  async (req) => listResponse(roleMemberEntity, await listRoleMembers(roleDeps(req.runtime), req.access, req.path.role_id, req.query)),
 );

@@ -1,3 +1,4 @@
+import { list } from '../../shared/http/response-spec.ts';
 import { listResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { listRolePermissions } from '../../shared/management/roles/list-role-permissions.ts';
@@ -7,6 +8,8 @@ import { rolePermissionEntity } from '../../shared/management/roles/role-entity.
 import { rolePermissionListQuery } from '../../shared/management/roles/role-request.ts';
 
 /** GET /identity/v1/roles/{role_id}/permissions (API.md §6). */
-export const handler = managementHandler({ path: RolePath, query: rolePermissionListQuery }, async (req) =>
-  listResponse(rolePermissionEntity, await listRolePermissions(roleDeps(req.runtime), req.access, req.path.role_id, req.query)),
+export const handler = managementHandler(
+  { path: RolePath, query: rolePermissionListQuery, responses: { 200: list(rolePermissionEntity) } },
+  async (req) =>
+    listResponse(rolePermissionEntity, await listRolePermissions(roleDeps(req.runtime), req.access, req.path.role_id, req.query)),
 );

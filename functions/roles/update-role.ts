@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { RolePath, UpdateRoleBody } from '../../shared/management/roles/role-body-schemas.ts';
@@ -7,6 +8,8 @@ import { roleRecordQuery } from '../../shared/management/roles/role-request.ts';
 import { updateRole } from '../../shared/management/roles/update-role.ts';
 
 /** PATCH / PUT /identity/v1/roles/{role_id} (API.md §6): merge. */
-export const handler = managementHandler({ path: RolePath, body: UpdateRoleBody, query: roleRecordQuery }, async (req) =>
-  recordResponse(roleEntity, 200, await updateRole(roleDeps(req.runtime), req.access, req.path.role_id, req.body, req.query)),
+export const handler = managementHandler(
+  { path: RolePath, body: UpdateRoleBody, query: roleRecordQuery, responses: { 200: record(roleEntity) } },
+  async (req) =>
+    recordResponse(roleEntity, 200, await updateRole(roleDeps(req.runtime), req.access, req.path.role_id, req.body, req.query)),
 );

@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { getUser } from '../../shared/management/users/get-user.ts';
@@ -7,6 +8,6 @@ import { userEntity } from '../../shared/management/users/user-entity.ts';
 import { userRecordQuery } from '../../shared/management/users/user-request.ts';
 
 /** GET /identity/v1/users/{user_id} (API.md §6). */
-export const handler = managementHandler({ path: UserPath, query: userRecordQuery }, async (req) =>
+export const handler = managementHandler({ path: UserPath, query: userRecordQuery, responses: { 200: record(userEntity) } }, async (req) =>
   recordResponse(userEntity, 200, await getUser(userDeps(req.runtime), req.access, req.path.user_id, req.query)),
 );

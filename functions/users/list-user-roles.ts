@@ -1,3 +1,4 @@
+import { list } from '../../shared/http/response-spec.ts';
 import { listResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { listUserRoles } from '../../shared/management/roles/list-user-roles.ts';
@@ -7,6 +8,7 @@ import { userRoleListQuery } from '../../shared/management/roles/role-request.ts
 import { UserPath } from '../../shared/management/users/user-body-schemas.ts';
 
 /** GET /identity/v1/users/{user_id}/roles (API.md §6). */
-export const handler = managementHandler({ path: UserPath, query: userRoleListQuery }, async (req) =>
-  listResponse(userRoleEntity, await listUserRoles(roleDeps(req.runtime), req.access, req.path.user_id, req.query)),
+export const handler = managementHandler(
+  { path: UserPath, query: userRoleListQuery, responses: { 200: list(userRoleEntity) } },
+  async (req) => listResponse(userRoleEntity, await listUserRoles(roleDeps(req.runtime), req.access, req.path.user_id, req.query)),
 );

@@ -1,4 +1,5 @@
 import { noContent } from '../../shared/http/response.ts';
+import { NO_CONTENT } from '../../shared/http/response-spec.ts';
 import { PermissionsBody } from '../../shared/management/clients/link-body-schemas.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { revokeUserPermissions } from '../../shared/management/users/revoke-user-permissions.ts';
@@ -6,7 +7,7 @@ import { UserPath } from '../../shared/management/users/user-body-schemas.ts';
 import { userPermissionDeps } from '../../shared/management/users/user-permission-deps.ts';
 
 /** DELETE /identity/v1/users/{user_id}/permissions: 204 (API.md §6). */
-export const handler = managementHandler({ path: UserPath, body: PermissionsBody }, async (req) => {
+export const handler = managementHandler({ path: UserPath, body: PermissionsBody, responses: NO_CONTENT }, async (req) => {
   await revokeUserPermissions(userPermissionDeps(req.runtime), req.access, req.path.user_id, req.body.permissions);
   return noContent();
 });

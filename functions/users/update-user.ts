@@ -1,3 +1,4 @@
+import { record } from '../../shared/http/response-spec.ts';
 import { recordResponse } from '../../shared/management/kit/present-record.ts';
 import { managementHandler } from '../../shared/management/management-handler.ts';
 import { updateUser } from '../../shared/management/users/update-user.ts';
@@ -7,6 +8,8 @@ import { userEntity } from '../../shared/management/users/user-entity.ts';
 import { userRecordQuery } from '../../shared/management/users/user-request.ts';
 
 /** PATCH and PUT /identity/v1/users/{user_id} (API.md §6: PUT is a synonym, both merge). */
-export const handler = managementHandler({ path: UserPath, body: UpdateUserBody, query: userRecordQuery }, async (req) =>
-  recordResponse(userEntity, 200, await updateUser(userDeps(req.runtime), req.access, req.path.user_id, req.body, req.query)),
+export const handler = managementHandler(
+  { path: UserPath, body: UpdateUserBody, query: userRecordQuery, responses: { 200: record(userEntity) } },
+  async (req) =>
+    recordResponse(userEntity, 200, await updateUser(userDeps(req.runtime), req.access, req.path.user_id, req.body, req.query)),
 );

@@ -13,7 +13,7 @@ const KMS_OPS: readonly KmsOp[] = ['decrypt', 'encrypt', 'sign', 'generate'];
 
 /** What a function may touch; `undefined` table = no table access at all (the fallback function). */
 export interface AccessProfile {
-  readonly table: Access['table'] | undefined;
+  readonly table?: Access['table'] | undefined;
   readonly kms: readonly KmsOp[];
   /** Sends email: `ses:SendEmail` (only when the stage configures a sender, EmailSender below). */
   readonly email?: boolean | undefined;

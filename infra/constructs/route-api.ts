@@ -14,7 +14,7 @@ import {
 } from '../../shared/routes.ts';
 import { type AccessRoles, type EmailSenderSettings, NO_ACCESS, unionAccess } from './access-roles.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
-import { type FunctionDefaults, ServiceFunction } from './service-function.ts';
+import { type FunctionDefaults, PROJECT_ROOT, ServiceFunction } from './service-function.ts';
 
 /** Answers 404/405 for paths and methods no route serves (functions/http/fallback.ts). */
 export const FALLBACK_HANDLER = 'functions/http/fallback';
@@ -31,6 +31,19 @@ export const FUNCTION_MEMORY_MB: Readonly<Record<string, number>> = {
   // Only matches a path against the route table.
   [FALLBACK_HANDLER]: 256,
 };
+
+/**
+ * Files a handler reads from its bundle: the docs functions get the OpenAPI document generated from
+ * the route table, and the reference page's files (infra/openapi/write-api-docs.ts, docs/openapi.md).
+ */
+export const BUNDLED_FILES: Readonly<Record<string, (outputDir: string) => string[]>> = {
+  'functions/docs/openapi-document': (out) => [writeApiDocsCommand(out, 'document')],
+  'functions/docs/reference-page': (out) => [writeApiDocsCommand(out, 'page')],
+};
+
+function writeApiDocsCommand(outputDir: string, part: 'document' | 'page'): string {
+  return `cd "${PROJECT_ROOT}" && node --import tsx infra/openapi/write-api-docs.ts "${outputDir}" ${part}`;
+}
 
 export interface RouteApiProps {
   /** API Gateway stage name; also the last segment of the default issuer. */
@@ -253,6 +266,7 @@ export class RouteApi extends Construct {
       handlerModule,
       role,
       memorySize: FUNCTION_MEMORY_MB[handlerModule] ?? 512,
+      ...(BUNDLED_FILES[handlerModule] ? { afterBundling: BUNDLED_FILES[handlerModule] } : {}),
       // Per route group (shared/routes.ts FUNCTION_TIMEOUTS), inside API Gateway's 29 s.
       timeout: Duration.seconds(timeoutSeconds),
     });

@@ -52,6 +52,8 @@ export interface ServiceFunctionProps extends FunctionDefaults {
   readonly memorySize?: number;
   /** Every function states its own: route functions by route group (shared/routes.ts), bootstrap and rotation theirs. */
   readonly timeout: Duration;
+  /** Shell commands that add files beside the bundled code (`outputDir`), e.g. the API docs (RouteApi). */
+  readonly afterBundling?: (outputDir: string) => string[];
 }
 
 /**
@@ -131,9 +133,13 @@ export class ServiceFunction extends NodejsFunction {
             handler: 'handler',
             projectRoot: PROJECT_ROOT,
             depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-            bundling: BUNDLING,
+            bundling: props.afterBundling ? { ...BUNDLING, commandHooks: afterBundlingHooks(props.afterBundling) } : BUNDLING,
           }),
     });
     this.handlerModule = props.handlerModule;
   }
+}
+
+function afterBundlingHooks(after: (outputDir: string) => string[]): NonNullable<BundlingOptions['commandHooks']> {
+  return { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_inputDir, outputDir) => after(outputDir) };
 }

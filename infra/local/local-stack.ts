@@ -7,8 +7,9 @@ import { loadConfig } from '../../shared/config.ts';
 import type { Throttle } from '../../shared/routes.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import { liveApiDocs } from '../openapi/live-api-docs.ts';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
-import { startLocalServer } from './server.ts';
+import { type LocalServerOptions, startLocalServer } from './server.ts';
 
 /**
  * DynamoDB Local's JVM is cold when it starts: its first transactions can take seconds on a busy
@@ -34,6 +35,8 @@ export interface LocalStackOptions {
   defaultClientSecret?: string | undefined;
   /** The service's clock (DESIGN.md §3.2); tests pass one they can move instead of sleeping. */
   now?: () => Date;
+  /** Sees every answer of the server (infra/local/server.ts `observe`). */
+  observe?: LocalServerOptions['observe'];
 }
 
 export interface LocalStack {
@@ -77,7 +80,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       OUTBOX_DIR: join(dataDir ?? keyDir, 'outbox'),
       ...options.env,
     });
-    const runtime = createRuntime(config, options.now ? { now: options.now } : {});
+    const runtime = createRuntime(config, { apiDocs: liveApiDocs(), ...(options.now ? { now: options.now } : {}) });
     const startupDb = createDocumentClient({ region: config.region, endpoint, budget: STARTUP_BUDGET });
     const notices: string[] = [];
     const defaultClient = await bootstrap({
@@ -99,6 +102,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       routeThrottles: options.routeThrottles ?? 'routes',
       docsUrl: config.docsUrl,
       runtime,
+      ...(options.observe ? { observe: options.observe } : {}),
     });
     const runtimeFile = dataDir ? join(dataDir, 'runtime.json') : undefined;
     if (runtimeFile) {

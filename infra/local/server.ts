@@ -36,6 +36,18 @@ export interface LocalServerOptions {
   docsUrl?: string | undefined;
   /** The runtime every handler of this server sees (several local stacks can share a process). */
   runtime: Runtime;
+  /** Sees every answer (the tests' OpenAPI contract check, test/support/local-service.ts). */
+  observe?: (exchange: ObservedExchange) => void;
+}
+
+/** One request and its answer, as `observe` sees them. */
+export interface ObservedExchange {
+  method: string;
+  /** The request path, without the query. */
+  path: string;
+  status: number;
+  contentType: string | null;
+  body: string;
 }
 
 export interface LocalServer {
@@ -105,7 +117,16 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const server = createServer((req, res) => {
     readBody(req)
       .then((body) => answer(req, body))
-      .then((r) => send(res, r))
+      .then((r) => {
+        options.observe?.({
+          method: (req.method ?? 'GET').toUpperCase(),
+          path: requestUrl(req.url)?.pathname ?? '',
+          status: r.statusCode,
+          contentType: Object.entries(r.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? null,
+          body: r.isBase64Encoded ? '' : (r.body ?? ''),
+        });
+        send(res, r);
+      })
       .catch((err: unknown) => {
         // Handlers render their own errors; reaching here is a bug in the adapter itself.
         process.stderr.write(`local server error: ${(err as Error).stack ?? String(err)}\n`);

@@ -15,6 +15,7 @@ import { authenticate, type Caller } from './authenticate.ts';
 import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
 import { renderError, toAppError } from './render-error.ts';
 import type { HttpResponse } from './response.ts';
+import type { Responses } from './response-spec.ts';
 import { pageSecurityHeaders, securityHeaders } from './security-headers.ts';
 import { strictBody } from './strict-body.ts';
 import { validate } from './validate.ts';
@@ -53,6 +54,16 @@ export interface HandlerSpec<
    * keep the page's own Content-Security-Policy (shared/html/page.ts) instead of the API's deny-all.
    */
   page?: boolean;
+  /**
+   * The route checks a bearer token itself although its rule is `client` (`/userinfo`, OIDC Core
+   * §5.3): documented as bearer authentication in the OpenAPI document.
+   */
+  bearerToken?: boolean;
+  /**
+   * What it answers on success (shared/http/response-spec.ts), for the OpenAPI document. Hosted
+   * pages default to `200 text/html`; any other route without it fails the document's test.
+   */
+  responses?: Responses;
   body?: B;
   query?: Q;
   path?: P;
@@ -77,6 +88,11 @@ export interface Request<B, Q, P> {
 }
 
 type HttpEvent = APIGatewayProxyEvent & { rawBody?: string };
+
+/** A handler of the pipeline, carrying the spec it was built from (read by the OpenAPI generator). */
+export interface DocumentedHandler {
+  readonly spec: HandlerSpec<v.GenericSchema | undefined, v.GenericSchema | undefined, v.GenericSchema | undefined>;
+}
 
 /**
  * The one HTTP pipeline (DESIGN.md §1): normalize → size limit → parse → authenticate (the route's
@@ -107,21 +123,20 @@ export function httpHandler<
     return run(req);
   };
 
-  return (
-    middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
-      .use(lambdaContextLogging())
-      .use(requestLog(spec.quietSuccess ?? false))
-      // middy runs onError hooks last-registered first: the renderer must set the error response
-      // before the security headers are added to it.
-      .use(spec.page ? pageSecurityHeaders() : securityHeaders())
-      .use(errorRenderer(spec.oauth ?? false, spec.page ?? false))
-      .use(httpHeaderNormalizer())
-      .use(rejectRepeatedAuthorization())
-      .use(bodyLimit())
-      .use(strictBody())
-      .use(httpJsonBodyParser({ disableContentTypeError: true }))
-      .use(httpUrlencodeBodyParser({ disableContentTypeError: true }))
-  );
+  const handler = middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
+    .use(lambdaContextLogging())
+    .use(requestLog(spec.quietSuccess ?? false))
+    // middy runs onError hooks last-registered first: the renderer must set the error response
+    // before the security headers are added to it.
+    .use(spec.page ? pageSecurityHeaders() : securityHeaders())
+    .use(errorRenderer(spec.oauth ?? false, spec.page ?? false))
+    .use(httpHeaderNormalizer())
+    .use(rejectRepeatedAuthorization())
+    .use(bodyLimit())
+    .use(strictBody())
+    .use(httpJsonBodyParser({ disableContentTypeError: true }))
+    .use(httpUrlencodeBodyParser({ disableContentTypeError: true }));
+  return Object.assign(handler, { spec } as DocumentedHandler);
 }
 
 /**

@@ -71,15 +71,27 @@ const cursor = v.pipe(
   v.transform((s) => (s === '' ? undefined : s)),
 );
 
+/** The parameter's meaning in the OpenAPI document (docs/openapi.md); validation ignores it. */
+const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe(schema, v.description(text));
+
 const recordEntries = (spec: CollectionSpec) => ({
   fields: v.optional(
-    v.pipe(
-      v.unknown(),
-      once,
-      grammar((s) => parseFields(spec, s)),
+    described(
+      v.pipe(
+        v.unknown(),
+        once,
+        grammar((s) => parseFields(spec, s)),
+      ),
+      'Comma-separated attributes to return (`fields=id,name`); an unknown name is a 400.',
     ),
   ),
-  expand: v.optional(expand, ''),
+  expand: v.optional(
+    described(
+      expand,
+      '`all` adds the child collections and linked `*_data` records; empty (default) shows their counts in `aggregations`.',
+    ),
+    '',
+  ),
 });
 
 /** `fields` + `expand` of GET/POST/PATCH of one record. */
@@ -95,25 +107,31 @@ export function listQuerySchema(spec: CollectionSpec): v.GenericSchema<unknown, 
   return v.pipe(
     v.object({
       ...recordEntries(spec),
-      offset: v.optional(offset),
-      limit: v.optional(limit, String(LIST_LIMITS.defaultLimit)),
+      offset: v.optional(described(offset, `Items to skip (0 to ${LIST_LIMITS.maxOffset}); deeper pages: \`cursor\`.`)),
+      limit: v.optional(described(limit, `Items per page, 1 to ${LIST_LIMITS.maxLimit}.`), String(LIST_LIMITS.defaultLimit)),
       q: v.optional(
-        v.pipe(
-          v.unknown(),
-          once,
-          grammar((s) => parseFilter(spec, s)),
+        described(
+          v.pipe(
+            v.unknown(),
+            once,
+            grammar((s) => parseFilter(spec, s)),
+          ),
+          'Filter: `(attr=value)`, terms joined with ` and ` (`q=(client_type=spa) and (is_public=true)`).',
         ),
         '',
       ),
       sort: v.optional(
-        v.pipe(
-          v.unknown(),
-          once,
-          grammar((s) => parseSort(spec, s)),
+        described(
+          v.pipe(
+            v.unknown(),
+            once,
+            grammar((s) => parseSort(spec, s)),
+          ),
+          '`attr[:asc|:desc],...`; default `created_at:asc`.',
         ),
       ),
-      total_count: v.optional(totalCount, 'false'),
-      cursor: v.optional(cursor),
+      total_count: v.optional(described(totalCount, '`true` adds `total_count` to the envelope.'), 'false'),
+      cursor: v.optional(described(cursor, 'The `next_cursor` of the previous page (instead of `offset`).')),
     }),
     v.forward(
       v.check((p) => !(p.cursor !== undefined && (p.offset ?? 0) > 0), 'cannot be combined with offset; a cursor carries its own position'),

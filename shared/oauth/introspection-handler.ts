@@ -1,20 +1,30 @@
+import type * as v from 'valibot';
 import { bearerToken } from '../http/authenticate.ts';
 import { httpHandler } from '../http/http-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
+import { json } from '../http/response-spec.ts';
 import { oauthDeps } from '../store/token-path-records.ts';
 import { claimedClientId } from './authenticate-client.ts';
 import { authenticateIntrospectionCaller, type Introspection, introspectFor } from './introspect-token.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';
 
 /** `/tokeninfo` and `/introspect` differ only in the view of the same introspection. */
-export function introspectionHandler(view: (r: Introspection) => Record<string, unknown>, fields: readonly string[]) {
-  return httpHandler({ oauth: true, quietSuccess: true, body: IntrospectionBodySchema, query: IntrospectionQuerySchema }, async (req) => {
-    const deps = oauthDeps(req.runtime);
-    // One DynamoDB read for what a cold container needs below (docs/tokens.md "Hot path").
-    const presented = [bearerToken(req.headers), req.body.token ?? req.query.token].filter((t) => t !== undefined);
-    await deps.preloadIntrospection(claimedClientId(req.headers, req.body), presented);
-    const caller = await authenticateIntrospectionCaller(req.headers, req.body, deps);
-    const result = await introspectFor(requireToken(req.body, req.query), caller, deps);
-    return jsonResponse(200, projectFields(view(result), req.query.fields, fields), NO_STORE);
-  });
+export function introspectionHandler(
+  view: (r: Introspection) => Record<string, unknown>,
+  fields: readonly string[],
+  answer: v.GenericSchema,
+) {
+  const responses = { 200: json(answer) };
+  return httpHandler(
+    { oauth: true, quietSuccess: true, body: IntrospectionBodySchema, query: IntrospectionQuerySchema, responses },
+    async (req) => {
+      const deps = oauthDeps(req.runtime);
+      // One DynamoDB read for what a cold container needs below (docs/tokens.md "Hot path").
+      const presented = [bearerToken(req.headers), req.body.token ?? req.query.token].filter((t) => t !== undefined);
+      await deps.preloadIntrospection(claimedClientId(req.headers, req.body), presented);
+      const caller = await authenticateIntrospectionCaller(req.headers, req.body, deps);
+      const result = await introspectFor(requireToken(req.body, req.query), caller, deps);
+      return jsonResponse(200, projectFields(view(result), req.query.fields, fields), NO_STORE);
+    },
+  );
 }

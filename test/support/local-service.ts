@@ -4,6 +4,7 @@ import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { TEST_BUDGET_ENV } from './dynamodb.ts';
+import { contractChecker, type Exchange } from './openapi-contract.ts';
 
 export interface TestService {
   url: string;
@@ -22,8 +23,19 @@ export interface TestService {
  * fixed Default Client credentials: the same code path as `npm start`.
  */
 export async function startTestService(
-  options: { env?: Record<string, string>; throttle?: { rateLimit: number; burstLimit: number }; now?: () => Date } = {},
+  options: {
+    env?: Record<string, string>;
+    throttle?: { rateLimit: number; burstLimit: number };
+    now?: () => Date;
+    /**
+     * Check every answer of this service against its OpenAPI document when it stops (`stop()`
+     * throws, naming each mismatch; docs/openapi.md). Default: on when `OPENAPI_CONTRACT=1`.
+     */
+    contract?: boolean;
+  } = {},
 ): Promise<TestService> {
+  const contract = options.contract ?? process.env.OPENAPI_CONTRACT === '1';
+  const exchanges: Exchange[] = [];
   const clientId = uuidv7(); // ids are UUIDv7 so that id order is creation order (docs/data-model.md)
   const clientSecret = generateClientSecret();
   const stack = await startLocalStack({
@@ -36,6 +48,7 @@ export async function startTestService(
     defaultClientSecret: clientSecret,
     env: { ...TEST_BUDGET_ENV, ...options.env },
     ...(options.now ? { now: options.now } : {}),
+    ...(contract ? { observe: (x: Exchange) => exchanges.push(x) } : {}),
   });
   const managementAudience = `${stack.url}/identity/v1/`;
   return {
@@ -53,7 +66,13 @@ export async function startTestService(
       if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { access_token: string }).access_token;
     },
-    stop: () => stack.stop(),
+    async stop() {
+      await stack.stop();
+      if (!contract) return;
+      const check = contractChecker(await stack.runtime.apiDocs.document());
+      const problems = exchanges.flatMap(check);
+      if (problems.length > 0) throw new Error(`Answers that do not match the OpenAPI document:\n${problems.join('\n')}`);
+    },
   };
 }
 

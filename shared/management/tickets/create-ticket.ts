@@ -29,6 +29,13 @@ export interface TicketDeps {
 }
 
 /** 201 body (API.md §6): `ticket` is the page's URL, the only copy of the value. */
+/** The 201 answer (API.md §6 tickets), for the OpenAPI document. */
+export const CreatedTicketSchema = v.object({
+  id: v.pipe(v.string(), v.uuid()),
+  ticket: v.pipe(v.string(), v.url()),
+  expires_at: v.pipe(v.string(), v.isoTimestamp()),
+});
+
 export interface CreatedTicket {
   id: string;
   ticket: string;
