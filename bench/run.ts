@@ -22,6 +22,7 @@ import { renderMarkdown } from './lib/report.ts';
 import { checkTargets } from './lib/targets.ts';
 import type { LiftedThrottle } from './lib/throttles.ts';
 import type { BenchResults } from './lib/types.ts';
+import { benchAuthorizeFlow } from './sections/authorize-flow.ts';
 import { benchColdStart } from './sections/cold-start.ts';
 import { accessLogBytes, costPerMillion, memoryOptions, platformLogBytes } from './sections/cost.ts';
 import { type OperationCost, probeOperation } from './sections/ddb-per-request.ts';
@@ -41,7 +42,7 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = flag('quick');
-const sections = new Set((value('sections') ?? '1,2,3,4,5,6,7,8,9,10').split(',').map(Number));
+const sections = new Set((value('sections') ?? '1,2,3,4,5,6,7,8,9,10,11').split(',').map(Number));
 const opts = {
   quick,
   sections: [...sections],
@@ -69,10 +70,11 @@ const opts = {
   userFlowRequests: quick ? 50 : 200,
   rbacMembers: quick ? 2_000 : 10_000,
   rbacWarmRequests: quick ? 20 : 100,
+  authorizeFlows: quick ? 20 : 200,
 };
 const fullRun =
   !quick &&
-  [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].every((n) => sections.has(n)) &&
+  [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].every((n) => sections.has(n)) &&
   !['connections', 'duration', 'rounds', 'passes'].some((k) => value(k) !== undefined);
 
 const t0 = Date.now();
@@ -129,6 +131,7 @@ const results: BenchResults = {
   leak: undefined,
   users: undefined,
   rbac: undefined,
+  authorizeFlow: undefined,
   targets: [],
   errors: [],
 };
@@ -582,6 +585,11 @@ try {
         log,
       }),
     );
+  }
+
+  // ---- 11. the authorization-code flow (issue 13), in a process of its own -----------------------------------
+  if (sections.has(11)) {
+    results.authorizeFlow = await section('11 authorization-code flow', () => benchAuthorizeFlow({ flows: opts.authorizeFlows, log }));
   }
 
   // ---- 8. memory: the token function after many tokens ----------------------------------------------------------

@@ -508,6 +508,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   out.push(...userFlows(r.users));
   out.push(...rbac(r.rbac));
+  out.push(...authorizeFlow(r.authorizeFlow));
   if (r.errors.length) {
     out.push('## Errors');
     out.push('');
@@ -515,6 +516,18 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
   }
   return out.join('\n');
+}
+
+/** Section 11: the authorization-code flow (issue 13), as bench/authorize-flow.ts prints it. */
+function authorizeFlow(r: BenchResults['authorizeFlow']): string[] {
+  if (!r) return [];
+  const out = ['## 11. Authorization-code flow (issue 13)', ''];
+  if ('error' in r) return [...out, `Failed: ${r.error.slice(0, 300)}`, ''];
+  out.push(
+    `authorize (\`prompt=none\`, a signed-in browser's session cookie, PKCE S256) → code → token, ${r.flows} flows each side, alternating, one at a time over loopback HTTP; ours on DynamoDB Local, oidc-provider in memory.`,
+  );
+  out.push('', r.markdown, '');
+  return out;
 }
 
 /** Section 10: RBAC (issue 12): token reads for a user 10 levels deep; a role added to a group of many members. */

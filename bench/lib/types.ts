@@ -1,3 +1,4 @@
+import type { AuthorizeFlowResult } from '../sections/authorize-flow.ts';
 import type { ColdStartResult } from '../sections/cold-start.ts';
 import type { CostResult, memoryOptions } from '../sections/cost.ts';
 import type { OperationCost } from '../sections/ddb-per-request.ts';
@@ -49,6 +50,8 @@ export interface BenchResults {
   users: UserFlowsResult | SectionError | undefined;
   /** Section 10: RBAC (issue 12). */
   rbac?: RbacBenchResult | SectionError | undefined;
+  /** Section 11: the authorization-code flow side by side with oidc-provider (issue 13). */
+  authorizeFlow?: AuthorizeFlowResult | SectionError | undefined;
   targets: TargetCheck[];
   errors: { section: string; message: string }[];
 }
