@@ -1,5 +1,6 @@
 import type { KeyStore } from '../keys/key-store.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import { perRuntime } from '../per-runtime.ts';
 import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
@@ -35,18 +36,14 @@ export interface BrowserDeps {
   now: () => Date;
 }
 
-const perRuntime = new WeakMap<Runtime, BrowserDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function browserDeps(runtime: Runtime): BrowserDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const browserDeps = perRuntime((runtime: Runtime): BrowserDeps => {
   const { db, config, now, secretBox } = runtime;
   const table = config.tableName;
   const clients = clientsRepository(db, table, now, secretBox);
   const resources = resourcesRepository(db, table, now, secretBox);
   const users = usersRepository(db, table, now);
-  deps = {
+  return {
     sessions: sessionsRepository(db, table, now),
     interactions: interactionsRepository(db, table, now),
     userGrants: userGrantsRepository(db, table, now, refreshTokensRepository(db, table, now)),
@@ -60,6 +57,4 @@ export function browserDeps(runtime: Runtime): BrowserDeps {
     secureCookies: secureCookies(config.issuer),
     now,
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

@@ -1,5 +1,6 @@
 import { generateClientSecret } from '../../clients/client-secret.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
+import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type ClientLinksRepository, clientLinksRepository } from '../../store/client-links-repository.ts';
 import { type ClientPartition, readClientPartition } from '../../store/client-partition.ts';
@@ -33,15 +34,11 @@ export interface ClientDeps {
   forget: (clientId: string) => void;
 }
 
-const perRuntime = new WeakMap<Runtime, ClientDeps>();
-
 /** The composition of ClientDeps from the runtime, once per runtime (per container). */
-export function clientDeps(runtime: Runtime): ClientDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const clientDeps = perRuntime((runtime: Runtime): ClientDeps => {
   const { db, config, now, secretBox } = runtime;
   const table = config.tableName;
-  deps = {
+  return {
     clients: clientsRepository(db, table, now, secretBox),
     links: clientLinksRepository(db, table, now),
     permissions: clientPermissionsRepository(db, table, now),
@@ -56,6 +53,4 @@ export function clientDeps(runtime: Runtime): ClientDeps {
     now,
     forget: (clientId) => forgetClient(runtime, clientId),
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

@@ -1,4 +1,5 @@
 import type { SecretBox } from '../../keys/key-store.ts';
+import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { oauthDeps } from '../../store/token-path-records.ts';
 import { type UserGrantsRepository, userGrantsRepository } from '../../store/user-grants-repository.ts';
@@ -14,20 +15,14 @@ export interface GrantDeps {
   readonly secretBox: SecretBox;
 }
 
-const perRuntime = new WeakMap<Runtime, GrantDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function grantDeps(runtime: Runtime): GrantDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const grantDeps = perRuntime((runtime: Runtime): GrantDeps => {
   const { db, config, now, secretBox } = runtime;
-  deps = {
+  return {
     // The token path's refresh tokens: a family revoked here is inactive in this container at once.
     grants: userGrantsRepository(db, config.tableName, now, oauthDeps(runtime).refreshTokens),
     users: usersRepository(db, config.tableName, now),
     cursorKey: () => runtime.serviceSecret('cursor'),
     secretBox,
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

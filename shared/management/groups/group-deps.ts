@@ -1,4 +1,5 @@
 import type { SecretBox } from '../../keys/key-store.ts';
+import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type GroupLinksRepository, groupLinksRepository } from '../../store/group-links-repository.ts';
 import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
@@ -25,13 +26,9 @@ export interface GroupDeps {
   readonly forgetUser: (userId: string) => void;
 }
 
-const perRuntime = new WeakMap<Runtime, GroupDeps>();
-
-export function groupDeps(runtime: Runtime): GroupDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const groupDeps = perRuntime((runtime: Runtime): GroupDeps => {
   const { db, config, now, secretBox } = runtime;
-  deps = {
+  return {
     groups: groupsRepository(db, config.tableName, now),
     links: groupLinksRepository(db, config.tableName, now),
     users: usersRepository(db, config.tableName, now),
@@ -44,6 +41,4 @@ export function groupDeps(runtime: Runtime): GroupDeps {
     now,
     forgetUser: (userId) => forgetUser(runtime, userId),
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

@@ -1,4 +1,5 @@
 import type { SecretBox } from '../../keys/key-store.ts';
+import { perRuntime } from '../../per-runtime.ts';
 import type { RbacRecordReads } from '../../rbac/effective-permissions.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
@@ -22,14 +23,10 @@ export interface RbacDeps {
   readonly cursorKey: () => Promise<Buffer>;
 }
 
-const perRuntime = new WeakMap<Runtime, RbacDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function rbacDeps(runtime: Runtime): RbacDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const rbacDeps = perRuntime((runtime: Runtime): RbacDeps => {
   const { db, config, now, secretBox } = runtime;
-  deps = {
+  return {
     users: usersRepository(db, config.tableName, now),
     rbac: rbacRecordReads(db, config.tableName, now),
     groups: groupsRepository(db, config.tableName, now),
@@ -38,6 +35,4 @@ export function rbacDeps(runtime: Runtime): RbacDeps {
     secretBox,
     cursorKey: () => runtime.serviceSecret('cursor'),
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

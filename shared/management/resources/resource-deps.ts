@@ -1,4 +1,5 @@
 import type { SecretBox } from '../../keys/key-store.ts';
+import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type ClientLinksRepository, clientLinksRepository } from '../../store/client-links-repository.ts';
 import { type ClientsRepository, clientsRepository } from '../../store/clients-repository.ts';
@@ -29,14 +30,10 @@ export interface ResourceDeps {
   readonly forgetClient: (clientId: string) => void;
 }
 
-const perRuntime = new WeakMap<Runtime, ResourceDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function resourceDeps(runtime: Runtime): ResourceDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const resourceDeps = perRuntime((runtime: Runtime): ResourceDeps => {
   const { db, config, now, secretBox } = runtime;
-  deps = {
+  return {
     resources: resourcesRepository(db, config.tableName, now, secretBox),
     scopes: scopesRepository(db, config.tableName, now),
     links: clientLinksRepository(db, config.tableName, now),
@@ -49,6 +46,4 @@ export function resourceDeps(runtime: Runtime): ResourceDeps {
     forgetResources: () => forgetResources(runtime),
     forgetClient: (clientId) => forgetClient(runtime, clientId),
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

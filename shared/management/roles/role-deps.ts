@@ -1,4 +1,5 @@
 import type { SecretBox } from '../../keys/key-store.ts';
+import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
 import { type RoleLinksRepository, roleLinksRepository } from '../../store/role-links-repository.ts';
@@ -25,14 +26,10 @@ export interface RoleDeps {
   readonly now: () => Date;
 }
 
-const perRuntime = new WeakMap<Runtime, RoleDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function roleDeps(runtime: Runtime): RoleDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const roleDeps = perRuntime((runtime: Runtime): RoleDeps => {
   const { db, config, now, secretBox } = runtime;
-  deps = {
+  return {
     roles: rolesRepository(db, config.tableName, now),
     roleLinks: roleLinksRepository(db, config.tableName, now),
     users: usersRepository(db, config.tableName, now),
@@ -44,6 +41,4 @@ export function roleDeps(runtime: Runtime): RoleDeps {
     secretBox,
     now,
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

@@ -1,4 +1,5 @@
 import type { SecretBox } from '../../keys/key-store.ts';
+import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type LoginFailuresRepository, loginFailuresRepository } from '../../store/login-failures-repository.ts';
 import { type OtpRepository, otpRepository } from '../../store/otp-repository.ts';
@@ -35,14 +36,10 @@ export interface UserDeps {
   readonly forget: (userId: string) => void;
 }
 
-const perRuntime = new WeakMap<Runtime, UserDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function userDeps(runtime: Runtime): UserDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const userDeps = perRuntime((runtime: Runtime): UserDeps => {
   const { db, config, now, secretBox } = runtime;
-  deps = {
+  return {
     users: usersRepository(db, config.tableName, now),
     tenants: tenantsRepository(db, config.tableName, now),
     multiTenant: config.multiTenant,
@@ -56,6 +53,4 @@ export function userDeps(runtime: Runtime): UserDeps {
     now,
     forget: (userId) => forgetUser(runtime, userId),
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

@@ -1,3 +1,4 @@
+import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type HeldPermissions, heldPermissions } from '../../store/held-permissions.ts';
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
@@ -15,19 +16,13 @@ export interface UserPermissionDeps {
   readonly forgetUser: (userId: string) => void;
 }
 
-const perRuntime = new WeakMap<Runtime, UserPermissionDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function userPermissionDeps(runtime: Runtime): UserPermissionDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const userPermissionDeps = perRuntime((runtime: Runtime): UserPermissionDeps => {
   const { db, config, now, secretBox } = runtime;
-  deps = {
+  return {
     users: usersRepository(db, config.tableName, now),
     permissions: heldPermissions(db, config.tableName, now, 'user'),
     resources: resourcesRepository(db, config.tableName, now, secretBox),
     forgetUser: (userId) => forgetUser(runtime, userId),
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

@@ -1,3 +1,4 @@
+import { perRuntime } from '../../per-runtime.ts';
 import type { ResourceRecord } from '../../records/resource-record.ts';
 import type { Runtime } from '../../runtime.ts';
 import type { AuthorizationCodesRepository } from '../../store/authorization-codes-repository.ts';
@@ -19,17 +20,13 @@ export interface AuthorizeDeps {
   getResource(id: string): Promise<ResourceRecord | undefined>;
 }
 
-const perRuntime = new WeakMap<Runtime, AuthorizeDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function authorizeDeps(runtime: Runtime): AuthorizeDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const authorizeDeps = perRuntime((runtime: Runtime): AuthorizeDeps => {
   const { db, config, now, secretBox } = runtime;
   const table = config.tableName;
   const oauth = oauthDeps(runtime);
   const resources = resourcesRepository(db, table, now, secretBox);
-  deps = {
+  return {
     oauth,
     sessions: sessionsRepository(db, table, now),
     interactions: interactionsRepository(db, table, now),
@@ -37,6 +34,4 @@ export function authorizeDeps(runtime: Runtime): AuthorizeDeps {
     codes: oauth.authorizationCodes,
     getResource: (id) => resources.get(id),
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});

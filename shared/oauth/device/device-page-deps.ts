@@ -1,4 +1,5 @@
 import { secureCookies } from '../../browser/cookies.ts';
+import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { interactionsRepository } from '../../store/interactions-repository.ts';
 import { sessionsRepository } from '../../store/sessions-repository.ts';
@@ -6,14 +7,10 @@ import { oauthDeps } from '../../store/token-path-records.ts';
 import { userCodeAttemptsRepository } from '../../store/user-code-attempts-repository.ts';
 import type { DevicePageDeps } from './device-page.ts';
 
-const perRuntime = new WeakMap<Runtime, DevicePageDeps>();
-
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export function devicePageDeps(runtime: Runtime): DevicePageDeps {
-  let deps = perRuntime.get(runtime);
-  if (deps) return deps;
+export const devicePageDeps = perRuntime((runtime: Runtime): DevicePageDeps => {
   const { db, config, now } = runtime;
-  deps = {
+  return {
     deviceCodes: oauthDeps(runtime).deviceCodes,
     attempts: userCodeAttemptsRepository(db, config.tableName, now),
     interactions: interactionsRepository(db, config.tableName, now),
@@ -22,6 +19,4 @@ export function devicePageDeps(runtime: Runtime): DevicePageDeps {
     issuer: config.issuer,
     secureCookies: secureCookies(config.issuer),
   };
-  perRuntime.set(runtime, deps);
-  return deps;
-}
+});
