@@ -141,7 +141,7 @@ describe('user tokens from the core (API.md §7.1)', () => {
     });
   });
 
-  it('scopes: existing Resource scopes kept, unknown ones dropped; RBAC Resources and the management API give users none yet', async () => {
+  it('scopes: existing Resource scopes kept, unknown ones dropped; RBAC Resources and the management API give a user without permissions none', async () => {
     const user = await putUser(runtime());
     const open = await call('POST', '/resources', {
       body: {
