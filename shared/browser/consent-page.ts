@@ -89,11 +89,15 @@ export async function showConsent(req: ConsentRequest, deps: BrowserDeps): Promi
   const scopes = interaction.scopes.map(
     (s) => html`<li>${OIDC_SCOPE_TEXT[s] ?? html`<code>${s}</code>${resource ? html` on ${resource.resource_name}` : ''}`}</li>`,
   );
+  // RFC 8628 §5.4: show the code the user typed, so that a code a phisher sent (for a device that
+  // is not in front of the user) can be recognised before it is approved.
+  const userCode = interaction.kind === 'device' ? interaction.payload?.['user_code'] : undefined;
   return htmlPage({
     title: 'Allow access?',
     formActions: interaction.form_actions ?? [],
     body: html`<p><strong>${client.client_name}</strong> wants to:</p>
 <ul>${scopes}</ul>
+${typeof userCode === 'string' ? html`<p>Only allow this if your device shows the code <strong>${userCode}</strong>.</p>` : ''}
 ${who ? html`<p>You are signed in as <strong>${who}</strong>.</p>` : ''}
 <form method="post">
 <input type="hidden" name="csrf_token" value="${token}">

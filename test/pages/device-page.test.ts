@@ -59,6 +59,8 @@ async function loginAndDecide(jar: CookieJar, loginUrl: string, user: { username
   const consent = await jar.get(signedIn.location!);
   expect(consent.status).toBe(200);
   expect(consent.text).toContain('Living Room TV');
+  // RFC 8628 §5.4: the consent page shows the code the user typed, to catch a phished one.
+  expect(consent.text).toMatch(/your device shows the code <strong>[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}<\/strong>/);
   const decided = await jar.post(signedIn.location!, { csrf_token: csrfIn(consent.text), decision });
   expect(decided.status).toBe(303);
   return decided;
