@@ -91,7 +91,7 @@ export async function showConsent(req: ConsentRequest, deps: BrowserDeps): Promi
   );
   // RFC 8628 §5.4: show the code the user typed, so that a code a phisher sent (for a device that
   // is not in front of the user) can be recognised before it is approved.
-  const userCode = interaction.kind === 'device' ? interaction.payload?.['user_code'] : undefined;
+  const userCode = interaction.kind === 'device' ? interaction.payload?.user_code : undefined;
   return htmlPage({
     title: 'Allow access?',
     formActions: interaction.form_actions ?? [],

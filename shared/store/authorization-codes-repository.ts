@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { entity, toRecord } from './entity.ts';
+import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
@@ -64,7 +65,7 @@ export interface AuthorizationCodesRepository {
 /** 32 bytes in base64url: exactly 43 characters. Anything else was never issued. */
 const CODE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
-export const codeHash = (value: string): string => createHash('sha256').update(value).digest('base64url');
+export const codeHash = secretHash;
 
 export function authorizationCodesRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): AuthorizationCodesRepository {
   return {

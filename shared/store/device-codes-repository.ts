@@ -3,8 +3,8 @@ import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from
 import { newUserCode } from '../oauth/device/user-code.ts';
 import { entity, toRecord } from './entity.ts';
 import { getItem } from './read-items.ts';
+import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
-import { ticketHash } from './tickets-repository.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
 
@@ -85,7 +85,7 @@ export interface DeviceCodesRepository {
 }
 
 /** The SHA-256 a device code is stored under (the tickets' hash: one rule for one-time values). */
-export const deviceCodeHash = ticketHash;
+export const deviceCodeHash = secretHash;
 
 /** How long a device item outlives its expiry (RFC 8628 §3.5 `expired_token` for late polls). */
 const EXPIRED_KEPT_SECONDS = 3600;

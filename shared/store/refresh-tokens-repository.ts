@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { entity } from './entity.ts';
 import { getItem } from './read-items.ts';
 import { RetryableConflict, withRetries } from './retry.ts';
+import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
@@ -105,7 +106,7 @@ export function userIdHint(token: string): string | undefined {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export const refreshTokenHash = (token: string): string => createHash('sha256').update(token).digest('base64url');
+export const refreshTokenHash = secretHash;
 
 /** The stored token of an item read by `keys.refreshToken(hash)`; undefined for anything else. */
 export function refreshTokenOfItem(item: Record<string, unknown> | undefined, hash: string): StoredRefreshToken | undefined {

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRecord } from '../records/user-record.ts';
 import { entity, toRecord } from './entity.ts';
 import { putNewItem } from './put-new-item.ts';
 import { queryAll } from './query-all.ts';
 import { getItem } from './read-items.ts';
+import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
@@ -56,7 +57,7 @@ export interface SessionsRepository {
 /** 32 bytes in base64url: exactly 43 characters of the URL-safe alphabet. */
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
-export const sessionHash = (value: string): string => createHash('sha256').update(value).digest('base64url');
+export const sessionHash = secretHash;
 
 /** A user who may still use a session begun at `createdAt`. */
 export function userKeepsSession(user: UserRecord | undefined, session: Pick<SessionRecord, 'tenant_id' | 'created_at'>): boolean {

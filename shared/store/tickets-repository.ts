@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors.ts';
 import { resultUrlProblem } from '../validation/result-url.ts';
 import { entity, toRecord } from './entity.ts';
 import { putNewItem } from './put-new-item.ts';
+import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
@@ -74,7 +75,7 @@ export interface TicketsRepository {
 /** 32 bytes in base64url: exactly 43 characters of the URL-safe alphabet. */
 const TICKET_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
-export const ticketHash = (value: string): string => createHash('sha256').update(value).digest('base64url');
+export const ticketHash = secretHash;
 
 export function ticketsRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): TicketsRepository {
   const stateOf = (item: Record<string, unknown> | undefined, at: Date): TicketState => {

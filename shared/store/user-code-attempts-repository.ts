@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { entity } from './entity.ts';
+import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
@@ -43,7 +43,7 @@ export function userCodeAttemptsRepository(
     const at = now().getTime();
     const window = Math.floor(at / windowMs);
     const ends = (window + 1) * windowMs;
-    return { key: keys.userCodeAttempts(createHash('sha256').update(address).digest('base64url'), window), at, ends };
+    return { key: keys.userCodeAttempts(secretHash(address), window), at, ends };
   };
   return {
     async admit(address) {
