@@ -151,6 +151,7 @@ export class IdentityServiceStack extends Stack {
         evaluationWindowSeconds: stage.waf.evaluationWindowSeconds,
         managedRuleGroups: stage.waf.managedRuleGroups,
         metricPrefix: `IdentityService-${stage.name}`,
+        docsUrl: stage.docsUrl,
       });
     }
 
