@@ -222,7 +222,10 @@ export class EdgeProtection extends Construct {
       description: `Identity service edge protection (${props.stage.stageName})`,
       visibilityConfig: visibility('WebAcl'),
       customResponseBodies: Object.fromEntries(
-        Object.entries(WAF_ERRORS).map(([key, e]) => [key, { contentType: 'APPLICATION_JSON', content: gatewayErrorBody(e, props.docsUrl) }]),
+        Object.entries(WAF_ERRORS).map(([key, e]) => [
+          key,
+          { contentType: 'APPLICATION_JSON', content: gatewayErrorBody(e, props.docsUrl) },
+        ]),
       ),
       rules,
     });
@@ -232,4 +235,3 @@ export class EdgeProtection extends Construct {
     });
   }
 }
-

@@ -92,7 +92,9 @@ export async function startDynamoDbLocal(options: { dataDir: string | null; port
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${DYNAMODB_LOCAL_START_TIMEOUT_MS / 1000} s:\n${output.join('')}`);
+        throw new Error(
+          `DynamoDB Local did not answer on ${endpoint} within ${DYNAMODB_LOCAL_START_TIMEOUT_MS / 1000} s:\n${output.join('')}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 150));
     }

@@ -20,13 +20,17 @@ export const TokenResponseSchema = v.object({
   issued_token_type: v.optional(str),
 });
 
-/** RFC 8628 §3.2 device authorization response (spec 2.13). */
+/**
+ * RFC 8628 §3.2 device authorization response (spec 2.13). `fields` (spec 4.2) may leave out any
+ * member but `device_code` (device-authorization.ts), so only it is required here; without `fields`
+ * every member is there.
+ */
 export const DeviceAuthorizationResponseSchema = v.object({
   device_code: str,
-  user_code: str,
-  verification_uri: str,
+  user_code: v.optional(str),
+  verification_uri: v.optional(str),
   verification_uri_complete: v.optional(str),
-  expires_in: seconds,
+  expires_in: v.optional(seconds),
   interval: v.optional(seconds),
 });
 

@@ -227,6 +227,25 @@ describe('responses match the OpenAPI document', () => {
         body: gone,
       }),
     ).toEqual([]);
+    // Found the same way: `fields` (spec 4.2) trims the device authorization answer (RFC 8628 §3.2).
+    const trimmed = '{"device_code":"CskgwggpyCqhuMNDHcPx9Js9wSIHxfo8Og8t6ye4vWc","user_code":"SNRZ-SZPK","interval":5}';
+    expect(check({ method: 'GET', path: '/device_code', status: 200, contentType: 'application/json', body: trimmed })).toEqual([]);
+    // And every redirect of the hosted pages and /authorize (303 See Other, no body).
+    for (const [method, path] of [
+      ['GET', '/authorize'],
+      ['POST', '/authorize'],
+      ['GET', '/authorize/resume'],
+      ['GET', '/login'],
+      ['POST', '/login'],
+      ['GET', '/consent'],
+      ['POST', '/consent'],
+      ['POST', '/device'],
+      ['GET', '/device/resume'],
+      ['GET', '/logout'],
+      ['POST', '/logout'],
+    ] as const) {
+      expect(check({ method, path, status: 303, contentType: null, body: '' }), `${method} ${path}`).toEqual([]);
+    }
     const problems = wrong.map(check);
     for (const p of problems) expect(p).toHaveLength(1);
   });

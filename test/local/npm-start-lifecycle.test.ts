@@ -106,26 +106,34 @@ afterEach(() => {
 
 describe('npm start lifecycle (issue 9: a stopped npm start leaves nothing behind)', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`${signal} to the npm process stops the server and DynamoDB Local`, async () => {
-      const s = await npmStart();
-      expect(await accepts(s.port)).toBe(true);
-      expect(alive(s.dynamodbPid)).toBe(true);
-      s.npm.kill(signal);
-      await s.exit;
-      expect(await eventually(() => !alive(s.serverPid) && !alive(s.dynamodbPid))).toBe(true);
-      expect(await accepts(s.port)).toBe(false);
-      expect(await accepts(s.dynamodbPort)).toBe(false);
-      expect(s.output()).toContain(`${signal}: stopping`);
-    }, TEST_MS);
+    it(
+      `${signal} to the npm process stops the server and DynamoDB Local`,
+      async () => {
+        const s = await npmStart();
+        expect(await accepts(s.port)).toBe(true);
+        expect(alive(s.dynamodbPid)).toBe(true);
+        s.npm.kill(signal);
+        await s.exit;
+        expect(await eventually(() => !alive(s.serverPid) && !alive(s.dynamodbPid))).toBe(true);
+        expect(await accepts(s.port)).toBe(false);
+        expect(await accepts(s.dynamodbPort)).toBe(false);
+        expect(s.output()).toContain(`${signal}: stopping`);
+      },
+      TEST_MS,
+    );
   }
 
-  it('DynamoDB Local dying under a running service stops it with a clear message, not a server answering errors', async () => {
-    const s = await npmStart();
-    process.kill(s.dynamodbPid, 'SIGKILL');
-    const { code } = await s.exit;
-    expect(code).toBe(1);
-    expect(s.output()).toMatch(/DynamoDB Local exited unexpectedly \(killed by SIGKILL\)/);
-    expect(await eventually(() => !alive(s.serverPid))).toBe(true);
-    expect(await accepts(s.port)).toBe(false);
-  }, TEST_MS);
+  it(
+    'DynamoDB Local dying under a running service stops it with a clear message, not a server answering errors',
+    async () => {
+      const s = await npmStart();
+      process.kill(s.dynamodbPid, 'SIGKILL');
+      const { code } = await s.exit;
+      expect(code).toBe(1);
+      expect(s.output()).toMatch(/DynamoDB Local exited unexpectedly \(killed by SIGKILL\)/);
+      expect(await eventually(() => !alive(s.serverPid))).toBe(true);
+      expect(await accepts(s.port)).toBe(false);
+    },
+    TEST_MS,
+  );
 });
