@@ -1,3 +1,4 @@
+import type { FlowCost } from '../sections/user-flows.ts';
 import type { ComparisonResult, Spread } from './side-by-side.ts';
 import type { BenchResults, TargetCheck } from './types.ts';
 
@@ -195,8 +196,9 @@ function userTargets(r: BenchResults): TargetCheck[] {
     refresh
       ? {
           target: 'Refresh: ≤ 1 DynamoDB read + 1 write per request, warm',
-          measured: `${fmt(refresh.reads, 3)} reads + ${fmt(refresh.writes, 3)} writes (${refresh.requests} requests)`,
-          met: refresh.reads <= 1 && refresh.writes <= 1,
+          measured: perRequestCalls(refresh),
+          // Every request, not the mean: no request may make a second read or write call.
+          met: refresh.maxReads <= 1 && refresh.maxWrites <= 1,
         }
       : notMeasured('Refresh: ≤ 1 DynamoDB read + 1 write per request, warm', 'POST /token (refresh_token)'),
   );
@@ -205,10 +207,15 @@ function userTargets(r: BenchResults): TargetCheck[] {
     userinfo
       ? {
           target: '/userinfo: ≤ 1 DynamoDB read per request',
-          measured: `${fmt(userinfo.reads, 3)} reads + ${fmt(userinfo.writes, 3)} writes (${userinfo.requests} requests)`,
-          met: userinfo.reads <= 1,
+          measured: perRequestCalls(userinfo),
+          met: userinfo.maxReads <= 1,
         }
       : notMeasured('/userinfo: ≤ 1 DynamoDB read per request', 'GET /userinfo'),
   );
   return out;
+}
+
+/** Mean read and write calls per request, and the most any one request made. */
+function perRequestCalls(c: FlowCost): string {
+  return `${fmt(c.reads, 3)} reads + ${fmt(c.writes, 3)} writes per request on average, at most ${c.maxReads} + ${c.maxWrites} in one request (${c.requests} requests over ${fmt(c.seconds, 1)} s)`;
 }

@@ -265,7 +265,13 @@ function caches(runtime: Runtime): RecordCaches {
       // secret opens with it (the item only; it is unwrapped when first used).
       const dataKey = markers.length ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
       const clientKey = keys.client(clientId);
-      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...markers.map((m) => m.key), ...keyStates, ...dataKey, ...(refresh?.keys ?? [])];
+      const wanted: Key[] = [
+        ...(cached ? [] : [clientKey]),
+        ...markers.map((m) => m.key),
+        ...keyStates,
+        ...dataKey,
+        ...(refresh?.keys ?? []),
+      ];
       const readAt = now();
       const found = await getItems(db, config.tableName, wanted, readAt); // a storage error is a 503, never a token
       if (refresh) preloadedRefreshTokens.set(refresh.hash, refresh.take((k) => found.get(keyString(k))) ?? null);
