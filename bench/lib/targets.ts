@@ -10,6 +10,14 @@ const fmt = (n: number | null | undefined, digits = 2) =>
 type Verdict = ComparisonResult['verdict'][number];
 const spreadText = (s: Spread) => `${fmt(s.median)}× (rounds ${fmt(s.min)}–${fmt(s.max)})`;
 
+/**
+ * A side whose "starved share" (load.ts `serverWaitShare`: the share of the run other processes
+ * took from its pinned core) is above this makes the run not callable (docs/benchmarks.md,
+ * quiet-machine protocol). On a quiet machine it reads about 0; a tenth of the core taken by others
+ * already shifts the per-CPU figures (caches, context switches) more than the ratios' own spread.
+ */
+export const STARVED_SHARE_LIMIT = 0.1;
+
 /** One HTTP ratio target against one peer: met on the per-CPU ratio with the database counted as ours, the other figures beside it. */
 function httpTarget(target: string, c: ComparisonResult | { error: string } | undefined, peer: string, goal: number): TargetCheck {
   if (!c || 'error' in c) return { target, measured: c ? `failed: ${c.error.slice(0, 200)}` : 'n/a', met: null };
@@ -22,11 +30,11 @@ function httpTarget(target: string, c: ComparisonResult | { error: string } | un
   const callable = Math.sign(v.perCpuWithDb.median - goal) === Math.sign(v.rps.median - goal);
   const crosses = v.perCpuWithDb.min < goal && v.perCpuWithDb.max >= goal;
   // The quiet-machine protocol's signs of noise (docs/benchmarks.md).
-  const starved = c.sides.filter((sd) => (c.summaries[sd]?.waitShare ?? 0) > 0.2);
+  const starved = c.sides.filter((sd) => (c.summaries[sd]?.waitShare ?? 0) > STARVED_SHARE_LIMIT);
   const perPass = c.passes.map((p) => p.ratios.find((x) => x.peer === peer)?.perCpuWithDb.median ?? Number.NaN);
   const unsteady = perPass.some((x) => Math.abs(x / v.perCpuWithDb.median - 1) > 0.1);
   const noise = [
-    starved.length ? `starved share above 0.2 (${starved.join(', ')})` : '',
+    starved.length ? `starved share above ${STARVED_SHARE_LIMIT} (${starved.join(', ')})` : '',
     unsteady ? `pass medians ${perPass.map((x) => fmt(x)).join(', ')} differ by more than 10%` : '',
   ].filter(Boolean);
   return {
