@@ -81,6 +81,14 @@ export function othersShareOfCore(coreBusyS: number, ownCpuS: number, wallS: num
   return Math.min(1, Math.max(0, (coreBusyS - ownCpuS) / wallS));
 }
 
+/** A server's memory as it reports it (`process.memoryUsage()`, bench/servers/announce.ts). */
+export interface ProcessMemory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
 /** Resident set size of `pid` in bytes (VmRSS); NaN when it is gone. */
 export function rssBytes(pid: number): number {
   try {

@@ -6,6 +6,7 @@ import {
   descendants,
   mainThreadSchedSeconds,
   othersShareOfCore,
+  type ProcessMemory,
   processCpuSeconds,
   rssBytes,
 } from './cpu.ts';
@@ -44,12 +45,7 @@ export interface SideProcesses {
   heap?: () => Promise<ProcessMemory | undefined>;
 }
 
-export interface ProcessMemory {
-  rss: number;
-  heapUsed: number;
-  heapTotal: number;
-  external: number;
-}
+export type { ProcessMemory } from './cpu.ts';
 
 export interface LoadResult {
   /** Successful (2xx) responses per second over the run. */
