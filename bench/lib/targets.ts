@@ -225,6 +225,8 @@ function userTargets(r: BenchResults): TargetCheck[] {
 
 /** Mean read and write calls per request, and the most any one request made. */
 function perRequestCalls(c: FlowCost): string {
-  const upkeep = c.byCommand.QueryCommand ? `; the revocation log's once-a-second Query, ${fmt(c.byCommand.QueryCommand, 4)} per request, not counted in the maximum` : '';
+  const upkeep = c.byCommand.QueryCommand
+    ? `; the revocation log's once-a-second Query, ${fmt(c.byCommand.QueryCommand, 4)} per request, not counted in the maximum`
+    : '';
   return `${fmt(c.reads, 3)} reads + ${fmt(c.writes, 3)} writes per request on average, at most ${c.maxReads} + ${c.maxWrites} in one request (${c.requests} requests over ${fmt(c.seconds, 1)} s${upkeep})`;
 }
