@@ -12,6 +12,7 @@ import { startLocalStack } from '../../infra/local/local-stack.ts';
 import { runWithRuntime } from '../../shared/runtime.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { prepareOurClient } from '../lib/fixture.ts';
+import { type CpuProfile, functionTable } from '../lib/profile-summary.ts';
 import { UNTHROTTLED } from '../lib/throttles.ts';
 import { prepareUserFixture } from '../sections/user-flows.ts';
 
@@ -117,55 +118,13 @@ try {
     n++;
   }
   const cpu = process.cpuUsage(c0);
-  const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
+  const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
   session.disconnect();
   const usPerCall = (cpu.user + cpu.system) / n;
   report(`${what}: ${n} calls, ${usPerCall.toFixed(1)} µs CPU per call (profiled)\n`);
-  summarize(profile, usPerCall, resolve(import.meta.dirname, '../..'));
+  report(`\n${functionTable(profile, usPerCall, resolve(import.meta.dirname, '../..'))}`);
 } finally {
   await stack.stop();
   await ddb.stop();
 }
 process.exit(0);
-
-interface Node {
-  id: number;
-  hitCount?: number;
-  children?: number[];
-  callFrame: { functionName: string; url: string; lineNumber: number };
-}
-interface Profile {
-  nodes: Node[];
-}
-
-/** Inclusive and self share per function (recursion counted once), scaled to µs per call. */
-function summarize(p: Profile, usPerCall: number, root: string) {
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const name = (n: Node) =>
-    `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(`file://${root}/`, '').replace(/.*node_modules\//, '')}:${n.callFrame.lineNumber + 1}`;
-  const self = new Map<string, number>();
-  const incl = new Map<string, number>();
-  let total = 0;
-  for (const n of p.nodes) {
-    const hits = n.hitCount ?? 0;
-    if (!hits || n.callFrame.functionName === '(idle)') continue;
-    total += hits;
-    self.set(name(n), (self.get(name(n)) ?? 0) + hits);
-    const seen = new Set<string>();
-    for (let id: number | undefined = n.id; id !== undefined; id = parent.get(id)) {
-      const k = name(byId.get(id)!);
-      if (seen.has(k)) continue;
-      seen.add(k);
-      incl.set(k, (incl.get(k) ?? 0) + hits);
-    }
-  }
-  const rows = (m: Map<string, number>, top: number) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([k, v]) => `${((v / total) * 100).toFixed(1).padStart(5)}%  ${((v / total) * usPerCall).toFixed(1).padStart(6)} µs  ${k}`)
-      .join('\n');
-  report(`\nself time:\n${rows(self, 30)}\n\ninclusive time:\n${rows(incl, 60)}\n`);
-}
