@@ -120,7 +120,8 @@ if (!['token', 'uncached', 'cached'].includes(what)) throw new Error('usage: pro
 const devNull = openSync('/dev/null', 'w');
 const report = process.stdout.write.bind(process.stdout);
 process.stdout.write = ((chunk: string | Uint8Array) => {
-  writeSync(devNull, chunk);
+  if (typeof chunk === 'string') writeSync(devNull, chunk);
+  else writeSync(devNull, chunk);
   return true;
 }) as typeof process.stdout.write;
 
