@@ -1,14 +1,15 @@
 /**
- * `npm run bench:http-ab -- --base=<commit> [--head=<commit>|worktree] [--paths=token,uncached,cached] [--rounds=8] [--duration=2] [--connections=16] [--pool=12000]`:
+ * `npm run bench:http-ab -- --base=<commit> [--head=<commit>|worktree] [--paths=token,uncached,cached] [--rounds=10] [--duration=2] [--connections=16] [--pool=12000]`:
  * a change's effect on the CPU per request over HTTP, as section 1 and 2 of `npm run bench` load
  * our server (docs/benchmarks.md "Before and after one change, over HTTP"). Where `npm run
  * bench:ab` calls the handlers in process, this also covers the local server's adapter
  * (infra/local: body read, routing, proxy event, response write) and Node's HTTP server. Each
  * tree's own bench/servers/ours.ts runs in its own process (with its own DynamoDB Local), both
- * pinned to the server core; this process (autocannon) to the other. Rounds alternate the order
- * (A B, B A, ...); only one server is under load at a time. Figures: CPU µs per 2xx of the server
- * process (DynamoDB Local left out: these paths make about one call a second), and the ratio
- * head/base per round with the median and range.
+ * pinned to the server core; this process (autocannon) to the other. In each round both servers
+ * are under load at once, half the connections each, so both are measured over the same moment of
+ * the shared machine (back-to-back runs of two processes differed by up to 2× on a busy machine).
+ * Figures: CPU µs per 2xx of each server process (DynamoDB Local left out: these paths make about
+ * one call a second), and the ratio head/base per round with the median and range.
  */
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,7 +25,7 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const base = arg('base');
 if (!base) throw new Error('--base=<commit> is required');
 const head = arg('head') ?? 'worktree';
-const rounds = Number(arg('rounds') ?? 8);
+const rounds = Number(arg('rounds') ?? 10);
 const durationS = Number(arg('duration') ?? 2);
 const connections = Number(arg('connections') ?? 16);
 const pool = Number(arg('pool') ?? 12_000);
@@ -82,14 +83,21 @@ try {
   const rows: string[] = [];
   for (const p of paths) {
     // Warm-up (not counted); for `uncached`, one lap of the pool, so every token is evicted when it comes back.
-    for (const s of servers) await runLoad(s.targets[p]!, { connections, durationS: p === 'uncached' ? 4 : 1, side: { pid: s.child.pid } });
+    await Promise.all(
+      servers.map((s) =>
+        runLoad(s.targets[p]!, { connections: connections / 2, durationS: p === 'uncached' ? 6 : 1, side: { pid: s.child.pid } }),
+      ),
+    );
     const us: number[][] = [[], []];
     for (let r = 0; r < rounds; r++) {
-      for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
-        const s = servers[i]!;
-        const res = await runLoad(s.targets[p]!, { connections, durationS, side: { pid: s.child.pid } });
-        if (res.non2xx || res.errors) throw new Error(`${trees[i]!.name} ${p}: ${res.non2xx} non-2xx, ${res.errors} errors`);
-        us[i]!.push(1e6 / res.okPerCpuS);
+      // Both under load at the same moment (half the connections each): a busy patch of the
+      // machine lands on both alike, which back-to-back runs of separate processes did not get.
+      const res = await Promise.all(
+        servers.map((s) => runLoad(s.targets[p]!, { connections: Math.max(1, connections / 2), durationS, side: { pid: s.child.pid } })),
+      );
+      for (const [i, x] of res.entries()) {
+        if (x.non2xx || x.errors) throw new Error(`${trees[i]!.name} ${p}: ${x.non2xx} non-2xx, ${x.errors} errors`);
+        us[i]!.push(1e6 / x.okPerCpuS);
       }
       process.stderr.write(`${p} round ${r + 1}: base ${r2(us[0]!.at(-1)!)} µs, head ${r2(us[1]!.at(-1)!)} µs\n`);
     }
@@ -99,7 +107,7 @@ try {
     );
   }
   console.log(
-    `HTTP A/B: ${trees[0]!.name} vs ${trees[1]!.name}; ${rounds} alternating rounds of ${durationS} s per path, ${connections} connections; uncached pool ${pool}; load average ${load0} → ${loadavg().map(r2).join(' ')}`,
+    `HTTP A/B: ${trees[0]!.name} vs ${trees[1]!.name}; ${rounds} rounds of ${durationS} s per path, both servers at once, ${connections / 2} connections each; uncached pool ${pool}; load average ${load0} → ${loadavg().map(r2).join(' ')}`,
   );
   console.log('| server CPU µs per 2xx | base median | head median | head/base: median of rounds (min–max) |');
   console.log('|---|---|---|---|');
