@@ -1,10 +1,3 @@
-/**
- * `node --import tsx bench/probes/profile-hot-path.ts <token|introspect|refresh> [seconds] [pool]`: a V8
- * CPU profile of one hot path in process (warm container, INFO logging to /dev/null), printed as
- * inclusive and self time per function, to find what a request spends outside the signature.
- * Needs DynamoDB Local (started here, in memory).
- */
-import { openSync, writeSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
@@ -12,18 +5,13 @@ import { startLocalStack } from '../../infra/local/local-stack.ts';
 import { runWithRuntime } from '../../shared/runtime.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { prepareOurClient } from '../lib/fixture.ts';
+import { logsToDevNull } from '../lib/logs-to-dev-null.ts';
 import { type CpuProfile, functionTable } from '../lib/profile-summary.ts';
 import { UNTHROTTLED } from '../lib/throttles.ts';
 import { prepareUserFixture } from '../sections/user-flows.ts';
 
 const [what = 'token', secondsArg = '4', poolArg = '11000'] = process.argv.slice(2);
-const devNull = openSync('/dev/null', 'w');
-const report = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: string | Uint8Array) => {
-  if (typeof chunk === 'string') writeSync(devNull, chunk);
-  else writeSync(devNull, chunk);
-  return true;
-}) as typeof process.stdout.write;
+const report = logsToDevNull();
 
 type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number; body?: string }>;
 const ddb = await startDynamoDbLocal({ dataDir: null });

@@ -11,7 +11,7 @@
  * `uncached`: /tokeninfo over `pool` (12,000) distinct tokens, more than the verified-token cache
  * holds; `cached`: 256 tokens. The handlers' log lines go to /dev/null, as in the bench.
  */
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ import { startLocalStack } from '../../infra/local/local-stack.ts';
 import { basicAuth, FORM } from '../lib/api-event.ts';
 import { prepareOurClient } from '../lib/fixture.ts';
 import { runLoad } from '../lib/load.ts';
+import { logsToDevNull } from '../lib/logs-to-dev-null.ts';
 import { LOAD_CORE, pinSelf, SERVER_CORE, spawnNode } from '../lib/proc.ts';
 import { busyMicros, type CpuProfile, functionTable, type Piece, pieceShares } from '../lib/profile-summary.ts';
 import { UNTHROTTLED } from '../lib/throttles.ts';
@@ -117,13 +118,7 @@ const PIECES: Piece[] = [
 
 const [what = 'token', secondsArg = '5', poolArg = '12000'] = process.argv.slice(2);
 if (!['token', 'uncached', 'cached'].includes(what)) throw new Error('usage: profile-http.ts <token|uncached|cached> [seconds] [pool]');
-const devNull = openSync('/dev/null', 'w');
-const report = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: string | Uint8Array) => {
-  if (typeof chunk === 'string') writeSync(devNull, chunk);
-  else writeSync(devNull, chunk);
-  return true;
-}) as typeof process.stdout.write;
+const report = logsToDevNull();
 
 pinSelf(SERVER_CORE); // DynamoDB Local, started below, inherits it
 const temp = mkdtempSync(join(tmpdir(), 'profile-http-'));
