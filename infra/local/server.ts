@@ -179,8 +179,11 @@ interface RequestTarget {
  * that are not `.` or `..`. Nothing in them is percent-encoded, decoded or resolved.
  */
 const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]*)+$/;
-/** A query the URL parser keeps as sent: no fragment, and no control character or space, which it strips or trims. */
-const PLAIN_QUERY = /^[^\x00-\x20\x7f#]*$/;
+/**
+ * A query the URL parser keeps as sent: printable characters other than `#` (a fragment) and no
+ * control character or space, which it strips or trims.
+ */
+const PLAIN_QUERY = /^[!"$-~\u0080-\uFFFF]*$/;
 
 /**
  * The request target as a path and query on this server. Only the origin form (RFC 9112 §3.2.1: a
