@@ -130,8 +130,10 @@ export function httpHandler<
     // before the security headers are added to it.
     .use(spec.page ? pageSecurityHeaders() : securityHeaders())
     .use(errorRenderer(spec.oauth ?? false, spec.page ?? false))
-    .use(httpHeaderNormalizer())
+    // Before the normalizer, which folds `Authorization` and `authorization` into one entry of
+    // multiValueHeaders (the last one's values), and would hide a repeat spelled in two cases.
     .use(rejectRepeatedAuthorization())
+    .use(httpHeaderNormalizer())
     .use(bodyLimit())
     .use(strictBody())
     .use(httpJsonBodyParser({ disableContentTypeError: true }))
