@@ -50,7 +50,7 @@ export interface ServiceFunctionProps extends FunctionDefaults {
   readonly role: iam.IRole;
   /** @default 512 */
   readonly memorySize?: number;
-  /** Every function states its own: route functions by route group (shared/routes.ts), bootstrap and rotation theirs. */
+  /** Every function states its own: route functions by route group (shared/routes/function-groups.ts), bootstrap and rotation theirs. */
   readonly timeout: Duration;
   /** Shell commands that add files beside the bundled code (`outputDir`), e.g. the API docs (RouteApi). */
   readonly afterBundling?: (outputDir: string) => string[];
@@ -104,7 +104,7 @@ export class ServiceFunction extends NodejsFunction {
     const entry = join(PROJECT_ROOT, `${props.handlerModule}.ts`);
     if (!override && !existsSync(entry)) {
       throw new Error(
-        `Handler module "${props.handlerModule}" not found: expected ${entry} exporting "handler" (shared/routes.ts lists it).`,
+        `Handler module "${props.handlerModule}" not found: expected ${entry} exporting "handler" (shared/routes/route-table.ts lists it).`,
       );
     }
     const logLevel = props.logLevel ?? 'INFO';

@@ -62,7 +62,7 @@ export function proxyEvent(spec: ProxyEventSpec, stage = 'local'): APIGatewayPro
   };
 }
 
-/** The Lambda context of one invocation; `timeoutMs` is its function's timeout (shared/routes.ts FUNCTION_TIMEOUTS). */
+/** The Lambda context of one invocation; `timeoutMs` is its function's timeout (shared/routes/function-groups.ts FUNCTION_TIMEOUTS). */
 export function lambdaContext(functionName: string, requestId: string = randomUUID(), memoryMb = 1024, timeoutMs = 30_000): Context {
   const deadline = Date.now() + timeoutMs;
   return {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchRoute } from '../../shared/routes.ts';
+import { matchRoute } from '../../shared/routes/match-route.ts';
 import { basicAuth, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { contractChecker, type Exchange, recordExchanges } from '../support/openapi-contract.ts';

@@ -5,7 +5,8 @@ import { loadRouteSpecs } from '../../infra/openapi/route-specs.ts';
 import { httpHandler } from '../../shared/http/http-handler.ts';
 import { html, json, redirect } from '../../shared/http/response-spec.ts';
 import { buildOpenApiDocument, type RouteSpec, undocumentedRoutes } from '../../shared/openapi/openapi-document.ts';
-import { ROUTES, type Route } from '../../shared/routes.ts';
+import type { Route } from '../../shared/routes/route.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 
 type Json = Record<string, any>;
 
