@@ -68,7 +68,10 @@ export const BUNDLING = {
   // Stack traces map to file:line without shipping the sources themselves.
   sourcesContent: false,
   mainFields: ['module', 'main'],
-  externalModules: [],
+  // Event streams (Smithy's codec and serde, ~15 KB) are reached only by a dynamic import in the
+  // protocol layer, for operations that stream events; no DynamoDB or KMS operation does, so the
+  // import never runs and need not be bundled (docs/benchmarks.md "Token function bundle").
+  externalModules: ['@smithy/core/event-streams'],
   // ESM output: give bundled CommonJS dependencies the `require` they expect.
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
   // Lambda gives credentials in the environment: the SDK's environment provider replaces its

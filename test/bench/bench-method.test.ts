@@ -96,7 +96,7 @@ describe('cold start bundles with the construct options', () => {
       sourcemap: true,
       sourcesContent: false,
       mainFields: ['module', 'main'],
-      external: [],
+      external: ['@smithy/core/event-streams'],
       banner: { js: BUNDLING.banner },
       alias: { '@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts' },
     });
