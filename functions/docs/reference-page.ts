@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { notFound } from '../../shared/errors.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
 import { file } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { referenceFile, referencePage } from '../../shared/openapi/reference-page.ts';
 
 /** `/docs` has no parameter; `/docs/{file}` names one of the page's files. */

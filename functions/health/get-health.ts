@@ -1,7 +1,7 @@
 import { checkHealth } from '../../shared/health/check-health.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
 import { json } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { HealthResponseSchema } from '../../shared/oauth/response-schemas.ts';
 import { tableProbe } from '../../shared/store/table-probe.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';

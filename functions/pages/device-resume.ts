@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { resumeDevice } from '../../shared/oauth/device/device-page.ts';
 import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
 

@@ -1,7 +1,7 @@
 import { browserDeps } from '../../shared/browser/browser-deps.ts';
 import { logout } from '../../shared/browser/logout-page.ts';
 import { LogoutParams } from '../../shared/browser/page-forms.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 
 /**
  * GET, POST /logout (API.md §5, OIDC RP-Initiated Logout 1.0; docs/browser-flows.md "Logout").

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { httpHandler } from '../../shared/http/http-handler.ts';
 import { html, redirect } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
 import { forgetUser } from '../../shared/store/user-token-records.ts';
 import { usersRepository } from '../../shared/store/users-repository.ts';

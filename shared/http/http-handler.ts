@@ -9,11 +9,10 @@ import { isTimeout } from '../aws/dependency-failure.ts';
 import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
 import { errorPage } from '../html/page.ts';
 import { logger } from '../logger.ts';
-import { findRoute } from '../routes/find-route.ts';
 import { routeGroup } from '../routes/function-groups.ts';
 import type { Route } from '../routes/route.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
-import { authenticate, type Caller } from './authenticate.ts';
+import type { Caller } from './authenticate.ts';
 import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
 import { renderError, toAppError } from './render-error.ts';
 import type { HttpResponse } from './response.ts';
@@ -97,19 +96,42 @@ export interface DocumentedHandler {
 }
 
 /**
+ * How a pipeline finds the route of an event (its row of the route table) and enforces the route's
+ * auth rule. Two exist: the whole table with bearer authentication (table-handler.ts) and the
+ * OAuth endpoints' rows, which are public or authenticate their client in the use case
+ * (oauth-handler.ts); an OAuth function's bundle carries neither the other areas' rows nor the
+ * bearer token verification (docs/benchmarks.md "Token function bundle").
+ */
+export interface Routing {
+  findRoute(method: string, resource: string): Route;
+  authenticate(
+    route: Route,
+    headers: Record<string, string | undefined>,
+    runtime: Runtime,
+    pathParameters: Record<string, string | undefined>,
+  ): Promise<Caller | undefined>;
+}
+
+/**
  * The one HTTP pipeline (DESIGN.md §1): normalize → size limit → parse → authenticate (the route's
  * rule from the route table) → validate → use case → respond, with one error renderer and security
- * headers on every response. A handler module only wires a use case into this.
+ * headers on every response. A handler module only wires a use case into this, through
+ * `httpHandler` (table-handler.ts) or `oauthHandler` (oauth-handler.ts).
  */
-export function httpHandler<
+export function httpPipeline<
   B extends v.GenericSchema | undefined = undefined,
   Q extends v.GenericSchema | undefined = undefined,
   P extends v.GenericSchema | undefined = undefined,
->(spec: HandlerSpec<B, Q, P>, run: (req: Request<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>) {
+>(spec: HandlerSpec<B, Q, P>, run: (req: Request<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>, routing: Routing) {
   const core = async (event: HttpEvent, context: Context): Promise<HttpResponse> => {
     const runtime = getRuntime();
-    const route = findRoute(event.httpMethod, event.resource);
-    const caller = await authenticate(route, event.headers as Record<string, string | undefined>, runtime, event.pathParameters ?? {});
+    const route = routing.findRoute(event.httpMethod, event.resource);
+    const caller = await routing.authenticate(
+      route,
+      event.headers as Record<string, string | undefined>,
+      runtime,
+      event.pathParameters ?? {},
+    );
     const req = {
       body: spec.body ? validate(spec.body, event.body ?? {}, 'body') : undefined,
       query: spec.query ? validate(spec.query, queryParameters(event), 'query') : undefined,
@@ -131,7 +153,7 @@ export function httpHandler<
     // middy runs onError hooks last-registered first: the renderer must set the error response
     // before the security headers are added to it.
     .use(spec.page ? pageSecurityHeaders() : securityHeaders())
-    .use(errorRenderer(spec.oauth ?? false, spec.page ?? false))
+    .use(errorRenderer(spec.oauth ?? false, spec.page ?? false, routing))
     .use(httpHeaderNormalizer())
     .use(rejectRepeatedAuthorization())
     .use(bodyLimit())
@@ -188,7 +210,7 @@ function requestLog(quietSuccess: boolean): middy.MiddlewareObj<HttpEvent, HttpR
   };
 }
 
-function errorRenderer(oauth: boolean, page: boolean): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+function errorRenderer(oauth: boolean, page: boolean, routing: Routing): middy.MiddlewareObj<HttpEvent, HttpResponse> {
   return {
     onError: (request) => {
       const err = toAppError(request.error);
@@ -199,7 +221,7 @@ function errorRenderer(oauth: boolean, page: boolean): middy.MiddlewareObj<HttpE
         // bug. `timeout` and `function_group` feed the dependency-timeout alarm (ServiceAlarms).
         logger.warn('dependency unavailable', {
           code: err.code,
-          function_group: functionGroupOf(request.event),
+          function_group: functionGroupOf(request.event, routing),
           dependency: (err.detail as { dependency?: string } | undefined)?.dependency ?? 'aws',
           timeout: isTimeout(err.cause) || (err.detail as { timeout?: boolean } | undefined)?.timeout === true,
           cause: (err.cause as Error)?.message,
@@ -216,9 +238,9 @@ function errorRenderer(oauth: boolean, page: boolean): middy.MiddlewareObj<HttpE
   };
 }
 
-function functionGroupOf(event: HttpEvent): string | undefined {
+function functionGroupOf(event: HttpEvent, routing: Routing): string | undefined {
   try {
-    return routeGroup(findRoute(event.httpMethod, event.resource));
+    return routeGroup(routing.findRoute(event.httpMethod, event.resource));
   } catch {
     return undefined;
   }

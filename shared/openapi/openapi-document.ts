@@ -40,7 +40,7 @@ const FOLDER_TAGS: Readonly<Record<string, string>> = {
  * client authentication on the OAuth endpoints), path and query parameters and request bodies from
  * the handler's valibot schemas, success responses from its `responses`, and the error shapes of
  * API.md §2. Generated, never written: a route declared the usual way (a row in shared/routes/
- * and a handler built on `httpHandler`/`managementHandler`) documents itself.
+ * and a handler built on `httpHandler`/`oauthHandler`/`managementHandler`) documents itself.
  */
 export function buildOpenApiDocument(input: DocumentInput): Json {
   const schemas: Record<string, JsonSchema> = {
