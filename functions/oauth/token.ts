@@ -4,7 +4,7 @@ import { json } from '../../shared/http/response-spec.ts';
 import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
 import { issueToken } from '../../shared/oauth/issue-token.ts';
 import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
-import { TokenResponseSchema } from '../../shared/oauth/response-schemas.ts';
+import { TokenResponseSchema } from '../../shared/oauth/token-response-schema.ts';
 import { oauthDeps } from '../../shared/store/token-path-records.ts';
 
 /** POST /token (spec 4.2, API.md §5.1). */
