@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { readCookie, SESSION_COOKIE } from '../../shared/browser/cookies.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { oauthHandler } from '../../shared/http/oauth-handler.ts';
 import { authorizeDeps } from '../../shared/oauth/authorize/authorize-deps.ts';
 import { resumeAuthorization } from '../../shared/oauth/authorize/resume-authorization.ts';
@@ -8,6 +9,6 @@ import { resumeAuthorization } from '../../shared/oauth/authorize/resume-authori
 const Query = v.looseObject({ interaction: v.optional(v.string(), '') });
 
 /** GET /authorize/resume?interaction= (flows-plan.md step 4): login and consent done, the code or tokens. */
-export const handler = oauthHandler({ page: true, query: Query }, async (req) =>
+export const handler = oauthHandler({ page: HOSTED_PAGE, query: Query }, async (req) =>
   resumeAuthorization(req.query.interaction, readCookie(req.headers, SESSION_COOKIE), authorizeDeps(req.runtime)),
 );

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { readCookie, SESSION_COOKIE } from '../../shared/browser/cookies.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { oauthHandler } from '../../shared/http/oauth-handler.ts';
 import { authorizeDeps } from '../../shared/oauth/authorize/authorize-deps.ts';
 import { startAuthorization } from '../../shared/oauth/authorize/start-authorization.ts';
@@ -12,7 +13,7 @@ import { startAuthorization } from '../../shared/oauth/authorize/start-authoriza
 const Params = v.optional(v.record(v.string(), v.unknown()), {});
 
 /** GET and POST /authorize (API.md §5; RFC 6749 §3.1: the endpoint supports GET, and POST form bodies). */
-export const handler = oauthHandler({ page: true, query: Params, body: Params }, async (req) => {
+export const handler = oauthHandler({ page: HOSTED_PAGE, query: Params, body: Params }, async (req) => {
   const params = req.route.method === 'GET' ? req.query : req.body;
   return startAuthorization(params, readCookie(req.headers, SESSION_COOKIE), authorizeDeps(req.runtime));
 });

@@ -2,10 +2,11 @@ import { browserDeps } from '../../shared/browser/browser-deps.ts';
 import { showConsent, submitConsent } from '../../shared/browser/consent-page.ts';
 import { missingInteraction } from '../../shared/browser/login-page.ts';
 import { ConsentFormBody, InteractionQuery } from '../../shared/browser/page-forms.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { httpHandler } from '../../shared/http/table-handler.ts';
 
 /** GET, POST /consent (API.md §5, §7.4; docs/browser-flows.md "Consent"): the hosted consent page. */
-export const handler = httpHandler({ page: true, query: InteractionQuery, body: ConsentFormBody }, async (req) => {
+export const handler = httpHandler({ page: HOSTED_PAGE, query: InteractionQuery, body: ConsentFormBody }, async (req) => {
   const interactionId = req.query.interaction;
   if (!interactionId) return missingInteraction();
   const deps = browserDeps(req.runtime);

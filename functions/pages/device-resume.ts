@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { httpHandler } from '../../shared/http/table-handler.ts';
 import { resumeDevice } from '../../shared/oauth/device/device-page.ts';
 import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
@@ -6,6 +7,6 @@ import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
 const ResumeQuery = v.looseObject({ interaction: v.optional(v.unknown()) });
 
 /** GET /device/resume?interaction= : where `/consent` sends the browser back (docs/browser-flows.md "Device flow"). */
-export const handler = httpHandler({ page: true, query: ResumeQuery }, async (req) =>
+export const handler = httpHandler({ page: HOSTED_PAGE, query: ResumeQuery }, async (req) =>
   resumeDevice({ headers: req.headers, sourceIp: req.sourceIp }, req.query.interaction, devicePageDeps(req.runtime)),
 );

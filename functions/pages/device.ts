@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { httpHandler } from '../../shared/http/table-handler.ts';
 import { showDevicePage, submitDevicePage } from '../../shared/oauth/device/device-page.ts';
 import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
@@ -9,7 +10,7 @@ const DeviceForm = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()
 const DeviceQuery = v.looseObject({ user_code: v.optional(v.unknown()) });
 
 /** GET, POST /device (API.md §5, §7.8; RFC 8628 §3.3): the user-code page. */
-export const handler = httpHandler({ page: true, body: DeviceForm, query: DeviceQuery }, async (req) => {
+export const handler = httpHandler({ page: HOSTED_PAGE, body: DeviceForm, query: DeviceQuery }, async (req) => {
   const deps = devicePageDeps(req.runtime);
   const request = { headers: req.headers, sourceIp: req.sourceIp };
   return req.route.method === 'GET' ? showDevicePage(request, req.query.user_code, deps) : submitDevicePage(request, req.body, deps);

@@ -1,10 +1,11 @@
 import { browserDeps } from '../../shared/browser/browser-deps.ts';
 import { missingInteraction, showLogin, submitLogin } from '../../shared/browser/login-page.ts';
 import { InteractionQuery, LoginFormBody } from '../../shared/browser/page-forms.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { httpHandler } from '../../shared/http/table-handler.ts';
 
 /** GET, POST /login (API.md §5, §7.4; docs/browser-flows.md "Login"): the hosted login page. */
-export const handler = httpHandler({ page: true, query: InteractionQuery, body: LoginFormBody }, async (req) => {
+export const handler = httpHandler({ page: HOSTED_PAGE, query: InteractionQuery, body: LoginFormBody }, async (req) => {
   const interactionId = req.query.interaction;
   if (!interactionId) return missingInteraction();
   const deps = browserDeps(req.runtime);

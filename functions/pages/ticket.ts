@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { html, redirect } from '../../shared/http/response-spec.ts';
 import { httpHandler } from '../../shared/http/table-handler.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
@@ -15,7 +16,7 @@ export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });
 /** GET, POST /tickets/{ticket} (API.md §5, §7.4, §7.8): the hosted ticket page. */
 export const handler = httpHandler(
   {
-    page: true,
+    page: HOSTED_PAGE,
     body: TicketFormBody,
     path: TicketPath,
     responses: { 200: html(), 303: redirect('To the ticket’s `result_url` once used') },

@@ -7,7 +7,6 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { isTimeout } from '../aws/dependency-failure.ts';
 import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
-import { errorPage } from '../html/page.ts';
 import { logger } from '../logger.ts';
 import { routeGroup } from '../routes/function-groups.ts';
 import type { Route } from '../routes/route.ts';
@@ -17,7 +16,7 @@ import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts'
 import { renderError, toAppError } from './render-error.ts';
 import type { HttpResponse } from './response.ts';
 import type { Responses } from './response-spec.ts';
-import { pageSecurityHeaders, securityHeaders } from './security-headers.ts';
+import { securityHeaders } from './security-headers.ts';
 import { strictBody } from './strict-body.ts';
 import { validate } from './validate.ts';
 
@@ -51,10 +50,12 @@ export interface HandlerSpec<
    */
   quietSuccess?: boolean;
   /**
-   * A hosted HTML page (API.md §7.4): errors render as an HTML error page and the security headers
-   * keep the page's own Content-Security-Policy (shared/html/page.ts) instead of the API's deny-all.
+   * A hosted HTML page (API.md §7.4), `HOSTED_PAGE` (shared/html/hosted-page.ts): errors render as
+   * an HTML error page and the security headers keep the page's own Content-Security-Policy
+   * instead of the API's deny-all. The page kit comes with the spec, so only the functions that
+   * serve pages bundle it.
    */
-  page?: boolean;
+  page?: PageRendering;
   /**
    * The route checks a bearer token itself although its rule is `client` (`/userinfo`, OIDC Core
    * §5.3): documented as bearer authentication in the OpenAPI document.
@@ -89,6 +90,12 @@ export interface Request<B, Q, P> {
 }
 
 type HttpEvent = APIGatewayProxyEvent & { rawBody?: string };
+
+/** How a hosted page answers errors and which security headers it carries (shared/html/hosted-page.ts). */
+export interface PageRendering {
+  errorPage(status: number, title: string, message: string, headers?: Record<string, string>): HttpResponse;
+  securityHeaders(): middy.MiddlewareObj<unknown, HttpResponse>;
+}
 
 /** A handler of the pipeline, carrying the spec it was built from (read by the OpenAPI generator). */
 export interface DocumentedHandler {
@@ -152,8 +159,8 @@ export function httpPipeline<
     .use(requestLog(spec.quietSuccess ?? false))
     // middy runs onError hooks last-registered first: the renderer must set the error response
     // before the security headers are added to it.
-    .use(spec.page ? pageSecurityHeaders() : securityHeaders())
-    .use(errorRenderer(spec.oauth ?? false, spec.page ?? false, routing))
+    .use(spec.page ? spec.page.securityHeaders() : securityHeaders())
+    .use(errorRenderer(spec.oauth ?? false, spec.page, routing))
     .use(httpHeaderNormalizer())
     .use(rejectRepeatedAuthorization())
     .use(bodyLimit())
@@ -210,7 +217,7 @@ function requestLog(quietSuccess: boolean): middy.MiddlewareObj<HttpEvent, HttpR
   };
 }
 
-function errorRenderer(oauth: boolean, page: boolean, routing: Routing): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+function errorRenderer(oauth: boolean, page: PageRendering | undefined, routing: Routing): middy.MiddlewareObj<HttpEvent, HttpResponse> {
   return {
     onError: (request) => {
       const err = toAppError(request.error);
@@ -232,7 +239,12 @@ function errorRenderer(oauth: boolean, page: boolean, routing: Routing): middy.M
         logger.warn('dependency error', { code: err.code, cause: (err.cause as Error)?.message, detail: err.detail });
       }
       request.response = page
-        ? errorPage(err.status, 'Something went wrong', err.expose ? err.message : 'Internal error. Please try again later.', err.headers)
+        ? page.errorPage(
+            err.status,
+            'Something went wrong',
+            err.expose ? err.message : 'Internal error. Please try again later.',
+            err.headers,
+          )
         : renderError(err, getRuntime().config.docsUrl, oauth);
     },
   };
