@@ -170,6 +170,18 @@ export function httpPipeline<
   return Object.assign(handler, { spec } as DocumentedHandler);
 }
 
+/** A front door of the pipeline: handlers built with it are routed, and authenticated, by `routing`. */
+export function routedBy(routing: Routing) {
+  return <
+    B extends v.GenericSchema | undefined = undefined,
+    Q extends v.GenericSchema | undefined = undefined,
+    P extends v.GenericSchema | undefined = undefined,
+  >(
+    spec: HandlerSpec<B, Q, P>,
+    run: (req: Request<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>,
+  ) => httpPipeline(spec, run, routing);
+}
+
 /**
  * The Lambda context (function, request id, cold start) on every log line of the invocation, and
  * the debug sampling decision refreshed per invocation, as Powertools' `injectLambdaContext` does.

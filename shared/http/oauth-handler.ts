@@ -1,11 +1,7 @@
-import type * as v from 'valibot';
 import { routeFinder } from '../routes/find-route.ts';
 import { OAUTH_ROUTES } from '../routes/oauth-routes.ts';
 import type { Route } from '../routes/route.ts';
-import { type HandlerSpec, httpPipeline, type Request, type Routing } from './http-handler.ts';
-import type { HttpResponse } from './response.ts';
-
-type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+import { type Routing, routedBy } from './http-handler.ts';
 
 /**
  * Routing over rows whose rules are `none` or `client`: nothing for the pipeline to check, the use
@@ -20,18 +16,10 @@ export function clientAuthRouting(routes: readonly Route[]): Routing {
   return { findRoute: routeFinder(routes), authenticate: async () => undefined };
 }
 
-const OAUTH_ROUTING = clientAuthRouting(OAUTH_ROUTES);
-
 /**
  * The HTTP pipeline (http-handler.ts) for the OAuth 2.0 / OIDC endpoints, routed by their rows
  * alone (shared/routes/oauth-routes.ts): their functions bundle neither the management API's rows
  * nor the bearer-token verification of `authenticate`, which no OAuth route's rule asks for
  * (docs/benchmarks.md "Token function bundle").
  */
-export function oauthHandler<
-  B extends v.GenericSchema | undefined = undefined,
-  Q extends v.GenericSchema | undefined = undefined,
-  P extends v.GenericSchema | undefined = undefined,
->(spec: HandlerSpec<B, Q, P>, run: (req: Request<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>) {
-  return httpPipeline(spec, run, OAUTH_ROUTING);
-}
+export const oauthHandler = routedBy(clientAuthRouting(OAUTH_ROUTES));

@@ -70,4 +70,12 @@ describe('token function bundle (issue 15 item 7)', () => {
     expect(eventStreams.every((i) => i.external && i.kind === 'dynamic-import')).toBe(true);
     expect(Object.keys(metafile.inputs).filter((i) => i.includes('/event-streams/'))).toEqual([]);
   });
+  it('carries the SDK environment credential provider, not the default chain (infra/bundling/env-credential-provider.ts)', () => {
+    const inputs = Object.keys(metafile.inputs);
+    expect(inputs.some((i) => i.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
+    expect(
+      inputs.filter((i) => /@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http)|nested-clients)\//.test(i)),
+    ).toEqual([]);
+    expect(inputs).toContain('infra/bundling/env-credential-provider.ts');
+  });
 });
