@@ -11,7 +11,7 @@ import { type ClientWithGrants, clientTokenReads } from './client-token-reads.ts
 import { deviceCodesRepository } from './device-codes-repository.ts';
 import { toRecord } from './entity.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
-import { otpRepository } from './otp-repository.ts';
+import { otpChecks } from './otp-checks.ts';
 import { cachedRbacRecordReads } from './rbac-records.ts';
 import { getItem, getItems } from './read-items.ts';
 import {
@@ -216,7 +216,7 @@ function caches(runtime: Runtime): RecordCaches {
     revocations: runtime.revocations,
     login: {
       failures: loginFailuresRepository(db, config.tableName, now, config.login),
-      otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
+      otp: otpChecks(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
       recordLogin: userLoginWrites(db, config.tableName),
     },
     userTokens: userTokenReads(runtime),
