@@ -105,7 +105,7 @@ const PIECES: Piece[] = [
     'runWithRuntime (AsyncLocalStorage)',
     any(file('shared/runtime.ts'), file('node:async_hooks'), file('node:internal/async_local_storage')),
   ],
-  ['route lookup (shared/routes.ts)', file('shared/routes.ts')],
+  ['route lookup (shared/routes/)', file('shared/routes/')],
   ['adapter: proxy event and Lambda context (infra/local/proxy-event.ts)', file('infra/local/proxy-event.ts')],
   [
     "Node's HTTP server: parser, sockets, response write",

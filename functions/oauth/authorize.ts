@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { readCookie, SESSION_COOKIE } from '../../shared/browser/cookies.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
+import { oauthHandler } from '../../shared/http/oauth-handler.ts';
 import { html, redirect } from '../../shared/http/response-spec.ts';
 import { authorizeDeps } from '../../shared/oauth/authorize/authorize-deps.ts';
 import { startAuthorization } from '../../shared/oauth/authorize/start-authorization.ts';
@@ -13,9 +14,9 @@ import { startAuthorization } from '../../shared/oauth/authorize/start-authoriza
 const Params = v.optional(v.record(v.string(), v.unknown()), {});
 
 /** GET and POST /authorize (API.md §5; RFC 6749 §3.1: the endpoint supports GET, and POST form bodies). */
-export const handler = httpHandler(
+export const handler = oauthHandler(
   {
-    page: true,
+    page: HOSTED_PAGE,
     query: Params,
     body: Params,
     responses: {

@@ -1,8 +1,9 @@
 import { browserDeps } from '../../shared/browser/browser-deps.ts';
 import { logout } from '../../shared/browser/logout-page.ts';
 import { LogoutParams } from '../../shared/browser/page-forms.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { html, redirect } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 
 /**
  * GET, POST /logout (API.md §5, OIDC RP-Initiated Logout 1.0; docs/browser-flows.md "Logout").
@@ -10,7 +11,7 @@ import { html, redirect } from '../../shared/http/response-spec.ts';
  */
 export const handler = httpHandler(
   {
-    page: true,
+    page: HOSTED_PAGE,
     query: LogoutParams,
     body: LogoutParams,
     responses: { 200: html(), 303: redirect('To the client’s `post_logout_redirect_uri`') },

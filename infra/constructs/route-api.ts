@@ -3,15 +3,9 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  FUNCTION_TIMEOUTS,
-  functionTimeoutSeconds,
-  handlerModules,
-  ROUTES,
-  type Route,
-  routeGroup,
-  type Throttle,
-} from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUTS, routeGroup } from '../../shared/routes/function-groups.ts';
+import type { Route, Throttle } from '../../shared/routes/route.ts';
+import { functionTimeoutSeconds, handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { type AccessRoles, type EmailSenderSettings, NO_ACCESS, unionAccess } from './access-roles.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import { type FunctionDefaults, PROJECT_ROOT, ServiceFunction } from './service-function.ts';
@@ -50,7 +44,7 @@ export interface RouteApiProps {
   readonly stageName: string;
   /**
    * The endpoints. Tests pass synthetic tables to check the resource budget.
-   * @default ROUTES (shared/routes.ts)
+   * @default ROUTES (shared/routes/route-table.ts)
    */
   readonly routes?: readonly Route[];
   /** Supplies each function's role from its routes' `access`. */
@@ -267,7 +261,7 @@ export class RouteApi extends Construct {
       role,
       memorySize: FUNCTION_MEMORY_MB[handlerModule] ?? 512,
       ...(BUNDLED_FILES[handlerModule] ? { afterBundling: BUNDLED_FILES[handlerModule] } : {}),
-      // Per route group (shared/routes.ts FUNCTION_TIMEOUTS), inside API Gateway's 29 s.
+      // Per route group (shared/routes/function-groups.ts FUNCTION_TIMEOUTS), inside API Gateway's 29 s.
       timeout: Duration.seconds(timeoutSeconds),
     });
   }

@@ -77,7 +77,7 @@ const namesOf = (functionName: string) => {
   return names;
 };
 
-/** The Lambda context of one invocation; `timeoutMs` is its function's timeout (shared/routes.ts FUNCTION_TIMEOUTS). */
+/** The Lambda context of one invocation; `timeoutMs` is its function's timeout (shared/routes/function-groups.ts FUNCTION_TIMEOUTS). */
 export function lambdaContext(functionName: string, requestId: string = randomUUID(), memoryMb = 1024, timeoutMs = 30_000): Context {
   const deadline = Date.now() + timeoutMs;
   const { arn, logGroupName } = namesOf(functionName);

@@ -16,7 +16,9 @@ import {
 import { renderError } from '../../shared/http/render-error.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
-import { FUNCTION_TIMEOUTS, matchRoute, type Route, routeGroup, type Throttle } from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUTS, routeGroup } from '../../shared/routes/function-groups.ts';
+import { matchRoute } from '../../shared/routes/match-route.ts';
+import type { Route, Throttle } from '../../shared/routes/route.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { lambdaContext, proxyEvent } from './proxy-event.ts';
 import { TokenBucket } from './token-bucket.ts';
@@ -90,7 +92,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     let st = routeStates.get(route);
     if (!st) {
       const t = (options.routeThrottles !== 'stage-only' && route.throttle) || options.stageThrottle;
-      // The function's own timeout, as Lambda would give it (its route group's, shared/routes.ts).
+      // The function's own timeout, as Lambda would give it (its route group's, shared/routes/function-groups.ts).
       st = { bucket: new TokenBucket(t.rateLimit, t.burstLimit), timeoutMs: FUNCTION_TIMEOUTS[routeGroup(route)] * 1000 };
       routeStates.set(route, st);
     }

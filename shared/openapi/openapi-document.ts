@@ -1,7 +1,9 @@
 import type * as v from 'valibot';
 import type { HandlerSpec } from '../http/http-handler.ts';
 import type { ResponseBody, Responses } from '../http/response-spec.ts';
-import { MANAGEMENT_SCOPES, type Route, routeGroup } from '../routes.ts';
+import { routeGroup } from '../routes/function-groups.ts';
+import { MANAGEMENT_SCOPES } from '../routes/management-scopes.ts';
+import type { Route } from '../routes/route.ts';
 import { listJsonSchema, recordJsonSchema } from './collection-json-schema.ts';
 import { type JsonSchema, jsonSchemaOf } from './valibot-json-schema.ts';
 
@@ -37,8 +39,8 @@ const FOLDER_TAGS: Readonly<Record<string, string>> = {
  * requirement (API.md §4: the management API's scope on an OAuth 2.0 client-credentials scheme,
  * client authentication on the OAuth endpoints), path and query parameters and request bodies from
  * the handler's valibot schemas, success responses from its `responses`, and the error shapes of
- * API.md §2. Generated, never written: a route declared the usual way (a row in shared/routes.ts
- * and a handler built on `httpHandler`/`managementHandler`) documents itself.
+ * API.md §2. Generated, never written: a route declared the usual way (a row in shared/routes/
+ * and a handler built on `httpHandler`/`oauthHandler`/`managementHandler`) documents itself.
  */
 export function buildOpenApiDocument(input: DocumentInput): Json {
   const schemas: Record<string, JsonSchema> = {
