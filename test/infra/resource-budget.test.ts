@@ -2,7 +2,7 @@ import { NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_RESOURCES, resourceCountOf } from '../../infra/constructs/identity-service-stack.ts';
-import { apiAreaOf } from '../../infra/constructs/route-api.ts';
+import { apiAreaOf } from '../../infra/constructs/route-areas.ts';
 import { handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
 import { apiMethods, synth } from './support.ts';
 import { syntheticRoutes } from './synthetic-routes.ts';
