@@ -19,6 +19,18 @@ const INVOKE_ARNS_PER_STATEMENT = 20;
 /** The token endpoint's handler: the hot path (memory below, the dashboard's latency graph). */
 export const TOKEN_HANDLER = 'functions/oauth/token';
 
+/** The introspection endpoints' handlers: the hot path with /token. */
+export const INTROSPECTION_HANDLERS = ['functions/oauth/introspect', 'functions/oauth/tokeninfo'] as const;
+
+/**
+ * Functions traced by Lambda only (its segment per invocation), without the X-Ray SDK in their
+ * bundle: the hot path, where Powertools Tracer cost measurable CPU per request and about 130 KB of
+ * bundle (docs/benchmarks.md "Metrics and traces: the cost per token"), and the 404/405 function,
+ * which calls nothing worth a subsegment. Every other function runs Powertools Tracer
+ * (ServiceFunction `tracer`; docs/operations.md "Metrics and traces").
+ */
+export const PLATFORM_TRACED: ReadonlySet<string> = new Set([TOKEN_HANDLER, ...INTROSPECTION_HANDLERS, FALLBACK_HANDLER]);
+
 /** Memory where the 512 MB default is wrong; Lambda CPU grows with memory. */
 export const FUNCTION_MEMORY_MB: Readonly<Record<string, number>> = {
   // Signs every token and verifies client secrets; p99 latency here is what clients feel most.
@@ -211,6 +223,7 @@ export class RouteApi extends Construct {
       handlerModule,
       role,
       memorySize: FUNCTION_MEMORY_MB[handlerModule] ?? 512,
+      tracer: PLATFORM_TRACED.has(handlerModule) ? 'platform' : 'sdk',
       ...(BUNDLED_FILES[handlerModule] ? { afterBundling: BUNDLED_FILES[handlerModule] } : {}),
       // Per route group (shared/routes.ts FUNCTION_TIMEOUTS), inside API Gateway's 29 s.
       timeout: Duration.seconds(timeoutSeconds),

@@ -9,6 +9,7 @@ import { isTimeout } from '../aws/dependency-failure.ts';
 import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
 import { errorPage } from '../html/page.ts';
 import { logger } from '../logger.ts';
+import { observeInvocation } from '../observability/observe-invocation.ts';
 import { findRoute, type Route, routeGroup } from '../routes.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
 import { authenticate, type Caller } from './authenticate.ts';
@@ -124,6 +125,8 @@ export function httpHandler<
   };
 
   const handler = middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
+    // First, so it wraps everything: the X-Ray subsegment, 429/503 counts, metrics published when due.
+    .use(observeInvocation(functionGroupOf))
     .use(lambdaContextLogging())
     .use(requestLog(spec.quietSuccess ?? false))
     // middy runs onError hooks last-registered first: the renderer must set the error response
