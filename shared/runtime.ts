@@ -58,7 +58,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     overrides.db ??
     createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint, budget: config.budgets.dynamodb, capture });
   const now = overrides.now ?? (() => new Date());
-  const metrics = overrides.metrics ?? serviceMetricsOf(config.observability);
+  const metrics = overrides.metrics ?? serviceMetricsOf(config.observability, () => now().getTime());
   const keyServices = createKeyServices({ config, db, now, metrics, capture, ...(overrides.kms ? { kms: overrides.kms } : {}) });
   return {
     config,

@@ -118,12 +118,15 @@ export function emfMetrics(o: EmfMetricsOptions): ServiceMetrics {
 }
 
 /** The metrics of a runtime from its configuration: published only where a namespace is set. */
-export function serviceMetricsOf(c: {
-  serviceName: string;
-  metricsNamespace: string | undefined;
-  metricsPublishMs: number;
-}): ServiceMetrics {
-  return c.metricsNamespace
-    ? emfMetrics({ namespace: c.metricsNamespace, serviceName: c.serviceName, publishIntervalMs: c.metricsPublishMs })
-    : NO_METRICS;
+export function serviceMetricsOf(
+  c: { serviceName: string; metricsNamespace: string | undefined; metricsPublishMs: number },
+  clock?: () => number,
+): ServiceMetrics {
+  if (!c.metricsNamespace) return NO_METRICS;
+  return emfMetrics({
+    namespace: c.metricsNamespace,
+    serviceName: c.serviceName,
+    publishIntervalMs: c.metricsPublishMs,
+    ...(clock ? { clock } : {}),
+  });
 }
