@@ -5,7 +5,10 @@ import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/login
 import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 
 type Emf = Record<string, unknown> & {
-  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
 };
 
 /** Every stdout line `fn` writes (where Powertools writes EMF and logs); the EMF ones parsed. */

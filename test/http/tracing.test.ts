@@ -85,7 +85,17 @@ describe('Powertools Tracer in a Lambda-like process, traces sent to a local dae
     const token = await runtime.keys.signJwt(
       'ES256',
       { typ: 'at+jwt' },
-      { iss: runtime.config.issuer, sub: 'c', aud: 'https://any.example/api', client_id: 'c', scope: '', iat: now, nbf: now, exp: now + 60, jti: 'j-1' },
+      {
+        iss: runtime.config.issuer,
+        sub: 'c',
+        aud: 'https://any.example/api',
+        client_id: 'c',
+        scope: '',
+        iat: now,
+        nbf: now,
+        exp: now + 60,
+        jti: 'j-1',
+      },
     );
     received.length = 0;
     const res = await runWithRuntime(runtime, () =>
