@@ -3,7 +3,10 @@
  * silently. No timing is asserted anywhere: only what is computed from given numbers, and what
  * the stand-ins and adapters answer.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DecryptCommand, EncryptCommand, GenerateDataKeyPairWithoutPlaintextCommand, KMSClient } from '@aws-sdk/client-kms';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +14,9 @@ import { FAKE_KMS_KEY_ARN } from '../../bench/lib/fake-kms.ts';
 import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
 import { type LoadResult, runLoad } from '../../bench/lib/load.ts';
 import { runOpenLoop } from '../../bench/lib/open-loop.ts';
+import { pinSelf } from '../../bench/lib/proc.ts';
 import { combinePasses, type PassResult, type Side, spread } from '../../bench/lib/side-by-side.ts';
-import { esbuildOptionsOf } from '../../bench/sections/cold-start.ts';
+import { benchColdStart, esbuildOptionsOf } from '../../bench/sections/cold-start.ts';
 import { accessLogBytes, memoryOptions } from '../../bench/sections/cost.ts';
 import { mapAdapterFactory } from '../../bench/servers/oidc-adapters.ts';
 import { accessLogFormat } from '../../infra/constructs/route-api.ts';
@@ -124,6 +128,42 @@ describe('cold start bundles with the construct options', () => {
     ).toEqual([]);
     expect(inputs).toContain('infra/bundling/env-credential-provider.ts');
   }, 60_000);
+
+  it('starts the docs bundles with the files their bundling writes beside them, so they answer 200 as in AWS', async () => {
+    // Before: the section bundled the docs functions without writing openapi.json and the
+    // reference page's files, and ran them without LAMBDA_TASK_ROOT: /openapi.json answered 500.
+    const workDir = mkdtempSync(join(tmpdir(), 'cold-docs-'));
+    try {
+      const r = await benchColdStart({
+        workDir,
+        runs: 1,
+        tokenRuns: 1,
+        // The section's own environment less DynamoDB Local and KMS, which the docs functions never call.
+        env: {
+          TABLE_NAME: 'unused',
+          DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+          AWS_REGION: 'us-east-1',
+          ISSUER: 'http://localhost:1',
+          STAGE: 'bench',
+          KEY_MODE: 'envelope',
+          KMS_KEY_ID: FAKE_KMS_KEY_ARN,
+          AWS_ACCESS_KEY_ID: 'bench',
+          AWS_SECRET_ACCESS_KEY: 'bench',
+        },
+        target: { issuer: 'http://localhost:1', clientId: 'c', clientSecret: 's', audience: 'https://api.example/' },
+        log: () => {},
+        only: ['functions/docs/openapi-document', 'functions/docs/reference-page'],
+      });
+      expect(r.bundles.map((b) => [b.handler, b.status, b.error])).toEqual([
+        ['functions/docs/openapi-document', 200, undefined],
+        ['functions/docs/reference-page', 200, undefined],
+      ]);
+    } finally {
+      // The section pins its process to one core; give this test worker every core back.
+      pinSelf(`0-${cpus().length - 1}`);
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('cost inputs', () => {
