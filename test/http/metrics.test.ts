@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emfMetrics } from '../../shared/observability/service-metrics.ts';
+import { captureStdout } from '../support/capture-stdout.ts';
 import { basicAuth } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/login-grants.ts';
 import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
@@ -13,17 +14,7 @@ type Emf = Record<string, unknown> & {
 
 /** Every stdout line `fn` writes (where Powertools writes EMF and logs); the EMF ones parsed. */
 async function captureEmf(fn: () => Promise<void>): Promise<{ raw: string; emf: Emf[] }> {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  try {
-    await fn();
-  } finally {
-    spy.mockRestore();
-  }
-  const lines = chunks.join('').split('\n').filter(Boolean);
+  const lines = (await captureStdout(fn)).join('').split('\n').filter(Boolean);
   return { raw: lines.join('\n'), emf: lines.filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Emf) };
 }
 

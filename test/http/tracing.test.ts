@@ -3,10 +3,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { createTestTable, TEST_BUDGET_ENV, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
+import { testConfig } from '../support/test-runtime.ts';
 
 /**
  * Powertools Tracer for real, with a UDP listener standing in for the X-Ray daemon. The X-Ray SDK
@@ -42,15 +42,7 @@ let runtime: Runtime;
 
 beforeAll(async () => {
   table = await createTestTable('tracing');
-  const config = loadConfig({
-    TABLE_NAME: table.tableName,
-    DYNAMODB_ENDPOINT: table.endpoint,
-    AWS_REGION: 'local',
-    ISSUER: 'http://localhost:3999',
-    KEY_MODE: 'local',
-    LOCAL_MASTER_KEY_FILE: join(mkdtempSync(join(tmpdir(), 'idkeys-')), 'master.key'),
-    ...TEST_BUDGET_ENV,
-  });
+  const config = testConfig(table, TEST_BUDGET_ENV);
   // The runtime's own DynamoDB client, captured by the Tracer (no test client injected).
   runtime = createRuntime(config, { tracing: functionTracing('identity-service') });
   await rotateKeys({ config, db: runtime.db, now: runtime.now });
