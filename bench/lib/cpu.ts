@@ -35,27 +35,58 @@ export function selfCpuSeconds(): number {
 }
 
 /**
- * Scheduler time of `pid`'s threads from /proc/<pid>/task/<tid>/schedstat: seconds on a CPU, and
- * seconds runnable but waiting for one (another process had the core). A server that waits a lot
- * was starved by the machine, not slow; one with neither run nor wait time was idle.
+ * Scheduler time of `pid`'s MAIN thread (/proc/<pid>/task/<pid>/schedstat): seconds on a CPU, and
+ * seconds runnable but waiting for one. Only the main thread: a process's own GC, JIT and libuv
+ * threads share its core when it is pinned, and their waits for each other are not starvation (a
+ * busy multi-threaded server on one pinned core summed over every thread looked "starved" with
+ * nobody else on the machine).
  */
-export function schedSeconds(pid: number): { run: number; wait: number } {
-  let run = 0;
-  let wait = 0;
+export function mainThreadSchedSeconds(pid: number): { run: number; wait: number } {
   try {
-    for (const t of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        const [a, b] = readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ').map(Number);
-        run += a ?? 0;
-        wait += b ?? 0;
-      } catch {
-        /* thread exited */
-      }
-    }
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { run: (run ?? Number.NaN) / 1e9, wait: (wait ?? Number.NaN) / 1e9 };
   } catch {
     return { run: Number.NaN, wait: Number.NaN };
   }
-  return { run: run / 1e9, wait: wait / 1e9 };
+}
+
+/**
+ * Busy seconds of one core from a /proc/stat text: its `cpuN` line's user, nice, system, irq,
+ * softirq and steal ticks (everything but idle and iowait; guest time is already inside user).
+ * Steal counts as busy: another virtual machine had the core. NaN when the line is missing.
+ */
+export function coreBusySecondsOf(procStat: string, core: number): number {
+  const line = procStat.split('\n').find((l) => l.startsWith(`cpu${core} `));
+  if (!line) return Number.NaN;
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  return [user, nice, system, irq, softirq, steal].reduce<number>((a, t) => a + (t ?? 0), 0) / TICKS_PER_SECOND;
+}
+
+/** Busy seconds of `core` so far (see `coreBusySecondsOf`). */
+export function coreBusySeconds(core: number): number {
+  try {
+    return coreBusySecondsOf(readFileSync('/proc/stat', 'utf8'), core);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * The share of a run's wall time that OTHER processes took from a side's core: the core's busy
+ * time over the run minus the CPU of the side's own processes (server + database), over the wall
+ * time, clamped to [0, 1] (the two are counted in 10 ms ticks, so a quiet run can read a hair
+ * below zero).
+ */
+export function othersShareOfCore(coreBusyS: number, ownCpuS: number, wallS: number): number {
+  return Math.min(1, Math.max(0, (coreBusyS - ownCpuS) / wallS));
+}
+
+/** A server's memory as it reports it (`process.memoryUsage()`, bench/servers/announce.ts). */
+export interface ProcessMemory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
 }
 
 /** Resident set size of `pid` in bytes (VmRSS); NaN when it is gone. */

@@ -1,5 +1,16 @@
 import autocannon from 'autocannon';
-import { cpuSecondsOf, databaseProcesses, descendants, processCpuSeconds, rssBytes, schedSeconds } from './cpu.ts';
+import {
+  coreBusySeconds,
+  cpuSecondsOf,
+  databaseProcesses,
+  descendants,
+  mainThreadSchedSeconds,
+  othersShareOfCore,
+  type ProcessMemory,
+  processCpuSeconds,
+  rssBytes,
+} from './cpu.ts';
+import { canPin, SERVER_CORE } from './proc.ts';
 import { round } from './stats.ts';
 
 export interface LoadTarget {
@@ -34,12 +45,7 @@ export interface SideProcesses {
   heap?: () => Promise<ProcessMemory | undefined>;
 }
 
-export interface ProcessMemory {
-  rss: number;
-  heapUsed: number;
-  heapTotal: number;
-  external: number;
-}
+export type { ProcessMemory } from './cpu.ts';
 
 export interface LoadResult {
   /** Successful (2xx) responses per second over the run. */
@@ -66,7 +72,12 @@ export interface LoadResult {
   /** 2xx per CPU-second of the server process alone, and of server + database. */
   okPerCpuS: number;
   okPerCpuSWithDb: number;
-  /** Share of the run the server process's threads were runnable but waiting for a core (starved by other processes). */
+  /**
+   * The "starved share": how much of the run other processes took from the side. Pinned (the
+   * servers on SERVER_CORE): that core's busy time from /proc/stat minus the side's own CPU (server
+   * + database), over the wall time. Unpinned (no core is the side's): the share of the run the
+   * server's main thread was runnable but waiting for a core, i.e. every core was busy.
+   */
   serverWaitShare: number;
   /** Highest resident set size seen during the run (sampled every 250 ms), bytes: server process, and database processes. */
   serverRssMax: number;
@@ -99,7 +110,10 @@ export async function runLoad(
   const cpu0 = pid ? processCpuSeconds(pid) : Number.NaN;
   const dbPids = dbPidsOf(side);
   const db0 = cpuSecondsOf(dbPids);
-  const sched0 = pid ? schedSeconds(pid) : undefined;
+  const pinned = canPin();
+  const core0 = pinned ? coreBusySeconds(SERVER_CORE) : Number.NaN;
+  const wall0 = performance.now();
+  const main0 = pid && !pinned ? mainThreadSchedSeconds(pid) : undefined;
   let serverRssMax = 0;
   let dbRssMax = 0;
   const sample = () => {
@@ -133,7 +147,11 @@ export async function runLoad(
   sample();
   const serverCpuS = pid ? processCpuSeconds(pid) - cpu0 : Number.NaN;
   const dbCpuS = cpuSecondsOf(dbPids) - db0;
-  const waitS = pid && sched0 ? schedSeconds(pid).wait - sched0.wait : Number.NaN;
+  const starvedShare = !pid
+    ? Number.NaN
+    : pinned
+      ? othersShareOfCore(coreBusySeconds(SERVER_CORE) - core0, serverCpuS + dbCpuS, (performance.now() - wall0) / 1000)
+      : (mainThreadSchedSeconds(pid).wait - (main0?.wait ?? Number.NaN)) / result.duration;
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
     rps: round(result['2xx'] / result.duration),
@@ -150,7 +168,7 @@ export async function runLoad(
     serverCpuShare: round((serverCpuS + dbCpuS) / result.duration),
     okPerCpuS: round(result['2xx'] / serverCpuS),
     okPerCpuSWithDb: round(result['2xx'] / (serverCpuS + dbCpuS)),
-    serverWaitShare: round(waitS / result.duration),
+    serverWaitShare: round(starvedShare),
     serverRssMax,
     dbRssMax,
     heapMid: heapMid ? await heapMid : undefined,

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { freePort } from '../../infra/local/dynamodb-local.ts';
-import type { ProcessMemory } from './load.ts';
+import type { ProcessMemory } from './cpu.ts';
 
 /**
  * Processes and CPU pinning. The machine has 2 cores: the servers under test (and DynamoDB Local,

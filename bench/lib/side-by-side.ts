@@ -34,7 +34,7 @@ export interface SideSummary {
   perCpuSWithDb: number;
   /** Median share of the side's CPU spent by its database. */
   dbShareOfCpu: number;
-  /** Median share of the run the server waited for a core (other processes had it). */
+  /** Median "starved share": how much of the run other processes took from the side's core (load.ts `serverWaitShare`). */
   waitShare: number;
   /** Largest RSS seen under load, MB: server process, database. */
   serverRssMaxMb: number;

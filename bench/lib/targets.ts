@@ -1,3 +1,4 @@
+import type { FlowCost } from '../sections/user-flows.ts';
 import type { ComparisonResult, Spread } from './side-by-side.ts';
 import type { BenchResults, TargetCheck } from './types.ts';
 
@@ -8,6 +9,14 @@ const fmt = (n: number | null | undefined, digits = 2) =>
 
 type Verdict = ComparisonResult['verdict'][number];
 const spreadText = (s: Spread) => `${fmt(s.median)}× (rounds ${fmt(s.min)}–${fmt(s.max)})`;
+
+/**
+ * A side whose "starved share" (load.ts `serverWaitShare`: the share of the run other processes
+ * took from its pinned core) is above this makes the run not callable (docs/benchmarks.md,
+ * quiet-machine protocol). On a quiet machine it reads about 0; a tenth of the core taken by others
+ * already shifts the per-CPU figures (caches, context switches) more than the ratios' own spread.
+ */
+export const STARVED_SHARE_LIMIT = 0.1;
 
 /** One HTTP ratio target against one peer: met on the per-CPU ratio with the database counted as ours, the other figures beside it. */
 function httpTarget(target: string, c: ComparisonResult | { error: string } | undefined, peer: string, goal: number): TargetCheck {
@@ -21,11 +30,11 @@ function httpTarget(target: string, c: ComparisonResult | { error: string } | un
   const callable = Math.sign(v.perCpuWithDb.median - goal) === Math.sign(v.rps.median - goal);
   const crosses = v.perCpuWithDb.min < goal && v.perCpuWithDb.max >= goal;
   // The quiet-machine protocol's signs of noise (docs/benchmarks.md).
-  const starved = c.sides.filter((sd) => (c.summaries[sd]?.waitShare ?? 0) > 0.2);
+  const starved = c.sides.filter((sd) => (c.summaries[sd]?.waitShare ?? 0) > STARVED_SHARE_LIMIT);
   const perPass = c.passes.map((p) => p.ratios.find((x) => x.peer === peer)?.perCpuWithDb.median ?? Number.NaN);
   const unsteady = perPass.some((x) => Math.abs(x / v.perCpuWithDb.median - 1) > 0.1);
   const noise = [
-    starved.length ? `starved share above 0.2 (${starved.join(', ')})` : '',
+    starved.length ? `starved share above ${STARVED_SHARE_LIMIT} (${starved.join(', ')})` : '',
     unsteady ? `pass medians ${perPass.map((x) => fmt(x)).join(', ')} differ by more than 10%` : '',
   ].filter(Boolean);
   return {
@@ -195,8 +204,9 @@ function userTargets(r: BenchResults): TargetCheck[] {
     refresh
       ? {
           target: 'Refresh: ≤ 1 DynamoDB read + 1 write per request, warm',
-          measured: `${fmt(refresh.reads, 3)} reads + ${fmt(refresh.writes, 3)} writes (${refresh.requests} requests)`,
-          met: refresh.reads <= 1 && refresh.writes <= 1,
+          measured: perRequestCalls(refresh),
+          // Every request, not the mean: no request may make a second read or write call.
+          met: refresh.maxReads <= 1 && refresh.maxWrites <= 1,
         }
       : notMeasured('Refresh: ≤ 1 DynamoDB read + 1 write per request, warm', 'POST /token (refresh_token)'),
   );
@@ -205,10 +215,18 @@ function userTargets(r: BenchResults): TargetCheck[] {
     userinfo
       ? {
           target: '/userinfo: ≤ 1 DynamoDB read per request',
-          measured: `${fmt(userinfo.reads, 3)} reads + ${fmt(userinfo.writes, 3)} writes (${userinfo.requests} requests)`,
-          met: userinfo.reads <= 1,
+          measured: perRequestCalls(userinfo),
+          met: userinfo.maxReads <= 1,
         }
       : notMeasured('/userinfo: ≤ 1 DynamoDB read per request', 'GET /userinfo'),
   );
   return out;
+}
+
+/** Mean read and write calls per request, and the most any one request made. */
+function perRequestCalls(c: FlowCost): string {
+  const upkeep = c.byCommand.QueryCommand
+    ? `; the revocation log's once-a-second Query, ${fmt(c.byCommand.QueryCommand, 4)} per request, not counted in the maximum`
+    : '';
+  return `${fmt(c.reads, 3)} reads + ${fmt(c.writes, 3)} writes per request on average, at most ${c.maxReads} + ${c.maxWrites} in one request (${c.requests} requests over ${fmt(c.seconds, 1)} s${upkeep})`;
 }

@@ -67,6 +67,12 @@ export interface TokenPreload {
    * (so a warm token reads nothing): an error can then say which one exists at no read of its own.
    */
   audienceAlternates?: readonly string[];
+  /**
+   * The refresh token presented (the `refresh_token` grant): when this read happens anyway (the
+   * client or the signing-key states are stale) it takes the token's item and its user along, so
+   * the grant's `findRefreshToken` reads nothing more and a refresh stays one read call.
+   */
+  refreshToken?: string | undefined;
 }
 
 /** What the password and otp grants store besides the user-token core (grants/user-login.ts, docs/users.md "Brute force"). */
@@ -115,7 +121,9 @@ export interface OAuthDeps {
   /**
    * The refresh token with this value, read in ONE BatchGetItem with the user its value names
    * (unless that user is cached), so the `findUser` that follows is a cache hit: a refresh costs
-   * one read and one write (docs/tokens.md "Refresh tokens"). Undefined when unknown or expired.
+   * one read and one write (docs/tokens.md "Refresh tokens"). When this request's `preload` read
+   * the token already (a stale client or key state), that read is taken and nothing more is read.
+   * Undefined when unknown or expired.
    */
   findRefreshToken(token: string): Promise<StoredRefreshToken | undefined>;
   refreshTokens: RefreshTokensRepository;

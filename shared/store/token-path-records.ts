@@ -15,7 +15,13 @@ import { loginFailuresRepository } from './login-failures-repository.ts';
 import { otpRepository } from './otp-repository.ts';
 import { cachedRbacRecordReads } from './rbac-records.ts';
 import { getItem, getItems } from './read-items.ts';
-import { refreshTokenHash, refreshTokenOfItem, refreshTokensRepository, userIdHint } from './refresh-tokens-repository.ts';
+import {
+  refreshTokenHash,
+  refreshTokenOfItem,
+  refreshTokensRepository,
+  type StoredRefreshToken,
+  userIdHint,
+} from './refresh-tokens-repository.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
@@ -154,20 +160,48 @@ function caches(runtime: Runtime): RecordCaches {
       rememberFamilyRevoked(runtime, familyId);
     },
   };
+  /**
+   * A refresh token's item and, unless cached, the user its value names (`userIdHint`): the keys to
+   * read, and how to take them once read.
+   */
+  const refreshTokenWant = (token: string) => {
+    const hint = userIdHint(token);
+    const user = hint === undefined ? undefined : userReads.want(hint, undefined);
+    const hash = refreshTokenHash(token);
+    const tokenKey = keys.refreshToken(hash);
+    return {
+      hash,
+      userKeys: user?.keys ?? [],
+      keys: [tokenKey, ...(user?.keys ?? [])],
+      take(found: (key: Key) => Record<string, unknown> | undefined): StoredRefreshToken | undefined {
+        const stored = refreshTokenOfItem(found(tokenKey), hash);
+        // Only a real token's user fills the cache: a made-up hint reads, but remembers nothing.
+        if (stored?.user_id === hint) user?.take(found);
+        return stored;
+      },
+    };
+  };
+  /**
+   * Refresh tokens a `preload` read along with a stale client or key state, by token hash, for the
+   * same request's `findRefreshToken` to take (once). An entry a request left behind (its client
+   * failed authentication) is at most one record TTL old, as every cached record is; the rotation
+   * transaction re-checks the token, its family and its user whatever was read.
+   */
+  const preloadedRefreshTokens = new TtlCache<StoredRefreshToken | null>(config.recordCacheTtlMs, 10_000, clock);
+
   const deps: OAuthDeps = {
     refreshTokens,
     authorizationCodes: authorizationCodesRepository(db, config.tableName, now),
     async findRefreshToken(token) {
-      const hint = userIdHint(token);
-      const user = hint === undefined ? undefined : userReads.want(hint, undefined);
-      if (!user?.keys.length) return refreshTokens.find(token);
-      const hash = refreshTokenHash(token);
-      const tokenKey = keys.refreshToken(hash);
-      const found = await getItems(db, config.tableName, [tokenKey, ...user.keys], now());
-      const stored = refreshTokenOfItem(found.get(keyString(tokenKey)), hash);
-      // Only a real token's user fills the cache: a made-up hint reads, but remembers nothing.
-      if (stored?.user_id === hint) user.take((key) => found.get(keyString(key)));
-      return stored;
+      const want = refreshTokenWant(token);
+      const preloaded = preloadedRefreshTokens.get(want.hash);
+      if (preloaded !== undefined) {
+        preloadedRefreshTokens.delete(want.hash);
+        return preloaded ?? undefined;
+      }
+      if (!want.userKeys.length) return refreshTokens.find(token);
+      const found = await getItems(db, config.tableName, want.keys, now());
+      return want.take((key) => found.get(keyString(key)));
     },
     async findUser(userId) {
       return (await userReads.read(userId, undefined)).user;
@@ -218,22 +252,32 @@ function caches(runtime: Runtime): RecordCaches {
      * marker: made-up audiences cost one read each (as made-up client ids always did) and cannot
      * crowd real resources out of the cache. A client already known not to exist reads nothing.
      */
-    async preload(clientId, { audience, audienceAlternates = [] }) {
+    async preload(clientId, { audience, audienceAlternates = [], refreshToken }) {
       const cached = clients.get(clientId);
       if (cached === null) return;
       const tenantHint = cached?.tenant_id ?? tenantHints.get(clientId) ?? DEFAULT_TENANT_ID;
       const main = audience === undefined ? undefined : markerToRead(audience, tenantHint);
       const markers = main ? [main, ...audienceAlternates.flatMap((a) => markerToRead(a, tenantHint) ?? [])] : [];
-      // Only the keys stale: the key store reads them itself, one call either way.
-      if (cached && !markers.length) return;
       const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+      // Only the keys stale: the key store reads them itself, one call either way; unless a refresh
+      // token is to be read too, which then comes in the same call.
+      if (cached && !markers.length && !(refreshToken !== undefined && keyStates.length)) return;
+      // The refresh grant's token and its user, read now since a read happens anyway (issue 11).
+      const refresh = refreshToken === undefined ? undefined : refreshTokenWant(refreshToken);
       // The secret box's data key, while this container has not loaded it: an HS256 Resource's
       // secret opens with it (the item only; it is unwrapped when first used).
       const dataKey = markers.length ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
       const clientKey = keys.client(clientId);
-      const wanted: Key[] = [...(cached ? [] : [clientKey]), ...markers.map((m) => m.key), ...keyStates, ...dataKey];
+      const wanted: Key[] = [
+        ...(cached ? [] : [clientKey]),
+        ...markers.map((m) => m.key),
+        ...keyStates,
+        ...dataKey,
+        ...(refresh?.keys ?? []),
+      ];
       const readAt = now();
       const found = await getItems(db, config.tableName, wanted, readAt); // a storage error is a 503, never a token
+      if (refresh) preloadedRefreshTokens.set(refresh.hash, refresh.take((k) => found.get(keyString(k))) ?? null);
       if (keyStates.length)
         runtime.keys.stateFeed?.offer(
           keyStates.map((k) => found.get(keyString(k))).filter((i) => i !== undefined),

@@ -177,6 +177,50 @@ describe('brute force (API.md §7.3)', () => {
     expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(429);
   });
 
+  it('no answer about the password comes before its attempt is counted: a counter write held back 400 ms still comes first', async () => {
+    // The service's own DynamoDB client, with the counter's UpdateItem held back: the hash (run
+    // alongside it) finishes first, and every answer must still wait for the count (API.md §7.3).
+    const events: string[] = [];
+    const db = svc.stack.runtime.db;
+    db.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: { SK?: string } };
+        if (context.commandName !== 'UpdateItemCommand' || input.Key?.SK !== 'LOGIN_FAILURES') return next(args);
+        await new Promise((r) => setTimeout(r, 400));
+        try {
+          return await next(args);
+        } finally {
+          events.push('counted');
+        }
+      },
+      { step: 'initialize', name: 'holdCounterWrite' },
+    );
+    try {
+      const user = await newUser();
+      const answer = async (password: string) => {
+        const res = await token({ username: user.username!, password });
+        events.push(`answered ${res.status}`);
+      };
+      await answer('wrong-password-1');
+      await answer(PASSWORD);
+      for (let i = 0; i < 10; i++) await answer(`wrong-${i}-password`);
+      await answer(PASSWORD); // locked: refused even with the right password, after the count was tried
+      // Every answer follows its own count: a wrong one, a right one, the 10 that lock, the refused one.
+      expect(events).toEqual([
+        'counted',
+        'answered 400',
+        'counted',
+        'answered 200',
+        ...Array.from({ length: 10 }, () => ['counted', 'answered 400']).flat(),
+        'counted',
+        'answered 429',
+      ]);
+      expect((await stored(keys.userLoginFailures(user.id)))?.failures).toBe(10);
+    } finally {
+      db.middlewareStack.remove('holdCounterWrite');
+    }
+  });
+
   it('an unknown login is never locked and leaves nothing in the table', async () => {
     const count = async () => (await svc.stack.runtime.db.send(new ScanCommand({ TableName: svc.stack.tableName, Select: 'COUNT' }))).Count;
     const before = await count();

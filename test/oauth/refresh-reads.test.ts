@@ -25,6 +25,8 @@ let table: TestTable;
 let setup: Runtime;
 let clientId: string;
 
+const READ_COMMANDS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
+
 beforeAll(async () => {
   table = await createTestTable('refreshreads');
   setup = testRuntime(table);
@@ -83,6 +85,30 @@ describe('DynamoDB calls of a refresh', () => {
       expect(c.commands).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
     });
   }
+
+  it('past the record TTL: every refresh makes at most ONE read call and ONE write call, cold container included', async () => {
+    // A clock this test moves: three refreshes per 1 s TTL, so the client, the user and the
+    // signing-key states each expire between requests (issue 11: a stale record used to cost a read
+    // call of its own before the refresh token's).
+    let at = Date.now();
+    const c = refreshContainer(table, setup.config, { id: clientId, secret: SECRET }, () => new Date(at));
+    let token = await loginOf(await putUser(setup), 'openid offline_access');
+    const calls: string[][] = [];
+    for (let i = 0; i < 12; i++) {
+      c.commands.length = 0;
+      const res = await c.refresh(token);
+      expect(res.status, `request ${i}`).toBe(200);
+      token = res.body.refresh_token!;
+      calls.push([...c.commands]);
+      at += 400;
+    }
+    const reads = calls.map((cmds) => cmds.filter((x) => READ_COMMANDS.has(x)).length);
+    const writes = calls.map((cmds) => cmds.filter((x) => !READ_COMMANDS.has(x)).length);
+    expect(Math.max(...reads), JSON.stringify(calls)).toBe(1);
+    expect(Math.max(...writes), JSON.stringify(calls)).toBe(1);
+    // The cold request read the client, the key states, the token and its user in that one call.
+    expect(calls[0]).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand']);
+  });
 
   it('a made-up token costs one read and writes nothing', async () => {
     const c = container();
