@@ -31,6 +31,7 @@ import { benchHttp, type ServerUnderTest } from './sections/http-compare.ts';
 import { benchLeak } from './sections/leak.ts';
 import { benchLimits } from './sections/limits.ts';
 import { benchLists } from './sections/lists.ts';
+import { benchObservability, metricsLogBytes } from './sections/observability.ts';
 import { benchRbac } from './sections/rbac.ts';
 import { benchUserFlows, type UserFlowsResult, userFlowCosts } from './sections/user-flows.ts';
 
@@ -608,6 +609,10 @@ try {
 
   // ---- 7. cost -----------------------------------------------------------------------------------------------
   if (sections.has(7)) {
+    // What metrics and traces add per token (issue 15 item 2), side by side in a process of its own.
+    results.observability = await section('7 metrics and traces', () =>
+      benchObservability({ dynamodbEndpoint: ours.dynamodbEndpoint, slices: quick ? 4 : 10, sliceMs: 300 }),
+    );
     results.cost = await section('7 cost', async () => {
       const lim = results.limits && 'tokenRun' in results.limits ? results.limits : undefined;
       const tokenOp = results.ddb?.operations.find((o) => o.operation === 'POST /token (client_credentials)');
@@ -630,6 +635,7 @@ try {
           platformBytes: platform.bytes,
           platformEvents: platform.events,
           accessBytes: accessLogBytes(accessLogFormat().toString(), lim.responseBytes),
+          ...metricsLogBytes(results.observability),
         },
       });
       const leak = results.leak && 'peakRssMb' in results.leak ? results.leak : undefined;

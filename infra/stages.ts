@@ -104,7 +104,8 @@ export const StageSettingsSchema = v.strictObject({
   logRetentionDays: v.optional(v.picklist(RETENTION_DAYS, `must be one of ${RETENTION_DAYS.join(', ')}`), 30),
   removalPolicy: v.optional(v.picklist(['destroy', 'retain']), 'retain'),
   logLevel: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
-  tracing: v.optional(v.boolean(), false),
+  /** X-Ray on the API stage and every function (docs/operations.md "Metrics and traces"). */
+  tracing: v.optional(v.boolean(), true),
   recordCacheTtlSeconds: v.optional(int(0, 300), 1),
   /**
    * `KEY_RETIRE_AFTER_SECONDS`: how long a demoted signing key stays published. Must be at least the

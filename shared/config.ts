@@ -74,6 +74,15 @@ const EnvSchema = v.object({
   OTP_MAX_FAILURES: int(100, 1, 100),
   SERVICE_NAME: v.optional(v.string(), 'identity-service'),
   SERVICE_DESCRIPTION: v.optional(v.string(), 'Identity and access management service'),
+  /**
+   * Metrics and traces (shared/observability/, docs/operations.md "Metrics and traces"): the
+   * `service` dimension and trace annotation; the CloudWatch namespace of the metrics, set per stage
+   * by the CDK app (unset: nothing is counted or published, as locally); how often a container
+   * publishes what it counted (0: at the end of every invocation).
+   */
+  POWERTOOLS_SERVICE_NAME: v.optional(v.pipe(v.string(), v.minLength(1)), 'identity-service'),
+  POWERTOOLS_METRICS_NAMESPACE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  METRICS_PUBLISH_SECONDS: int(60, 0, 300),
 });
 
 export type Config = Readonly<{
@@ -102,6 +111,8 @@ export type Config = Readonly<{
   login: Readonly<{ lockoutFailures: number; lockoutSeconds: number; otpMaxFailures: number }>;
   serviceName: string;
   serviceDescription: string;
+  /** Metrics: published when `namespace` is set (docs/operations.md "Metrics and traces"). */
+  observability: Readonly<{ serviceName: string; metricsNamespace: string | undefined; metricsPublishMs: number }>;
 }>;
 
 /** How the stage sends email (shared/email/email-sender-of.ts). */
@@ -160,6 +171,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,
+    observability: Object.freeze({
+      serviceName: e.POWERTOOLS_SERVICE_NAME,
+      metricsNamespace: e.POWERTOOLS_METRICS_NAMESPACE,
+      metricsPublishMs: e.METRICS_PUBLISH_SECONDS * 1000,
+    }),
   });
 }
 

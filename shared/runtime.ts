@@ -1,9 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+// The X-Ray SDK, or none: decided per function when it is bundled (./observability/platform-tracing.ts).
+import { functionTracing } from '#function-tracing';
 import { type Config, loadConfig } from './config.ts';
 import { createKeyServices, type ItemFeed } from './keys/create-key-services.ts';
 import type { KeyStore, SecretBox } from './keys/key-store.ts';
+import { type ServiceMetrics, serviceMetricsOf } from './observability/service-metrics.ts';
+import { PLATFORM_TRACING, type Tracing } from './observability/tracing.ts';
 import { type ApiDocs, bundledApiDocs } from './openapi/api-docs.ts';
 import { RESOURCE_LIMITS } from './records/resource-record.ts';
 import { cachedRevocations } from './store/cached-revocations.ts';
@@ -30,6 +34,10 @@ export interface Runtime {
   readonly revocations: RevocationsRepository;
   /** `/openapi.json` and `/docs` (shared/openapi/api-docs.ts): the bundle's files in Lambda, made live locally. */
   readonly apiDocs: ApiDocs;
+  /** This container's counters (shared/observability/service-metrics.ts); published where a namespace is configured. */
+  readonly metrics: ServiceMetrics;
+  /** X-Ray: the SDK clients above are captured with it (shared/observability/tracing.ts). */
+  readonly tracing: Tracing;
 }
 
 export interface RuntimeOverrides {
@@ -37,13 +45,21 @@ export interface RuntimeOverrides {
   kms?: KMSClient;
   now?: () => Date;
   apiDocs?: ApiDocs;
+  /** @default from the config (`serviceMetricsOf`) */
+  metrics?: ServiceMetrics;
+  /** @default PLATFORM_TRACING: Lambda's own segment, nothing in process */
+  tracing?: Tracing;
 }
 
 export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
+  const tracing = overrides.tracing ?? PLATFORM_TRACING;
+  const capture = <C>(client: C) => tracing.captureClient(client);
   const db =
-    overrides.db ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint, budget: config.budgets.dynamodb });
+    overrides.db ??
+    createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint, budget: config.budgets.dynamodb, capture });
   const now = overrides.now ?? (() => new Date());
-  const keyServices = createKeyServices({ config, db, now, ...(overrides.kms ? { kms: overrides.kms } : {}) });
+  const metrics = overrides.metrics ?? serviceMetricsOf(config.observability, () => now().getTime());
+  const keyServices = createKeyServices({ config, db, now, metrics, capture, ...(overrides.kms ? { kms: overrides.kms } : {}) });
   return {
     config,
     db,
@@ -51,6 +67,8 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     ...keyServices,
     revocations: revocationList(config, db, now),
     apiDocs: overrides.apiDocs ?? bundledApiDocs(config.bundleDir),
+    metrics,
+    tracing,
   };
 }
 
@@ -80,7 +98,10 @@ const scoped = new AsyncLocalStorage<Runtime>();
 export function getRuntime(): Runtime {
   const own = scoped.getStore();
   if (own) return own;
-  current ??= createRuntime(loadConfig());
+  if (!current) {
+    const config = loadConfig();
+    current = createRuntime(config, { tracing: functionTracing(config.observability.serviceName) });
+  }
   return current;
 }
 

@@ -506,6 +506,7 @@ export function renderMarkdown(r: BenchResults): string {
     for (const a of c.assumptions) out.push(`- ${a}`);
   }
   out.push('');
+  out.push(...observability(r.observability));
   out.push(...userFlows(r.users));
   out.push(...rbac(r.rbac));
   out.push(...authorizeFlow(r.authorizeFlow));
@@ -623,5 +624,38 @@ function userFlows(u: BenchResults['users']): string[] {
     );
   }
   for (const note of u.notes) out.push(note, '');
+  return out;
+}
+
+/** Section 7's metrics and traces on the token path (bench/sections/observability.ts). */
+function observability(o: BenchResults['observability']): string[] {
+  if (!o) return [];
+  const out = ['### Metrics and traces: the cost per token', ''];
+  if (isErr(o)) return [...out, `Not measured: ${o.error}`, ''];
+  const label = {
+    off: 'no metrics',
+    emfEach: 'EMF at every invocation',
+    emfHeld: 'EMF held, published once a minute (default)',
+    tracer: 'held EMF + Powertools Tracer',
+  } as const;
+  out.push(
+    table(
+      ['token handler', 'CPU µs per token', '÷ no metrics: median (min–max of rounds)', 'stdout bytes per token'],
+      (Object.keys(label) as (keyof typeof label)[]).map((v) => {
+        const x = o.variants[v];
+        return [
+          label[v],
+          x.usPerToken.toFixed(1),
+          `${x.ratioToOff.median.toFixed(3)} (${x.ratioToOff.min.toFixed(3)}–${x.ratioToOff.max.toFixed(3)})`,
+          x.stdoutBytesPerToken.toFixed(1),
+        ];
+      }),
+    ),
+  );
+  out.push('');
+  out.push(
+    `In one process, alternating slices; the invocation's input (event, context, trace id: ${o.inputUs} µs) taken out. The held variant's bytes are its once-a-minute publication, spread over the run's tokens (0 when the run is shorter than a minute after the warm-up's). X-Ray datagrams sent: ${o.xrayDatagrams}.`,
+  );
+  out.push('');
   return out;
 }

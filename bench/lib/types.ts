@@ -6,6 +6,7 @@ import type { HttpResults } from '../sections/http-compare.ts';
 import type { LeakResult } from '../sections/leak.ts';
 import type { LimitsResult } from '../sections/limits.ts';
 import type { ListsResult } from '../sections/lists.ts';
+import type { ObservabilityCost } from '../sections/observability.ts';
 import type { RbacBenchResult } from '../sections/rbac.ts';
 import type { UserFlowsResult } from '../sections/user-flows.ts';
 import type { TokenFixture } from './fixture.ts';
@@ -52,6 +53,8 @@ export interface BenchResults {
   rbac?: RbacBenchResult | SectionError | undefined;
   /** Section 11: the authorization-code flow side by side with oidc-provider (issue 13). */
   authorizeFlow?: AuthorizeFlowResult | SectionError | undefined;
+  /** Section 7: metrics and traces on the token path, side by side (issue 15 item 2). */
+  observability?: ObservabilityCost | SectionError | undefined;
   targets: TargetCheck[];
   errors: { section: string; message: string }[];
 }

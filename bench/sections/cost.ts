@@ -59,6 +59,14 @@ export interface LogBytes {
   platformEvents: number;
   /** One access-log line per request (infra/constructs/route-api.ts accessLogFormat, rendered with representative values). */
   accessBytes: number;
+  /**
+   * The EMF lines of the metrics (shared/observability/service-metrics.ts) per token: one
+   * publication (measured: what one token's counts print) per container per publication interval,
+   * shared by the tokens of that interval (`tokensPerPublication`).
+   */
+  metricsBytesPerPublication: number;
+  metricsEventsPerPublication: number;
+  tokensPerPublication: number;
 }
 
 export interface CostLine {
@@ -133,6 +141,15 @@ export function costPerMillion(i: CostInputs): CostResult {
         P.cloudWatchIngestPerGb,
     },
     {
+      item: 'CloudWatch Logs: metrics (EMF)',
+      basis: `${Math.round(i.logs.metricsBytesPerPublication)} B in ${i.logs.metricsEventsPerPublication} lines + ${P.cloudWatchEventOverheadBytes} B each, per container-minute of ${i.logs.tokensPerPublication} tokens × $${P.cloudWatchIngestPerGb}/GB`,
+      usdPerMillion:
+        ((M * (i.logs.metricsBytesPerPublication + i.logs.metricsEventsPerPublication * P.cloudWatchEventOverheadBytes)) /
+          i.logs.tokensPerPublication /
+          1e9) *
+        P.cloudWatchIngestPerGb,
+    },
+    {
       item: 'CloudWatch Logs: API Gateway access log',
       basis: `${i.logs.accessBytes} B + ${P.cloudWatchEventOverheadBytes} B per request × $${P.cloudWatchIngestPerGb}/GB`,
       usdPerMillion: ((M * (i.logs.accessBytes + P.cloudWatchEventOverheadBytes)) / 1e9) * P.cloudWatchIngestPerGb,
@@ -153,6 +170,7 @@ export function costPerMillion(i: CostInputs): CostResult {
       `Cold starts: ${i.coldStartsPerMillion} per million tokens (steady traffic keeps containers warm; a spiky or low-rate tenant has more). Since August 2025 Lambda bills the INIT phase; its duration is the measured fresh-process-to-first-token time.`,
       'Warm DynamoDB reads: what the in-process run measured (client and resource cached per container for RECORD_CACHE_TTL_SECONDS, signing keys for KEY_CACHE_TTL_SECONDS). At a low per-container rate the caches expire between tokens and a token costs up to the cold reads.',
       `Logs: CloudWatch Logs ingestion at $${P.cloudWatchIngestPerGb}/GB (Standard class; Lambda's tiered log pricing starts at the same rate), each event counted with ${P.cloudWatchEventOverheadBytes} bytes of overhead; storage after ingestion (and its retention) not counted. Function log: the bytes the token handler wrote to stdout per token in section 3 (${i.logs.functionBytes} B: a successful token logs nothing at INFO, its request line is DEBUG on this quiet route; failures log a line); platform lines: Lambda's JSON-format platform.start and platform.report records, sized from representative records; access log: the stage's format rendered with representative values (36-character request id, IPv4 caller, the measured response length).`,
+      `Metrics: each container publishes its counts once a minute (METRICS_PUBLISH_SECONDS=60), the same lines one token's counts print (measured in process); a container serving ${i.logs.tokensPerPublication} tokens a minute shares them among those. Published at every invocation instead they would cost ${Math.round(i.logs.metricsBytesPerPublication)} B per token.`,
       'Not counted: X-Ray, data transfer out, the KMS key itself ($1/month), DynamoDB storage, log storage.',
     ],
   };

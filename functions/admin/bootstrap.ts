@@ -1,3 +1,4 @@
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import {
@@ -8,6 +9,7 @@ import {
 import { type BootstrapOutput, runBootstrap } from '../../shared/bootstrap/run-bootstrap.ts';
 import { isAppError } from '../../shared/errors.ts';
 import { logger } from '../../shared/logger.ts';
+import { observeInvocation } from '../../shared/observability/observe-invocation.ts';
 import { getRuntime } from '../../shared/runtime.ts';
 
 /**
@@ -63,7 +65,7 @@ const RESPONSE_RESERVE_MS = 10_000;
  *
  * The secret is never logged.
  */
-export async function handler(event: unknown, context: Context): Promise<BootstrapOutput | BootstrapRequestError | undefined> {
+async function bootstrapStage(event: unknown, context: Context): Promise<BootstrapOutput | BootstrapRequestError | undefined> {
   logger.addContext(context);
   if (isCustomResourceEvent(event)) {
     await onCustomResource(event, context);
@@ -87,6 +89,9 @@ export async function handler(event: unknown, context: Context): Promise<Bootstr
     throw err;
   }
 }
+
+/** With its X-Ray subsegment and the cold-start metric (shared/observability/observe-invocation.ts). */
+export const handler = middy(bootstrapStage, { timeoutEarlyInMillis: 0 }).use(observeInvocation());
 
 async function onCustomResource(event: CustomResourceEvent, context: Context): Promise<void> {
   const physicalResourceId = event.RequestType === 'Create' ? PHYSICAL_RESOURCE_ID : event.PhysicalResourceId;

@@ -1,6 +1,8 @@
+import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { type RotationResult, rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { logger } from '../../shared/logger.ts';
+import { observeInvocation } from '../../shared/observability/observe-invocation.ts';
 import { getRuntime } from '../../shared/runtime.ts';
 
 /**
@@ -9,11 +11,12 @@ import { getRuntime } from '../../shared/runtime.ts';
  * needs kms:GenerateDataKeyPairWithoutPlaintext. A failure throws, so the invocation is marked
  * failed (and retried by EventBridge) and the error alarm sees it.
  */
-export async function handler(_event: ScheduledEvent | Record<string, never>, context: Context): Promise<{ results: RotationResult[] }> {
+async function rotate(_event: ScheduledEvent | Record<string, never>, context: Context): Promise<{ results: RotationResult[] }> {
   logger.addContext(context);
   const runtime = getRuntime();
   try {
-    const results = await rotateKeys({ config: runtime.config, db: runtime.db, now: runtime.now });
+    const capture = <C>(client: C) => runtime.tracing.captureClient(client);
+    const results = await rotateKeys({ config: runtime.config, db: runtime.db, now: runtime.now, capture });
     for (const r of results) logger.info('signing key rotation', { ...r });
     return { results };
   } catch (err) {
@@ -21,3 +24,6 @@ export async function handler(_event: ScheduledEvent | Record<string, never>, co
     throw err;
   }
 }
+
+/** With its X-Ray subsegment and the cold-start metric (shared/observability/observe-invocation.ts). */
+export const handler = middy(rotate, { timeoutEarlyInMillis: 0 }).use(observeInvocation());

@@ -85,6 +85,8 @@ export class IdentityServiceStack extends Stack {
       RECORD_CACHE_TTL_SECONDS: String(stage.recordCacheTtlSeconds),
       KEY_RETIRE_AFTER_SECONDS: String(stage.keyRetireAfterSeconds),
       POWERTOOLS_SERVICE_NAME: 'identity-service',
+      // The functions' metrics (shared/observability/service-metrics.ts) go beside the log-derived ones.
+      POWERTOOLS_METRICS_NAMESPACE: metricNamespace(stage.name),
     };
     const functionDefaults: FunctionDefaults = {
       environment,
@@ -184,6 +186,7 @@ export class IdentityServiceStack extends Stack {
       table: this.table.table,
       webAclMetricName: this.edge ? `IdentityService-${stage.name}-WebAcl` : undefined,
       period,
+      serviceMetrics: { namespace: environment.POWERTOOLS_METRICS_NAMESPACE!, service: environment.POWERTOOLS_SERVICE_NAME! },
     });
 
     acknowledgeNagFindings({

@@ -1,14 +1,17 @@
-import { ArnFormat, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, type NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTION_TIMEOUTS, routeGroup } from '../../shared/routes/function-groups.ts';
+import { FUNCTION_TIMEOUTS } from '../../shared/routes/function-groups.ts';
 import type { Route, Throttle } from '../../shared/routes/route.ts';
 import { functionTimeoutSeconds, handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { type AccessRoles, type EmailSenderSettings, NO_ACCESS, unionAccess } from './access-roles.ts';
+import { BUNDLED_FILES } from './api-docs-bundle.ts';
+import { ApiGatewayAccountRole } from './api-gateway-account-role.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
-import { type FunctionDefaults, PROJECT_ROOT, ServiceFunction } from './service-function.ts';
+import { addRouteAreas } from './route-areas.ts';
+import { type FunctionDefaults, ServiceFunction } from './service-function.ts';
 
 /** Answers 404/405 for paths and methods no route serves (functions/http/fallback.ts). */
 export const FALLBACK_HANDLER = 'functions/http/fallback';
@@ -18,6 +21,18 @@ const INVOKE_ARNS_PER_STATEMENT = 20;
 /** The token endpoint's handler: the hot path (memory below, the dashboard's latency graph). */
 export const TOKEN_HANDLER = 'functions/oauth/token';
 
+/** The introspection endpoints' handlers: the hot path with /token. */
+export const INTROSPECTION_HANDLERS = ['functions/oauth/introspect', 'functions/oauth/tokeninfo'] as const;
+
+/**
+ * Functions traced by Lambda only (its segment per invocation), without the X-Ray SDK in their
+ * bundle: the hot path, where Powertools Tracer cost measurable CPU per request and about 130 KB of
+ * bundle (docs/benchmarks.md "Metrics and traces: the cost per token"), and the 404/405 function,
+ * which calls nothing worth a subsegment. Every other function runs Powertools Tracer
+ * (ServiceFunction `tracer`; docs/operations.md "Metrics and traces").
+ */
+export const PLATFORM_TRACED: ReadonlySet<string> = new Set([TOKEN_HANDLER, ...INTROSPECTION_HANDLERS, FALLBACK_HANDLER]);
+
 /** Memory where the 512 MB default is wrong; Lambda CPU grows with memory. */
 export const FUNCTION_MEMORY_MB: Readonly<Record<string, number>> = {
   // Signs every token and verifies client secrets; p99 latency here is what clients feel most.
@@ -25,19 +40,6 @@ export const FUNCTION_MEMORY_MB: Readonly<Record<string, number>> = {
   // Only matches a path against the route table.
   [FALLBACK_HANDLER]: 256,
 };
-
-/**
- * Files a handler reads from its bundle: the docs functions get the OpenAPI document generated from
- * the route table, and the reference page's files (infra/openapi/write-api-docs.ts, docs/openapi.md).
- */
-export const BUNDLED_FILES: Readonly<Record<string, (outputDir: string) => string[]>> = {
-  'functions/docs/openapi-document': (out) => [writeApiDocsCommand(out, 'document')],
-  'functions/docs/reference-page': (out) => [writeApiDocsCommand(out, 'page')],
-};
-
-function writeApiDocsCommand(outputDir: string, part: 'document' | 'page'): string {
-  return `cd "${PROJECT_ROOT}" && node --import tsx infra/openapi/write-api-docs.ts "${outputDir}" ${part}`;
-}
 
 export interface RouteApiProps {
   /** API Gateway stage name; also the last segment of the default issuer. */
@@ -192,62 +194,25 @@ export class RouteApi extends Construct {
     }
     const integrations = new Map(all.map((fn) => [fn, this.integrate(fn)]));
     const fallback = integrations.get(this.fallback)!;
-    const routeMethods = new Map<Route, apigw.Method>();
-    const fallbackMethods: apigw.Method[] = [];
-
-    // Resources and methods go to one nested stack per API area (apiAreaOf), sharing this REST
-    // API: a stack holds 500 resources, and paths and methods are most of an API's (docs/deploy.md
-    // "Resource budget"). Path segments that several areas share are made here, in the parent.
-    const byArea = new Map<string, [string, Route[]][]>();
-    for (const entry of groupByPath(routes)) byArea.set(apiAreaOf(entry[0]), [...(byArea.get(apiAreaOf(entry[0])) ?? []), entry]);
-    const shared = sharedPrefixes(byArea);
-    for (const prefix of shared) this.api.root.resourceForPath(prefix);
-    const deployment = this.api.latestDeployment!;
-    const areas = new Map<string, NestedStack>();
-    for (const [area, paths] of byArea) {
-      const nested = new NestedStack(this, `Routes-${area}`, { description: `Identity service ${props.stageName}: ${area} routes` });
-      areas.set(area, nested);
-      const api = apigw.RestApi.fromRestApiAttributes(nested, 'Api', {
-        restApiId: this.api.restApiId,
-        rootResourceId: this.api.restApiRootResourceId,
-      });
-      const imported = new Map<string, apigw.IResource>();
-      const sharedResource = (prefix: string): apigw.IResource => {
-        let r = imported.get(prefix);
-        if (!r) {
-          r = apigw.Resource.fromResourceAttributes(nested, `Shared${prefix}`, {
-            restApi: api,
-            resourceId: this.api.root.resourceForPath(prefix).resourceId,
-            path: prefix,
-          });
-          imported.set(prefix, r);
-        }
-        return r;
-      };
-      for (const [path, pathRoutes] of paths) {
-        const anchor = [...shared].filter((p) => path === p || path.startsWith(`${p}/`)).sort((a, b) => b.length - a.length)[0];
-        const resource = anchor ? sharedResource(anchor).resourceForPath(path.slice(anchor.length + 1)) : api.root.resourceForPath(path);
-        const requestParameters = pathParameters(path);
-        for (const route of pathRoutes) {
-          const method = resource.addMethod(route.method, integrations.get(functions.get(route.handler)!)!, {
-            requestValidator: this.requestValidator,
-            requestParameters,
-          });
-          routeMethods.set(route, method);
-        }
-        // Methods beat ANY in API Gateway, so ANY only sees the methods this path does not serve.
-        fallbackMethods.push(resource.addMethod('ANY', fallback));
-      }
-      // The deployment snapshots the API: it waits for the area's methods, and a new one is made
-      // whenever the route table changes (a method of an imported API does not do this itself).
-      deployment.node.addDependency(nested);
-      deployment.addToLogicalId({ area, routes: paths.map(([path, rs]) => [path, rs.map((r) => `${r.method} ${r.handler}`)]) });
-    }
+    const {
+      areas,
+      routeMethods,
+      fallbackMethods: areaFallbacks,
+    } = addRouteAreas(this, {
+      api: this.api,
+      stageName: props.stageName,
+      routes,
+      integrationOf: (route) => integrations.get(functions.get(route.handler)!)!,
+      fallback,
+      requestValidator: this.requestValidator,
+    });
     this.areas = areas;
-    fallbackMethods.push(this.api.root.addMethod('ANY', fallback));
-    fallbackMethods.push(this.api.root.addResource('{proxy+}').addMethod('ANY', fallback));
     this.routeMethods = routeMethods;
-    this.fallbackMethods = fallbackMethods;
+    this.fallbackMethods = [
+      ...areaFallbacks,
+      this.api.root.addMethod('ANY', fallback),
+      this.api.root.addResource('{proxy+}').addMethod('ANY', fallback),
+    ];
 
     // The stage goes live only once API Gateway may invoke the functions (the role's policies).
     this.api.deploymentStage.node.addDependency(this.invokeRole);
@@ -260,6 +225,7 @@ export class RouteApi extends Construct {
       handlerModule,
       role,
       memorySize: FUNCTION_MEMORY_MB[handlerModule] ?? 512,
+      tracer: PLATFORM_TRACED.has(handlerModule) ? 'platform' : 'sdk',
       ...(BUNDLED_FILES[handlerModule] ? { afterBundling: BUNDLED_FILES[handlerModule] } : {}),
       // Per route group (shared/routes/function-groups.ts FUNCTION_TIMEOUTS), inside API Gateway's 29 s.
       timeout: Duration.seconds(timeoutSeconds),
@@ -287,86 +253,6 @@ function withEmail(defaults: FunctionDefaults, email: EmailSenderSettings): Func
       ...(email.identityArn ? { EMAIL_IDENTITY_ARN: email.identityArn } : {}),
     },
   };
-}
-
-/**
- * The API area of a path, one nested stack each: a management group (`/identity/v1/<group>/...`),
- * else the route group (`oauth`, `health`).
- */
-export function apiAreaOf(path: string): string {
-  const group = /^\/identity\/v1\/([^/]+)/.exec(path)?.[1];
-  return group ? `management-${group.replace(/[^A-Za-z0-9-]/g, '')}` : routeGroup({ path });
-}
-
-/** Path prefixes (`/identity`, `/identity/v1`) that more than one area's paths go through. */
-function sharedPrefixes(byArea: ReadonlyMap<string, readonly [string, Route[]][]>): Set<string> {
-  const areasOf = new Map<string, Set<string>>();
-  for (const [area, paths] of byArea) {
-    for (const [path] of paths) {
-      const segments = path.split('/').filter(Boolean);
-      for (let i = 1; i <= segments.length; i++) {
-        const prefix = `/${segments.slice(0, i).join('/')}`;
-        areasOf.set(prefix, (areasOf.get(prefix) ?? new Set()).add(area));
-      }
-    }
-  }
-  return new Set([...areasOf].filter(([, areas]) => areas.size > 1).map(([prefix]) => prefix));
-}
-
-/** `method.request.path.<name>: true` (required) for each `{name}` of a path. */
-function pathParameters(path: string): Record<string, boolean> {
-  return Object.fromEntries([...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => [`method.request.path.${m[1]}`, true]));
-}
-
-/**
- * The account-wide role API Gateway writes CloudWatch logs with (one per account and region, as
- * `AWS::ApiGateway::Account`). CDK's `cloudWatchRole` attaches the AWS managed policy
- * AmazonAPIGatewayPushToCloudWatchLogs (Resource `*`, every region); this inline policy grants the
- * same actions on this account's and region's log groups only. It cannot be narrower: every API
- * of the account and region logs through it. Retained on stack deletion like CDK's, since other
- * stages may log through it.
- */
-class ApiGatewayAccountRole extends Construct {
-  readonly role: iam.Role;
-  readonly account: apigw.CfnAccount;
-
-  constructor(scope: Construct, id: string) {
-    super(scope, id);
-    const stack = Stack.of(this);
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
-      description: 'API Gateway writes access and execution logs of every REST API in this account and region',
-      inlinePolicies: {
-        Logs: new iam.PolicyDocument({
-          statements: [
-            new iam.PolicyStatement({
-              actions: [
-                'logs:CreateLogGroup',
-                'logs:CreateLogStream',
-                'logs:DescribeLogGroups',
-                'logs:DescribeLogStreams',
-                'logs:PutLogEvents',
-                'logs:GetLogEvents',
-                'logs:FilterLogEvents',
-              ],
-              resources: [
-                stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
-              ],
-            }),
-          ],
-        }),
-      },
-    });
-    this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
-    this.account = new apigw.CfnAccount(this, 'Account', { cloudWatchRoleArn: this.role.roleArn });
-    this.account.applyRemovalPolicy(RemovalPolicy.RETAIN);
-  }
-}
-
-function groupByPath(routes: readonly Route[]): Map<string, Route[]> {
-  const byPath = new Map<string, Route[]>();
-  for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
-  return byPath;
 }
 
 /** Per-route overrides of the stage throttle, keyed `/<path>/<METHOD>` as API Gateway wants. */

@@ -9,7 +9,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 
-/** The stage's namespace of the log-derived metrics (429s, dependency timeouts, KMS errors). */
+/**
+ * The stage's namespace of the log-derived metrics (429s, dependency timeouts, KMS errors) and of
+ * the functions' own (shared/observability/service-metrics.ts: tokens issued, failed logins, caches).
+ */
 export const metricNamespace = (stageName: string) => `IdentityService/${stageName}`;
 
 /** CloudWatch alarms on metric math take at most 10 metrics (a hard limit). */

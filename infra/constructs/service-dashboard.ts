@@ -17,7 +17,12 @@ export interface ServiceDashboardProps {
   readonly webAclMetricName?: string | undefined;
   /** @default Duration.minutes(5) */
   readonly period?: Duration;
+  /** Where the functions publish their own metrics (`POWERTOOLS_METRICS_NAMESPACE`), and their `service` dimension. */
+  readonly serviceMetrics: { readonly namespace: string; readonly service: string };
 }
+
+/** The caches whose hits and misses the functions count (shared/observability/service-metrics.ts `CACHES`). */
+const CACHES = ['record', 'verified_token', 'key'] as const;
 
 /**
  * One CloudWatch dashboard per stage (docs/operations.md "Dashboard"): alarm states first, then the
@@ -71,6 +76,7 @@ export class ServiceDashboard extends Construct {
             ...(props.tokenFunction ? [props.tokenFunction.metricDuration({ period, statistic: cloudwatch.Stats.p(99) })] : []),
           ]),
         ],
+        this.serviceMetricsRow(props.serviceMetrics, period),
         [
           // One expression per graph: both name their metrics after the operations.
           graph('DynamoDB throttled requests', [
@@ -103,5 +109,46 @@ export class ServiceDashboard extends Construct {
           : []),
       ],
     });
+  }
+
+  /**
+   * The functions' own metrics (docs/operations.md "Metrics and traces"): SEARCH expressions draw a
+   * line per dimension value (grant type, route group, function) as they appear.
+   */
+  private serviceMetricsRow(m: ServiceDashboardProps['serviceMetrics'], period: Duration): cloudwatch.IWidget[] {
+    const seconds = period.toSeconds();
+    const search = (label: string, dimension: string, metricName: string) =>
+      new cloudwatch.MathExpression({
+        expression: `SEARCH('{${m.namespace},${dimension},service} MetricName="${metricName}" service="${m.service}"', 'Sum', ${seconds})`,
+        label,
+        usingMetrics: {},
+        period,
+      });
+    const count = (metricName: string, cache: string) =>
+      new cloudwatch.Metric({ namespace: m.namespace, metricName, dimensionsMap: { cache, service: m.service }, statistic: 'Sum', period });
+    const graph = (title: string, left: cloudwatch.IMetric[], leftYAxis?: cloudwatch.YAxisProps) =>
+      new cloudwatch.GraphWidget({ title, left, width: 6, height: 6, ...(leftYAxis ? { leftYAxis } : {}) });
+    return [
+      graph('Tokens issued by grant', [search('TokensIssued', 'grant_type', 'TokensIssued')]),
+      graph('Failed logins, 429s and 503s by route group', [
+        search('LoginsFailed', 'reason', 'LoginsFailed'),
+        search('Throttled', 'route_group', 'Throttled'),
+        search('ServiceUnavailable', 'route_group', 'ServiceUnavailable'),
+      ]),
+      graph(
+        'Cache hit ratio (%)',
+        CACHES.map(
+          (cache, i) =>
+            new cloudwatch.MathExpression({
+              expression: `100 * h${i} / (h${i} + m${i})`,
+              usingMetrics: { [`h${i}`]: count('CacheHit', cache), [`m${i}`]: count('CacheMiss', cache) },
+              label: cache,
+              period,
+            }),
+        ),
+        { min: 0, max: 100 },
+      ),
+      graph('Cold starts by function', [search('ColdStart', 'function_name', 'ColdStart')]),
+    ];
   }
 }

@@ -33,7 +33,10 @@ export interface FunctionDefaults {
   readonly logGroup: logs.ILogGroup;
   /** @default 'INFO' */
   readonly logLevel?: LogLevel;
-  /** X-Ray active tracing. @default false */
+  /**
+   * X-Ray active tracing (Lambda's own segment per invocation); where the function is traced with
+   * the SDK (`tracer`), its subsegments too. Off: the Tracer is turned off as well. @default false
+   */
   readonly tracing?: boolean;
   /**
    * Replaces the esbuild bundle of a handler module; return `undefined` to bundle it. Tests use it
@@ -54,7 +57,23 @@ export interface ServiceFunctionProps extends FunctionDefaults {
   readonly timeout: Duration;
   /** Shell commands that add files beside the bundled code (`outputDir`), e.g. the API docs (RouteApi). */
   readonly afterBundling?: (outputDir: string) => string[];
+  /**
+   * `sdk`: Powertools Tracer is bundled (`#function-tracing` aliased to shared/observability/sdk-tracing.ts):
+   * the handler's subsegment and one per DynamoDB, KMS and SES call. `platform`: no X-Ray SDK in the
+   * bundle, Lambda's segment only (the hot path: RouteApi `PLATFORM_TRACED`; docs/operations.md
+   * "Metrics and traces").
+   * @default 'sdk'
+   */
+  readonly tracer?: 'sdk' | 'platform';
 }
+
+/**
+ * The esbuild flag that puts Powertools Tracer into a function's bundle: the code imports its
+ * tracing from `#function-tracing`, which package.json maps to the SDK-free
+ * shared/observability/platform-tracing.ts (so `BUNDLING` alone, as the benchmark's bundles use it,
+ * gives the hot path's bundle). The path is relative to the project root, where esbuild runs.
+ */
+export const SDK_TRACING_ALIAS = { '--alias:#function-tracing': './shared/observability/sdk-tracing.ts' } as const;
 
 /**
  * How every handler is bundled (esbuild through NodejsFunction). Exported so that the benchmark's
@@ -121,6 +140,8 @@ export class ServiceFunction extends NodejsFunction {
       environment: {
         ...props.environment,
         POWERTOOLS_LOG_LEVEL: logLevel,
+        // Powertools Tracer stays off where the function is not traced (it would find no segment).
+        ...(props.tracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
         ...(FUNCTION_NODE_FLAGS.length ? { NODE_OPTIONS: FUNCTION_NODE_FLAGS.join(' ') } : {}),
       },
       logGroup: props.logGroup,
@@ -136,11 +157,17 @@ export class ServiceFunction extends NodejsFunction {
             handler: 'handler',
             projectRoot: PROJECT_ROOT,
             depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-            bundling: props.afterBundling ? { ...BUNDLING, commandHooks: afterBundlingHooks(props.afterBundling) } : BUNDLING,
+            bundling: bundlingOf(props),
           }),
     });
     this.handlerModule = props.handlerModule;
   }
+}
+
+function bundlingOf(props: ServiceFunctionProps): BundlingOptions {
+  const withTracer =
+    (props.tracer ?? 'sdk') === 'sdk' ? { ...BUNDLING, esbuildArgs: { ...BUNDLING.esbuildArgs, ...SDK_TRACING_ALIAS } } : BUNDLING;
+  return props.afterBundling ? { ...withTracer, commandHooks: afterBundlingHooks(props.afterBundling) } : withTracer;
 }
 
 function afterBundlingHooks(after: (outputDir: string) => string[]): NonNullable<BundlingOptions['commandHooks']> {

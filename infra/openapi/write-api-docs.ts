@@ -1,5 +1,5 @@
 /**
- * Run by the bundling of the docs functions (infra/constructs/route-api.ts, an esbuild
+ * Run by the bundling of the docs functions (infra/constructs/api-docs-bundle.ts, an esbuild
  * `afterBundling` hook): `node --import tsx infra/openapi/write-api-docs.ts <bundle dir> document|page`
  * writes `openapi.json` (document) or the reference page's files (page) beside the bundled code,
  * where the function reads them (shared/openapi/api-docs.ts `bundledApiDocs`).

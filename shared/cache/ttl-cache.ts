@@ -1,3 +1,5 @@
+import type { CacheCounter } from '../observability/service-metrics.ts';
+
 /**
  * A per-container cache with a time-to-live, for records the hot path reads on every request
  * (clients, resources). Bounded, so a flood of unknown ids cannot grow it without limit.
@@ -9,6 +11,8 @@ export class TtlCache<V> {
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
     private readonly clock: () => number = Date.now,
+    /** Counts `getOrLoad`'s lookups: a hit, or a miss that loads (shared/observability/service-metrics.ts). */
+    private readonly countLookup?: CacheCounter,
   ) {}
 
   get(key: string): V | undefined {
@@ -42,6 +46,7 @@ export class TtlCache<V> {
   /** Reads through: one load per key per TTL, and concurrent misses share one load. */
   async getOrLoad(key: string, load: () => Promise<V>): Promise<V> {
     const hit = this.get(key);
+    this.countLookup?.(hit !== undefined);
     if (hit !== undefined) return hit;
     let pending = this.inflight.get(key);
     if (!pending) {

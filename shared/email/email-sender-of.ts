@@ -28,10 +28,11 @@ export function emailSenderOf(runtime: Runtime): EmailSender | undefined {
         ? null
         : email.transport === 'outbox'
           ? outboxEmailSender(email.dir, runtime.now)
-          : sesEmailSender(new SESv2Client({ region: runtime.config.region, ...sdkClientOptions(SES_BUDGET) }), {
-              from: email.from,
-              identityArn: email.identityArn,
-            });
+          : sesEmailSender(
+              // X-Ray subsegments per call where the function is traced (shared/observability/tracing.ts).
+              runtime.tracing.captureClient(new SESv2Client({ region: runtime.config.region, ...sdkClientOptions(SES_BUDGET) })),
+              { from: email.from, identityArn: email.identityArn },
+            );
     perRuntime.set(runtime, sender);
   }
   return sender ?? undefined;

@@ -8,6 +8,7 @@ import type * as v from 'valibot';
 import { isTimeout } from '../aws/dependency-failure.ts';
 import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
 import { logger } from '../logger.ts';
+import { observeInvocation } from '../observability/observe-invocation.ts';
 import { routeGroup } from '../routes/function-groups.ts';
 import type { Route } from '../routes/route.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
@@ -155,6 +156,8 @@ export function httpPipeline<
   };
 
   const handler = middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
+    // First, so it wraps everything: the X-Ray subsegment, 429/503 counts, metrics published when due.
+    .use(observeInvocation<HttpEvent, HttpResponse>((event) => functionGroupOf(event, routing)))
     .use(lambdaContextLogging())
     .use(requestLog(spec.quietSuccess ?? false))
     // middy runs onError hooks last-registered first: the renderer must set the error response

@@ -1,6 +1,7 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config.ts';
+import { cacheCounter, type ServiceMetrics } from '../observability/service-metrics.ts';
 import { keys as tableKeys } from '../store/table-keys.ts';
 import { createKeyBackend } from './key-backend.ts';
 import type { KeyStore, SecretBox } from './key-store.ts';
@@ -16,6 +17,10 @@ export interface KeyServicesDeps {
   now: () => Date;
   /** Injected in tests (aws-sdk-client-mock); otherwise built from config.region on first use. */
   kms?: KMSClient;
+  /** Counts the key cache's hits and misses. */
+  metrics?: ServiceMetrics;
+  /** Wraps the KMS client built here (X-Ray, shared/observability/tracing.ts). */
+  capture?: <C>(client: C) => C;
 }
 
 export interface KeyServices {
@@ -38,8 +43,9 @@ export interface ItemFeed {
  * The key services of one process, by KEY_MODE (docs/keys.md): `envelope` (KMS-wrapped key pairs in
  * the table), `kms-sign` (KMS signs each token), `local` (AES-256-GCM master key file).
  */
-export function createKeyServices({ config, db, now, kms }: KeyServicesDeps): KeyServices {
-  const backend = createKeyBackend(config, kms);
+export function createKeyServices({ config, db, now, kms, metrics, capture }: KeyServicesDeps): KeyServices {
+  const backend = createKeyBackend(config, kms, capture);
+  const counted = metrics ? { countLookup: cacheCounter(metrics, 'key') } : {};
   const repo = signingKeysRepository(db, config.tableName);
   const cacheTtlMs = config.keyCacheTtlMs;
   const keys =
@@ -51,8 +57,9 @@ export function createKeyServices({ config, db, now, kms }: KeyServicesDeps): Ke
           now,
           cacheTtlMs,
           retireAfterSeconds: config.keyRetireAfterSeconds,
+          ...counted,
         })
-      : tableKeyStore({ repo, source: backend.pairs, now, cacheTtlMs });
+      : tableKeyStore({ repo, source: backend.pairs, now, cacheTtlMs, ...counted });
   const serviceSecret = serviceSecrets({ db, tableName: config.tableName, wrapper: backend.wrapper, now });
   return {
     keys,

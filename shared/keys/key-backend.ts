@@ -20,7 +20,7 @@ export interface KeyBackend {
  * What stands behind the keys in each mode. Nothing is touched at construction: the KMS client and
  * the master key file are made or read on first use, so building a runtime does no I/O.
  */
-export function createKeyBackend(config: Config, kms?: KMSClient): KeyBackend {
+export function createKeyBackend(config: Config, kms?: KMSClient, capture: <C>(client: C) => C = (c) => c): KeyBackend {
   if (config.keyMode === 'local') {
     const file = config.localMasterKeyFile;
     if (!file) throw new Error('LOCAL_MASTER_KEY_FILE is required in local key mode');
@@ -37,6 +37,7 @@ export function createKeyBackend(config: Config, kms?: KMSClient): KeyBackend {
   const keyId = config.kmsKeyId;
   if (!keyId) throw new Error('KMS_KEY_ID is required when KEY_MODE is not local');
   let client = kms;
-  const getKms = () => (client ??= new KMSClient({ region: config.region, ...sdkClientOptions(config.budgets.kms) }));
+  // `capture`: X-Ray subsegments per call where the function is traced (shared/observability/tracing.ts).
+  const getKms = () => (client ??= capture(new KMSClient({ region: config.region, ...sdkClientOptions(config.budgets.kms) })));
   return { wrapper: kmsKeyWrapper(getKms, keyId), pairs: kmsKeyPairSource(getKms, keyId), kms: getKms };
 }

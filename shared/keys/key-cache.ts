@@ -1,3 +1,4 @@
+import type { CacheCounter } from '../observability/service-metrics.ts';
 import { buildSnapshot, isPublished, type KeySnapshot, type PublicKeyCache } from './key-snapshot.ts';
 import type { PublicKeyEntry } from './key-store.ts';
 import { MISS_REFRESH_MS } from './key-timing.ts';
@@ -11,6 +12,11 @@ export interface KeyCacheOptions {
   missRefreshMs?: number;
   /** Called with every new snapshot (the signer drops private keys that no longer sign). */
   onRefresh?: (snapshot: KeySnapshot) => void;
+  /**
+   * Counts lookups (`current`): a hit when the snapshot is fresh, a miss when it is read first
+   * (shared/observability/service-metrics.ts).
+   */
+  countLookup?: CacheCounter;
 }
 
 export interface KeyCache {
@@ -62,7 +68,11 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
         loading = undefined;
       }));
   };
-  const current = async () => fresh() ?? refresh();
+  const current = async () => {
+    const snap = fresh();
+    opts.countLookup?.(snap !== undefined);
+    return snap ?? refresh();
+  };
 
   return {
     fresh,

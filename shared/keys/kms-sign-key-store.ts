@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { internalError, notImplemented } from '../errors.ts';
+import type { CacheCounter } from '../observability/service-metrics.ts';
 import { derToJose } from './der-to-jose.ts';
 import { createJwsEncoder } from './jws.ts';
 import { createKeyCache } from './key-cache.ts';
@@ -17,6 +18,8 @@ export interface KmsSignKeyStoreOptions {
   now: () => Date;
   cacheTtlMs: number;
   retireAfterSeconds: number;
+  /** Counts the key cache's lookups (shared/observability/service-metrics.ts). */
+  countLookup?: CacheCounter;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface KmsSignKeyStoreOptions {
 export function kmsSignKeyStore(opts: KmsSignKeyStoreOptions): KeyStore {
   const { kms, keyId, repo, now } = opts;
   const encoder = createJwsEncoder();
-  const cache = createKeyCache({ repo, now, cacheTtlMs: opts.cacheTtlMs });
+  const cache = createKeyCache({ repo, now, cacheTtlMs: opts.cacheTtlMs, ...(opts.countLookup ? { countLookup: opts.countLookup } : {}) });
   let registered: Promise<KmsSigningKeyRegistration> | undefined;
 
   const register = (): Promise<KmsSigningKeyRegistration> =>

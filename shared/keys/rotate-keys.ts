@@ -15,6 +15,8 @@ export interface RotateKeysOptions {
   db: DynamoDBDocumentClient;
   now: () => Date;
   kms?: KMSClient;
+  /** Wraps the KMS client built here (X-Ray, shared/observability/tracing.ts). */
+  capture?: <C>(client: C) => C;
   /** Default: both algorithms, so the first run also creates the keys (the token path then never needs GenerateDataKeyPair). */
   algs?: readonly AsymmetricAlg[];
   /** Promote the next key even if it has been published for less than NEXT_KEY_MIN_PUBLISHED_SECONDS (local use). */
@@ -46,7 +48,7 @@ export async function rotateKeys(options: RotateKeysOptions): Promise<RotationRe
   const { config, db, now } = options;
   const algs = options.algs ?? ASYMMETRIC_ALGS;
   const repo = signingKeysRepository(db, config.tableName);
-  const backend = createKeyBackend(config, options.kms);
+  const backend = createKeyBackend(config, options.kms, options.capture);
   if (config.keyMode === 'kms-sign') return registerOnly(options, repo, backend.kms(), algs);
   const source = backend.pairs;
   const results: RotationResult[] = [];

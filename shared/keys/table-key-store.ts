@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { internalError, serviceUnavailable } from '../errors.ts';
 import { logger } from '../logger.ts';
+import type { CacheCounter } from '../observability/service-metrics.ts';
 import { jwkOfKey, samePublicKey } from './jwk.ts';
 import { createJwsEncoder, signInput } from './jws.ts';
 import { createKeyCache } from './key-cache.ts';
@@ -18,6 +19,8 @@ export interface TableKeyStoreOptions {
   /** How long a read of the keys is trusted (KEY_CACHE_TTL_SECONDS). */
   cacheTtlMs: number;
   missRefreshMs?: number;
+  /** Counts the key cache's lookups (shared/observability/service-metrics.ts). */
+  countLookup?: CacheCounter;
 }
 
 /**
@@ -99,6 +102,8 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
       // Already fresh (another request read meanwhile, or nothing was wanted): an empty `items`
       // would otherwise read as "no keys at all".
       if (cache.fresh()) return;
+      // The request's own read loaded them: a miss of the key cache, as a refresh would be.
+      opts.countLookup?.(false);
       const partition = partitionOfStates(items);
       if (!partition) return;
       const at = (readAt ?? now()).getTime();
@@ -113,7 +118,10 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
       // Hot path: a fresh snapshot and an opened key mean no I/O and no await before signing.
       const cur = cache.fresh()?.current.get(alg);
       const key = cur && privateKeys.get(cur.entry.kid);
-      if (cur && key) return signInput(alg, key, encoder.signingInput(alg, cur.entry.kid, header, payload));
+      if (cur && key) {
+        opts.countLookup?.(true);
+        return signInput(alg, key, encoder.signingInput(alg, cur.entry.kid, header, payload));
+      }
       const k = await currentKey(alg);
       const priv = await unwrap(k.record);
       return signInput(alg, priv, encoder.signingInput(alg, k.entry.kid, header, payload));

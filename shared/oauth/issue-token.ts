@@ -24,5 +24,7 @@ export async function issueToken(headers: Record<string, string | undefined>, bo
   if (!authenticated.client.grant_types.includes(grant.name)) {
     throw oauthError(400, 'unauthorized_client', `body.grant_type: the client may not use ${grant.name}.`);
   }
-  return grant.handle(authenticated, request, deps);
+  const tokens = await grant.handle(authenticated, request, deps);
+  deps.metrics.count('TokensIssued', ['grant_type', grant.name]);
+  return tokens;
 }

@@ -1,5 +1,6 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
+import type { ServiceMetrics } from '../observability/service-metrics.ts';
 import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { AuthorizationCodesRepository } from '../store/authorization-codes-repository.ts';
@@ -147,6 +148,8 @@ export interface OAuthDeps {
   now: () => Date;
   /** Tokens whose signature already verified, by the token's SHA-256 (verify-resource-token.ts). */
   verifiedTokens: TtlCache<VerifiedToken>;
+  /** Tokens issued, failed logins, cache hits (shared/observability/service-metrics.ts). */
+  metrics: ServiceMetrics;
 }
 
 /** A token whose signature, lifetime and claims checked out, with what binds its revocation (docs/tokens.md). */

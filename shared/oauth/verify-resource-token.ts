@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
+import { CACHES } from '../observability/service-metrics.ts';
 import { jsonPart } from '../tokens/compact-jws.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, checkIssuedAt, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
@@ -74,6 +75,7 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
 export async function verifyIssuedToken(token: string, deps: OAuthDeps): Promise<VerifiedToken> {
   const digest = createHash('sha256').update(token).digest('base64url');
   const known = deps.verifiedTokens.get(digest);
+  deps.metrics.count(known ? 'CacheHit' : 'CacheMiss', CACHES.verified_token);
   if (known) {
     const now = deps.now().getTime() / 1000;
     const { exp, nbf } = known.claims;

@@ -8,6 +8,8 @@ export interface DynamoClientOptions {
   endpoint?: string | undefined;
   /** Connect and attempt timeouts and attempts (config.budgets.dynamodb). */
   budget: DependencyBudget;
+  /** X-Ray subsegments per call where the function is traced (shared/observability/tracing.ts). */
+  capture?: <C>(client: C) => C;
 }
 
 /**
@@ -16,12 +18,14 @@ export interface DynamoClientOptions {
  * backoffs before the repository boundary turns it into a 503. Locally DynamoDB Local accepts any
  * credentials.
  */
-export function createDocumentClient({ region, endpoint, budget }: DynamoClientOptions): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    region,
-    ...sdkClientOptions(budget),
-    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
+export function createDocumentClient({ region, endpoint, budget, capture = (c) => c }: DynamoClientOptions): DynamoDBDocumentClient {
+  const client = capture(
+    new DynamoDBClient({
+      region,
+      ...sdkClientOptions(budget),
+      ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    }),
+  );
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },

@@ -2,6 +2,7 @@ import { TtlCache } from '../cache/ttl-cache.ts';
 import { isStorableClientId } from '../oauth/authenticate-client.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.ts';
 import { isUserToken, loginOf, type UserTokenWant } from '../oauth/user-token-state.ts';
+import { cacheCounter } from '../observability/service-metrics.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
@@ -89,8 +90,9 @@ function caches(runtime: Runtime): RecordCaches {
   const clientsRepo = clientTokenReads(db, config.tableName, now);
   const resourcesRepo = resourceTokenReads(db, config.tableName, now);
   const clock = () => now().getTime();
-  const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs, 10_000, clock);
-  const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs, 10_000, clock);
+  const countRecord = cacheCounter(runtime.metrics, 'record');
+  const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs, 10_000, clock, countRecord);
+  const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs, 10_000, clock, countRecord);
   const tenantHints = new TtlCache<string>(TENANT_HINT_TTL_MS, 10_000, clock);
   const userOfItem = (item: Record<string, unknown> | undefined): UserRecord | undefined =>
     item?.type === 'User' ? toRecord<UserRecord>(item) : undefined;
@@ -226,6 +228,7 @@ function caches(runtime: Runtime): RecordCaches {
     managementAudience: config.managementAudience,
     now,
     verifiedTokens: new TtlCache(VERIFIED_TOKEN_TTL_MS, 10_000, clock),
+    metrics: runtime.metrics,
     async findClient(clientId) {
       return (await clients.getOrLoad(clientId, async () => toClient(await clientsRepo.getClientWithGrants(clientId)))) ?? undefined;
     },

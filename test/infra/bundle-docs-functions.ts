@@ -6,7 +6,7 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { BUNDLED_FILES } from '../../infra/constructs/route-api.ts';
+import { BUNDLED_FILES } from '../../infra/constructs/api-docs-bundle.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { quietBundlingNotices } from '../../infra/quiet-bundling-notices.ts';
 

@@ -77,9 +77,9 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
     expect(env.KEY_MODE).toBe('kms-sign');
   });
 
-  it('the fallback function touches neither the table nor KMS', () => {
+  it('the fallback function touches neither the table nor KMS: its logs and its X-Ray segments only', () => {
     const actions = actionsOf(statementsOf(FALLBACK_HANDLER));
-    expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
   it('key rotation: table readwrite and GenerateDataKeyPairWithoutPlaintext; no Decrypt (rotation never opens a private key)', () => {

@@ -2,14 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { loadConfig } from '../../shared/config.ts';
+import { type Config, loadConfig } from '../../shared/config.ts';
 import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import type { TestTable } from './dynamodb.ts';
 
-/** A local-mode runtime on a test table (real DynamoDB Local, real AES-GCM master key in a temp dir). */
-export function testRuntime(table: TestTable, env: Record<string, string> = {}, now?: () => Date): Runtime {
-  const config = loadConfig({
+/** A local-mode configuration on a test table (real DynamoDB Local, real AES-GCM master key in a temp dir). */
+export function testConfig(table: TestTable, env: Record<string, string> = {}): Config {
+  return loadConfig({
     TABLE_NAME: table.tableName,
     DYNAMODB_ENDPOINT: table.endpoint,
     AWS_REGION: 'local',
@@ -18,7 +18,11 @@ export function testRuntime(table: TestTable, env: Record<string, string> = {}, 
     LOCAL_MASTER_KEY_FILE: join(mkdtempSync(join(tmpdir(), 'idkeys-')), 'master.key'),
     ...env,
   });
-  return createRuntime(config, { db: table.db, ...(now ? { now } : {}) });
+}
+
+/** A runtime of `testConfig`, reading through the test table's client. */
+export function testRuntime(table: TestTable, env: Record<string, string> = {}, now?: () => Date): Runtime {
+  return createRuntime(testConfig(table, env), { db: table.db, ...(now ? { now } : {}) });
 }
 
 /**

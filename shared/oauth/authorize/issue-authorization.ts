@@ -5,6 +5,9 @@ import { authorizationResponse } from './authorization-response.ts';
 import type { AuthorizeDeps } from './authorize-deps.ts';
 import { AuthorizeError, type AuthorizeRequest } from './authorize-request.ts';
 
+/** Tokens from `/authorize` itself (RFC 6749 §4.2) count under this grant type. */
+const IMPLICIT = ['grant_type', 'implicit'] as const;
+
 export interface Authorization {
   client: OAuthClient;
   request: AuthorizeRequest;
@@ -60,6 +63,7 @@ export async function issueAuthorization(a: Authorization, deps: AuthorizeDeps) 
     request.responseType !== 'id_token',
     deps.oauth,
   );
+  deps.oauth.metrics.count('TokensIssued', IMPLICIT);
   return authorizationResponse(target, deps.oauth.issuer, {
     access_token: tokens.access_token,
     token_type: tokens.token_type,

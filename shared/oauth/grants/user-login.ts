@@ -1,4 +1,5 @@
 import { oauthError } from '../../errors.ts';
+import type { ServiceMetrics } from '../../observability/service-metrics.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { LoginStores, OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
@@ -9,6 +10,10 @@ import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
  * an attacker anything the others do not.
  */
 export const invalidCredentials = () => oauthError(400, 'invalid_grant', 'The credentials are not valid.');
+
+/** `LoginsFailed` by `reason` (shared/observability/service-metrics.ts). */
+const LOCKED = ['reason', 'locked'] as const;
+const INVALID_CREDENTIALS = ['reason', 'invalid_credentials'] as const;
 
 /** How a grant checks the secret of a user it found (or of none: the same work, then false). */
 export interface SecretCheck {
@@ -73,7 +78,7 @@ export async function logUserIn(
 export async function checkUserSecret(
   user: UserRecord | undefined,
   check: SecretCheck,
-  deps: { login: Pick<LoginStores, 'failures'> },
+  deps: { login: Pick<LoginStores, 'failures'>; metrics: ServiceMetrics },
 ): Promise<UserRecord> {
   const admitting = user
     ? deps.login.failures.admit(user.id)
@@ -81,11 +86,15 @@ export async function checkUserSecret(
   // The hash (about 80 ms) overlaps the counting write; whatever it finds, a refused attempt is 429.
   const [admission, early] = await Promise.all([admitting, check.writesNothing ? check.verify(user) : undefined]);
   if (!admission.admitted) {
+    deps.metrics.count('LoginsFailed', LOCKED);
     throw oauthError(429, 'too_many_requests', 'Too many failed attempts for this user; retry later.', {
       headers: { 'Retry-After': String(admission.retryAfterSeconds) },
     });
   }
   const ok = early ?? (await check.verify(user));
-  if (!user || !ok || user.blocked) throw invalidCredentials();
+  if (!user || !ok || user.blocked) {
+    deps.metrics.count('LoginsFailed', INVALID_CREDENTIALS);
+    throw invalidCredentials();
+  }
   return user;
 }
