@@ -47,6 +47,14 @@ module.exports = {
       to: { path: '^(infra|functions)/' },
     },
     {
+      name: 'routes-are-data',
+      severity: 'error',
+      comment:
+        "The route table is plain data that every function's pipeline and the CDK app read: its modules import only each other, so a row never drags code into every bundle.",
+      from: { path: '^shared/routes/' },
+      to: { pathNot: '^shared/routes/' },
+    },
+    {
       name: 'functions-only-wire',
       severity: 'error',
       comment: 'A handler wires a pipeline to a use case; it never talks to AWS itself.',

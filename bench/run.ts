@@ -8,7 +8,7 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { LocalStack } from '../infra/local/local-stack.ts';
@@ -17,6 +17,7 @@ import { attachDdbMeter, type DdbMeter } from './lib/ddb-meter.ts';
 import { FAKE_KMS_KEY_ARN, installFakeKms } from './lib/fake-kms.ts';
 import { fetchToken, prepareOurClient, type TokenFixture } from './lib/fixture.ts';
 import { startKmsStandIn } from './lib/kms-stand-in.ts';
+import { logsToDevNull } from './lib/logs-to-dev-null.ts';
 import { canPin, LOAD_CORE, pinSelf, SERVER_CORE, spawnNode, startRedis, stopChild, waitForReady } from './lib/proc.ts';
 import { renderMarkdown } from './lib/report.ts';
 import { checkTargets } from './lib/targets.ts';
@@ -88,13 +89,7 @@ const DEFAULT_CLIENT_SECRET = 'bench-default-client-secret-0123456789abcdefghijk
 // The handlers log one JSON line per request (Powertools, INFO) to stdout, as in Lambda. In this
 // process those lines go to /dev/null (still one write per line, as Lambda's stdout pipe costs),
 // and stdout carries only the report.
-const devNull = openSync('/dev/null', 'w');
-const writeReport = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: string | Uint8Array) => {
-  if (typeof chunk === 'string') writeSync(devNull, chunk);
-  else writeSync(devNull, chunk);
-  return true;
-}) as typeof process.stdout.write;
+const writeReport = logsToDevNull();
 
 const pinned = pinSelf(LOAD_CORE);
 const pinning = pinned

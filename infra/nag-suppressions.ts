@@ -1,7 +1,7 @@
 import { type App, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import type { Route } from '../shared/routes.ts';
+import type { Route } from '../shared/routes/route.ts';
 
 /**
  * Every cdk-nag AwsSolutions finding the service accepts, each with its reason: the one place they

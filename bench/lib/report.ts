@@ -140,11 +140,11 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('## 2. Introspection over HTTP');
   out.push('');
   out.push(
-    `Ours: \`POST /tokeninfo\` with our JWTs. Theirs: \`POST /token/introspection\` with opaque tokens of the same client (oidc-provider refuses to introspect JWT access tokens: "Structured JWT Tokens cannot be introspected"), with two storages: in memory, and its Redis adapter against a real redis-server ${'version' in m.redis ? m.redis.version : ''} on the server core, whose CPU is counted as that side's database. Both callers authenticate with client_secret_basic.`,
+    `Ours: \`POST /tokeninfo\` with our JWTs. Theirs: \`POST /token/introspection\` with opaque tokens of the same client (oidc-provider refuses to introspect JWT access tokens: "Structured JWT Tokens cannot be introspected"), with two storages: in memory, and its Redis adapter against a real redis-server ${'version' in m.redis ? m.redis.version : ''} on the server core, whose CPU is counted as that side's database. Both callers authenticate with client_secret_basic. What each side does per request differs: ours verifies an ES256 signature (uncached) and checks the token's revocation binding in memory; theirs verifies no signature, it looks the opaque token up in its storage.`,
   );
   if ('missing' in m.redis) out.push('', `**REDIS NOT MEASURED: ${m.redis.missing}.**`);
   for (const [key, title] of [
-    ['uncached', '2a. Uncached: each request verifies a signature'],
+    ['uncached', '2a. Uncached: each request of ours verifies a signature; theirs looks a token up'],
     ['cached', '2b. Cached: a small pool of tokens'],
     ['revoked', '2c. Revoked tokens'],
   ] as const) {

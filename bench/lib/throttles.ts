@@ -1,4 +1,5 @@
-import { ROUTES, type Throttle } from '../../shared/routes.ts';
+import type { Throttle } from '../../shared/routes/route.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 
 export interface LiftedThrottle {
   route: string;
@@ -7,7 +8,7 @@ export interface LiftedThrottle {
 
 /**
  * The local server applies API Gateway-style throttles: the stage's (which the bench sets far above
- * anything one core can serve) and the per-route ones of shared/routes.ts (`/token`, `/tokeninfo`,
+ * anything one core can serve) and the per-route ones of the route rows (shared/routes/) (`/token`, `/tokeninfo`,
  * `/introspect`: 2000 rps, burst 4000). A benchmark must measure the service, not the throttle, so
  * the bench's server runs with `routeThrottles: 'stage-only'`; the report lists what that lifted.
  */

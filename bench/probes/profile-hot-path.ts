@@ -1,10 +1,3 @@
-/**
- * `node --import tsx bench/probes/profile-hot-path.ts <token|introspect|refresh> [seconds] [pool]`: a V8
- * CPU profile of one hot path in process (warm container, INFO logging to /dev/null), printed as
- * inclusive and self time per function, to find what a request spends outside the signature.
- * Needs DynamoDB Local (started here, in memory).
- */
-import { openSync, writeSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
@@ -12,17 +5,13 @@ import { startLocalStack } from '../../infra/local/local-stack.ts';
 import { runWithRuntime } from '../../shared/runtime.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { prepareOurClient } from '../lib/fixture.ts';
+import { logsToDevNull } from '../lib/logs-to-dev-null.ts';
+import { type CpuProfile, functionTable } from '../lib/profile-summary.ts';
 import { UNTHROTTLED } from '../lib/throttles.ts';
 import { prepareUserFixture } from '../sections/user-flows.ts';
 
 const [what = 'token', secondsArg = '4', poolArg = '11000'] = process.argv.slice(2);
-const devNull = openSync('/dev/null', 'w');
-const report = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: string | Uint8Array) => {
-  if (typeof chunk === 'string') writeSync(devNull, chunk);
-  else writeSync(devNull, chunk);
-  return true;
-}) as typeof process.stdout.write;
+const report = logsToDevNull();
 
 type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number; body?: string }>;
 const ddb = await startDynamoDbLocal({ dataDir: null });
@@ -117,55 +106,13 @@ try {
     n++;
   }
   const cpu = process.cpuUsage(c0);
-  const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
+  const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
   session.disconnect();
   const usPerCall = (cpu.user + cpu.system) / n;
   report(`${what}: ${n} calls, ${usPerCall.toFixed(1)} µs CPU per call (profiled)\n`);
-  summarize(profile, usPerCall, resolve(import.meta.dirname, '../..'));
+  report(`\n${functionTable(profile, usPerCall, resolve(import.meta.dirname, '../..'))}`);
 } finally {
   await stack.stop();
   await ddb.stop();
 }
 process.exit(0);
-
-interface Node {
-  id: number;
-  hitCount?: number;
-  children?: number[];
-  callFrame: { functionName: string; url: string; lineNumber: number };
-}
-interface Profile {
-  nodes: Node[];
-}
-
-/** Inclusive and self share per function (recursion counted once), scaled to µs per call. */
-function summarize(p: Profile, usPerCall: number, root: string) {
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const name = (n: Node) =>
-    `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(`file://${root}/`, '').replace(/.*node_modules\//, '')}:${n.callFrame.lineNumber + 1}`;
-  const self = new Map<string, number>();
-  const incl = new Map<string, number>();
-  let total = 0;
-  for (const n of p.nodes) {
-    const hits = n.hitCount ?? 0;
-    if (!hits || n.callFrame.functionName === '(idle)') continue;
-    total += hits;
-    self.set(name(n), (self.get(name(n)) ?? 0) + hits);
-    const seen = new Set<string>();
-    for (let id: number | undefined = n.id; id !== undefined; id = parent.get(id)) {
-      const k = name(byId.get(id)!);
-      if (seen.has(k)) continue;
-      seen.add(k);
-      incl.set(k, (incl.get(k) ?? 0) + hits);
-    }
-  }
-  const rows = (m: Map<string, number>, top: number) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([k, v]) => `${((v / total) * 100).toFixed(1).padStart(5)}%  ${((v / total) * usPerCall).toFixed(1).padStart(6)} µs  ${k}`)
-      .join('\n');
-  report(`\nself time:\n${rows(self, 30)}\n\ninclusive time:\n${rows(incl, 60)}\n`);
-}

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { BUNDLING, FUNCTION_NODE_FLAGS } from '../../infra/constructs/service-function.ts';
 import { writeApiDocs } from '../../infra/openapi/write-api-docs.ts';
-import { handlerModules, ROUTES } from '../../shared/routes.ts';
+import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { basicAuth, type EventSpec, FORM, proxyEvent } from '../lib/api-event.ts';
 import { LOAD_CORE, pinSelf, runNode } from '../lib/proc.ts';
 import { median, round } from '../lib/stats.ts';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
 import { json } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 
 const OpenApiDocument = v.object({
   openapi: v.string(),

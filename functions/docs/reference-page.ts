@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { notFound } from '../../shared/errors.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { file } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { referenceFile, referencePage } from '../../shared/openapi/reference-page.ts';
 
 /** `/docs` has no parameter; `/docs/{file}` names one of the page's files. */
@@ -9,7 +10,7 @@ const ReferencePath = v.object({ file: v.optional(v.pipe(v.string(), v.maxLength
 
 /** GET /docs and GET /docs/{file}: the API reference page (Swagger UI) and its files (docs/openapi.md). */
 export const handler = httpHandler(
-  { page: true, path: ReferencePath, responses: { 200: file('text/html', 'text/javascript', 'text/css') } },
+  { page: HOSTED_PAGE, path: ReferencePath, responses: { 200: file('text/html', 'text/javascript', 'text/css') } },
   async ({ path, runtime }) => {
     if (path.file === undefined) return referencePage();
     const answer = await referenceFile(path.file, (name) => runtime.apiDocs.file(name));

@@ -1,8 +1,8 @@
 import { checkHealth } from '../../shared/health/check-health.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HealthResponseSchema } from '../../shared/health/health-response-schema.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
 import { json } from '../../shared/http/response-spec.ts';
-import { HealthResponseSchema } from '../../shared/oauth/response-schemas.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { tableProbe } from '../../shared/store/table-probe.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
 

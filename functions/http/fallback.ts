@@ -4,7 +4,7 @@ import { methodNotAllowed, notFound } from '../../shared/errors.ts';
 import { renderError } from '../../shared/http/render-error.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
-import { matchRoute } from '../../shared/routes.ts';
+import { matchRoute } from '../../shared/routes/match-route.ts';
 
 /**
  * The API's catch-all (infra/constructs/route-api.ts). API Gateway sends here every method a route

@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { readCookie, SESSION_COOKIE } from '../../shared/browser/cookies.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
+import { oauthHandler } from '../../shared/http/oauth-handler.ts';
+import { html, redirect } from '../../shared/http/response-spec.ts';
 import { authorizeDeps } from '../../shared/oauth/authorize/authorize-deps.ts';
 import { startAuthorization } from '../../shared/oauth/authorize/start-authorization.ts';
 
@@ -12,7 +14,18 @@ import { startAuthorization } from '../../shared/oauth/authorize/start-authoriza
 const Params = v.optional(v.record(v.string(), v.unknown()), {});
 
 /** GET and POST /authorize (API.md §5; RFC 6749 §3.1: the endpoint supports GET, and POST form bodies). */
-export const handler = httpHandler({ page: true, query: Params, body: Params }, async (req) => {
-  const params = req.route.method === 'GET' ? req.query : req.body;
-  return startAuthorization(params, readCookie(req.headers, SESSION_COOKIE), authorizeDeps(req.runtime));
-});
+export const handler = oauthHandler(
+  {
+    page: HOSTED_PAGE,
+    query: Params,
+    body: Params,
+    responses: {
+      200: html('An error page, or the `form_post` answer'),
+      303: redirect('To the login page, or to the client’s redirect URI with the code, tokens or error'),
+    },
+  },
+  async (req) => {
+    const params = req.route.method === 'GET' ? req.query : req.body;
+    return startAuthorization(params, readCookie(req.headers, SESSION_COOKIE), authorizeDeps(req.runtime));
+  },
+);

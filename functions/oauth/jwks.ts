@@ -1,9 +1,9 @@
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { oauthHandler } from '../../shared/http/oauth-handler.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
 import { json } from '../../shared/http/response-spec.ts';
 import { publicJwk } from '../../shared/keys/jwk.ts';
 import { JWKS_MAX_AGE_SECONDS } from '../../shared/keys/key-timing.ts';
-import { JwksResponseSchema } from '../../shared/oauth/response-schemas.ts';
+import { JwksResponseSchema } from '../../shared/oauth/jwks-response-schema.ts';
 
 /**
  * GET /.well-known/jwks.json: the JWK Set (RFC 7517 §5) of every published signing key: current,
@@ -11,7 +11,7 @@ import { JwksResponseSchema } from '../../shared/oauth/response-schemas.ts';
  * each JWK is rebuilt from the whitelist of public members, so no `d`, `p`, `q`, `dp`, `dq`, `qi`
  * or `k` can appear. Cacheable: a next key is published long before it signs (docs/keys.md).
  */
-export const handler = httpHandler({ quietSuccess: true, responses: { 200: json(JwksResponseSchema) } }, async ({ runtime }) => {
+export const handler = oauthHandler({ quietSuccess: true, responses: { 200: json(JwksResponseSchema) } }, async ({ runtime }) => {
   const entries = await runtime.keys.publishedKeys();
   const keys = entries.map((e) => publicJwk(e.jwk, e.kid, e.alg));
   return jsonResponse(200, { keys }, { 'Cache-Control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` });

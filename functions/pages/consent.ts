@@ -2,13 +2,23 @@ import { browserDeps } from '../../shared/browser/browser-deps.ts';
 import { showConsent, submitConsent } from '../../shared/browser/consent-page.ts';
 import { missingInteraction } from '../../shared/browser/login-page.ts';
 import { ConsentFormBody, InteractionQuery } from '../../shared/browser/page-forms.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
+import { html, redirect } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 
 /** GET, POST /consent (API.md §5, §7.4; docs/browser-flows.md "Consent"): the hosted consent page. */
-export const handler = httpHandler({ page: true, query: InteractionQuery, body: ConsentFormBody }, async (req) => {
-  const interactionId = req.query.interaction;
-  if (!interactionId) return missingInteraction();
-  const deps = browserDeps(req.runtime);
-  const request = { interactionId, headers: req.headers };
-  return req.route.method === 'GET' ? showConsent(request, deps) : submitConsent(request, req.body, deps);
-});
+export const handler = httpHandler(
+  {
+    page: HOSTED_PAGE,
+    query: InteractionQuery,
+    body: ConsentFormBody,
+    responses: { 200: html(), 303: redirect('To the login page, or back to `/authorize/resume` or `/device/resume` once decided') },
+  },
+  async (req) => {
+    const interactionId = req.query.interaction;
+    if (!interactionId) return missingInteraction();
+    const deps = browserDeps(req.runtime);
+    const request = { interactionId, headers: req.headers };
+    return req.route.method === 'GET' ? showConsent(request, deps) : submitConsent(request, req.body, deps);
+  },
+);

@@ -1,11 +1,14 @@
 import * as v from 'valibot';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
+import { html, redirect } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { resumeDevice } from '../../shared/oauth/device/device-page.ts';
 import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
 
 const ResumeQuery = v.looseObject({ interaction: v.optional(v.unknown()) });
 
 /** GET /device/resume?interaction= : where `/consent` sends the browser back (docs/browser-flows.md "Device flow"). */
-export const handler = httpHandler({ page: true, query: ResumeQuery }, async (req) =>
-  resumeDevice({ headers: req.headers, sourceIp: req.sourceIp }, req.query.interaction, devicePageDeps(req.runtime)),
+export const handler = httpHandler(
+  { page: HOSTED_PAGE, query: ResumeQuery, responses: { 200: html(), 303: redirect('To the consent or login page') } },
+  async (req) => resumeDevice({ headers: req.headers, sourceIp: req.sourceIp }, req.query.interaction, devicePageDeps(req.runtime)),
 );

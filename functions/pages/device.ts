@@ -1,5 +1,7 @@
 import * as v from 'valibot';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
+import { html, redirect } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { showDevicePage, submitDevicePage } from '../../shared/oauth/device/device-page.ts';
 import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
 
@@ -9,8 +11,16 @@ const DeviceForm = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()
 const DeviceQuery = v.looseObject({ user_code: v.optional(v.unknown()) });
 
 /** GET, POST /device (API.md §5, §7.8; RFC 8628 §3.3): the user-code page. */
-export const handler = httpHandler({ page: true, body: DeviceForm, query: DeviceQuery }, async (req) => {
-  const deps = devicePageDeps(req.runtime);
-  const request = { headers: req.headers, sourceIp: req.sourceIp };
-  return req.route.method === 'GET' ? showDevicePage(request, req.query.user_code, deps) : submitDevicePage(request, req.body, deps);
-});
+export const handler = httpHandler(
+  {
+    page: HOSTED_PAGE,
+    body: DeviceForm,
+    query: DeviceQuery,
+    responses: { 200: html(), 303: redirect('To the login or consent page of the device’s interaction') },
+  },
+  async (req) => {
+    const deps = devicePageDeps(req.runtime);
+    const request = { headers: req.headers, sourceIp: req.sourceIp };
+    return req.route.method === 'GET' ? showDevicePage(request, req.query.user_code, deps) : submitDevicePage(request, req.body, deps);
+  },
+);

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { html, redirect } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
 import { forgetUser } from '../../shared/store/user-token-records.ts';
 import { usersRepository } from '../../shared/store/users-repository.ts';
@@ -15,7 +16,7 @@ export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });
 /** GET, POST /tickets/{ticket} (API.md §5, §7.4, §7.8): the hosted ticket page. */
 export const handler = httpHandler(
   {
-    page: true,
+    page: HOSTED_PAGE,
     body: TicketFormBody,
     path: TicketPath,
     responses: { 200: html(), 303: redirect('To the ticket’s `result_url` once used') },

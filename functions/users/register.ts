@@ -1,7 +1,7 @@
 import { emailSenderOf } from '../../shared/email/email-sender-of.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
 import { record } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { usersCollection } from '../../shared/lists/index.ts';
 import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';

@@ -3,7 +3,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Access } from '../../shared/routes.ts';
+import type { Access } from '../../shared/routes/route.ts';
 import { TABLE_INDEXES } from '../../shared/store/table-definition.ts';
 import type { KeyMode, ServiceKeys } from './service-keys.ts';
 

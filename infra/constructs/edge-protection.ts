@@ -1,6 +1,8 @@
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { forbidden, tooManyRequests } from '../../shared/errors.ts';
+import { gatewayErrorBody } from './gateway-responses.ts';
 
 /** AWS managed rule groups a stage may turn on (vendor `AWS`). */
 export const MANAGED_RULE_GROUPS = [
@@ -21,6 +23,82 @@ export type ManagedRuleGroup = (typeof MANAGED_RULE_GROUPS)[number];
 export const COUNT_ONLY_COMMON_RULES: readonly string[] = ['NoUserAgent_HEADER', 'SizeRestrictions_BODY'];
 
 /**
+ * The rules of each managed group whose own action is Block, as the AWS WAF Developer Guide lists
+ * them ("AWS Managed Rules rule groups list"). Each gets a rule action override to Block with the
+ * service's error shape (a managed group's block cannot be given a custom response as a whole).
+ * A rule AWS adds to a group later still blocks, with WAF's plain 403, until it is listed here.
+ * Rules whose own action is Count (`AWSManagedIPDDoSList`) are left as AWS ships them.
+ */
+export const MANAGED_BLOCK_RULES: Readonly<Record<ManagedRuleGroup, readonly string[]>> = {
+  AWSManagedRulesCommonRuleSet: [
+    'NoUserAgent_HEADER',
+    'UserAgent_BadBots_HEADER',
+    'SizeRestrictions_QUERYSTRING',
+    'SizeRestrictions_Cookie_HEADER',
+    'SizeRestrictions_BODY',
+    'SizeRestrictions_URIPATH',
+    'EC2MetaDataSSRF_BODY',
+    'EC2MetaDataSSRF_COOKIE',
+    'EC2MetaDataSSRF_URIPATH',
+    'EC2MetaDataSSRF_QUERYARGUMENTS',
+    'GenericLFI_QUERYARGUMENTS',
+    'GenericLFI_URIPATH',
+    'GenericLFI_BODY',
+    'RestrictedExtensions_URIPATH',
+    'RestrictedExtensions_QUERYARGUMENTS',
+    'GenericRFI_QUERYARGUMENTS',
+    'GenericRFI_BODY',
+    'GenericRFI_URIPATH',
+    'CrossSiteScripting_COOKIE',
+    'CrossSiteScripting_QUERYARGUMENTS',
+    'CrossSiteScripting_BODY',
+    'CrossSiteScripting_URIPATH',
+  ],
+  AWSManagedRulesKnownBadInputsRuleSet: [
+    'JavaDeserializationRCE_HEADER',
+    'JavaDeserializationRCE_BODY',
+    'JavaDeserializationRCE_URIPATH',
+    'JavaDeserializationRCE_QUERYSTRING',
+    'Host_localhost_HEADER',
+    'PROPFIND_METHOD',
+    'ExploitablePaths_URIPATH',
+    'Log4JRCE_HEADER',
+    'Log4JRCE_QUERYSTRING',
+    'Log4JRCE_BODY',
+    'Log4JRCE_URIPATH',
+  ],
+  AWSManagedRulesAmazonIpReputationList: ['AWSManagedIPReputationList', 'AWSManagedReconnaissanceList'],
+  AWSManagedRulesAnonymousIpList: ['AnonymousIPList', 'HostingProviderIPList'],
+  AWSManagedRulesSQLiRuleSet: [
+    'SQLi_QUERYARGUMENTS',
+    'SQLiExtendedPatterns_QUERYARGUMENTS',
+    'SQLi_BODY',
+    'SQLiExtendedPatterns_BODY',
+    'SQLi_COOKIE',
+    'SQLi_URIPATH',
+  ],
+};
+
+/**
+ * What a blocked client gets (API.md §2's one error shape, the codes of the service's own 429 and
+ * 403, shared/errors.ts): WAF answers before API Gateway, so without these it would be WAF's bare
+ * 403. Custom response bodies of the web ACL, by key.
+ */
+export const WAF_ERRORS = {
+  TooManyRequests: { status: 429, code: tooManyRequests().code, message: 'Too many requests from this address; retry later.' },
+  Forbidden: { status: 403, code: forbidden().code, message: 'The request was refused by the web application firewall.' },
+} as const;
+
+/**
+ * Headers of the blocked answers. WAF allows 100 custom response headers per web ACL in all
+ * (AWS WAF quotas) and there is one managed-rule override per rule, so those carry `nosniff` only
+ * (API.md §8; a 403 is not cached without a freshness header). The rate rules also say when to
+ * come back: after one window the address's count is empty for sure.
+ */
+const NOSNIFF = { name: 'X-Content-Type-Options', value: 'nosniff' };
+export const MAX_CUSTOM_RESPONSE_HEADERS = 100;
+
+/**
  * The paths where guessing or abuse costs the most (API.md §7.3): a rate-based rule per client IP
  * each. Matched on the end of the URI path, so they hold behind the execute-api stage prefix
  * (`/prod/token`) and on a custom domain (`/token`) alike.
@@ -39,12 +117,15 @@ export interface EdgeProtectionProps {
   readonly managedRuleGroups: readonly ManagedRuleGroup[];
   /** CloudWatch metric name prefix (WAF metrics are per account and region). */
   readonly metricPrefix: string;
+  /** The error pages' base URL: the blocked answers' message points there, as the API's own do. */
+  readonly docsUrl?: string | undefined;
 }
 
 /**
  * An AWS WAF web ACL on the stage (DESIGN.md §1, issue 15 item 6): AWS managed rule groups, one
  * rate-based rule per client IP on each sensitive path, and one for the whole API. Everything not
- * matched is allowed; blocked requests get WAF's 403. Metrics per rule in `AWS/WAFV2`.
+ * matched is allowed. A blocked request gets the service's error shape (WAF_ERRORS): 429 from a rate
+ * rule, 403 from a managed rule. Metrics per rule in `AWS/WAFV2`.
  */
 export class EdgeProtection extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
@@ -57,6 +138,27 @@ export class EdgeProtection extends Construct {
       sampledRequestsEnabled: true,
       metricName: `${props.metricPrefix}-${name}`,
     });
+    const block = (
+      key: keyof typeof WAF_ERRORS,
+      headers: wafv2.CfnWebACL.CustomHTTPHeaderProperty[],
+    ): wafv2.CfnWebACL.RuleActionProperty => ({
+      block: { customResponse: { responseCode: WAF_ERRORS[key].status, customResponseBodyKey: key, responseHeaders: headers } },
+    });
+    const rateHeaders = [
+      { name: 'Retry-After', value: String(props.evaluationWindowSeconds) },
+      { name: 'Cache-Control', value: 'no-store' },
+      NOSNIFF,
+    ];
+    const rateBlock = block('TooManyRequests', rateHeaders);
+    const managedBlock = block('Forbidden', [NOSNIFF]);
+    const blockingManagedRules = props.managedRuleGroups
+      .flatMap((group) => MANAGED_BLOCK_RULES[group])
+      .filter((name) => !COUNT_ONLY_COMMON_RULES.includes(name));
+    // WAF counts every occurrence; refused here rather than by WAF at deploy time.
+    const headers = (RATE_LIMITED_PATHS.length + 1) * rateHeaders.length + blockingManagedRules.length;
+    if (headers > MAX_CUSTOM_RESPONSE_HEADERS) {
+      throw new Error(`EdgeProtection: ${headers} custom response headers, WAF allows ${MAX_CUSTOM_RESPONSE_HEADERS} per web ACL`);
+    }
     const rules: wafv2.CfnWebACL.RuleProperty[] = [];
     // Rate rules first: a flood is refused before the managed groups spend WCUs on it.
     RATE_LIMITED_PATHS.forEach((path, i) => {
@@ -67,7 +169,7 @@ export class EdgeProtection extends Construct {
       rules.push({
         name,
         priority: i,
-        action: { block: {} },
+        action: rateBlock,
         statement: {
           rateBasedStatement: {
             limit: props.sensitivePathLimit,
@@ -89,7 +191,7 @@ export class EdgeProtection extends Construct {
     rules.push({
       name: 'RateLimitPerIp',
       priority: RATE_LIMITED_PATHS.length,
-      action: { block: {} },
+      action: rateBlock,
       statement: {
         rateBasedStatement: { limit: props.perIpLimit, aggregateKeyType: 'IP', evaluationWindowSec: props.evaluationWindowSeconds },
       },
@@ -104,9 +206,10 @@ export class EdgeProtection extends Construct {
           managedRuleGroupStatement: {
             vendorName: 'AWS',
             name: group,
-            ...(group === 'AWSManagedRulesCommonRuleSet'
-              ? { ruleActionOverrides: COUNT_ONLY_COMMON_RULES.map((name) => ({ name, actionToUse: { count: {} } })) }
-              : {}),
+            ruleActionOverrides: MANAGED_BLOCK_RULES[group].map((name) => ({
+              name,
+              actionToUse: COUNT_ONLY_COMMON_RULES.includes(name) ? { count: {} } : managedBlock,
+            })),
           },
         },
         visibilityConfig: visibility(group),
@@ -118,6 +221,12 @@ export class EdgeProtection extends Construct {
       defaultAction: { allow: {} },
       description: `Identity service edge protection (${props.stage.stageName})`,
       visibilityConfig: visibility('WebAcl'),
+      customResponseBodies: Object.fromEntries(
+        Object.entries(WAF_ERRORS).map(([key, e]) => [
+          key,
+          { contentType: 'APPLICATION_JSON', content: gatewayErrorBody(e, props.docsUrl) },
+        ]),
+      ),
       rules,
     });
     this.association = new wafv2.CfnWebACLAssociation(this, 'Association', {

@@ -5,7 +5,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { ROUTES, type Route, routeGroup } from '../../shared/routes.ts';
+import { routeGroup } from '../../shared/routes/function-groups.ts';
+import type { Route } from '../../shared/routes/route.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 import { acknowledgeNagFindings } from '../nag-suppressions.ts';
 import { type StageConfig, wafEnabled } from '../stages.ts';
 import { AccessRoles } from './access-roles.ts';
@@ -33,7 +35,7 @@ export const HEALTH_PATH = '/company/v1/health';
 
 export interface IdentityServiceStackProps extends StackProps {
   readonly stage: StageConfig;
-  /** @default ROUTES (shared/routes.ts) */
+  /** @default ROUTES (shared/routes/route-table.ts) */
   readonly routes?: readonly Route[];
   /** @default - every handler bundled with esbuild (see FunctionDefaults.codeFor) */
   readonly codeFor?: FunctionDefaults['codeFor'];
@@ -153,6 +155,7 @@ export class IdentityServiceStack extends Stack {
         evaluationWindowSeconds: stage.waf.evaluationWindowSeconds,
         managedRuleGroups: stage.waf.managedRuleGroups,
         metricPrefix: `IdentityService-${stage.name}`,
+        docsUrl: stage.docsUrl,
       });
     }
 

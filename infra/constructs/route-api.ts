@@ -3,7 +3,9 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTION_TIMEOUTS, functionTimeoutSeconds, handlerModules, ROUTES, type Route, type Throttle } from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUTS } from '../../shared/routes/function-groups.ts';
+import type { Route, Throttle } from '../../shared/routes/route.ts';
+import { functionTimeoutSeconds, handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { type AccessRoles, type EmailSenderSettings, NO_ACCESS, unionAccess } from './access-roles.ts';
 import { BUNDLED_FILES } from './api-docs-bundle.ts';
 import { ApiGatewayAccountRole } from './api-gateway-account-role.ts';
@@ -44,7 +46,7 @@ export interface RouteApiProps {
   readonly stageName: string;
   /**
    * The endpoints. Tests pass synthetic tables to check the resource budget.
-   * @default ROUTES (shared/routes.ts)
+   * @default ROUTES (shared/routes/route-table.ts)
    */
   readonly routes?: readonly Route[];
   /** Supplies each function's role from its routes' `access`. */
@@ -225,7 +227,7 @@ export class RouteApi extends Construct {
       memorySize: FUNCTION_MEMORY_MB[handlerModule] ?? 512,
       tracer: PLATFORM_TRACED.has(handlerModule) ? 'platform' : 'sdk',
       ...(BUNDLED_FILES[handlerModule] ? { afterBundling: BUNDLED_FILES[handlerModule] } : {}),
-      // Per route group (shared/routes.ts FUNCTION_TIMEOUTS), inside API Gateway's 29 s.
+      // Per route group (shared/routes/function-groups.ts FUNCTION_TIMEOUTS), inside API Gateway's 29 s.
       timeout: Duration.seconds(timeoutSeconds),
     });
   }

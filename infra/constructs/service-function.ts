@@ -53,7 +53,7 @@ export interface ServiceFunctionProps extends FunctionDefaults {
   readonly role: iam.IRole;
   /** @default 512 */
   readonly memorySize?: number;
-  /** Every function states its own: route functions by route group (shared/routes.ts), bootstrap and rotation theirs. */
+  /** Every function states its own: route functions by route group (shared/routes/function-groups.ts), bootstrap and rotation theirs. */
   readonly timeout: Duration;
   /** Shell commands that add files beside the bundled code (`outputDir`), e.g. the API docs (RouteApi). */
   readonly afterBundling?: (outputDir: string) => string[];
@@ -87,7 +87,10 @@ export const BUNDLING = {
   // Stack traces map to file:line without shipping the sources themselves.
   sourcesContent: false,
   mainFields: ['module', 'main'],
-  externalModules: [],
+  // Event streams (Smithy's codec and serde, ~15 KB) are reached only by a dynamic import in the
+  // protocol layer, for operations that stream events; no DynamoDB or KMS operation does, so the
+  // import never runs and need not be bundled (docs/benchmarks.md "Token function bundle").
+  externalModules: ['@smithy/core/event-streams'],
   // ESM output: give bundled CommonJS dependencies the `require` they expect.
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
   // Lambda gives credentials in the environment: the SDK's environment provider replaces its
@@ -123,7 +126,7 @@ export class ServiceFunction extends NodejsFunction {
     const entry = join(PROJECT_ROOT, `${props.handlerModule}.ts`);
     if (!override && !existsSync(entry)) {
       throw new Error(
-        `Handler module "${props.handlerModule}" not found: expected ${entry} exporting "handler" (shared/routes.ts lists it).`,
+        `Handler module "${props.handlerModule}" not found: expected ${entry} exporting "handler" (shared/routes/route-table.ts lists it).`,
       );
     }
     const logLevel = props.logLevel ?? 'INFO';

@@ -34,6 +34,13 @@ export function assertJava(): void {
   }
 }
 
+/**
+ * How long DynamoDB Local may take to answer after it is spawned. A JVM start is mostly CPU (class
+ * loading, JIT): a few seconds on an idle machine, but more than 60 s on a starved one (measured at
+ * load 22 on 2 cores, where `npm start` then gave up). Waiting longer costs nothing when it is fast.
+ */
+export const DYNAMODB_LOCAL_START_TIMEOUT_MS = 180_000;
+
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
@@ -76,7 +83,7 @@ export async function startDynamoDbLocal(options: { dataDir: string | null; port
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
   });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + DYNAMODB_LOCAL_START_TIMEOUT_MS;
   for (;;) {
     if (exited) throw new Error(`DynamoDB Local exited during start:\n${output.join('')}`);
     try {
@@ -85,7 +92,9 @@ export async function startDynamoDbLocal(options: { dataDir: string | null; port
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s:\n${output.join('')}`);
+        throw new Error(
+          `DynamoDB Local did not answer on ${endpoint} within ${DYNAMODB_LOCAL_START_TIMEOUT_MS / 1000} s:\n${output.join('')}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 150));
     }

@@ -4,7 +4,7 @@ import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
 import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
 import { ensureStageKeys } from '../../shared/bootstrap/ensure-stage-keys.ts';
 import { loadConfig } from '../../shared/config.ts';
-import type { Throttle } from '../../shared/routes.ts';
+import type { Throttle } from '../../shared/routes/route.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { liveApiDocs } from '../openapi/live-api-docs.ts';

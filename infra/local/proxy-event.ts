@@ -62,21 +62,37 @@ export function proxyEvent(spec: ProxyEventSpec, stage = 'local'): APIGatewayPro
   };
 }
 
-/** The Lambda context of one invocation; `timeoutMs` is its function's timeout (shared/routes.ts FUNCTION_TIMEOUTS). */
+const noop = () => {};
+/** The names Lambda derives from a function's name, once per function (the local server builds a context per request). */
+const functionNames = new Map<string, { arn: string; logGroupName: string }>();
+const namesOf = (functionName: string) => {
+  let names = functionNames.get(functionName);
+  if (!names) {
+    names = {
+      arn: `arn:aws:lambda:local:000000000000:function:${functionName.replace(/\//g, '-')}`,
+      logGroupName: `/aws/lambda/${functionName}`,
+    };
+    functionNames.set(functionName, names);
+  }
+  return names;
+};
+
+/** The Lambda context of one invocation; `timeoutMs` is its function's timeout (shared/routes/function-groups.ts FUNCTION_TIMEOUTS). */
 export function lambdaContext(functionName: string, requestId: string = randomUUID(), memoryMb = 1024, timeoutMs = 30_000): Context {
   const deadline = Date.now() + timeoutMs;
+  const { arn, logGroupName } = namesOf(functionName);
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName.replace(/\//g, '-')}`,
+    invokedFunctionArn: arn,
     memoryLimitInMB: String(memoryMb),
     awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
+    logGroupName,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
+    done: noop,
+    fail: noop,
+    succeed: noop,
   };
 }

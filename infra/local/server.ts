@@ -16,7 +16,9 @@ import {
 import { renderError } from '../../shared/http/render-error.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
-import { FUNCTION_TIMEOUTS, matchRoute, type Route, routeGroup, type Throttle } from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUTS, routeGroup } from '../../shared/routes/function-groups.ts';
+import { matchRoute } from '../../shared/routes/match-route.ts';
+import type { Route, Throttle } from '../../shared/routes/route.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { lambdaContext, proxyEvent } from './proxy-event.ts';
 import { TokenBucket } from './token-bucket.ts';
@@ -68,7 +70,6 @@ type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const handlers = new Map<string, Promise<LambdaHandler>>();
-  const buckets = new Map<string, TokenBucket>();
   const stage = options.stage ?? 'local';
 
   const loadHandler = (module: string) => {
@@ -80,37 +81,40 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     return h;
   };
 
-  const bucketFor = (route: Route) => {
-    const key = `${route.method} ${route.path}`;
-    let b = buckets.get(key);
-    if (!b) {
+  /** What a route needs on every request, worked out on its first: its token bucket, its function's timeout, its handler once loaded. */
+  interface RouteState {
+    bucket: TokenBucket;
+    timeoutMs: number;
+    handler?: LambdaHandler;
+  }
+  const routeStates = new Map<Route, RouteState>();
+  const stateOf = (route: Route) => {
+    let st = routeStates.get(route);
+    if (!st) {
       const t = (options.routeThrottles !== 'stage-only' && route.throttle) || options.stageThrottle;
-      b = new TokenBucket(t.rateLimit, t.burstLimit);
-      buckets.set(key, b);
+      // The function's own timeout, as Lambda would give it (its route group's, shared/routes/function-groups.ts).
+      st = { bucket: new TokenBucket(t.rateLimit, t.burstLimit), timeoutMs: FUNCTION_TIMEOUTS[routeGroup(route)] * 1000 };
+      routeStates.set(route, st);
     }
-    return b;
+    return st;
   };
 
   const fail = (e: AppError) => withSecurityHeaders(renderError(e, options.docsUrl, false));
 
   const answer = async (req: IncomingMessage, body: Buffer | undefined): Promise<HttpResponse> => {
-    const url = requestUrl(req.url);
+    const url = requestTarget(req.url);
     const method = (req.method ?? 'GET').toUpperCase();
     if (!body) return fail(payloadTooLarge(GATEWAY_MAX_BODY));
     if (!url) return fail(notFound());
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'not_found') return fail(notFound());
     if (match.kind === 'method_not_allowed') return fail(methodNotAllowed(match.allow));
-    if (!bucketFor(match.route).take()) return fail(tooManyRequests());
+    const route = stateOf(match.route);
+    if (!route.bucket.take()) return fail(tooManyRequests());
     const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);
-    const handler = await loadHandler(match.route.handler);
-    // The function's own timeout, as Lambda would give it (its route group's, shared/routes.ts).
-    const context = lambdaContext(
-      match.route.handler,
-      event.requestContext.requestId,
-      1024,
-      FUNCTION_TIMEOUTS[routeGroup(match.route)] * 1000,
-    );
+    // Loaded once per module; from then on called without waiting for the import's promise.
+    const handler = (route.handler ??= await loadHandler(match.route.handler));
+    const context = lambdaContext(match.route.handler, event.requestContext.requestId, 1024, route.timeoutMs);
     return runWithRuntime(options.runtime, () => handler(event, context));
   };
 
@@ -120,7 +124,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       .then((r) => {
         options.observe?.({
           method: (req.method ?? 'GET').toUpperCase(),
-          path: requestUrl(req.url)?.pathname ?? '',
+          path: requestTarget(req.url)?.pathname ?? '',
           status: r.statusCode,
           contentType: Object.entries(r.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? null,
           body: r.isBase64Encoded ? '' : (r.body ?? ''),
@@ -166,13 +170,38 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   };
 }
 
+/** The parts of a request target a route needs. */
+interface RequestTarget {
+  pathname: string;
+  searchParams: URLSearchParams;
+}
+
 /**
- * The request target as a URL on this server. Only the origin form (RFC 9112 §3.2.1: a path
- * starting with one `/`) names a route: `new URL('//identity/v1/clients', base)` would read
- * `identity` as a host, and an absolute-form target names another server.
+ * Paths the URL parser leaves exactly as sent: segments of unreserved characters (RFC 3986 §2.3)
+ * that are not `.` or `..`. Nothing in them is percent-encoded, decoded or resolved.
  */
-function requestUrl(target: string | undefined): URL | undefined {
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]*)+$/;
+/**
+ * A query the URL parser keeps as sent: printable characters other than `#` (a fragment) and no
+ * control character or space, which it strips or trims.
+ */
+const PLAIN_QUERY = /^[!"$-~\u0080-\uFFFF]*$/;
+
+/**
+ * The request target as a path and query on this server. Only the origin form (RFC 9112 §3.2.1: a
+ * path starting with one `/`) names a route: `new URL('//identity/v1/clients', base)` would read
+ * `identity` as a host, and an absolute-form target names another server. A plain path (every API
+ * route a client calls) is taken as it is, without the URL parser (about 3 µs a request,
+ * docs/benchmarks.md "Item 9, round 3"); any other goes through `new URL`, which normalises it as
+ * a gateway would. The query is parsed as `URL.searchParams` parses it (a fragment is cut off).
+ */
+export function requestTarget(target: string | undefined): RequestTarget | undefined {
   if (!target?.startsWith('/') || target.startsWith('//')) return undefined;
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  // With its `?`: URLSearchParams drops one leading `?`, so a query that itself starts with `?` keeps it, as in URL.
+  const query = q === -1 ? '' : target.slice(q);
+  if (PLAIN_PATH.test(path) && PLAIN_QUERY.test(query)) return { pathname: path, searchParams: new URLSearchParams(query) };
   try {
     return new URL(`http://localhost${target}`);
   } catch {
@@ -190,27 +219,41 @@ function rawResponse(r: HttpResponse): string {
   return `HTTP/1.1 ${r.statusCode} ${STATUS_CODES[r.statusCode] ?? ''}\r\n${head}\r\n${body}`;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > GATEWAY_MAX_BODY) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The whole body, or undefined when it exceeds the gateway's limit (the request is then dropped,
+ * as a `for await` loop leaving early did). Read with 'data' events: the async iterator cost about
+ * 10 µs a request (docs/benchmarks.md "Item 9, round 3").
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > GATEWAY_MAX_BODY) {
+        req.destroy();
+        resolveBody(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolveBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.on('error', reject);
+  });
 }
 
+/** The answer, its length counted from the body (a text body goes to the socket as a string, not copied into a Buffer first). */
 function send(res: ServerResponse, r: HttpResponse): void {
-  const body = r.isBase64Encoded ? Buffer.from(r.body, 'base64') : Buffer.from(r.body ?? '', 'utf8');
-  res.writeHead(r.statusCode, { ...r.headers, 'Content-Length': String(body.length) });
+  const body = r.isBase64Encoded ? Buffer.from(r.body, 'base64') : (r.body ?? '');
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  res.writeHead(r.statusCode, { ...r.headers, 'Content-Length': String(length) });
   res.end(body);
 }
 
 /** The proxy event of an HTTP request, with every header and query value as the gateway keeps them. */
 function toProxyEvent(
   req: IncomingMessage,
-  url: URL,
+  url: RequestTarget,
   method: string,
   route: Route,
   pathParameters: Record<string, string>,

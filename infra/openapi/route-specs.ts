@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DocumentedHandler } from '../../shared/http/http-handler.ts';
 import type { RouteSpec } from '../../shared/openapi/openapi-document.ts';
-import { handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
+import type { Route } from '../../shared/routes/route.ts';
+import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { PROJECT_ROOT } from '../constructs/service-function.ts';
 
 /**

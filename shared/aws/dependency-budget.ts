@@ -5,7 +5,7 @@ import { ConfiguredRetryStrategy } from '@smithy/core/retry';
  * how long each attempt may take once connected, and how many attempts in all. Every AWS SDK client
  * of the service (DynamoDB, KMS, and SES when it comes) is built from one of these, read from the
  * frozen config, so that a stalled dependency costs a request at most `worstCaseMs` and becomes a
- * fast 503 well inside the function timeout (shared/routes.ts), itself inside API Gateway's 29 s.
+ * fast 503 well inside the function timeout (shared/routes/function-groups.ts), itself inside API Gateway's 29 s.
  */
 export interface DependencyBudget {
   /** TCP connect (and TLS) to the endpoint. */

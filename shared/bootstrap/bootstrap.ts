@@ -3,7 +3,7 @@ import { embedKeysInStates } from '../keys/embed-keys-in-states.ts';
 import type { SecretBox } from '../keys/key-store.ts';
 import { signingKeysRepository } from '../keys/signing-keys-repository.ts';
 import { logger } from '../logger.ts';
-import { MANAGEMENT_SCOPES } from '../routes.ts';
+import { MANAGEMENT_SCOPES } from '../routes/management-scopes.ts';
 import { clientLinksRepository } from '../store/client-links-repository.ts';
 import { clientPermissionsRepository } from '../store/client-permissions-repository.ts';
 import { clientsRepository } from '../store/clients-repository.ts';

@@ -7,7 +7,7 @@ import { sesEmailSender } from './ses-email-sender.ts';
 
 /**
  * SES's time budget (shared/aws/dependency-budget.ts): at most about 4 s (2 × (0.5 + 1.5) s), so a
- * stalled SES is a 503 inside the 6 s of the function that sends (shared/routes.ts), after its
+ * stalled SES is a 503 inside the 6 s of the function that sends (shared/routes/function-groups.ts), after its
  * DynamoDB writes.
  */
 export const SES_BUDGET: DependencyBudget = { connectTimeoutMs: 500, attemptTimeoutMs: 1500, maxAttempts: 2 };

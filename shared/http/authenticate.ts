@@ -2,7 +2,7 @@ import { insufficientScope, unauthorized } from '../errors.ts';
 import { HEALTH_KEY_WAIT_MS } from '../health/check-health.ts';
 import { lastKnownKeys } from '../health/last-known-keys.ts';
 import { activeTokenUser, isUserToken } from '../oauth/user-token-state.ts';
-import type { Route } from '../routes.ts';
+import type { Route } from '../routes/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { userTokenReads } from '../store/user-token-records.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';

@@ -7,17 +7,17 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { isTimeout } from '../aws/dependency-failure.ts';
 import { payloadTooLarge, serviceUnavailable } from '../errors.ts';
-import { errorPage } from '../html/page.ts';
 import { logger } from '../logger.ts';
 import { observeInvocation } from '../observability/observe-invocation.ts';
-import { findRoute, type Route, routeGroup } from '../routes.ts';
+import { routeGroup } from '../routes/function-groups.ts';
+import type { Route } from '../routes/route.ts';
 import { getRuntime, type Runtime } from '../runtime.ts';
-import { authenticate, type Caller } from './authenticate.ts';
+import type { Caller } from './authenticate.ts';
 import { rejectRepeatedAuthorization } from './reject-repeated-authorization.ts';
 import { renderError, toAppError } from './render-error.ts';
 import type { HttpResponse } from './response.ts';
 import type { Responses } from './response-spec.ts';
-import { pageSecurityHeaders, securityHeaders } from './security-headers.ts';
+import { securityHeaders } from './security-headers.ts';
 import { strictBody } from './strict-body.ts';
 import { validate } from './validate.ts';
 
@@ -51,10 +51,12 @@ export interface HandlerSpec<
    */
   quietSuccess?: boolean;
   /**
-   * A hosted HTML page (API.md §7.4): errors render as an HTML error page and the security headers
-   * keep the page's own Content-Security-Policy (shared/html/page.ts) instead of the API's deny-all.
+   * A hosted HTML page (API.md §7.4), `HOSTED_PAGE` (shared/html/hosted-page.ts): errors render as
+   * an HTML error page and the security headers keep the page's own Content-Security-Policy
+   * instead of the API's deny-all. The page kit comes with the spec, so only the functions that
+   * serve pages bundle it.
    */
-  page?: boolean;
+  page?: PageRendering;
   /**
    * The route checks a bearer token itself although its rule is `client` (`/userinfo`, OIDC Core
    * §5.3): documented as bearer authentication in the OpenAPI document.
@@ -90,25 +92,54 @@ export interface Request<B, Q, P> {
 
 type HttpEvent = APIGatewayProxyEvent & { rawBody?: string };
 
+/** How a hosted page answers errors and which security headers it carries (shared/html/hosted-page.ts). */
+export interface PageRendering {
+  errorPage(status: number, title: string, message: string, headers?: Record<string, string>): HttpResponse;
+  securityHeaders(): middy.MiddlewareObj<unknown, HttpResponse>;
+}
+
 /** A handler of the pipeline, carrying the spec it was built from (read by the OpenAPI generator). */
 export interface DocumentedHandler {
   readonly spec: HandlerSpec<v.GenericSchema | undefined, v.GenericSchema | undefined, v.GenericSchema | undefined>;
 }
 
 /**
+ * How a pipeline finds the route of an event (its row of the route table) and enforces the route's
+ * auth rule. Two exist: the whole table with bearer authentication (table-handler.ts) and the
+ * OAuth endpoints' rows, which are public or authenticate their client in the use case
+ * (oauth-handler.ts); an OAuth function's bundle carries neither the other areas' rows nor the
+ * bearer token verification (docs/benchmarks.md "Token function bundle").
+ */
+export interface Routing {
+  findRoute(method: string, resource: string): Route;
+  authenticate(
+    route: Route,
+    headers: Record<string, string | undefined>,
+    runtime: Runtime,
+    pathParameters: Record<string, string | undefined>,
+  ): Promise<Caller | undefined>;
+}
+
+/**
  * The one HTTP pipeline (DESIGN.md §1): normalize → size limit → parse → authenticate (the route's
  * rule from the route table) → validate → use case → respond, with one error renderer and security
- * headers on every response. A handler module only wires a use case into this.
+ * headers on every response. A handler module only wires a use case into this, through
+ * `httpHandler` (table-handler.ts) or `oauthHandler` (oauth-handler.ts).
  */
-export function httpHandler<
+export function httpPipeline<
   B extends v.GenericSchema | undefined = undefined,
   Q extends v.GenericSchema | undefined = undefined,
   P extends v.GenericSchema | undefined = undefined,
->(spec: HandlerSpec<B, Q, P>, run: (req: Request<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>) {
+>(spec: HandlerSpec<B, Q, P>, run: (req: Request<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>, routing: Routing) {
   const core = async (event: HttpEvent, context: Context): Promise<HttpResponse> => {
     const runtime = getRuntime();
-    const route = findRoute(event.httpMethod, event.resource);
-    const caller = await authenticate(route, event.headers as Record<string, string | undefined>, runtime, event.pathParameters ?? {});
+    const route = routing.findRoute(event.httpMethod, event.resource);
+    const caller = await routing.authenticate(
+      route,
+      event.headers as Record<string, string | undefined>,
+      runtime,
+      event.pathParameters ?? {},
+    );
     const req = {
       body: spec.body ? validate(spec.body, event.body ?? {}, 'body') : undefined,
       query: spec.query ? validate(spec.query, queryParameters(event), 'query') : undefined,
@@ -126,20 +157,34 @@ export function httpHandler<
 
   const handler = middy<HttpEvent, HttpResponse>(core, { timeoutEarlyInMillis: TIMEOUT_RESERVE_MS, timeoutEarlyResponse: functionTimedOut })
     // First, so it wraps everything: the X-Ray subsegment, 429/503 counts, metrics published when due.
-    .use(observeInvocation(functionGroupOf))
+    .use(observeInvocation((event: HttpEvent) => functionGroupOf(event, routing)))
     .use(lambdaContextLogging())
     .use(requestLog(spec.quietSuccess ?? false))
     // middy runs onError hooks last-registered first: the renderer must set the error response
     // before the security headers are added to it.
-    .use(spec.page ? pageSecurityHeaders() : securityHeaders())
-    .use(errorRenderer(spec.oauth ?? false, spec.page ?? false))
-    .use(httpHeaderNormalizer())
+    .use(spec.page ? spec.page.securityHeaders() : securityHeaders())
+    .use(errorRenderer(spec.oauth ?? false, spec.page, routing))
+    // Before the normalizer, which folds `Authorization` and `authorization` into one entry of
+    // multiValueHeaders (the last one's values), and would hide a repeat spelled in two cases.
     .use(rejectRepeatedAuthorization())
+    .use(httpHeaderNormalizer())
     .use(bodyLimit())
     .use(strictBody())
     .use(httpJsonBodyParser({ disableContentTypeError: true }))
     .use(httpUrlencodeBodyParser({ disableContentTypeError: true }));
   return Object.assign(handler, { spec } as DocumentedHandler);
+}
+
+/** A front door of the pipeline: handlers built with it are routed, and authenticated, by `routing`. */
+export function routedBy(routing: Routing) {
+  return <
+    B extends v.GenericSchema | undefined = undefined,
+    Q extends v.GenericSchema | undefined = undefined,
+    P extends v.GenericSchema | undefined = undefined,
+  >(
+    spec: HandlerSpec<B, Q, P>,
+    run: (req: Request<Out<B>, Out<Q>, Out<P>>) => Promise<HttpResponse>,
+  ) => httpPipeline(spec, run, routing);
 }
 
 /**
@@ -189,7 +234,7 @@ function requestLog(quietSuccess: boolean): middy.MiddlewareObj<HttpEvent, HttpR
   };
 }
 
-function errorRenderer(oauth: boolean, page: boolean): middy.MiddlewareObj<HttpEvent, HttpResponse> {
+function errorRenderer(oauth: boolean, page: PageRendering | undefined, routing: Routing): middy.MiddlewareObj<HttpEvent, HttpResponse> {
   return {
     onError: (request) => {
       const err = toAppError(request.error);
@@ -200,7 +245,7 @@ function errorRenderer(oauth: boolean, page: boolean): middy.MiddlewareObj<HttpE
         // bug. `timeout` and `function_group` feed the dependency-timeout alarm (ServiceAlarms).
         logger.warn('dependency unavailable', {
           code: err.code,
-          function_group: functionGroupOf(request.event),
+          function_group: functionGroupOf(request.event, routing),
           dependency: (err.detail as { dependency?: string } | undefined)?.dependency ?? 'aws',
           timeout: isTimeout(err.cause) || (err.detail as { timeout?: boolean } | undefined)?.timeout === true,
           cause: (err.cause as Error)?.message,
@@ -211,15 +256,20 @@ function errorRenderer(oauth: boolean, page: boolean): middy.MiddlewareObj<HttpE
         logger.warn('dependency error', { code: err.code, cause: (err.cause as Error)?.message, detail: err.detail });
       }
       request.response = page
-        ? errorPage(err.status, 'Something went wrong', err.expose ? err.message : 'Internal error. Please try again later.', err.headers)
+        ? page.errorPage(
+            err.status,
+            'Something went wrong',
+            err.expose ? err.message : 'Internal error. Please try again later.',
+            err.headers,
+          )
         : renderError(err, getRuntime().config.docsUrl, oauth);
     },
   };
 }
 
-function functionGroupOf(event: HttpEvent): string | undefined {
+function functionGroupOf(event: HttpEvent, routing: Routing): string | undefined {
   try {
-    return routeGroup(findRoute(event.httpMethod, event.resource));
+    return routeGroup(routing.findRoute(event.httpMethod, event.resource));
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
-import { type HandlerSpec, httpHandler, type Request } from '../http/http-handler.ts';
+import type { HandlerSpec, Request } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
+import { httpHandler } from '../http/table-handler.ts';
 import { oauthDeps } from '../store/token-path-records.ts';
 import { heldScopes } from './held-scopes.ts';
 import { type ManagementAccess, managementAccess } from './kit/access.ts';

@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import { bearerToken } from '../http/authenticate.ts';
-import { httpHandler } from '../http/http-handler.ts';
+import { oauthHandler } from '../http/oauth-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
 import { json } from '../http/response-spec.ts';
 import { oauthDeps } from '../store/token-path-records.ts';
@@ -15,7 +15,7 @@ export function introspectionHandler(
   answer: v.GenericSchema,
 ) {
   const responses = { 200: json(answer) };
-  return httpHandler(
+  return oauthHandler(
     { oauth: true, quietSuccess: true, body: IntrospectionBodySchema, query: IntrospectionQuerySchema, responses },
     async (req) => {
       const deps = oauthDeps(req.runtime);

@@ -6,7 +6,7 @@ import type { UserRecord } from '../records/user-record.ts';
 import type { AuthorizationCodesRepository } from '../store/authorization-codes-repository.ts';
 import type { DeviceCodesRepository } from '../store/device-codes-repository.ts';
 import type { LoginFailuresRepository } from '../store/login-failures-repository.ts';
-import type { OtpRepository } from '../store/otp-repository.ts';
+import type { OtpChecks } from '../store/otp-checks.ts';
 import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
 import type { UserLoginWrites } from '../store/user-login-writes.ts';
@@ -78,7 +78,7 @@ export interface TokenPreload {
 /** What the password and otp grants store besides the user-token core (grants/user-login.ts, docs/users.md "Brute force"). */
 export interface LoginStores {
   failures: LoginFailuresRepository;
-  otp: OtpRepository;
+  otp: OtpChecks;
   recordLogin: UserLoginWrites;
 }
 

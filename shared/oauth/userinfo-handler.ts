@@ -1,15 +1,15 @@
-import { httpHandler } from '../http/http-handler.ts';
+import { oauthHandler } from '../http/oauth-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
 import { json } from '../http/response-spec.ts';
 import { oauthDeps } from '../store/token-path-records.ts';
 import { pickFields } from './introspection-request.ts';
-import { UserinfoResponseSchema } from './response-schemas.ts';
 import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
 import { userInfo } from './userinfo.ts';
 import { presentedToken, UserinfoBodySchema, UserinfoQuerySchema } from './userinfo-request.ts';
+import { UserinfoResponseSchema } from './userinfo-response-schema.ts';
 
 /** GET and POST /userinfo (OIDC Core §5.3, spec 4.2 Get user info): the user's claims, never cached (`no-store`). */
-export const userinfoHandler = httpHandler(
+export const userinfoHandler = oauthHandler(
   {
     oauth: true,
     quietSuccess: true,

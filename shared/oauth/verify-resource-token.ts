@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import { CACHES } from '../observability/service-metrics.ts';
+import { jsonPart } from '../tokens/compact-jws.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, checkIssuedAt, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 import type { OAuthDeps, VerifiedToken } from './oauth-deps.ts';
@@ -26,7 +27,9 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
   let aud: unknown;
   let tenantId: unknown;
   try {
-    alg = decodeProtectedHeader(token).alg;
+    // Only the header's alg decides the path; read without jose's decoder (a few µs of every
+    // uncached introspection, docs/benchmarks.md "Item 9, round 3").
+    alg = jsonPart(token.slice(0, token.indexOf('.'))).alg as string | undefined;
     if (alg !== 'HS256') return undefined;
     ({ aud, tenant_id: tenantId } = decodeJwt(token));
   } catch {

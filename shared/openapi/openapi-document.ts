@@ -1,7 +1,9 @@
 import type * as v from 'valibot';
 import type { HandlerSpec } from '../http/http-handler.ts';
 import type { ResponseBody, Responses } from '../http/response-spec.ts';
-import { MANAGEMENT_SCOPES, type Route, routeGroup } from '../routes.ts';
+import { routeGroup } from '../routes/function-groups.ts';
+import { MANAGEMENT_SCOPES } from '../routes/management-scopes.ts';
+import type { Route } from '../routes/route.ts';
 import { listJsonSchema, recordJsonSchema } from './collection-json-schema.ts';
 import { type JsonSchema, jsonSchemaOf } from './valibot-json-schema.ts';
 
@@ -37,8 +39,8 @@ const FOLDER_TAGS: Readonly<Record<string, string>> = {
  * requirement (API.md §4: the management API's scope on an OAuth 2.0 client-credentials scheme,
  * client authentication on the OAuth endpoints), path and query parameters and request bodies from
  * the handler's valibot schemas, success responses from its `responses`, and the error shapes of
- * API.md §2. Generated, never written: a route declared the usual way (a row in shared/routes.ts
- * and a handler built on `httpHandler`/`managementHandler`) documents itself.
+ * API.md §2. Generated, never written: a route declared the usual way (a row in shared/routes/
+ * and a handler built on `httpHandler`/`oauthHandler`/`managementHandler`) documents itself.
  */
 export function buildOpenApiDocument(input: DocumentInput): Json {
   const schemas: Record<string, JsonSchema> = {
@@ -294,6 +296,15 @@ function errorSchema(oauth: boolean): JsonSchema {
 
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
 
+/**
+ * Answers that API Gateway (infra/constructs/gateway-responses.ts: its throttle, 413, 504, a
+ * crashed function's 502) and the WAF (infra/constructs/edge-protection.ts: 403, 429) may give on
+ * any route before a function runs: `{code, message}` only. So on the OAuth endpoints too they are
+ * documented with `Error` (which the service's own OAuth errors, with `error` and
+ * `error_description`, also satisfy), and on hosted pages as JSON beside the page's own HTML.
+ */
+const EDGE_ANSWERS: readonly string[] = ['Forbidden', 'TooManyRequests', 'Error'];
+
 /** Shared error answers, referenced by status. */
 const ERROR_RESPONSES: Json = Object.fromEntries(
   (
@@ -304,35 +315,55 @@ const ERROR_RESPONSES: Json = Object.fromEntries(
         'Missing or invalid credentials (`unauthorized`, `invalid_client`, `invalid_token`).',
         { 'WWW-Authenticate': { schema: { type: 'string' } } },
       ],
-      ['Forbidden', 'Authenticated but not allowed (`forbidden`, `insufficient_scope`).', {}],
+      [
+        'Forbidden',
+        'Authenticated but not allowed (`forbidden`, `insufficient_scope`), or refused by the web application firewall (`forbidden`, docs/deploy.md "WAF").',
+        {},
+      ],
       ['NotFound', 'No such record, or not visible to the caller (`not_found`).', {}],
       ['Conflict', 'Duplicate, concurrent modification, or a link that exists or is missing (`conflict`).', {}],
-      ['TooManyRequests', 'Throttled (`too_many_requests`).', retryAfter],
+      [
+        'TooManyRequests',
+        'Throttled (`too_many_requests`): by API Gateway, by the web application firewall’s per-address rate rules, or by the service (the login lockout, API.md §7.3).',
+        retryAfter,
+      ],
       [
         'Error',
-        'Any other error (405 `method_not_allowed`, 413, 500 `internal_error`, 501, 503 `service_unavailable` with `Retry-After`).',
+        'Any other error (405 `method_not_allowed`, 413, 500 `internal_error`, 501, 503 `service_unavailable` with `Retry-After`; from API Gateway 502 and 504). On the OAuth endpoints the service’s own also carry `error` and `error_description`.',
         {},
       ],
     ] as const
   ).flatMap(([name, description, headers]) => [
     [name, { description, headers, content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/Error' } } } }],
-    [`OAuth${name}`, { description, headers, content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OAuthError' } } } }],
+    ...(EDGE_ANSWERS.includes(name)
+      ? []
+      : [[`OAuth${name}`, { description, headers, content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OAuthError' } } } }]]),
   ]),
 );
 
 /** The error statuses a route can answer, by what it takes and how it authenticates. */
 function errorResponses(route: Route, spec: RouteSpec): Json {
   if (spec.page) {
-    const page = { description: 'An HTML error page (API.md §7.8)', content: { [HTML_TYPE]: { schema: { type: 'string' } } } };
-    return { 400: page, 404: page, default: page };
+    const html = { [HTML_TYPE]: { schema: { type: 'string' } } };
+    const page = { description: 'An HTML error page (API.md §7.8)', content: html };
+    // API Gateway and the WAF answer before the page's function runs, in the API's JSON shape.
+    const orJson = (name: string) => {
+      const shared = ERROR_RESPONSES[name] as Json;
+      return {
+        ...shared,
+        description: `${shared.description} From the page itself, an HTML error page (API.md §7.8).`,
+        content: { ...html, ...(shared.content as Json) },
+      };
+    };
+    return { 400: page, 403: orJson('Forbidden'), 404: page, 429: orJson('TooManyRequests'), default: orJson('Error') };
   }
   const prefix = spec.oauth ? 'OAuth' : '';
-  const ref = (name: string) => ({ $ref: `#/components/responses/${prefix}${name}` });
+  const ref = (name: string) => ({ $ref: `#/components/responses/${EDGE_ANSWERS.includes(name) ? '' : prefix}${name}` });
   const out: Json = {};
   const takesInput = spec.body || spec.query || spec.path || route.path.includes('{');
   if (takesInput || spec.oauth) out[400] = ref('BadRequest');
   if (route.auth.type !== 'none') out[401] = ref('Unauthorized');
-  if (route.auth.type === 'bearer' && route.auth.scope) out[403] = ref('Forbidden');
+  out[403] = ref('Forbidden');
   if (route.path.includes('{')) out[404] = ref('NotFound');
   if (route.path.startsWith(MANAGEMENT_PREFIX) && route.method !== 'GET') out[409] = ref('Conflict');
   out[429] = ref('TooManyRequests');

@@ -3,10 +3,10 @@ import { generateClientSecret, hashClientSecret } from '../clients/client-secret
 import { conflict, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
 import type { CollectionSource } from '../lists/collection-source.ts';
-import type { ClientPatch, ClientRecord, NewClient, TokenGrants } from '../records/client-record.ts';
+import type { ClientPatch, ClientRecord, NewClient } from '../records/client-record.ts';
 import { newClientRecord } from './client-defaults.ts';
 import { deleteClient } from './client-delete.ts';
-import { readClientPartition } from './client-partition.ts';
+import { type ClientTokenReads, clientTokenReads } from './client-token-reads.ts';
 import { type CollectionPage, type CollectionPageRequest, countWrite, tenantCollectionMethods } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
 import { entity, toRecord } from './entity.ts';
@@ -18,15 +18,6 @@ import { keys } from './table-keys.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
 import { putItem, type Write } from './writes.ts';
-
-/** The token endpoint's view of a client: the record plus what it may ask tokens for. */
-export interface ClientWithGrants {
-  client: ClientRecord;
-  /** Ids of the resources authorized to the client. */
-  resources: Set<string>;
-  /** Resource id → ids of the scopes granted on it. */
-  grants: Map<string, Set<string>>;
-}
 
 export interface UpdateOptions {
   /** If-Match: fail with 409 unless the record is still at this version (no silent re-merge). */
@@ -44,7 +35,7 @@ export interface UpdateOptions {
  * transaction as every create and delete. Secrets arrive in plaintext and are stored twice: a
  * SHA-256 hash to verify and a SecretBox-sealed copy to show to `read:client_keys` callers.
  */
-export interface ClientsRepository {
+export interface ClientsRepository extends ClientTokenReads {
   /** Creates a client; a confidential client without `client_secret` gets a generated one (open `secret_sealed` to show it). */
   create(input: NewClient, actor: string): Promise<ClientRecord>;
   /** Consistent GetItem by id alone (the token endpoint knows only the client_id). */
@@ -63,10 +54,6 @@ export interface ClientsRepository {
   listAll(tenantId: string): Promise<ClientRecord[]>;
   /** `total_count` of the tenant's clients: one GetItem. */
   count(tenantId: string): Promise<number>;
-  /** THE TOKEN PATH: the client with its resources and grants, from its item alone (one consistent GetItem). */
-  getClientWithGrants(clientId: string): Promise<ClientWithGrants | undefined>;
-  /** The same from an item already read (the token path's BatchGetItem); reads only for an item that predates `token_grants`. */
-  clientWithGrantsOfItem(item: Record<string, unknown>): Promise<ClientWithGrants | undefined>;
   /** The Default Client's id (consistent, via its marker), if bootstrap made one. */
   findDefaultClientId(): Promise<string | undefined>;
 }
@@ -92,16 +79,6 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
     const c = await get(id);
     if (!c) throw notFound(`Client ${id} not found.`);
     return c;
-  };
-  const withGrants = async (item: Record<string, unknown>): Promise<ClientWithGrants | undefined> => {
-    const client = toRecord<ClientRecord>(item);
-    if (client.token_grants && client.token_grants_version === client.links_version) return grantsOf(client, client.token_grants);
-    // No copy, or one that missed a change (ClientRecord `token_grants_version`): the partition.
-    const partition = await readClientPartition(db, tableName, client.id);
-    if (!partition) return undefined;
-    const grants: TokenGrants = Object.fromEntries([...partition.links.keys()].map((r) => [r, {}]));
-    for (const p of partition.permissions) (grants[p.resource_id] ??= {})[p.scope_id] = true;
-    return grantsOf(partition.client, grants);
   };
   const sealSecret = async (secret: string) => ({ hash: hashClientSecret(secret), sealed: await secretBox.seal(secret) });
 
@@ -180,12 +157,7 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
 
     ...tenantCollectionMethods<ClientRecord>(db, tableName, 'CLIENTS', now),
 
-    async getClientWithGrants(clientId) {
-      const item = await getItem(db, tableName, keys.client(clientId), now());
-      return item ? withGrants(item) : undefined;
-    },
-
-    clientWithGrantsOfItem: (item) => withGrants(item),
+    ...clientTokenReads(db, tableName, now),
 
     async findDefaultClientId() {
       const marker = await getItem(db, tableName, keys.marker('DEFAULT_CLIENT'), now());
@@ -202,14 +174,4 @@ export function clientItem(record: ClientRecord) {
     ...entity('Client'),
     ...record,
   };
-}
-
-function grantsOf(client: ClientRecord, tokenGrants: TokenGrants): ClientWithGrants {
-  const grants = new Map<string, Set<string>>();
-  for (const [resourceId, scopes] of Object.entries(tokenGrants)) {
-    // In id (= creation) order, as the partition returns them: a token's scopes come out stable.
-    const ids = Object.keys(scopes).sort();
-    if (ids.length) grants.set(resourceId, new Set(ids));
-  }
-  return { client, resources: new Set(Object.keys(tokenGrants)), grants };
 }

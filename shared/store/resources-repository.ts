@@ -3,9 +3,7 @@ import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
 import type { CollectionSource } from '../lists/collection-source.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../records/resource-record.ts';
-import { RESOURCE_LIMITS as LIMITS } from '../records/resource-record.ts';
 import type { NewScope, ScopeRecord } from '../records/scope-record.ts';
-import { normalisedOrSame } from '../validation/identifier-url.ts';
 import type { UpdateOptions } from './clients-repository.ts';
 import { type CollectionPage, type CollectionPageRequest, countWrite, tenantCollectionMethods } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
@@ -15,13 +13,8 @@ import { changedFields, type DeepPartial, mergePatch } from './merge-patch.ts';
 import { getItem } from './read-items.ts';
 import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
 import { deleteResource } from './resource-delete.ts';
-import {
-  deleteIdentifierMarker,
-  putIdentifierMarker,
-  type ResourceTokenView,
-  tokenViewOf,
-  tokenViewOfMarker,
-} from './resource-token-view.ts';
+import { type ResourceTokenReads, resourceTokenReads } from './resource-token-reads.ts';
+import { deleteIdentifierMarker, putIdentifierMarker } from './resource-token-view.ts';
 import { putScopeWrites } from './scope-items.ts';
 import { keys } from './table-keys.ts';
 import { copyWrites } from './token-copies.ts';
@@ -37,7 +30,7 @@ import { putItem, type Write } from './writes.ts';
  * create/delete.
  * `resource_metadata.signing_secret` arrives in plaintext and is stored sealed.
  */
-export interface ResourcesRepository {
+export interface ResourcesRepository extends ResourceTokenReads {
   /**
    * Creates a resource, optionally with its first scopes in the same transaction (at most 48, so
    * record + markers fit one transaction). 409 if the identifier_url is taken in the tenant.
@@ -45,10 +38,6 @@ export interface ResourcesRepository {
   create(input: NewResource, actor: string, scopes?: readonly NewScope[]): Promise<ResourceRecord>;
   /** Consistent GetItem. */
   get(id: string): Promise<ResourceRecord | undefined>;
-  /** THE TOKEN PATH: the token view of the resource a token's `audience` names (one consistent GetItem of its marker). */
-  getTokenView(tenantId: string, identifierUrl: string): Promise<ResourceTokenView | undefined>;
-  /** The same from a marker item already read (the token path's BatchGetItem); reads only for a marker that predates views. */
-  tokenViewOfItem(marker: Record<string, unknown>): Promise<ResourceTokenView | undefined>;
   /** The id owning an identifier_url, strongly consistent (the marker): for bootstrap and checks. */
   findIdByIdentifier(tenantId: string, identifierUrl: string): Promise<string | undefined>;
   /** PATCH with merge and version condition; moves the identifier marker (409 if the new one is taken). */
@@ -65,9 +54,6 @@ export interface ResourcesRepository {
 const EDITABLE: readonly (keyof ResourceRecord)[] = ['resource_name', 'resource_description', 'resource_metadata', 'app_metadata'];
 const MAX_SCOPES_ON_CREATE = 48;
 
-/** Could a resource have this identifier_url? A longer audience names none, and might not fit a key. */
-export const isPossibleIdentifier = (url: string): boolean => Buffer.byteLength(url) <= LIMITS.identifierUrl;
-
 export function resourcesRepository(
   db: DynamoDBDocumentClient,
   tableName: string,
@@ -77,13 +63,6 @@ export function resourcesRepository(
   const get = async (id: string) => {
     const item = await getItem(db, tableName, keys.resource(id), now());
     return item ? toRecord<ResourceRecord>(item) : undefined;
-  };
-  const viewOfMarker = async (marker: Record<string, unknown>) => {
-    const view = tokenViewOfMarker(marker);
-    if (view) return view;
-    // A marker from before views (until the bootstrap reconciles it): the record.
-    const r = typeof marker.target_id === 'string' ? await get(marker.target_id) : undefined;
-    return r ? tokenViewOf(r) : undefined;
   };
   const identifierTaken = (url: string) => () => conflict(`A resource with identifier_url ${url} already exists.`);
 
@@ -124,18 +103,7 @@ export function resourcesRepository(
       return record;
     },
 
-    async getTokenView(tenantId, identifierUrl) {
-      if (!isPossibleIdentifier(identifierUrl)) return undefined;
-      let marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
-      // An audience not in normal form names the resource stored under its normal form (API.md §8);
-      // the exact spelling is read first, so what was stored before normalisation is still found.
-      const normal = normalisedOrSame(identifierUrl);
-      if (!marker && normal !== identifierUrl && isPossibleIdentifier(normal))
-        marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, normal), now());
-      return marker ? viewOfMarker(marker) : undefined;
-    },
-
-    tokenViewOfItem: (marker) => viewOfMarker(marker),
+    ...resourceTokenReads(db, tableName, now),
 
     async findIdByIdentifier(tenantId, identifierUrl) {
       const marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());

@@ -8,11 +8,11 @@ import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records
 import type { Runtime } from '../runtime.ts';
 import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens/revocation-ref.ts';
 import { authorizationCodesRepository } from './authorization-codes-repository.ts';
-import { type ClientWithGrants, clientsRepository } from './clients-repository.ts';
+import { type ClientWithGrants, clientTokenReads } from './client-token-reads.ts';
 import { deviceCodesRepository } from './device-codes-repository.ts';
 import { toRecord } from './entity.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
-import { otpRepository } from './otp-repository.ts';
+import { otpChecks } from './otp-checks.ts';
 import { cachedRbacRecordReads } from './rbac-records.ts';
 import { getItem, getItems } from './read-items.ts';
 import {
@@ -22,8 +22,8 @@ import {
   type StoredRefreshToken,
   userIdHint,
 } from './refresh-tokens-repository.ts';
+import { isPossibleIdentifier, resourceTokenReads } from './resource-token-reads.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
-import { isPossibleIdentifier, resourcesRepository } from './resources-repository.ts';
 import { keys } from './table-keys.ts';
 import { userLoginWrites } from './user-login-writes.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
@@ -87,8 +87,8 @@ function caches(runtime: Runtime): RecordCaches {
   let c = perRuntime.get(runtime);
   if (c) return c;
   const { config, db, now, secretBox } = runtime;
-  const clientsRepo = clientsRepository(db, config.tableName, now, secretBox);
-  const resourcesRepo = resourcesRepository(db, config.tableName, now, secretBox);
+  const clientsRepo = clientTokenReads(db, config.tableName, now);
+  const resourcesRepo = resourceTokenReads(db, config.tableName, now);
   const clock = () => now().getTime();
   const countRecord = cacheCounter(runtime.metrics, 'record');
   const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs, 10_000, clock, countRecord);
@@ -218,7 +218,7 @@ function caches(runtime: Runtime): RecordCaches {
     revocations: runtime.revocations,
     login: {
       failures: loginFailuresRepository(db, config.tableName, now, config.login),
-      otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
+      otp: otpChecks(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
       recordLogin: userLoginWrites(db, config.tableName),
     },
     userTokens: userTokenReads(runtime),

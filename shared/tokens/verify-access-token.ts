@@ -1,8 +1,10 @@
-import { type JWTHeaderParameters, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import type { JWTHeaderParameters, JWTPayload } from 'jose';
 import type { KeyStore } from '../keys/key-store.ts';
+import { type CompactJws, hasValidSignature, jsonPart, parseCompactJws } from './compact-jws.ts';
 
 /** RFC 8725 §3.1: only the algorithms our own keys use; `none` and HS* can never verify here. */
 export const ACCEPTED_ALGS = ['ES256', 'RS256'] as const;
+const isAccepted = (alg: unknown): alg is (typeof ACCEPTED_ALGS)[number] => ACCEPTED_ALGS.includes(alg as never);
 
 export interface AccessTokenClaims extends JWTPayload {
   sub: string;
@@ -36,37 +38,75 @@ export function checkIssuedAt(claims: AccessTokenClaims, now: Date): AccessToken
   return claims;
 }
 
+/** RFC 9068 §4 `typ`; compared as jose and RFC 7515 §4.1.9 do: case-insensitive, `application/` optional. */
+const normalizeTyp = (typ: string) => {
+  const lower = typ.toLowerCase();
+  return lower.includes('/') ? lower : `application/${lower}`;
+};
+const AT_JWT = normalizeTyp('at+jwt');
+const REQUIRED_CLAIMS = ['sub', 'jti', 'exp', 'iat', 'client_id', 'iss'] as const;
+
+/**
+ * The claims checks of RFC 9068 §4 and RFC 7519 §4.1, as jose's `jwtVerify` made them: required
+ * claims present, `iss` exact, `aud` (string or array) holding the audience when one is required,
+ * `exp`, `nbf` and `iat` numbers, `exp` passed or `nbf` ahead refuse it (no leeway), then
+ * checkIssuedAt. `sub`, `jti` and `client_id` must be strings (jose left their type unchecked).
+ */
+function checkClaims(claims: Record<string, unknown>, deps: VerifyDeps, audience: string | undefined): AccessTokenClaims {
+  for (const claim of REQUIRED_CLAIMS) if (!Object.hasOwn(claims, claim)) throw new InvalidAccessToken(`missing required "${claim}" claim`);
+  if (claims.iss !== deps.issuer) throw new InvalidAccessToken('unexpected "iss" claim value');
+  if (audience !== undefined) {
+    const { aud } = claims;
+    if (!(aud === audience || (Array.isArray(aud) && aud.includes(audience)))) throw new InvalidAccessToken('unexpected "aud" claim value');
+  }
+  if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.client_id !== 'string') {
+    throw new InvalidAccessToken('"sub", "jti" and "client_id" must be strings');
+  }
+  const { exp, iat, nbf } = claims;
+  if (typeof exp !== 'number' || typeof iat !== 'number' || (nbf !== undefined && typeof nbf !== 'number')) {
+    throw new InvalidAccessToken('"exp", "iat" and "nbf" must be numbers');
+  }
+  const now = deps.now();
+  const seconds = Math.floor(now.getTime() / 1000);
+  if (nbf !== undefined && nbf > seconds) throw new InvalidAccessToken('"nbf" claim timestamp check failed');
+  if (exp <= seconds) throw new InvalidAccessToken('"exp" claim timestamp check failed');
+  return checkIssuedAt(claims as AccessTokenClaims, now);
+}
+
 /**
  * Verifies an access token issued by this service (RFC 9068 §4): signature by a published key of
  * ours (kid required, alg from the allow-list and equal to the key's), `typ: at+jwt`, `iss`, `exp`,
- * `nbf` and `iat` (checkIssuedAt) against the injected clock, and `aud` when an audience is required. Storage errors
- * propagate (fail closed, DESIGN.md §3.8); only an invalid token becomes InvalidAccessToken.
+ * `nbf` and `iat` (checkIssuedAt) against the injected clock, and `aud` when an audience is required.
+ * A `crit` header is refused (RFC 7515 §4.1.11: we understand no extension). The signature is
+ * checked synchronously (shared/tokens/compact-jws.ts says why not jose). Storage errors propagate
+ * (fail closed, DESIGN.md §3.8); only an invalid token becomes InvalidAccessToken.
  */
 export async function verifyAccessToken(
   token: string,
   deps: VerifyDeps,
   audience?: string,
 ): Promise<{ claims: AccessTokenClaims; header: JWTHeaderParameters }> {
-  const resolveKey = async (header: JWTHeaderParameters) => {
-    if (!header.kid) throw new InvalidAccessToken('no kid');
-    const entry = await deps.keys.publicKey(header.kid);
-    if (!entry || entry.alg !== header.alg) throw new InvalidAccessToken('unknown key');
-    return entry.key;
-  };
+  let jws: CompactJws;
   try {
-    const { payload, protectedHeader } = await jwtVerify(token, resolveKey, {
-      algorithms: [...ACCEPTED_ALGS],
-      typ: 'at+jwt',
-      issuer: deps.issuer,
-      ...(audience ? { audience } : {}),
-      currentDate: deps.now(),
-      requiredClaims: ['sub', 'jti', 'exp', 'iat', 'client_id'],
-    });
-    return { claims: checkIssuedAt(payload as AccessTokenClaims, deps.now()), header: protectedHeader };
+    jws = parseCompactJws(token);
   } catch (err) {
-    if (err instanceof InvalidAccessToken || err instanceof joseErrors.JOSEError) {
-      throw new InvalidAccessToken((err as Error).message, { cause: err });
-    }
-    throw err;
+    throw new InvalidAccessToken((err as Error).message, { cause: err });
   }
+  const { header } = jws;
+  const alg = header.alg;
+  if (!isAccepted(alg)) throw new InvalidAccessToken('"alg" (Algorithm) Header Parameter value not allowed');
+  if (header.crit !== undefined) throw new InvalidAccessToken('"crit" Header Parameter not supported');
+  if (typeof header.kid !== 'string') throw new InvalidAccessToken('no kid');
+  const entry = await deps.keys.publicKey(header.kid);
+  if (!entry || entry.alg !== alg) throw new InvalidAccessToken('unknown key');
+  if (!hasValidSignature(jws, alg, entry.key)) throw new InvalidAccessToken('signature verification failed');
+  if (typeof header.typ !== 'string' || normalizeTyp(header.typ) !== AT_JWT)
+    throw new InvalidAccessToken('unexpected "typ" JWT header value');
+  let claims: Record<string, unknown>;
+  try {
+    claims = jsonPart(jws.payloadPart);
+  } catch (err) {
+    throw new InvalidAccessToken((err as Error).message, { cause: err });
+  }
+  return { claims: checkClaims(claims, deps, audience), header: header as JWTHeaderParameters };
 }

@@ -68,6 +68,13 @@ describe('layer boundaries (DESIGN.md §3.13)', () => {
     ],
     ['functions-only-wire', { 'functions/f.ts': sdk }],
     [
+      'routes-are-data',
+      {
+        'shared/errors.ts': 'export const e = 1;\n',
+        'shared/routes/r.ts': "import { e } from '../errors.ts';\nexport const r = e;\n",
+      },
+    ],
+    [
       'no-circular',
       {
         'shared/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",

@@ -5,7 +5,7 @@ import { ensureDefaultClient } from '../../shared/bootstrap/ensure-default-clien
 import { ensureSystemResource } from '../../shared/bootstrap/ensure-system-resource.ts';
 import { verifyClientSecret } from '../../shared/clients/client-secret.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { MANAGEMENT_SCOPES } from '../../shared/routes.ts';
+import { MANAGEMENT_SCOPES } from '../../shared/routes/management-scopes.ts';
 import { storeFixture } from '../support/store-fixture.ts';
 
 const AUDIENCE = 'http://localhost:3000/identity/v1/';

@@ -7,7 +7,7 @@ import { fakeKms, KmsError } from '../support/fake-kms.ts';
 import { envelopeConfig, testClock } from '../support/key-test-env.ts';
 
 /**
- * A list function's role has table read and kms:Decrypt only (shared/routes.ts LIST): it can read
+ * A list function's role has table read and kms:Decrypt only (shared/routes/access-profiles.ts LIST): it can read
  * the `cursor` secret the stage bootstrap made, and cannot make it. KMS here is the fake with real
  * cryptography, except that Encrypt answers like IAM does for a role without kms:Encrypt.
  */

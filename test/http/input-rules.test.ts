@@ -238,6 +238,10 @@ describe('API.md §8 bodies and headers', () => {
     const twice = await raw([`Authorization: Bearer ${admin}`, `Authorization: Bearer ${admin}`]);
     expect(twice.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(twice).toContain('"message":"header.authorization: must be sent once');
+    // Spelled in two cases: still the same field (RFC 9110 §5.1), still sent twice.
+    const cased = await raw([`Authorization: Bearer ${admin}`, `authorization: Bearer ${admin}`]);
+    expect(cased.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(cased).toContain('"message":"header.authorization: must be sent once');
     const once = await raw([`Authorization: Bearer ${admin}`]);
     expect(once.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
   });

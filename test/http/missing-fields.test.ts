@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 
 /**

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchRoute } from '../../shared/routes.ts';
+import { WAF_ERRORS } from '../../infra/constructs/edge-protection.ts';
+import { GATEWAY_ERRORS, gatewayErrorBody } from '../../infra/constructs/gateway-responses.ts';
+import { matchRoute } from '../../shared/routes/match-route.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 import { basicAuth, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { contractChecker, type Exchange, recordExchanges } from '../support/openapi-contract.ts';
@@ -181,6 +184,24 @@ describe('responses match the OpenAPI document', () => {
     expect([...byTag.keys()].sort()).toEqual(['clients', 'docs', 'groups', 'health', 'oauth', 'pages', 'resources', 'roles', 'users']);
   });
 
+  it('what API Gateway and the WAF answer themselves matches on every route, pages and OAuth endpoints included', () => {
+    // They answer before any function: `{code, message}` JSON whatever the route (docs/openapi.md).
+    // Not here: the 404s of an unknown path and the 401 of an authorizer (the API has none).
+    const onRoutes = GATEWAY_ERRORS.filter((e) => e.status && e.status !== '404' && e.status !== '401');
+    const crashed = GATEWAY_ERRORS.find((e) => e.type.responseType === 'DEFAULT_5XX')!;
+    const own = [
+      ...onRoutes.map((e) => ({ status: Number(e.status), body: gatewayErrorBody(e) })),
+      { status: 502, body: gatewayErrorBody(crashed) },
+      ...Object.values(WAF_ERRORS).map((e) => ({ status: e.status, body: gatewayErrorBody(e) })),
+    ];
+    expect(own.map((e) => e.status).sort()).toEqual([403, 403, 413, 429, 429, 429, 502, 504]);
+    const problems = ROUTES.flatMap((route) => {
+      const path = route.path.replaceAll(/\{[a-z_]+\}/g, () => crypto.randomUUID());
+      return own.flatMap((e) => check({ method: route.method, path, status: e.status, contentType: 'application/json', body: e.body }));
+    });
+    expect(problems).toEqual([]);
+  });
+
   it('fails an answer that does not match (the checker can fail)', () => {
     const wrong = [
       { method: 'GET', path: '/.well-known/jwks.json', status: 200, contentType: 'application/json', body: '{"keys":[{"kid":1}]}' },
@@ -207,6 +228,25 @@ describe('responses match the OpenAPI document', () => {
         body: gone,
       }),
     ).toEqual([]);
+    // Found the same way: `fields` (spec 4.2) trims the device authorization answer (RFC 8628 §3.2).
+    const trimmed = '{"device_code":"CskgwggpyCqhuMNDHcPx9Js9wSIHxfo8Og8t6ye4vWc","user_code":"SNRZ-SZPK","interval":5}';
+    expect(check({ method: 'GET', path: '/device_code', status: 200, contentType: 'application/json', body: trimmed })).toEqual([]);
+    // And every redirect of the hosted pages and /authorize (303 See Other, no body).
+    for (const [method, path] of [
+      ['GET', '/authorize'],
+      ['POST', '/authorize'],
+      ['GET', '/authorize/resume'],
+      ['GET', '/login'],
+      ['POST', '/login'],
+      ['GET', '/consent'],
+      ['POST', '/consent'],
+      ['POST', '/device'],
+      ['GET', '/device/resume'],
+      ['GET', '/logout'],
+      ['POST', '/logout'],
+    ] as const) {
+      expect(check({ method, path, status: 303, contentType: null, body: '' }), `${method} ${path}`).toEqual([]);
+    }
     const problems = wrong.map(check);
     for (const p of problems) expect(p).toHaveLength(1);
   });

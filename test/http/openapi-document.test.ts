@@ -2,10 +2,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadRouteSpecs } from '../../infra/openapi/route-specs.ts';
-import { httpHandler } from '../../shared/http/http-handler.ts';
+import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { html, json, redirect } from '../../shared/http/response-spec.ts';
+import { httpHandler } from '../../shared/http/table-handler.ts';
 import { buildOpenApiDocument, type RouteSpec, undocumentedRoutes } from '../../shared/openapi/openapi-document.ts';
-import { ROUTES, type Route } from '../../shared/routes.ts';
+import type { Route } from '../../shared/routes/route.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 
 type Json = Record<string, any>;
 
@@ -142,13 +144,13 @@ describe('the OpenAPI document', () => {
     const specs: Record<string, RouteSpec> = {
       [login.handler]: httpHandler(
         {
-          page: true,
+          page: HOSTED_PAGE,
           body: v.object({ username: v.string(), password: v.string(), csrf_token: v.string() }),
           responses: { 200: html(), 303: redirect() },
         },
         run,
       ).spec,
-      [consent.handler]: httpHandler({ page: true, query: v.object({ state: v.optional(v.string()) }) }, run).spec,
+      [consent.handler]: httpHandler({ page: HOSTED_PAGE, query: v.object({ state: v.optional(v.string()) }) }, run).spec,
       [deviceCode.handler]: httpHandler(
         { oauth: true, body: v.object({ client_id: v.string() }), responses: { 200: json(v.object({ device_code: v.string() })) } },
         run,

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { handlerModules, matchRoute, ROUTES } from '../../shared/routes.ts';
+import { matchRoute } from '../../shared/routes/match-route.ts';
+import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 
 describe('route table', () => {
   it('matches a literal path and names its handler', () => {

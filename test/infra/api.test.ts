@@ -3,7 +3,7 @@ import { GATEWAY_ERRORS } from '../../infra/constructs/gateway-responses.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
-import { handlerModules, ROUTES } from '../../shared/routes.ts';
+import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { apiMethods, arnRef, functionIds, synth } from './support.ts';
 
 // Synthesizing a stack takes seconds, many more on a busy CI machine.

@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { quietBundlingNotices } from '../../infra/quiet-bundling-notices.ts';
-import { FUNCTION_TIMEOUTS } from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUTS } from '../../shared/routes/function-groups.ts';
 
 quietBundlingNotices();
 const app = new App({ outdir: process.argv[2] });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 
 const run = promisify(execFile);
 

@@ -11,7 +11,8 @@ import {
 import { ROTATE_KEYS_HANDLER, ROTATION_ACCESS } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { BOOTSTRAP_ACCESS, BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
-import { handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
+import type { Route } from '../../shared/routes/route.ts';
+import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { TABLE_INDEXES } from '../../shared/store/table-definition.ts';
 import { actionsOf, arnRef, functionIds, functionRole, roleStatements, type Statement, synth } from './support.ts';
 

@@ -5,7 +5,7 @@ import type { IConstruct } from 'constructs';
 import { describe, expect, it, vi } from 'vitest';
 import type { IdentityServiceStack } from '../../infra/constructs/identity-service-stack.ts';
 import { addNagChecks, routeAuthorizationReason } from '../../infra/nag-suppressions.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 import { actionsOf, roleStatements, synth, testApp } from './support.ts';
 import { syntheticRoutes } from './synthetic-routes.ts';
 

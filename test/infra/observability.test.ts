@@ -9,7 +9,7 @@ import { FALLBACK_HANDLER, INTROSPECTION_HANDLERS, PLATFORM_TRACED, TOKEN_HANDLE
 import { metricNamespace } from '../../infra/constructs/service-alarms.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { quietBundlingNotices } from '../../infra/quiet-bundling-notices.ts';
-import { FUNCTION_TIMEOUTS } from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUTS } from '../../shared/routes/function-groups.ts';
 import { arnRef, roleStatements, synth } from './support.ts';
 
 type Json = Record<string, any>;

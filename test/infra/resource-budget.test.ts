@@ -3,7 +3,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_RESOURCES, resourceCountOf } from '../../infra/constructs/identity-service-stack.ts';
 import { apiAreaOf } from '../../infra/constructs/route-areas.ts';
-import { handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
+import type { Route } from '../../shared/routes/route.ts';
+import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { apiMethods, synth } from './support.ts';
 import { syntheticRoutes } from './synthetic-routes.ts';
 

@@ -1,4 +1,5 @@
-import { type Access, type HttpMethod, handlerModules, ROUTES, type Route } from '../../shared/routes.ts';
+import type { Access, HttpMethod, Route } from '../../shared/routes/route.ts';
+import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 
 const READ: Access = { table: 'read', kms: [] };
 const WRITE: Access = { table: 'readwrite', kms: [] };

@@ -1,5 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { COUNT_ONLY_COMMON_RULES, RATE_LIMITED_PATHS } from '../../infra/constructs/edge-protection.ts';
+import {
+  COUNT_ONLY_COMMON_RULES,
+  MANAGED_BLOCK_RULES,
+  MANAGED_RULE_GROUPS,
+  MAX_CUSTOM_RESPONSE_HEADERS,
+  RATE_LIMITED_PATHS,
+} from '../../infra/constructs/edge-protection.ts';
 import { synth } from './support.ts';
 
 // Synthesizing a stack takes seconds, many more on a busy CI machine.
@@ -32,7 +38,7 @@ describe('WAF web ACL per stage (issue 15 item 6; docs/deploy.md "WAF")', () => 
     );
     expect(rules).toHaveLength(1);
     expect(rules[0]).toMatchObject({
-      Action: { Block: {} },
+      Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'TooManyRequests' } } },
       Statement: {
         RateBasedStatement: {
           AggregateKeyType: 'IP',
@@ -66,9 +72,93 @@ describe('WAF web ACL per stage (issue 15 item 6; docs/deploy.md "WAF")', () => 
   });
 
   it('machine clients without a User-Agent and large management bodies are counted, not blocked', () => {
-    expect(rule('AWSManagedRulesCommonRuleSet').Statement.ManagedRuleGroupStatement.RuleActionOverrides).toEqual(
-      COUNT_ONLY_COMMON_RULES.map((name) => ({ Name: name, ActionToUse: { Count: {} } })),
-    );
+    const overrides = rule('AWSManagedRulesCommonRuleSet').Statement.ManagedRuleGroupStatement.RuleActionOverrides as Json[];
+    for (const name of COUNT_ONLY_COMMON_RULES) expect(overrides.find((o) => o.Name === name)?.ActionToUse).toEqual({ Count: {} });
+  });
+
+  describe('a blocked client gets the service error shape (API.md §2), not WAF’s bare 403', () => {
+    const bodies = () => acl().CustomResponseBodies as Json;
+
+    it('the two bodies: JSON {code, message} with the codes of the service’s own 429 and 403', () => {
+      expect(Object.keys(bodies()).sort()).toEqual(['Forbidden', 'TooManyRequests']);
+      expect(bodies().TooManyRequests.ContentType).toBe('APPLICATION_JSON');
+      expect(bodies().Forbidden.ContentType).toBe('APPLICATION_JSON');
+      expect(JSON.parse(bodies().TooManyRequests.Content)).toEqual({
+        code: 'too_many_requests',
+        message: 'Too many requests from this address; retry later.',
+      });
+      expect(JSON.parse(bodies().Forbidden.Content)).toEqual({
+        code: 'forbidden',
+        message: 'The request was refused by the web application firewall.',
+      });
+    });
+
+    it('every rate rule answers 429 with Retry-After (the window), no-store and nosniff', () => {
+      const rateRules = (acl().Rules as Json[]).filter((r) => r.Statement.RateBasedStatement);
+      expect(rateRules).toHaveLength(RATE_LIMITED_PATHS.length + 1);
+      for (const r of rateRules) {
+        expect(r.Action, r.Name).toEqual({
+          Block: {
+            CustomResponse: {
+              ResponseCode: 429,
+              CustomResponseBodyKey: 'TooManyRequests',
+              ResponseHeaders: [
+                { Name: 'Retry-After', Value: '300' },
+                { Name: 'Cache-Control', Value: 'no-store' },
+                { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+              ],
+            },
+          },
+        });
+      }
+    });
+
+    it('every blocking rule of each managed group answers 403 forbidden; the count-only ones still count', () => {
+      const groups = (acl().Rules as Json[]).filter((r) => r.Statement.ManagedRuleGroupStatement);
+      expect(groups.length).toBeGreaterThan(0);
+      for (const g of groups) {
+        const overrides = g.Statement.ManagedRuleGroupStatement.RuleActionOverrides as Json[];
+        expect(overrides.map((o) => o.Name)).toEqual(MANAGED_BLOCK_RULES[g.Name as keyof typeof MANAGED_BLOCK_RULES]);
+        for (const o of overrides.filter((x) => !COUNT_ONLY_COMMON_RULES.includes(x.Name))) {
+          expect(o.ActionToUse, `${g.Name}/${o.Name}`).toEqual({
+            Block: {
+              CustomResponse: {
+                ResponseCode: 403,
+                CustomResponseBodyKey: 'Forbidden',
+                ResponseHeaders: [{ Name: 'X-Content-Type-Options', Value: 'nosniff' }],
+              },
+            },
+          });
+        }
+      }
+    });
+
+    it('every managed group the config accepts fits WAF’s 100 custom response headers per web ACL', () => {
+      const { template: all } = synth({ stage: 'prod', settings: { waf: { managedRuleGroups: [...MANAGED_RULE_GROUPS] } } });
+      const rules = (Object.values(all.findResources('AWS::WAFv2::WebACL'))[0]!.Properties as Json).Rules as Json[];
+      const headerCount = (action: Json | undefined) => action?.Block?.CustomResponse?.ResponseHeaders?.length ?? 0;
+      const total = rules.reduce(
+        (n, r) =>
+          n +
+          headerCount(r.Action) +
+          ((r.Statement.ManagedRuleGroupStatement?.RuleActionOverrides as Json[] | undefined) ?? []).reduce(
+            (m, o) => m + headerCount(o.ActionToUse),
+            0,
+          ),
+        0,
+      );
+      expect(total).toBeGreaterThan(40);
+      expect(total).toBeLessThanOrEqual(MAX_CUSTOM_RESPONSE_HEADERS);
+    });
+
+    it('with a docs URL the message points at the error page, as the API’s own errors do', () => {
+      const { template: t } = synth({ stage: 'prod', settings: { docsUrl: 'https://docs.example.com' } });
+      const b = (Object.values(t.findResources('AWS::WAFv2::WebACL'))[0]!.Properties as Json).CustomResponseBodies as Json;
+      expect(JSON.parse(b.TooManyRequests.Content).message).toBe(
+        'Too many requests from this address; retry later. See https://docs.example.com/errors#too_many_requests',
+      );
+      expect(JSON.parse(b.Forbidden.Content).code).toBe('forbidden');
+    });
   });
 
   it('off by default on a throwaway stage (removalPolicy destroy); either way by waf.enabled', () => {

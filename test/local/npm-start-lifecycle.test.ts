@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../infra/local/dynamodb-local.ts';
+import { DYNAMODB_LOCAL_START_TIMEOUT_MS, freePort } from '../../infra/local/dynamodb-local.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -22,6 +22,11 @@ interface Started {
 
 const running: Started[] = [];
 
+/** How long `npm start` may take to listen: on a starved machine the JVM alone took over 60 s. */
+const START_MS = DYNAMODB_LOCAL_START_TIMEOUT_MS + 60_000;
+/** A test: the start, then stopping and the checks after it. */
+const TEST_MS = START_MS + 60_000;
+
 /** `npm start` exactly as a newcomer runs it, on a free port with its own data folder. */
 async function npmStart(): Promise<Started> {
   const port = await freePort();
@@ -37,7 +42,8 @@ async function npmStart(): Promise<Started> {
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
     npm.once('exit', (code, signal) => res({ code, signal })),
   );
-  const deadline = Date.now() + 110_000;
+  // DynamoDB Local's own start budget, then the server's start (tsx, table, bootstrap).
+  const deadline = Date.now() + START_MS;
   while (!output.includes('listening on')) {
     if (npm.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -100,26 +106,34 @@ afterEach(() => {
 
 describe('npm start lifecycle (issue 9: a stopped npm start leaves nothing behind)', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`${signal} to the npm process stops the server and DynamoDB Local`, async () => {
-      const s = await npmStart();
-      expect(await accepts(s.port)).toBe(true);
-      expect(alive(s.dynamodbPid)).toBe(true);
-      s.npm.kill(signal);
-      await s.exit;
-      expect(await eventually(() => !alive(s.serverPid) && !alive(s.dynamodbPid))).toBe(true);
-      expect(await accepts(s.port)).toBe(false);
-      expect(await accepts(s.dynamodbPort)).toBe(false);
-      expect(s.output()).toContain(`${signal}: stopping`);
-    }, 150_000);
+    it(
+      `${signal} to the npm process stops the server and DynamoDB Local`,
+      async () => {
+        const s = await npmStart();
+        expect(await accepts(s.port)).toBe(true);
+        expect(alive(s.dynamodbPid)).toBe(true);
+        s.npm.kill(signal);
+        await s.exit;
+        expect(await eventually(() => !alive(s.serverPid) && !alive(s.dynamodbPid))).toBe(true);
+        expect(await accepts(s.port)).toBe(false);
+        expect(await accepts(s.dynamodbPort)).toBe(false);
+        expect(s.output()).toContain(`${signal}: stopping`);
+      },
+      TEST_MS,
+    );
   }
 
-  it('DynamoDB Local dying under a running service stops it with a clear message, not a server answering errors', async () => {
-    const s = await npmStart();
-    process.kill(s.dynamodbPid, 'SIGKILL');
-    const { code } = await s.exit;
-    expect(code).toBe(1);
-    expect(s.output()).toMatch(/DynamoDB Local exited unexpectedly \(killed by SIGKILL\)/);
-    expect(await eventually(() => !alive(s.serverPid))).toBe(true);
-    expect(await accepts(s.port)).toBe(false);
-  }, 150_000);
+  it(
+    'DynamoDB Local dying under a running service stops it with a clear message, not a server answering errors',
+    async () => {
+      const s = await npmStart();
+      process.kill(s.dynamodbPid, 'SIGKILL');
+      const { code } = await s.exit;
+      expect(code).toBe(1);
+      expect(s.output()).toMatch(/DynamoDB Local exited unexpectedly \(killed by SIGKILL\)/);
+      expect(await eventually(() => !alive(s.serverPid))).toBe(true);
+      expect(await accepts(s.port)).toBe(false);
+    },
+    TEST_MS,
+  );
 });

@@ -5,7 +5,7 @@ import { ConsentFormBody, LoginFormBody, LogoutParams } from '../../shared/brows
 import type { HttpResponse } from '../../shared/http/response.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { interactionsRepository } from '../../shared/store/interactions-repository.ts';

@@ -22,7 +22,9 @@ import {
 } from '../../shared/lists/index.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { MANAGEMENT_SCOPES, ROUTES, type Route } from '../../shared/routes.ts';
+import { MANAGEMENT_SCOPES } from '../../shared/routes/management-scopes.ts';
+import type { Route } from '../../shared/routes/route.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { entity } from '../../shared/store/entity.ts';
 import { keys } from '../../shared/store/table-keys.ts';
@@ -608,7 +610,7 @@ export function idPools(world: World, seeds: Seeds): IdPools {
  * fuzzers is one such line.
  */
 export interface FuzzRoute {
-  /** `METHOD /path` as in shared/routes.ts. */
+  /** `METHOD /path` as in the route table (shared/routes/). */
   route: string;
   body?: v.GenericSchema;
   query?: v.GenericSchema;

@@ -10,7 +10,7 @@ import type { ClientPatch, ClientRecord, NewClient } from '../../shared/records/
 import type { NewResource, ResourcePatch, ResourceRecord } from '../../shared/records/resource-record.ts';
 import type { NewScope, ScopePatch, ScopeRecord } from '../../shared/records/scope-record.ts';
 import { DEFAULT_TENANT_ID, type TenantRecord } from '../../shared/records/tenant-record.ts';
-import { MANAGEMENT_SCOPES } from '../../shared/routes.ts';
+import { MANAGEMENT_SCOPES } from '../../shared/routes/management-scopes.ts';
 import { newClientRecord } from '../../shared/store/client-defaults.ts';
 import { type DeepPartial, mergePatch } from '../../shared/store/merge-patch.ts';
 import { newResourceRecord, sealSigningSecret } from '../../shared/store/resource-defaults.ts';

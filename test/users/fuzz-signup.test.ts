@@ -9,7 +9,7 @@ import { csrfToken } from '../../shared/html/csrf.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';

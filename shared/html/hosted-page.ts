@@ -1,0 +1,28 @@
+import type middy from '@middy/core';
+import httpSecurityHeaders from '@middy/http-security-headers';
+import type { PageRendering } from '../http/http-handler.ts';
+import type { HttpResponse } from '../http/response.ts';
+import { errorPage, pageCsp } from './page.ts';
+
+/**
+ * The API's security headers (shared/http/security-headers.ts) for a hosted HTML page (API.md §7.4), with the page CSP (shared/html/page.ts)
+ * instead of middy's (its default `sandbox` and `form-action 'none'` would stop the page's own
+ * form, and `upgrade-insecure-requests` would send a local `http://localhost` form to https). A
+ * CSP the page set itself (one naming a redirect origin in `form-action`) is kept.
+ */
+function pageSecurityHeaders(): middy.MiddlewareObj<unknown, HttpResponse> {
+  const base = httpSecurityHeaders({ contentSecurityPolicy: false });
+  const apply = (hook: 'after' | 'onError') => (request: middy.Request<unknown, HttpResponse>) => {
+    if (!request.response) return;
+    const own = request.response.headers?.['Content-Security-Policy'];
+    (base[hook] as (r: typeof request) => void)(request);
+    request.response.headers['Content-Security-Policy'] = own ?? pageCsp();
+  };
+  return { after: apply('after'), onError: apply('onError') };
+}
+
+/**
+ * A hosted HTML page's spec (`httpHandler({ page: HOSTED_PAGE })`, API.md §7.4): errors as the
+ * page kit's error page, the page's own Content-Security-Policy kept.
+ */
+export const HOSTED_PAGE: PageRendering = { errorPage, securityHeaders: pageSecurityHeaders };

@@ -1,0 +1,136 @@
+import { LIST, READ, SECRETS, WRITE } from './access-profiles.ts';
+import { client } from './auth-rules.ts';
+import { MANAGEMENT_BASE as M, managementGroup } from './management-group.ts';
+import type { Route } from './route.ts';
+
+/** The management API (API.md §6): one group per area, declared with `managementGroup`. */
+export const MANAGEMENT_ROUTES: readonly Route[] = [
+  ...managementGroup('clients', [
+    ['GET', '', 'list-clients', 'read', LIST],
+    ['POST', '', 'create-client', 'create', SECRETS],
+    ['GET', '/{client_id}', 'get-client', 'read', { table: 'read', kms: ['decrypt'] }],
+    ['PATCH', '/{client_id}', 'update-client', 'update', SECRETS],
+    ['PUT', '/{client_id}', 'update-client', 'update', SECRETS],
+    ['DELETE', '/{client_id}', 'delete-client', 'delete', WRITE],
+    ['POST', '/{client_id}/secret', 'change-client-secret', 'update:client_keys', SECRETS],
+    ['GET', '/{client_id}/resources', 'list-client-resources', 'read', LIST],
+    ['POST', '/{client_id}/resources', 'authorize-client-resources', 'update', WRITE],
+    ['DELETE', '/{client_id}/resources', 'revoke-client-resources', 'update', WRITE],
+    ['GET', '/{client_id}/permissions', 'list-client-permissions', 'read', LIST],
+    ['POST', '/{client_id}/permissions', 'grant-client-permissions', 'update', WRITE],
+    ['DELETE', '/{client_id}/permissions', 'revoke-client-permissions', 'update', WRITE],
+  ]),
+
+  ...managementGroup('resources', [
+    ['GET', '', 'list-resources', 'read', LIST],
+    ['POST', '', 'create-resource', 'create', SECRETS],
+    ['GET', '/{resource_id}', 'get-resource', 'read', { table: 'read', kms: ['decrypt'] }],
+    ['PATCH', '/{resource_id}', 'update-resource', 'update', SECRETS],
+    ['PUT', '/{resource_id}', 'update-resource', 'update', SECRETS],
+    ['DELETE', '/{resource_id}', 'delete-resource', 'delete', WRITE],
+    ['GET', '/{resource_id}/scopes', 'list-resource-scopes', 'read', LIST],
+    ['POST', '/{resource_id}/scopes', 'create-resource-scope', 'update', WRITE],
+    ['GET', '/{resource_id}/scopes/{scope_id}', 'get-resource-scope', 'read', READ],
+    ['PATCH', '/{resource_id}/scopes/{scope_id}', 'update-resource-scope', 'update', WRITE],
+    ['PUT', '/{resource_id}/scopes/{scope_id}', 'update-resource-scope', 'update', WRITE],
+    ['DELETE', '/{resource_id}/scopes/{scope_id}', 'delete-resource-scope', 'update', WRITE],
+    ['GET', '/{resource_id}/clients', 'list-resource-clients', 'read', LIST],
+    ['POST', '/{resource_id}/clients', 'authorize-resource-clients', 'update', WRITE],
+    ['DELETE', '/{resource_id}/clients', 'revoke-resource-clients', 'update', WRITE],
+  ]),
+
+  // Users (API.md §6, §7.5, §7.6; docs/management-users.md). Password and OTP are "self" routes.
+  ...managementGroup('users', [
+    ['GET', '', 'list-users', 'read', LIST],
+    ['POST', '', 'create-user', 'create', WRITE],
+    ['GET', '/{user_id}', 'get-user', 'read', READ],
+    ['PATCH', '/{user_id}', 'update-user', 'update', WRITE],
+    ['PUT', '/{user_id}', 'update-user', 'update', WRITE],
+    ['DELETE', '/{user_id}', 'delete-user', 'delete', WRITE],
+    ['POST', '/{user_id}/block', 'block-user', 'update', WRITE],
+    ['POST', '/{user_id}/unblock', 'unblock-user', 'update', WRITE],
+    ['PUT', '/{user_id}/password', 'set-user-password', 'update', WRITE, { self: 'user_id' }],
+    ['POST', '/{user_id}/otp', 'enroll-user-otp', 'update', SECRETS, { self: 'user_id' }],
+    ['DELETE', '/{user_id}/otp', 'remove-user-otp', 'update', WRITE, { self: 'user_id' }],
+  ]),
+  // Roles (issue 12; docs/management-roles.md).
+  ...managementGroup('roles', [
+    ['GET', '', 'list-roles', 'read', LIST],
+    ['POST', '', 'create-role', 'create', WRITE],
+    ['GET', '/{role_id}', 'get-role', 'read', READ],
+    ['PATCH', '/{role_id}', 'update-role', 'update', WRITE],
+    ['PUT', '/{role_id}', 'update-role', 'update', WRITE],
+    ['DELETE', '/{role_id}', 'delete-role', 'delete', WRITE],
+    ['GET', '/{role_id}/permissions', 'list-role-permissions', 'read', LIST],
+    ['POST', '/{role_id}/permissions', 'grant-role-permissions', 'update', WRITE],
+    ['DELETE', '/{role_id}/permissions', 'revoke-role-permissions', 'update', WRITE],
+    ['GET', '/{role_id}/members', 'list-role-members', 'read', LIST],
+    ['POST', '/{role_id}/members', 'add-role-members', 'update', WRITE],
+    ['DELETE', '/{role_id}/members', 'remove-role-members', 'update', WRITE],
+  ]),
+  // Roles seen from the user: the same member links (issue 12; docs/management-roles.md).
+  ...managementGroup('users', [
+    ['GET', '/{user_id}/roles', 'list-user-roles', 'read', LIST],
+    ['POST', '/{user_id}/roles', 'add-user-roles', 'update', WRITE],
+    ['DELETE', '/{user_id}/roles', 'remove-user-roles', 'update', WRITE],
+  ]),
+
+  // Groups (API.md §6, §7.6; docs/management-groups.md).
+  ...managementGroup('groups', [
+    ['GET', '', 'list-groups', 'read', LIST],
+    ['POST', '', 'create-group', 'create', WRITE],
+    ['GET', '/{group_id}', 'get-group', 'read', READ],
+    ['PATCH', '/{group_id}', 'update-group', 'update', WRITE],
+    ['PUT', '/{group_id}', 'update-group', 'update', WRITE],
+    ['DELETE', '/{group_id}', 'delete-group', 'delete', WRITE],
+    ['GET', '/{group_id}/groups', 'list-nested-groups', 'read', LIST],
+    ['POST', '/{group_id}/groups', 'add-nested-groups', 'update', WRITE],
+    ['DELETE', '/{group_id}/groups', 'remove-nested-groups', 'update', WRITE],
+    ['GET', '/{group_id}/members', 'list-group-members', 'read', LIST],
+    ['POST', '/{group_id}/members', 'add-group-members', 'update', WRITE],
+    ['DELETE', '/{group_id}/members', 'remove-group-members', 'update', WRITE],
+    ['GET', '/{group_id}/roles', 'list-group-roles', 'read', LIST],
+    ['POST', '/{group_id}/roles', 'add-group-roles', 'update', WRITE],
+    ['DELETE', '/{group_id}/roles', 'remove-group-roles', 'update', WRITE],
+  ]),
+  // A user's groups from the user's side (the same links); GET with inherited groups is rbac-tokens'.
+  ...managementGroup('users', [
+    ['POST', '/{user_id}/groups', 'add-user-groups', 'update', WRITE],
+    ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
+  ]),
+  // Effective RBAC seen from the user (issue 12; docs/rbac.md): direct + inherited groups, effective permissions with sources.
+  ...managementGroup('users', [
+    ['GET', '/{user_id}/groups', 'list-user-groups', 'read', LIST],
+    ['GET', '/{user_id}/permissions', 'list-user-permissions', 'read', LIST],
+  ]),
+  // A user's direct permissions (issue 12; docs/management-users.md); the GET of effective permissions is rbac-tokens'.
+  ...managementGroup('users', [
+    ['POST', '/{user_id}/permissions', 'grant-user-permissions', 'update', WRITE],
+    ['DELETE', '/{user_id}/permissions', 'revoke-user-permissions', 'update', WRITE],
+  ]),
+
+  // User Grants (issue 13, branch pages; docs/browser-flows.md "User Grants"): withdrawing one
+  // revokes that client's refresh tokens of the user.
+  ...managementGroup('users', [
+    ['GET', '/{user_id}/grants', 'list-user-grants', 'read:grants', LIST],
+    ['DELETE', '/{user_id}/grants/{grant_id}', 'delete-user-grant', 'delete:grants', WRITE],
+  ]),
+
+  // Self-service sign-up (API.md §6, §7.5; docs/users.md "Registration and email"): the client
+  // authenticates itself; the one function that sends email. Throttled on its own: API Gateway's
+  // per-route bucket is shared by all callers, so it caps the stage's sign-up rate (and its SES
+  // spend), not one caller's (docs/security.md "Rate limits").
+  {
+    method: 'POST',
+    path: `${M}/users/register`,
+    handler: 'functions/users/register',
+    auth: client,
+    access: { ...WRITE, email: true },
+    throttle: { rateLimit: 10, burstLimit: 20 },
+  },
+  // Tickets (API.md §6, issue 13 item 5; docs/browser-flows.md "Tickets"): the page's links.
+  ...managementGroup('tickets', [
+    ['POST', '/password-change', 'create-password-change-ticket', 'create:tickets', WRITE],
+    ['POST', '/email-verification', 'create-email-verification-ticket', 'create:tickets', WRITE],
+  ]),
+];

@@ -1,0 +1,68 @@
+import type { HttpMethod, Route } from './route.ts';
+import { ROUTES } from './route-table.ts';
+
+const pattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[a-z_]+\}/g, '([^/]+)')}$`);
+
+interface CompiledPath {
+  path: string;
+  regex: RegExp;
+  params: string[];
+  routes: Route[];
+}
+
+const compiled: CompiledPath[] = (() => {
+  const byPath = new Map<string, CompiledPath>();
+  for (const r of ROUTES) {
+    let c = byPath.get(r.path);
+    if (!c) {
+      c = { path: r.path, regex: pattern(r.path), params: [...r.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!), routes: [] };
+      byPath.set(r.path, c);
+    }
+    c.routes.push(r);
+  }
+  return [...byPath.values()];
+})();
+
+const literalPaths = new Map(compiled.filter((c) => c.params.length === 0).map((c) => [c.path, c]));
+
+export type Match =
+  | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
+  | { kind: 'method_not_allowed'; allow: HttpMethod[] }
+  | { kind: 'not_found' };
+
+/** Matches a concrete request path against the route table (local server and the API's fallback handler). */
+export function matchRoute(method: string, urlPath: string): Match {
+  // A path with no parameters matches only itself and always wins (fewest parameters): one Map
+  // lookup serves the hot OAuth endpoints without trying every pattern.
+  const literal = literalPaths.get(urlPath);
+  if (literal) {
+    const route = literal.routes.find((r) => r.method === method);
+    return route
+      ? { kind: 'route', route, pathParameters: {} }
+      : { kind: 'method_not_allowed', allow: literal.routes.map((r) => r.method) };
+  }
+  const candidates: { c: CompiledPath; values: string[] }[] = [];
+  for (const c of compiled) {
+    const m = c.regex.exec(urlPath);
+    if (m) candidates.push({ c, values: m.slice(1) });
+  }
+  if (candidates.length === 0) return { kind: 'not_found' };
+  // API Gateway prefers literal segments over parameters; the fewest parameters wins.
+  candidates.sort((a, b) => a.c.params.length - b.c.params.length);
+  const { c, values } = candidates[0]!;
+  const route = c.routes.find((r) => r.method === method);
+  if (!route) return { kind: 'method_not_allowed', allow: c.routes.map((r) => r.method) };
+  const pathParameters: Record<string, string> = {};
+  c.params.forEach((name, i) => {
+    pathParameters[name] = safeDecode(values[i]!);
+  });
+  return { kind: 'route', route, pathParameters };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s; // a malformed escape is left as sent; validation then rejects it with a 400
+  }
+}

@@ -1,0 +1,38 @@
+import { none } from './auth-rules.ts';
+import type { Route } from './route.ts';
+
+/** The hosted pages (API.md §5, §7.4): HTML. The device flow's page is with the OAuth routes. */
+export const PAGE_ROUTES: readonly Route[] = [
+  // The ticket page (API.md §5, §7.4): HTML; decrypt opens the hosted pages' CSRF key.
+  {
+    method: 'GET',
+    path: '/tickets/{ticket}',
+    handler: 'functions/pages/ticket',
+    auth: none,
+    access: { table: 'readwrite', kms: ['decrypt'] },
+  },
+  {
+    method: 'POST',
+    path: '/tickets/{ticket}',
+    handler: 'functions/pages/ticket',
+    auth: none,
+    access: { table: 'readwrite', kms: ['decrypt'] },
+  },
+
+  // Hosted login, consent and logout pages (issue 13, branch pages; docs/browser-flows.md): HTML.
+  // Decrypt opens the hosted pages' CSRF key and the sealed TOTP secrets of the OTP step. POST
+  // /login has its own bucket: every password guess of the stage rides on it (the per-user lockout
+  // of API.md §7.3 bounds guesses per account, this bounds them per stage).
+  ...(['GET', 'POST'] as const).flatMap((method) =>
+    (['login', 'consent', 'logout'] as const).map(
+      (page): Route => ({
+        method,
+        path: `/${page}`,
+        handler: `functions/pages/${page}`,
+        auth: none,
+        access: { table: 'readwrite', kms: ['decrypt'] },
+        ...(method === 'POST' && page === 'login' ? { throttle: { rateLimit: 100, burstLimit: 200 } } : {}),
+      }),
+    ),
+  ),
+];

@@ -1,0 +1,81 @@
+/**
+ * The token function's bundle budget (issue 15 item 7: ≤ 350 KB). The bundle is built the way the
+ * CDK app builds it (the construct's own `BUNDLING`, through the cold-start section's
+ * `esbuildOptionsOf`), so a change that pulls more code into the token function fails here instead
+ * of silently costing every cold start. Sizes are deterministic for a given lockfile: no timing.
+ * What was cut, and why each cut holds: docs/benchmarks.md "Token function bundle".
+ */
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { esbuildOptionsOf } from '../../bench/sections/cold-start.ts';
+import { BUNDLING, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
+
+/** Issue 15 item 7's target, in KB of 1,024 bytes as docs/benchmarks.md reports sizes. */
+const TOKEN_BUNDLE_LIMIT_KB = 350;
+
+let bytes = 0;
+let metafile: Metafile;
+
+beforeAll(async () => {
+  const out = await build({
+    ...esbuildOptionsOf(BUNDLING),
+    absWorkingDir: PROJECT_ROOT,
+    entryPoints: ['functions/oauth/token.ts'],
+    write: false,
+    outdir: 'out',
+    metafile: true,
+    logLevel: 'error',
+  });
+  bytes = out.outputFiles.find((f) => f.path.endsWith('.js'))!.contents.byteLength;
+  metafile = out.metafile;
+}, 60_000);
+
+/** The largest inputs of the bundle, for the failure message: what grew is named, not guessed. */
+function largestInputs(n = 15): string {
+  const output = Object.values(metafile.outputs).find((o) => o.entryPoint)!;
+  return Object.entries(output.inputs)
+    .sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput)
+    .slice(0, n)
+    .map(([input, { bytesInOutput }]) => `${(bytesInOutput / 1024).toFixed(1)} KB ${input}`)
+    .join('\n');
+}
+
+const ours = () => Object.keys(metafile.inputs).filter((i) => !i.includes('node_modules/'));
+
+describe('token function bundle (issue 15 item 7)', () => {
+  it(`stays within ${TOKEN_BUNDLE_LIMIT_KB} KB, built with the construct's bundling options`, () => {
+    expect(bytes, `token bundle ${(bytes / 1024).toFixed(1)} KB; largest inputs:\n${largestInputs()}`).toBeLessThanOrEqual(
+      TOKEN_BUNDLE_LIMIT_KB * 1024,
+    );
+  });
+
+  it('reads clients and Resources through their read modules, not the repositories with their write paths', () => {
+    expect(ours()).toEqual(expect.arrayContaining(['shared/store/client-token-reads.ts', 'shared/store/resource-token-reads.ts']));
+    expect(
+      ours().filter((i) => /^shared\/(store\/(clients|resources)-repository|store\/(client|resource)-delete|management\/)/.test(i)),
+    ).toEqual([]);
+  });
+
+  it("carries the OAuth rows only, no bearer verification, no page kit and no other endpoint's response schema", () => {
+    expect(ours()).toContain('shared/routes/oauth-routes.ts');
+    const unwanted =
+      /^shared\/(routes\/(route-table|management-routes|page-routes)|http\/(authenticate|table-handler)|html\/[a-z-]+|oauth\/(?!token-)[a-z-]+-response-schema)\.ts$/;
+    expect(ours().filter((i) => unwanted.test(i))).toEqual([]);
+  });
+
+  it('leaves out Smithy event streams, which only a dynamic import reaches (no DynamoDB or KMS operation streams)', () => {
+    const imports = Object.values(metafile.inputs).flatMap((m) => m.imports);
+    const eventStreams = imports.filter((i) => i.path.includes('event-streams'));
+    expect(eventStreams.length).toBeGreaterThan(0);
+    expect(eventStreams.every((i) => i.external && i.kind === 'dynamic-import')).toBe(true);
+    expect(Object.keys(metafile.inputs).filter((i) => i.includes('/event-streams/'))).toEqual([]);
+  });
+  it('carries the SDK environment credential provider, not the default chain (infra/bundling/env-credential-provider.ts)', () => {
+    const inputs = Object.keys(metafile.inputs);
+    expect(inputs.some((i) => i.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
+    expect(
+      inputs.filter((i) => /@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http)|nested-clients)\//.test(i)),
+    ).toEqual([]);
+    expect(inputs).toContain('infra/bundling/env-credential-provider.ts');
+  });
+});
