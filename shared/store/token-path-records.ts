@@ -6,7 +6,8 @@ import { cacheCounter } from '../observability/service-metrics.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
-import { type RevocationRef, revocationRef, verifiedByResource } from '../tokens/revocation-ref.ts';
+import type { RevocationRef } from '../tokens/revocation-ref.ts';
+import { verifiedByResource } from '../tokens/revocation-ref.ts';
 import { authorizationCodesRepository } from './authorization-codes-repository.ts';
 import { type ClientWithGrants, clientTokenReads } from './client-token-reads.ts';
 import { deviceCodesRepository } from './device-codes-repository.ts';
@@ -25,6 +26,7 @@ import {
 import { isPossibleIdentifier, resourceTokenReads } from './resource-token-reads.ts';
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { keys } from './table-keys.ts';
+import { unverifiedParts, unverifiedRef } from './unverified-token.ts';
 import { userLoginWrites } from './user-login-writes.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
@@ -382,27 +384,4 @@ function caches(runtime: Runtime): RecordCaches {
   c = { clients, resources, deps };
   perRuntime.set(runtime, c);
   return c;
-}
-
-type TokenParts = { header: Record<string, unknown>; payload: Record<string, unknown> };
-
-/** A JWT's header and payload, unverified: only ever used to choose what to read. */
-function unverifiedParts(token: string): TokenParts | undefined {
-  const [header, payload] = token.length <= 8192 ? token.split('.') : [];
-  if (!header || !payload) return undefined;
-  try {
-    const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
-    const parts = { header: decode(header), payload: decode(payload) };
-    return isObject(parts.header) && isObject(parts.payload) ? (parts as TokenParts) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
-
-/** A JWT's revocation binding (jti, verifier, client), unverified. */
-function unverifiedRef({ header, payload }: TokenParts): RevocationRef | undefined {
-  const ref = revocationRef(header, payload);
-  return ref && /^[A-Za-z0-9._~-]{1,128}$/.test(ref.jti) && isStorableClientId(ref.clientId) ? ref : undefined;
 }
