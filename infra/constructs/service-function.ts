@@ -94,9 +94,14 @@ export const BUNDLING = {
   // ESM output: give bundled CommonJS dependencies the `require` they expect.
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
   // Lambda gives credentials in the environment: the SDK's environment provider replaces its
-  // default chain (infra/bundling/env-credential-provider.ts). The path is resolved from the
-  // project root, where NodejsFunction runs esbuild.
-  esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts' },
+  // default chain (infra/bundling/env-credential-provider.ts). The DynamoDB client's endpoint
+  // discovery cache, never used, holds a Map-based LRU instead of mnemonist's
+  // (infra/bundling/endpoint-lru-cache.ts). The paths are resolved from the project root, where
+  // NodejsFunction runs esbuild.
+  esbuildArgs: {
+    '--alias:@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts',
+    '--alias:mnemonist/lru-cache': './infra/bundling/endpoint-lru-cache.ts',
+  },
   // `npm run synth` stays quiet: esbuild reports errors only (not every bundle's size),
   // and the `npx esbuild` that runs it prints no npm warnings.
   logLevel: EsbuildLogLevel.ERROR,

@@ -23,6 +23,9 @@ export function createDocumentClient({ region, endpoint, budget, capture = (c) =
     new DynamoDBClient({
       region,
       ...sdkClientOptions(budget),
+      // Endpoint discovery stays off, whatever the environment or a config file says: the Lambda
+      // bundles give its cache a stand-in LRU (infra/bundling/endpoint-lru-cache.ts).
+      endpointDiscoveryEnabled: false,
       ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     }),
   );

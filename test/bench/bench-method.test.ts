@@ -101,7 +101,10 @@ describe('cold start bundles with the construct options', () => {
       mainFields: ['module', 'main'],
       external: ['@smithy/core/event-streams'],
       banner: { js: BUNDLING.banner },
-      alias: { '@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts' },
+      alias: {
+        '@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts',
+        'mnemonist/lru-cache': './infra/bundling/endpoint-lru-cache.ts',
+      },
     });
   });
 

@@ -82,4 +82,11 @@ describe('token function bundle (issue 15 item 7)', () => {
     ).toEqual([]);
     expect(inputs).toContain('infra/bundling/env-credential-provider.ts');
   });
+
+  it("gives the DynamoDB client's endpoint discovery cache the Map-based LRU, not mnemonist and obliterator (infra/bundling/endpoint-lru-cache.ts)", () => {
+    const inputs = Object.keys(metafile.inputs);
+    expect(inputs.some((i) => i.includes('@aws-sdk/endpoint-cache/'))).toBe(true);
+    expect(inputs.filter((i) => /node_modules\/(mnemonist|obliterator)\//.test(i))).toEqual([]);
+    expect(inputs).toContain('infra/bundling/endpoint-lru-cache.ts');
+  });
 });
