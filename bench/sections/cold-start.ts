@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
+import { esbuildOptionsOf } from '../../infra/bundling/esbuild-options.ts';
 import { BUNDLING, FUNCTION_NODE_FLAGS } from '../../infra/constructs/service-function.ts';
 import { writeApiDocs } from '../../infra/openapi/write-api-docs.ts';
 import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
@@ -51,43 +52,8 @@ export interface ColdStartResult {
   buildMs: number;
 }
 
-/**
- * The CDK construct's bundling options (NodejsFunction `BundlingOptions`) as the esbuild options
- * NodejsFunction turns them into (`--bundle --platform=node --format --target --minify --sourcemap
- * --sources-content --main-fields --external --banner:js`). An option this does not know fails
- * the section rather than being silently left out.
- */
-export function esbuildOptionsOf(b: Record<string, unknown>): BuildOptions {
-  const known = ['format', 'target', 'minify', 'sourceMap', 'sourcesContent', 'mainFields', 'externalModules', 'banner', 'esbuildArgs'];
-  // `esbuildArgs` are esbuild command-line flags; only `--alias:<package>` is understood here.
-  const args = Object.entries((b.esbuildArgs as Record<string, string | boolean> | undefined) ?? {});
-  const otherArgs = args.filter(([k, v]) => !k.startsWith('--alias:') || typeof v !== 'string').map(([k]) => k);
-  if (otherArgs.length)
-    throw new Error(
-      `infra/constructs/service-function.ts BUNDLING.esbuildArgs has ${otherArgs.join(', ')}: teach esbuildOptionsOf (bench/sections/cold-start.ts) what esbuild option each is`,
-    );
-  const alias = Object.fromEntries(args.map(([k, v]) => [k.slice('--alias:'.length), v as string]));
-  // What esbuild prints and the environment of the esbuild process: no effect on the bundle.
-  const outputNeutral = ['logLevel', 'environment'];
-  const unknown = Object.keys(b).filter((k) => !known.includes(k) && !outputNeutral.includes(k));
-  if (unknown.length)
-    throw new Error(
-      `infra/constructs/service-function.ts BUNDLING has ${unknown.join(', ')}: teach esbuildOptionsOf (bench/sections/cold-start.ts) what esbuild option each is`,
-    );
-  return {
-    bundle: true,
-    platform: 'node',
-    format: b.format as BuildOptions['format'],
-    target: b.target as string,
-    minify: b.minify as boolean,
-    sourcemap: b.sourceMap as boolean,
-    sourcesContent: b.sourcesContent as boolean,
-    mainFields: [...(b.mainFields as string[])],
-    external: [...((b.externalModules as string[] | undefined) ?? [])],
-    ...(typeof b.banner === 'string' ? { banner: { js: b.banner } } : {}),
-    ...(args.length ? { alias } : {}),
-  };
-}
+/** The construct's own translation of its bundling options (the one the CDK app builds with). */
+export { esbuildOptionsOf };
 
 /** What each handler is sent: a real request where one is cheap, else an unauthenticated one (401/400): module load + pipeline either way. */
 function eventFor(

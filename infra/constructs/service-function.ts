@@ -1,7 +1,8 @@
+import { type ExecFileSyncOptions, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Duration } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, type Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -76,8 +77,9 @@ export interface ServiceFunctionProps extends FunctionDefaults {
 export const SDK_TRACING_ALIAS = { '--alias:#function-tracing': './shared/observability/sdk-tracing.ts' } as const;
 
 /**
- * How every handler is bundled (esbuild through NodejsFunction). Exported so that the benchmark's
- * cold-start section builds its bundles with exactly these options (bench/sections/cold-start.ts).
+ * How every handler is bundled, in NodejsFunction's `BundlingOptions` shape: the construct runs
+ * esbuild with these through `esbuildOptionsOf` (infra/bundling/esbuild-options.ts, which adds the
+ * plugins), and so do the benchmark's cold-start section and the token bundle's budget test.
  */
 export const BUNDLING = {
   format: OutputFormat.ESM,
@@ -102,8 +104,8 @@ export const BUNDLING = {
     '--alias:@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts',
     '--alias:mnemonist/lru-cache': './infra/bundling/endpoint-lru-cache.ts',
   },
-  // `npm run synth` stays quiet: esbuild reports errors only (not every bundle's size),
-  // and the `npx esbuild` that runs it prints no npm warnings.
+  // `npm run synth` stays quiet: esbuild reports errors only (not every bundle's size), and the
+  // commands run after bundling (the docs functions' files) print no npm warnings.
   logLevel: EsbuildLogLevel.ERROR,
   environment: { NPM_CONFIG_LOGLEVEL: 'error' },
 } as const satisfies BundlingOptions;
@@ -155,26 +157,45 @@ export class ServiceFunction extends NodejsFunction {
       applicationLogLevelV2: lambda.ApplicationLogLevel[logLevel],
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : undefined,
-      ...(override
-        ? { code: override, handler: 'index.handler' }
-        : {
-            entry,
-            handler: 'handler',
-            projectRoot: PROJECT_ROOT,
-            depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-            bundling: bundlingOf(props),
-          }),
+      code: override ?? bundledCode(entry, bundlingOf(props), props.afterBundling),
+      handler: 'index.handler',
     });
     this.handlerModule = props.handlerModule;
   }
 }
 
 function bundlingOf(props: ServiceFunctionProps): BundlingOptions {
-  const withTracer =
-    (props.tracer ?? 'sdk') === 'sdk' ? { ...BUNDLING, esbuildArgs: { ...BUNDLING.esbuildArgs, ...SDK_TRACING_ALIAS } } : BUNDLING;
-  return props.afterBundling ? { ...withTracer, commandHooks: afterBundlingHooks(props.afterBundling) } : withTracer;
+  return (props.tracer ?? 'sdk') === 'sdk' ? { ...BUNDLING, esbuildArgs: { ...BUNDLING.esbuildArgs, ...SDK_TRACING_ALIAS } } : BUNDLING;
 }
 
-function afterBundlingHooks(after: (outputDir: string) => string[]): NonNullable<BundlingOptions['commandHooks']> {
-  return { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_inputDir, outputDir) => after(outputDir) };
+/** The child that runs esbuild (infra/bundling/bundle-function.ts), relative to the project root. */
+const BUNDLE_FUNCTION = 'infra/bundling/bundle-function.ts';
+
+/**
+ * The handler bundled into `index.mjs` (with its source map) by infra/bundling/bundle-function.ts,
+ * then `afterBundling`'s commands run in the output folder's shell, as NodejsFunction ran its
+ * command hooks. The asset is hashed by its output like NodejsFunction's, and skipped like it when
+ * the stack is not being bundled (`aws:cdk:bundling-stacks`).
+ */
+function bundledCode(entry: string, bundling: BundlingOptions, afterBundling?: (outputDir: string) => string[]): lambda.Code {
+  const args = [BUNDLE_FUNCTION, relative(PROJECT_ROOT, entry), JSON.stringify(bundling)];
+  const env = { ...process.env, ...bundling.environment };
+  return lambda.Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: bundling always runs locally (esbuild is a dependency of the project).
+      image: DockerImage.fromRegistry('dummy'),
+      // Names what is built, so that no two functions share an entry of CDK's bundling cache.
+      command: [...args, ...(afterBundling?.('<output>') ?? [])],
+      local: {
+        tryBundle(outputDir) {
+          // Whatever they print goes to stderr: the app's stdout is CDK's.
+          const options: ExecFileSyncOptions = { cwd: PROJECT_ROOT, env, stdio: ['ignore', process.stderr, 'inherit'] };
+          execFileSync(process.execPath, ['--import', 'tsx', args[0]!, args[1]!, outputDir, args[2]!], options);
+          for (const command of afterBundling?.(outputDir) ?? []) execFileSync('bash', ['-c', command], options);
+          return true;
+        },
+      },
+    },
+  });
 }

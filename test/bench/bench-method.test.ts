@@ -18,6 +18,7 @@ import { combinePasses, type PassResult, type Side, spread } from '../../bench/l
 import { benchColdStart, esbuildOptionsOf } from '../../bench/sections/cold-start.ts';
 import { accessLogBytes, memoryOptions } from '../../bench/sections/cost.ts';
 import { mapAdapterFactory } from '../../bench/servers/oidc-adapters.ts';
+import { sdkPackageInfo } from '../../infra/bundling/sdk-package-info.ts';
 import { accessLogFormat } from '../../infra/constructs/route-api.ts';
 import { BUNDLING } from '../../infra/constructs/service-function.ts';
 
@@ -89,7 +90,7 @@ describe('paired ratios over passes', () => {
 });
 
 describe('cold start bundles with the construct options', () => {
-  it('turns the CDK bundling options into the esbuild options NodejsFunction uses', () => {
+  it('turns the CDK bundling options into the esbuild options the construct builds with', () => {
     expect(esbuildOptionsOf(BUNDLING)).toEqual({
       bundle: true,
       platform: 'node',
@@ -105,6 +106,7 @@ describe('cold start bundles with the construct options', () => {
         '@aws-sdk/credential-provider-node': './infra/bundling/env-credential-provider.ts',
         'mnemonist/lru-cache': './infra/bundling/endpoint-lru-cache.ts',
       },
+      plugins: [sdkPackageInfo],
     });
   });
 
