@@ -42,7 +42,7 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     expect(after?.password_hash).not.toBe(before?.password_hash);
     expect(typeof after?.tokens_revoked_at).toBe('string');
     // A success resets the failure count (the wrong try above was counted).
-    expect(await stored(keys.userLoginFailures(u.id))).toBeUndefined();
+    expect(after).not.toHaveProperty('login_failures');
   });
 
   it('wrong old_password tries count towards the lockout: the 11th is 429 with Retry-After, even when right', async () => {
@@ -141,14 +141,14 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     expect((await fx.call('DELETE', `/users/${u.id}/otp`)).status).toBe(404);
   });
 
-  it('deleting a user removes its OTP authenticator and login-failure count too', async () => {
+  it('deleting a user removes its OTP authenticator and its login-failure count (on its item) too', async () => {
     const u = await fx.createUser({ password: GOOD_PASSWORD });
     expect((await fx.call('POST', `/users/${u.id}/otp`)).status).toBe(201);
     const token = await fx.userToken(u.id);
     await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-x`, old_password: 'wrong' }, token });
-    expect(await stored(keys.userLoginFailures(u.id))).toBeDefined();
+    expect((await stored(keys.user(u.id)))?.login_failures).toBe(1);
     expect((await fx.call('DELETE', `/users/${u.id}`)).status).toBe(204);
     expect(await stored(keys.userOtp(u.id))).toBeUndefined();
-    expect(await stored(keys.userLoginFailures(u.id))).toBeUndefined();
+    expect(await stored(keys.user(u.id))).toBeUndefined();
   });
 });
