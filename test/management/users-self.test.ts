@@ -53,6 +53,11 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     const locked = await fx.call('PUT', `/users/${u.id}/password`, body(GOOD_PASSWORD));
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The count is on the user's item, and the API never shows it (USER_STORAGE_ONLY).
+    expect((await stored(keys.user(u.id)))?.login_failures).toBe(10);
+    const shown = await fx.call('GET', `/users/${u.id}`);
+    expect(shown.status).toBe(200);
+    expect(Object.keys(shown.body).filter((k) => k.startsWith('login_'))).toEqual([]);
     // An administrator is not locked out of setting it.
     expect((await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-admin` } })).status).toBe(204);
   });
