@@ -4,7 +4,7 @@ import type { ServiceMetrics } from '../observability/service-metrics.ts';
 import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { AuthorizationCodesRepository } from '../store/authorization-codes-repository.ts';
-import type { DeviceCodesRepository } from '../store/device-codes-repository.ts';
+import type { DeviceCodePolls } from '../store/device-code-polls.ts';
 import type { LoginFailuresRepository } from '../store/login-failures-repository.ts';
 import type { OtpChecks } from '../store/otp-checks.ts';
 import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
@@ -134,8 +134,11 @@ export interface OAuthDeps {
   revocations: RevocationsRepository;
   /** The password and otp grants' lockout counter, TOTP authenticators and login writes (grants/user-login.ts). */
   login: LoginStores;
-  /** RFC 8628 device authorizations (`/device_code`, the `device_code` grant, the `/device` page). */
-  deviceCodes: DeviceCodesRepository;
+  /**
+   * The `device_code` grant's polls of RFC 8628 device authorizations; `/device_code` and the
+   * `/device` page take the whole repository (device-authorization-deps.ts, device-page-deps.ts).
+   */
+  deviceCodes: DeviceCodePolls;
   /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
   userTokens: UserTokenReads;
   /**

@@ -10,7 +10,7 @@ import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import { verifiedByResource } from '../tokens/revocation-ref.ts';
 import { authorizationCodesRepository } from './authorization-codes-repository.ts';
 import { type ClientWithGrants, clientTokenReads } from './client-token-reads.ts';
-import { deviceCodesRepository } from './device-codes-repository.ts';
+import { deviceCodePolls } from './device-code-polls.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
 import { otpChecks } from './otp-checks.ts';
 import { cachedRbacRecordReads } from './rbac-records.ts';
@@ -216,7 +216,7 @@ function caches(runtime: Runtime): RecordCaches {
     },
     userTokens: userTokenReads(runtime),
     rbac: cachedRbacRecordReads(runtime),
-    deviceCodes: deviceCodesRepository(db, config.tableName, now),
+    deviceCodes: deviceCodePolls(db, config.tableName, now),
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,

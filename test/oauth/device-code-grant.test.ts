@@ -2,9 +2,9 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
 import { deviceCodeHash } from '../../shared/store/device-codes-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { managementCaller } from '../support/management-api.ts';
@@ -67,7 +67,7 @@ const deviceItem = (code: string) => storedItem(svc, keys.deviceCode(deviceCodeH
 
 /** What the `/device` page records once the user logged in and chose (test/pages/device-page.test.ts drives the real page). */
 async function decide(code: string, decision: 'allow' | 'deny', userId: string, grantedScopes: string[]) {
-  const ok = await oauthDeps(svc.stack.runtime).deviceCodes.decide(deviceCodeHash(code), {
+  const ok = await devicePageDeps(svc.stack.runtime).deviceCodes.decide(deviceCodeHash(code), {
     decision,
     userId,
     authTime: Math.floor(serviceNow().getTime() / 1000),

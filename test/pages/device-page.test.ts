@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
 import { deviceCodeHash } from '../../shared/store/device-codes-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
 
@@ -206,7 +206,7 @@ describe('the whole flow over HTTP: code → login → consent → resume → to
     expect((await poll(device_code)).body.error).toBe('authorization_pending');
     // Decided elsewhere (e.g. expired or used) before the owner resumes: an error page, nothing issued.
     expect(
-      await oauthDeps(fx.svc.stack.runtime).deviceCodes.decide(deviceCodeHash(device_code), {
+      await devicePageDeps(fx.svc.stack.runtime).deviceCodes.decide(deviceCodeHash(device_code), {
         decision: 'deny',
         userId: other.id,
         authTime: 0,

@@ -3,13 +3,13 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserBinding, formToken } from '../../shared/browser/browser-responses.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
+import { deviceAuthorizationDeps } from '../../shared/oauth/device/device-authorization-deps.ts';
 import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { ROUTES } from '../../shared/routes/route-table.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { clientsRepository } from '../../shared/store/clients-repository.ts';
 import { interactionsRepository } from '../../shared/store/interactions-repository.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';
@@ -37,7 +37,7 @@ beforeAll(async () => {
     { tenant_id: DEFAULT_TENANT_ID, client_name: 'fuzz tv', is_public: true, client_metadata: { grant_types: ['device_code'] } },
     SYSTEM_ACTOR_ID,
   );
-  const deviceCodes = oauthDeps(runtime).deviceCodes;
+  const deviceCodes = deviceAuthorizationDeps(runtime).deviceCodes;
   for (let i = 0; i < 3; i++) {
     const { device } = await deviceCodes.create({
       clientId: tv.id,

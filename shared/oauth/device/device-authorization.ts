@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { oauthError } from '../../errors.ts';
+import type { DeviceCodesRepository } from '../../store/device-codes-repository.ts';
 import { presentedCredentials, verifyCredentials } from '../authenticate-client.ts';
 import { pickFields } from '../introspection-request.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
@@ -40,6 +41,9 @@ export interface DeviceAuthorizationResponse {
 }
 const RESPONSE_FIELDS = ['device_code', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval'];
 
+/** The OAuth dependencies, with device authorizations that can be created (device-authorization-deps.ts). */
+export type DeviceAuthorizationDeps = Omit<OAuthDeps, 'deviceCodes'> & { deviceCodes: Pick<DeviceCodesRepository, 'create'> };
+
 /**
  * The device authorization endpoint (RFC 8628 §3.1, §3.2): authenticates the client as `/token`
  * does, requires `device_code` in its `grant_types` (API.md §5.1, else `unauthorized_client`),
@@ -50,7 +54,7 @@ const RESPONSE_FIELDS = ['device_code', 'user_code', 'verification_uri', 'verifi
 export async function authorizeDevice(
   headers: Record<string, string | undefined>,
   request: DeviceCodeRequest,
-  deps: OAuthDeps,
+  deps: DeviceAuthorizationDeps,
 ): Promise<Record<string, unknown>> {
   const credentials = presentedCredentials(headers, request);
   const audience = requestedAudience(request);

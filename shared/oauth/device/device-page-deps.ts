@@ -1,9 +1,9 @@
 import { secureCookies } from '../../browser/cookies.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
+import { deviceCodesRepository } from '../../store/device-codes-repository.ts';
 import { interactionsRepository } from '../../store/interactions-repository.ts';
 import { sessionsRepository } from '../../store/sessions-repository.ts';
-import { oauthDeps } from '../../store/token-path-records.ts';
 import { userCodeAttemptsRepository } from '../../store/user-code-attempts-repository.ts';
 import type { DevicePageDeps } from './device-page.ts';
 
@@ -11,7 +11,7 @@ import type { DevicePageDeps } from './device-page.ts';
 export const devicePageDeps = perRuntime((runtime: Runtime): DevicePageDeps => {
   const { db, config, now } = runtime;
   return {
-    deviceCodes: oauthDeps(runtime).deviceCodes,
+    deviceCodes: deviceCodesRepository(db, config.tableName, now),
     attempts: userCodeAttemptsRepository(db, config.tableName, now),
     interactions: interactionsRepository(db, config.tableName, now),
     sessions: sessionsRepository(db, config.tableName, now),
