@@ -4,7 +4,7 @@
  * service (DynamoDB Local in memory, local key mode) over HTTP, one request at a time.
  *
  * Prints the median and p90 of: one `hashPassword` in this process; a password grant that succeeds
- * (user lookup, lockout write, one hash, reset + login writes, token signing); a wrong password;
+ * (marker read, counting write that returns the user, one hash, the login write with token signing); a wrong password;
  * an unknown login (dummy hash). The ratio is success median ÷ hash median. A standalone script
  * (branch `login`); the `bench/` suite owner may fold it into `npm run bench` as a section.
  */

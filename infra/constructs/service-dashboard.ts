@@ -4,6 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { CACHES } from '../../shared/observability/service-metrics.ts';
 import { type ServiceAlarms, TABLE_OPERATIONS } from './service-alarms.ts';
 
 export interface ServiceDashboardProps {
@@ -21,8 +22,8 @@ export interface ServiceDashboardProps {
   readonly serviceMetrics: { readonly namespace: string; readonly service: string };
 }
 
-/** The caches whose hits and misses the functions count (shared/observability/service-metrics.ts `CACHES`). */
-const CACHES = ['record', 'verified_token', 'key'] as const;
+/** The caches whose hits and misses the functions count. */
+const CACHE_NAMES = Object.keys(CACHES) as (keyof typeof CACHES)[];
 
 /**
  * One CloudWatch dashboard per stage (docs/operations.md "Dashboard"): alarm states first, then the
@@ -137,7 +138,7 @@ export class ServiceDashboard extends Construct {
       ]),
       graph(
         'Cache hit ratio (%)',
-        CACHES.map(
+        CACHE_NAMES.map(
           (cache, i) =>
             new cloudwatch.MathExpression({
               expression: `100 * h${i} / (h${i} + m${i})`,

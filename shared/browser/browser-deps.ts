@@ -25,7 +25,7 @@ export interface BrowserDeps {
   getResource(id: string): Promise<ResourceRecord | undefined>;
   getUser(id: string): Promise<UserRecord | undefined>;
   /** The login of the password grant: lookup by username/email/phone, lockout, TOTP authenticators. */
-  login: Pick<OAuthDeps, 'findUserByLogin' | 'login' | 'now' | 'metrics'>;
+  login: Pick<OAuthDeps, 'findUserIdByLogin' | 'login' | 'now' | 'metrics'>;
   /** Public keys, to verify an `id_token_hint` (`/logout`). */
   keys: Pick<KeyStore, 'publicKey'>;
   /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */

@@ -4,7 +4,7 @@ import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { totpCheck } from '../oauth/grants/otp.ts';
 import { passwordCheck } from '../oauth/grants/password.ts';
-import { checkUserSecret, type SecretCheck } from '../oauth/grants/user-login.ts';
+import { checkUserSecret, type LoginSubject, type SecretCheck } from '../oauth/grants/user-login.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { InteractionRecord } from '../store/interactions-repository.ts';
 import type { AuthMethod, SessionRecord } from '../store/sessions-repository.ts';
@@ -95,7 +95,8 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     return passwordForm(req, interaction, deps, { status: 400, username, error: 'Enter your username and your password.' });
   }
   const check = passwordCheck(password);
-  const outcome = await attempt(await deps.login.findUserByLogin(interaction.tenant_id, username), check, deps);
+  const subject = { tenantId: interaction.tenant_id, userId: await deps.login.findUserIdByLogin(interaction.tenant_id, username) };
+  const outcome = await attempt(subject, check, deps);
   if (outcome.refused) return passwordForm(req, interaction, deps, { status: outcome.status, username, ...outcome.refused });
 
   const { user } = outcome;
@@ -122,7 +123,7 @@ async function otpStep(
   }
   const code = str(form.otp);
   if (!isTotpCodeShape(code)) return otpForm(interaction, userId, browser, deps, { status: 400, error: 'Enter the 6-digit code.' });
-  const outcome = await attempt(await deps.getUser(userId), totpCheck(code, deps.login), deps);
+  const outcome = await attempt({ tenantId: interaction.tenant_id, userId }, totpCheck(code, deps.login), deps);
   if (outcome.refused) {
     return otpForm(interaction, userId, browser, deps, {
       status: outcome.status,
@@ -142,9 +143,9 @@ type Attempt =
  * lockout is 429 with `Retry-After`; a wrong secret, an unknown user and a blocked user get one
  * wording, so the page tells an attacker nothing about which it was.
  */
-async function attempt(user: UserRecord | undefined, check: SecretCheck, deps: BrowserDeps): Promise<Attempt> {
+async function attempt(subject: LoginSubject, check: SecretCheck, deps: BrowserDeps): Promise<Attempt> {
   try {
-    return { user: await checkUserSecret(user, check, deps.login) };
+    return { user: await checkUserSecret(subject, check, deps.login) };
   } catch (err) {
     if (!isAppError(err) || (err.status !== 400 && err.status !== 429)) throw err;
     if (err.status === 400) return { status: 400, refused: { error: 'The username or password is not correct.' } };
@@ -160,7 +161,7 @@ async function attempt(user: UserRecord | undefined, check: SecretCheck, deps: B
   }
 }
 
-/** The whole login succeeded: count reset, login recorded on the user, a new session, the interaction told. */
+/** The whole login succeeded: login recorded on the user (its count cleared), a new session, the interaction told. */
 async function completeLogin(
   req: LoginRequest,
   interaction: InteractionRecord,
@@ -173,7 +174,6 @@ async function completeLogin(
   const previous = readCookie(req.headers, SESSION_COOKIE);
   const [{ value, session }] = await Promise.all([
     deps.sessions.createSession({ userId: user.id, tenantId: user.tenant_id, authTime: Math.floor(at.getTime() / 1000), amr }),
-    deps.login.login.failures.reset(user.id),
     deps.login.login.recordLogin({ userId: user.id, at, rehash }),
     // The browser's earlier session (another login, or a cookie planted before this one) ends.
     previous ? deps.sessions.endSession(previous) : undefined,

@@ -7,7 +7,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * - `LoginsFailed` by `reason` (`invalid_credentials`, `locked`): the password and otp grants and
  *   the hosted login page's password and code steps;
  * - `Throttled` and `ServiceUnavailable` by `route_group`: every 429 and 503 a function answers;
- * - `CacheHit` and `CacheMiss` by `cache` (`record`, `verified_token`, `key`).
+ * - `CacheHit` and `CacheMiss` by `cache` (`record`, `verified_token`, `key`, `user`, `rbac`).
  * Powertools adds `ColdStart` by `function_name` once per container.
  */
 export type MetricName = 'TokensIssued' | 'LoginsFailed' | 'Throttled' | 'ServiceUnavailable' | 'CacheHit' | 'CacheMiss';
@@ -31,12 +31,16 @@ export const NO_METRICS: ServiceMetrics = { count: () => {}, invocationDone: () 
 /**
  * The caches whose hits and misses are counted: `record` the token path's client and resource
  * records (shared/store/token-path-records.ts), `verified_token` the signatures already verified
- * (shared/oauth/verify-resource-token.ts), `key` the signing-key snapshot (shared/keys/key-cache.ts).
+ * (shared/oauth/verify-resource-token.ts), `key` the signing-key snapshot (shared/keys/key-cache.ts),
+ * `user` the users and login families a user token's check reads (shared/store/user-token-records.ts),
+ * `rbac` the roles and groups of a user's effective permissions (shared/store/rbac-records.ts).
  */
 export const CACHES = {
   record: ['cache', 'record'],
   verified_token: ['cache', 'verified_token'],
   key: ['cache', 'key'],
+  user: ['cache', 'user'],
+  rbac: ['cache', 'rbac'],
 } as const satisfies Record<string, Dimension>;
 
 /** One hit-or-miss counter of a cache, bound to its dimension (passed to shared/cache/ttl-cache.ts). */

@@ -53,6 +53,8 @@ export interface UserProfile {
  *   tokens (refresh items are deleted later, or expire). Tokens minted in the very second of the
  *   revocation survive it (`iat` has no finer grain): the bound is one second.
  * - `version`: +1 per change (optimistic lock of merges and cascades).
+ * - `login_failures`, `login_attempt_at` (epoch ms): the lockout count of API.md §7.3
+ *   (store/login-failures-repository.ts), written by login attempts only.
  */
 export interface UserRecord extends AuditFields, UserProfile {
   id: string;
@@ -93,7 +95,7 @@ export const USER_PROFILE_FIELDS = [
 ] as const satisfies readonly (keyof UserProfile)[];
 
 /** Attributes of the stored item that no caller ever sees (the presenter drops them). */
-export const USER_STORAGE_ONLY = ['password_hash', 'tokens_revoked_at', 'version'] as const;
+export const USER_STORAGE_ONLY = ['password_hash', 'tokens_revoked_at', 'version', 'login_failures', 'login_attempt_at'] as const;
 
 /** The three login identifiers, each unique per tenant (API.md §6). */
 export type UserLoginKind = 'email' | 'username' | 'phone_number';

@@ -17,7 +17,6 @@ export type EntityType =
   | 'RolePermission'
   | 'UserPermission'
   | 'UserOtp'
-  | 'UserLoginFailures'
   | 'RefreshToken'
   | 'RefreshFamily'
   | 'Ticket'

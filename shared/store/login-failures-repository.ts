@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { entity } from './entity.ts';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UserRecord } from '../records/user-record.ts';
+import { toRecord } from './entity.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 
@@ -11,32 +12,41 @@ export interface LockoutSettings {
   lockoutSeconds: number;
 }
 
-export type AttemptAdmission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
+/** An admitted attempt carries the user as the counting write left it; none for an unknown id. */
+export type AttemptAdmission = { admitted: true; user: UserRecord | undefined } | { admitted: false; retryAfterSeconds: number };
 
 /**
- * Consecutive failed password and OTP checks per user (API.md §7.3), one item at `USER#{id}` /
- * `LOGIN_FAILURES` (in the user's partition: deleting the user removes it): `failures`,
- * `last_attempt_at` (epoch ms).
+ * Consecutive failed password and OTP checks per user (API.md §7.3), kept ON the user's item
+ * (`USER#{id}` / `USER`): `login_failures` and `login_attempt_at` (epoch ms), never shown to a
+ * caller (USER_STORAGE_ONLY). On the user item so that the counting write also is the login's
+ * consistent read of the user (`ReturnValues: ALL_NEW`) and a success resets the count in the
+ * write that records the login (user-login-writes.ts): three DynamoDB calls per password login
+ * instead of five (docs/benchmarks.md "Password grant: what it waits for").
  *
  * An attempt is counted BEFORE its answer is decided, by one conditional write that only passes
  * while fewer than `lockoutFailures` attempts are counted or the last one is older than the
  * lockout: so of any number of parallel attempts at most `lockoutFailures` learn whether their
- * secret was right, and no count is lost (the increment is atomic). A success deletes the item (the count starts again); a
- * failure needs no second write. Once locked, every attempt is refused until `lockoutSeconds`
- * after the last counted one, right secret or not; after that each new failure locks again,
- * until a success.
+ * secret was right, and no count is lost (the increment is atomic). A failure needs no second
+ * write. Once locked, every attempt is refused until `lockoutSeconds` after the last counted one,
+ * right secret or not; after that each new failure locks again, until a success.
+ *
+ * The write touches only these two attributes: not `version`, so a merge of the user that runs at
+ * the same time is neither refused nor able to write back an old count (merges write the fields
+ * they change, versioned-update.ts).
  */
 export interface LoginFailuresRepository {
-  /** Counts an attempt of this user, or refuses it with the seconds until the lockout ends. */
-  admit(userId: string): Promise<AttemptAdmission>;
   /**
-   * The same DynamoDB work for a login that names no user (a conditional write of an item that
-   * never exists, so nothing is written): an unknown login is not told apart by its answer time.
+   * Counts an attempt of this user and returns the user, or refuses it with the seconds until the
+   * lockout ends. An unknown login (`undefined`) makes the same conditional write on an id that
+   * never exists, which writes nothing: it is not told apart by its answer time, and is never refused.
    */
-  admitUnknown(): Promise<void>;
-  /** A successful check: the consecutive count starts again. */
+  admit(userId: string | undefined): Promise<AttemptAdmission>;
+  /** The count starts again (a self-service password change whose old password was right). */
   reset(userId: string): Promise<void>;
 }
+
+/** The update expression that clears the count: a successful login's write carries it too. */
+export const CLEAR_LOGIN_FAILURES = 'REMOVE login_failures, login_attempt_at';
 
 export function loginFailuresRepository(
   db: DynamoDBDocumentClient,
@@ -45,56 +55,55 @@ export function loginFailuresRepository(
   settings: LockoutSettings,
 ): LoginFailuresRepository {
   const lockoutMs = settings.lockoutSeconds * 1000;
-  const count = (userId: string, nowMs: number, mustExist: boolean) =>
-    db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.userLoginFailures(userId),
-        UpdateExpression:
-          'SET failures = if_not_exists(failures, :zero) + :one, last_attempt_at = :now, user_id = :user, #type = :type, schema_version = :version',
-        ConditionExpression: `${mustExist ? 'attribute_exists(PK) AND ' : ''}(attribute_not_exists(failures) OR failures < :max OR last_attempt_at <= :unlocked)`,
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: {
-          ':zero': 0,
-          ':one': 1,
-          ':now': nowMs,
-          ':user': userId,
-          ':type': entity('UserLoginFailures').type,
-          ':version': entity('UserLoginFailures').schema_version,
-          ':max': settings.lockoutFailures,
-          ':unlocked': nowMs - lockoutMs,
-        },
-        // The refused attempt learns when the lockout ends without a read of its own.
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+  const failedCondition = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
   return {
     async admit(userId) {
       const nowMs = now().getTime();
       try {
-        await count(userId, nowMs, false);
-        return { admitted: true };
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.user(userId ?? randomUUID()),
+            UpdateExpression: 'SET login_failures = if_not_exists(login_failures, :zero) + :one, login_attempt_at = :now',
+            ConditionExpression:
+              'attribute_exists(PK) AND (attribute_not_exists(login_failures) OR login_failures < :max OR login_attempt_at <= :unlocked)',
+            ExpressionAttributeValues: {
+              ':zero': 0,
+              ':one': 1,
+              ':now': nowMs,
+              ':max': settings.lockoutFailures,
+              ':unlocked': nowMs - lockoutMs,
+            },
+            // The user as this write left it: a strongly consistent read of it, for free.
+            ReturnValues: 'ALL_NEW',
+            // The refused attempt learns when the lockout ends without a read of its own.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { admitted: true, user: Attributes?.type === 'User' ? toRecord<UserRecord>(Attributes) : undefined };
       } catch (err) {
-        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') return translateError(err);
-        const last = Number((err as { Item?: { last_attempt_at?: { N?: string } } }).Item?.last_attempt_at?.N ?? nowMs);
+        if (!failedCondition(err)) return translateError(err);
+        const old = (err as { Item?: { login_attempt_at?: { N?: string } } }).Item;
+        // No item: no such user (nothing was written). An item: the lockout refused the attempt.
+        if (!old) return { admitted: true, user: undefined };
+        const last = Number(old.login_attempt_at?.N ?? nowMs);
         return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((last + lockoutMs - nowMs) / 1000)) };
-      }
-    },
-
-    async admitUnknown() {
-      try {
-        await count(randomUUID(), now().getTime(), true);
-      } catch (err) {
-        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') translateError(err);
       }
     },
 
     async reset(userId) {
       try {
-        await db.send(new DeleteCommand({ TableName: tableName, Key: keys.userLoginFailures(userId) }));
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.user(userId),
+            UpdateExpression: CLEAR_LOGIN_FAILURES,
+            ConditionExpression: 'attribute_exists(PK)',
+          }),
+        );
       } catch (err) {
-        translateError(err);
+        if (!failedCondition(err)) translateError(err);
       }
     },
   };

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TtlCache } from '../cache/ttl-cache.ts';
+import { cacheCounter } from '../observability/service-metrics.ts';
 import type { RbacGroup, RbacRecordReads, RbacRecords, RbacRole } from '../rbac/effective-permissions.ts';
 import type { IdSet } from '../records/group-record.ts';
 import type { Runtime } from '../runtime.ts';
@@ -42,6 +43,7 @@ export function cachedRbacRecordReads(runtime: Runtime): RbacRecordReads {
   const clock = () => now().getTime();
   const roles = new TtlCache<RbacRole | null>(config.recordCacheTtlMs, 10_000, clock);
   const groups = new TtlCache<RbacGroup | null>(config.recordCacheTtlMs, 10_000, clock);
+  const countLookup = cacheCounter(runtime.metrics, 'rbac');
   const reads: RbacRecordReads = {
     async read(ids) {
       // What is cached is captured now, so an entry expiring during the read is never taken for a missing record.
@@ -55,6 +57,7 @@ export function cachedRbacRecordReads(runtime: Runtime): RbacRecordReads {
       };
       const found = missing.roles.length || missing.groups.length ? await readRecords(db, config.tableName, now, missing) : undefined;
       const out = { roles: new Map<string, RbacRole>(), groups: new Map<string, RbacGroup>() };
+      for (const cached of [...held.roles.values(), ...held.groups.values()]) countLookup(cached !== undefined);
       for (const [id, cached] of held.roles) {
         const r = cached === undefined ? (found?.roles.get(id) ?? null) : cached;
         if (cached === undefined) roles.set(id, r);

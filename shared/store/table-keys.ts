@@ -60,8 +60,6 @@ export const keys = {
   userPartition: (userId: string) => `USER#${userId}`,
   /** The user's TOTP authenticator (sealed secret, last accepted step, its own failure count). */
   userOtp: (userId: string) => ({ PK: `USER#${userId}`, SK: 'OTP' }),
-  /** Consecutive failed password/OTP checks and the lockout they cause (API.md §7.3). */
-  userLoginFailures: (userId: string) => ({ PK: `USER#${userId}`, SK: 'LOGIN_FAILURES' }),
   /**
    * A refresh token by the SHA-256 of its value (API.md §7.1: stored only as a hash), with its
    * user, client, family, scopes and state. GSI1PK `userRefreshTokens(user)` / GSI1SK the hash lists

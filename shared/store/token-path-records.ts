@@ -4,14 +4,13 @@ import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.
 import { isUserToken, loginOf, type UserTokenWant } from '../oauth/user-token-state.ts';
 import { cacheCounter } from '../observability/service-metrics.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
-import { type UserLoginKind, type UserRecord, userMarkerValue } from '../records/user-record.ts';
+import type { UserLoginKind } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import { verifiedByResource } from '../tokens/revocation-ref.ts';
 import { authorizationCodesRepository } from './authorization-codes-repository.ts';
 import { type ClientWithGrants, clientTokenReads } from './client-token-reads.ts';
 import { deviceCodesRepository } from './device-codes-repository.ts';
-import { toRecord } from './entity.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
 import { otpChecks } from './otp-checks.ts';
 import { cachedRbacRecordReads } from './rbac-records.ts';
@@ -28,6 +27,7 @@ import type { ResourceTokenView } from './resource-token-view.ts';
 import { keys } from './table-keys.ts';
 import { unverifiedParts, unverifiedRef } from './unverified-token.ts';
 import { userLoginWrites } from './user-login-writes.ts';
+import { userMarker } from './user-markers.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
 
@@ -70,15 +70,12 @@ export function forgetResources(runtime: Runtime): void {
   caches(runtime).resources.clear();
 }
 
-/** The markers a login may name, in the order they are tried (plan decision 6). */
-const LOGIN_MARKERS: readonly [UserLoginKind, 'USER_EMAIL' | 'USER_NAME' | 'USER_PHONE'][] = [
-  ['email', 'USER_EMAIL'],
-  ['username', 'USER_NAME'],
-  ['phone_number', 'USER_PHONE'],
-];
-
-/** A user id that never exists: an unknown login reads it, so it costs what a known one does. */
-const NO_USER_ID = '00000000-0000-0000-0000-000000000000';
+/**
+ * What a login names, by its form alone (plan decision 6: the same read whether or not it exists):
+ * an email holds `@`, a phone number starts with `+` (E.164), and a username can hold neither
+ * (user-body-schemas.ts), so no login can name two users.
+ */
+const loginKind = (login: string): UserLoginKind => (login.includes('@') ? 'email' : login.startsWith('+') ? 'phone_number' : 'username');
 
 /** A stored URL list (client-metadata-schema.ts validated it on the way in); anything else is none. */
 const stringList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((u): u is string => typeof u === 'string') : []);
@@ -96,8 +93,6 @@ function caches(runtime: Runtime): RecordCaches {
   const clients = new TtlCache<OAuthClient | null>(config.recordCacheTtlMs, 10_000, clock, countRecord);
   const resources = new TtlCache<TokenResource | null>(config.recordCacheTtlMs, 10_000, clock, countRecord);
   const tenantHints = new TtlCache<string>(TENANT_HINT_TTL_MS, 10_000, clock);
-  const userOfItem = (item: Record<string, unknown> | undefined): UserRecord | undefined =>
-    item?.type === 'User' ? toRecord<UserRecord>(item) : undefined;
   // Users are read through the same 1 s cache as the user-token checks (store/user-token-records.ts).
   const userReads = userTokenReads(runtime);
   // A sealed secret always opens to the same plaintext, so it is opened (one KMS Decrypt in AWS)
@@ -208,13 +203,9 @@ function caches(runtime: Runtime): RecordCaches {
     async findUser(userId) {
       return (await userReads.read(userId, undefined)).user;
     },
-    async findUserByLogin(tenantId, login) {
-      const markers = LOGIN_MARKERS.map(([kind, marker]) => keys.marker(marker, tenantId, userMarkerValue(kind, login)));
-      const found = await getItems(db, config.tableName, markers, now());
-      const owner = markers.map((k) => found.get(keyString(k))?.target_id).find((id) => typeof id === 'string');
-      // Always a second, consistent read: the login path must see a block or a new password at once.
-      const user = userOfItem(await getItem(db, config.tableName, keys.user(typeof owner === 'string' ? owner : NO_USER_ID), now()));
-      return user?.tenant_id === tenantId ? user : undefined;
+    async findUserIdByLogin(tenantId, login) {
+      const marker = await getItem(db, config.tableName, userMarker(tenantId, loginKind(login), login), now());
+      return typeof marker?.target_id === 'string' ? marker.target_id : undefined;
     },
     keys: runtime.keys,
     revocations: runtime.revocations,

@@ -24,8 +24,8 @@ const SWEEP_PAGE = 100;
 /**
  * Deletes a user in bounded work, in two steps:
  *   1. ONE transaction: the user item (conditioned on the version read, so a concurrent email
- *      change fails it and the delete re-reads), its uniqueness markers, its OTP authenticator,
- *      its login-failure counter and the tenant's `COUNT#USERS`. At most 7 items whatever the user holds.
+ *      change fails it and the delete re-reads; its login-failure count is on it), its uniqueness
+ *      markers, its OTP authenticator and the tenant's `COUNT#USERS`. At most 6 items whatever the user holds.
  *   2. The user's refresh tokens (GSI1 `USER#{id}#REFRESH_TOKENS`), page by page, 25 per
  *      BatchWriteItem. They are already dead once step 1 lands (a refresh token of a missing user
  *      is `invalid_grant`), so no transaction spans them and a crash between pages loses nothing:
@@ -57,7 +57,6 @@ export async function deleteUser(
         deleteItem(keys.user(user.id), { condition: and(exists, equals('version', user.version)) }),
         ...markers,
         deleteItem(keys.userOtp(user.id)),
-        deleteItem(keys.userLoginFailures(user.id)),
         countWrite(user.tenant_id, 'USERS', -1),
       ],
     ]);

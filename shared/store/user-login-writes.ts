@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CLEAR_LOGIN_FAILURES } from './login-failures-repository.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 
@@ -15,8 +16,9 @@ export interface LoginRecord {
 
 /**
  * What a successful password or OTP login writes on the User (API.md §6): `last_login` and
- * `logins_count` (refresh does not count), and the rehash when one is due, in ONE UpdateItem
- * (`logins_count` is an atomic counter: parallel logins all count). `version` is bumped, as every
+ * `logins_count` (refresh does not count), the lockout count cleared (API.md §7.3: the count is of
+ * consecutive failures; login-failures-repository.ts), and the rehash when one is due, in ONE
+ * UpdateItem (`logins_count` is an atomic counter: parallel logins all count). `version` is bumped, as every
  * change of the record bumps it, so a concurrent merge that read the old record retries instead
  * of writing back the old `last_login`. A user deleted meanwhile is left alone.
  */
@@ -28,7 +30,7 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
       new UpdateCommand({
         TableName: tableName,
         Key: keys.user(login.userId),
-        UpdateExpression: `SET last_login = :at, logins_count = if_not_exists(logins_count, :zero) + :one, version = if_not_exists(version, :zero) + :one${withRehash ? ', password_hash = :new' : ''}`,
+        UpdateExpression: `SET last_login = :at, logins_count = if_not_exists(logins_count, :zero) + :one, version = if_not_exists(version, :zero) + :one${withRehash ? ', password_hash = :new' : ''} ${CLEAR_LOGIN_FAILURES}`,
         ConditionExpression: `attribute_exists(PK)${withRehash ? ' AND password_hash = :old' : ''}`,
         ExpressionAttributeValues: {
           ':at': login.at.toISOString(),

@@ -1,5 +1,6 @@
 import { TtlCache } from '../cache/ttl-cache.ts';
 import type { UserTokenReads, UserTokenWant } from '../oauth/user-token-state.ts';
+import { cacheCounter } from '../observability/service-metrics.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
 import { toRecord } from './entity.ts';
@@ -50,6 +51,7 @@ function caches(runtime: Runtime): Caches {
   const clock = () => now().getTime();
   const users = new TtlCache<UserRecord | null>(config.recordCacheTtlMs, 10_000, clock);
   const families = new TtlCache<boolean>(config.recordCacheTtlMs, 10_000, clock);
+  const countLookup = cacheCounter(runtime.metrics, 'user');
 
   /**
    * What this container lacks to judge a token of `userId` from login `sid`, and how to take the
@@ -64,6 +66,8 @@ function caches(runtime: Runtime): Caches {
     return {
       keys: [...(cachedUser === undefined ? [userKey] : []), ...(cachedRevoked === undefined && familyKey ? [familyKey] : [])],
       take(found) {
+        // One lookup per taken answer: a miss when it had to come from the read.
+        countLookup(cachedUser !== undefined);
         let user = cachedUser;
         if (user === undefined) users.set(userId, (user = userOfItem(found(userKey))));
         let revoked = cachedRevoked;

@@ -9,6 +9,7 @@ import { FALLBACK_HANDLER, INTROSPECTION_HANDLERS, PLATFORM_TRACED, TOKEN_HANDLE
 import { metricNamespace } from '../../infra/constructs/service-alarms.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { quietBundlingNotices } from '../../infra/quiet-bundling-notices.ts';
+import { CACHES } from '../../shared/observability/service-metrics.ts';
 import { FUNCTION_TIMEOUTS } from '../../shared/routes/function-groups.ts';
 import { arnRef, roleStatements, synth } from './support.ts';
 
@@ -77,6 +78,8 @@ describe('metrics and traces in the template (docs/operations.md "Metrics and tr
       expect(body).toContain(metric);
     }
     expect(body).toContain('IdentityService/dev');
+    // One hit-ratio line per cache the functions count (service-metrics.ts CACHES).
+    for (const cache of Object.keys(CACHES)) expect(body).toContain(`\\"label\\":\\"${cache}\\"`);
   });
 });
 

@@ -42,7 +42,7 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     expect(after?.password_hash).not.toBe(before?.password_hash);
     expect(typeof after?.tokens_revoked_at).toBe('string');
     // A success resets the failure count (the wrong try above was counted).
-    expect(await stored(keys.userLoginFailures(u.id))).toBeUndefined();
+    expect(after).not.toHaveProperty('login_failures');
   });
 
   it('wrong old_password tries count towards the lockout: the 11th is 429 with Retry-After, even when right', async () => {
@@ -53,6 +53,11 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     const locked = await fx.call('PUT', `/users/${u.id}/password`, body(GOOD_PASSWORD));
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The count is on the user's item, and the API never shows it (USER_STORAGE_ONLY).
+    expect((await stored(keys.user(u.id)))?.login_failures).toBe(10);
+    const shown = await fx.call('GET', `/users/${u.id}`);
+    expect(shown.status).toBe(200);
+    expect(Object.keys(shown.body).filter((k) => k.startsWith('login_'))).toEqual([]);
     // An administrator is not locked out of setting it.
     expect((await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-admin` } })).status).toBe(204);
   });
@@ -141,14 +146,14 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     expect((await fx.call('DELETE', `/users/${u.id}/otp`)).status).toBe(404);
   });
 
-  it('deleting a user removes its OTP authenticator and login-failure count too', async () => {
+  it('deleting a user removes its OTP authenticator and its login-failure count (on its item) too', async () => {
     const u = await fx.createUser({ password: GOOD_PASSWORD });
     expect((await fx.call('POST', `/users/${u.id}/otp`)).status).toBe(201);
     const token = await fx.userToken(u.id);
     await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-x`, old_password: 'wrong' }, token });
-    expect(await stored(keys.userLoginFailures(u.id))).toBeDefined();
+    expect((await stored(keys.user(u.id)))?.login_failures).toBe(1);
     expect((await fx.call('DELETE', `/users/${u.id}`)).status).toBe(204);
     expect(await stored(keys.userOtp(u.id))).toBeUndefined();
-    expect(await stored(keys.userLoginFailures(u.id))).toBeUndefined();
+    expect(await stored(keys.user(u.id))).toBeUndefined();
   });
 });

@@ -145,6 +145,6 @@ describe('otp grant (API.md §5.1, §7.3)', () => {
     const fresh = base32Decode(await otps().enroll(user.id))!;
     expect((await token({ username: user.username!, otp: totp(fresh, serviceNow()) })).status).toBe(200);
     expect(await stored(keys.userOtp(user.id))).toMatchObject({ failures: 0 });
-    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+    expect(await stored(keys.user(user.id))).not.toHaveProperty('login_failures');
   });
 });

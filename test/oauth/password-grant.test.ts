@@ -67,7 +67,7 @@ describe('password grant (API.md §5.1)', () => {
     const item = await stored(keys.user(user.id));
     expect(item).toMatchObject({ logins_count: 1, version: 2, password_hash: passwordHash });
     expect(Date.parse(item?.last_login as string)).toBeGreaterThan(Date.now() - 60_000);
-    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+    expect(await stored(keys.user(user.id))).not.toHaveProperty('login_failures');
   });
 
   it('the username may be the email (any case) or the phone number', async () => {
@@ -111,7 +111,7 @@ describe('password grant (API.md §5.1)', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('unauthorized_client');
     expect((await stored(keys.user(user.id)))?.logins_count).toBe(0);
-    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+    expect(await stored(keys.user(user.id))).not.toHaveProperty('login_failures');
   });
 
   it('missing parameters are 400 naming the field', async () => {
@@ -153,7 +153,7 @@ describe('brute force (API.md §7.3)', () => {
     expect(Number(stillLocked.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     later(61);
     expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(200);
-    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+    expect(await stored(keys.user(user.id))).not.toHaveProperty('login_failures');
     expect((await stored(keys.user(user.id)))?.logins_count).toBe(1);
   });
 
@@ -171,7 +171,7 @@ describe('brute force (API.md §7.3)', () => {
     expect(answers.filter((a) => a.status !== 400 && a.status !== 429).map(({ status, body }) => ({ status, body }))).toEqual([]);
     expect(answers.filter((a) => a.status === 400)).toHaveLength(10);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(10);
-    expect((await stored(keys.userLoginFailures(user.id)))?.failures).toBe(10);
+    expect((await stored(keys.user(user.id)))?.login_failures).toBe(10);
     expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(429);
   });
 
@@ -179,20 +179,21 @@ describe('brute force (API.md §7.3)', () => {
     const user = await newUser();
     for (let i = 0; i < 9; i++) expect((await token({ username: user.username!, password: 'wrong-password' })).status).toBe(400);
     expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(200);
-    expect(await stored(keys.userLoginFailures(user.id))).toBeUndefined();
+    expect(await stored(keys.user(user.id))).not.toHaveProperty('login_failures');
     for (let i = 0; i < 10; i++) expect((await token({ username: user.username!, password: 'wrong-password' })).status).toBe(400);
     expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(429);
   });
 
   it('no answer about the password comes before its attempt is counted: a counter write held back 400 ms still comes first', async () => {
-    // The service's own DynamoDB client, with the counter's UpdateItem held back: the hash (run
-    // alongside it) finishes first, and every answer must still wait for the count (API.md §7.3).
+    // The service's own DynamoDB client, with the counting UpdateItem of the user held back: every
+    // answer must wait for the count (API.md §7.3).
     const events: string[] = [];
     const db = svc.stack.runtime.db;
     db.middlewareStack.add(
       (next, context) => async (args) => {
-        const input = args.input as { Key?: { SK?: string } };
-        if (context.commandName !== 'UpdateItemCommand' || input.Key?.SK !== 'LOGIN_FAILURES') return next(args);
+        const input = args.input as { Key?: { SK?: string }; UpdateExpression?: string };
+        const counting = input.Key?.SK === 'USER' && input.UpdateExpression?.startsWith('SET login_failures');
+        if (context.commandName !== 'UpdateItemCommand' || !counting) return next(args);
         await new Promise((r) => setTimeout(r, 400));
         try {
           return await next(args);
@@ -222,7 +223,7 @@ describe('brute force (API.md §7.3)', () => {
         'counted',
         'answered 429',
       ]);
-      expect((await stored(keys.userLoginFailures(user.id)))?.failures).toBe(10);
+      expect((await stored(keys.user(user.id)))?.login_failures).toBe(10);
     } finally {
       db.middlewareStack.remove('holdCounterWrite');
     }

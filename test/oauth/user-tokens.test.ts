@@ -191,17 +191,19 @@ describe('user tokens from the core (API.md §7.1)', () => {
     expect(tokens.id_token).toEqual(expect.any(String));
   });
 
-  it('findUserByLogin: email (any case), username or phone number of the tenant, one BatchGetItem then the user', async () => {
+  it('findUserIdByLogin: email (any case), username (any case) or phone number, in the tenant only', async () => {
     const user = await putUser(runtime(), {
       email: `Grace-${Date.now()}@Example.com`,
       username: `grace${Date.now()}`,
       phone_number: '+15550002222',
     });
     for (const login of [user.email!, user.email!.toUpperCase(), user.username!, user.username!.toUpperCase(), user.phone_number!]) {
-      expect((await deps().findUserByLogin(user.tenant_id, login))?.id, login).toBe(user.id);
+      expect(await deps().findUserIdByLogin(user.tenant_id, login), login).toBe(user.id);
     }
-    expect(await deps().findUserByLogin(user.tenant_id, 'nobody@example.com')).toBeUndefined();
-    expect(await deps().findUserByLogin('00000000-0000-7000-8000-0000000000ff', user.email!)).toBeUndefined();
+    expect(await deps().findUserIdByLogin(user.tenant_id, 'nobody@example.com')).toBeUndefined();
+    expect(await deps().findUserIdByLogin('00000000-0000-7000-8000-0000000000ff', user.email!)).toBeUndefined();
+    // A login is read as what its form says it is: the username spelled like the email is nobody.
+    expect(await deps().findUserIdByLogin(user.tenant_id, user.username!.replace(/^/, '+'))).toBeUndefined();
   });
 });
 

@@ -1,59 +1,93 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import { loginFailuresRepository } from '../../shared/store/login-failures-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import { userLoginWrites } from '../../shared/store/user-login-writes.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let table: TestTable;
 let clock = new Date('2026-03-01T12:00:00.000Z');
 const repo = () => loginFailuresRepository(table.db, table.tableName, () => clock, { lockoutFailures: 10, lockoutSeconds: 900 });
 const stored = async (userId: string) =>
-  (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.userLoginFailures(userId), ConsistentRead: true }))).Item;
+  (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.user(userId), ConsistentRead: true }))).Item;
 const later = (seconds: number) => {
   clock = new Date(clock.getTime() + seconds * 1000);
 };
+/** A user item as the users store keeps it (the fields this test reads). */
+async function newUser(): Promise<string> {
+  const id = randomUUID();
+  await table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: { ...keys.user(id), type: 'User', id, tenant_id: DEFAULT_TENANT_ID, password_hash: '$argon2id$x', version: 3, blocked: false },
+    }),
+  );
+  return id;
+}
 
 beforeAll(async () => {
   table = await createTestTable('login-failures');
 });
 
-describe('login failures (API.md §7.3)', () => {
+describe('login failures, counted on the user item (API.md §7.3)', () => {
   it('admits 10 attempts, refuses the 11th with the seconds left, and admits again 15 minutes after the last', async () => {
-    const user = randomUUID();
-    for (let i = 0; i < 10; i++) expect(await repo().admit(user)).toEqual({ admitted: true });
-    expect(await stored(user)).toMatchObject({ failures: 10, type: 'UserLoginFailures', user_id: user });
+    const user = await newUser();
+    for (let i = 0; i < 10; i++) expect((await repo().admit(user)).admitted).toBe(true);
+    expect(await stored(user)).toMatchObject({ login_failures: 10, login_attempt_at: clock.getTime() });
     expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 900 });
     later(600);
     expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 300 });
     // Refused attempts are not counted and do not extend the lockout.
-    expect((await stored(user))?.failures).toBe(10);
+    expect((await stored(user))?.login_failures).toBe(10);
     later(300);
-    expect(await repo().admit(user)).toEqual({ admitted: true });
+    expect((await repo().admit(user)).admitted).toBe(true);
     // Still no success: that attempt counted, so the next one waits again.
     expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 900 });
   });
 
+  it('an admitted attempt returns the user as the counting write left it (the login needs no read of its own)', async () => {
+    const user = await newUser();
+    const admission = await repo().admit(user);
+    expect(admission).toMatchObject({
+      admitted: true,
+      user: { id: user, tenant_id: DEFAULT_TENANT_ID, password_hash: '$argon2id$x', version: 3 },
+    });
+    // The record, not the item: no key attributes.
+    expect(admission.admitted && admission.user && 'PK' in admission.user).toBe(false);
+    // The count leaves `version` alone, so a concurrent merge of the user is not refused by it.
+    expect((await stored(user))?.version).toBe(3);
+  });
+
   it('20 parallel attempts: exactly 10 admitted, the count is 10 (no lost or extra count)', async () => {
-    const user = randomUUID();
+    const user = await newUser();
     const answers = await Promise.all(Array.from({ length: 20 }, () => repo().admit(user)));
     expect(answers.filter((a) => a.admitted)).toHaveLength(10);
     expect(answers.filter((a) => !a.admitted)).toHaveLength(10);
-    expect((await stored(user))?.failures).toBe(10);
+    expect((await stored(user))?.login_failures).toBe(10);
   });
 
-  it('a reset starts the count again', async () => {
-    const user = randomUUID();
+  it('a reset, or a recorded login, starts the count again', async () => {
+    const user = await newUser();
     for (let i = 0; i < 9; i++) await repo().admit(user);
     await repo().reset(user);
-    expect(await stored(user)).toBeUndefined();
+    expect(await stored(user)).not.toHaveProperty('login_failures');
+    expect(await stored(user)).not.toHaveProperty('login_attempt_at');
     for (let i = 0; i < 10; i++) expect((await repo().admit(user)).admitted).toBe(true);
+    expect((await repo().admit(user)).admitted).toBe(false);
+    // A successful login's one write clears the count with the rest (user-login-writes.ts).
+    await userLoginWrites(table.db, table.tableName)({ userId: user, at: clock });
+    expect(await stored(user)).toMatchObject({ last_login: clock.toISOString(), logins_count: 1, version: 4 });
+    expect(await stored(user)).not.toHaveProperty('login_failures');
+    expect((await repo().admit(user)).admitted).toBe(true);
   });
 
-  it('an unknown login writes nothing', async () => {
+  it('an unknown login is admitted with no user and writes nothing; a reset of a missing user writes nothing', async () => {
     const before = (await table.db.send(new ScanCommand({ TableName: table.tableName, Select: 'COUNT' }))).Count;
-    await repo().admitUnknown();
-    await repo().admitUnknown();
+    expect(await repo().admit(undefined)).toEqual({ admitted: true, user: undefined });
+    expect(await repo().admit(randomUUID())).toEqual({ admitted: true, user: undefined });
+    await repo().reset(randomUUID());
     const after = (await table.db.send(new ScanCommand({ TableName: table.tableName, Select: 'COUNT' }))).Count;
     expect(after).toBe(before);
   });

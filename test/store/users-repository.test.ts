@@ -187,7 +187,6 @@ describe('users repository', () => {
       ACTOR,
     );
     await f.db.send(new PutCommand({ TableName: f.tableName, Item: { ...keys.userOtp(u.id), type: 'UserOtp' } }));
-    await f.db.send(new PutCommand({ TableName: f.tableName, Item: { ...keys.userLoginFailures(u.id), type: 'UserLoginFailures' } }));
     await putRefreshTokens(u.id, 150);
     const count = await f.users.count(f.tenantId);
     const sent: { name: string; items: number }[] = [];
@@ -204,14 +203,13 @@ describe('users repository', () => {
     }
     const transactions = sent.filter((s) => s.name === 'TransactWriteCommand');
     expect(transactions).toHaveLength(1);
-    expect(transactions[0]!.items).toBeLessThanOrEqual(7);
+    expect(transactions[0]!.items).toBeLessThanOrEqual(6);
     const batches = sent.filter((s) => s.name === 'BatchWriteCommand');
     expect(batches.length).toBeGreaterThanOrEqual(6);
     for (const b of batches) expect(b.items).toBeLessThanOrEqual(25);
     expect(await f.users.get(u.id)).toBeUndefined();
     for (const key of [
       keys.userOtp(u.id),
-      keys.userLoginFailures(u.id),
       userMarker(f.tenantId, 'email', u.email!),
       userMarker(f.tenantId, 'username', name),
       userMarker(f.tenantId, 'phone_number', '+15551230150'),

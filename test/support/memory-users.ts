@@ -96,10 +96,12 @@ export function memoryUsers(options: { lockoutFailures?: number } = {}) {
     otp: { enroll: async () => 'JBSWY3DPEHPK3PXP', remove: async () => true },
     loginFailures: {
       async admit(id): Promise<AttemptAdmission> {
-        const n = failures.get(id) ?? 0;
+        const user = id === undefined ? undefined : users.get(id);
+        if (!user) return { admitted: true, user: undefined };
+        const n = failures.get(user.id) ?? 0;
         if (n >= (options.lockoutFailures ?? 10)) return { admitted: false, retryAfterSeconds: 900 };
-        failures.set(id, n + 1);
-        return { admitted: true };
+        failures.set(user.id, n + 1);
+        return { admitted: true, user };
       },
       reset: async (id) => {
         failures.delete(id);

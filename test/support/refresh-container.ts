@@ -5,14 +5,15 @@ import { recordingClient, type TestTable } from './dynamodb.ts';
 import { lambdaContext, restEvent } from './events.ts';
 
 /**
- * A fresh container (runtime) on `table` whose DynamoDB commands are recorded, and `refresh`: a
- * refresh_token grant through the real /token handler, authenticated as `clientId`. `now` stops
- * its clock when given (so its 1 s caches hold however loaded the machine is).
+ * A fresh container (runtime) on `table` whose DynamoDB commands are recorded, and `token`: a
+ * grant through the real /token handler, authenticated as `clientId` (`refresh`: the
+ * refresh_token grant). `now` stops its clock when given (so its 1 s caches hold however loaded
+ * the machine is).
  */
 export function refreshContainer(table: TestTable, config: Config, client: { id: string; secret: string }, now?: () => Date) {
   const { db, commands } = recordingClient(table);
   const runtime = createRuntime(config, { db, ...(now ? { now } : {}) });
-  const refresh = async (refresh_token: string) => {
+  const token = async (params: Record<string, string>) => {
     const res = await runWithRuntime(runtime, () =>
       tokenHandler(
         restEvent({
@@ -22,12 +23,13 @@ export function refreshContainer(table: TestTable, config: Config, client: { id:
             'Content-Type': 'application/x-www-form-urlencoded',
             Authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
           },
-          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token }).toString(),
+          body: new URLSearchParams(params).toString(),
         }),
         lambdaContext,
       ),
     );
     return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, string> };
   };
-  return { commands, refresh, runtime };
+  const refresh = (refresh_token: string) => token({ grant_type: 'refresh_token', refresh_token });
+  return { commands, token, refresh, runtime };
 }

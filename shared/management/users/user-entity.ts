@@ -5,7 +5,7 @@ import type { UserDeps } from './user-deps.ts';
 
 /**
  * A User (API.md §6) as callers see it: every field of the record except the storage-only ones
- * (USER_STORAGE_ONLY: `password_hash`, `tokens_revoked_at`, `version`), which are simply not in
+ * (USER_STORAGE_ONLY: `password_hash`, `tokens_revoked_at`, `version`, the lockout count), which are simply not in
  * this list, so a field added to the record later stays hidden until someone lists it here.
  */
 export const userEntity = defineEntity<UserRecord, UserDeps>({

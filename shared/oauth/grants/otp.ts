@@ -31,7 +31,6 @@ export const otp = defineGrant({
  */
 export function totpCheck(code: string, deps: Pick<OAuthDeps, 'login' | 'now'>): SecretCheck {
   return {
-    writesNothing: false,
     verify: async (user) => {
       // An unknown user reads an authenticator that does not exist: the same read either way.
       const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());

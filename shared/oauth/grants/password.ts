@@ -26,7 +26,6 @@ export function passwordCheck(password: string): SecretCheck {
   return {
     // An unknown user, or one without a password, is checked against the dummy hash: equal time.
     verify: (user) => verifyPassword(password, user?.password_hash),
-    writesNothing: true,
     // Parameters rose since this hash was made: store a fresh one of the password just checked.
     rehash: async (user) =>
       user.password_hash && needsRehash(user.password_hash)

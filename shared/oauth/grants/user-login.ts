@@ -18,29 +18,29 @@ const INVALID_CREDENTIALS = ['reason', 'invalid_credentials'] as const;
 /** How a grant checks the secret of a user it found (or of none: the same work, then false). */
 export interface SecretCheck {
   verify(user: UserRecord | undefined): Promise<boolean>;
-  /**
-   * True when `verify` writes nothing (the password hash): it then runs while the attempt is being
-   * counted, and its answer is dropped if the attempt is refused. A check that writes (the OTP
-   * step, its failure count) runs only once the attempt was admitted.
-   */
-  writesNothing: boolean;
   /** A fresh hash to store after a success (password-hash.ts `needsRehash`), if one is due. */
   rehash?(user: UserRecord): Promise<{ oldHash: string; newHash: string } | undefined>;
+}
+
+/** Who a login names: the id its marker holds in the tenant, or undefined for an unknown login. */
+export interface LoginSubject {
+  tenantId: string;
+  userId: string | undefined;
 }
 
 /**
  * The login of the password and otp grants (API.md §5.1, §7.3), for the user whose email,
  * username or phone number is `login` in the client's tenant:
- * 1. find the user (plan decision 6: the same reads whether or not the login exists);
+ * 1. find the user's id (one marker read, the same whether or not the login exists);
  * 2. count the attempt BEFORE the secret is checked (login-failures-repository.ts): a user with
  *    `lockoutFailures` counted attempts gets 429 `too_many_requests` with `Retry-After`, right
- *    secret or not; an unknown login does the same write work and is never refused;
- * 3. check the secret (for an unknown user too, against a dummy: equal time); a check that
- *    writes nothing runs alongside step 2, and its answer counts only if the attempt is admitted;
+ *    secret or not; an unknown login does the same write work and is never refused. The counting
+ *    write returns the user: the login's consistent read (a block or a new password is seen at once);
+ * 3. check the secret (for an unknown user too, against a dummy: equal time);
  * 4. wrong secret, unknown or blocked user: `invalid_grant`, one message. The counted attempt
  *    stays counted;
- * 5. success: the count starts again, the login is recorded on the user (with `rehash` when the
- *    grant asks for it), and the user-token core issues the tokens.
+ * 5. success: one write records the login on the user and clears the count (with `rehash` when
+ *    the grant asks for it), while the user-token core issues the tokens.
  */
 export async function logUserIn(
   client: OAuthClient,
@@ -49,7 +49,8 @@ export async function logUserIn(
   check: SecretCheck,
   deps: OAuthDeps,
 ): Promise<TokenResponse> {
-  const user = await checkUserSecret(await deps.findUserByLogin(client.tenant_id, login), check, deps);
+  const subject = { tenantId: client.tenant_id, userId: await deps.findUserIdByLogin(client.tenant_id, login) };
+  const user = await checkUserSecret(subject, check, deps);
   const at = deps.now();
   const [tokens] = await Promise.all([
     // Only the token parameters go on: the secret stays here.
@@ -62,36 +63,34 @@ export async function logUserIn(
       },
       deps,
     ),
-    deps.login.failures.reset(user.id),
     (async () => deps.login.recordLogin({ userId: user.id, at, rehash: await check.rehash?.(user) }))(),
   ]);
   return tokens;
 }
 
 /**
- * Steps 2 to 4 above for a user already looked up (or undefined: an unknown login): counts the
- * attempt, checks the secret, and returns the user, or throws 429 `too_many_requests` (with
- * `Retry-After`) or `invalidCredentials()`. Nothing is reset or recorded: the caller does that
- * once the whole login succeeded (the hosted login page's password step is followed by its OTP
- * step, and only their success resets the count).
+ * Steps 2 to 4 above for a login already looked up: counts the attempt, checks the secret, and
+ * returns the user, or throws 429 `too_many_requests` (with `Retry-After`) or
+ * `invalidCredentials()`. Nothing is recorded: the caller does that once the whole login
+ * succeeded (the hosted login page's password step is followed by its OTP step, and only their
+ * success clears the count).
  */
 export async function checkUserSecret(
-  user: UserRecord | undefined,
+  subject: LoginSubject,
   check: SecretCheck,
   deps: { login: Pick<LoginStores, 'failures'>; metrics: ServiceMetrics },
 ): Promise<UserRecord> {
-  const admitting = user
-    ? deps.login.failures.admit(user.id)
-    : deps.login.failures.admitUnknown().then(() => ({ admitted: true as const }));
-  // The hash (about 80 ms) overlaps the counting write; whatever it finds, a refused attempt is 429.
-  const [admission, early] = await Promise.all([admitting, check.writesNothing ? check.verify(user) : undefined]);
+  const admission = await deps.login.failures.admit(subject.userId);
   if (!admission.admitted) {
     deps.metrics.count('LoginsFailed', LOCKED);
     throw oauthError(429, 'too_many_requests', 'Too many failed attempts for this user; retry later.', {
       headers: { 'Retry-After': String(admission.retryAfterSeconds) },
     });
   }
-  const ok = early ?? (await check.verify(user));
+  // Login markers are per tenant, so the user is the tenant's; checked anyway: another tenant's
+  // user is nobody here.
+  const user = admission.user?.tenant_id === subject.tenantId ? admission.user : undefined;
+  const ok = await check.verify(user);
   if (!user || !ok || user.blocked) {
     deps.metrics.count('LoginsFailed', INVALID_CREDENTIALS);
     throw invalidCredentials();
