@@ -12,6 +12,14 @@ export interface AuditFields {
   updated_at: string;
 }
 
+/** The audit fields of a record `actor` creates at `at` (ISO time): created and updated alike. */
+export const newAuditFields = (actor: string, at: string): AuditFields => ({
+  created_by: actor,
+  created_at: at,
+  updated_by: actor,
+  updated_at: at,
+});
+
 /**
  * `created_by` of records the service makes itself (bootstrap): the nil UUID (RFC 9562 §5.9),
  * "no caller", so audit fields stay UUIDs as spec §2.2 types them.

@@ -1,4 +1,5 @@
 import type { ClientMetadata, ClientRecord, NewClient } from '../records/client-record.ts';
+import { newAuditFields } from '../records/common.ts';
 
 /**
  * API.md §5.1: new clients may use these grants; a public client cannot authenticate, so it gets
@@ -55,9 +56,6 @@ export function newClientRecord(
     token_grants_version: 0,
     links_version: 0,
     version: 1,
-    created_by: actor,
-    created_at: at,
-    updated_by: actor,
-    updated_at: at,
+    ...newAuditFields(actor, at),
   };
 }

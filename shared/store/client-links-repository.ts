@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors.ts';
 import type { ClientResourceLink } from '../records/client-link-records.ts';
 import type { ClientRecord } from '../records/client-record.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { toRecord } from './entity.ts';
@@ -68,10 +69,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
       tenant_id: client.tenant_id,
       client_id: client.id,
       resource_id: resourceId,
-      created_by: actor,
-      created_at: at,
-      updated_by: actor,
-      updated_at: at,
+      ...newAuditFields(actor, at),
     };
   };
 

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { ClientPermission, PermissionRequest } from '../records/client-link-records.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { readClientPartition } from './client-partition.ts';
 import { toRecord } from './entity.ts';
@@ -83,10 +84,7 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
           client_id: clientId,
           resource_id: resourceId,
           scope_id: scopeId,
-          created_by: actor,
-          created_at: at,
-          updated_by: actor,
-          updated_at: at,
+          ...newAuditFields(actor, at),
         }));
         const plan = new LinkPlan().guard(keys.client(clientId), p.client.links_version);
         for (const r of records) plan.add([grantUnit(r, clientHolder(p.client))], r.id);

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { GroupMemberLink, GroupRecord } from '../records/group-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import { commitPlan } from './commit-plan.ts';
@@ -138,10 +139,7 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
       tenant_id: tenantId,
       group_id: groupId,
       user_id: userId,
-      created_by: actor,
-      created_at: at,
-      updated_by: actor,
-      updated_at: at,
+      ...newAuditFields(actor, at),
     };
   };
 

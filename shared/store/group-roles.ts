@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { GroupRoleLink } from '../records/group-record.ts';
 import { entity, toRecord } from './entity.ts';
 import { exists, notExists } from './expression.ts';
@@ -93,10 +94,7 @@ export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: (
             tenant_id: String(group.tenant_id),
             group_id: groupId,
             role_id: r,
-            created_by: actor,
-            created_at: at,
-            updated_by: actor,
-            updated_at: at,
+            ...newAuditFields(actor, at),
           };
           plan.add(
             [

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors.ts';
 import type { CollectionSource } from '../lists/collection-source.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { GroupPatch, GroupRecord, NewGroup } from '../records/group-record.ts';
 import { type CollectionPage, type CollectionPageRequest, countWrite, tenantCollectionMethods } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
@@ -55,10 +56,7 @@ export function newGroupRecord(id: string, input: NewGroup, actor: string, at: s
     height: 1,
     version: 1,
     links_version: 1,
-    created_by: actor,
-    created_at: at,
-    updated_by: actor,
-    updated_at: at,
+    ...newAuditFields(actor, at),
   };
 }
 

@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { PermissionRequest } from '../records/client-link-records.ts';
 import type { TokenGrants } from '../records/client-record.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { HeldPermission, PermissionHolderKind } from '../records/held-permission.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { toRecord } from './entity.ts';
@@ -130,10 +131,7 @@ export function heldPermissions(
             [idField]: holderId,
             resource_id: resourceId,
             scope_id: scopeId,
-            created_by: actor,
-            created_at: at,
-            updated_by: actor,
-            updated_at: at,
+            ...newAuditFields(actor, at),
           });
         }
         // Only now, the body being valid, does a holder without a copy get its empty one.

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
 import type { CollectionSource } from '../lists/collection-source.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../records/resource-record.ts';
 import type { NewScope, ScopeRecord } from '../records/scope-record.ts';
 import type { UpdateOptions } from './clients-repository.ts';
@@ -81,10 +82,7 @@ export function resourcesRepository(
         scope_name: s.scope_name,
         ...(s.scope_description !== undefined ? { scope_description: s.scope_description } : {}),
         version: 1,
-        created_by: actor,
-        created_at: at,
-        updated_by: actor,
-        updated_at: at,
+        ...newAuditFields(actor, at),
       }));
       record.scope_names = Object.fromEntries(scopeRecords.map((s) => [s.id, s.scope_name]));
       record.aggregations.scopes = scopeRecords.length;

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors.ts';
 import type { PermissionRequest } from '../records/client-link-records.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { RoleMember, RolePermission, RoleRecord } from '../records/role-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import { toRecord } from './entity.ts';
@@ -100,10 +101,7 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
         tenant_id: role.tenant_id,
         role_id: role.id,
         user_id: user.id,
-        created_by: actor,
-        created_at: at,
-        updated_by: actor,
-        updated_at: at,
+        ...newAuditFields(actor, at),
       };
       plan.add([addMemberUnit(link)], memberMark(role.id, user.id));
     }

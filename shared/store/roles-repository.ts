@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors.ts';
 import type { CollectionSource } from '../lists/collection-source.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { NewRole, RolePatch, RoleRecord } from '../records/role-record.ts';
 import { type CollectionPage, type CollectionPageRequest, countWrite, tenantCollectionMethods } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
@@ -66,10 +67,7 @@ export function rolesRepository(db: DynamoDBDocumentClient, tableName: string, n
         token_grants_version: 0,
         links_version: 0,
         version: 1,
-        created_by: actor,
-        created_at: at,
-        updated_by: actor,
-        updated_at: at,
+        ...newAuditFields(actor, at),
       };
       await commitPlan(db, tableName, [
         [

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import type { ClientPermission } from '../records/client-link-records.ts';
 import type { ClientRecord } from '../records/client-record.ts';
+import { newAuditFields } from '../records/common.ts';
 import type { HeldPermission } from '../records/held-permission.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import type { NewScope, ScopePatch, ScopeRecord } from '../records/scope-record.ts';
@@ -88,10 +89,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
           scope_name: input.scope_name,
           ...(input.scope_description !== undefined ? { scope_description: input.scope_description } : {}),
           version: 1,
-          created_by: actor,
-          created_at: at,
-          updated_by: actor,
-          updated_at: at,
+          ...newAuditFields(actor, at),
         };
         await commitPlan(db, tableName, [
           [

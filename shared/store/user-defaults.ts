@@ -1,3 +1,4 @@
+import { newAuditFields } from '../records/common.ts';
 import type { NewUser, UserRecord } from '../records/user-record.ts';
 
 /**
@@ -20,9 +21,6 @@ export function newUserRecord(id: string, input: NewUser, actor: string, at: str
     aggregations: { roles: 0, groups: 0, permissions: 0 },
     ...(password_hash !== undefined ? { password_hash } : {}),
     version: 1,
-    created_by: actor,
-    created_at: at,
-    updated_by: actor,
-    updated_at: at,
+    ...newAuditFields(actor, at),
   };
 }
