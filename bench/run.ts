@@ -11,6 +11,7 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { DynamoDbLocal } from '../infra/local/dynamodb-local.ts';
 import type { LocalStack } from '../infra/local/local-stack.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';
 import { attachDdbMeter, type DdbMeter } from './lib/ddb-meter.ts';
@@ -18,9 +19,19 @@ import { FAKE_KMS_KEY_ARN, installFakeKms } from './lib/fake-kms.ts';
 import { fetchToken, prepareOurClient, type TokenFixture } from './lib/fixture.ts';
 import { startKmsStandIn } from './lib/kms-stand-in.ts';
 import { logsToDevNull } from './lib/logs-to-dev-null.ts';
-import { canPin, LOAD_CORE, pinSelf, SERVER_CORE, spawnNode, startRedis, stopChild, waitForReady } from './lib/proc.ts';
+import {
+  canPin,
+  LOAD_CORE,
+  pinSelf,
+  SERVER_CORE,
+  spawnNode,
+  startPeerDynamoDbLocal,
+  startRedis,
+  stopChild,
+  waitForReady,
+} from './lib/proc.ts';
 import { renderMarkdown } from './lib/report.ts';
-import { checkTargets } from './lib/targets.ts';
+import { checkTargets, DYNAMODB_PEER } from './lib/targets.ts';
 import type { LiftedThrottle } from './lib/throttles.ts';
 import type { BenchResults } from './lib/types.ts';
 import { benchAuthorizeFlow } from './sections/authorize-flow.ts';
@@ -116,6 +127,7 @@ const results: BenchResults = {
       theirs: { resource: '', scope: '', introspectedResource: '' },
     },
     redis: { missing: 'not started' },
+    dynamodbPeer: { missing: 'not started' },
     fullRun,
   },
   http: undefined,
@@ -134,12 +146,13 @@ const results: BenchResults = {
 
 const children: ChildProcess[] = [];
 let inproc: LocalStack | undefined;
+let peerDynamoDb: DynamoDbLocal | undefined;
 let stopping = false;
 async function cleanup() {
   if (stopping) return;
   stopping = true;
   await inproc?.stop().catch(() => {});
-  await Promise.all(children.map((c) => stopChild(c)));
+  await Promise.all([...children.map((c) => stopChild(c)), peerDynamoDb?.stop()]);
   rmSync(WORK, { recursive: true, force: true });
 }
 process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
@@ -202,8 +215,16 @@ try {
   results.meta.redis = redis ? { version: redis.version } : { missing: redisMissing };
   if (redisSections && !redis) log(`REDIS MISSING: ${redisMissing}`);
   if (redis) children.push(redis.child);
+  // oidc-provider on DynamoDB Local (issue 11's like-for-like refresh peer, section 9 only): a
+  // DynamoDB Local of its own on the server core, whose CPU is that side's database, as ours is ours.
+  let dynamodbPeerMissing = sections.has(9) ? '' : 'section 9 not run';
+  const peerDdbFailed = (err: unknown) => {
+    dynamodbPeerMissing = `oidc-provider on DynamoDB Local could not start (${(err as Error).message.split('\n')[0]?.slice(0, 300)}): the like-for-like refresh and /userinfo rows are not measured`;
+    return undefined;
+  };
+  peerDynamoDb = sections.has(9) ? await startPeerDynamoDbLocal(SERVER_CORE).catch(peerDdbFailed) : undefined;
   const provider = join(ROOT, 'bench/servers/oidc-provider.ts');
-  const [oursStarted, theirsStarted, theirsRedisStarted] = await Promise.all([
+  const [oursStarted, theirsStarted, theirsRedisStarted, theirsDdbStarted] = await Promise.all([
     startServer<OursReady>(
       [
         '--import',
@@ -215,9 +236,18 @@ try {
     ),
     startServer<TheirsReady>(['--import', 'tsx', provider, '0', 'map'], 'oidc-provider'),
     redis ? startServer<TheirsReady>(['--import', 'tsx', provider, '0', `redis:${redis.url}`], 'oidc-provider (Redis)') : undefined,
+    peerDynamoDb
+      ? startServer<TheirsReady>(
+          ['--import', 'tsx', provider, '0', `dynamodb:${peerDynamoDb.endpoint}`],
+          'oidc-provider (DynamoDB Local)',
+        ).catch(peerDdbFailed)
+      : undefined,
   ]);
   const [oursChild, theirsChild, theirsRedisChild] = [oursStarted.child, theirsStarted.child, theirsRedisStarted?.child];
   const [ours, theirs, theirsRedis] = [oursStarted.ready, theirsStarted.ready, theirsRedisStarted?.ready];
+  const ddbPeerPid = theirsDdbStarted && peerDynamoDb ? peerDynamoDb.pid : undefined;
+  results.meta.dynamodbPeer = ddbPeerPid ? { endpoint: peerDynamoDb!.endpoint } : { missing: dynamodbPeerMissing };
+  if (sections.has(9) && !ddbPeerPid) log(`DYNAMODB PEER MISSING: ${dynamodbPeerMissing}`);
   results.meta.liftedThrottles = ours.liftedThrottles;
   log(
     `ours at ${ours.url} (DynamoDB Local ${ours.dynamodbEndpoint}), oidc-provider at ${theirs.url}${theirsRedis ? `, oidc-provider with Redis at ${theirsRedis.url} (${redis!.url})` : ''}`,
@@ -309,6 +339,9 @@ try {
           ...(theirsRedis && theirsRedisChild && redis
             ? [theirUser(theirsRedis, theirsRedisChild, 'oidc-provider (Redis)', [redis.child.pid!])]
             : []),
+          ...(theirsDdbStarted && ddbPeerPid
+            ? [theirUser(theirsDdbStarted.ready, theirsDdbStarted.child, DYNAMODB_PEER, [ddbPeerPid])]
+            : []),
         ],
         passwordSamples: opts.passwordSamples,
         compare: {
@@ -324,8 +357,14 @@ try {
     );
     results.users = users;
   }
-  // oidc-provider and Redis are done; free their core.
-  await Promise.all([stopChild(theirsChild), theirsRedisChild && stopChild(theirsRedisChild), redis && stopChild(redis.child)]);
+  // oidc-provider, Redis and the peer's DynamoDB Local are done; free their core.
+  await Promise.all([
+    stopChild(theirsChild),
+    theirsRedisChild && stopChild(theirsRedisChild),
+    redis && stopChild(redis.child),
+    theirsDdbStarted && stopChild(theirsDdbStarted.child),
+    peerDynamoDb?.stop(),
+  ]);
 
   // ---- in-process stack: envelope key mode, fake KMS, metered DynamoDB ---------------------------------
   const needInproc = [3, 4, 5, 6, 7, 8, 9, 10].some((s) => sections.has(s));

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { freePort } from '../../infra/local/dynamodb-local.ts';
+import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import type { ProcessMemory } from './cpu.ts';
 
 /**
@@ -29,8 +29,13 @@ export function cpuCount(): number {
 
 /** Pins this process, every thread it has now (libuv pool, V8 workers) and every later one, to `cores` (`1`, `0,1`). */
 export function pinSelf(cores: number | string): boolean {
+  return pinProcess(process.pid, cores);
+}
+
+/** Pins process `pid` (every thread it has now, and the threads they start later) to `cores`. */
+export function pinProcess(pid: number, cores: number | string): boolean {
   if (!canPin()) return false;
-  const r = spawnSync('taskset', ['-a', '-p', '-c', String(cores), String(process.pid)], { stdio: 'ignore' });
+  const r = spawnSync('taskset', ['-a', '-p', '-c', String(cores), String(pid)], { stdio: 'ignore' });
   return r.status === 0;
 }
 
@@ -201,4 +206,19 @@ export async function startRedis(core: number): Promise<{ child: ChildProcess; u
     await new Promise((r2) => setTimeout(r2, 100));
   }
   return { child, url: `redis://127.0.0.1:${port}`, version };
+}
+
+/**
+ * A DynamoDB Local of its own for a peer (oidc-provider's DynamoDB storage), in memory, moved to
+ * `core` once it answers, as our server's DynamoDB Local runs on the server core (it is that
+ * server's child there). Its JVM starts on this process's core, like ours on its server's: one
+ * core seen at start, the same JVM sizing. Throws when it cannot start (no Java).
+ */
+export async function startPeerDynamoDbLocal(core: number): Promise<DynamoDbLocal> {
+  const ddb = await startDynamoDbLocal({ dataDir: null });
+  if (canPin() && !pinProcess(ddb.pid, core)) {
+    await ddb.stop();
+    throw new Error(`taskset could not move DynamoDB Local (pid ${ddb.pid}) to core ${core}`);
+  }
+  return ddb;
 }

@@ -1,6 +1,7 @@
 import type { HttpResults, MemoryRow } from '../sections/http-compare.ts';
 import type { OpStats } from '../sections/lists.ts';
 import type { ComparisonResult, SideSummary, Spread } from './side-by-side.ts';
+import { DYNAMODB_PEER, likeForLike } from './targets.ts';
 import type { BenchResults, SectionError } from './types.ts';
 
 const isErr = (x: unknown): x is SectionError => !!x && typeof x === 'object' && 'error' in x;
@@ -507,7 +508,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
   out.push('');
   out.push(...observability(r.observability));
-  out.push(...userFlows(r.users));
+  out.push(...userFlows(r.users, r.meta.dynamodbPeer));
   out.push(...rbac(r.rbac));
   out.push(...authorizeFlow(r.authorizeFlow));
   if (r.errors.length) {
@@ -573,10 +574,11 @@ function rbac(r: BenchResults['rbac']): string[] {
 }
 
 /** Section 9: the user flows of issue 11; a part not measured says why, never a number. */
-function userFlows(u: BenchResults['users']): string[] {
+function userFlows(u: BenchResults['users'], dynamodbPeer: BenchResults['meta']['dynamodbPeer']): string[] {
   const out = ['## 9. User flows (issue 11): password, refresh, /userinfo', ''];
   if (!u) return [...out, 'Not run.', ''];
   if (isErr(u)) return [...out, `Failed: ${u.error}`, ''];
+  if (dynamodbPeer && 'missing' in dynamodbPeer) out.push(`**${DYNAMODB_PEER.toUpperCase()} NOT MEASURED: ${dynamodbPeer.missing}.**`, '');
   if (u.missing.length) {
     out.push('**Not measured in this run** (nothing below stands in for them):', '');
     for (const m of u.missing) out.push(`- ${m}`);
@@ -598,7 +600,13 @@ function userFlows(u: BenchResults['users']): string[] {
       '',
     );
   }
-  if (u.refresh) out.push('### Refresh grant, side by side (each connection rotates its own refresh token)', '', comparison(u.refresh), '');
+  if (u.refresh) {
+    out.push('### Refresh grant, side by side (each connection rotates its own refresh token)', '', comparison(u.refresh), '');
+    out.push(
+      `Peers: oidc-provider in memory (issue 11's target is judged against it), on Redis, and on DynamoDB Local (its DynamoDB storage, bench/servers/oidc-dynamodb-adapter.ts, against a DynamoDB Local of its own on the server core: a durable store on both sides, each side's DynamoDB Local counted on its side). The ${likeForLike(u.refresh, dynamodbPeer)}.`,
+      '',
+    );
+  }
   if (u.userinfo) out.push('### /userinfo, side by side (oidc-provider: /me)', '', comparison(u.userinfo), '');
   if (u.ddb.length) {
     out.push('### DynamoDB per request (in-process stack, warm, one request at a time)', '');

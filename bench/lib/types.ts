@@ -29,6 +29,8 @@ export interface BenchMeta {
   liftedThrottles: LiftedThrottle[];
   /** redis-server for oidc-provider's Redis adapter: its version, or why it was not there. */
   redis: { version: string } | { missing: string };
+  /** The DynamoDB Local of oidc-provider's DynamoDB storage (section 9's like-for-like peer): where it ran, or why not. */
+  dynamodbPeer?: { endpoint: string } | { missing: string };
   /** Every section with the default settings (only such a run may become latest.*). */
   fullRun: boolean;
   fixtures: { ours: Omit<TokenFixture, 'clientSecret'>; theirs: { resource: string; scope: string; introspectedResource: string } };

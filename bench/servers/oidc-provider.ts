@@ -17,7 +17,8 @@
  *   (`openid offline_access`) of account `bench-user` and a RefreshToken of that grant, saved
  *   through the same adapter, exactly what the code grant would have stored.
  * - storage (argv[3]): `map`, in memory (bench/servers/oidc-adapters.ts says why not the built-in
- *   memory adapter), or `redis:<url>`, a real redis-server the bench starts.
+ *   memory adapter), `redis:<url>`, a real redis-server the bench starts, or `dynamodb:<endpoint>`,
+ *   a DynamoDB Local of its own the bench starts (oidc-dynamodb-adapter.ts; its table is made here).
  *
  * Runs as its own process (the bench pins it to one core); announces one JSON line (announce.ts)
  * `{ready, url, clientId, clientSecret, jwtResource, opaqueResource, refreshClientId, refreshClientSecret}`
@@ -28,12 +29,17 @@ import { createServer } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
 import { announceReady, answerMemoryRequests } from './announce.ts';
 import { mapAdapterFactory, redisAdapterFactory } from './oidc-adapters.ts';
+import { dynamoDbAdapterFactory } from './oidc-dynamodb-adapter.ts';
 
 const port = Number(process.argv[2] ?? 0);
-/** `map` (in memory, default) or `redis:<url>`. */
+/** `map` (in memory, default), `redis:<url>` or `dynamodb:<endpoint>`. */
 const storage = process.argv[3] ?? 'map';
 const redis = storage.startsWith('redis:') ? redisAdapterFactory(storage.slice('redis:'.length)) : undefined;
 if (redis) await redis.client.ping();
+const dynamodb = storage.startsWith('dynamodb:')
+  ? dynamoDbAdapterFactory({ endpoint: storage.slice('dynamodb:'.length), tableName: 'oidc-provider' })
+  : undefined;
+await dynamodb?.createTable();
 const clientId = 'bench-client';
 const clientSecret = 'bench-secret-0123456789abcdef0123456789abcdef';
 const jwtResource = 'https://api.bench.example/';
@@ -53,7 +59,7 @@ const { port: actual } = server.address() as { port: number };
 const issuer = `http://127.0.0.1:${actual}`;
 
 const provider = new Provider(issuer, {
-  adapter: redis ? redis.Adapter : mapAdapterFactory(),
+  adapter: redis?.Adapter ?? dynamodb?.Adapter ?? mapAdapterFactory(),
   clients: [
     {
       client_id: clientId,
@@ -141,11 +147,12 @@ async function mintRefreshTokens(url: string, res: import('node:http').ServerRes
 }
 
 announceReady(
-  `${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope, refreshClientId, refreshClientSecret, refreshScope, storage: redis ? 'redis' : 'map' })}\n`,
+  `${JSON.stringify({ ready: true, url: issuer, clientId, clientSecret, jwtResource, opaqueResource, scope, refreshClientId, refreshClientSecret, refreshScope, storage: redis ? 'redis' : dynamodb ? 'dynamodb' : 'map' })}\n`,
 );
 answerMemoryRequests();
 process.on('SIGTERM', () => {
   redis?.client.disconnect();
+  dynamodb?.client.destroy();
   server.close(() => process.exit(0));
   server.closeAllConnections();
 });
