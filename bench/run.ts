@@ -22,6 +22,7 @@ import { logsToDevNull } from './lib/logs-to-dev-null.ts';
 import {
   canPin,
   LOAD_CORE,
+  pinProcess,
   pinSelf,
   SERVER_CORE,
   spawnNode,
@@ -222,7 +223,7 @@ try {
     dynamodbPeerMissing = `oidc-provider on DynamoDB Local could not start (${(err as Error).message.split('\n')[0]?.slice(0, 300)}): the like-for-like refresh and /userinfo rows are not measured`;
     return undefined;
   };
-  peerDynamoDb = sections.has(9) ? await startPeerDynamoDbLocal(SERVER_CORE).catch(peerDdbFailed) : undefined;
+  peerDynamoDb = sections.has(9) ? await startPeerDynamoDbLocal(LOAD_CORE).catch(peerDdbFailed) : undefined;
   const provider = join(ROOT, 'bench/servers/oidc-provider.ts');
   const [oursStarted, theirsStarted, theirsRedisStarted, theirsDdbStarted] = await Promise.all([
     startServer<OursReady>(
@@ -344,6 +345,11 @@ try {
             : []),
         ],
         passwordSamples: opts.passwordSamples,
+        // The peer's database joins the server core once the password latency is measured (proc.ts).
+        afterPasswordLatency: () => {
+          if (peerDynamoDb && canPin() && !pinProcess(peerDynamoDb.pid, SERVER_CORE))
+            throw new Error('taskset could not move the peer DynamoDB Local');
+        },
         compare: {
           connections: opts.connections,
           durationS: opts.durationS,

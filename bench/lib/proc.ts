@@ -212,7 +212,10 @@ export async function startRedis(core: number): Promise<{ child: ChildProcess; u
  * A DynamoDB Local of its own for a peer (oidc-provider's DynamoDB storage), in memory, moved to
  * `core` once it answers, as our server's DynamoDB Local runs on the server core (it is that
  * server's child there). Its JVM starts on this process's core, like ours on its server's: one
- * core seen at start, the same JVM sizing. Throws when it cannot start (no Java).
+ * core seen at start, the same JVM sizing. Throws when it cannot start (no Java). Section 9 starts
+ * it on the load core and moves it to the server core only after the password latency: a JVM
+ * that has just started compiles for seconds, and on the server core that CPU landed in the
+ * password grant's latency (2.19× instead of 1.40× in a `--quick --sections=9` run, session 7).
  */
 export async function startPeerDynamoDbLocal(core: number): Promise<DynamoDbLocal> {
   const ddb = await startDynamoDbLocal({ dataDir: null });

@@ -213,6 +213,8 @@ export async function benchUserFlows(o: {
   ours: OurUserSide;
   theirs: TheirUserSide[];
   passwordSamples: number;
+  /** Runs once the password latency is measured, before the side-by-side comparisons. */
+  afterPasswordLatency?: () => void;
   compare: SideBySideOptions & { passes: number };
   log: (line: string) => void;
 }): Promise<UserFlowsResult> {
@@ -233,6 +235,7 @@ export async function benchUserFlows(o: {
     out.password = pw;
     o.log(`users: password grant ${pw.grantMs.median} ms, argon2id hash ${pw.hashMs.median} ms: ${pw.ratio}×`);
   }
+  o.afterPasswordLatency?.();
 
   // Refresh: each connection rotates its own refresh token (one-time tokens on both sides).
   const oursRefresh: Side = {
