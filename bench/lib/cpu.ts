@@ -72,6 +72,21 @@ export function coreBusySeconds(core: number): number {
 }
 
 /**
+ * Waits until `core` is quiet: busy under `maxShare` of a `windowMs` window, or `timeoutMs` has
+ * passed. Returns the last window's busy share. Latency samples taken right after servers and
+ * JVMs start would otherwise carry their start-up compiling.
+ */
+export async function settleCore(core: number, o = { maxShare: 0.1, windowMs: 500, timeoutMs: 30_000 }): Promise<number> {
+  const until = Date.now() + o.timeoutMs;
+  for (;;) {
+    const before = coreBusySeconds(core);
+    await new Promise((r) => setTimeout(r, o.windowMs));
+    const share = (coreBusySeconds(core) - before) / (o.windowMs / 1000);
+    if (!(share > o.maxShare) || Date.now() >= until) return share;
+  }
+}
+
+/**
  * The share of a run's wall time that OTHER processes took from a side's core: the core's busy
  * time over the run minus the CPU of the side's own processes (server + database), over the wall
  * time, clamped to [0, 1] (the two are counted in 10 ms ticks, so a quiet run can read a hair

@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { basicAuth, FORM } from '../lib/api-event.ts';
+import { settleCore } from '../lib/cpu.ts';
 import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
 import { fetchToken } from '../lib/fixture.ts';
 import type { Chain, LoadTarget, SideProcesses } from '../lib/load.ts';
@@ -169,6 +170,8 @@ async function passwordLatency(f: UserFixture, samples: number): Promise<Passwor
   const worker = await hashWorker();
   if (!worker) return 'shared/users/password-hash.ts (branch login) is not in this tree';
   try {
+    // The servers of a run that starts with this section may still be compiling on the server core.
+    await settleCore(SERVER_CORE);
     for (let i = 0; i < 3; i++) {
       await worker.hash(PASSWORD);
       await passwordGrant(f, 'openid');
