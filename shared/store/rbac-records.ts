@@ -57,13 +57,15 @@ export function cachedRbacRecordReads(runtime: Runtime): RbacRecordReads {
       };
       const found = missing.roles.length || missing.groups.length ? await readRecords(db, config.tableName, now, missing) : undefined;
       const out = { roles: new Map<string, RbacRole>(), groups: new Map<string, RbacGroup>() };
-      for (const cached of [...held.roles.values(), ...held.groups.values()]) countLookup(cached !== undefined);
+      // One hit or miss counted per record asked for.
       for (const [id, cached] of held.roles) {
+        countLookup(cached !== undefined);
         const r = cached === undefined ? (found?.roles.get(id) ?? null) : cached;
         if (cached === undefined) roles.set(id, r);
         if (r) out.roles.set(id, r);
       }
       for (const [id, cached] of held.groups) {
+        countLookup(cached !== undefined);
         const g = cached === undefined ? (found?.groups.get(id) ?? null) : cached;
         if (cached === undefined) groups.set(id, g);
         if (g) out.groups.set(id, g);
