@@ -26,7 +26,12 @@ describe('checkUserSecret', () => {
 
   it("another tenant's user is invalid_grant even with the right secret, and its secret is checked as nobody's", async () => {
     const seen: (UserRecord | undefined)[] = [];
-    const check = { verify: async (u: UserRecord | undefined) => (seen.push(u), true) };
+    const check = {
+      verify: async (u: UserRecord | undefined) => {
+        seen.push(u);
+        return true;
+      },
+    };
     await expect(checkUserSecret({ tenantId: TENANT, userId: user(OTHER).id }, check, deps(user(OTHER)))).rejects.toMatchObject({
       status: 400,
       code: 'invalid_grant',
