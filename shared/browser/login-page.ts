@@ -101,7 +101,13 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
 
   const { user } = outcome;
   // An enrolled authenticator, even a disabled one, is always asked for: never a silent downgrade to the password alone.
-  if (await deps.login.login.otp.find(user.id)) return otpForm(interaction, user.id, binding.value, deps, { status: 200 });
+  if (await deps.login.login.otp.find(user.id)) {
+    // The password is known only in this request, and the code step records the login: a due
+    // rehash is stored now (user-login-writes.ts `userRehashWrite`), or it would never be.
+    const rehash = await check.rehash?.(user);
+    if (rehash) await deps.login.login.storeRehash(user.id, rehash);
+    return otpForm(interaction, user.id, binding.value, deps, { status: 200 });
+  }
   return completeLogin(req, interaction, user, ['pwd'], deps, await check.rehash?.(user));
 }
 

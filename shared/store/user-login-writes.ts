@@ -57,3 +57,31 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
     }
   };
 }
+
+/**
+ * Stores a rehash on its own, without recording a login: the hosted login page's password step
+ * when a code is asked next (login-page.ts). The password is known only in that request, while the
+ * login is recorded by the code step, so waiting for the code would never rehash a user with an
+ * authenticator. The same password under stronger parameters opens nothing new, so it may be
+ * stored before the second factor. Only in place of the hash that was checked; a user deleted
+ * meanwhile, or a password changed meanwhile, is left alone.
+ */
+export type UserRehashWrite = (userId: string, rehash: { oldHash: string; newHash: string }) => Promise<void>;
+
+export function userRehashWrite(db: DynamoDBDocumentClient, tableName: string): UserRehashWrite {
+  return async (userId, rehash) => {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.user(userId),
+          UpdateExpression: 'SET password_hash = :new, version = if_not_exists(version, :zero) + :one',
+          ConditionExpression: 'attribute_exists(PK) AND password_hash = :old',
+          ExpressionAttributeValues: { ':new': rehash.newHash, ':old': rehash.oldHash, ':zero': 0, ':one': 1 },
+        }),
+      );
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') translateError(err);
+    }
+  };
+}

@@ -1,6 +1,8 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionHash } from '../../shared/store/sessions-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, verifyPassword } from '../../shared/users/password-hash.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/pages-fixture.ts';
 
@@ -214,6 +216,40 @@ describe('/login', () => {
     expect((await fx.sessions.findSession(jar.cookies.get('session')!))?.amr).toEqual(['pwd', 'otp']);
     expect((await fx.interactions.readInteraction(id))?.amr).toEqual(['pwd', 'otp']);
     expect(await storedItem(fx.svc, keys.user(user.id))).not.toHaveProperty('login_failures'); // reset by the success
+  });
+
+  it('OTP step: a hash whose parameters rose is rehashed at the password step, before the code (the login is recorded only by the code step)', async () => {
+    const user = await fx.createLoginUser();
+    const weak = await hashPassword(user.password, { memoryKiB: 4096, passes: 1, parallelism: 1 });
+    const { db, config } = fx.svc.stack.runtime;
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.user(user.id),
+        UpdateExpression: 'SET password_hash = :weak',
+        ExpressionAttributeValues: { ':weak': weak },
+      }),
+    );
+    const code = await fx.enrollOtp(user.id);
+    const { id } = await fx.interaction(thirdParty.id);
+    const jar = new CookieJar(fx.url);
+    const before = await storedItem(fx.svc, keys.user(user.id));
+    const step = await signIn(jar, id, user.username, user.password);
+    expect(step.status).toBe(200);
+    expect(step.text).toContain('<label for="otp">');
+    const afterPassword = await storedItem(fx.svc, keys.user(user.id));
+    const rehashed = afterPassword?.password_hash as string;
+    expect(rehashed).not.toBe(weak);
+    expect(parsePasswordHash(rehashed)?.params).toEqual(PASSWORD_HASH_PARAMS);
+    expect(await verifyPassword(user.password, rehashed)).toBe(true);
+    // No login recorded yet, and the attempt stays counted until the code step succeeds.
+    expect(afterPassword).toMatchObject({ last_login: before?.last_login ?? null, logins_count: before?.logins_count ?? 0, login_failures: 1 });
+
+    const ok = await jar.post(loginPath(id), { csrf_token: csrfIn(step.text), otp_state: hiddenIn(step.text, 'otp_state')!, otp: code() });
+    expect(ok.status).toBe(303);
+    const afterCode = await storedItem(fx.svc, keys.user(user.id));
+    expect(afterCode).toMatchObject({ password_hash: rehashed, logins_count: 1 });
+    expect(afterCode).not.toHaveProperty('login_failures');
   });
 
   it('blocking the user ends the session: the item gets ended_at and the cookie no longer serves', async () => {

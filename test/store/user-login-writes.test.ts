@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../shared/runtime.ts';
 import { keys } from '../../shared/store/table-keys.ts';
-import { userLoginWrites } from '../../shared/store/user-login-writes.ts';
+import { userLoginWrites, userRehashWrite } from '../../shared/store/user-login-writes.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putUser } from '../support/user-items.ts';
 
@@ -50,5 +50,21 @@ describe('user login writes', () => {
     await record()({ userId: id, at });
     await record()({ userId: id, at, rehash: { oldHash: 'a', newHash: 'b' } });
     expect(await stored(id)).toBeUndefined();
+  });
+
+  it('a rehash alone: the hash replaced only if it is still the one checked, no login recorded, version bumped', async () => {
+    const rehash = userRehashWrite(table.db, table.tableName);
+    const user = await putUser(tableRuntime(), { password_hash: 'checked' });
+    const before = await stored(user.id);
+    await rehash(user.id, { oldHash: 'checked', newHash: 'fresh' });
+    const after = await stored(user.id);
+    expect(after).toEqual({ ...before, password_hash: 'fresh', version: (before?.version ?? 0) + 1 });
+    // Changed meanwhile: the new password stays.
+    await rehash(user.id, { oldHash: 'checked', newHash: 'rehash-of-old-password' });
+    expect(await stored(user.id)).toMatchObject({ password_hash: 'fresh' });
+    // Deleted meanwhile: not brought back.
+    const gone = randomUUID();
+    await rehash(gone, { oldHash: 'a', newHash: 'b' });
+    expect(await stored(gone)).toBeUndefined();
   });
 });
