@@ -603,7 +603,7 @@ function userFlows(u: BenchResults['users'], dynamodbPeer: BenchResults['meta'][
   if (u.refresh) {
     out.push('### Refresh grant, side by side (each connection rotates its own refresh token)', '', comparison(u.refresh), '');
     out.push(
-      `Peers: oidc-provider in memory (issue 11's target is judged against it), on Redis, and on DynamoDB Local (its DynamoDB storage, bench/servers/oidc-dynamodb-adapter.ts, against a DynamoDB Local of its own on the server core: a durable store on both sides, each side's DynamoDB Local counted on its side). The ${likeForLike(u.refresh, dynamodbPeer)}.`,
+      `Peers: oidc-provider in memory (its development-only store), on Redis, and on DynamoDB Local (its DynamoDB storage, bench/servers/oidc-dynamodb-adapter.ts, against a DynamoDB Local of its own on the server core: a durable store on both sides, each side's DynamoDB Local counted on its side; issue 11's target is judged against this one, docs/benchmarks.md "Refresh: the measure"). The ${likeForLike(u.refresh, dynamodbPeer)}.`,
       '',
     );
   }

@@ -243,7 +243,11 @@ describe('/login', () => {
     expect(parsePasswordHash(rehashed)?.params).toEqual(PASSWORD_HASH_PARAMS);
     expect(await verifyPassword(user.password, rehashed)).toBe(true);
     // No login recorded yet, and the attempt stays counted until the code step succeeds.
-    expect(afterPassword).toMatchObject({ last_login: before?.last_login ?? null, logins_count: before?.logins_count ?? 0, login_failures: 1 });
+    expect(afterPassword).toMatchObject({
+      last_login: before?.last_login ?? null,
+      logins_count: before?.logins_count ?? 0,
+      login_failures: 1,
+    });
 
     const ok = await jar.post(loginPath(id), { csrf_token: csrfIn(step.text), otp_state: hiddenIn(step.text, 'otp_state')!, otp: code() });
     expect(ok.status).toBe(303);
