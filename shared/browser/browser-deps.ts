@@ -12,6 +12,7 @@ import { resourcesRepository } from '../store/resources-repository.ts';
 import { type SessionsRepository, sessionsRepository } from '../store/sessions-repository.ts';
 import { oauthDeps } from '../store/token-path-records.ts';
 import { type UserGrantsRepository, userGrantsRepository } from '../store/user-grants-repository.ts';
+import { type UserRehashWrite, userRehashWrite } from '../store/user-login-writes.ts';
 import { usersRepository } from '../store/users-repository.ts';
 import { secureCookies } from './cookies.ts';
 
@@ -26,6 +27,11 @@ export interface BrowserDeps {
   getUser(id: string): Promise<UserRecord | undefined>;
   /** The login of the password grant: lookup by username/email/phone, lockout, TOTP authenticators. */
   login: Pick<OAuthDeps, 'findUserIdByLogin' | 'login' | 'now' | 'metrics'>;
+  /**
+   * A due rehash stored at the password step when a code is asked next (login-page.ts). Here, not
+   * in `login`: the token path never stores one alone, and its bundle stays without it.
+   */
+  storeRehash: UserRehashWrite;
   /** Public keys, to verify an `id_token_hint` (`/logout`). */
   keys: Pick<KeyStore, 'publicKey'>;
   /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */
@@ -51,6 +57,7 @@ export const browserDeps = perRuntime((runtime: Runtime): BrowserDeps => {
     getResource: (id) => resources.get(id),
     getUser: (id) => users.get(id),
     login: oauthDeps(runtime),
+    storeRehash: userRehashWrite(db, table),
     keys: runtime.keys,
     csrfKey: () => runtime.serviceSecret('hosted-pages'),
     issuer: config.issuer,

@@ -105,7 +105,7 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     // The password is known only in this request, and the code step records the login: a due
     // rehash is stored now (user-login-writes.ts `userRehashWrite`), or it would never be.
     const rehash = await check.rehash?.(user);
-    if (rehash) await deps.login.login.storeRehash(user.id, rehash);
+    if (rehash) await deps.storeRehash(user.id, rehash);
     return otpForm(interaction, user.id, binding.value, deps, { status: 200 });
   }
   return completeLogin(req, interaction, user, ['pwd'], deps, await check.rehash?.(user));

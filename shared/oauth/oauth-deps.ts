@@ -9,7 +9,7 @@ import type { LoginFailuresRepository } from '../store/login-failures-repository
 import type { OtpChecks } from '../store/otp-checks.ts';
 import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
-import type { UserLoginWrites, UserRehashWrite } from '../store/user-login-writes.ts';
+import type { UserLoginWrites } from '../store/user-login-writes.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { UserTokenReads } from './user-token-state.ts';
@@ -80,8 +80,6 @@ export interface LoginStores {
   failures: LoginFailuresRepository;
   otp: OtpChecks;
   recordLogin: UserLoginWrites;
-  /** A due rehash stored before the login is recorded (the hosted login page's OTP step follows). */
-  storeRehash: UserRehashWrite;
 }
 
 /** Dependencies of the OAuth endpoints, passed as arguments (DESIGN.md §3.2). */

@@ -26,7 +26,7 @@ import { isPossibleIdentifier, resourceTokenReads } from './resource-token-reads
 import type { ResourceTokenView } from './resource-token-view.ts';
 import { keys } from './table-keys.ts';
 import { unverifiedParts, unverifiedRef } from './unverified-token.ts';
-import { userLoginWrites, userRehashWrite } from './user-login-writes.ts';
+import { userLoginWrites } from './user-login-writes.ts';
 import { userMarker } from './user-markers.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
@@ -213,7 +213,6 @@ function caches(runtime: Runtime): RecordCaches {
       failures: loginFailuresRepository(db, config.tableName, now, config.login),
       otp: otpChecks(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
       recordLogin: userLoginWrites(db, config.tableName),
-      storeRehash: userRehashWrite(db, config.tableName),
     },
     userTokens: userTokenReads(runtime),
     rbac: cachedRbacRecordReads(runtime),
