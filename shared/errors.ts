@@ -2,7 +2,9 @@
  * The one error model of the service (API.md section 2). Every failure a handler can meet is an
  * `AppError`; the error renderer (shared/http/render-error.ts) turns it into `{code, message}`.
  * `message` is client-safe; `detail` and `cause` are for logs only; an error with `expose=false`
- * (status >= 500) never shows its message to the client.
+ * (500 and any other 5xx but 501 and 503) never shows its message to the client. 501 and 503 show
+ * theirs: each is a fixed text of ours that tells the client what to do (which option is not
+ * supported; retry later), and nothing of a cause is ever in it.
  */
 export interface AppErrorOptions {
   /** Extra response headers (WWW-Authenticate, Allow, Retry-After). */
@@ -27,7 +29,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.status = status;
     this.code = code;
-    this.expose = status < 500;
+    this.expose = status < 500 || status === 501 || status === 503;
     this.headers = options.headers ?? {};
     this.detail = options.detail;
     this.oauth = options.oauth ?? false;

@@ -53,6 +53,12 @@ describe('a timed-out or unreachable dependency is a 503 with Retry-After, never
     expect(res.statusCode).toBe(503);
     expect(res.headers['Retry-After']).toBe('1');
     expect(res.headers['Cache-Control']).toBe('no-store');
-    expect(JSON.parse(res.body)).toMatchObject({ code: 'service_unavailable', error: 'service_unavailable' });
+    // The client is told to retry, not "Internal error." (the 503's own fixed message).
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'service_unavailable',
+      message: 'A dependency is unavailable; retry later.',
+      error: 'service_unavailable',
+      error_description: 'A dependency is unavailable; retry later.',
+    });
   });
 });

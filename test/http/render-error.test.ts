@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { badRequest, internalError, invalidClient, methodNotAllowed, serviceUnavailable } from '../../shared/errors.ts';
+import { AppError, badRequest, internalError, invalidClient, methodNotAllowed, notImplemented, serviceUnavailable } from '../../shared/errors.ts';
 import { renderError, toAppError } from '../../shared/http/render-error.ts';
 
 describe('error renderer (API.md §2)', () => {
@@ -29,6 +29,22 @@ describe('error renderer (API.md §2)', () => {
     const r = renderError(internalError({ cause: new Error('secret table name') }), undefined, false);
     expect(JSON.parse(r.body)).toEqual({ code: 'internal_error', message: 'Internal error.' });
     expect(r.body).not.toContain('secret');
+  });
+
+  it('501 and 503 show their own fixed message, never their cause; a function timeout says to retry, not "Internal error."', () => {
+    const unavailable = renderError(serviceUnavailable({ cause: new Error('connect ECONNREFUSED 10.0.0.7:443 table-x') }), undefined, false);
+    expect(unavailable.statusCode).toBe(503);
+    expect(JSON.parse(unavailable.body)).toEqual({ code: 'service_unavailable', message: 'A dependency is unavailable; retry later.' });
+    expect(unavailable.body).not.toContain('ECONNREFUSED');
+    const unsupported = renderError(notImplemented('SAML identity providers are not supported.'), undefined, true);
+    expect(JSON.parse(unsupported.body)).toEqual({
+      code: 'not_implemented',
+      message: 'SAML identity providers are not supported.',
+      error: 'not_implemented',
+      error_description: 'SAML identity providers are not supported.',
+    });
+    // Any other 5xx stays hidden.
+    expect(JSON.parse(renderError(new AppError(502, 'bad_gateway', 'upstream said x'), undefined, false).body).message).toBe('Internal error.');
   });
 
   it('sets Allow on 405 and Retry-After on 503', () => {
