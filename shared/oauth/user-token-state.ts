@@ -48,10 +48,9 @@ export function loginOf(claims: { sub?: unknown; sid?: unknown }): { userId: str
 
 /**
  * Whether a verified user token still counts, from what was read for it (plan decision 3, API.md
- * §7.1): its user exists, in the token's tenant, and is not blocked; the token was issued in or
- * after the whole second of the user's `tokens_revoked_at` (`iat` has no finer grain, so a token
- * minted in that very second survives it); and its login family is not revoked.
- * Returns the user when it does.
+ * §7.1): its user exists, in the token's tenant, and is not blocked; the token was issued AFTER the
+ * whole second of the user's `tokens_revoked_at` (`revokedTokensSecond`); and its login family is
+ * not revoked. Returns the user when it does.
  */
 export function activeUser(claims: AccessTokenClaims, records: UserTokenRecords): UserRecord | undefined {
   const { user, familyRevoked } = records;
@@ -59,11 +58,40 @@ export function activeUser(claims: AccessTokenClaims, records: UserTokenRecords)
   // A token names its tenant: a user of another tenant (an id forged under an HS256 Resource's
   // secret, which a tenant may choose) is not its user.
   if (claims.tenant_id !== undefined && claims.tenant_id !== user.tenant_id) return undefined;
-  if (user.tokens_revoked_at !== undefined) {
-    const revokedAt = Math.floor(Date.parse(user.tokens_revoked_at) / 1000);
-    if (!(claims.iat >= revokedAt)) return undefined; // NaN (an unreadable time) fails closed
-  }
+  const revokedSecond = revokedTokensSecond(user);
+  if (revokedSecond !== undefined && !(claims.iat > revokedSecond)) return undefined; // NaN (an unreadable time) fails closed
   return user;
+}
+
+/**
+ * The NumericDate second of the user's `tokens_revoked_at` (a password change, a block): every
+ * token with an `iat` in or before it is dead. `iat` has whole seconds only, so a token minted
+ * earlier in that very second must die with it (a token minted 400 ms before a block used to
+ * survive it for its whole lifetime); the minting side never issues a token in that second
+ * (`mintableNow`), so a login right after the change is not caught by it.
+ */
+export function revokedTokensSecond(user: Pick<UserRecord, 'tokens_revoked_at'>): number | undefined {
+  return user.tokens_revoked_at === undefined ? undefined : Math.floor(Date.parse(user.tokens_revoked_at) / 1000);
+}
+
+/** The longest a mint waits for the revocation's second to pass: a second, plus room for clock skew between containers. */
+const MAX_MINT_WAIT_MS = 1_100;
+
+/**
+ * The time to mint a user's tokens at: now, unless now is still in the second of the user's
+ * `tokens_revoked_at`, in which case it waits (at most ~1 s, and only for a login in the very
+ * second of a password change or block) and takes the time again. Never a future `iat`/`nbf`,
+ * which strict resource servers refuse (jose's `nbf` check has no tolerance by default). A token
+ * minted from a stale copy of the user that does not show the revocation yet keeps `iat` in that
+ * second and dies: failing closed.
+ */
+export async function mintableNow(user: Pick<UserRecord, 'tokens_revoked_at'>, now: () => Date): Promise<Date> {
+  const revokedSecond = revokedTokensSecond(user);
+  const at = now();
+  if (revokedSecond === undefined || Number.isNaN(revokedSecond) || Math.floor(at.getTime() / 1000) > revokedSecond) return at;
+  const waitMs = Math.min((revokedSecond + 1) * 1000 - at.getTime(), MAX_MINT_WAIT_MS);
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  return now();
 }
 
 /**

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, badRequest, internalError, invalidClient, methodNotAllowed, notImplemented, serviceUnavailable } from '../../shared/errors.ts';
+import {
+  AppError,
+  badRequest,
+  internalError,
+  invalidClient,
+  methodNotAllowed,
+  notImplemented,
+  serviceUnavailable,
+} from '../../shared/errors.ts';
 import { renderError, toAppError } from '../../shared/http/render-error.ts';
 
 describe('error renderer (API.md §2)', () => {
@@ -32,7 +40,11 @@ describe('error renderer (API.md §2)', () => {
   });
 
   it('501 and 503 show their own fixed message, never their cause; a function timeout says to retry, not "Internal error."', () => {
-    const unavailable = renderError(serviceUnavailable({ cause: new Error('connect ECONNREFUSED 10.0.0.7:443 table-x') }), undefined, false);
+    const unavailable = renderError(
+      serviceUnavailable({ cause: new Error('connect ECONNREFUSED 10.0.0.7:443 table-x') }),
+      undefined,
+      false,
+    );
     expect(unavailable.statusCode).toBe(503);
     expect(JSON.parse(unavailable.body)).toEqual({ code: 'service_unavailable', message: 'A dependency is unavailable; retry later.' });
     expect(unavailable.body).not.toContain('ECONNREFUSED');
@@ -44,7 +56,9 @@ describe('error renderer (API.md §2)', () => {
       error_description: 'SAML identity providers are not supported.',
     });
     // Any other 5xx stays hidden.
-    expect(JSON.parse(renderError(new AppError(502, 'bad_gateway', 'upstream said x'), undefined, false).body).message).toBe('Internal error.');
+    expect(JSON.parse(renderError(new AppError(502, 'bad_gateway', 'upstream said x'), undefined, false).body).message).toBe(
+      'Internal error.',
+    );
   });
 
   it('sets Allow on 405 and Retry-After on 503', () => {

@@ -40,4 +40,26 @@ describe('Users logs (plan decision 11)', () => {
     expect(raw).not.toContain('argon2');
     expect(raw).not.toContain(hash.split('$').pop()!);
   });
+
+  it('no OTP secret or otpauth URI reaches a log line when an authenticator is enrolled, replaced or removed', async () => {
+    const user = await fx.createUser({ email: `otp-logs-${Date.now()}@example.com` });
+    const enrolled: { secret: string; uri: string }[] = [];
+    const { raw, lines } = await captureLogLines(async () => {
+      for (let i = 0; i < 2; i++) {
+        const res = await fx.call('POST', `/users/${user.id}/otp`);
+        expect(res.status).toBe(201);
+        enrolled.push({ secret: res.body.secret, uri: res.body.otpauth_uri });
+      }
+      expect((await fx.call('DELETE', `/users/${user.id}/otp`)).status).toBe(204);
+      await fx.call('POST', `/users/${user.id}/otp`, { body: '{"x":' });
+    });
+    expect(lines.filter((l) => l.message === 'request').length).toBeGreaterThanOrEqual(4);
+    for (const { secret, uri } of enrolled) {
+      expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+      expect(raw).not.toContain(secret);
+      expect(uri).toMatch(/^otpauth:\/\/totp\//);
+      expect(raw).not.toContain(uri);
+    }
+    expect(raw).not.toContain('otpauth');
+  });
 });

@@ -80,7 +80,10 @@ const deviceClientIds: string[] = [];
 /** Values no schema names: the grant names and spellings /token knows, and broken percent-encoding. */
 const hints = {
   grant_type: (derived: fc.Arbitrary<unknown>) =>
-    fc.oneof(derived, fc.constantFrom('client_credentials', 'password', 'otp', 'device_code', 'implicit', '', '%', '%E0%A4%A')),
+    fc.oneof(
+      derived,
+      fc.constantFrom('client_credentials', 'password', 'otp', 'refresh_token', 'device_code', 'implicit', '', '%', '%E0%A4%A'),
+    ),
   token_type_hint: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, fc.constantFrom('access_token', 'refresh_token')),
   // Real user tokens where a token goes (introspection's `token`, /userinfo's form `access_token`).
   token: (derived: fc.Arbitrary<unknown>) => fc.oneof(derived, realUserToken),
@@ -340,5 +343,92 @@ describe('fuzz: the password and otp grants never answer 5xx or a token to guess
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+/**
+ * The refresh_token grant (docs/tokens.md "Refresh"): for a client that may use it, any
+ * `refresh_token` (the real one, cut or changed versions of it, made-up strings) and any `scope` is
+ * a 400 with `{code, message}`, never a 5xx; the real token gets at most one 200 (its rotation),
+ * and only for a scope it holds.
+ */
+describe('fuzz: the refresh_token grant never answers 5xx, and the real token rotates at most once', () => {
+  const SECRET = 'fuzz-refresh-secret-0123456789abcdefghijklmnopqrstu';
+  const PASSWORD = 'not-guessable-9-Wombat';
+  let authorization = '';
+  let real = '';
+  const post = (params: Record<string, string>) =>
+    runWithRuntime(runtime, () =>
+      handlers.token!(
+        restEvent({
+          method: 'POST',
+          resource: '/token',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization },
+          body: new URLSearchParams(params).toString(),
+        }),
+        lambdaContext,
+      ),
+    );
+
+  beforeAll(async () => {
+    const { db, config, now, secretBox } = runtime;
+    const client = await clientsRepository(db, config.tableName, now, secretBox).create(
+      {
+        tenant_id: DEFAULT_TENANT_ID,
+        client_name: 'refresh fuzz',
+        client_secret: SECRET,
+        client_metadata: { grant_types: ['password', 'refresh_token'] },
+      },
+      SYSTEM_ACTOR_ID,
+    );
+    authorization = `Basic ${Buffer.from(`${client.id}:${SECRET}`).toString('base64')}`;
+    await putUser(runtime, {
+      username: 'fuzz_refresh',
+      password_hash: await hashPassword(PASSWORD, { memoryKiB: 4096, passes: 1, parallelism: 1 }),
+    });
+    const res = await post({ grant_type: 'password', username: 'fuzz_refresh', password: PASSWORD, scope: 'openid offline_access' });
+    expect(res.statusCode, res.body).toBe(200);
+    real = JSON.parse(res.body).refresh_token;
+    expect(real).toEqual(expect.any(String));
+  });
+
+  const mutate = (t: string) =>
+    fc.oneof(
+      fc.constant(t),
+      fc.nat({ max: t.length }).map((n) => t.slice(0, n)),
+      fc.string({ maxLength: 5 }).map((s) => `${t}${s}`),
+      fc.nat({ max: Math.max(0, t.length - 1) }).map((i) => `${t.slice(0, i)}${t[i] === 'A' ? 'B' : 'A'}${t.slice(i + 1)}`),
+      fc.constant(t.toUpperCase()),
+    );
+  const attempts = fc.record({
+    grant_type: fc.constant('refresh_token'),
+    refresh_token: fc.oneof(
+      fc.constant(0).chain(() => mutate(real)),
+      fc.string({ maxLength: 300 }),
+      fc.string({ unit: 'binary', maxLength: 100 }),
+      fc.constantFrom('', '.', 'a.b.c', '%00', 'x'.repeat(5000)),
+    ),
+    scope: fc.oneof(fc.constantFrom('openid', 'openid offline_access', 'openid email', 'read:users', ''), fc.string({ maxLength: 100 })),
+  });
+
+  it('POST /token with grant_type refresh_token', async () => {
+    let rotated = 0;
+    await fc.assert(
+      fc.asyncProperty(attempts, async (params) => {
+        const res = await post(params);
+        expect([200, 400], res.body).toContain(res.statusCode);
+        const body = JSON.parse(res.body);
+        if (res.statusCode === 200) {
+          rotated++;
+          expect(params.refresh_token).toBe(real);
+          expect(body.refresh_token).not.toBe(real);
+        } else {
+          expect(body).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+          expect(body.access_token).toBeUndefined();
+        }
+      }),
+      { numRuns: 60 },
+    );
+    expect(rotated).toBeLessThanOrEqual(1);
   });
 });

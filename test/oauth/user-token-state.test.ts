@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeUser, isUserToken, loginOf } from '../../shared/oauth/user-token-state.ts';
+import { activeUser, isUserToken, loginOf, mintableNow } from '../../shared/oauth/user-token-state.ts';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import type { AccessTokenClaims } from '../../shared/tokens/verify-access-token.ts';
 
@@ -34,11 +34,27 @@ describe('user-token-state (plan decisions 1 and 3)', () => {
     expect(activeUser(claims({ tenant_id: '019b0000-0000-7000-8000-0000000000f1' }), live)).toBeUndefined();
   });
 
-  it('tokens_revoked_at: iat before its whole second is dead; iat in that second or later lives', () => {
+  it('tokens_revoked_at: iat in or before its whole second is dead (a token minted earlier in that second too); a later second lives', () => {
     const at = { user: { ...user, tokens_revoked_at: new Date(1_800_000_000_900).toISOString() }, familyRevoked: false };
     expect(activeUser(claims({ iat: 1_799_999_999 }), at)).toBeUndefined();
-    expect(activeUser(claims({ iat: 1_800_000_000 }), at)?.id).toBe(user.id);
+    expect(activeUser(claims({ iat: 1_800_000_000 }), at)).toBeUndefined();
     expect(activeUser(claims({ iat: 1_800_000_001 }), at)?.id).toBe(user.id);
+  });
+
+  it('mintableNow: outside the revocation second it is now, at once; inside it, the first moment of the next second', async () => {
+    const revoked = { tokens_revoked_at: new Date(1_800_000_000_900).toISOString() };
+    expect(await mintableNow({}, () => new Date(1_800_000_000_950))).toEqual(new Date(1_800_000_000_950));
+    expect(await mintableNow(revoked, () => new Date(1_800_000_001_000))).toEqual(new Date(1_800_000_001_000));
+    // In that second: it waits (here ~50 ms of real time) and takes the clock again.
+    let t = 1_800_000_000_950;
+    const started = performance.now();
+    const at = await mintableNow(revoked, () => {
+      const d = new Date(t);
+      t = 1_800_000_001_000; // the clock after the wait
+      return d;
+    });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(40);
+    expect(Math.floor(at.getTime() / 1000)).toBe(1_800_000_001);
   });
 
   it('an unreadable tokens_revoked_at fails closed', () => {

@@ -180,7 +180,7 @@ describe('users repository', () => {
     await expect(f.users.setPasswordHash('019b0000-0000-7000-8000-0000000000ff', 'h', at)).rejects.toMatchObject({ status: 404 });
   });
 
-  it('delete removes the user, markers, OTP and failure items in one transaction, then 150 refresh tokens in pages', async () => {
+  it('delete removes the user, markers and OTP item in one transaction, then 150 refresh tokens in pages', async () => {
     const name = fresh();
     const u = await f.users.create(
       { tenant_id: f.tenantId, email: `${name}@example.com`, username: name, phone_number: '+15551230150' },

@@ -5,6 +5,7 @@ import type { StoredRefreshToken } from '../../store/refresh-tokens-repository.t
 import { mintAccessToken } from '../mint-access-token.ts';
 import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
+import { mintableNow } from '../user-token-state.ts';
 import { mintIdToken } from './mint-id-token.ts';
 import { refuseRefresh } from './refuse-refresh.ts';
 import { userClaims } from './user-claims.ts';
@@ -83,7 +84,8 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
   const { client, user } = input;
   const granted = await resolveUserScopes(user, input.request, deps);
   const sid = input.refresh?.family_id ?? input.sid ?? randomUUID();
-  const now = deps.now();
+  // Never in the second of the user's last revocation (user-token-state.ts `mintableNow`).
+  const now = await mintableNow(user, deps.now);
   const access = withAccessToken
     ? await mintAccessToken(
         {
