@@ -1,3 +1,4 @@
+import { type Lookahead, readAheadMs } from '../cache/ttl-cache.ts';
 import type { CacheCounter } from '../observability/service-metrics.ts';
 import { buildSnapshot, isPublished, type KeySnapshot, type PublicKeyCache } from './key-snapshot.ts';
 import type { PublicKeyEntry } from './key-store.ts';
@@ -20,8 +21,8 @@ export interface KeyCacheOptions {
 }
 
 export interface KeyCache {
-  /** The snapshot if it is younger than the cache TTL, else undefined (no I/O). */
-  fresh(): KeySnapshot | undefined;
+  /** The snapshot if it is younger than the cache TTL, else undefined (no I/O); `readAhead`: ttl-cache.ts `readAheadMs` sooner. */
+  fresh(options?: Lookahead): KeySnapshot | undefined;
   /** The fresh snapshot, or a new read. */
   current(): Promise<KeySnapshot>;
   /** A new read now (single flight: concurrent callers share one read). */
@@ -49,7 +50,8 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
   let lastMissRefresh = Number.NEGATIVE_INFINITY;
   const nowMs = () => now().getTime();
 
-  const fresh = () => (snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs ? snapshot : undefined);
+  const fresh = (options?: Lookahead) =>
+    snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs - (options?.readAhead ? readAheadMs(cacheTtlMs) : 0) ? snapshot : undefined;
   const install = (partition: KeyPartition, loadedAt = nowMs()): KeySnapshot => {
     // Reads can finish out of order: an older one never replaces a newer snapshot.
     if (snapshot && snapshot.loadedAt > loadedAt) return snapshot;

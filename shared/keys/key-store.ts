@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import type { Lookahead } from '../cache/ttl-cache.ts';
 
 /** Algorithms of keys held by the key store (HS256 uses a Resource's own secret, not a key here). */
 export type AsymmetricAlg = 'ES256' | 'RS256';
@@ -39,8 +40,8 @@ export interface KeyStore {
 
 /** Lets the token path fold this store's table read into its own BatchGetItem (docs/keys.md). */
 export interface KeyStateFeed {
-  /** Keys of the state items to read, or [] while this container's key snapshot is fresh (no read needed). */
-  wanted(): { PK: string; SK: string }[];
+  /** Keys of the state items to read, or [] while this container's key snapshot is fresh (no read needed); `readAhead`: ttl-cache.ts. */
+  wanted(options?: Lookahead): { PK: string; SK: string }[];
   /** The items that read returned for `wanted()` keys (a missing item = no keys for that alg yet). Installs them as the snapshot when every present one embeds its keys; otherwise does nothing (the store then reads for itself). `readAt`: when the read started, so a slow read is not trusted past the TTL counted from then. */
   offer(items: readonly Record<string, unknown>[], readAt?: Date): void;
 }

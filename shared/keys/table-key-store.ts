@@ -97,11 +97,12 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
   };
 
   const stateFeed: KeyStateFeed = {
-    wanted: () => (cache.fresh() ? [] : stateItemKeys()),
+    wanted: (options) => (cache.fresh(options) ? [] : stateItemKeys()),
     offer(items, readAt) {
       // Already fresh (another request read meanwhile, or nothing was wanted): an empty `items`
       // would otherwise read as "no keys at all".
-      if (cache.fresh()) return;
+      // With the read-ahead: states a preload read because they were about to expire are installed.
+      if (cache.fresh({ readAhead: true })) return;
       // The request's own read loaded them: a miss of the key cache, as a refresh would be.
       opts.countLookup?.(false);
       const partition = partitionOfStates(items);

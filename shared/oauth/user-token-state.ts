@@ -1,3 +1,4 @@
+import type { Lookahead } from '../cache/ttl-cache.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 
@@ -23,7 +24,8 @@ export interface UserTokenWant {
 /** The reads behind a user-token check: through 1 s caches, both items in one call when cold. */
 export interface UserTokenReads {
   read(userId: string, sid: string | undefined): Promise<UserTokenRecords>;
-  want(userId: string, sid: string | undefined): UserTokenWant;
+  /** `readAhead` where a request folds them into a read it makes anyway (ttl-cache.ts `readAheadMs`). */
+  want(userId: string, sid: string | undefined, options?: Lookahead): UserTokenWant;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { TtlCache } from '../cache/ttl-cache.ts';
+import { type Lookahead, TtlCache } from '../cache/ttl-cache.ts';
 import { isStorableClientId } from '../oauth/authenticate-client.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.ts';
 import { isUserToken, loginOf, type UserTokenWant } from '../oauth/user-token-state.ts';
@@ -30,6 +30,13 @@ import { userLoginWrites } from './user-login-writes.ts';
 import { userMarker } from './user-markers.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
+
+/**
+ * Where a request decides what to fold into the one read it makes, a record about to expire
+ * counts as stale (ttl-cache.ts `readAheadMs`): read now, it lasts the request; left, it could run
+ * out half-way and cost the request a read call of its own.
+ */
+const AHEAD: Lookahead = { readAhead: true };
 
 interface RecordCaches {
   clients: TtlCache<OAuthClient | null>;
@@ -163,7 +170,7 @@ function caches(runtime: Runtime): RecordCaches {
    */
   const refreshTokenWant = (token: string) => {
     const hint = userIdHint(token);
-    const user = hint === undefined ? undefined : userReads.want(hint, undefined);
+    const user = hint === undefined ? undefined : userReads.want(hint, undefined, AHEAD);
     const hash = refreshTokenHash(token);
     const tokenKey = keys.refreshToken(hash);
     return {
@@ -246,12 +253,12 @@ function caches(runtime: Runtime): RecordCaches {
      * crowd real resources out of the cache. A client already known not to exist reads nothing.
      */
     async preload(clientId, { audience, audienceAlternates = [], refreshToken }) {
-      const cached = clients.get(clientId);
+      const cached = clients.get(clientId, AHEAD);
       if (cached === null) return;
       const tenantHint = cached?.tenant_id ?? tenantHints.get(clientId) ?? DEFAULT_TENANT_ID;
       const main = audience === undefined ? undefined : markerToRead(audience, tenantHint);
       const markers = main ? [main, ...audienceAlternates.flatMap((a) => markerToRead(a, tenantHint) ?? [])] : [];
-      const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+      const keyStates = runtime.keys.stateFeed?.wanted(AHEAD) ?? [];
       // Only the keys stale: the key store reads them itself, one call either way; unless a refresh
       // token is to be read too, which then comes in the same call.
       if (cached && !markers.length && !(refreshToken !== undefined && keyStates.length)) return;
@@ -294,8 +301,8 @@ function caches(runtime: Runtime): RecordCaches {
       // Warm (keys fresh, caller known): nothing worth folding, and the tokens are not even parsed;
       // a new token's revocation entry is then one GetItem of its own, as before (and a user
       // token's user and family one BatchGetItem, when not cached).
-      const keysFresh = (runtime.keys.stateFeed?.wanted().length ?? 0) === 0;
-      if (keysFresh && (callerClientId === undefined || clients.get(callerClientId) !== undefined)) return;
+      const keysFresh = (runtime.keys.stateFeed?.wanted(AHEAD).length ?? 0) === 0;
+      if (keysFresh && (callerClientId === undefined || clients.get(callerClientId, AHEAD) !== undefined)) return;
       await preloadTokens(callerClientId, tokens, false);
     },
     preloadBearer: (token) => preloadTokens(undefined, [token], true),
@@ -322,19 +329,19 @@ function caches(runtime: Runtime): RecordCaches {
       clientIds.add(ref.clientId);
       refs.push(ref);
       const login = isUserToken(parts.payload) ? loginOf(parts.payload) : undefined;
-      if (login) userWants.push(deps.userTokens.want(login.userId, login.sid));
+      if (login) userWants.push(deps.userTokens.want(login.userId, login.sid, AHEAD));
       const { aud, tenant_id: tenantId } = parts.payload;
       if (audiences && typeof aud === 'string' && aud !== `${config.issuer}/userinfo` && aud !== config.managementAudience) {
         const marker = markerToRead(aud, typeof tenantId === 'string' ? tenantId : DEFAULT_TENANT_ID);
         if (marker) markers.push(marker);
       }
     }
-    const wantedClients = [...clientIds].filter((id) => clients.get(id) === undefined);
+    const wantedClients = [...clientIds].filter((id) => clients.get(id, AHEAD) === undefined);
     const feed = runtime.revocations.feed;
     const wantedRevocations = feed ? refs.map((ref) => ({ ref, keys: feed.wanted(ref) })).filter((r) => r.keys.length > 0) : [];
     const wantedUsers = userWants.filter((w) => w.keys.length > 0);
     if (!wantedClients.length && !wantedRevocations.length && !wantedUsers.length && !markers.length) return; // the key store reads for itself if it must
-    const keyStates = runtime.keys.stateFeed?.wanted() ?? [];
+    const keyStates = runtime.keys.stateFeed?.wanted(AHEAD) ?? [];
     // An HS256 token's Resource secret opens with the secret box's data key (once per container).
     const dataKey = refs.some(verifiedByResource) ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
     const readAt = now();

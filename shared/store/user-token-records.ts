@@ -1,3 +1,4 @@
+import type { Lookahead } from '../cache/ttl-cache.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import type { UserTokenReads, UserTokenWant } from '../oauth/user-token-state.ts';
 import { cacheCounter } from '../observability/service-metrics.ts';
@@ -58,9 +59,9 @@ function caches(runtime: Runtime): Caches {
    * answer: what was cached is captured now, so an entry expiring during the read is never taken
    * for a missing item.
    */
-  const want = (userId: string, sid: string | undefined): UserTokenWant => {
-    const cachedUser = users.get(userId);
-    const cachedRevoked = sid === undefined ? false : families.get(sid);
+  const want = (userId: string, sid: string | undefined, options?: Lookahead): UserTokenWant => {
+    const cachedUser = users.get(userId, options);
+    const cachedRevoked = sid === undefined ? false : families.get(sid, options);
     const userKey = keys.user(userId);
     const familyKey = sid === undefined ? undefined : keys.refreshFamily(sid);
     return {

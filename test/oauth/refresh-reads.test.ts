@@ -115,6 +115,35 @@ describe('DynamoDB calls of a refresh and of a password login', () => {
     expect(calls[0]).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand']);
   });
 
+  it('a record expiring DURING a request costs it no second read call: the one read takes what would expire before the request ends', async () => {
+    // A clock that moves on every time it is read: a request spans tens of milliseconds of it, so
+    // the 1 s caches (client, key states, user) run out inside requests, at every point of them,
+    // not only between them (the bench saw one refresh in 499 make two reads that way).
+    let at = Date.now();
+    let reads = 0;
+    const c = refreshContainer(table, setup.config, { id: clientId, secret: SECRET }, () => {
+      reads++;
+      return new Date((at += 4));
+    });
+    let token = await loginOf(await putUser(setup), 'openid offline_access');
+    const calls: string[][] = [];
+    const spans: number[] = [];
+    for (let i = 0; i < 80; i++) {
+      c.commands.length = 0;
+      const start = at;
+      const res = await c.refresh(token);
+      expect(res.status, `request ${i}`).toBe(200);
+      token = res.body.refresh_token!;
+      calls.push([...c.commands]);
+      spans.push(at - start);
+    }
+    const most = Math.max(...calls.map((cmds) => cmds.filter((x) => READ_COMMANDS.has(x)).length));
+    expect(
+      most,
+      `${JSON.stringify(calls.filter((cmds) => cmds.filter((x) => READ_COMMANDS.has(x)).length > 1))} spans ${Math.min(...spans)}–${Math.max(...spans)} ms, ${reads} clock reads`,
+    ).toBe(1);
+  });
+
   it('a made-up token costs one read and writes nothing', async () => {
     const c = container();
     expect((await c.refresh(await loginOf(await putUser(setup), 'offline_access'))).status).toBe(200);
