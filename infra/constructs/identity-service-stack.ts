@@ -1,4 +1,4 @@
-import { CfnOutput, CfnResource, Duration, NestedStack, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CfnResource, Duration, NestedStack, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -236,12 +236,25 @@ export class IdentityServiceStack extends Stack {
     return groups;
   }
 
-  private alarmTopic(scope: Construct, stage: StageConfig): sns.ITopic | undefined {
+  /**
+   * The stage's alarm topic: an existing one (`alarms.topicArn`), else a topic of its own, made
+   * even before anyone subscribes, so every alarm has somewhere to go and an operator can
+   * subscribe later without a deploy (its ARN is the stack output `AlarmTopicArn`). A production
+   * stage (`removalPolicy: retain`) with no recipient in its config gets a synth warning: its
+   * alarms would reach no one until someone subscribes.
+   */
+  private alarmTopic(scope: Construct, stage: StageConfig): sns.ITopic {
     const { topicArn, emails = [], https = [] } = stage.alarms;
     if (topicArn) return sns.Topic.fromTopicArn(scope, 'AlarmTopic', topicArn);
-    if (emails.length + https.length === 0) return undefined;
+    if (emails.length + https.length === 0 && stage.removalPolicy === 'retain') {
+      Annotations.of(this).addWarningV2(
+        'identity:alarm-recipients',
+        `Stage ${stage.name}: no alarms.emails, alarms.https or alarms.topicArn in its config, so its alarms reach no one until someone subscribes to the topic (stack output AlarmTopicArn; docs/deploy.md "Alarms and dashboard").`,
+      );
+    }
     // enforceSSL: the topic's policy refuses publishing and subscribing over plain HTTP (cdk-nag SNS3).
     const topic = new sns.Topic(scope, 'AlarmTopic', { displayName: `Identity service ${stage.name} alarms`, enforceSSL: true });
+    new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn, description: 'SNS topic every alarm of the stage notifies' });
     for (const email of emails) topic.addSubscription(new subscriptions.EmailSubscription(email));
     for (const url of https) topic.addSubscription(new subscriptions.UrlSubscription(url, { protocol: sns.SubscriptionProtocol.HTTPS }));
     return topic;

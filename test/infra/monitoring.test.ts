@@ -1,3 +1,4 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
@@ -154,9 +155,24 @@ describe('alarms (docs/operations.md "Alarms")', () => {
 });
 
 describe('alarm topic (SNS, per stage)', () => {
-  it('without alarms.emails, alarms.https or alarms.topicArn, alarms only change state', () => {
-    expect(Object.keys(monitoring.findResources('AWS::SNS::Topic'))).toHaveLength(0);
-    for (const a of alarms) expect(a.AlarmActions).toBeUndefined();
+  it('without recipients in the config the stage still has its topic: every alarm notifies it, its ARN is an output, no subscription yet', () => {
+    const topics = Object.keys(monitoring.findResources('AWS::SNS::Topic'));
+    expect(topics).toHaveLength(1);
+    expect(Object.keys(monitoring.findResources('AWS::SNS::Subscription'))).toHaveLength(0);
+    const all = notifying(monitoring);
+    expect(all.length).toBeGreaterThanOrEqual(15);
+    for (const [, a] of all) expect(a.AlarmActions).toEqual([{ Ref: topics[0] }]);
+    const outputs = template.toJSON().Outputs as Json;
+    const output = Object.entries(outputs).find(([id]) => id.startsWith('AlarmTopicArn'));
+    expect(output?.[1].Description).toBe('SNS topic every alarm of the stage notifies');
+  });
+
+  it('a production stage (removalPolicy retain) without recipients gets a synth warning; a throwaway stage or one with recipients does not', () => {
+    const warnings = (s: ReturnType<typeof synth>) =>
+      Annotations.fromStack(s.stack).findWarning('*', Match.stringLikeRegexp('alarms reach no one'));
+    expect(warnings(synth({ stage: 'prod' }))).toHaveLength(1);
+    expect(warnings(synth({ stage: 'prod', settings: { alarms: { emails: ['ops@example.com'] } } }))).toHaveLength(0);
+    expect(warnings(synth({ stage: 'dev', settings: { removalPolicy: 'destroy' } }))).toHaveLength(0);
   });
 
   it('e-mail and https subscriptions from the stage config; every alarm and OK transition reaches the topic; TLS only', () => {
