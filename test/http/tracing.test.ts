@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_KMS_KEY_ARN } from '../../bench/lib/fake-kms.ts';
+import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { createTestTable, TEST_BUDGET_ENV, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
@@ -34,6 +37,8 @@ const { functionTracing } = await import('../../shared/observability/sdk-tracing
 const { createRuntime } = await import('../../shared/runtime.ts');
 const { rotateKeys } = await import('../../shared/keys/rotate-keys.ts');
 const { handler } = await import('../../functions/health/get-health.ts');
+const { handler: tokenHandler } = await import('../../functions/oauth/token.ts');
+const { bootstrap } = await import('../../shared/bootstrap/bootstrap.ts');
 
 type Segment = Record<string, any> & { name: string; id: string; trace_id?: string; parent_id?: string };
 
@@ -122,5 +127,67 @@ describe('Powertools Tracer in a Lambda-like process, traces sent to a local dae
     expect(raw).not.toContain(token.split('.')[2]!);
     expect(raw).not.toContain(token.split('.')[1]!);
     expect(raw).not.toContain('server_status');
+  });
+
+  it('KMS calls are subsegments too: a cold container opening its envelope-wrapped signing key (Decrypt) at /token, against a KMS stand-in over HTTP', async () => {
+    // KMS cannot run here: the stand-in speaks KMS's JSON protocol with real AES-GCM and ECDSA
+    // behind it (bench/lib/kms-stand-in.ts), and the SDK reaches it through its per-service
+    // endpoint setting, as the bench's cold-start probe does.
+    const kms = await startKmsStandIn();
+    Object.assign(process.env, { AWS_ENDPOINT_URL_KMS: kms.url, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+    try {
+      const kmsTable = await createTestTable('tracingkms');
+      const config = testConfig(kmsTable, { ...TEST_BUDGET_ENV, KEY_MODE: 'envelope', KMS_KEY_ID: FAKE_KMS_KEY_ARN });
+      const setup = createRuntime(config);
+      await rotateKeys({ config, db: setup.db, now: setup.now });
+      const secret = 'tracing-kms-secret-0123456789abcdefghijklmnopqrstuvw';
+      const clientId = randomUUID();
+      await bootstrap({
+        db: setup.db,
+        tableName: config.tableName,
+        secretBox: setup.secretBox,
+        now: setup.now,
+        managementAudience: config.managementAudience,
+        defaultClientId: clientId,
+        defaultClientSecret: secret,
+      });
+      // A fresh container, traced: its first token opens the signing key with one Decrypt.
+      const traced = createRuntime(config, { tracing: functionTracing('identity-service') });
+      const decryptsBefore = kms.calls().Decrypt ?? 0;
+      received.length = 0;
+      const res = await runWithRuntime(traced, () =>
+        tokenHandler(
+          restEvent({
+            method: 'POST',
+            resource: '/token',
+            headers: {
+              'Content-Type': 'application/x-www-form-urlencoded',
+              Authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+            },
+            body: new URLSearchParams({ grant_type: 'client_credentials', audience: config.managementAudience }).toString(),
+          }),
+          lambdaContext,
+        ),
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      expect((kms.calls().Decrypt ?? 0) - decryptsBefore).toBeGreaterThanOrEqual(1);
+
+      const inHandler = (all: Segment[]) => {
+        const h = all.find((s) => s.name === '## index.handler');
+        return h ? all.filter((s) => s.name === 'KMS' && s.parent_id === h.id) : [];
+      };
+      const all = (await until((segments) => inHandler(segments.flatMap(flatten)).length > 0)).flatMap(flatten);
+      const [decrypt] = inHandler(all).filter((s) => s.aws?.operation === 'Decrypt');
+      expect(decrypt).toBeDefined();
+      expect(decrypt!.trace_id).toBe(TRACE_ROOT);
+      expect(decrypt!.namespace).toBe('aws');
+      // Neither the token nor a key's plaintext reaches X-Ray.
+      const raw = received.join('\n');
+      const token = JSON.parse(res.body).access_token as string;
+      expect(raw).not.toContain(token.split('.')[2]!);
+      expect(raw).not.toContain('Plaintext');
+    } finally {
+      await kms.close();
+    }
   });
 });
