@@ -15,7 +15,6 @@ vi.setConfig({ testTimeout: 120_000 });
 type Json = Record<string, any>;
 
 const { template, monitoring } = synth({ stage: 'dev' });
-const alarms = Object.values(monitoring.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties as Json);
 const fnIds = functionIds(template);
 /** The parent's logical id a nested-stack value stands for. */
 const parentId = (value: unknown) => (fromParent(template, value) as { Ref?: string }).Ref;
