@@ -30,6 +30,19 @@ interface Caches {
 const perRuntime = new WeakMap<Runtime, Caches>();
 
 /**
+ * A role or group changed in this container (its permissions, its roles, its nesting, its
+ * deletion): this container's copies of every role and group go, so its next token and its next
+ * management-API scope check resolve from the table at once (other containers: within the TTL).
+ * Everything goes, not the changed records alone: a nesting change rewrites the ancestors of a
+ * whole subtree, and changes are rare next to tokens.
+ */
+export function forgetRbacRecords(runtime: Runtime): void {
+  const c = perRuntime.get(runtime);
+  c?.roles.clear();
+  c?.groups.clear();
+}
+
+/**
  * The same through per-container caches of `RECORD_CACHE_TTL_SECONDS` (1 s by default), misses
  * included: the token path and the management API's scope check (held-scopes.ts). A warm
  * container reads nothing; a removed membership, role, permission or nesting link is seen within

@@ -6,6 +6,7 @@ import { type GroupsRepository, groupsRepository } from '../../store/groups-repo
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
 import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
+import { forgetRbacRecords } from '../../store/rbac-records.ts';
 import { forgetUser } from '../../store/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 
@@ -24,6 +25,8 @@ export interface GroupDeps {
   readonly now: () => Date;
   /** Drops this container's cached copy of a user whose groups changed. */
   readonly forgetUser: (userId: string) => void;
+  /** Drops this container's cached roles and groups after a change of the RBAC graph (rbac-records.ts). */
+  readonly forgetRbacRecords: () => void;
 }
 
 export const groupDeps = perRuntime((runtime: Runtime): GroupDeps => {
@@ -40,5 +43,6 @@ export const groupDeps = perRuntime((runtime: Runtime): GroupDeps => {
     cursorKey: () => runtime.serviceSecret('cursor'),
     now,
     forgetUser: (userId) => forgetUser(runtime, userId),
+    forgetRbacRecords: () => forgetRbacRecords(runtime),
   };
 });

@@ -17,6 +17,7 @@ export async function changeGroupLinks(
 ): Promise<void> {
   await loadVisible(deps.groups, access.ctx, groupId, 'Group');
   await change(deps.links);
+  deps.forgetRbacRecords();
 }
 
 /** `GET /groups/{group_id}/{list}`: one link list of a visible group, paged in memory (few direct links). */

@@ -20,6 +20,7 @@ export async function addNestedGroups(deps: GroupDeps, access: ManagementAccess,
   const parent = await loadVisible(deps.groups, access.ctx, groupId, 'Group');
   await assertMayPassOnGroupRoles(deps, access.ctx.scopes, [parent]);
   await deps.links.addChildren(groupId, childIds, access.ctx.actor);
+  deps.forgetRbacRecords();
 }
 
 export const removeNestedGroups = (deps: GroupDeps, access: ManagementAccess, groupId: string, childIds: readonly string[]) =>

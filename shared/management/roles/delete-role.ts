@@ -9,5 +9,7 @@ import type { RoleDeps } from './role-deps.ts';
  * delete is a 404 that still finishes the links.
  */
 export async function deleteRole(deps: RoleDeps, access: ManagementAccess, roleId: string): Promise<void> {
-  if (!(await deps.roles.delete(roleId, (role) => isVisible(access.ctx, role)))) throw notFound(`Role ${roleId} not found.`);
+  const deleted = await deps.roles.delete(roleId, (role) => isVisible(access.ctx, role));
+  deps.forgetRbacRecords();
+  if (!deleted) throw notFound(`Role ${roleId} not found.`);
 }

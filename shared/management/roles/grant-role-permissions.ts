@@ -18,4 +18,5 @@ export async function grantRolePermissions(
   await loadVisible(deps.roles, access.ctx, roleId, 'Role');
   await assertMayGrant(access.ctx.scopes, permissions, (id) => deps.resources.get(id));
   await namingPermissionsField(() => deps.roleLinks.grantPermissions(roleId, permissions, access.ctx.actor));
+  deps.forgetRbacRecords();
 }

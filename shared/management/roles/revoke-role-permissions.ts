@@ -11,4 +11,5 @@ export async function revokeRolePermissions(
 ): Promise<void> {
   await loadVisible(deps.roles, access.ctx, roleId, 'Role');
   await deps.roleLinks.revokePermissions(roleId, permissions);
+  deps.forgetRbacRecords();
 }

@@ -1,6 +1,7 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
+import { forgetRbacRecords } from '../../store/rbac-records.ts';
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
 import { type RoleLinksRepository, roleLinksRepository } from '../../store/role-links-repository.ts';
 import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
@@ -24,6 +25,8 @@ export interface RoleDeps {
   /** The presenter opens sealed secrets with it (a Role carries none). */
   readonly secretBox: SecretBox;
   readonly now: () => Date;
+  /** Drops this container's cached roles and groups after a role's permissions or the role changed (rbac-records.ts). */
+  readonly forgetRbacRecords: () => void;
 }
 
 /** Built once per runtime (per container in Lambda, per local stack locally). */
@@ -40,5 +43,6 @@ export const roleDeps = perRuntime((runtime: Runtime): RoleDeps => {
     cursorKey: () => runtime.serviceSecret('cursor'),
     secretBox,
     now,
+    forgetRbacRecords: () => forgetRbacRecords(runtime),
   };
 });
