@@ -3,10 +3,10 @@ import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type GroupLinksRepository, groupLinksRepository } from '../../store/group-links-repository.ts';
 import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
+import { forgetRbacRecords } from '../../store/rbac-records.ts';
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
 import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
-import { forgetRbacRecords } from '../../store/rbac-records.ts';
 import { forgetUser } from '../../store/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 
