@@ -126,6 +126,24 @@ describe('DynamoDB reads of a client_credentials token', () => {
     expect(c.commands).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand', 'BatchGetItemCommand']);
   });
 
+  it('in the read-ahead window before the record TTL ends, ONE token re-reads the client and the next ones read nothing (tokens and introspection)', async () => {
+    const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
+    const c = coldContainer();
+    const issued = (await c.token(api.clientId, api.audience)).body.access_token as string;
+    const caller = `Basic ${Buffer.from(`${api.clientId}:${SECRET}`).toString('base64')}`;
+    expect((await c.introspect('/introspect', issued, caller)).body.active).toBe(true);
+    c.commands.length = 0;
+    // 800 ms into the 1 s record TTL: inside the last quarter, where a request reads ahead.
+    c.advance(800);
+    for (let i = 0; i < 5; i++) expect((await c.token(api.clientId, api.audience)).status).toBe(200);
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+    c.commands.length = 0;
+    for (let i = 0; i < 5; i++) expect((await c.introspect('/introspect', issued, caller)).body.active).toBe(true);
+    // The token read refreshed the client for introspection too: nothing more (a copy kept by
+    // `getOrLoad` instead of the one read made every request of the window read again).
+    expect(c.commands.filter((x) => x !== 'QueryCommand')).toEqual([]);
+  });
+
   it('the management API audience is read in the same call', async () => {
     const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
     const c = coldContainer();
