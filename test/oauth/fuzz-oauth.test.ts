@@ -75,6 +75,16 @@ beforeAll(async () => {
 });
 
 const realUserToken = fc.constantFrom(0, 1, 2).map((i) => userBearers[i]!);
+
+/** A confidential client of the default tenant that may use `grant_types`; returns its Basic header. */
+async function confidentialClient(client_name: string, client_secret: string, grant_types: string[]): Promise<string> {
+  const { db, config, now, secretBox } = runtime;
+  const client = await clientsRepository(db, config.tableName, now, secretBox).create(
+    { tenant_id: DEFAULT_TENANT_ID, client_name, client_secret, client_metadata: { grant_types } },
+    SYSTEM_ACTOR_ID,
+  );
+  return `Basic ${Buffer.from(`${client.id}:${client_secret}`).toString('base64')}`;
+}
 const deviceClientIds: string[] = [];
 
 /** Values no schema names: the grant names and spellings /token knows, and broken percent-encoding. */
@@ -297,16 +307,7 @@ describe('fuzz: the password and otp grants never answer 5xx or a token to guess
 
   beforeAll(async () => {
     const { db, config, now, secretBox } = runtime;
-    const client = await clientsRepository(db, config.tableName, now, secretBox).create(
-      {
-        tenant_id: DEFAULT_TENANT_ID,
-        client_name: 'login fuzz',
-        client_secret: SECRET,
-        client_metadata: { grant_types: ['password', 'otp'] },
-      },
-      SYSTEM_ACTOR_ID,
-    );
-    authorization = `Basic ${Buffer.from(`${client.id}:${SECRET}`).toString('base64')}`;
+    authorization = await confidentialClient('login fuzz', SECRET, ['password', 'otp']);
     const stored = await putUser(runtime, {
       username: 'fuzz_user',
       email: 'fuzz.user@example.com',
@@ -371,17 +372,7 @@ describe('fuzz: the refresh_token grant never answers 5xx, and the real token ro
     );
 
   beforeAll(async () => {
-    const { db, config, now, secretBox } = runtime;
-    const client = await clientsRepository(db, config.tableName, now, secretBox).create(
-      {
-        tenant_id: DEFAULT_TENANT_ID,
-        client_name: 'refresh fuzz',
-        client_secret: SECRET,
-        client_metadata: { grant_types: ['password', 'refresh_token'] },
-      },
-      SYSTEM_ACTOR_ID,
-    );
-    authorization = `Basic ${Buffer.from(`${client.id}:${SECRET}`).toString('base64')}`;
+    authorization = await confidentialClient('refresh fuzz', SECRET, ['password', 'refresh_token']);
     await putUser(runtime, {
       username: 'fuzz_refresh',
       password_hash: await hashPassword(PASSWORD, { memoryKiB: 4096, passes: 1, parallelism: 1 }),

@@ -20,15 +20,13 @@ afterAll(async () => fx?.stop());
 /** A user with GOOD_PASSWORD and the tokens of one password login (`offline_access`: a refresh token). */
 async function signedInUser() {
   const user = await fx.createUser({ username: `life_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`, password: GOOD_PASSWORD });
-  const res = await tokenRequest(fx.svc, login.auth, 'password', {
-    username: user.username,
-    password: GOOD_PASSWORD,
-    scope: 'openid profile offline_access',
-  });
+  const res = await passwordLogin(user.username, GOOD_PASSWORD, 'openid profile offline_access');
   expect(res.status).toBe(200);
   return { user, access: String(res.body.access_token), refresh: String(res.body.refresh_token) };
 }
 
+const passwordLogin = (username: string, password: string, scope?: string) =>
+  tokenRequest(fx.svc, login.auth, 'password', { username, password, ...(scope ? { scope } : {}) });
 const refresh = (token: string) => tokenRequest(fx.svc, login.auth, 'refresh_token', { refresh_token: token });
 const userinfo = (token: string) => fetch(`${fx.svc.url}/userinfo`, { headers: { authorization: `Bearer ${token}` } });
 
@@ -56,14 +54,10 @@ describe('a user lifecycle change ends the tokens the user already holds', () =>
     const newPassword = `${GOOD_PASSWORD}-new`;
     expect((await fx.call('PUT', `/users/${tokens.user.id}/password`, { body: { password: newPassword } })).status).toBe(204);
     await expectDead(tokens);
-    const old = await tokenRequest(fx.svc, login.auth, 'password', { username: tokens.user.username, password: GOOD_PASSWORD });
+    const old = await passwordLogin(tokens.user.username, GOOD_PASSWORD);
     expect(old.status).toBe(400);
     // A login in the same second as the change: its tokens are minted after that second, so they work.
-    const fresh = await tokenRequest(fx.svc, login.auth, 'password', {
-      username: tokens.user.username,
-      password: newPassword,
-      scope: 'openid offline_access',
-    });
+    const fresh = await passwordLogin(tokens.user.username, newPassword, 'openid offline_access');
     expect(fresh.status).toBe(200);
     expect((await userinfo(String(fresh.body.access_token))).status).toBe(200);
     expect((await refresh(String(fresh.body.refresh_token))).status).toBe(200);
@@ -73,16 +67,12 @@ describe('a user lifecycle change ends the tokens the user already holds', () =>
     const tokens = await signedInUser();
     expect((await fx.call('POST', `/users/${tokens.user.id}/block`)).status).toBe(200);
     await expectDead(tokens);
-    const blocked = await tokenRequest(fx.svc, login.auth, 'password', { username: tokens.user.username, password: GOOD_PASSWORD });
+    const blocked = await passwordLogin(tokens.user.username, GOOD_PASSWORD);
     expect(blocked.status).toBe(400);
     expect(blocked.body).toMatchObject({ error: 'invalid_grant' });
     expect((await fx.call('POST', `/users/${tokens.user.id}/unblock`)).status).toBe(200);
     await expectDead(tokens);
-    const again = await tokenRequest(fx.svc, login.auth, 'password', {
-      username: tokens.user.username,
-      password: GOOD_PASSWORD,
-      scope: 'openid',
-    });
+    const again = await passwordLogin(tokens.user.username, GOOD_PASSWORD, 'openid');
     expect(again.status).toBe(200);
     expect((await userinfo(String(again.body.access_token))).status).toBe(200);
   });
