@@ -72,7 +72,7 @@ export function activeUser(claims: AccessTokenClaims, records: UserTokenRecords)
  * survive it for its whole lifetime); the minting side never issues a token in that second
  * (`mintableNow`), so a login right after the change is not caught by it.
  */
-export function revokedTokensSecond(user: Pick<UserRecord, 'tokens_revoked_at'>): number | undefined {
+function revokedTokensSecond(user: Pick<UserRecord, 'tokens_revoked_at'>): number | undefined {
   return user.tokens_revoked_at === undefined ? undefined : Math.floor(Date.parse(user.tokens_revoked_at) / 1000);
 }
 

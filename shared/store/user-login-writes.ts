@@ -3,6 +3,12 @@ import { CLEAR_LOGIN_FAILURES } from './login-failures-repository.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 
+/** A fresh hash of the password just checked, to store in place of the one it was checked against. */
+export interface Rehash {
+  oldHash: string;
+  newHash: string;
+}
+
 export interface LoginRecord {
   userId: string;
   at: Date;
@@ -11,7 +17,7 @@ export interface LoginRecord {
    * `needsRehash`). Stored only if the user's hash is still `oldHash`: a password changed
    * meanwhile is never overwritten by the old password's new hash.
    */
-  rehash?: { oldHash: string; newHash: string } | undefined;
+  rehash?: Rehash | undefined;
 }
 
 /**
@@ -23,6 +29,8 @@ export interface LoginRecord {
  * of writing back the old `last_login`. A user deleted meanwhile is left alone.
  */
 export type UserLoginWrites = (login: LoginRecord) => Promise<void>;
+
+const failedCondition = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
 export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): UserLoginWrites {
   const write = (login: LoginRecord, withRehash: boolean) =>
@@ -40,7 +48,6 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
         },
       }),
     );
-  const failedCondition = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
   return async (login) => {
     try {
@@ -66,7 +73,7 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
  * stored before the second factor. Only in place of the hash that was checked; a user deleted
  * meanwhile, or a password changed meanwhile, is left alone.
  */
-export type UserRehashWrite = (userId: string, rehash: { oldHash: string; newHash: string }) => Promise<void>;
+export type UserRehashWrite = (userId: string, rehash: Rehash) => Promise<void>;
 
 export function userRehashWrite(db: DynamoDBDocumentClient, tableName: string): UserRehashWrite {
   return async (userId, rehash) => {
@@ -81,7 +88,7 @@ export function userRehashWrite(db: DynamoDBDocumentClient, tableName: string): 
         }),
       );
     } catch (err) {
-      if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') translateError(err);
+      if (!failedCondition(err)) translateError(err);
     }
   };
 }
