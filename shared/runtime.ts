@@ -8,7 +8,7 @@ import { createKeyServices, type ItemFeed } from './keys/create-key-services.ts'
 import type { KeyStore, SecretBox } from './keys/key-store.ts';
 import { type ServiceMetrics, serviceMetricsOf } from './observability/service-metrics.ts';
 import { PLATFORM_TRACING, type Tracing } from './observability/tracing.ts';
-import { type ApiDocs, bundledApiDocs } from './openapi/api-docs.ts';
+import type { ApiDocs } from './openapi/api-docs.ts';
 import { RESOURCE_LIMITS } from './records/resource-record.ts';
 import { cachedRevocations } from './store/cached-revocations.ts';
 import { createDocumentClient } from './store/dynamodb-client.ts';
@@ -32,8 +32,11 @@ export interface Runtime {
   /** The secret box's data key item, folded into the token path's one read (docs/keys.md). */
   readonly dataKeyFeed?: ItemFeed;
   readonly revocations: RevocationsRepository;
-  /** `/openapi.json` and `/docs` (shared/openapi/api-docs.ts): the bundle's files in Lambda, made live locally. */
-  readonly apiDocs: ApiDocs;
+  /**
+   * `/openapi.json` and `/docs`, when made live (locally); else the bundle's files
+   * (shared/openapi/api-docs.ts `apiDocsOf`, which only the two docs functions carry).
+   */
+  readonly apiDocs?: ApiDocs;
   /** This container's counters (shared/observability/service-metrics.ts); published where a namespace is configured. */
   readonly metrics: ServiceMetrics;
   /** X-Ray: the SDK clients above are captured with it (shared/observability/tracing.ts). */
@@ -66,7 +69,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     now,
     ...keyServices,
     revocations: revocationList(config, db, now),
-    apiDocs: overrides.apiDocs ?? bundledApiDocs(config.bundleDir),
+    ...(overrides.apiDocs ? { apiDocs: overrides.apiDocs } : {}),
     metrics,
     tracing,
   };

@@ -133,7 +133,7 @@ async function tokenRequest(f: Pick<UserFixture, 'url' | 'clientId' | 'clientSec
   return JSON.parse(text) as Record<string, string>;
 }
 
-const passwordGrant = (f: UserFixture, scope = REFRESH_SCOPE) =>
+export const passwordGrant = (f: UserFixture, scope = REFRESH_SCOPE) =>
   tokenRequest(f, { grant_type: 'password', username: f.username, password: f.password, scope });
 
 /**
@@ -141,7 +141,7 @@ const passwordGrant = (f: UserFixture, scope = REFRESH_SCOPE) =>
  * server core (bench/probes/hash-worker.ts), so it runs where the grant's hash runs; undefined when
  * this tree has no password hashing.
  */
-async function hashWorker(): Promise<{ hash: (password: string) => Promise<number>; stop: () => void } | undefined> {
+export async function hashWorker(): Promise<{ hash: (password: string) => Promise<number>; stop: () => void } | undefined> {
   const pin = canPin();
   const args = ['--import', 'tsx', join(ROOT, 'bench/probes/hash-worker.ts')];
   const child = spawn(pin ? 'taskset' : NODE, pin ? ['-c', String(SERVER_CORE), NODE, ...args] : args, {

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { jsonResponse } from '../../shared/http/response.ts';
 import { json } from '../../shared/http/response-spec.ts';
 import { httpHandler } from '../../shared/http/table-handler.ts';
+import { apiDocsOf } from '../../shared/openapi/api-docs.ts';
 
 const OpenApiDocument = v.object({
   openapi: v.string(),
@@ -13,7 +14,7 @@ const OpenApiDocument = v.object({
 export const handler = httpHandler(
   { quietSuccess: true, responses: { 200: json(OpenApiDocument, 'The OpenAPI 3.1 document') } },
   async ({ runtime }) => {
-    const document = await runtime.apiDocs.document();
+    const document = await apiDocsOf(runtime).document();
     return jsonResponse(200, { ...document, servers: [{ url: runtime.config.issuer }] }, { 'Cache-Control': 'public, max-age=300' });
   },
 );

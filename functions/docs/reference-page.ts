@@ -3,6 +3,7 @@ import { notFound } from '../../shared/errors.ts';
 import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { file } from '../../shared/http/response-spec.ts';
 import { httpHandler } from '../../shared/http/table-handler.ts';
+import { apiDocsOf } from '../../shared/openapi/api-docs.ts';
 import { referenceFile, referencePage } from '../../shared/openapi/reference-page.ts';
 
 /** `/docs` has no parameter; `/docs/{file}` names one of the page's files. */
@@ -13,7 +14,7 @@ export const handler = httpHandler(
   { page: HOSTED_PAGE, path: ReferencePath, responses: { 200: file('text/html', 'text/javascript', 'text/css') } },
   async ({ path, runtime }) => {
     if (path.file === undefined) return referencePage();
-    const answer = await referenceFile(path.file, (name) => runtime.apiDocs.file(name));
+    const answer = await referenceFile(path.file, (name) => apiDocsOf(runtime).file(name));
     if (!answer) throw notFound();
     return answer;
   },

@@ -26,7 +26,7 @@ export interface BrowserDeps {
   getResource(id: string): Promise<ResourceRecord | undefined>;
   getUser(id: string): Promise<UserRecord | undefined>;
   /** The login of the password grant: lookup by username/email/phone, lockout, TOTP authenticators. */
-  login: Pick<OAuthDeps, 'findUserIdByLogin' | 'login' | 'now' | 'metrics'>;
+  login: Pick<OAuthDeps, 'findLogin' | 'login' | 'now' | 'metrics'>;
   /**
    * A due rehash stored at the password step when a code is asked next (login-page.ts). Here, not
    * in `login`: the token path never stores one alone, and its bundle stays without it.

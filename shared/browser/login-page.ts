@@ -4,10 +4,11 @@ import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { totpCheck } from '../oauth/grants/otp.ts';
 import { passwordCheck } from '../oauth/grants/password.ts';
-import { checkUserSecret, type LoginSubject, type SecretCheck } from '../oauth/grants/user-login.ts';
+import { checkUserSecret, findLoginSubject, type LoginSubject, markersToRewrite, type SecretCheck } from '../oauth/grants/user-login.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { InteractionRecord } from '../store/interactions-repository.ts';
 import type { AuthMethod, SessionRecord } from '../store/sessions-repository.ts';
+import type { LoginRecord } from '../store/user-login-writes.ts';
 import { isTotpCodeShape } from '../users/totp.ts';
 import type { BrowserDeps } from './browser-deps.ts';
 import { browserBinding, formToken, interactionGone, isFormToken, seeOther, withCookie } from './browser-responses.ts';
@@ -95,7 +96,7 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     return passwordForm(req, interaction, deps, { status: 400, username, error: 'Enter your username and your password.' });
   }
   const check = passwordCheck(password);
-  const subject = { tenantId: interaction.tenant_id, userId: await deps.login.findUserIdByLogin(interaction.tenant_id, username) };
+  const subject = await findLoginSubject(interaction.tenant_id, username, deps.login);
   const outcome = await attempt(subject, check, deps);
   if (outcome.refused) return passwordForm(req, interaction, deps, { status: outcome.status, username, ...outcome.refused });
 
@@ -105,10 +106,11 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     // The password is known only in this request, and the code step records the login: a due
     // rehash is stored now (user-login-writes.ts `userRehashWrite`), or it would never be.
     const rehash = await check.rehash?.(user);
-    if (rehash) await deps.storeRehash(user.id, rehash);
+    if (rehash) await deps.storeRehash(user, rehash);
     return otpForm(interaction, user.id, binding.value, deps, { status: 200 });
   }
-  return completeLogin(req, interaction, user, ['pwd'], deps, await check.rehash?.(user));
+  const rehash = await check.rehash?.(user);
+  return completeLogin(req, interaction, user, ['pwd'], deps, { rehash, markersOf: markersToRewrite(subject, user, rehash) });
 }
 
 async function otpStep(
@@ -174,13 +176,13 @@ async function completeLogin(
   user: UserRecord,
   amr: AuthMethod[],
   deps: BrowserDeps,
-  rehash?: { oldHash: string; newHash: string },
+  written: Pick<LoginRecord, 'rehash' | 'markersOf'> = {},
 ): Promise<HttpResponse> {
   const at = deps.now();
   const previous = readCookie(req.headers, SESSION_COOKIE);
   const [{ value, session }] = await Promise.all([
     deps.sessions.createSession({ userId: user.id, tenantId: user.tenant_id, authTime: Math.floor(at.getTime() / 1000), amr }),
-    deps.login.login.recordLogin({ userId: user.id, at, rehash }),
+    deps.login.login.recordLogin({ userId: user.id, at, ...written }),
     // The browser's earlier session (another login, or a cookie planted before this one) ends.
     previous ? deps.sessions.endSession(previous) : undefined,
   ]);

@@ -112,13 +112,14 @@ export interface OAuthDeps {
    */
   findUser(userId: string): Promise<UserRecord | undefined>;
   /**
-   * The id of the user whose email, username or phone number is `login` in the tenant: ONE GetItem
-   * of the uniqueness marker the login's form names (`@`: an email; a leading `+`: a phone number;
-   * else a username, which can hold neither: user-body-schemas.ts). An unknown login does the same
-   * read, so the answer time does not tell whether a login exists (API.md §7.3). The user itself
-   * is read by the counting write of the attempt (login-failures-repository.ts).
+   * The user whose email, username or phone number is `login` in the tenant: ONE GetItem of the
+   * uniqueness marker the login's form names (`@`: an email; a leading `+`: a phone number; else a
+   * username, which can hold neither: user-body-schemas.ts), which gives the user's id and the
+   * prefix of its password hash (user-markers.ts `loginMarkerAttributes`). An unknown login does
+   * the same read, so the answer time does not tell whether a login exists (API.md §7.3). The user
+   * itself is read by the counting write of the attempt (login-failures-repository.ts).
    */
-  findUserIdByLogin(tenantId: string, login: string): Promise<string | undefined>;
+  findLogin(tenantId: string, login: string): Promise<{ userId: string; passwordPrefix: string | undefined } | undefined>;
   /**
    * The refresh token with this value, read in ONE BatchGetItem with the user its value names
    * (unless that user is cached), so the `findUser` that follows is a cache hit: a refresh costs

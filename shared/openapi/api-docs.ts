@@ -22,6 +22,19 @@ export const REFERENCE_FILES: Readonly<Record<string, string>> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
 };
 
+const bundled = new WeakMap<object, ApiDocs>();
+
+/**
+ * The docs of this runtime: the live ones it was made with (locally), else the files the bundling
+ * step left in `config.bundleDir`. Here, not in the runtime, so only the two docs functions carry it.
+ */
+export function apiDocsOf(runtime: { apiDocs?: ApiDocs | undefined; config: { bundleDir?: string | undefined } }): ApiDocs {
+  if (runtime.apiDocs) return runtime.apiDocs;
+  let docs = bundled.get(runtime);
+  if (!docs) bundled.set(runtime, (docs = bundledApiDocs(runtime.config.bundleDir)));
+  return docs;
+}
+
 /** The files as the bundling step left them in `dir`; each read once per container. */
 export function bundledApiDocs(dir: string | undefined): ApiDocs {
   const cache = new Map<string, Promise<Buffer | undefined>>();

@@ -220,9 +220,11 @@ function caches(runtime: Runtime): RecordCaches {
     async findUser(userId) {
       return (await userReads.read(userId, undefined)).user;
     },
-    async findUserIdByLogin(tenantId, login) {
+    async findLogin(tenantId, login) {
       const marker = await getItem(db, config.tableName, userMarker(tenantId, loginKind(login), login), now());
-      return typeof marker?.target_id === 'string' ? marker.target_id : undefined;
+      if (typeof marker?.target_id !== 'string') return undefined;
+      const prefix = marker.password_prefix;
+      return { userId: marker.target_id, passwordPrefix: typeof prefix === 'string' ? prefix : undefined };
     },
     keys: runtime.keys,
     revocations: runtime.revocations,

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { HeldPermission } from '../records/held-permission.ts';
-import { USER_LOGIN_KINDS, type UserRecord } from '../records/user-record.ts';
+import type { UserRecord } from '../records/user-record.ts';
 import { batchDelete } from './batch-delete.ts';
 import { countWrite } from './collections.ts';
 import { commitPlan } from './commit-plan.ts';
@@ -15,7 +15,7 @@ import { sweepUserRoleLinks } from './role-delete.ts';
 import { sessionsRepository } from './sessions-repository.ts';
 import { sweepPages } from './sweep-pages.ts';
 import { keys } from './table-keys.ts';
-import { userMarker } from './user-markers.ts';
+import { userLoginMarkers } from './user-markers.ts';
 import { deleteItem, type Key } from './writes.ts';
 
 /** Refresh tokens read per Query page of the sweep (then deleted 25 per BatchWriteItem). */
@@ -48,10 +48,7 @@ export async function deleteUser(
     const user = await load();
     if (!user) return false;
     if (!accept(user)) return undefined;
-    const markers = USER_LOGIN_KINDS.flatMap((kind) => {
-      const value = user[kind];
-      return value === undefined ? [] : [deleteMarker(userMarker(user.tenant_id, kind, value), user.id)];
-    });
+    const markers = userLoginMarkers(user).map((key) => deleteMarker(key, user.id));
     await commitPlan(db, tableName, [
       [
         deleteItem(keys.user(user.id), { condition: and(exists, equals('version', user.version)) }),

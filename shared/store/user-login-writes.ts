@@ -1,7 +1,9 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UserRecord } from '../records/user-record.ts';
 import { CLEAR_LOGIN_FAILURES } from './login-failures-repository.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
+import { loginHintWrite } from './user-markers.ts';
 
 /** A fresh hash of the password just checked, to store in place of the one it was checked against. */
 export interface Rehash {
@@ -18,6 +20,12 @@ export interface LoginRecord {
    * meanwhile is never overwritten by the old password's new hash.
    */
   rehash?: Rehash | undefined;
+  /**
+   * The user, when its login markers are to get the prefix of the hash it has after this login
+   * (grants/user-login.ts `markersToRewrite`). Written once the login is recorded; not when the
+   * rehash lost to a password change, whose own write rewrote them.
+   */
+  markersOf?: UserRecord | undefined;
 }
 
 /**
@@ -49,6 +57,7 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
       }),
     );
 
+  const writeLoginHint = loginHintWrite(db, tableName);
   return async (login) => {
     try {
       await write(login, login.rehash !== undefined);
@@ -61,7 +70,9 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
       } catch (again) {
         if (!failedCondition(again)) translateError(again);
       }
+      return;
     }
+    if (login.markersOf) await writeLoginHint(login.markersOf, login.rehash?.newHash ?? login.markersOf.password_hash);
   };
 }
 
@@ -71,17 +82,19 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
  * login is recorded by the code step, so waiting for the code would never rehash a user with an
  * authenticator. The same password under stronger parameters opens nothing new, so it may be
  * stored before the second factor. Only in place of the hash that was checked; a user deleted
- * meanwhile, or a password changed meanwhile, is left alone.
+ * meanwhile, or a password changed meanwhile, is left alone. Stored, it also goes on the login
+ * markers (its salt is new).
  */
-export type UserRehashWrite = (userId: string, rehash: Rehash) => Promise<void>;
+export type UserRehashWrite = (user: UserRecord, rehash: Rehash) => Promise<void>;
 
 export function userRehashWrite(db: DynamoDBDocumentClient, tableName: string): UserRehashWrite {
-  return async (userId, rehash) => {
+  const writeLoginHint = loginHintWrite(db, tableName);
+  return async (user, rehash) => {
     try {
       await db.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.user(userId),
+          Key: keys.user(user.id),
           UpdateExpression: 'SET password_hash = :new, version = if_not_exists(version, :zero) + :one',
           ConditionExpression: 'attribute_exists(PK) AND password_hash = :old',
           ExpressionAttributeValues: { ':new': rehash.newHash, ':old': rehash.oldHash, ':zero': 0, ':one': 1 },
@@ -89,6 +102,9 @@ export function userRehashWrite(db: DynamoDBDocumentClient, tableName: string): 
       );
     } catch (err) {
       if (!failedCondition(err)) translateError(err);
+      return;
     }
+    // A new salt: the login markers get the new prefix (user-markers.ts).
+    await writeLoginHint(user, rehash.newHash);
   };
 }

@@ -21,7 +21,7 @@ import { sessionsRepository } from './sessions-repository.ts';
 import { keys } from './table-keys.ts';
 import { newUserRecord } from './user-defaults.ts';
 import { deleteUser, sweepRefreshTokens } from './user-delete.ts';
-import { userMarker } from './user-markers.ts';
+import { loginHintWrite, loginMarkerAttributes, userMarker } from './user-markers.ts';
 import { uuidv7 } from './uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
 import { putItem, type Write } from './writes.ts';
@@ -60,7 +60,8 @@ export interface UsersRepository {
   /**
    * Replaces the password hash and sets `tokens_revoked_at` = `at` (API.md §6: a password change
    * revokes the user's refresh tokens). `revokeTokens: false` is for a rehash at login (same
-   * password, stronger parameters), which must not log the user out everywhere. 404 if missing.
+   * password, stronger parameters), which must not log the user out everywhere. The login markers
+   * then get the new hash's prefix (user-markers.ts `loginMarkerAttributes`). 404 if missing.
    */
   setPasswordHash(id: string, hash: string, at: Date, options?: { actor?: string; revokeTokens?: boolean }): Promise<UserRecord>;
   /** Deletes leftover refresh tokens of a user id (idempotent); returns how many items went. */
@@ -91,6 +92,7 @@ function withoutNulls(record: UserRecord): UserRecord {
 const markerValue = (kind: UserLoginKind, value: string | undefined) => (value === undefined ? undefined : userMarkerValue(kind, value));
 
 export function usersRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): UsersRepository {
+  const writeLoginHint = loginHintWrite(db, tableName);
   const get = async (id: string) => {
     const item = await getItem(db, tableName, keys.user(id), now());
     return item ? toRecord<UserRecord>(item) : undefined;
@@ -124,7 +126,14 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
       const record = newUserRecord(input.id ?? uuidv7(), input, actor, now().toISOString());
       const markers = USER_LOGIN_KINDS.flatMap((kind) => {
         const value = record[kind];
-        return value === undefined ? [] : [putMarker(userMarker(record.tenant_id, kind, value), record.id, { onTaken: taken(kind) })];
+        return value === undefined
+          ? []
+          : [
+              putMarker(userMarker(record.tenant_id, kind, value), record.id, {
+                attributes: loginMarkerAttributes(record.password_hash),
+                onTaken: taken(kind),
+              }),
+            ];
       });
       await commitPlan(db, tableName, [
         [
@@ -169,7 +178,10 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
                 : b !== undefined && userMarker(current.tenant_id, kind, a).PK === userMarker(current.tenant_id, kind, b).PK;
             if (same(before, after)) continue;
             if (before !== undefined) writes.push(deleteMarker(userMarker(current.tenant_id, kind, before), id));
-            if (after !== undefined) writes.push(putMarker(userMarker(current.tenant_id, kind, after), id, { onTaken: taken(kind) }));
+            if (after !== undefined) {
+              const attributes = loginMarkerAttributes(current.password_hash);
+              writes.push(putMarker(userMarker(current.tenant_id, kind, after), id, { attributes, onTaken: taken(kind) }));
+            }
           }
           const { attributes } = await commitPlan(db, tableName, [[versionedUpdate(keys.user(id), fields, current.version), ...writes]]);
           return attributes ? toRecord<UserRecord>(attributes) : mustGet(id);
@@ -194,15 +206,18 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
       return updated;
     },
 
-    setPasswordHash: (id, hash, at, options = {}) =>
-      change(id, (current) => ({
+    async setPasswordHash(id, hash, at, options = {}) {
+      const updated = await change(id, (current) => ({
         fields: {
           password_hash: hash,
           ...(options.revokeTokens === false ? {} : { tokens_revoked_at: at.toISOString() }),
           updated_by: options.actor ?? current.updated_by,
           updated_at: at.toISOString(),
         },
-      })),
+      }));
+      await writeLoginHint(updated, hash);
+      return updated;
+    },
 
     sweepRefreshTokens: (id) => sweepRefreshTokens(db, tableName, id),
 

@@ -77,6 +77,54 @@ export function parsePasswordHash(stored: string): ParsedHash | undefined {
   return { params, salt, hash };
 }
 
+/**
+ * A readable PHC string without its digest, `$argon2id$v=19$m=…,t=…,p=…$<salt>`: all a hash of a
+ * password needs to start. The user's login markers keep it (docs/users.md "Login markers"), so a
+ * login's hash starts before the user is read. Undefined for no hash or an unreadable one.
+ */
+export function passwordHashPrefix(stored: string | undefined): string | undefined {
+  return stored !== undefined && parsePasswordHash(stored) ? stored.slice(0, stored.lastIndexOf('$')) : undefined;
+}
+
+/** A password check begun before the stored hash is read (beginPasswordCheck). */
+export interface BegunPasswordCheck {
+  /** Whether the password matches the stored hash, once read; compared in constant time. */
+  verify(stored: string | undefined): Promise<boolean>;
+  /** Settles when the hash begun is done (never rejects): a caller that needs no answer waits for it. */
+  readonly settled: Promise<unknown>;
+}
+
+/**
+ * Starts hashing `password` with the salt and parameters of `prefix` (passwordHashPrefix of the
+ * hash it will be checked against: a login marker's copy) before that hash is read, so the hash
+ * runs alongside the read. `verify` then compares digests when the stored hash still has that
+ * prefix; when it has another (the password changed since the copy was written, or there was no
+ * copy) it hashes again with the stored one, so a stale copy costs time, never a wrong answer.
+ * No prefix, or an unreadable one, hashes against the dummy: an unknown login does the same work.
+ */
+export function beginPasswordCheck(password: string, prefix: string | undefined): BegunPasswordCheck {
+  // The prefix is read as a hash with a placeholder digest: its parameters and salt are checked the same way.
+  const head = (prefix !== undefined && parsePasswordHash(`${prefix}$AAAAAAAA`)) || DUMMY;
+  const used = head === DUMMY ? DUMMY_PREFIX : prefix;
+  // Resolves to undefined on failure (parameters node:crypto refuses): verify then hashes again.
+  const begun = derive(password, head.salt, head.params, TAG_BYTES).catch(() => undefined);
+  return {
+    settled: begun,
+    async verify(stored) {
+      const parsed = stored === undefined ? undefined : parsePasswordHash(stored);
+      // Nothing to compare with (unknown user, no password, unreadable hash): the hash begun was this answer's work.
+      if (!parsed) {
+        await begun;
+        return false;
+      }
+      const tag = passwordHashPrefix(stored) === used && parsed.hash.length === TAG_BYTES ? await begun : undefined;
+      if (tag) return timingSafeEqual(tag, parsed.hash);
+      const [, ok] = await Promise.all([begun, verifyPassword(password, stored)]);
+      return ok;
+    },
+  };
+}
+
 function derive(password: string, salt: Buffer, params: PasswordHashParams, tagLength: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     argon2(
@@ -105,3 +153,4 @@ const b64 = (buf: Buffer): string => buf.toString('base64').replace(/=+$/, '');
  */
 export const DUMMY_PASSWORD_HASH = '$argon2id$v=19$m=19456,t=2,p=1$/s/Jb1Ec+FEgeztd+rrMkA$9wixV0lrftRVgcb+LFLSa19p+nmYnI6Bag3FUvw4D+E';
 const DUMMY = parsePasswordHash(DUMMY_PASSWORD_HASH) as ParsedHash;
+const DUMMY_PREFIX = passwordHashPrefix(DUMMY_PASSWORD_HASH) as string;

@@ -15,7 +15,9 @@ const deps = (found: UserRecord | undefined) => ({
   login: { failures: { admit: async () => ({ admitted: true as const, user: found }), reset: async () => {} } },
   metrics: NO_METRICS,
 });
-const rightSecret = { verify: async (u: UserRecord | undefined) => u !== undefined };
+/** A SecretCheck with nothing to start before the user is read. */
+const checkOf = (verify: (u: UserRecord | undefined) => Promise<boolean>) => ({ start: () => ({ verify, settled: Promise.resolve() }) });
+const rightSecret = checkOf(async (u) => u !== undefined);
 
 describe('checkUserSecret', () => {
   it("returns the tenant's user when its secret is right", async () => {
@@ -26,16 +28,60 @@ describe('checkUserSecret', () => {
 
   it("another tenant's user is invalid_grant even with the right secret, and its secret is checked as nobody's", async () => {
     const seen: (UserRecord | undefined)[] = [];
-    const check = {
-      verify: async (u: UserRecord | undefined) => {
-        seen.push(u);
-        return true;
-      },
-    };
+    const check = checkOf(async (u) => {
+      seen.push(u);
+      return true;
+    });
     await expect(checkUserSecret({ tenantId: TENANT, userId: user(OTHER).id }, check, deps(user(OTHER)))).rejects.toMatchObject({
       status: 400,
       code: 'invalid_grant',
     });
     expect(seen).toEqual([undefined]);
+  });
+
+  it('the counting write is sent first, and the check starts before its answer: the hash runs alongside it', async () => {
+    const events: string[] = [];
+    const check = {
+      start: () => {
+        events.push('start');
+        return { verify: async () => true, settled: Promise.resolve() };
+      },
+    };
+    const counting = {
+      login: {
+        failures: {
+          admit: async () => {
+            events.push('count sent');
+            await new Promise((r) => setTimeout(r, 10));
+            events.push('count answered');
+            return { admitted: true as const, user: user(TENANT) };
+          },
+          reset: async () => {},
+        },
+      },
+      metrics: NO_METRICS,
+    };
+    await checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, check, counting);
+    expect(events).toEqual(['count sent', 'start', 'count answered']);
+  });
+
+  it('a refused attempt (locked) answers 429 only once the work started is done', async () => {
+    let finish = () => {};
+    let done = false;
+    const settled = new Promise<void>((resolve) => {
+      finish = () => {
+        done = true;
+        resolve();
+      };
+    });
+    const check = { start: () => ({ verify: async () => true, settled }) };
+    const locked = {
+      login: { failures: { admit: async () => ({ admitted: false as const, retryAfterSeconds: 60 }), reset: async () => {} } },
+      metrics: NO_METRICS,
+    };
+    const answer = checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, check, locked).catch((err) => ({ err, done }));
+    await new Promise((r) => setTimeout(r, 20));
+    finish();
+    expect(await answer).toMatchObject({ err: { status: 429, code: 'too_many_requests' }, done: true });
   });
 });

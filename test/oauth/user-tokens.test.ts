@@ -191,19 +191,19 @@ describe('user tokens from the core (API.md §7.1)', () => {
     expect(tokens.id_token).toEqual(expect.any(String));
   });
 
-  it('findUserIdByLogin: email (any case), username (any case) or phone number, in the tenant only', async () => {
+  it('findLogin: email (any case), username (any case) or phone number, in the tenant only', async () => {
     const user = await putUser(runtime(), {
       email: `Grace-${Date.now()}@Example.com`,
       username: `grace${Date.now()}`,
       phone_number: '+15550002222',
     });
     for (const login of [user.email!, user.email!.toUpperCase(), user.username!, user.username!.toUpperCase(), user.phone_number!]) {
-      expect(await deps().findUserIdByLogin(user.tenant_id, login), login).toBe(user.id);
+      expect((await deps().findLogin(user.tenant_id, login))?.userId, login).toBe(user.id);
     }
-    expect(await deps().findUserIdByLogin(user.tenant_id, 'nobody@example.com')).toBeUndefined();
-    expect(await deps().findUserIdByLogin('00000000-0000-7000-8000-0000000000ff', user.email!)).toBeUndefined();
+    expect(await deps().findLogin(user.tenant_id, 'nobody@example.com')).toBeUndefined();
+    expect(await deps().findLogin('00000000-0000-7000-8000-0000000000ff', user.email!)).toBeUndefined();
     // A login is read as what its form says it is: the username spelled like the email is nobody.
-    expect(await deps().findUserIdByLogin(user.tenant_id, user.username!.replace(/^/, '+'))).toBeUndefined();
+    expect(await deps().findLogin(user.tenant_id, user.username!.replace(/^/, '+'))).toBeUndefined();
   });
 });
 

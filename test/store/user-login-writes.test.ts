@@ -4,14 +4,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../shared/runtime.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { userLoginWrites, userRehashWrite } from '../../shared/store/user-login-writes.ts';
+import { userLoginMarkers } from '../../shared/store/user-markers.ts';
+import { hashPassword, passwordHashPrefix } from '../../shared/users/password-hash.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putUser } from '../support/user-items.ts';
 
 let table: TestTable;
 const at = new Date('2026-03-01T12:00:00.000Z');
 const record = () => userLoginWrites(table.db, table.tableName);
-const stored = async (userId: string) =>
-  (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.user(userId), ConsistentRead: true }))).Item;
+/** Cheap parameters: these tests only need readable PHC strings with distinct salts. */
+const WEAK = { memoryKiB: 64, passes: 1, parallelism: 1 };
+const storedKey = async (key: Record<string, unknown>) =>
+  (await table.db.send(new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }))).Item;
+const stored = (userId: string) => storedKey(keys.user(userId));
 
 /** What putUser needs of a runtime: this file's table. */
 const tableRuntime = () => ({ db: table.db, config: { tableName: table.tableName }, now: () => new Date() }) as unknown as Runtime;
@@ -56,15 +61,38 @@ describe('user login writes', () => {
     const rehash = userRehashWrite(table.db, table.tableName);
     const user = await putUser(tableRuntime(), { password_hash: 'checked' });
     const before = await stored(user.id);
-    await rehash(user.id, { oldHash: 'checked', newHash: 'fresh' });
+    await rehash(user, { oldHash: 'checked', newHash: 'fresh' });
     const after = await stored(user.id);
     expect(after).toEqual({ ...before, password_hash: 'fresh', version: (before?.version ?? 0) + 1 });
     // Changed meanwhile: the new password stays.
-    await rehash(user.id, { oldHash: 'checked', newHash: 'rehash-of-old-password' });
+    await rehash(user, { oldHash: 'checked', newHash: 'rehash-of-old-password' });
     expect(await stored(user.id)).toMatchObject({ password_hash: 'fresh' });
     // Deleted meanwhile: not brought back.
     const gone = randomUUID();
-    await rehash(gone, { oldHash: 'a', newHash: 'b' });
+    await rehash({ ...user, id: gone }, { oldHash: 'a', newHash: 'b' });
     expect(await stored(gone)).toBeUndefined();
+  });
+
+  it("the user's login markers get the prefix of the hash stored: a rehash alone, a login that asks for it; not a rehash that lost", async () => {
+    const n = randomUUID().slice(0, 8);
+    const [a, b, c, other] = await Promise.all(['pw one', 'pw one', 'pw one', 'pw two'].map((p) => hashPassword(p, WEAK)));
+    const user = await putUser(tableRuntime(), { username: `m_${n}`, phone_number: `+1888${Date.now() % 1e7}`, password_hash: a });
+    const prefixes = async () => Promise.all(userLoginMarkers(user).map(async (key) => (await storedKey(key))?.password_prefix));
+    expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(a)));
+
+    await userRehashWrite(table.db, table.tableName)(user, { oldHash: a!, newHash: b! });
+    expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(b)));
+
+    await record()({ userId: user.id, at, rehash: { oldHash: b!, newHash: c! }, markersOf: user });
+    expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(c)));
+
+    // The hash changed meanwhile: the rehash loses, and so does its prefix.
+    await record()({ userId: user.id, at, rehash: { oldHash: a!, newHash: other! }, markersOf: user });
+    expect((await stored(user.id))?.password_hash).toBe(c);
+    expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(c)));
+
+    // No rehash: the prefix of the user's hash as the login saw it.
+    await record()({ userId: user.id, at, markersOf: { ...user, password_hash: other } });
+    expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(other)));
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
 import { generateClientSecret } from '../../shared/clients/client-secret.ts';
+import { apiDocsOf } from '../../shared/openapi/api-docs.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { TEST_BUDGET_ENV } from './dynamodb.ts';
 import { contractChecker, type Exchange } from './openapi-contract.ts';
@@ -69,7 +70,7 @@ export async function startTestService(
     async stop() {
       await stack.stop();
       if (!contract) return;
-      const check = contractChecker(await stack.runtime.apiDocs.document());
+      const check = contractChecker(await apiDocsOf(stack.runtime).document());
       const problems = exchanges.flatMap(check);
       if (problems.length > 0) throw new Error(`Answers that do not match the OpenAPI document:\n${problems.join('\n')}`);
     },

@@ -4,11 +4,12 @@ import { type UserRecord, userMarkerValue } from '../../shared/records/user-reco
 import type { Runtime } from '../../shared/runtime.ts';
 import { entity } from '../../shared/store/entity.ts';
 import { keys } from '../../shared/store/table-keys.ts';
+import { loginMarkerAttributes } from '../../shared/store/user-markers.ts';
 import { uuidv7 } from '../../shared/store/uuidv7.ts';
 
 /**
  * A user written straight into the table as the users repository stores it (`keys.user` item plus
- * its login markers), for the token tests that need a user before the Users API is merged.
+ * its login markers, with the prefix of its password hash), for the token tests that need a user before the Users API is merged.
  */
 export async function putUser(runtime: Runtime, fields: Partial<UserRecord> = {}): Promise<UserRecord> {
   const at = runtime.now().toISOString();
@@ -37,7 +38,10 @@ export async function putUser(runtime: Runtime, fields: Partial<UserRecord> = {}
     ['USER_PHONE', user.phone_number && userMarkerValue('phone_number', user.phone_number)],
   ] as const;
   for (const [kind, value] of markers) {
-    if (value) await put({ ...keys.marker(kind, user.tenant_id, value), ...entity('UniqueMarker'), target_id: user.id });
+    if (value) {
+      const marker = { ...keys.marker(kind, user.tenant_id, value), ...entity('UniqueMarker'), target_id: user.id };
+      await put({ ...marker, ...loginMarkerAttributes(user.password_hash) });
+    }
   }
   return user;
 }

@@ -1,10 +1,13 @@
+import { argon2Sync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  beginPasswordCheck,
   DUMMY_PASSWORD_HASH,
   hashPassword,
   needsRehash,
   PASSWORD_HASH_PARAMS,
   parsePasswordHash,
+  passwordHashPrefix,
   verifyPassword,
 } from '../../shared/users/password-hash.ts';
 
@@ -67,5 +70,50 @@ describe('password hash (argon2id, PHC string)', () => {
     const stronger = await hashPassword('some password 1', { memoryKiB: 19_456, passes: 3, parallelism: 1 });
     expect(needsRehash(stronger)).toBe(false);
     expect(needsRehash('$2b$10$abcdefghijklmnopqrstuu')).toBe(true);
+  });
+});
+
+describe('a password check begun from the prefix of the hash (login markers)', () => {
+  it('passwordHashPrefix: the PHC string without its digest; nothing for no hash or an unreadable one', () => {
+    expect(passwordHashPrefix(REFERENCE)).toBe('$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA');
+    expect(passwordHashPrefix(undefined)).toBeUndefined();
+    expect(passwordHashPrefix('$2b$10$abcdefghijklmnopqrstuu')).toBeUndefined();
+    expect(passwordHashPrefix('$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA')).toBeUndefined();
+  });
+
+  it('with the prefix of the stored hash: the right password is true, any other false', async () => {
+    const prefix = passwordHashPrefix(REFERENCE);
+    expect(await beginPasswordCheck('correct horse battery', prefix).verify(REFERENCE)).toBe(true);
+    expect(await beginPasswordCheck('correct horse batterY', prefix).verify(REFERENCE)).toBe(false);
+  });
+
+  it("a prefix that is not the stored hash's (stale, absent, forged, unreadable): answered from the stored hash", async () => {
+    const old = await hashPassword('the old password 1');
+    const current = await hashPassword('the new password 2');
+    for (const prefix of [passwordHashPrefix(old), undefined, '$argon2id$v=19$m=8,t=1,p=1$AAAAAAAAAAAAAAAAAAAAAA', 'garbage']) {
+      // The old password hashed under the old salt matches the old digest, never the current hash.
+      expect(await beginPasswordCheck('the old password 1', prefix).verify(current), String(prefix)).toBe(false);
+      expect(await beginPasswordCheck('the new password 2', prefix).verify(current), String(prefix)).toBe(true);
+    }
+    // A stored hash with another digest length than ours (16 bytes) cannot use the begun hash either.
+    const salt = randomBytes(16);
+    const tag = argon2Sync('argon2id', { message: 'short tag 3', nonce: salt, memory: 19_456, passes: 2, parallelism: 1, tagLength: 16 });
+    const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
+    const short = `$argon2id$v=19$m=19456,t=2,p=1$${b64(salt)}$${b64(tag)}`;
+    expect(await beginPasswordCheck('short tag 3', passwordHashPrefix(short)).verify(short)).toBe(true);
+    expect(await beginPasswordCheck('short tag 4', passwordHashPrefix(short)).verify(short)).toBe(false);
+  });
+
+  it('nothing to check against (unknown user, no password, unreadable hash): false, once the begun hash is done', async () => {
+    for (const stored of [undefined, '$2b$10$abcdefghijklmnopqrstuu']) {
+      const begun = beginPasswordCheck('anything at all', passwordHashPrefix(REFERENCE));
+      let settled = false;
+      void begun.settled.then(() => {
+        settled = true;
+      });
+      expect(await begun.verify(stored)).toBe(false);
+      expect(settled).toBe(true);
+    }
+    expect(await beginPasswordCheck('anything at all', undefined).verify(undefined)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
+import type { UserRecord } from '../../records/user-record.ts';
 import { isTotpCodeShape, matchTotpStep } from '../../users/totp.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { defineGrant } from './token-grant.ts';
@@ -30,18 +31,18 @@ export const otp = defineGrant({
  * accepted once (one conditional write), every refused code counts against the authenticator.
  */
 export function totpCheck(code: string, deps: Pick<OAuthDeps, 'login' | 'now'>): SecretCheck {
-  return {
-    verify: async (user) => {
-      // An unknown user reads an authenticator that does not exist: the same read either way.
-      const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
-      if (!user || !authenticator || authenticator.disabled) return false;
-      const step = matchTotpStep(authenticator.secret, code, deps.now());
-      // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
-      if (user.blocked) return false;
-      const accepted =
-        step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
-      if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
-      return accepted;
-    },
+  // Nothing to start before the user is read: the authenticator is read by the user's id.
+  const verify = async (user: UserRecord | undefined): Promise<boolean> => {
+    // An unknown user reads an authenticator that does not exist: the same read either way.
+    const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
+    if (!user || !authenticator || authenticator.disabled) return false;
+    const step = matchTotpStep(authenticator.secret, code, deps.now());
+    // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
+    if (user.blocked) return false;
+    const accepted =
+      step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
+    if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
+    return accepted;
   };
+  return { start: () => ({ verify, settled: Promise.resolve() }) };
 }

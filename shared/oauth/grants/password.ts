@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { hashPassword, needsRehash, verifyPassword } from '../../users/password-hash.ts';
+import { beginPasswordCheck, hashPassword, needsRehash } from '../../users/password-hash.ts';
 import { defineGrant } from './token-grant.ts';
 import { logUserIn, type SecretCheck } from './user-login.ts';
 
@@ -24,8 +24,12 @@ export const password = defineGrant({
 /** The password check of a login (this grant, the hosted login page). */
 export function passwordCheck(password: string): SecretCheck {
   return {
-    // An unknown user, or one without a password, is checked against the dummy hash: equal time.
-    verify: (user) => verifyPassword(password, user?.password_hash),
+    // The hash starts from the marker's prefix of the user's hash; an unknown user, or one without
+    // a password, is checked against the dummy hash: equal time (password-hash.ts).
+    start(subject) {
+      const begun = beginPasswordCheck(password, subject.marker?.passwordPrefix);
+      return { verify: (user) => begun.verify(user?.password_hash), settled: begun.settled };
+    },
     // Parameters rose since this hash was made: store a fresh one of the password just checked.
     rehash: async (user) =>
       user.password_hash && needsRehash(user.password_hash)

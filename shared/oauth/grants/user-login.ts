@@ -1,6 +1,8 @@
 import { oauthError } from '../../errors.ts';
 import type { ServiceMetrics } from '../../observability/service-metrics.ts';
 import type { UserRecord } from '../../records/user-record.ts';
+import type { Rehash } from '../../store/user-login-writes.ts';
+import { passwordHashPrefix } from '../../users/password-hash.ts';
 import type { LoginStores, OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
@@ -17,15 +19,44 @@ const INVALID_CREDENTIALS = ['reason', 'invalid_credentials'] as const;
 
 /** How a grant checks the secret of a user it found (or of none: the same work, then false). */
 export interface SecretCheck {
-  verify(user: UserRecord | undefined): Promise<boolean>;
+  /**
+   * Starts the check from what the login's marker says, before the user is read: a password's
+   * hash runs alongside the write that counts the attempt and reads the user.
+   */
+  start(subject: LoginSubject): StartedCheck;
   /** A fresh hash to store after a success (password-hash.ts `needsRehash`), if one is due. */
-  rehash?(user: UserRecord): Promise<{ oldHash: string; newHash: string } | undefined>;
+  rehash?(user: UserRecord): Promise<Rehash | undefined>;
 }
 
-/** Who a login names: the id its marker holds in the tenant, or undefined for an unknown login. */
+export interface StartedCheck {
+  /** Whether the secret is the user's (for no user: the same work, then false). */
+  verify(user: UserRecord | undefined): Promise<boolean>;
+  /** Settles (never rejects) when the work started is done: a refused attempt waits for it too. */
+  readonly settled: Promise<unknown>;
+}
+
+/** Who a login names in a tenant: its user, undefined for an unknown login. */
 export interface LoginSubject {
   tenantId: string;
-  userId: string | undefined;
+  userId?: string | undefined;
+  /** Present when the user was found by its login marker: what the marker says (OAuthDeps `findLogin`). */
+  marker?: { passwordPrefix: string | undefined };
+}
+
+/** The login's subject: the user its marker names in the tenant, with what the marker says. */
+export async function findLoginSubject(tenantId: string, login: string, deps: Pick<OAuthDeps, 'findLogin'>): Promise<LoginSubject> {
+  const found = await deps.findLogin(tenantId, login);
+  return { tenantId, userId: found?.userId, marker: { passwordPrefix: found?.passwordPrefix } };
+}
+
+/**
+ * The user, when its login markers are to get the prefix of the hash it has after this login
+ * (user-markers.ts `loginHintWrite`): the marker read held another prefix (none yet, or a race
+ * with a password change), or a rehash changes it. Only for a login found by its marker.
+ */
+export function markersToRewrite(subject: LoginSubject, user: UserRecord, rehash: Rehash | undefined): UserRecord | undefined {
+  if (!subject.marker) return undefined;
+  return rehash || passwordHashPrefix(user.password_hash) !== subject.marker.passwordPrefix ? user : undefined;
 }
 
 /**
@@ -36,7 +67,10 @@ export interface LoginSubject {
  *    `lockoutFailures` counted attempts gets 429 `too_many_requests` with `Retry-After`, right
  *    secret or not; an unknown login does the same write work and is never refused. The counting
  *    write returns the user: the login's consistent read (a block or a new password is seen at once);
- * 3. check the secret (for an unknown user too, against a dummy: equal time);
+ * 3. check the secret (for an unknown user too, against a dummy: equal time). A password's hash
+ *    starts with step 2, from the salt and parameters the marker keeps (user-markers.ts
+ *    `loginMarkerAttributes`), and is compared with the hash step 2 returns: three stages one
+ *    after the other (marker read, count ∥ hash, login write ∥ tokens) instead of four;
  * 4. wrong secret, unknown or blocked user: `invalid_grant`, one message. The counted attempt
  *    stays counted;
  * 5. success: one write records the login on the user and clears the count (with `rehash` when
@@ -49,7 +83,7 @@ export async function logUserIn(
   check: SecretCheck,
   deps: OAuthDeps,
 ): Promise<TokenResponse> {
-  const subject = { tenantId: client.tenant_id, userId: await deps.findUserIdByLogin(client.tenant_id, login) };
+  const subject = await findLoginSubject(client.tenant_id, login, deps);
   const user = await checkUserSecret(subject, check, deps);
   const at = deps.now();
   const [tokens] = await Promise.all([
@@ -63,7 +97,10 @@ export async function logUserIn(
       },
       deps,
     ),
-    (async () => deps.login.recordLogin({ userId: user.id, at, rehash: await check.rehash?.(user) }))(),
+    (async () => {
+      const rehash = await check.rehash?.(user);
+      await deps.login.recordLogin({ userId: user.id, at, rehash, markersOf: markersToRewrite(subject, user, rehash) });
+    })(),
   ]);
   return tokens;
 }
@@ -80,8 +117,16 @@ export async function checkUserSecret(
   check: SecretCheck,
   deps: { login: Pick<LoginStores, 'failures'>; metrics: ServiceMetrics },
 ): Promise<UserRecord> {
-  const admission = await deps.login.failures.admit(subject.userId);
+  const counted = deps.login.failures.admit(subject.userId);
+  counted.catch(() => {}); // awaited below; handled now so the wait for the send is not an unhandled rejection
+  // The counting write is on its way before the hash starts: on a busy core the hash's thread
+  // would take the CPU before the request is even sent (measured: 25 ms late on one core).
+  await new Promise(setImmediate);
+  const started = check.start(subject);
+  const admission = await counted;
   if (!admission.admitted) {
+    // One hash at a time per container, even for refused attempts (a refusal answers once it is done).
+    await started.settled;
     deps.metrics.count('LoginsFailed', LOCKED);
     throw oauthError(429, 'too_many_requests', 'Too many failed attempts for this user; retry later.', {
       headers: { 'Retry-After': String(admission.retryAfterSeconds) },
@@ -90,7 +135,7 @@ export async function checkUserSecret(
   // Login markers are per tenant, so the user is the tenant's; checked anyway: another tenant's
   // user is nobody here.
   const user = admission.user?.tenant_id === subject.tenantId ? admission.user : undefined;
-  const ok = await check.verify(user);
+  const ok = await started.verify(user);
   if (!user || !ok || user.blocked) {
     deps.metrics.count('LoginsFailed', INVALID_CREDENTIALS);
     throw invalidCredentials();
