@@ -599,6 +599,11 @@ function userFlows(u: BenchResults['users'], dynamodbPeer: BenchResults['meta'][
       `Ratio (grant median ÷ hash median, ${p.samples} interleaved samples): **${n(p.ratio, 2)}×** (target ≤ 1.3×).`,
       '',
     );
+    if (p.dbOwnCore)
+      out.push(
+        `Not judged, for what a database with a CPU of its own changes: the same ${p.samples} samples with our DynamoDB Local moved to the load core (idle between these one-at-a-time requests) read grant ${n(p.dbOwnCore.grantMs.median, 2)} ms, hash ${n(p.dbOwnCore.hashMs.median, 2)} ms: ${n(p.dbOwnCore.ratio, 2)}× (docs/benchmarks.md "Password grant: three stages").`,
+        '',
+      );
   }
   if (u.refresh) {
     out.push('### Refresh grant, side by side (each connection rotates its own refresh token)', '', comparison(u.refresh), '');

@@ -9,6 +9,7 @@ import { renderMarkdown } from '../../bench/lib/report.ts';
 import type { ComparisonResult, SideSummary, Spread } from '../../bench/lib/side-by-side.ts';
 import { checkTargets, DYNAMODB_PEER, REFRESH_TARGET } from '../../bench/lib/targets.ts';
 import type { BenchResults } from '../../bench/lib/types.ts';
+import { sectionNineResults } from '../support/bench-results.ts';
 
 const MEMORY = 'oidc-provider (memory)';
 const REDIS = 'oidc-provider (Redis)';
@@ -56,36 +57,8 @@ function refreshComparison(peers: Record<string, { ratio: number; perCpu: number
   };
 }
 
-function results(refresh: ComparisonResult, dynamodbPeer: BenchResults['meta']['dynamodbPeer']): BenchResults {
-  return {
-    meta: {
-      startedAt: '2026-11-25T07:00:00.000Z',
-      finishedAt: '2026-11-25T07:05:00.000Z',
-      durationS: 300,
-      commit: '0123456789abcdef',
-      dirty: false,
-      node: 'v24.0.0',
-      cpuModel: 'test cpu',
-      cpus: 2,
-      loadAvg: { before: 0.1, after: 0.2 },
-      pinning: 'Pinned.',
-      options: {},
-      versions: { 'oidc-provider': '9.13.3' },
-      liftedThrottles: [],
-      fixtures: {
-        ours: { clientId: 'c', resource: 'r', scope: 's', source: 'default-client' },
-        theirs: { resource: 'r', scope: 's', introspectedResource: 'o' },
-      },
-      redis: { version: '7.0.15' },
-      dynamodbPeer,
-      fullRun: false,
-    },
-    // Only section 9 ran: every other section is absent, as in a `--sections=9` run.
-    users: { missing: [], refresh, ddb: [], notes: [] },
-    targets: [],
-    errors: [],
-  } as Partial<BenchResults> as BenchResults;
-}
+const results = (refresh: ComparisonResult, dynamodbPeer: BenchResults['meta']['dynamodbPeer']) =>
+  sectionNineResults({ missing: [], refresh, ddb: [], notes: [] }, dynamodbPeer);
 
 describe('the refresh comparison with oidc-provider on DynamoDB Local', () => {
   const three = refreshComparison({
