@@ -14,10 +14,10 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { hashPassword } from '../../shared/users/password-hash.ts';
-import { basicAuth, FORM } from '../lib/api-event.ts';
 import { canPin, LOAD_CORE, pinProcess, pinSelf, SERVER_CORE } from '../lib/proc.ts';
 import { median } from '../lib/stats.ts';
 import { treeExports } from '../lib/tree-export.ts';
+import { PASSWORD, passwordGrant, prepareUserFixture } from '../sections/user-flows.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -25,7 +25,6 @@ const base = arg('base');
 if (!base) throw new Error('--base=<commit> is required');
 const delayMs = Number(arg('delay-ms') ?? 2);
 const samples = Number(arg('samples') ?? 60);
-const PASSWORD = 'bench-Password-7-Lighthouse-Quartz';
 
 const { git, exportTree, remove } = treeExports(ROOT, 'bench-password-delay-');
 const trees = [
@@ -60,7 +59,7 @@ try {
     const { startLocalStack } = (await import(pathToFileURL(`${t.root}/infra/local/local-stack.ts`).href)) as {
       startLocalStack(o: Record<string, unknown>): Promise<Stack>;
     };
-    const admin = { id: randomUUID(), secret: randomBytes(32).toString('base64url') };
+    const admin = { clientId: randomUUID(), clientSecret: randomBytes(32).toString('base64url') };
     const stack = await startLocalStack({
       port: 0,
       dataDir: null,
@@ -68,38 +67,13 @@ try {
       tableName: `password-delay-${i}-${randomUUID()}`,
       stageThrottle: { rateLimit: 100_000, burstLimit: 100_000 },
       routeThrottles: 'stage-only',
-      defaultClientId: admin.id,
-      defaultClientSecret: admin.secret,
+      defaultClientId: admin.clientId,
+      defaultClientSecret: admin.clientSecret,
       env: {},
     });
-    const token = async (id: string, secret: string, params: Record<string, string>) => {
-      const res = await fetch(`${stack.url}/token`, {
-        method: 'POST',
-        headers: { authorization: basicAuth(id, secret), 'content-type': FORM },
-        body: new URLSearchParams(params),
-      });
-      const body = (await res.json()) as Record<string, string>;
-      if (res.status !== 200) throw new Error(`${t.name} /token: ${res.status} ${JSON.stringify(body)}`);
-      return body;
-    };
-    const mgmt = await token(admin.id, admin.secret, {
-      grant_type: 'client_credentials',
-      audience: `${stack.url}/identity/v1/`,
-      scope: 'create:clients create:users',
-    });
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${stack.url}/identity/v1${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${mgmt.access_token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`${t.name} POST ${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as Record<string, string>;
-    };
-    const app = await post('/clients', { client_name: 'password delay', client_metadata: { grant_types: ['password'] } });
-    const username = `delay_${randomUUID().slice(0, 8)}`;
-    await post('/users', { username, email: `${username}@bench.example`, password: PASSWORD, email_verified: true });
-    const grant = () => token(app.id!, app.client_secret!, { grant_type: 'password', username, password: PASSWORD, scope: 'openid' });
+    const side = { name: t.name, url: stack.url, procs: {}, admin: { ...admin, managementAudience: `${stack.url}/identity/v1/` } };
+    const f = await prepareUserFixture(side, `delay${i}`);
+    const grant = () => passwordGrant(f, 'openid');
     sides.push({ name: t.name, stack, grant });
   }
   for (let i = 0; i < 100; i++) for (const s of sides) await s.grant();

@@ -34,19 +34,19 @@ Object.assign(crypto, {
 syncBuiltinESMExports();
 
 const { startLocalStack } = await import('../../infra/local/local-stack.ts');
-const { basicAuth, FORM } = await import('../lib/api-event.ts');
+const { passwordGrant, prepareUserFixture } = await import('../sections/user-flows.ts');
 const { median } = await import('../lib/stats.ts');
 
 const warmUp = Number(process.argv[2] ?? 150);
-const admin = { id: randomUUID(), secret: randomBytes(32).toString('base64url') };
+const admin = { clientId: randomUUID(), clientSecret: randomBytes(32).toString('base64url') };
 const stack = await startLocalStack({
   port: 0,
   dataDir: null,
   tableName: `password-timeline-${randomUUID()}`,
   stageThrottle: { rateLimit: 100_000, burstLimit: 100_000 },
   routeThrottles: 'stage-only',
-  defaultClientId: admin.id,
-  defaultClientSecret: admin.secret,
+  defaultClientId: admin.clientId,
+  defaultClientSecret: admin.clientSecret,
   env: {},
 });
 const db = stack.runtime.db as unknown as { send: (command: object, ...rest: unknown[]) => Promise<unknown> };
@@ -61,34 +61,14 @@ db.send = async (command, ...rest) => {
   }
 };
 try {
-  const token = async (id: string, secret: string, params: Record<string, string>) => {
-    const res = await fetch(`${stack.url}/token`, {
-      method: 'POST',
-      headers: { authorization: basicAuth(id, secret), 'content-type': FORM },
-      body: new URLSearchParams(params),
-    });
-    const body = (await res.json()) as Record<string, string>;
-    if (res.status !== 200) throw new Error(`/token: ${res.status} ${JSON.stringify(body)}`);
-    return body;
+  const side = {
+    name: 'ours',
+    url: stack.url,
+    procs: {},
+    admin: { ...admin, managementAudience: stack.runtime.config.managementAudience },
   };
-  const mgmt = await token(admin.id, admin.secret, {
-    grant_type: 'client_credentials',
-    audience: `${stack.url}/identity/v1/`,
-    scope: 'create:clients create:users',
-  });
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${stack.url}/identity/v1${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${mgmt.access_token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return (await res.json()) as Record<string, string>;
-  };
-  const app = await post('/clients', { client_name: 'password timeline', client_metadata: { grant_types: ['password'] } });
-  const username = `timeline_${randomUUID().slice(0, 8)}`;
-  const password = 'bench-Password-7-Lighthouse-Quartz';
-  await post('/users', { username, email: `${username}@bench.example`, password, email_verified: true });
-  const grant = () => token(app.id!, app.client_secret!, { grant_type: 'password', username, password, scope: 'openid' });
+  const f = await prepareUserFixture(side, 'timeline');
+  const grant = () => passwordGrant(f, 'openid');
   for (let i = 0; i < warmUp; i++) await grant();
   const runs: [string, number][][] = [];
   for (let i = 0; i < 30; i++) {

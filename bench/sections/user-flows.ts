@@ -90,7 +90,7 @@ export interface TheirUserSide {
   refreshClientSecret: string;
 }
 
-const PASSWORD = 'bench-Password-7-Lighthouse-Quartz';
+export const PASSWORD = 'bench-Password-7-Lighthouse-Quartz';
 const REFRESH_SCOPE = 'openid offline_access';
 
 /**
