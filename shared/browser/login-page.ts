@@ -107,6 +107,7 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     // rehash is stored now (user-login-writes.ts `userRehashWrite`), or it would never be.
     const rehash = await check.rehash?.(user);
     if (rehash) await deps.storeRehash(user, rehash);
+    else if (markersToRewrite(subject, user, undefined)) await deps.writeLoginHint(user, user.password_hash);
     return otpForm(interaction, user.id, binding.value, deps, { status: 200 });
   }
   const rehash = await check.rehash?.(user);

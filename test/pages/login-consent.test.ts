@@ -2,7 +2,14 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionHash } from '../../shared/store/sessions-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
-import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, verifyPassword } from '../../shared/users/password-hash.ts';
+import { userMarker } from '../../shared/store/user-markers.ts';
+import {
+  hashPassword,
+  PASSWORD_HASH_PARAMS,
+  parsePasswordHash,
+  passwordHashPrefix,
+  verifyPassword,
+} from '../../shared/users/password-hash.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/pages-fixture.ts';
 
@@ -23,6 +30,7 @@ afterAll(async () => {
 });
 
 const loginPath = (id: string) => `/login?interaction=${id}`;
+const usernameMarker = (user: Record<string, any> & { username: string }) => userMarker(user.tenant_id, 'username', user.username);
 const consentPath = (id: string) => `/consent?interaction=${id}`;
 
 /** GET the login form and POST the password; returns the POST's reply. */
@@ -242,6 +250,8 @@ describe('/login', () => {
     expect(rehashed).not.toBe(weak);
     expect(parsePasswordHash(rehashed)?.params).toEqual(PASSWORD_HASH_PARAMS);
     expect(await verifyPassword(user.password, rehashed)).toBe(true);
+    // The login marker moves to the new salt with it (user-markers.ts).
+    expect((await storedItem(fx.svc, usernameMarker(user)))?.password_prefix).toBe(passwordHashPrefix(rehashed));
     // No login recorded yet, and the attempt stays counted until the code step succeeds.
     expect(afterPassword).toMatchObject({
       last_login: before?.last_login ?? null,
@@ -254,6 +264,21 @@ describe('/login', () => {
     const afterCode = await storedItem(fx.svc, keys.user(user.id));
     expect(afterCode).toMatchObject({ password_hash: rehashed, logins_count: 1 });
     expect(afterCode).not.toHaveProperty('login_failures');
+  });
+
+  it('a login marker without the prefix of the password hash gets it from the password step, with or without a code step', async () => {
+    for (const withOtp of [false, true]) {
+      const user = await fx.createLoginUser();
+      const { db, config } = fx.svc.stack.runtime;
+      await db.send(
+        new UpdateCommand({ TableName: config.tableName, Key: usernameMarker(user), UpdateExpression: 'REMOVE password_prefix' }),
+      );
+      if (withOtp) await fx.enrollOtp(user.id);
+      const step = await signIn(new CookieJar(fx.url), (await fx.interaction(thirdParty.id)).id, user.username, user.password);
+      expect(step.status, `otp: ${withOtp}`).toBe(withOtp ? 200 : 303);
+      const hash = (await storedItem(fx.svc, keys.user(user.id)))?.password_hash as string;
+      expect((await storedItem(fx.svc, usernameMarker(user)))?.password_prefix, `otp: ${withOtp}`).toBe(passwordHashPrefix(hash));
+    }
   });
 
   it('blocking the user ends the session: the item gets ended_at and the cookie no longer serves', async () => {
