@@ -13,7 +13,6 @@ import { type SessionsRepository, sessionsRepository } from '../store/sessions-r
 import { oauthDeps } from '../store/token-path-records.ts';
 import { type UserGrantsRepository, userGrantsRepository } from '../store/user-grants-repository.ts';
 import { type UserRehashWrite, userRehashWrite } from '../store/user-login-writes.ts';
-import { type LoginHintWrite, loginHintWrite } from '../store/user-markers.ts';
 import { usersRepository } from '../store/users-repository.ts';
 import { secureCookies } from './cookies.ts';
 
@@ -33,8 +32,6 @@ export interface BrowserDeps {
    * in `login`: the token path never stores one alone, and its bundle stays without it.
    */
   storeRehash: UserRehashWrite;
-  /** The same step's rewrite of the login markers' prefix, when the marker read held another one (user-markers.ts). */
-  writeLoginHint: LoginHintWrite;
   /** Public keys, to verify an `id_token_hint` (`/logout`). */
   keys: Pick<KeyStore, 'publicKey'>;
   /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */
@@ -61,7 +58,6 @@ export const browserDeps = perRuntime((runtime: Runtime): BrowserDeps => {
     getUser: (id) => users.get(id),
     login: oauthDeps(runtime),
     storeRehash: userRehashWrite(db, table),
-    writeLoginHint: loginHintWrite(db, table),
     keys: runtime.keys,
     csrfKey: () => runtime.serviceSecret('hosted-pages'),
     issuer: config.issuer,

@@ -4,7 +4,7 @@ import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { totpCheck } from '../oauth/grants/otp.ts';
 import { passwordCheck } from '../oauth/grants/password.ts';
-import { checkUserSecret, findLoginSubject, type LoginSubject, markersToRewrite, type SecretCheck } from '../oauth/grants/user-login.ts';
+import { checkUserSecret, findLoginSubject, type LoginSubject, type SecretCheck } from '../oauth/grants/user-login.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { InteractionRecord } from '../store/interactions-repository.ts';
 import type { AuthMethod, SessionRecord } from '../store/sessions-repository.ts';
@@ -107,11 +107,9 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     // rehash is stored now (user-login-writes.ts `userRehashWrite`), or it would never be.
     const rehash = await check.rehash?.(user);
     if (rehash) await deps.storeRehash(user, rehash);
-    else if (markersToRewrite(subject, user, undefined)) await deps.writeLoginHint(user, user.password_hash);
     return otpForm(interaction, user.id, binding.value, deps, { status: 200 });
   }
-  const rehash = await check.rehash?.(user);
-  return completeLogin(req, interaction, user, ['pwd'], deps, { rehash, markersOf: markersToRewrite(subject, user, rehash) });
+  return completeLogin(req, interaction, user, ['pwd'], deps, { rehash: await check.rehash?.(user), markersOf: user });
 }
 
 async function otpStep(

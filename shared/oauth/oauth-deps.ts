@@ -10,6 +10,7 @@ import type { OtpChecks } from '../store/otp-checks.ts';
 import type { RefreshTokensRepository, StoredRefreshToken } from '../store/refresh-tokens-repository.ts';
 import type { RevocationsRepository } from '../store/revocations-repository.ts';
 import type { UserLoginWrites } from '../store/user-login-writes.ts';
+import type { LoginHintWrite } from '../store/user-markers.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { UserTokenReads } from './user-token-state.ts';
@@ -80,6 +81,8 @@ export interface LoginStores {
   failures: LoginFailuresRepository;
   otp: OtpChecks;
   recordLogin: UserLoginWrites;
+  /** The prefix of the user's hash onto its login markers, when an attempt found another one (user-markers.ts). */
+  writeLoginHint: LoginHintWrite;
 }
 
 /** Dependencies of the OAuth endpoints, passed as arguments (DESIGN.md §3.2). */

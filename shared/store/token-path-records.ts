@@ -27,7 +27,7 @@ import type { ResourceTokenView } from './resource-token-view.ts';
 import { keys } from './table-keys.ts';
 import { unverifiedParts, unverifiedRef } from './unverified-token.ts';
 import { userLoginWrites } from './user-login-writes.ts';
-import { userMarker } from './user-markers.ts';
+import { loginHintWrite, userMarker } from './user-markers.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
 
@@ -232,6 +232,7 @@ function caches(runtime: Runtime): RecordCaches {
       failures: loginFailuresRepository(db, config.tableName, now, config.login),
       otp: otpChecks(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
       recordLogin: userLoginWrites(db, config.tableName),
+      writeLoginHint: loginHintWrite(db, config.tableName),
     },
     userTokens: userTokenReads(runtime),
     rbac: cachedRbacRecordReads(runtime),

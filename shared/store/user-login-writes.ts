@@ -20,11 +20,7 @@ export interface LoginRecord {
    * meanwhile is never overwritten by the old password's new hash.
    */
   rehash?: Rehash | undefined;
-  /**
-   * The user, when its login markers are to get the prefix of the hash it has after this login
-   * (grants/user-login.ts `markersToRewrite`). Written once the login is recorded; not when the
-   * rehash lost to a password change, whose own write rewrote them.
-   */
+  /** The user, whose login markers get a stored rehash's prefix (user-markers.ts). */
   markersOf?: UserRecord | undefined;
 }
 
@@ -72,7 +68,7 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
       }
       return;
     }
-    if (login.markersOf) await writeLoginHint(login.markersOf, login.rehash?.newHash ?? login.markersOf.password_hash);
+    if (login.rehash && login.markersOf) await writeLoginHint(login.markersOf, login.rehash.newHash);
   };
 }
 

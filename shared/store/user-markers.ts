@@ -1,8 +1,7 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { USER_LOGIN_KINDS, type UserLoginKind, type UserRecord, userMarkerValue } from '../records/user-record.ts';
 import { passwordHashPrefix } from '../users/password-hash.ts';
 import { keys, type MarkerKind } from './table-keys.ts';
-import { translateError } from './translate-error.ts';
 
 const MARKER_KIND: Record<UserLoginKind, MarkerKind> = { email: 'USER_EMAIL', username: 'USER_NAME', phone_number: 'USER_PHONE' };
 
@@ -30,12 +29,14 @@ export const loginMarkerAttributes = (passwordHash: string | undefined): Record<
 };
 
 /**
- * Writes the prefix of `passwordHash` on the user's login markers: after a password change, a
- * rehash, or a login that found a marker without the current prefix (no hash, no write: a user
- * never loses its password, and a stale prefix is harmless anyway). Each
- * marker only while it still names this user. Not in the transaction of the hash it follows: a
- * race between two changes can leave the older prefix, which costs the next login a second hash
- * (and is rewritten by its success), never a wrong answer.
+ * Writes the prefix of `passwordHash` on the user's login markers: after a password change or a
+ * rehash, and when a login attempt found a marker without the prefix of the user's hash. ONE
+ * transaction: a ConditionCheck that `passwordHash` is still the user's hash, and each marker's
+ * update while it still names this user. So a login that read the user just before a password
+ * change cannot put the old prefix back after the change wrote the new one. It never throws: a
+ * failed or refused write leaves a stale prefix, which costs the next attempt a second hash (and
+ * that attempt writes it again), never a wrong answer; an error here must not fail a login or a
+ * password change that is already stored. No hash, no write (a user never loses its password).
  */
 export type LoginHintWrite = (
   user: Pick<UserRecord, 'id' | 'tenant_id' | UserLoginKind>,
@@ -45,24 +46,32 @@ export type LoginHintWrite = (
 export function loginHintWrite(db: DynamoDBDocumentClient, tableName: string): LoginHintWrite {
   return async (user, passwordHash) => {
     const prefix = passwordHashPrefix(passwordHash);
-    if (prefix === undefined) return;
-    await Promise.all(
-      userLoginMarkers(user).map(async (key) => {
-        try {
-          await db.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: key,
-              UpdateExpression: 'SET password_prefix = :prefix',
-              ConditionExpression: 'target_id = :id',
-              ExpressionAttributeValues: { ':id': user.id, ':prefix': prefix },
-            }),
-          );
-        } catch (err) {
-          // The identifier moved to another user (or was freed) meanwhile: its marker is not this user's.
-          if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') translateError(err);
-        }
-      }),
-    );
+    const markers = userLoginMarkers(user);
+    if (prefix === undefined || !markers.length) return;
+    await db
+      .send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: tableName,
+                Key: keys.user(user.id),
+                ConditionExpression: 'password_hash = :hash',
+                ExpressionAttributeValues: { ':hash': passwordHash },
+              },
+            },
+            ...markers.map((Key) => ({
+              Update: {
+                TableName: tableName,
+                Key,
+                UpdateExpression: 'SET password_prefix = :prefix',
+                ConditionExpression: 'target_id = :id',
+                ExpressionAttributeValues: { ':id': user.id, ':prefix': prefix },
+              },
+            })),
+          ],
+        }),
+      )
+      .catch(() => {});
   };
 }

@@ -12,7 +12,10 @@ const TENANT = '00000000-0000-7000-8000-00000000000a';
 const OTHER = '00000000-0000-7000-8000-00000000000b';
 const user = (tenant_id: string) => ({ id: '019b0000-0000-7000-8000-0000000000c1', tenant_id, blocked: false }) as UserRecord;
 const deps = (found: UserRecord | undefined) => ({
-  login: { failures: { admit: async () => ({ admitted: true as const, user: found }), reset: async () => {} } },
+  login: {
+    failures: { admit: async () => ({ admitted: true as const, user: found }), reset: async () => {} },
+    writeLoginHint: async () => {},
+  },
   metrics: NO_METRICS,
 });
 /** A SecretCheck with nothing to start before the user is read. */
@@ -58,6 +61,7 @@ describe('checkUserSecret', () => {
           },
           reset: async () => {},
         },
+        writeLoginHint: async () => {},
       },
       metrics: NO_METRICS,
     };
@@ -76,12 +80,48 @@ describe('checkUserSecret', () => {
     });
     const check = { start: () => ({ verify: async () => true, settled }) };
     const locked = {
-      login: { failures: { admit: async () => ({ admitted: false as const, retryAfterSeconds: 60 }), reset: async () => {} } },
+      login: {
+        failures: { admit: async () => ({ admitted: false as const, retryAfterSeconds: 60 }), reset: async () => {} },
+        writeLoginHint: async () => {},
+      },
       metrics: NO_METRICS,
     };
     const answer = checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, check, locked).catch((err) => ({ err, done }));
     await new Promise((r) => setTimeout(r, 20));
     finish();
     expect(await answer).toMatchObject({ err: { status: 429, code: 'too_many_requests' }, done: true });
+  });
+
+  it("a marker whose prefix is not the user's hash's gets it, success or not; a current one or no marker writes nothing", async () => {
+    const hashed = {
+      ...user(TENANT),
+      password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$iPOQ5f2O21FsjnBvo1AiFcDuSXciCnKUrXFO+yfgNoM',
+    };
+    const current = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA';
+    for (const [marker, right, writes] of [
+      [{ passwordPrefix: undefined }, true, 1],
+      [{ passwordPrefix: '$argon2id$v=19$m=19456,t=2,p=1$b2xkc2FsdG9sZHNhbHQ' }, false, 1],
+      [{ passwordPrefix: current }, true, 0],
+      [undefined, true, 0],
+    ] as const) {
+      const written: [string, string | undefined][] = [];
+      const recording = {
+        login: {
+          failures: { admit: async () => ({ admitted: true as const, user: hashed }), reset: async () => {} },
+          writeLoginHint: async (u: { id: string }, hash: string | undefined) => {
+            written.push([u.id, hash]);
+          },
+        },
+        metrics: NO_METRICS,
+      };
+      const answer = checkUserSecret(
+        { tenantId: TENANT, userId: hashed.id, ...(marker ? { marker } : {}) },
+        checkOf(async () => right),
+        recording,
+      );
+      if (right) expect((await answer).id).toBe(hashed.id);
+      else await expect(answer).rejects.toMatchObject({ code: 'invalid_grant' });
+      expect(written, JSON.stringify(marker)).toEqual(writes ? [[hashed.id, hashed.password_hash]] : []);
+    }
   });
 });

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../shared/runtime.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { userLoginWrites, userRehashWrite } from '../../shared/store/user-login-writes.ts';
-import { userLoginMarkers } from '../../shared/store/user-markers.ts';
+import { loginHintWrite, userLoginMarkers } from '../../shared/store/user-markers.ts';
 import { hashPassword, passwordHashPrefix } from '../../shared/users/password-hash.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putUser } from '../support/user-items.ts';
@@ -91,8 +91,42 @@ describe('user login writes', () => {
     expect((await stored(user.id))?.password_hash).toBe(c);
     expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(c)));
 
-    // No rehash: the prefix of the user's hash as the login saw it.
-    await record()({ userId: user.id, at, markersOf: { ...user, password_hash: other } });
-    expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(other)));
+    // No rehash: the login write leaves the markers alone (a stale one is the attempt's to fix: user-login.ts).
+    await record()({ userId: user.id, at, markersOf: user });
+    expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(c)));
+  });
+
+  it("loginHintWrite: only while the hash is still the user's and every marker still names the user; it never throws", async () => {
+    const write = loginHintWrite(table.db, table.tableName);
+    const n = randomUUID().slice(0, 8);
+    const [current, older] = await Promise.all(['pw three', 'pw four'].map((p) => hashPassword(p, WEAK)));
+    const user = await putUser(tableRuntime(), { username: `h_${n}`, password_hash: current });
+    const prefixes = async () => Promise.all(userLoginMarkers(user).map(async (key) => (await storedKey(key))?.password_prefix));
+    const before = await prefixes();
+
+    // A login that read the user before a password change: its hash is no longer the user's.
+    await write(user, older);
+    expect(await prefixes()).toEqual(before);
+
+    // The username now names another user: nothing is written, not even the email's marker
+    // (whose prefix is taken off first, so a write would show).
+    const [emailMarker, usernameMarker] = ['USER_EMAIL', 'USER_NAME'].map(
+      (kind) => userLoginMarkers(user).find((k) => String(k.PK).includes(kind))!,
+    );
+    await table.db.send(new UpdateCommand({ TableName: table.tableName, Key: emailMarker, UpdateExpression: 'REMOVE password_prefix' }));
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: usernameMarker,
+        UpdateExpression: 'SET target_id = :o',
+        ExpressionAttributeValues: { ':o': randomUUID() },
+      }),
+    );
+    await write(user, current);
+    expect((await storedKey(emailMarker!))?.password_prefix).toBeUndefined();
+    expect((await storedKey(usernameMarker!))?.password_prefix).toBe(before[1]);
+
+    // A failing call (no such table) is swallowed: the hint is not worth failing a stored change for.
+    await expect(loginHintWrite(table.db, 'no-such-table')(user, current)).resolves.toBeUndefined();
   });
 });

@@ -1,7 +1,6 @@
 import { oauthError } from '../../errors.ts';
 import type { ServiceMetrics } from '../../observability/service-metrics.ts';
 import type { UserRecord } from '../../records/user-record.ts';
-import type { Rehash } from '../../store/user-login-writes.ts';
 import { passwordHashPrefix } from '../../users/password-hash.ts';
 import type { LoginStores, OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
@@ -25,7 +24,7 @@ export interface SecretCheck {
    */
   start(subject: LoginSubject): StartedCheck;
   /** A fresh hash to store after a success (password-hash.ts `needsRehash`), if one is due. */
-  rehash?(user: UserRecord): Promise<Rehash | undefined>;
+  rehash?(user: UserRecord): Promise<{ oldHash: string; newHash: string } | undefined>;
 }
 
 export interface StartedCheck {
@@ -47,16 +46,6 @@ export interface LoginSubject {
 export async function findLoginSubject(tenantId: string, login: string, deps: Pick<OAuthDeps, 'findLogin'>): Promise<LoginSubject> {
   const found = await deps.findLogin(tenantId, login);
   return { tenantId, userId: found?.userId, marker: { passwordPrefix: found?.passwordPrefix } };
-}
-
-/**
- * The user, when its login markers are to get the prefix of the hash it has after this login
- * (user-markers.ts `loginHintWrite`): the marker read held another prefix (none yet, or a race
- * with a password change), or a rehash changes it. Only for a login found by its marker.
- */
-export function markersToRewrite(subject: LoginSubject, user: UserRecord, rehash: Rehash | undefined): UserRecord | undefined {
-  if (!subject.marker) return undefined;
-  return rehash || passwordHashPrefix(user.password_hash) !== subject.marker.passwordPrefix ? user : undefined;
 }
 
 /**
@@ -99,7 +88,7 @@ export async function logUserIn(
     ),
     (async () => {
       const rehash = await check.rehash?.(user);
-      await deps.login.recordLogin({ userId: user.id, at, rehash, markersOf: markersToRewrite(subject, user, rehash) });
+      await deps.login.recordLogin({ userId: user.id, at, rehash, markersOf: user });
     })(),
   ]);
   return tokens;
@@ -115,7 +104,7 @@ export async function logUserIn(
 export async function checkUserSecret(
   subject: LoginSubject,
   check: SecretCheck,
-  deps: { login: Pick<LoginStores, 'failures'>; metrics: ServiceMetrics },
+  deps: { login: Pick<LoginStores, 'failures' | 'writeLoginHint'>; metrics: ServiceMetrics },
 ): Promise<UserRecord> {
   const counted = deps.login.failures.admit(subject.userId);
   counted.catch(() => {}); // awaited below; handled now so the wait for the send is not an unhandled rejection
@@ -135,7 +124,10 @@ export async function checkUserSecret(
   // Login markers are per tenant, so the user is the tenant's; checked anyway: another tenant's
   // user is nobody here.
   const user = admission.user?.tenant_id === subject.tenantId ? admission.user : undefined;
-  const ok = await started.verify(user);
+  // The marker read held another prefix than the user's hash has (a marker from before prefixes,
+  // a lost hint write): it gets the right one, alongside the check, success or not.
+  const stale = subject.marker && user && passwordHashPrefix(user.password_hash) !== subject.marker.passwordPrefix;
+  const [ok] = await Promise.all([started.verify(user), stale ? deps.login.writeLoginHint(user, user.password_hash) : undefined]);
   if (!user || !ok || user.blocked) {
     deps.metrics.count('LoginsFailed', INVALID_CREDENTIALS);
     throw invalidCredentials();
