@@ -8,7 +8,7 @@ import { checkUserSecret, findLoginSubject, type LoginSubject, type SecretCheck 
 import type { UserRecord } from '../records/user-record.ts';
 import type { InteractionRecord } from '../store/interactions-repository.ts';
 import type { AuthMethod, SessionRecord } from '../store/sessions-repository.ts';
-import type { LoginRecord } from '../store/user-login-writes.ts';
+import type { Rehash } from '../store/user-login-writes.ts';
 import { isTotpCodeShape } from '../users/totp.ts';
 import type { BrowserDeps } from './browser-deps.ts';
 import { browserBinding, formToken, interactionGone, isFormToken, seeOther, withCookie } from './browser-responses.ts';
@@ -109,7 +109,7 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     if (rehash) await deps.storeRehash(user, rehash);
     return otpForm(interaction, user.id, binding.value, deps, { status: 200 });
   }
-  return completeLogin(req, interaction, user, ['pwd'], deps, { rehash: await check.rehash?.(user), markersOf: user });
+  return completeLogin(req, interaction, user, ['pwd'], deps, await check.rehash?.(user));
 }
 
 async function otpStep(
@@ -175,13 +175,13 @@ async function completeLogin(
   user: UserRecord,
   amr: AuthMethod[],
   deps: BrowserDeps,
-  written: Pick<LoginRecord, 'rehash' | 'markersOf'> = {},
+  rehash?: Rehash,
 ): Promise<HttpResponse> {
   const at = deps.now();
   const previous = readCookie(req.headers, SESSION_COOKIE);
   const [{ value, session }] = await Promise.all([
     deps.sessions.createSession({ userId: user.id, tenantId: user.tenant_id, authTime: Math.floor(at.getTime() / 1000), amr }),
-    deps.login.login.recordLogin({ userId: user.id, at, ...written }),
+    deps.login.login.recordLogin({ user, at, rehash }),
     // The browser's earlier session (another login, or a cookie planted before this one) ends.
     previous ? deps.sessions.endSession(previous) : undefined,
   ]);

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { UserRecord } from '../records/user-record.ts';
+import type { UserLoginKind, UserRecord } from '../records/user-record.ts';
 import { CLEAR_LOGIN_FAILURES } from './login-failures-repository.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
@@ -12,7 +12,8 @@ export interface Rehash {
 }
 
 export interface LoginRecord {
-  userId: string;
+  /** The user who logged in (its id; its identifiers name the login markers a rehash rewrites). */
+  user: Pick<UserRecord, 'id' | 'tenant_id' | UserLoginKind>;
   at: Date;
   /**
    * A fresh hash to store instead of `oldHash` (its parameters rose, password-hash.ts
@@ -20,8 +21,6 @@ export interface LoginRecord {
    * meanwhile is never overwritten by the old password's new hash.
    */
   rehash?: Rehash | undefined;
-  /** The user, whose login markers get a stored rehash's prefix (user-markers.ts). */
-  markersOf?: UserRecord | undefined;
 }
 
 /**
@@ -41,7 +40,7 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
     db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: keys.user(login.userId),
+        Key: keys.user(login.user.id),
         UpdateExpression: `SET last_login = :at, logins_count = if_not_exists(logins_count, :zero) + :one, version = if_not_exists(version, :zero) + :one${withRehash ? ', password_hash = :new' : ''} ${CLEAR_LOGIN_FAILURES}`,
         ConditionExpression: `attribute_exists(PK)${withRehash ? ' AND password_hash = :old' : ''}`,
         ExpressionAttributeValues: {
@@ -68,7 +67,8 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
       }
       return;
     }
-    if (login.rehash && login.markersOf) await writeLoginHint(login.markersOf, login.rehash.newHash);
+    // A new salt: the login markers get the new prefix (user-markers.ts).
+    if (login.rehash) await writeLoginHint(login.user, login.rehash.newHash);
   };
 }
 

@@ -9,6 +9,7 @@ import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { createTestTable, TEST_BUDGET_ENV, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
+import { tokenEvent } from '../support/refresh-container.ts';
 import { testConfig } from '../support/test-runtime.ts';
 
 /**
@@ -157,15 +158,7 @@ describe('Powertools Tracer in a Lambda-like process, traces sent to a local dae
       received.length = 0;
       const res = await runWithRuntime(traced, () =>
         tokenHandler(
-          restEvent({
-            method: 'POST',
-            resource: '/token',
-            headers: {
-              'Content-Type': 'application/x-www-form-urlencoded',
-              Authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
-            },
-            body: new URLSearchParams({ grant_type: 'client_credentials', audience: config.managementAudience }).toString(),
-          }),
+          tokenEvent({ id: clientId, secret }, { grant_type: 'client_credentials', audience: config.managementAudience }),
           lambdaContext,
         ),
       );

@@ -77,7 +77,7 @@ describe('login failures, counted on the user item (API.md §7.3)', () => {
     for (let i = 0; i < 10; i++) expect((await repo().admit(user)).admitted).toBe(true);
     expect((await repo().admit(user)).admitted).toBe(false);
     // A successful login's one write clears the count with the rest (user-login-writes.ts).
-    await userLoginWrites(table.db, table.tableName)({ userId: user, at: clock });
+    await userLoginWrites(table.db, table.tableName)({ user: { id: user, tenant_id: DEFAULT_TENANT_ID }, at: clock });
     expect(await stored(user)).toMatchObject({ last_login: clock.toISOString(), logins_count: 1, version: 4 });
     expect(await stored(user)).not.toHaveProperty('login_failures');
     expect((await repo().admit(user)).admitted).toBe(true);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import type { Runtime } from '../../shared/runtime.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { userLoginWrites, userRehashWrite } from '../../shared/store/user-login-writes.ts';
@@ -28,13 +29,13 @@ beforeAll(async () => {
 describe('user login writes', () => {
   it('records last_login and counts every login, parallel ones included; version is bumped', async () => {
     const user = await putUser(tableRuntime(), { password_hash: 'old' });
-    await Promise.all(Array.from({ length: 10 }, () => record()({ userId: user.id, at })));
+    await Promise.all(Array.from({ length: 10 }, () => record()({ user, at })));
     expect(await stored(user.id)).toMatchObject({ last_login: at.toISOString(), logins_count: 10, version: 11, password_hash: 'old' });
   });
 
   it('stores the new hash only in place of the hash that was checked', async () => {
     const user = await putUser(tableRuntime(), { password_hash: 'checked' });
-    await record()({ userId: user.id, at, rehash: { oldHash: 'checked', newHash: 'fresh' } });
+    await record()({ user, at, rehash: { oldHash: 'checked', newHash: 'fresh' } });
     expect(await stored(user.id)).toMatchObject({ password_hash: 'fresh', logins_count: 1 });
 
     // The password changed between the check and the write: the new password stays, the login counts.
@@ -46,14 +47,14 @@ describe('user login writes', () => {
         ExpressionAttributeValues: { ':p': 'changed' },
       }),
     );
-    await record()({ userId: user.id, at, rehash: { oldHash: 'fresh', newHash: 'rehash-of-old-password' } });
+    await record()({ user, at, rehash: { oldHash: 'fresh', newHash: 'rehash-of-old-password' } });
     expect(await stored(user.id)).toMatchObject({ password_hash: 'changed', logins_count: 2 });
   });
 
   it('a user deleted meanwhile is not brought back', async () => {
     const id = randomUUID();
-    await record()({ userId: id, at });
-    await record()({ userId: id, at, rehash: { oldHash: 'a', newHash: 'b' } });
+    await record()({ user: { id, tenant_id: DEFAULT_TENANT_ID }, at });
+    await record()({ user: { id, tenant_id: DEFAULT_TENANT_ID }, at, rehash: { oldHash: 'a', newHash: 'b' } });
     expect(await stored(id)).toBeUndefined();
   });
 
@@ -83,16 +84,16 @@ describe('user login writes', () => {
     await userRehashWrite(table.db, table.tableName)(user, { oldHash: a!, newHash: b! });
     expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(b)));
 
-    await record()({ userId: user.id, at, rehash: { oldHash: b!, newHash: c! }, markersOf: user });
+    await record()({ user, at, rehash: { oldHash: b!, newHash: c! } });
     expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(c)));
 
     // The hash changed meanwhile: the rehash loses, and so does its prefix.
-    await record()({ userId: user.id, at, rehash: { oldHash: a!, newHash: other! }, markersOf: user });
+    await record()({ user, at, rehash: { oldHash: a!, newHash: other! } });
     expect((await stored(user.id))?.password_hash).toBe(c);
     expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(c)));
 
     // No rehash: the login write leaves the markers alone (a stale one is the attempt's to fix: user-login.ts).
-    await record()({ userId: user.id, at, markersOf: user });
+    await record()({ user, at });
     expect(await prefixes()).toEqual(Array(3).fill(passwordHashPrefix(c)));
   });
 

@@ -14,22 +14,21 @@ export function refreshContainer(table: TestTable, config: Config, client: { id:
   const { db, commands } = recordingClient(table);
   const runtime = createRuntime(config, { db, ...(now ? { now } : {}) });
   const token = async (params: Record<string, string>) => {
-    const res = await runWithRuntime(runtime, () =>
-      tokenHandler(
-        restEvent({
-          method: 'POST',
-          resource: '/token',
-          headers: {
-            'Content-Type': 'application/x-www-form-urlencoded',
-            Authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
-          },
-          body: new URLSearchParams(params).toString(),
-        }),
-        lambdaContext,
-      ),
-    );
+    const res = await runWithRuntime(runtime, () => tokenHandler(tokenEvent(client, params), lambdaContext));
     return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, string> };
   };
   const refresh = (refresh_token: string) => token({ grant_type: 'refresh_token', refresh_token });
   return { commands, token, refresh, runtime };
 }
+
+/** A `POST /token` event as API Gateway passes it: form `params`, Basic authentication as `client`. */
+export const tokenEvent = (client: { id: string; secret: string }, params: Record<string, string>) =>
+  restEvent({
+    method: 'POST',
+    resource: '/token',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams(params).toString(),
+  });

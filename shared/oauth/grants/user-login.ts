@@ -88,7 +88,7 @@ export async function logUserIn(
     ),
     (async () => {
       const rehash = await check.rehash?.(user);
-      await deps.login.recordLogin({ userId: user.id, at, rehash, markersOf: user });
+      await deps.login.recordLogin({ user, at, rehash });
     })(),
   ]);
   return tokens;
