@@ -1,5 +1,5 @@
 /**
- * `npm run bench:password-ab -- --base=<commit> [--head=<commit>|worktree] [--samples=60] [--warmup=150] [--db-core=1]`: a
+ * `npm run bench:password-ab -- --base=<commit> [--head=<commit>|worktree] [--samples=60] [--warmup=1000] [--db-core=1]`: a
  * change's effect on the password grant's latency as a multiple of one argon2id hash, as section
  * 9 of `npm run bench` measures it (bench/sections/user-flows.ts `passwordLatency`), for two trees
  * side by side in one run. Each tree's bench/servers/ours.ts runs in its own process with its own
@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { LOAD_CORE, pinProcess, pinSelf, SERVER_CORE, spawnNode, stopChild, waitForReady } from './lib/proc.ts';
 import { median } from './lib/stats.ts';
 import { treeExports } from './lib/tree-export.ts';
-import { hashWorker, passwordGrant, prepareUserFixture, type UserFixture } from './sections/user-flows.ts';
+import { hashWorker, PASSWORD_WARMUP_GRANTS, passwordGrant, prepareUserFixture, type UserFixture } from './sections/user-flows.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -22,7 +22,7 @@ const base = arg('base');
 if (!base) throw new Error('--base=<commit> is required');
 const head = arg('head') ?? 'worktree';
 const samples = Number(arg('samples') ?? 60);
-const warmup = Number(arg('warmup') ?? 150);
+const warmup = Number(arg('warmup') ?? PASSWORD_WARMUP_GRANTS);
 /** `--db-core=1`: both DynamoDB Locals moved off the server core (a database on its own CPU, as DynamoDB is). */
 const dbCore = arg('db-core');
 
@@ -63,12 +63,9 @@ try {
   }
   const r2 = (x: number) => Math.round(x * 100) / 100;
   const load0 = loadavg().map(r2).join(' ');
-  // Warm-up (not counted): the JIT of both servers and both DynamoDB Locals (in `npm run bench`,
-  // section 9 runs after sections 1-8 have warmed them for minutes).
-  for (let i = 0; i < warmup; i++) {
-    await worker.hash(fixtures[0]!.password);
-    for (const f of fixtures) await passwordGrant(f, 'openid');
-  }
+  // Warm-up (not counted): the JIT of both servers and both DynamoDB Locals, as section 9 warms
+  // its own (docs/benchmarks.md "Password grant: the database's JIT").
+  for (let i = 0; i < warmup; i++) for (const f of fixtures) await passwordGrant(f, 'openid');
   const hashes: number[] = [];
   const grants: number[][] = [[], []];
   for (let s = 0; s < samples; s++) {

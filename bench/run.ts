@@ -45,7 +45,7 @@ import { benchLimits } from './sections/limits.ts';
 import { benchLists } from './sections/lists.ts';
 import { benchObservability, metricsLogBytes } from './sections/observability.ts';
 import { benchRbac } from './sections/rbac.ts';
-import { benchUserFlows, type UserFlowsResult, userFlowCosts } from './sections/user-flows.ts';
+import { benchUserFlows, PASSWORD_WARMUP_GRANTS, type UserFlowsResult, userFlowCosts } from './sections/user-flows.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'bench/results');
@@ -81,6 +81,7 @@ const opts = {
   sweepConnections: [1, 4, 16, 64],
   leakTokens: quick ? 20_000 : 100_000,
   passwordSamples: quick ? 10 : 40,
+  passwordWarmupGrants: quick ? 50 : PASSWORD_WARMUP_GRANTS,
   userFlowRequests: quick ? 50 : 200,
   rbacMembers: quick ? 2_000 : 10_000,
   rbacWarmRequests: quick ? 20 : 100,
@@ -345,6 +346,7 @@ try {
             : []),
         ],
         passwordSamples: opts.passwordSamples,
+        passwordWarmupGrants: opts.passwordWarmupGrants,
         // The peer's database joins the server core once the password latency is measured (proc.ts).
         afterPasswordLatency: () => {
           if (peerDynamoDb && canPin() && !pinProcess(peerDynamoDb.pid, SERVER_CORE))

@@ -9,9 +9,9 @@ interface ProcStat {
   ticks: number;
 }
 
-function readStat(pid: number): ProcStat | undefined {
+function readStat(pid: number, path = `/proc/${pid}/stat`): ProcStat | undefined {
   try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const s = readFileSync(path, 'utf8');
     // Field 2 (comm) may contain spaces and parentheses: split after the last ')'.
     const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
     const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
@@ -148,6 +148,30 @@ export function descendants(pid: number): number[] {
  */
 export function databaseProcesses(pid: number): number[] {
   return descendants(pid).filter((p) => p !== pid && readStat(p)?.comm !== 'esbuild');
+}
+
+/**
+ * CPU seconds of the given processes, in all and of their JIT compiler threads alone (HotSpot names
+ * them `C1 CompilerThre…` and `C2 CompilerThre…`). A JVM that has not yet compiled the paths a
+ * request takes spends more on compiling them than on the request itself: DynamoDB Local's C2
+ * took 16 ms per password grant over its first 100 grants, 1–2 ms after 1,000 (docs/benchmarks.md
+ * "Password grant: the database's JIT").
+ */
+export function jvmCpuSecondsOf(pids: readonly number[]): { all: number; compiler: number } {
+  let compiler = 0;
+  for (const pid of pids) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const t of tasks) {
+      const st = readStat(pid, `/proc/${pid}/task/${t}/stat`);
+      if (st && /^C\d CompilerThre/.test(st.comm)) compiler += st.ticks;
+    }
+  }
+  return { all: cpuSecondsOf(pids), compiler: compiler / TICKS_PER_SECOND };
 }
 
 /** CPU seconds of the given processes (each alone). */

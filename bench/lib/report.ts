@@ -598,6 +598,8 @@ function userFlows(u: BenchResults['users'], dynamodbPeer: BenchResults['meta'][
       '',
       `Ratio (grant median ÷ hash median, ${p.samples} interleaved samples): **${n(p.ratio, 2)}×** (target ≤ 1.3×).`,
       '',
+      `Warm-up: ${p.warmupGrants} password grants before the measure${p.dbMs ? `; during it our DynamoDB Local took ${n(p.dbMs.all, 2)} ms of CPU per sample (one hash, one grant), ${n(p.dbMs.compiler, 2)} ms of it in its JIT compiler threads (near 0 = a warm database; docs/benchmarks.md "Password grant: the database's JIT")` : ''}.`,
+      '',
     );
     if (p.dbOwnCore)
       out.push(

@@ -17,7 +17,7 @@ import { hashPassword } from '../../shared/users/password-hash.ts';
 import { canPin, LOAD_CORE, pinProcess, pinSelf, SERVER_CORE } from '../lib/proc.ts';
 import { median } from '../lib/stats.ts';
 import { treeExports } from '../lib/tree-export.ts';
-import { PASSWORD, passwordGrant, prepareUserFixture } from '../sections/user-flows.ts';
+import { PASSWORD, PASSWORD_WARMUP_GRANTS, passwordGrant, prepareUserFixture } from '../sections/user-flows.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -76,7 +76,7 @@ try {
     const grant = () => passwordGrant(f, 'openid');
     sides.push({ name: t.name, stack, grant });
   }
-  for (let i = 0; i < 100; i++) for (const s of sides) await s.grant();
+  for (let i = 0; i < PASSWORD_WARMUP_GRANTS; i++) for (const s of sides) await s.grant();
   const hashes: number[] = [];
   const grants: number[][] = sides.map(() => []);
   for (let k = 0; k < samples; k++) {

@@ -1,5 +1,5 @@
 /**
- * `taskset -c 0 node --import tsx bench/probes/password-timeline.ts [warm-up=150]`: when each step
+ * `taskset -c 0 node --import tsx bench/probes/password-timeline.ts [warm-up=1000]`: when each step
  * of one password grant starts and ends, in ms from the request's start (medians of 30 grants,
  * 20 ms apart): every DynamoDB call (`Get>`/`Get<`, `Update>`...), the argon2id hash (`hash>`,
  * `hash<`) and the token signatures (`sign>`). The local stack of `npm start` runs in this
@@ -34,10 +34,10 @@ Object.assign(crypto, {
 syncBuiltinESMExports();
 
 const { startLocalStack } = await import('../../infra/local/local-stack.ts');
-const { passwordGrant, prepareUserFixture } = await import('../sections/user-flows.ts');
+const { PASSWORD_WARMUP_GRANTS, passwordGrant, prepareUserFixture } = await import('../sections/user-flows.ts');
 const { median } = await import('../lib/stats.ts');
 
-const warmUp = Number(process.argv[2] ?? 150);
+const warmUp = Number(process.argv[2] ?? PASSWORD_WARMUP_GRANTS);
 const admin = { clientId: randomUUID(), clientSecret: randomBytes(32).toString('base64url') };
 const stack = await startLocalStack({
   port: 0,

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { basicAuth, FORM } from '../lib/api-event.ts';
-import { databaseProcesses, settleCore } from '../lib/cpu.ts';
+import { databaseProcesses, jvmCpuSecondsOf, settleCore } from '../lib/cpu.ts';
 import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
 import { fetchToken } from '../lib/fixture.ts';
 import type { Chain, LoadTarget, SideProcesses } from '../lib/load.ts';
@@ -34,12 +34,19 @@ export interface UserFixture {
 
 export interface PasswordLatency {
   samples: number;
+  /** Password grants before the measure, not measured (PASSWORD_WARMUP_GRANTS in a full run). */
+  warmupGrants: number;
   /** One `hashPassword` (the service's argon2id parameters) in a process on the server core. */
   hashMs: { median: number; p90: number };
   /** A password grant that succeeds, over HTTP, one at a time, interleaved with the hashes. */
   grantMs: { median: number; p90: number };
   /** grant median ÷ hash median (target ≤ 1.3×). */
   ratio: number;
+  /**
+   * Our DynamoDB Local's CPU per sample (one hash and one grant) during the measure, in all and of
+   * its JIT compiler threads: the compiler's share says whether the database was warm.
+   */
+  dbMs?: { all: number; compiler: number };
   /** Informational, not judged: the same measure with our DynamoDB Local moved to the load core. */
   dbOwnCore?: { hashMs: { median: number; p90: number }; grantMs: { median: number; p90: number }; ratio: number };
 }
@@ -91,6 +98,14 @@ export interface TheirUserSide {
 }
 
 export const PASSWORD = 'bench-Password-7-Lighthouse-Quartz';
+
+/**
+ * Unmeasured password grants before the password latency (about a minute here): on a JVM that
+ * served 1,000 grants, the DynamoDB Local compiler's CPU per grant fell from 16 ms (first 100) to
+ * 1–2 ms, and grant ÷ hash from 1.50× to about 1.22× (docs/benchmarks.md "Password grant: the
+ * database's JIT"). bench:password-ab uses it too.
+ */
+export const PASSWORD_WARMUP_GRANTS = 1000;
 const REFRESH_SCOPE = 'openid offline_access';
 
 /**
@@ -168,38 +183,51 @@ export async function hashWorker(): Promise<{ hash: (password: string) => Promis
 }
 
 /** Password grant latency ÷ one hash: one of each per sample, interleaved, so a change of load shifts both alike. */
-async function passwordLatency(f: UserFixture, samples: number, serverPid: number | undefined): Promise<PasswordLatency | string> {
+async function passwordLatency(
+  f: UserFixture,
+  o: { samples: number; warmupGrants: number },
+  serverPid: number | undefined,
+): Promise<PasswordLatency | string> {
   const worker = await hashWorker();
   if (!worker) return 'shared/users/password-hash.ts (branch login) is not in this tree';
   try {
-    // The servers of a run that starts with this section may still be compiling on the server core.
+    await worker.hash(PASSWORD);
+    // Warm means our DynamoDB Local too: until its JIT has compiled the paths a login takes, its
+    // compiler threads spend more of the server core per grant than the calls themselves
+    // (docs/benchmarks.md "Password grant: the database's JIT"). Then the core settles: the servers
+    // of a run that starts with this section may still be compiling too.
+    for (let i = 0; i < o.warmupGrants; i++) await passwordGrant(f, 'openid');
     await settleCore(SERVER_CORE);
-    for (let i = 0; i < 3; i++) {
-      await worker.hash(PASSWORD);
-      await passwordGrant(f, 'openid');
-    }
+    const db = serverPid ? databaseProcesses(serverPid) : [];
     const stat = (xs: number[]) => ({ median: round(median(xs)), p90: round(percentile(xs, 90)) });
     const measure = async () => {
       const hashes: number[] = [];
       const grants: number[] = [];
-      for (let i = 0; i < samples; i++) {
+      const before = jvmCpuSecondsOf(db);
+      for (let i = 0; i < o.samples; i++) {
         hashes.push(await worker.hash(PASSWORD));
         const t = performance.now();
         await passwordGrant(f, 'openid');
         grants.push(performance.now() - t);
       }
-      return { hashMs: stat(hashes), grantMs: stat(grants), ratio: round(median(grants) / median(hashes)) };
+      const after = jvmCpuSecondsOf(db);
+      const perSample = (s: number) => round((s * 1000) / o.samples);
+      return {
+        hashMs: stat(hashes),
+        grantMs: stat(grants),
+        ratio: round(median(grants) / median(hashes)),
+        ...(db.length ? { dbMs: { all: perSample(after.all - before.all), compiler: perSample(after.compiler - before.compiler) } } : {}),
+      };
     };
-    const judged = { samples, ...(await measure()) };
+    const judged = { samples: o.samples, warmupGrants: o.warmupGrants, ...(await measure()) };
     // Informational: the same with our DynamoDB Local on the load core (idle between these
     // one-at-a-time requests), a database with a CPU of its own as DynamoDB is. On the server core
     // each call is CPU taken from our core, so work that overlaps a call cannot gain there
     // (docs/benchmarks.md "Password grant: three stages").
-    const db = serverPid && canPin() ? databaseProcesses(serverPid) : [];
-    if (!db.length || !db.every((pid) => pinProcess(pid, LOAD_CORE))) return judged;
+    if (!db.length || !canPin() || !db.every((pid) => pinProcess(pid, LOAD_CORE))) return judged;
     // The comparisons that follow count our DynamoDB Local on the server core: it must be back there.
     const back = () => db.every((pid) => pinProcess(pid, SERVER_CORE));
-    const dbOwnCore = await measure().catch((err: unknown) => {
+    const { dbMs: _elsewhere, ...dbOwnCore } = await measure().catch((err: unknown) => {
       back();
       throw err;
     });
@@ -235,6 +263,8 @@ export async function benchUserFlows(o: {
   ours: OurUserSide;
   theirs: TheirUserSide[];
   passwordSamples: number;
+  /** Unmeasured password grants before the latency is measured (PASSWORD_WARMUP_GRANTS in a full run). */
+  passwordWarmupGrants: number;
   /** Runs once the password latency is measured, before the side-by-side comparisons. */
   afterPasswordLatency?: () => void;
   compare: SideBySideOptions & { passes: number };
@@ -251,7 +281,7 @@ export async function benchUserFlows(o: {
   }
   o.log(`users: client ${f.clientId}, user ${f.username}`);
 
-  const pw = await passwordLatency(f, o.passwordSamples, o.ours.procs.pid);
+  const pw = await passwordLatency(f, { samples: o.passwordSamples, warmupGrants: o.passwordWarmupGrants }, o.ours.procs.pid);
   if (typeof pw === 'string') out.missing.push(`password grant ÷ argon2id: ${pw}`);
   else {
     out.password = pw;
