@@ -574,9 +574,9 @@ function rbac(r: BenchResults['rbac']): string[] {
 }
 
 /** What our DynamoDB Local spent during a password measure, and its JIT compiler's part: how warm it was. */
-const dbCpu = (db: { all: number; compiler: number } | undefined) =>
+const dbCpu = (db: { all: number; compiler: number } | undefined, explain = false) =>
   db
-    ? `; during it our DynamoDB Local took ${n(db.all, 2)} ms of CPU per sample (one hash, one grant), ${n(db.compiler, 2)} ms of it in its JIT compiler threads (near 0 = a warm database; docs/benchmarks.md "Password grant: the database's JIT")`
+    ? `; during it our DynamoDB Local took ${n(db.all, 2)} ms of CPU per sample (one hash, one grant), ${n(db.compiler, 2)} ms of it in its JIT compiler threads${explain ? ` (near 0 = a warm database; docs/benchmarks.md "Password grant: the database's JIT")` : ''}`
     : '';
 
 /** Section 9: the user flows of issue 11; a part not measured says why, never a number. */
@@ -604,7 +604,7 @@ function userFlows(u: BenchResults['users'], dynamodbPeer: BenchResults['meta'][
       '',
       `Ratio (grant median ÷ hash median, ${p.samples} interleaved samples): **${n(p.ratio, 2)}×** (target ≤ 1.3×).`,
       '',
-      `Warm-up: ${p.warmupGrants} password grants before the measure${dbCpu(p.dbMs)}.`,
+      `Warm-up: ${p.warmupGrants} password grants before the measure${dbCpu(p.dbMs, true)}.`,
       '',
     );
     if (p.cold)

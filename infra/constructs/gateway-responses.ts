@@ -1,4 +1,5 @@
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import { errorBody } from '../../shared/http/render-error.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 
 interface GatewayError {
@@ -11,8 +12,8 @@ interface GatewayError {
 }
 
 /**
- * Errors API Gateway answers itself, before any function runs, rendered in the service's one error
- * shape `{code, message}` (API.md §2) instead of `{"message": "..."}`. Codes are the service's own
+ * Errors API Gateway answers itself, before any function runs, rendered in the service's error
+ * shape (API.md §2, `gatewayErrorBody`) instead of `{"message": "..."}`. Codes are the service's own
  * (shared/errors.ts) so a client handles a gateway 429 and an application 429 alike.
  */
 export const GATEWAY_ERRORS: readonly GatewayError[] = [
@@ -55,10 +56,15 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
   { type: apigw.ResponseType.DEFAULT_5XX, code: 'internal_error', message: 'Internal error.' },
 ];
 
-/** The JSON body of one gateway error; `docsUrl` adds the same pointer the error renderer adds. */
+/**
+ * The JSON body of one gateway or WAF error, as the error renderer writes it. API.md §2 wants
+ * `error` and `error_description` on the OAuth endpoints, and a gateway response is one static
+ * template per API (not per route, and not VTL: no condition on the path), so every route's gets
+ * them: `{code, message, error, error_description}`, which is also `{code, message}` plus two
+ * members elsewhere (docs/openapi.md).
+ */
 export function gatewayErrorBody(e: Pick<GatewayError, 'code' | 'message'>, docsUrl?: string): string {
-  const message = docsUrl ? `${e.message} See ${docsUrl}/errors#${e.code}` : e.message;
-  return JSON.stringify({ code: e.code, message });
+  return JSON.stringify(errorBody(e.code, e.message, docsUrl, true));
 }
 
 /**

@@ -18,6 +18,7 @@ import type { HttpResponse } from '../../shared/http/response.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { FUNCTION_TIMEOUTS, routeGroup } from '../../shared/routes/function-groups.ts';
 import { matchRoute } from '../../shared/routes/match-route.ts';
+import { OAUTH_ERROR_PATHS } from '../../shared/routes/oauth-routes.ts';
 import type { Route, Throttle } from '../../shared/routes/route.ts';
 import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { lambdaContext, proxyEvent } from './proxy-event.ts';
@@ -66,7 +67,8 @@ type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<
  * handler module Lambda runs. Unknown path → 404, known path with another method → 405 + Allow,
  * both in the error body shape, as the API's fallback function answers in AWS. Every answer of its
  * own (404, 405, 413, 429, 431, 400 for what is not HTTP) has the pipeline's security headers and
- * the `{code, message}` body, and never echoes the request (API.md §8 "Errors").
+ * the `{code, message}` body (API Gateway's own 413 and 429 on an OAuth endpoint also `error` and
+ * `error_description`), and never echoes the request (API.md §8 "Errors").
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const handlers = new Map<string, Promise<LambdaHandler>>();
@@ -100,17 +102,22 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   };
 
   const fail = (e: AppError) => withSecurityHeaders(renderError(e, options.docsUrl, false));
+  // What API Gateway answers itself (its throttle, its body limit) on an OAuth endpoint carries
+  // `error` and `error_description` too (API.md §2). API Gateway's gateway responses, one per API,
+  // carry them on every route (infra/constructs/gateway-responses.ts `gatewayErrorBody`); here the
+  // route is known, so the other routes keep `{code, message}`.
+  const gatewayFail = (e: AppError, path: string) => withSecurityHeaders(renderError(e, options.docsUrl, OAUTH_ERROR_PATHS.has(path)));
 
   const answer = async (req: IncomingMessage, body: Buffer | undefined): Promise<HttpResponse> => {
     const url = requestTarget(req.url);
     const method = (req.method ?? 'GET').toUpperCase();
-    if (!body) return fail(payloadTooLarge(GATEWAY_MAX_BODY));
-    if (!url) return fail(notFound());
+    if (!url) return body ? fail(notFound()) : fail(payloadTooLarge(GATEWAY_MAX_BODY));
+    if (!body) return gatewayFail(payloadTooLarge(GATEWAY_MAX_BODY), url.pathname);
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'not_found') return fail(notFound());
     if (match.kind === 'method_not_allowed') return fail(methodNotAllowed(match.allow));
     const route = stateOf(match.route);
-    if (!route.bucket.take()) return fail(tooManyRequests());
+    if (!route.bucket.take()) return gatewayFail(tooManyRequests(), match.route.path);
     const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);
     // Loaded once per module; from then on called without waiting for the import's promise.
     const handler = (route.handler ??= await loadHandler(match.route.handler));

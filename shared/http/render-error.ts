@@ -30,15 +30,23 @@ export function toAppError(err: unknown): AppError {
   return internalError({ cause: err });
 }
 
-/** Renders `{code, message}` (plus RFC 6749 `error`/`error_description` on OAuth endpoints). */
-export function renderError(err: AppError, docsUrl: string | undefined, oauthEndpoint: boolean): HttpResponse {
-  const message = err.expose ? err.message : 'Internal error.';
-  const full = docsUrl ? `${message} See ${docsUrl}/errors#${err.code}` : message;
-  const body: Record<string, string> = { code: err.code, message: full };
-  if (oauthEndpoint || err.oauth) {
-    body.error = err.code;
+/**
+ * The error body of API.md §2: `{code, message}`, `message` pointing at the docs when a docs URL is
+ * configured; with `oauth`, also RFC 6749 §5.2's `error` and `error_description` (the same values,
+ * without the pointer).
+ */
+export function errorBody(code: string, message: string, docsUrl: string | undefined, oauth: boolean): Record<string, string> {
+  const body: Record<string, string> = { code, message: docsUrl ? `${message} See ${docsUrl}/errors#${code}` : message };
+  if (oauth) {
+    body.error = code;
     body.error_description = message;
   }
+  return body;
+}
+
+/** Renders `{code, message}` (plus RFC 6749 `error`/`error_description` on OAuth endpoints). */
+export function renderError(err: AppError, docsUrl: string | undefined, oauthEndpoint: boolean): HttpResponse {
+  const body = errorBody(err.code, err.expose ? err.message : 'Internal error.', docsUrl, oauthEndpoint || err.oauth);
   const headers: Record<string, string> = { ...err.headers };
   if (oauthEndpoint) {
     // RFC 6749 §5.1: token responses, errors included, are not cached.

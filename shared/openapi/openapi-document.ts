@@ -299,9 +299,10 @@ const retryAfter = { 'Retry-After': { description: 'Seconds to wait.', schema: {
 /**
  * Answers that API Gateway (infra/constructs/gateway-responses.ts: its throttle, 413, 504, a
  * crashed function's 502) and the WAF (infra/constructs/edge-protection.ts: 403, 429) may give on
- * any route before a function runs: `{code, message}` only. So on the OAuth endpoints too they are
- * documented with `Error` (which the service's own OAuth errors, with `error` and
- * `error_description`, also satisfy), and on hosted pages as JSON beside the page's own HTML.
+ * any route before a function runs: one body for every route, `{code, message}` with RFC 6749's
+ * `error` and `error_description` beside them (the OAuth endpoints need those). They are documented
+ * with `Error`, which that body satisfies on every route, and on hosted pages as JSON beside the
+ * page's own HTML.
  */
 const EDGE_ANSWERS: readonly string[] = ['Forbidden', 'TooManyRequests', 'Error'];
 

@@ -89,3 +89,19 @@ export const OAUTH_ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/device/resume', handler: 'functions/pages/device-resume', auth: none, access: WRITE_DECRYPT },
 ];
+
+/**
+ * The OAuth endpoints of API.md §2, whose errors also carry RFC 6749 §5.2's `error` and
+ * `error_description`: their handlers say so (`oauth: true`), and the local server's own throttle
+ * and body-limit answers on these paths say it too, as API Gateway's gateway responses do
+ * (infra/constructs/gateway-responses.ts). test/local/local-server-answers.test.ts checks this set
+ * against the handlers.
+ */
+export const OAUTH_ERROR_PATHS: ReadonlySet<string> = new Set([
+  '/token',
+  '/tokeninfo',
+  '/introspect',
+  '/revoke',
+  '/userinfo',
+  '/device_code',
+]);

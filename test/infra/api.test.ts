@@ -106,13 +106,17 @@ describe('functions', () => {
   });
 });
 
-describe('gateway responses (API.md §2: gateway errors in the {code, message} shape)', () => {
+describe('gateway responses (API.md §2: gateway errors in the error shape, OAuth members included)', () => {
   it.each(GATEWAY_ERRORS.map((e) => [e.type.responseType, e] as const))('%s', (type, e) => {
     const [response] = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } }));
     expect(response).toBeDefined();
     const body = JSON.parse(response!.Properties.ResponseTemplates['application/json']);
-    expect(Object.keys(body)).toEqual(['code', 'message']);
+    // One template per API for every route (no VTL in gateway responses), so the OAuth endpoints'
+    // RFC 6749 members are on every route's: the same values.
+    expect(Object.keys(body)).toEqual(['code', 'message', 'error', 'error_description']);
     expect(body.code).toBe(e.code);
+    expect(body.error).toBe(e.code);
+    expect(body.error_description).toBe(e.message);
     expect(response!.Properties.StatusCode).toBe(e.status);
     // API.md §8: gateway answers carry the same security headers as the functions' answers.
     expect(response!.Properties.ResponseParameters['gatewayresponse.header.X-Content-Type-Options']).toBe("'nosniff'");

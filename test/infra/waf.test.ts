@@ -79,17 +79,22 @@ describe('WAF web ACL per stage (issue 15 item 6; docs/deploy.md "WAF")', () => 
   describe('a blocked client gets the service error shape (API.md §2), not WAF’s bare 403', () => {
     const bodies = () => acl().CustomResponseBodies as Json;
 
-    it('the two bodies: JSON {code, message} with the codes of the service’s own 429 and 403', () => {
+    it('the two bodies: JSON {code, message, error, error_description} with the codes of the service’s own 429 and 403', () => {
       expect(Object.keys(bodies()).sort()).toEqual(['Forbidden', 'TooManyRequests']);
       expect(bodies().TooManyRequests.ContentType).toBe('APPLICATION_JSON');
       expect(bodies().Forbidden.ContentType).toBe('APPLICATION_JSON');
+      // One body for every route, so RFC 6749's members too: the OAuth endpoints need them (API.md §2).
       expect(JSON.parse(bodies().TooManyRequests.Content)).toEqual({
         code: 'too_many_requests',
         message: 'Too many requests from this address; retry later.',
+        error: 'too_many_requests',
+        error_description: 'Too many requests from this address; retry later.',
       });
       expect(JSON.parse(bodies().Forbidden.Content)).toEqual({
         code: 'forbidden',
         message: 'The request was refused by the web application firewall.',
+        error: 'forbidden',
+        error_description: 'The request was refused by the web application firewall.',
       });
     });
 
@@ -158,6 +163,8 @@ describe('WAF web ACL per stage (issue 15 item 6; docs/deploy.md "WAF")', () => 
         'Too many requests from this address; retry later. See https://docs.example.com/errors#too_many_requests',
       );
       expect(JSON.parse(b.Forbidden.Content).code).toBe('forbidden');
+      // error_description is the message alone, as the service's own OAuth errors have it.
+      expect(JSON.parse(b.TooManyRequests.Content).error_description).toBe('Too many requests from this address; retry later.');
     });
   });
 

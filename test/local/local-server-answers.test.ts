@@ -1,6 +1,9 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRouteSpecs } from '../../infra/openapi/route-specs.ts';
+import { OAUTH_ERROR_PATHS } from '../../shared/routes/oauth-routes.ts';
+import { ROUTES } from '../../shared/routes/route-table.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 
 /**
@@ -115,6 +118,25 @@ describe("the local server's own answers: security headers, error body, nothing 
     expectErrorShape(r!, 429, 'too_many_requests');
     expect(r!.headers['retry-after']).toBe('1');
   });
+
+  it('429 on an OAuth endpoint also carries error and error_description (API.md §2), as API Gateway answers there', async () => {
+    let r: Raw | undefined;
+    for (let i = 0; i < 4; i++) r = await raw('POST', '/revoke', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(r!.status).toBe(429);
+    expect(r!.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', ...security, 'retry-after': '1' });
+    expect(JSON.parse(r!.text)).toEqual({
+      code: 'too_many_requests',
+      message: expect.any(String),
+      error: 'too_many_requests',
+      error_description: JSON.parse(r!.text).message,
+    });
+  });
+
+  it('knows the OAuth endpoints as their handlers do: OAUTH_ERROR_PATHS are the routes whose handlers answer OAuth errors', async () => {
+    const specOf = await loadRouteSpecs();
+    const oauthPaths = new Set(ROUTES.filter((route) => specOf(route)?.oauth).map((route) => route.path));
+    expect([...oauthPaths].sort()).toEqual([...OAUTH_ERROR_PATHS].sort());
+  }, 60_000);
 
   it("431 (headers beyond the parser's limit) has the JSON body and the headers, not a bare status line", async () => {
     const r = parseRaw(
