@@ -87,7 +87,7 @@ export interface LoadResult {
 }
 
 /** The side's database processes: below the server (DynamoDB Local) and beside it (redis-server, and its children). */
-function dbPidsOf(p: SideProcesses): number[] {
+export function dbPidsOf(p: SideProcesses): number[] {
   if (!p.pid) return [];
   return [...databaseProcesses(p.pid), ...(p.dbPids ?? []).flatMap((d) => descendants(d))];
 }
