@@ -11,6 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { settleCore } from './lib/cpu.ts';
 import { LOAD_CORE, pinProcess, pinSelf, SERVER_CORE, spawnNode, stopChild, waitForReady } from './lib/proc.ts';
 import { median } from './lib/stats.ts';
 import { treeExports } from './lib/tree-export.ts';
@@ -66,6 +67,7 @@ try {
   // Warm-up (not counted): the JIT of both servers and both DynamoDB Locals, as section 9 warms
   // its own (docs/benchmarks.md "Password grant: the database's JIT").
   for (let i = 0; i < warmup; i++) for (const f of fixtures) await passwordGrant(f, 'openid');
+  await settleCore(SERVER_CORE);
   const hashes: number[] = [];
   const grants: number[][] = [[], []];
   for (let s = 0; s < samples; s++) {

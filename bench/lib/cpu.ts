@@ -153,9 +153,12 @@ export function databaseProcesses(pid: number): number[] {
 /**
  * CPU seconds of the given processes, in all and of their JIT compiler threads alone (HotSpot names
  * them `C1 CompilerThre…` and `C2 CompilerThre…`). A JVM that has not yet compiled the paths a
- * request takes spends more on compiling them than on the request itself: DynamoDB Local's C2
- * took 16 ms per password grant over its first 100 grants, 1–2 ms after 1,000 (docs/benchmarks.md
- * "Password grant: the database's JIT").
+ * request takes spends more on compiling them than on the request itself: DynamoDB Local's
+ * compilers took 16.5 ms per password grant over its first 100 grants, about 3 ms around 1,000 and
+ * about 2 ms around 2,000 (docs/benchmarks.md "Password grant: the database's JIT"). Only threads
+ * alive at the reading count: JDK 17 may end an idle compiler thread beyond the first of each
+ * kind (UseDynamicNumberOfCompilerThreads), and its ticks would drop out of a difference; with
+ * two CPUs, as here, the JVM runs one of each and never ends them.
  */
 export function jvmCpuSecondsOf(pids: readonly number[]): { all: number; compiler: number } {
   let compiler = 0;

@@ -576,7 +576,7 @@ function rbac(r: BenchResults['rbac']): string[] {
 /** What our DynamoDB Local spent during a password measure, and its JIT compiler's part: how warm it was. */
 const dbCpu = (db: { all: number; compiler: number } | undefined, explain = false) =>
   db
-    ? `; during it our DynamoDB Local took ${n(db.all, 2)} ms of CPU per sample (one hash, one grant), ${n(db.compiler, 2)} ms of it in its JIT compiler threads${explain ? ` (near 0 = a warm database; docs/benchmarks.md "Password grant: the database's JIT")` : ''}`
+    ? `; during the measure our DynamoDB Local took ${n(db.all, 2)} ms of CPU per sample (one hash, one grant), ${n(db.compiler, 2)} ms of it in its JIT compiler threads${explain ? ` (near 0 = a warm database; read in 10 ms ticks, so 40 samples resolve 0.25 ms; docs/benchmarks.md "Password grant: the database's JIT")` : ''}`
     : '';
 
 /** Section 9: the user flows of issue 11; a part not measured says why, never a number. */
