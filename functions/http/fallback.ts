@@ -5,6 +5,7 @@ import { renderError } from '../../shared/http/render-error.ts';
 import type { HttpResponse } from '../../shared/http/response.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { matchRoute } from '../../shared/routes/match-route.ts';
+import { OAUTH_ERROR_PATHS } from '../../shared/routes/oauth-routes.ts';
 
 /**
  * The API's catch-all (infra/constructs/route-api.ts). API Gateway sends here every method a route
@@ -21,7 +22,8 @@ export function fallback(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path'
   // `route` can only mean API Gateway and the route table disagree (an encoded `/` in a
   // parameter, a stale deployment): nothing here can serve it, so it is not found.
   const error = match.kind === 'method_not_allowed' ? methodNotAllowed(match.allow) : notFound();
-  return withSecurityHeaders(renderError(error, docsUrl, false));
+  // On an OAuth endpoint (API.md §2) with RFC 6749's `error` and `error_description` too.
+  return withSecurityHeaders(renderError(error, docsUrl, OAUTH_ERROR_PATHS.has(event.path)));
 }
 
 let config: Config | undefined;

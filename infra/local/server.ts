@@ -102,10 +102,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   };
 
   const fail = (e: AppError) => withSecurityHeaders(renderError(e, options.docsUrl, false));
-  // What API Gateway answers itself (its throttle, its body limit) on an OAuth endpoint carries
-  // `error` and `error_description` too (API.md §2). API Gateway's gateway responses, one per API,
-  // carry them on every route (infra/constructs/gateway-responses.ts `gatewayErrorBody`); here the
-  // route is known, so the other routes keep `{code, message}`.
+  // What API Gateway answers itself (its throttle, its body limit) and the fallback function's 405
+  // carry `error` and `error_description` too on an OAuth endpoint (API.md §2). API Gateway's
+  // gateway responses, one per API, carry them on every route (infra/constructs/gateway-responses.ts
+  // `gatewayErrorBody`); here the route is known, so the other routes keep `{code, message}`.
   const gatewayFail = (e: AppError, path: string) => withSecurityHeaders(renderError(e, options.docsUrl, OAUTH_ERROR_PATHS.has(path)));
 
   const answer = async (req: IncomingMessage, body: Buffer | undefined): Promise<HttpResponse> => {
@@ -115,7 +115,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     if (!body) return gatewayFail(payloadTooLarge(GATEWAY_MAX_BODY), url.pathname);
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'not_found') return fail(notFound());
-    if (match.kind === 'method_not_allowed') return fail(methodNotAllowed(match.allow));
+    if (match.kind === 'method_not_allowed') return gatewayFail(methodNotAllowed(match.allow), url.pathname);
     const route = stateOf(match.route);
     if (!route.bucket.take()) return gatewayFail(tooManyRequests(), match.route.path);
     const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);
@@ -233,12 +233,14 @@ function rawResponse(r: HttpResponse): string {
  */
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > GATEWAY_MAX_BODY) {
-        req.destroy();
+        // Answered (413) at once; the rest of the body is read and dropped. Destroying the request
+        // here would close the socket before the answer, and the client would see a reset.
+        chunks = [];
         resolveBody(undefined);
         return;
       }

@@ -92,10 +92,10 @@ export const OAUTH_ROUTES: readonly Route[] = [
 
 /**
  * The OAuth endpoints of API.md §2, whose errors also carry RFC 6749 §5.2's `error` and
- * `error_description`: their handlers say so (`oauth: true`), and the local server's own throttle
- * and body-limit answers on these paths say it too, as API Gateway's gateway responses do
- * (infra/constructs/gateway-responses.ts). test/local/local-server-answers.test.ts checks this set
- * against the handlers.
+ * `error_description`: their handlers say so (`oauth: true`); the fallback function's 405 and the
+ * local server's own 405, 413 and 429 on these paths say it too, as API Gateway's gateway
+ * responses do (infra/constructs/gateway-responses.ts). test/local/local-server-answers.test.ts
+ * checks this set against the handlers.
  */
 export const OAUTH_ERROR_PATHS: ReadonlySet<string> = new Set([
   '/token',

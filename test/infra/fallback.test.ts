@@ -14,11 +14,18 @@ describe('functions/http/fallback.ts: what API Gateway routes to no endpoint (AP
     expect(r.headers.Allow).toBeUndefined();
   });
 
-  it('GET on a POST-only path → 405 method_not_allowed with Allow: POST', () => {
+  it('GET on a POST-only path → 405 method_not_allowed with Allow: POST; on an OAuth endpoint with RFC 6749 members (API.md §2)', () => {
     const r = fallback(event('GET', '/token'), undefined);
     expect(r.statusCode).toBe(405);
-    expect(body(r).code).toBe('method_not_allowed');
+    expect(body(r)).toEqual({
+      code: 'method_not_allowed',
+      message: expect.any(String),
+      error: 'method_not_allowed',
+      error_description: body(r).message,
+    });
     expect(r.headers.Allow).toBe('POST');
+    // Not on the other routes: discovery is no OAuth endpoint of API.md §2.
+    expect(Object.keys(body(fallback(event('POST', '/.well-known/jwks.json'), undefined)))).toEqual(['code', 'message']);
   });
 
   it('405 on a parameterised path lists every method of that path', () => {

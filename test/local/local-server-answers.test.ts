@@ -107,9 +107,39 @@ describe("the local server's own answers: security headers, error body, nothing 
   });
 
   it('405 carries Allow, the headers and the body', async () => {
-    const r = await raw('DELETE', '/token');
+    const r = await raw('DELETE', '/identity/v1/clients');
     expectErrorShape(r, 405, 'method_not_allowed');
-    expect(r.headers.allow).toBe('POST');
+    expect(r.headers.allow).toBe('GET, POST');
+  });
+
+  it('405 on an OAuth endpoint also carries error and error_description, as the fallback function answers there', async () => {
+    const r = await raw('DELETE', '/token');
+    expect(r.status).toBe(405);
+    expect(r.headers).toMatchObject({ ...security, allow: 'POST' });
+    expect(JSON.parse(r.text)).toEqual({
+      code: 'method_not_allowed',
+      message: expect.any(String),
+      error: 'method_not_allowed',
+      error_description: JSON.parse(r.text).message,
+    });
+  });
+
+  it("413 beyond API Gateway's 10 MB reaches the client, in the error shape (on an OAuth endpoint with its members)", async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024 + 1, 'a');
+    const oauth = await fetch(`${svc.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: big,
+    });
+    expect(oauth.status).toBe(413);
+    expect(await oauth.json()).toMatchObject({ code: 'payload_too_large', error: 'payload_too_large' });
+    const mgmt = await fetch(`${svc.url}/identity/v1/clients`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: big,
+    });
+    expect(mgmt.status).toBe(413);
+    expect(await mgmt.json()).toEqual({ code: 'payload_too_large', message: expect.any(String) });
   });
 
   it('429 carries Retry-After, the headers and the body', async () => {
