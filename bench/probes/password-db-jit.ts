@@ -7,36 +7,18 @@
  * JVM's CPU per sample split into its JIT compiler threads and the rest (bench/lib/cpu.ts
  * `jvmCpuSecondsOf`). docs/benchmarks.md "Password grant: the database's JIT" has its table.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { startLocalStack } from '../../infra/local/local-stack.ts';
 import { hashPassword } from '../../shared/users/password-hash.ts';
 import { databaseProcesses, jvmCpuSecondsOf } from '../lib/cpu.ts';
 import { logsToDevNull } from '../lib/logs-to-dev-null.ts';
+import { startProbeStack } from '../lib/probe-stack.ts';
 import { median } from '../lib/stats.ts';
-import { UNTHROTTLED } from '../lib/throttles.ts';
-import { PASSWORD, passwordGrant, prepareUserFixture } from '../sections/user-flows.ts';
+import { PASSWORD, passwordGrant } from '../sections/user-flows.ts';
 
 const [windows, samples] = [Number(process.argv[2] ?? 20), Number(process.argv[3] ?? 100)];
 const report = logsToDevNull();
-const admin = { clientId: randomUUID(), clientSecret: randomBytes(32).toString('base64url') };
-const stack = await startLocalStack({
-  port: 0,
-  dataDir: null,
-  tableName: `password-db-jit-${randomUUID()}`,
-  stageThrottle: UNTHROTTLED,
-  routeThrottles: 'stage-only',
-  defaultClientId: admin.clientId,
-  defaultClientSecret: admin.clientSecret,
-  env: {},
-});
+const { stack, userFixture } = await startProbeStack('password-db-jit');
 try {
-  const side = {
-    name: 'ours',
-    url: stack.url,
-    procs: {},
-    admin: { ...admin, managementAudience: stack.runtime.config.managementAudience },
-  };
-  const f = await prepareUserFixture(side, 'jit');
+  const f = await userFixture('jit');
   const db = databaseProcesses(process.pid);
   const ms = (seconds: number) => ((seconds * 1000) / samples).toFixed(2);
   for (let w = 1; w <= windows; w++) {

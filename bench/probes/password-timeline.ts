@@ -8,7 +8,7 @@
  * (`syncBuiltinESMExports`), so the service's own imports see the wrappers. docs/benchmarks.md
  * "Password grant: three stages" reads it.
  */
-import crypto, { randomBytes, randomUUID } from 'node:crypto';
+import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 
 const events: [string, number][] = [];
@@ -33,22 +33,12 @@ Object.assign(crypto, {
 });
 syncBuiltinESMExports();
 
-const { startLocalStack } = await import('../../infra/local/local-stack.ts');
-const { PASSWORD_WARMUP_GRANTS, passwordGrant, prepareUserFixture } = await import('../sections/user-flows.ts');
+const { startProbeStack } = await import('../lib/probe-stack.ts');
+const { PASSWORD_WARMUP_GRANTS, passwordGrant } = await import('../sections/user-flows.ts');
 const { median } = await import('../lib/stats.ts');
 
 const warmUp = Number(process.argv[2] ?? PASSWORD_WARMUP_GRANTS);
-const admin = { clientId: randomUUID(), clientSecret: randomBytes(32).toString('base64url') };
-const stack = await startLocalStack({
-  port: 0,
-  dataDir: null,
-  tableName: `password-timeline-${randomUUID()}`,
-  stageThrottle: { rateLimit: 100_000, burstLimit: 100_000 },
-  routeThrottles: 'stage-only',
-  defaultClientId: admin.clientId,
-  defaultClientSecret: admin.clientSecret,
-  env: {},
-});
+const { stack, userFixture } = await startProbeStack('password-timeline');
 const db = stack.runtime.db as unknown as { send: (command: object, ...rest: unknown[]) => Promise<unknown> };
 const send = db.send.bind(db);
 db.send = async (command, ...rest) => {
@@ -61,13 +51,7 @@ db.send = async (command, ...rest) => {
   }
 };
 try {
-  const side = {
-    name: 'ours',
-    url: stack.url,
-    procs: {},
-    admin: { ...admin, managementAudience: stack.runtime.config.managementAudience },
-  };
-  const f = await prepareUserFixture(side, 'timeline');
+  const f = await userFixture('timeline');
   const grant = () => passwordGrant(f, 'openid');
   for (let i = 0; i < warmUp; i++) await grant();
   const runs: [string, number][][] = [];
