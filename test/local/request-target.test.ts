@@ -43,6 +43,9 @@ describe('request target of the local server', () => {
     expect(viaTarget('/token?a=1#b=2')).toEqual({ pathname: '/token', query: [['a', '1']] });
     expect(viaTarget('/to ken')).toEqual({ pathname: '/to%20ken', query: [] });
     expect(viaTarget('/a\\b')).toEqual({ pathname: '/a/b', query: [] });
+    // Raw non-ASCII beside an incomplete escape: URLSearchParams alone decodes it differently.
+    expect(viaTarget('/?é%e2')).toEqual({ pathname: '/', query: [['é\uFFFD', '']] });
+    expect(viaTarget('/?é%e2')).toEqual(viaUrl('/?é%e2'));
     expect(requestTarget('//identity/v1/clients')).toBeUndefined();
     expect(requestTarget('http://evil.example/token')).toBeUndefined();
     expect(requestTarget(undefined)).toBeUndefined();
