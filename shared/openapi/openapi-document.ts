@@ -297,16 +297,12 @@ function errorSchema(oauth: boolean): JsonSchema {
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
 
 /**
+ * Shared error answers, referenced by status, each also as `OAuth<name>` for the OAuth endpoints.
  * Answers that API Gateway (infra/constructs/gateway-responses.ts: its throttle, 413, 504, a
- * crashed function's 502) and the WAF (infra/constructs/edge-protection.ts: 403, 429) may give on
- * any route before a function runs: one body for every route, `{code, message}` with RFC 6749's
- * `error` and `error_description` beside them (the OAuth endpoints need those). They are documented
- * with `Error`, which that body satisfies on every route, and on hosted pages as JSON beside the
- * page's own HTML.
+ * crashed function's 502) and the WAF (infra/constructs/edge-protection.ts: 403, 429) give before
+ * a function runs have one body for every route, `{code, message}` with RFC 6749's `error` and
+ * `error_description` beside them, so on the OAuth endpoints they satisfy the `OAuth` variants too.
  */
-const EDGE_ANSWERS: readonly string[] = ['Forbidden', 'TooManyRequests', 'Error'];
-
-/** Shared error answers, referenced by status. */
 const ERROR_RESPONSES: Json = Object.fromEntries(
   (
     [
@@ -330,15 +326,13 @@ const ERROR_RESPONSES: Json = Object.fromEntries(
       ],
       [
         'Error',
-        'Any other error (405 `method_not_allowed`, 413, 500 `internal_error`, 501, 503 `service_unavailable` with `Retry-After`; from API Gateway 502 and 504). On the OAuth endpoints the service’s own also carry `error` and `error_description`.',
+        'Any other error (405 `method_not_allowed`, 413, 500 `internal_error`, 501, 503 `service_unavailable` with `Retry-After`; from API Gateway 502 and 504). On the OAuth endpoints every one of them also carries `error` and `error_description`.',
         {},
       ],
     ] as const
   ).flatMap(([name, description, headers]) => [
     [name, { description, headers, content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/Error' } } } }],
-    ...(EDGE_ANSWERS.includes(name)
-      ? []
-      : [[`OAuth${name}`, { description, headers, content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OAuthError' } } } }]]),
+    [`OAuth${name}`, { description, headers, content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OAuthError' } } } }],
   ]),
 );
 
@@ -359,7 +353,7 @@ function errorResponses(route: Route, spec: RouteSpec): Json {
     return { 400: page, 403: orJson('Forbidden'), 404: page, 429: orJson('TooManyRequests'), default: orJson('Error') };
   }
   const prefix = spec.oauth ? 'OAuth' : '';
-  const ref = (name: string) => ({ $ref: `#/components/responses/${EDGE_ANSWERS.includes(name) ? '' : prefix}${name}` });
+  const ref = (name: string) => ({ $ref: `#/components/responses/${prefix}${name}` });
   const out: Json = {};
   const takesInput = spec.body || spec.query || spec.path || route.path.includes('{');
   if (takesInput || spec.oauth) out[400] = ref('BadRequest');

@@ -1,6 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { WAF_ERRORS } from '../../infra/constructs/edge-protection.ts';
+import { GATEWAY_ERRORS, gatewayErrorBody } from '../../infra/constructs/gateway-responses.ts';
 import { loadRouteSpecs } from '../../infra/openapi/route-specs.ts';
 import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { html, json, redirect } from '../../shared/http/response-spec.ts';
@@ -115,6 +117,34 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.Error.required).toEqual(['code', 'message']);
     expect(doc.components.schemas.OAuthError.required).toEqual(['code', 'message', 'error', 'error_description']);
     expect(doc.paths['/identity/v1/users/{user_id}'].delete.responses['204']).toEqual({ description: 'No content' });
+  });
+
+  it('documents every error of an OAuth endpoint with the RFC 6749 members, the edge answers too', () => {
+    // The gateway and WAF bodies are one static body for every route and carry all four members
+    // (infra/constructs/gateway-responses.ts), so an OAuth endpoint's 403, 429 and default can say so.
+    for (const [path, method] of [
+      ['/token', 'post'],
+      ['/userinfo', 'get'],
+      ['/introspect', 'post'],
+    ] as const) {
+      const r = doc.paths[path][method].responses;
+      expect(r['403'], path).toEqual({ $ref: '#/components/responses/OAuthForbidden' });
+      expect(r['429'], path).toEqual({ $ref: '#/components/responses/OAuthTooManyRequests' });
+      expect(r.default, path).toEqual({ $ref: '#/components/responses/OAuthError' });
+    }
+    const clients = doc.paths['/identity/v1/clients'].post.responses;
+    expect([clients['403'], clients['429'], clients.default]).toEqual(
+      ['Forbidden', 'TooManyRequests', 'Error'].map((n) => ({ $ref: `#/components/responses/${n}` })),
+    );
+    const oauthError = doc.components.schemas.OAuthError;
+    for (const e of [...GATEWAY_ERRORS, ...Object.values(WAF_ERRORS)]) {
+      const body = JSON.parse(gatewayErrorBody(e, 'https://docs.example/errors'));
+      for (const member of oauthError.required) expect(typeof body[member], `${e.code} ${member}`).toBe('string');
+      expect(
+        Object.keys(body).every((k) => k in oauthError.properties),
+        e.code,
+      ).toBe(true);
+    }
   });
 
   it('documents hosted pages and form bodies by themselves: a new page row needs nothing more', () => {
