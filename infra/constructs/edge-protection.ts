@@ -2,6 +2,7 @@ import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { forbidden, tooManyRequests } from '../../shared/errors.ts';
+import { NO_STORE } from '../../shared/http/response.ts';
 import { gatewayErrorBody } from './gateway-responses.ts';
 
 /** AWS managed rule groups a stage may turn on (vendor `AWS`). */
@@ -153,7 +154,8 @@ export class EdgeProtection extends Construct {
     });
     const rateHeaders = [
       { name: 'Retry-After', value: String(props.evaluationWindowSeconds) },
-      { name: 'Cache-Control', value: 'no-store' },
+      // Never cached, with RFC 6749 §5.1's Pragma: a rate rule covers /token.
+      ...Object.entries(NO_STORE).map(([name, value]) => ({ name, value })),
       NOSNIFF,
     ];
     const rateBlock = block('TooManyRequests', rateHeaders);

@@ -1,5 +1,6 @@
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { errorBody } from '../../shared/http/render-error.ts';
+import { NO_STORE } from '../../shared/http/response.ts';
 import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
 
 interface GatewayError {
@@ -70,7 +71,8 @@ export function gatewayErrorBody(e: Pick<GatewayError, 'code' | 'message'>, docs
 /**
  * The pipeline's security headers (API.md §8: every response, gateway answers included, carries
  * `X-Content-Type-Options: nosniff`), taken from the one set the functions use so they cannot drift.
- * Gateway answers are never cached either. A header value is a single-quoted literal in a gateway
+ * Gateway answers are never cached either (`Cache-Control: no-store`, and RFC 6749 §5.1's
+ * `Pragma: no-cache`, which the OAuth endpoints' answers carry, errors included). A header value is a single-quoted literal in a gateway
  * response's mapping, which has no escape for a quote inside it, so values that contain one (the
  * CSP's `'none'`) are left out: a JSON error body has nothing a CSP would govern.
  */
@@ -81,7 +83,7 @@ export const GATEWAY_SECURITY_HEADERS: Readonly<Record<string, string>> = (() =>
     body: '',
   }).headers;
   const literal = Object.entries(headers).filter(([, value]) => !value.includes("'"));
-  return { ...Object.fromEntries(literal), 'Cache-Control': 'no-store' };
+  return { ...Object.fromEntries(literal), ...NO_STORE };
 })();
 
 export function addGatewayResponses(api: apigw.RestApi, docsUrl?: string): void {

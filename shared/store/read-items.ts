@@ -7,10 +7,22 @@ import { type Key, keyString } from './writes.ts';
 type Item = Record<string, unknown>;
 
 /**
+ * Whether a key is within DynamoDB's key limits (partition key 2,048 bytes, sort key 1,024 bytes).
+ * A key beyond them names no item (no write could have stored it), so a read of it is answered
+ * "absent" without a call: DynamoDB would refuse it with a ValidationException, a 500 for what a
+ * client sent. Use cases validate their ids first; this is the floor under all of them.
+ */
+export function isStorableKey(key: Key): boolean {
+  const fits = (s: string, limit: number) => s.length * 3 <= limit || Buffer.byteLength(s) <= limit;
+  return fits(key.PK, 2048) && fits(key.SK, 1024);
+}
+
+/**
  * A consistent GetItem; an item past its `ttl` is absent (DynamoDB deletes it up to days later).
  * Consistent because the management API reads its own writes (create then authorize).
  */
 export async function getItem(db: DynamoDBDocumentClient, tableName: string, key: Key, now: Date): Promise<Item | undefined> {
+  if (!isStorableKey(key)) return undefined;
   try {
     const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }));
     return Item && isLive(Item, now) ? Item : undefined;
@@ -25,7 +37,7 @@ export async function getItem(db: DynamoDBDocumentClient, tableName: string, key
  */
 export async function getItems(db: DynamoDBDocumentClient, tableName: string, keys: readonly Key[], now: Date): Promise<Map<string, Item>> {
   const found = new Map<string, Item>();
-  const unique = [...new Map(keys.map((k) => [keyString(k), { PK: k.PK, SK: k.SK }])).values()];
+  const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyString(k), { PK: k.PK, SK: k.SK }])).values()];
   for (let i = 0; i < unique.length; i += 100) {
     let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
     for (let round = 0; pending.length > 0; round++) {

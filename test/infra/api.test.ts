@@ -124,6 +124,8 @@ describe('gateway responses (API.md §2: gateway errors in the error shape, OAut
     // each value is one quoted literal (a quote inside would break the mapping expression)
     for (const v of Object.values<string>(response!.Properties.ResponseParameters)) expect(v).toMatch(/^'[^']*'$/);
     expect(response!.Properties.ResponseParameters['gatewayresponse.header.Cache-Control']).toBe("'no-store'");
+    // RFC 6749 §5.1 on /token's answers, errors included: the gateway's are on every route.
+    expect(response!.Properties.ResponseParameters['gatewayresponse.header.Pragma']).toBe("'no-cache'");
   });
 
   it('unknown path → 404 not_found; throttles → 429 with Retry-After; too large → 413', () => {

@@ -98,7 +98,7 @@ describe('WAF web ACL per stage (issue 15 item 6; docs/deploy.md "WAF")', () => 
       });
     });
 
-    it('every rate rule answers 429 with Retry-After (the window), no-store and nosniff', () => {
+    it('every rate rule answers 429 with Retry-After (the window), no-store, no-cache and nosniff', () => {
       const rateRules = (acl().Rules as Json[]).filter((r) => r.Statement.RateBasedStatement);
       expect(rateRules).toHaveLength(RATE_LIMITED_PATHS.length + 1);
       for (const r of rateRules) {
@@ -110,6 +110,7 @@ describe('WAF web ACL per stage (issue 15 item 6; docs/deploy.md "WAF")', () => 
               ResponseHeaders: [
                 { Name: 'Retry-After', Value: '300' },
                 { Name: 'Cache-Control', Value: 'no-store' },
+                { Name: 'Pragma', Value: 'no-cache' },
                 { Name: 'X-Content-Type-Options', Value: 'nosniff' },
               ],
             },

@@ -117,6 +117,20 @@ describe('/logout', () => {
     expect(await fx.sessions.findSession(cookie)).toBeDefined();
   });
 
+  it('a client_id no client could have (too long for a key, odd characters) is a 400 page, never a 500', async () => {
+    // Found by the page fuzzer (a random seed): 3,000 bytes of client_id reached GetItem, whose
+    // key limit made it a ValidationException and a 500.
+    const jar = new CookieJar(fx.url);
+    for (const clientId of ['x'.repeat(3000), `${app.id}\u0000`, 'é'.repeat(800)]) {
+      const res = await jar.get(logoutUrl({ client_id: clientId, post_logout_redirect_uri: BYE }));
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('not registered for this application');
+      expect(res.location).toBeNull();
+    }
+    // The same request with the real id is the registered redirect.
+    expect((await jar.get(logoutUrl({ client_id: app.id, post_logout_redirect_uri: BYE }))).location).toBe(BYE);
+  });
+
   it('without a hint: a confirmation page; its POST (CSRF bound to the session) ends the session; a POST without the token does not', async () => {
     const { jar, cookie } = await signedIn();
     const page = await jar.get(logoutUrl({ client_id: app.id, post_logout_redirect_uri: BYE, state: 's1' }));

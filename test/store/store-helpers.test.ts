@@ -50,6 +50,22 @@ describe('mergePatch (PATCH merges, API.md §6)', () => {
   });
 });
 
+describe('reads of keys beyond the key limits (shared/store/read-items.ts)', () => {
+  it('are absent, not a ValidationException: a client-sent id can never make a read a 500', async () => {
+    // At the limits (2,048 bytes of partition key, 1,024 of sort key, multi-byte counted) the item is found.
+    const pk = `P#${'é'.repeat(1023)}`; // 2 + 2,046 bytes
+    const sk = 'S'.repeat(1024);
+    await t.db.send(new PutCommand({ TableName: t.tableName, Item: { PK: pk, SK: sk, v: 1 } }));
+    expect(await get(pk, sk)).toMatchObject({ v: 1 });
+    // One byte more on either side: DynamoDB itself would refuse the GetItem.
+    await expect(t.db.send(new PutCommand({ TableName: t.tableName, Item: { PK: `${pk}x`, SK: 'X' } }))).rejects.toThrow(/2048 bytes/);
+    expect(await get(`${pk}x`, sk)).toBeUndefined();
+    expect(await get(pk, `${sk}é`)).toBeUndefined();
+    const batch = await getItems(t.db, t.tableName, [k(pk, sk), k(`${pk}x`), k('x'.repeat(5000))], NOW);
+    expect([...batch.values()].map((i) => i.v)).toEqual([1]);
+  });
+});
+
 describe('TTL: an expired item is absent on read (shared/store/ttl.ts)', () => {
   it('getItem hides an item whose ttl has passed, even before DynamoDB deletes it', async () => {
     await t.db.send(new PutCommand({ TableName: t.tableName, Item: { ...k('TTL#old'), ttl: ttlOf(new Date(NOW.getTime() - 1000)) } }));
