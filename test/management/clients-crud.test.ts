@@ -206,6 +206,29 @@ describe('PATCH / PUT /clients/{client_id} (API.md §6: merge)', () => {
     expect((await fx.call('GET', `/clients/${c.id}`, { token: await fx.svc.managementToken('read:clients') })).body).toEqual(res.body);
   });
 
+  it('open client_metadata members merged over PATCHes keep their bound: 400 naming the member, nothing stored', async () => {
+    // Each PATCH within the bound could add keys until the item passed DynamoDB's 400 KB limit (a 500).
+    const c = await fx.createClient({ client_metadata: { oauth: { a: 'x'.repeat(5000) }, urls: { custom: 'u'.repeat(10_000) } } });
+    const token = await fx.svc.managementToken('update:clients');
+    for (const [member, body] of [
+      ['oauth', { oauth: { b: 'y'.repeat(5000) } }],
+      ['urls', { urls: { more: 'v'.repeat(10_000) } }],
+    ] as const) {
+      const res = await fx.call('PATCH', `/clients/${c.id}`, { body: { client_metadata: body }, token });
+      expect(res.status, member).toBe(400);
+      expect(res.body.message).toBe(
+        `body.client_metadata.${member}: would be more than ${member === 'urls' ? 16384 : 8192} bytes as JSON once merged into the stored value.`,
+      );
+    }
+    const got = await fx.call('GET', `/clients/${c.id}`, { token: await fx.svc.managementToken('read:clients') });
+    expect(Object.keys(got.body.client_metadata.oauth)).toEqual(['a']);
+    expect(Object.keys(got.body.client_metadata.urls)).toEqual(['custom']);
+    expect(got.body.updated_at).toBe(c.updated_at);
+    // A merge that stays within the bound still merges.
+    const ok = await fx.call('PATCH', `/clients/${c.id}`, { body: { client_metadata: { oauth: { b: 1 } } }, token });
+    expect(ok.body.client_metadata.oauth).toEqual({ a: 'x'.repeat(5000), b: 1 });
+  });
+
   it('PUT is a synonym of PATCH; null clears the description; an empty body changes nothing', async () => {
     const c = await fx.createClient({ client_description: 'x', is_first_party: true });
     const put = await fx.call('PUT', `/clients/${c.id}`, { body: { client_description: null } });

@@ -101,6 +101,29 @@ describe('Users CRUD over HTTP (API.md §6, §7.5)', () => {
     expect((await stored(u.id))?.version).toBe(3);
   });
 
+  it('user_metadata merged over PATCHes keeps its 16 KB bound: 400 naming the field, the record unchanged', async () => {
+    // A review found each PATCH within the bound could add keys until the item passed DynamoDB's
+    // 400 KB limit: every write of the user, logins and blocking included, was then a 500.
+    const u = await fx.createUser({ username: `grow-${Date.now()}` });
+    const chunk = 'x'.repeat(6000);
+    for (const key of ['k1', 'k2']) {
+      expect((await fx.call('PATCH', `/users/${u.id}`, { body: { user_metadata: { [key]: chunk } } })).status).toBe(200);
+    }
+    const third = await fx.call('PATCH', `/users/${u.id}`, { body: { user_metadata: { k3: chunk } } });
+    expect(third.status).toBe(400);
+    expect(third.body).toEqual({
+      code: 'invalid_request',
+      message: 'body.user_metadata: would be more than 16384 bytes as JSON once merged into the stored value.',
+    });
+    const item = await stored(u.id);
+    expect(Object.keys(item?.user_metadata ?? {})).toEqual(['k1', 'k2']);
+    expect(item?.version).toBe(3);
+    // Making room (a smaller value for a key) lets the next merge in.
+    const replaced = await fx.call('PATCH', `/users/${u.id}`, { body: { user_metadata: { k1: 0, k3: chunk } } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.user_metadata).toEqual({ k1: 0, k2: chunk, k3: chunk });
+  });
+
   it('changing the email resets email_verified unless the same PATCH sets it', async () => {
     const u = await fx.createUser({ email_verified: true });
     const moved = await fx.call('PATCH', `/users/${u.id}`, { body: { email: `x${u.email}` } });

@@ -41,6 +41,13 @@ const absoluteUrl = v.pipe(
 );
 const urlList = v.pipe(v.array(absoluteUrl, 'must be an array of absolute URLs'), v.maxLength(100, 'must hold at most 100 URLs'));
 
+/**
+ * The members of `client_metadata` that are open objects (spec §2.3 "inner fields not shown"), by
+ * their bound as JSON: a PATCH merges them key by key, so the stored value keeps it too
+ * (update-client.ts).
+ */
+export const OPEN_METADATA_BYTES = { urls: 16_384, oauth: 8192, saml: 8192, wsfed: 8192 } as const;
+
 const urls = v.pipe(
   v.unknown(),
   notArray,
@@ -53,7 +60,7 @@ const urls = v.pipe(
     },
     'must be a JSON object',
   ),
-  jsonBytesAtMost(16_384),
+  jsonBytesAtMost(OPEN_METADATA_BYTES.urls),
   // Its unknown members are kept as sent, so they must be storable too.
   storableJson,
 );
@@ -73,9 +80,9 @@ export const ClientMetadataSchema = clientFields.object({
     }),
   ),
   id_token: v.optional(clientFields.object({ expiration_lifetime: v.optional(integer(60, MAX_ID_TOKEN_LIFETIME)) })),
-  oauth: v.optional(freeJson(8192)),
-  saml: v.optional(freeJson(8192)),
-  wsfed: v.optional(freeJson(8192)),
+  oauth: v.optional(freeJson(OPEN_METADATA_BYTES.oauth)),
+  saml: v.optional(freeJson(OPEN_METADATA_BYTES.saml)),
+  wsfed: v.optional(freeJson(OPEN_METADATA_BYTES.wsfed)),
 });
 
 export type ClientMetadataInput = v.InferOutput<typeof ClientMetadataSchema>;

@@ -3,11 +3,13 @@ import type { RecordParams } from '../../lists/index.ts';
 import type { ClientPatch, ClientRecord } from '../../records/client-record.ts';
 import { type DeepPartial, mergePatch } from '../../store/merge-patch.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { assertMergedJsonFits } from '../kit/fields.ts';
 import { presentRecord } from '../kit/present-record.ts';
 import type { UpdateClientInput } from './client-body-schemas.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { clientEntity } from './client-entity.ts';
 import { assertDefaultClientKept, assertFutureExpiry, assertGrantTypesFit, assertMayChange } from './client-guards.ts';
+import { OPEN_METADATA_BYTES } from './client-metadata-schema.ts';
 import { clientView } from './client-view.ts';
 import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 
@@ -43,6 +45,7 @@ export async function updateClient(
     }
   }
   assertGrantTypesFit(next.is_public, next.client_metadata.grant_types);
+  assertOpenMetadataFits(next);
   assertFutureExpiry(body.client_secret_expires_at, next.is_public, deps.now());
 
   let secret: string | undefined;
@@ -56,11 +59,19 @@ export async function updateClient(
     validate: (latest, merged) => {
       assertDefaultClientKept(latest, merged);
       assertGrantTypesFit(merged.is_public, merged.client_metadata.grant_types);
+      assertOpenMetadataFits(merged);
     },
   });
   deps.forget(clientId);
   const view = secret !== undefined ? clientView(updated, { kind: 'plaintext', secret }) : clientEntity.view(updated, access);
   return presentRecord(clientEntity, deps, access, updated, params, view);
+}
+
+/** The open members of `client_metadata` merge key by key: the merged value keeps their bound. */
+function assertOpenMetadataFits(merged: ClientRecord): void {
+  for (const [member, maxBytes] of Object.entries(OPEN_METADATA_BYTES)) {
+    assertMergedJsonFits(merged.client_metadata[member as keyof typeof OPEN_METADATA_BYTES], maxBytes, `body.client_metadata.${member}`);
+  }
 }
 
 /** The validated body as the repository's patch; `client_type` never reaches here (schema: 400). */

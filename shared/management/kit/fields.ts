@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { badRequest } from '../../errors.ts';
 import { safeText } from '../../validation/safe-text.ts';
 
 /**
@@ -131,6 +132,18 @@ export const jsonBytesAtMost = (maxBytes: number) =>
  */
 export const freeJson = (maxBytes: number) =>
   v.pipe(v.unknown(), notArray, v.record(v.string(), v.unknown(), 'must be a JSON object'), jsonBytesAtMost(maxBytes), storableJson);
+
+/**
+ * PATCH merges a free JSON object into the stored one (objects merge, RFC 7396), so a body within
+ * `freeJson`'s bound can still grow the stored value: each merge adds keys. The merged value keeps
+ * the same bound, or the request is a 400 naming the field (without it a record would grow with
+ * every PATCH until DynamoDB's 400 KB item limit made every write of it a 500, logins included).
+ */
+export function assertMergedJsonFits(merged: unknown, maxBytes: number, field: string): void {
+  if (merged !== undefined && merged !== null && Buffer.byteLength(JSON.stringify(merged)) > maxBytes) {
+    throw badRequest(`${field}: would be more than ${maxBytes} bytes as JSON once merged into the stored value.`);
+  }
+}
 
 /**
  * The object builders of one group, bound to its unknown-field policy. Declared once per group

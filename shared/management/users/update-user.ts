@@ -1,8 +1,9 @@
 import type { RecordParams } from '../../lists/index.ts';
 import type { UserPatch } from '../../records/user-record.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { assertMergedJsonFits } from '../kit/fields.ts';
 import { presentRecord } from '../kit/present-record.ts';
-import type { UpdateUserInput } from './user-body-schemas.ts';
+import { type UpdateUserInput, USER_LIMITS } from './user-body-schemas.ts';
 import type { UserDeps } from './user-deps.ts';
 import { userEntity } from './user-entity.ts';
 import { assertHasLogin } from './user-rules.ts';
@@ -23,7 +24,11 @@ export async function updateUser(
   await loadVisible(deps.users, access.ctx, userId, 'User');
   const { password: _never, tenant_id: _alsoNever, ...patch } = body;
   const updated = await deps.users.update(userId, patch as UserPatch, access.ctx.actor, {
-    validate: (_current, next) => assertHasLogin(next),
+    validate: (_current, next) => {
+      assertHasLogin(next);
+      // user_metadata merges key by key (RFC 7396): the merged object keeps the body's bound.
+      assertMergedJsonFits(next.user_metadata, USER_LIMITS.userMetadataBytes, 'body.user_metadata');
+    },
   });
   deps.forget(userId);
   return presentRecord(userEntity, deps, access, updated, params);
