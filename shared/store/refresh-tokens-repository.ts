@@ -41,8 +41,15 @@ export type RefreshTokenGrant = Omit<StoredRefreshToken, 'hash' | 'created_at' |
 export type RotateOutcome = 'rotated' | 'reused' | 'family-revoked' | 'user-refused';
 
 export interface RefreshTokensRepository {
-  /** Stores a new token and opens (or joins) its family. `family-revoked`: the login's family is dead. */
-  issue(grant: RefreshTokenGrant): Promise<{ token: string } | 'family-revoked'>;
+  /**
+   * Stores a new token and opens (or joins) its family, in one transaction that also checks the
+   * user: it exists, is not blocked, and has no `tokens_revoked_at` after `authorizedAt` (when what
+   * authorized the token was established: the login, the code's creation, the device's approval).
+   * So a code or device approval from before a password change or block never yields a refresh
+   * token, whatever the 1 s user cache held. `family-revoked`: the login's family is dead;
+   * `user-refused`: the user check failed.
+   */
+  issue(grant: RefreshTokenGrant, authorizedAt: string): Promise<{ token: string } | 'family-revoked' | 'user-refused'>;
   /** The stored token with this value's hash; undefined when unknown or expired. */
   find(token: string): Promise<StoredRefreshToken | undefined>;
   /**
@@ -118,6 +125,20 @@ export function refreshTokenOfItem(item: Record<string, unknown> | undefined, ha
 }
 
 export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): RefreshTokensRepository {
+  /**
+   * Decision 4: the user exists, is not blocked, and had no `tokens_revoked_at` after `since` (ISO
+   * strings of one format compare as times).
+   */
+  const userStillAuthorized = (userId: string, since: string) => ({
+    ConditionCheck: {
+      TableName: tableName,
+      Key: keys.user(userId),
+      ConditionExpression:
+        'attribute_exists(PK) AND blocked = :false AND (attribute_not_exists(tokens_revoked_at) OR tokens_revoked_at <= :since)',
+      ExpressionAttributeValues: { ':false': false, ':since': since },
+    },
+  });
+
   /** The item of a new token: its keys, GSI1 (the user's tokens, deleted in pages with the user) and TTL. */
   const tokenItem = (grant: Omit<StoredRefreshToken, 'hash' | 'created_at' | 'rotated_at'>, hash: string, createdAt: Date) => ({
     ...keys.refreshToken(hash),
@@ -139,7 +160,7 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
   const familyTtl = (expiresAt: string | null) => (expiresAt ? { ttl: ttlOf(new Date(expiresAt)) + FAMILY_KEPT_AFTER_SECONDS } : undefined);
 
   return {
-    async issue({ lifetime, ...rest }) {
+    async issue({ lifetime, ...rest }, authorizedAt) {
       const token = newRefreshTokenValue(rest.user_id);
       const at = now();
       const grant = { ...rest, expires_at: lifetime === null ? null : new Date(at.getTime() + lifetime * 1000).toISOString() };
@@ -177,12 +198,15 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
                   },
                 },
               },
+              userStillAuthorized(grant.user_id, authorizedAt),
             ],
           }),
         );
         return { token };
       } catch (err) {
-        if (reasonsOf(err)?.[1] === 'ConditionalCheckFailed') return 'family-revoked';
+        const reasons = reasonsOf(err);
+        if (reasons?.[1] === 'ConditionalCheckFailed') return 'family-revoked';
+        if (reasons?.[2] === 'ConditionalCheckFailed') return 'user-refused';
         return translateError(err);
       }
     },
@@ -238,17 +262,8 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
                       ExpressionAttributeValues: { ':false': false },
                     },
                   },
-                  {
-                    // Decision 4: a missing or blocked user, or a token created before the user's
-                    // `tokens_revoked_at` (ISO strings of one format compare as times).
-                    ConditionCheck: {
-                      TableName: tableName,
-                      Key: keys.user(old.user_id),
-                      ConditionExpression:
-                        'attribute_exists(PK) AND blocked = :false AND (attribute_not_exists(tokens_revoked_at) OR tokens_revoked_at <= :created)',
-                      ExpressionAttributeValues: { ':false': false, ':created': old.created_at },
-                    },
-                  },
+                  // Decision 4: a token created before the user's `tokens_revoked_at` is dead.
+                  userStillAuthorized(old.user_id, old.created_at),
                 ],
               }),
             );

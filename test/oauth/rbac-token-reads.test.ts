@@ -81,7 +81,7 @@ function container() {
 async function loginOf(user: UserRecord, scope: string): Promise<string> {
   const deps = oauthDeps(setup);
   const tokens = await issueUserTokens(
-    { client: (await deps.findClient(clientId))!, user, request: { scope, audience }, authTime: 1 },
+    { client: (await deps.findClient(clientId))!, user, request: { scope, audience }, authTime: 1, authorizedAt: new Date().toISOString() },
     deps,
   );
   return tokens.refresh_token!;

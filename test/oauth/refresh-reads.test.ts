@@ -67,7 +67,10 @@ function container() {
 
 async function loginOf(user: UserRecord, scope: string): Promise<string> {
   const deps = oauthDeps(setup);
-  const tokens = await issueUserTokens({ client: (await deps.findClient(clientId))!, user, request: { scope }, authTime: 1 }, deps);
+  const tokens = await issueUserTokens(
+    { client: (await deps.findClient(clientId))!, user, request: { scope }, authTime: 1, authorizedAt: new Date().toISOString() },
+    deps,
+  );
   return tokens.refresh_token!;
 }
 

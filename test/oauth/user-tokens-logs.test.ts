@@ -32,7 +32,13 @@ describe('logs of the refresh_token grant and /revoke', () => {
     const deps = oauthDeps(svc.stack.runtime);
     const user = await putUser(svc.stack.runtime);
     const first = await issueUserTokens(
-      { client: (await deps.findClient(created.body.id))!, user, request: { scope: 'openid offline_access' }, authTime: 1 },
+      {
+        client: (await deps.findClient(created.body.id))!,
+        user,
+        request: { scope: 'openid offline_access' },
+        authTime: 1,
+        authorizedAt: new Date().toISOString(),
+      },
       deps,
     );
     const post = async (path: string, params: Record<string, string>) => {

@@ -53,7 +53,14 @@ const oauthClient = async (id: string): Promise<OAuthClient> => (await deps().fi
 /** A login's tokens from the core, as the password/otp/code grants will get them. */
 async function login(user: UserRecord, request: UserTokenInput['request'], extra: Partial<UserTokenInput> = {}, clientId = rp.id) {
   return issueUserTokens(
-    { client: await oauthClient(clientId), user, request, authTime: Math.floor(Date.now() / 1000) - 5, ...extra },
+    {
+      client: await oauthClient(clientId),
+      user,
+      request,
+      authTime: Math.floor(Date.now() / 1000) - 5,
+      authorizedAt: new Date().toISOString(),
+      ...extra,
+    },
     deps(),
   );
 }

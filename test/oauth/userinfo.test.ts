@@ -502,6 +502,7 @@ describe('tokens minted by the user-token core (issueUserTokens) and rotated at 
         user,
         request: { scope: 'openid profile email offline_access' },
         authTime: Math.floor(clock / 1000),
+        authorizedAt: new Date(clock).toISOString(),
       },
       deps,
     );

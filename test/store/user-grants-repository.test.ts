@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consentNeeded } from '../../shared/browser/consent-needed.ts';
 import { refreshTokensRepository } from '../../shared/store/refresh-tokens-repository.ts';
@@ -19,17 +19,23 @@ beforeAll(async () => {
   table = await createTestTable('user-grants');
 });
 
-const issue = (userId: string, clientId: string) =>
-  refresh().issue({
-    user_id: userId,
-    client_id: clientId,
-    tenant_id: 't',
-    family_id: uuidv7(),
-    scope: ['openid', 'offline_access'],
-    audience: null,
-    auth_time: 1,
-    lifetime: null,
-  });
+const issue = async (userId: string, clientId: string) => {
+  // The issue checks the user item (not blocked, no later tokens_revoked_at): a minimal one.
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.user(userId), blocked: false } }));
+  return refresh().issue(
+    {
+      user_id: userId,
+      client_id: clientId,
+      tenant_id: 't',
+      family_id: uuidv7(),
+      scope: ['openid', 'offline_access'],
+      audience: null,
+      auth_time: 1,
+      lifetime: null,
+    },
+    clock.toISOString(),
+  );
+};
 
 describe('user grants repository (API.md §6 grants, §7.4)', () => {
   it('saves, finds (resource or userinfo), unions scopes, keeps id and created_at', async () => {

@@ -57,6 +57,8 @@ export async function issueAuthorization(a: Authorization, deps: AuthorizeDeps) 
       user,
       request: { scope: a.scopes.join(' '), ...audience },
       authTime: a.authTime,
+      // The session was just read consistently (and dies with a later tokens_revoked_at).
+      authorizedAt: deps.oauth.now().toISOString(),
       ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
       sid: randomUUID(),
     },

@@ -56,6 +56,7 @@ export const refreshToken = defineGrant({
           ...(stored.audience ? { audience: stored.audience } : {}),
         },
         authTime: stored.auth_time,
+        authorizedAt: stored.created_at,
         refresh: stored,
       },
       deps,

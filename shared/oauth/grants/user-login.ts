@@ -12,6 +12,9 @@ import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
  */
 export const invalidCredentials = () => oauthError(400, 'invalid_grant', 'The credentials are not valid.');
 
+/** Earlier than any `tokens_revoked_at`: a user that never had one. */
+const EPOCH = new Date(0).toISOString();
+
 /** `LoginsFailed` by `reason` (shared/observability/service-metrics.ts). */
 const LOCKED = ['reason', 'locked'] as const;
 const INVALID_CREDENTIALS = ['reason', 'invalid_credentials'] as const;
@@ -83,6 +86,10 @@ export async function logUserIn(
         user,
         request: { scope: request.scope, audience: request.audience, resource: request.resource },
         authTime: Math.floor(at.getTime() / 1000),
+        // The secret was checked against the user as the counting write read it (consistent): a
+        // revocation newer than the one it saw (a password change meanwhile) refuses the refresh
+        // token's write. No clock is compared: none may be later than the one read.
+        authorizedAt: user.tokens_revoked_at ?? EPOCH,
       },
       deps,
     ),

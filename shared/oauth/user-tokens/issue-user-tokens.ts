@@ -18,6 +18,13 @@ export interface UserTokenInput {
   request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined };
   /** NumericDate of the login (OIDC Core §2 `auth_time`). */
   authTime: number;
+  /**
+   * When what authorizes these tokens was established (ISO): the login's secret check, the
+   * code's creation, the device's approval, the presented refresh token's creation. A user whose
+   * `tokens_revoked_at` (a password change, a block) is later gets nothing (API.md §7.1: every
+   * token issued before it dies, and so does every grant given before it).
+   */
+  authorizedAt: string;
   /** OIDC Core §3.1.2.1 `nonce` of the authentication request, echoed in the ID token. */
   nonce?: string;
   /** The login this comes from (plan decision 2); a new one when absent. */
@@ -82,6 +89,11 @@ export async function issueImplicitTokens(input: UserTokenInput, withAccessToken
 /** The access token (unless `withAccessToken` is false) and, when `openid` is granted, the ID token. */
 async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, deps: OAuthDeps) {
   const { client, user } = input;
+  // From the (1 s cached) user: the early answer. The refresh token's write checks it again on
+  // the user item itself (refresh-tokens-repository.ts), so no cache lets one through.
+  if (user.tokens_revoked_at !== undefined && user.tokens_revoked_at > input.authorizedAt) {
+    throw oauthError(400, 'invalid_grant', "The grant was issued before the user's tokens were revoked.");
+  }
   const granted = await resolveUserScopes(user, input.request, deps);
   const sid = input.refresh?.family_id ?? input.sid ?? randomUUID();
   // Never in the second of the user's last revocation (user-token-state.ts `mintableNow`).
@@ -128,26 +140,30 @@ async function rotate(old: StoredRefreshToken, deps: OAuthDeps): Promise<string>
 }
 
 async function issueRefresh(
-  { client, user, authTime }: UserTokenInput,
+  { client, user, authTime, authorizedAt }: UserTokenInput,
   scopes: string[],
   audience: string | null,
   familyId: string,
   deps: OAuthDeps,
 ): Promise<string> {
   const { expiration_enabled, expiration_lifetime } = client.refresh_token;
-  const issued = await deps.refreshTokens.issue({
-    user_id: user.id,
-    client_id: client.id,
-    tenant_id: user.tenant_id,
-    family_id: familyId,
-    scope: scopes,
-    audience,
-    auth_time: authTime,
-    // API.md §7.1: the client's lifetime when enabled, else none. Counted from the login and kept
-    // through rotations, so a chain cannot outlive it.
-    lifetime: expiration_enabled ? expiration_lifetime : null,
-  });
+  const issued = await deps.refreshTokens.issue(
+    {
+      user_id: user.id,
+      client_id: client.id,
+      tenant_id: user.tenant_id,
+      family_id: familyId,
+      scope: scopes,
+      audience,
+      auth_time: authTime,
+      // API.md §7.1: the client's lifetime when enabled, else none. Counted from the login and kept
+      // through rotations, so a chain cannot outlive it.
+      lifetime: expiration_enabled ? expiration_lifetime : null,
+    },
+    authorizedAt,
+  );
   // A login whose family was revoked (its sid reused after a reuse detection) gets no new token.
   if (issued === 'family-revoked') throw oauthError(400, 'invalid_grant', 'The login was revoked.');
+  if (issued === 'user-refused') throw oauthError(400, 'invalid_grant', "The grant was issued before the user's tokens were revoked.");
   return issued.token;
 }
