@@ -2,7 +2,7 @@ import { isAppError } from '../errors.ts';
 import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
-import { totpCheck } from '../oauth/grants/otp.ts';
+import { authenticatorOf, totpCheck } from '../oauth/grants/otp.ts';
 import { passwordCheck } from '../oauth/grants/password.ts';
 import { checkUserSecret, findLoginSubject, type LoginSubject, type SecretCheck } from '../oauth/grants/user-login.ts';
 import type { UserRecord } from '../records/user-record.ts';
@@ -102,7 +102,7 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
 
   const { user } = outcome;
   // An enrolled authenticator, even a disabled one, is always asked for: never a silent downgrade to the password alone.
-  if (await deps.login.login.otp.find(user.id)) {
+  if (await authenticatorOf(user, deps.login)) {
     // The password is known only in this request, and the code step records the login: a due
     // rehash is stored now (user-login-writes.ts `userRehashWrite`), or it would never be.
     const rehash = await check.rehash?.(user);

@@ -55,6 +55,10 @@ export interface UserProfile {
  * - `version`: +1 per change (optimistic lock of merges and cascades).
  * - `login_failures`, `login_attempt_at` (epoch ms): the lockout count of API.md §7.3
  *   (store/login-failures-repository.ts), written by login attempts only.
+ * - `otp_enrolled`: whether a TOTP authenticator is enrolled, written in the same transaction as
+ *   the authenticator item (store/otp-repository.ts), so a password login knows from the user item
+ *   alone whether it must ask for a code (no read for the users without one). Absent on users
+ *   created before session 11: unknown, so their authenticator item is read.
  */
 export interface UserRecord extends AuditFields, UserProfile {
   id: string;
@@ -70,6 +74,7 @@ export interface UserRecord extends AuditFields, UserProfile {
   aggregations: { roles: number; groups: number; permissions: number };
   password_hash?: string;
   tokens_revoked_at?: string;
+  otp_enrolled?: boolean;
   version: number;
 }
 

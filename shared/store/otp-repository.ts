@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../errors.ts';
 import type { SecretBox } from '../keys/key-store.ts';
 import { base32Encode, generateTotpSecret } from '../users/totp.ts';
@@ -31,6 +31,20 @@ export function otpRepository(
   secretBox: SecretBox,
   settings: OtpSettings,
 ): OtpRepository {
+  /**
+   * The user's `otp_enrolled`, set in the transaction that writes or deletes the authenticator (on
+   * condition that the user exists): a password login reads it from the user item to know whether
+   * to ask for a code (UserRecord). Not a versioned change: no field a PATCH merges is touched.
+   */
+  const userOtpFlag = (userId: string, enrolled: boolean) => ({
+    Update: {
+      TableName: tableName,
+      Key: keys.user(userId),
+      UpdateExpression: 'SET otp_enrolled = :enrolled',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':enrolled': enrolled },
+    },
+  });
   return {
     async enroll(userId) {
       const secret = base32Encode(generateTotpSecret());
@@ -38,13 +52,7 @@ export function otpRepository(
         await db.send(
           new TransactWriteCommand({
             TransactItems: [
-              {
-                ConditionCheck: {
-                  TableName: tableName,
-                  Key: keys.user(userId),
-                  ConditionExpression: 'attribute_exists(PK)',
-                },
-              },
+              userOtpFlag(userId, true),
               {
                 Put: {
                   TableName: tableName,
@@ -70,9 +78,18 @@ export function otpRepository(
 
     async remove(userId) {
       try {
-        const out = await db.send(new DeleteCommand({ TableName: tableName, Key: keys.userOtp(userId), ReturnValues: 'ALL_OLD' }));
-        return out.Attributes !== undefined;
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Delete: { TableName: tableName, Key: keys.userOtp(userId), ConditionExpression: 'attribute_exists(PK)' } },
+              userOtpFlag(userId, false),
+            ],
+          }),
+        );
+        return true;
       } catch (err) {
+        const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+        if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
         return translateError(err);
       }
     },

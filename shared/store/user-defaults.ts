@@ -20,6 +20,7 @@ export function newUserRecord(id: string, input: NewUser, actor: string, at: str
     logins_count: 0,
     aggregations: { roles: 0, groups: 0, permissions: 0 },
     ...(password_hash !== undefined ? { password_hash } : {}),
+    otp_enrolled: false,
     version: 1,
     ...newAuditFields(actor, at),
   };

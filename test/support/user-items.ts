@@ -27,6 +27,8 @@ export async function putUser(runtime: Runtime, fields: Partial<UserRecord> = {}
     aggregations: { roles: 0, groups: 0, permissions: 0 },
     created_at: at,
     updated_at: at,
+    // As the repository creates users: no authenticator (otp-repository.ts sets it with one).
+    otp_enrolled: false,
     version: 1,
     ...fields,
   } as UserRecord;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { UserRecord } from '../../records/user-record.ts';
+import type { OtpAuthenticator } from '../../store/otp-checks.ts';
 import { isTotpCodeShape, matchTotpStep } from '../../users/totp.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { defineGrant } from './token-grant.ts';
@@ -35,14 +36,36 @@ export function totpCheck(code: string, deps: Pick<OAuthDeps, 'login' | 'now'>):
   const verify = async (user: UserRecord | undefined): Promise<boolean> => {
     // An unknown user reads an authenticator that does not exist: the same read either way.
     const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
-    if (!user || !authenticator || authenticator.disabled) return false;
-    const step = matchTotpStep(authenticator.secret, code, deps.now());
-    // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
-    if (user.blocked) return false;
-    const accepted =
-      step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
-    if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
-    return accepted;
+    return user !== undefined && authenticator !== undefined && acceptTotp(user, authenticator, code, deps);
   };
   return { start: () => ({ verify, settled: Promise.resolve() }) };
+}
+
+/**
+ * Whether `code` is the authenticator's code of the current step (one step of drift either way,
+ * API.md §7.3), accepted once by one conditional write; a refused code counts against the
+ * authenticator. A disabled authenticator accepts nothing.
+ */
+export async function acceptTotp(
+  user: UserRecord,
+  authenticator: OtpAuthenticator,
+  code: string,
+  deps: Pick<OAuthDeps, 'login' | 'now'>,
+): Promise<boolean> {
+  if (authenticator.disabled) return false;
+  const step = matchTotpStep(authenticator.secret, code, deps.now());
+  // A blocked user's code is not consumed (nor counted): the answer is invalid_grant anyway.
+  if (user.blocked) return false;
+  const accepted =
+    step !== undefined && step > authenticator.lastStep && (await deps.login.otp.accept(user.id, authenticator.sealed, step));
+  if (!accepted) await deps.login.otp.recordFailure(user.id, authenticator.sealed);
+  return accepted;
+}
+
+/**
+ * The user's authenticator, enrolled or disabled: read only when the user item does not say there
+ * is none (`otp_enrolled`, written with the authenticator; absent on older users: read).
+ */
+export function authenticatorOf(user: UserRecord, deps: Pick<OAuthDeps, 'login'>): Promise<OtpAuthenticator | undefined> {
+  return user.otp_enrolled === false ? Promise.resolve(undefined) : deps.login.otp.find(user.id);
 }
