@@ -28,12 +28,27 @@ export class InvalidAccessToken extends Error {}
 /** API.md §8: how far in the future `iat` may lie (clock skew between issuer and verifier). */
 export const IAT_LEEWAY_SECONDS = 60;
 
+/** 9999-12-31T23:59:59Z: the last NumericDate that is a date (`toISOString` throws beyond year 275760). */
+const MAX_NUMERIC_DATE = 253_402_300_799;
+
+/** A `jti` that can name a revocation entry: bounded and printable, as the ids we mint are (UUIDs). */
+const STORABLE_JTI = /^[A-Za-z0-9._~-]{1,128}$/;
+
 /**
  * API.md §8: a token "issued" more than a minute from now is inactive. jose checks `iat` only for
  * type; a token with a far-future `iat` can only come from someone holding the signing secret
- * (an HS256 Resource's) who wants it to look fresh for longer.
+ * (an HS256 Resource's) who wants it to look fresh for longer. The same someone could put any
+ * number in `exp`, `nbf` or `iat`, and any string in `jti`: a time that is no date (the
+ * introspection answer renders each as one) or a `jti` no revocation entry can be keyed by makes
+ * the token inactive, never a 500 (a review sent `exp: 1e15` and a 3,000-character `jti`).
  */
 export function checkIssuedAt(claims: AccessTokenClaims, now: Date): AccessTokenClaims {
+  for (const time of [claims.exp, claims.iat, claims.nbf]) {
+    if (time !== undefined && !(Number.isFinite(time) && time >= 0 && time <= MAX_NUMERIC_DATE)) {
+      throw new InvalidAccessToken('a time claim out of range');
+    }
+  }
+  if (!STORABLE_JTI.test(claims.jti)) throw new InvalidAccessToken('jti out of bounds');
   if (claims.iat > now.getTime() / 1000 + IAT_LEEWAY_SECONDS) throw new InvalidAccessToken('iat in the future');
   return claims;
 }

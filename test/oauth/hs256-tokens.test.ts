@@ -1,4 +1,5 @@
-import { jwtVerify } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 
@@ -75,5 +76,39 @@ describe('tokens of a Resource with its own HS256 secret', () => {
     });
     expect(revoked.status).toBe(200);
     expect(await info()).toEqual({ active: false });
+  });
+
+  it("a secret holder's out-of-range claims make a token inactive, never a 500 (exp 1e15, a 3,000-character jti)", async () => {
+    const audience = `https://odd-${randomUUID()}.example.com/api`;
+    const secret = 'another-resource-secret-of-32-bytes!!!!';
+    const resource = await manage('POST', '/resources', {
+      resource_type: 'api',
+      resource_name: 'Odd claims',
+      resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: secret },
+    });
+    await manage('POST', `/clients/${svc.clientId}/resources`, { resources: [resource.id] });
+    const now = Math.floor(Date.now() / 1000);
+    const mint = (claims: { exp?: number; jti?: string }) =>
+      new SignJWT({ client_id: svc.clientId, tenant_id: resource.tenant_id, scope: '' })
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+        .setIssuer(svc.url)
+        .setAudience(audience)
+        .setSubject(svc.clientId)
+        .setJti(claims.jti ?? randomUUID())
+        .setIssuedAt(now)
+        .setExpirationTime(claims.exp ?? now + 600)
+        .sign(new TextEncoder().encode(secret));
+    const post = async (path: string, token: string) => {
+      const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: basic(), body: new URLSearchParams({ token }) });
+      return { status: res.status, body: await res.text() };
+    };
+    // The setup is sound: a token with ordinary claims is active.
+    expect(JSON.parse((await post('/tokeninfo', await mint({}))).body)).toMatchObject({ active: true });
+    const farExp = await mint({ exp: 1e15 });
+    for (const path of ['/tokeninfo', '/introspect']) expect(await post(path, farExp)).toEqual({ status: 200, body: '{"active":false}' });
+    const longJti = await mint({ jti: 'j'.repeat(3000) });
+    // RFC 7009 §2.2: an invalid token is a 200 at /revoke.
+    expect((await post('/revoke', longJti)).status).toBe(200);
+    expect(await post('/tokeninfo', longJti)).toEqual({ status: 200, body: '{"active":false}' });
   });
 });
