@@ -20,17 +20,30 @@ export type Introspection = { active: false } | { active: true; claims: AccessTo
 
 const INACTIVE = { active: false } as const;
 
+/** Who asks about a token, and about which tokens it may ask. */
+export interface IntrospectionCaller {
+  client: OAuthClient;
+  /** Set when the caller may ask about this token only: the bearer token it authenticated with. */
+  onlyItself?: string;
+}
+
 /**
  * Who is asking (spec 4.2 Token info: Bearer or Basic; RFC 7662 §2.1: the caller must be
  * authorized). A bearer caller is the client its own token was issued to: the token must be
  * signed by the service keys (never an HS256 token, whose secret a tenant may choose), unrevoked,
  * and its client must still exist. Public clients cannot introspect (they hold no credential).
+ *
+ * A bearer token that is no client credential (a user's token, which its user holds in a browser
+ * or an app, or any token of a public client) may only ask about itself: otherwise anyone holding
+ * a user token could learn the users behind the other tokens of its tenant (a review found it).
+ * Only a confidential client's own token (client_credentials: `sub` = `client_id`) speaks for the
+ * client as its credentials do.
  */
 export async function authenticateIntrospectionCaller(
   headers: Record<string, string | undefined>,
   body: { client_id?: string | undefined; client_secret?: string | undefined },
   deps: OAuthDeps,
-): Promise<OAuthClient> {
+): Promise<IntrospectionCaller> {
   const bearer = bearerToken(headers);
   if (bearer) {
     let verified;
@@ -43,23 +56,31 @@ export async function authenticateIntrospectionCaller(
     const ref = revocationRef(verified.header, verified.claims);
     const client = !ref || (await deps.revocations.isRevoked(ref)) ? undefined : await deps.findClient(ref.clientId);
     if (!client) throw invalidBearer();
-    // A user's token speaks for its client only while the user's tokens still count (decision 3).
-    if (isUserToken(verified.claims) && !(await activeTokenUser(verified.claims, deps.userTokens))) throw invalidBearer();
-    return client;
+    // A user's token counts only while the user's tokens still count (decision 3).
+    const userToken = isUserToken(verified.claims);
+    if (userToken && !(await activeTokenUser(verified.claims, deps.userTokens))) throw invalidBearer();
+    return userToken || client.is_public ? { client, onlyItself: bearer } : { client };
   }
   const { client, method } = await authenticateClient(headers, body, deps);
   if (method === 'none') throw invalidClient('Public clients cannot introspect tokens.');
-  return client;
+  return { client };
 }
 
 /**
  * RFC 7662 §2.2: an invalid, expired, revoked or foreign token is `{active: false}` and nothing
- * else. Foreign = of another tenant than a non-global caller's (API.md §4). A token whose client
+ * else. Foreign = of another tenant than a non-global caller's (API.md §4), or any token but
+ * itself for a caller that may only ask about itself. A token whose client
  * has been deleted is inactive too, and so is a user's token once the user is gone or blocked,
  * revoked all their tokens, or its login family was revoked (user-token-state.ts). Storage
  * failures are thrown (503), never reported as active (DESIGN.md §3.8).
  */
-export async function introspectFor(token: string, caller: OAuthClient, deps: OAuthDeps): Promise<Introspection> {
+export async function introspectFor(
+  token: string,
+  { client: caller, onlyItself }: IntrospectionCaller,
+  deps: OAuthDeps,
+): Promise<Introspection> {
+  // RFC 7662 §4: a caller not allowed to know about a token gets `active: false`.
+  if (onlyItself !== undefined && token !== onlyItself) return INACTIVE;
   let verified;
   try {
     verified = await verifyIssuedToken(token, deps);

@@ -214,6 +214,25 @@ describe('user tokens from the core (API.md §7.1)', () => {
   });
 });
 
+describe('introspection with a bearer token (spec 4.2 Token info)', () => {
+  it("a user's token may ask about itself only; a confidential client's own token about any of its tenant", async () => {
+    const mine = await login(await putUser(runtime()), { scope: 'openid' });
+    const theirs = await login(await putUser(runtime()), { scope: 'openid email' });
+    const asBearer = (bearer: string, token: string) => post('/introspect', { token }, `Bearer ${bearer}`);
+    // Itself: the full answer.
+    const self = await asBearer(mine.access_token, mine.access_token);
+    expect(self.status).toBe(200);
+    expect(self.body).toMatchObject({ active: true, client_id: rp.id });
+    // Another user's token of the same client and tenant: nothing (a review found the whole answer).
+    expect(await asBearer(mine.access_token, theirs.access_token)).toMatchObject({ status: 200, body: { active: false } });
+    expect((await post('/tokeninfo', { token: theirs.access_token }, `Bearer ${mine.access_token}`)).body).toEqual({ active: false });
+    // A confidential client's own client_credentials token speaks for it, as its secret does.
+    const clientToken = await svc.managementToken();
+    expect((await asBearer(clientToken, theirs.access_token)).body).toMatchObject({ active: true, client_id: rp.id });
+    expect(await introspect(theirs.access_token)).toMatchObject({ active: true, client_id: rp.id });
+  });
+});
+
 describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
   it('rotates through openid-client: a new refresh token, a validated ID token with the login auth_time and no nonce', async () => {
     const user = await putUser(runtime(), { name: 'Rota' });
