@@ -5,6 +5,7 @@ import { jsonPart } from '../tokens/compact-jws.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, checkIssuedAt, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 import type { OAuthDeps, VerifiedToken } from './oauth-deps.ts';
+import { isUserToken } from './user-token-state.ts';
 
 /** A token whose signature and claims verified, and what its revocation is bound to. */
 export type { VerifiedToken } from './oauth-deps.ts';
@@ -49,15 +50,18 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
     });
     const claims = checkIssuedAt(payload as AccessTokenClaims, deps.now());
     // The secret may have been chosen by a tenant: the token only counts for a client of that
-    // same tenant that is still authorized on the resource (a forged client_id gets nothing).
+    // same tenant (a forged client_id of another tenant gets nothing) and, for a client's own
+    // token, one still authorized on the resource, as client_credentials required. A user token
+    // needs no link: the user's permissions decide it, not the client's (API.md §7.1), so the
+    // grants mint it for any Resource of the tenant, and it must introspect and revoke as minted.
     const client = await deps.findClient(claims.client_id);
     if (
       !client ||
       client.tenant_id !== resource.tenant_id ||
-      !client.resources.has(resource.id) ||
+      (!isUserToken(claims) && !client.resources.has(resource.id)) ||
       claims.tenant_id !== resource.tenant_id
     ) {
-      throw new InvalidAccessToken('token not bound to an authorized client of the resource');
+      throw new InvalidAccessToken('token not bound to a client of the resource');
     }
     return verified(protectedHeader, claims);
   } catch (err) {

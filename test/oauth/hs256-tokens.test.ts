@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueUserTokens } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { putUser } from '../support/user-items.ts';
 
 let svc: TestService;
 let admin: string;
@@ -110,5 +113,51 @@ describe('tokens of a Resource with its own HS256 secret', () => {
     // RFC 7009 §2.2: an invalid token is a 200 at /revoke.
     expect((await post('/revoke', longJti)).status).toBe(200);
     expect(await post('/tokeninfo', longJti)).toEqual({ status: 200, body: '{"active":false}' });
+  });
+
+  it('a user token for an HS256 Resource the client is not linked to introspects active and revokes (API.md §7.1: no link needed)', async () => {
+    const audience = `https://users-${randomUUID()}.example.com/api`;
+    const secret = 'a-third-resource-secret-of-32-bytes!!!!';
+    const resource = await manage('POST', '/resources', {
+      resource_type: 'api',
+      resource_name: 'Unlinked',
+      resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: secret },
+    });
+    const runtime = svc.stack.runtime;
+    const deps = oauthDeps(runtime);
+    const user = await putUser(runtime);
+    const client = (await deps.findClient(svc.clientId))!;
+    expect(client.resources.has(resource.id)).toBe(false);
+    const minted = await issueUserTokens(
+      {
+        client,
+        user,
+        request: { scope: 'openid', audience },
+        authTime: Math.floor(Date.now() / 1000),
+        authorizedAt: new Date().toISOString(),
+      },
+      deps,
+    );
+    const { protectedHeader, payload } = await jwtVerify(minted.access_token, new TextEncoder().encode(secret), {
+      audience,
+      typ: 'at+jwt',
+    });
+    expect([protectedHeader.alg, payload.sub]).toEqual(['HS256', user.id]);
+    const info = async () =>
+      (await (
+        await fetch(`${svc.url}/introspect`, {
+          method: 'POST',
+          headers: basic(),
+          body: new URLSearchParams({ token: minted.access_token }),
+        })
+      ).json()) as any;
+    expect(await info()).toMatchObject({ active: true, sub: user.id, aud: audience, client_id: svc.clientId });
+    const revoked = await fetch(`${svc.url}/revoke`, {
+      method: 'POST',
+      headers: basic(),
+      body: new URLSearchParams({ token: minted.access_token }),
+    });
+    expect(revoked.status).toBe(200);
+    expect(await info()).toEqual({ active: false });
   });
 });
