@@ -99,8 +99,35 @@ export const USER_PROFILE_FIELDS = [
   'address',
 ] as const satisfies readonly (keyof UserProfile)[];
 
-/** Attributes of the stored item that no caller ever sees (the presenter drops them). */
-export const USER_STORAGE_ONLY = ['password_hash', 'tokens_revoked_at', 'version', 'login_failures', 'login_attempt_at'] as const;
+/** Attributes of the stored item that no caller ever sees (not in USER_VIEW_FIELDS). */
+export const USER_STORAGE_ONLY = [
+  'password_hash',
+  'tokens_revoked_at',
+  'otp_enrolled',
+  'version',
+  'login_failures',
+  'login_attempt_at',
+] as const;
+
+/**
+ * A User (API.md §6) as every caller sees it, in this order: an allow-list, so a field added to the
+ * record later (as `otp_enrolled` was) stays hidden until someone lists it here.
+ */
+export const USER_VIEW_FIELDS = [
+  'id',
+  'tenant_id',
+  ...USER_PROFILE_FIELDS,
+  'user_metadata',
+  'app_metadata',
+  'blocked',
+  'last_login',
+  'logins_count',
+  'aggregations',
+  'created_by',
+  'created_at',
+  'updated_by',
+  'updated_at',
+] as const satisfies readonly (keyof UserRecord)[];
 
 /** The three login identifiers, each unique per tenant (API.md §6). */
 export type UserLoginKind = 'email' | 'username' | 'phone_number';

@@ -2,7 +2,7 @@ import type { EmailSender } from '../email/email-sender.ts';
 import { badRequest, notImplemented } from '../errors.ts';
 import { authenticateClient } from '../oauth/authenticate-client.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
-import { USER_STORAGE_ONLY, type UserRecord } from '../records/user-record.ts';
+import { type USER_STORAGE_ONLY, USER_VIEW_FIELDS, type UserRecord } from '../records/user-record.ts';
 import type { TicketsRepository } from '../store/tickets-repository.ts';
 import type { UsersRepository } from '../store/users-repository.ts';
 import { hashPassword } from './password-hash.ts';
@@ -23,10 +23,13 @@ export interface RegisterDeps {
   issuer: string;
 }
 
-/** The User as a caller sees it: storage-only attributes (password hash, revocation time, version) dropped. */
+/**
+ * The User as a caller sees it: the fields of USER_VIEW_FIELDS, as the management API shows it (an
+ * allow-list: a deny-list here leaked `otp_enrolled` the day it was added).
+ */
 export function publicUser(user: UserRecord): Omit<UserRecord, (typeof USER_STORAGE_ONLY)[number]> {
-  const out: Record<string, unknown> = { ...user };
-  for (const a of USER_STORAGE_ONLY) delete out[a];
+  const out: Record<string, unknown> = {};
+  for (const a of USER_VIEW_FIELDS) if (user[a] !== undefined) out[a] = user[a];
   return out as Omit<UserRecord, (typeof USER_STORAGE_ONLY)[number]>;
 }
 
