@@ -10,10 +10,11 @@ import { ParamSyntaxError } from './list-params.ts';
 export function parseFields(spec: CollectionSpec, raw: string): string[] | undefined {
   if (raw.trim() === '') return undefined;
   const names = new Set<string>();
-  for (const part of raw.split(',')) {
+  for (const [i, part] of raw.split(',').entries()) {
     const name = part.trim();
-    if (name === '') throw new ParamSyntaxError('empty attribute name');
-    if (!isFieldName(spec, name)) throw new ParamSyntaxError(`unknown attribute "${name}"`);
+    // API.md §8: a message names the field by its place (1-based), never quotes what was sent.
+    if (name === '') throw new ParamSyntaxError(`field ${i + 1} is empty`);
+    if (!isFieldName(spec, name)) throw new ParamSyntaxError(`field ${i + 1} names an unknown attribute`);
     names.add(name);
   }
   return [...names];

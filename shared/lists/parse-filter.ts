@@ -34,12 +34,14 @@ function readTerm(spec: CollectionSpec, s: Scanner): FilterTerm {
   const at = s.pos;
   const attribute = s.match(/[A-Za-z_][A-Za-z0-9_]*/y);
   if (!attribute) throw s.error('expected an attribute name');
+  // API.md §8: messages point at a position (1-based), never quote what was sent.
   const def = spec.attributes.get(attribute);
-  if (!def) throw new ParamSyntaxError(`unknown attribute "${attribute}" at position ${at + 1}`);
-  if (!def.filterable) throw new ParamSyntaxError(`cannot filter on "${attribute}"`);
+  if (!def) throw new ParamSyntaxError(`unknown attribute at position ${at + 1}`);
+  if (!def.filterable) throw new ParamSyntaxError(`cannot filter on the attribute at position ${at + 1}`);
   s.skip(/\s*/y);
   if (!s.skip(/=/y)) throw s.error('expected "=" (the only operator)');
   s.skip(/\s*/y);
+  const valueAt = s.pos;
   let raw: string;
   let quoted = false;
   if (s.peek() === '"') {
@@ -51,9 +53,9 @@ function readTerm(spec: CollectionSpec, s: Scanner): FilterTerm {
     const value = s.match(/[^)]*/y) ?? '';
     if (!s.skip(/\)/y)) throw s.error('missing ")"');
     raw = value.trim();
-    if (raw === '') throw new ParamSyntaxError(`missing value for "${attribute}" (use "" for the empty string)`);
+    if (raw === '') throw new ParamSyntaxError(`missing value at position ${valueAt + 1} (use "" for the empty string)`);
   }
-  return { attribute, value: toValue(attribute, def.type, raw, quoted) };
+  return { attribute, value: toValue({ attribute: at, value: valueAt }, def.type, raw, quoted) };
 }
 
 function readQuoted(s: Scanner): string {
@@ -72,9 +74,10 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 const DAY_MS = 86_400_000;
 
-function toValue(attribute: string, type: AttributeType, raw: string, quoted: boolean): FilterValue {
+/** `at`: the 0-based positions in `q` of the term's attribute and value, for the messages. */
+function toValue(at: { attribute: number; value: number }, type: AttributeType, raw: string, quoted: boolean): FilterValue {
   if (!quoted && raw === 'null') return { kind: 'null' };
-  const bad = (what: string) => new ParamSyntaxError(`"${attribute}" must be ${what}`);
+  const bad = (what: string) => new ParamSyntaxError(`the value at position ${at.value + 1} must be ${what}`);
   switch (type) {
     case 'string':
       return { kind: 'string', value: raw };
@@ -99,7 +102,7 @@ function toValue(attribute: string, type: AttributeType, raw: string, quoted: bo
       return { kind: 'instant', from, to: day ? from + DAY_MS : from + 1 };
     }
     default:
-      throw new ParamSyntaxError(`cannot filter on "${attribute}"`);
+      throw new ParamSyntaxError(`cannot filter on the attribute at position ${at.attribute + 1}`);
   }
 }
 

@@ -23,7 +23,7 @@ import { deleteItem, type Write } from './writes.ts';
 export function deleteClient(db: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<void> {
   return withRetries(async () => {
     const partition = await readClientPartition(db, tableName, clientId);
-    if (!partition) throw notFound(`Client ${clientId} not found.`);
+    if (!partition) throw notFound('Client not found.');
     if (partition.client.is_default) throw forbidden('The Default Client cannot be deleted.');
     await commitPlan(db, tableName, clientCascadeUnits(partition), {
       guards: [{ key: keys.client(clientId), expected: partition.client.links_version }],

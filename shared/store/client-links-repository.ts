@@ -41,18 +41,22 @@ export interface ClientLinksRepository {
 
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
-const tooManyResources = (clientId: string) =>
-  conflict(`Client ${clientId} would have more than ${MAX_RESOURCES_PER_CLIENT} authorized resources; revoke one first.`);
+/**
+ * API.md §8: messages name the path parameter or body field at fault, never the ids sent
+ * (`client` says which: `The client` of the path, or `body.clients: a client`).
+ */
+const tooManyResources = (client: string) =>
+  conflict(`${client} would have more than ${MAX_RESOURCES_PER_CLIENT} authorized resources; revoke one first.`);
 
 export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): ClientLinksRepository {
   const mustReadClient = async (clientId: string) => {
     const p = await readClientPartition(db, tableName, clientId);
-    if (!p) throw notFound(`Client ${clientId} not found.`);
+    if (!p) throw notFound('Client not found.');
     return p;
   };
   const mustGetResource = async (resourceId: string) => {
     const item = await getItem(db, tableName, keys.resource(resourceId), now());
-    if (!item) throw notFound(`Resource ${resourceId} not found.`);
+    if (!item) throw notFound('Resource not found.');
     return toRecord<ResourceRecord>(item);
   };
   /**
@@ -81,14 +85,14 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         const found = await getItems(db, tableName, ids.map(keys.resource), now());
         for (const id of ids) {
           const item = found.get(keyString(keys.resource(id)));
-          if (!visible(p.client, item && toRecord<ResourceRecord>(item))) throw notFound(`Resource ${id} not found.`);
+          if (!visible(p.client, item && toRecord<ResourceRecord>(item))) throw notFound('body.resources: a resource was not found.');
         }
         const todo = ids.filter((id) => {
           const existing = p.links.get(id);
-          if (existing && !done.has(existing.id)) throw conflict(`Resource ${id} is already authorized to client ${clientId}.`);
+          if (existing && !done.has(existing.id)) throw conflict('body.resources: a resource is already authorized to this client.');
           return !existing;
         });
-        if (p.client.aggregations.resources + todo.length > MAX_RESOURCES_PER_CLIENT) throw tooManyResources(clientId);
+        if (p.client.aggregations.resources + todo.length > MAX_RESOURCES_PER_CLIENT) throw tooManyResources('The client');
         const plan = new LinkPlan().guard(keys.client(clientId), p.client.links_version);
         for (const id of todo) {
           const link = newLink(p.client, id, actor);
@@ -104,7 +108,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         for (const id of unique(resourceIds)) {
           if (!p.links.has(id)) {
             if (done.has(id)) continue;
-            throw notFound(`Resource ${id} is not authorized to client ${clientId}.`);
+            throw notFound('body.resources: a resource is not authorized to this client.');
           }
           plan.add(
             unlinkUnits(
@@ -131,15 +135,15 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         const clients = ids.map((id) => {
           const item = found.get(keyString(keys.client(id)));
           const client = item && toRecord<ClientRecord>(item);
-          if (!client || !visible(client, resource)) throw notFound(`Client ${id} not found.`);
+          if (!client || !visible(client, resource)) throw notFound('body.clients: a client was not found.');
           return client;
         });
         const todo = clients.filter((c) => {
           const existing = found.get(keyString(keys.clientLink(c.id, resourceId)));
-          if (existing && !done.has(String(existing.id))) throw conflict(`Client ${c.id} is already authorized to resource ${resourceId}.`);
+          if (existing && !done.has(String(existing.id))) throw conflict('body.clients: a client is already authorized to this resource.');
           return !existing;
         });
-        for (const c of todo) if (c.aggregations.resources >= MAX_RESOURCES_PER_CLIENT) throw tooManyResources(c.id);
+        for (const c of todo) if (c.aggregations.resources >= MAX_RESOURCES_PER_CLIENT) throw tooManyResources('body.clients: a client');
         const plan = new LinkPlan().guard(keys.resource(resourceId), resource.links_version);
         for (const c of todo) {
           // The clients' guards make the cap exact: each count above was read under its guard.
@@ -159,7 +163,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
         ids.forEach((id, i) => {
           const p = partitions[i];
           if (done.has(id)) return;
-          if (!p?.links.has(resourceId)) throw notFound(`Client ${id} is not authorized to resource ${resourceId}.`);
+          if (!p?.links.has(resourceId)) throw notFound('body.clients: a client is not authorized to this resource.');
           plan.guard(keys.client(id), p.client.links_version);
           plan.add(
             unlinkUnits(
@@ -175,8 +179,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
 
     async listForClient(clientId) {
       const items = await queryPrefix(db, tableName, keys.clientPartition(clientId), keys.clientLinkPrefix);
-      if (items.length === 0 && !(await getItem(db, tableName, keys.client(clientId), now())))
-        throw notFound(`Client ${clientId} not found.`);
+      if (items.length === 0 && !(await getItem(db, tableName, keys.client(clientId), now()))) throw notFound('Client not found.');
       return items.map((i) => toRecord<ClientResourceLink>(i));
     },
 

@@ -41,7 +41,8 @@ const pairKey = (p: { resource_id: string; scope_id: string }) => `${p.resource_
 export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): ClientPermissionsRepository {
   const mustRead = async (clientId: string) => {
     const p = await readClientPartition(db, tableName, clientId);
-    if (!p) throw notFound(`Client ${clientId} not found.`);
+    // API.md §8: messages name the path parameter or body field at fault, never the ids sent.
+    if (!p) throw notFound('Client not found.');
     return p;
   };
 
@@ -58,24 +59,23 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
           const r = item && toRecord<ResourceRecord>(item);
           // The system resource is shared by every tenant (client-links-repository.ts `visible`).
           if (!r || (!p.client.is_global && r.tenant_id !== p.client.tenant_id && !r.resource_metadata.is_system))
-            throw notFound(`Resource ${id} not found.`);
+            throw notFound('body.permissions: a resource was not found.');
           resources.set(id, r);
         }
         for (const id of resourceIds) {
-          if (!p.links.has(id)) throw conflict(`Resource ${id} is not authorized to client ${clientId}; authorize it first.`);
+          if (!p.links.has(id)) throw conflict('body.permissions: a resource is not authorized to this client; authorize it first.');
         }
         for (const { resourceId, scopeId } of pairs) {
-          if (!(scopeId in resources.get(resourceId)!.scope_names))
-            throw badRequest(`Scope ${scopeId} is not a scope of resource ${resourceId}.`);
+          if (!(scopeId in resources.get(resourceId)!.scope_names)) throw badRequest('a scope is not a scope of its resource.');
         }
         const existing = new Map(p.permissions.map((x) => [pairKey(x), x]));
         const todo = pairs.filter(({ resourceId, scopeId }) => {
           const e = existing.get(`${resourceId}#${scopeId}`);
-          if (e && !done.has(e.id)) throw conflict(`Scope ${scopeId} of resource ${resourceId} is already granted to client ${clientId}.`);
+          if (e && !done.has(e.id)) throw conflict('body.permissions: a scope is already granted to this client.');
           return !e;
         });
         if (p.client.aggregations.permissions + todo.length > MAX_PERMISSIONS_PER_CLIENT) {
-          throw conflict(`Client ${clientId} would have more than ${MAX_PERMISSIONS_PER_CLIENT} permissions; revoke some first.`);
+          throw conflict(`The client would have more than ${MAX_PERMISSIONS_PER_CLIENT} permissions; revoke some first.`);
         }
         const at = now().toISOString();
         const records: ClientPermission[] = todo.map(({ resourceId, scopeId }) => ({
@@ -100,7 +100,7 @@ export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableNam
         for (const { resourceId, scopeId } of pairs) {
           const k = `${resourceId}#${scopeId}`;
           const e = existing.get(k);
-          if (!e && !done.has(k)) throw notFound(`Scope ${scopeId} of resource ${resourceId} is not granted to client ${clientId}.`);
+          if (!e && !done.has(k)) throw notFound('body.permissions: a scope is not granted to this client.');
           if (e) todo.push(e);
         }
         const plan = new LinkPlan().guard(keys.client(clientId), p.client.links_version);

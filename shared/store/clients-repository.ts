@@ -77,7 +77,7 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
   };
   const mustGet = async (id: string) => {
     const c = await get(id);
-    if (!c) throw notFound(`Client ${id} not found.`);
+    if (!c) throw notFound('Client not found.');
     return c;
   };
   const sealSecret = async (secret: string) => ({ hash: hashClientSecret(secret), sealed: await secretBox.seal(secret) });
@@ -104,7 +104,7 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
     update(id, patch, actor, options = {}) {
       return updateWithRetry({
         load: () => get(id),
-        notFound: () => notFound(`Client ${id} not found.`),
+        notFound: () => notFound('Client not found.'),
         ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
         write: async (current) => {
           const next = mergePatch<ClientRecord>(current, patch as DeepPartial<ClientRecord>);
@@ -138,7 +138,7 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
       const sealed = await sealSecret(secret);
       return updateWithRetry({
         load: () => get(id),
-        notFound: () => notFound(`Client ${id} not found.`),
+        notFound: () => notFound('Client not found.'),
         write: async (current) => {
           const fields: Record<string, unknown> = {
             secret_hash: sealed.hash,

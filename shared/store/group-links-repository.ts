@@ -123,6 +123,9 @@ export function removeGroupMemberUnit(groupId: string, userId: string, userExist
 
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
+/** The end of a member link the request's path names. */
+type PathEnd = 'group' | 'user';
+
 /** Member links swept per page when a group is deleted. */
 const SWEEP_PAGE = 25;
 
@@ -143,26 +146,47 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
     };
   };
 
+  /**
+   * API.md §8: messages name the path parameter or body field at fault, never the ids sent. `from`
+   * is the end the path names: `group` (`/groups/{id}/members`, body `users`) or `user`
+   * (`/users/{id}/groups`, body `groups`).
+   */
+  const messages = (from: PathEnd) =>
+    from === 'group'
+      ? {
+          group: 'Group not found.',
+          user: 'body.users: a user was not found.',
+          already: 'body.users: a user is already a member of this group.',
+          missing: 'body.users: a user is not a member of this group.',
+        }
+      : {
+          group: 'body.groups: a group was not found.',
+          user: 'User not found.',
+          already: 'body.groups: the user is already a member of a group.',
+          missing: 'body.groups: the user is not a member of a group.',
+        };
+
   /** Validates and plans member additions of (group, user) pairs sharing one end. */
-  const planAdd = async (pairs: readonly [string, string][], done: ReadonlySet<string>) => {
+  const planAdd = async (pairs: readonly [string, string][], from: PathEnd, done: ReadonlySet<string>) => {
+    const say = messages(from);
     const found = await readMany(pairs.flatMap(([g, u]) => [keys.group(g), keys.user(u), keys.groupMember(g, u)]));
     const plan = new LinkPlan();
     const users: UserRecord[] = [];
     for (const [g, u] of pairs) {
       const gi = found.get(keyString(keys.group(g)));
       const ui = found.get(keyString(keys.user(u)));
-      if (!gi) throw notFound(`Group ${g} not found.`);
-      if (!ui || ui.tenant_id !== gi.tenant_id) throw notFound(`User ${u} not found.`);
+      if (!gi) throw notFound(say.group);
+      if (!ui || ui.tenant_id !== gi.tenant_id) throw notFound(say.user);
       users.push(toRecord<UserRecord>(ui));
       const existing = found.get(keyString(keys.groupMember(g, u)));
-      if (existing && !done.has(String(existing.id))) throw conflict(`User ${u} is already a member of group ${g}.`);
+      if (existing && !done.has(String(existing.id))) throw conflict(say.already);
     }
     return { plan, users, found };
   };
 
-  const add = (pairs: readonly [string, string][], actor: string) =>
+  const add = (pairs: readonly [string, string][], from: PathEnd, actor: string) =>
     commitLinkChange(db, tableName, async (done) => {
-      const { plan, users, found } = await planAdd(pairs, done);
+      const { plan, users, found } = await planAdd(pairs, from, done);
       await ensureGroupIds(db, tableName, users);
       for (const [g, u] of pairs) {
         if (found.get(keyString(keys.groupMember(g, u)))) continue;
@@ -173,7 +197,7 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
       return plan;
     });
 
-  const remove = (pairs: readonly [string, string][], notLinked: (g: string, u: string) => Error) =>
+  const remove = (pairs: readonly [string, string][], from: PathEnd) =>
     commitLinkChange(db, tableName, async (done) => {
       const found = await readMany(pairs.flatMap(([g, u]) => [keys.group(g), keys.user(u), keys.groupMember(g, u)]));
       const plan = new LinkPlan();
@@ -181,14 +205,12 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
         const mark = `${g}/${u}`;
         if (!found.get(keyString(keys.groupMember(g, u)))) {
           if (done.has(mark)) continue;
-          throw notLinked(g, u);
+          throw notFound(messages(from).missing);
         }
         plan.add([removeGroupMemberUnit(g, u, found.has(keyString(keys.user(u))), found.has(keyString(keys.group(g))))], mark);
       }
       return plan;
     });
-
-  const notMember = (g: string, u: string) => notFound(`User ${u} is not a member of group ${g}.`);
 
   return {
     ...groupNesting(db, tableName, now),
@@ -197,33 +219,35 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
     addMembers: async (groupId, userIds, actor) =>
       add(
         unique(userIds).map((u) => [groupId, u]),
+        'group',
         actor,
       ),
     removeMembers: async (groupId, userIds) => {
-      if (!(await read<GroupRecord>(keys.group(groupId)))) throw notFound(`Group ${groupId} not found.`);
+      if (!(await read<GroupRecord>(keys.group(groupId)))) throw notFound('Group not found.');
       return remove(
         unique(userIds).map((u) => [groupId, u]),
-        notMember,
+        'group',
       );
     },
     addUserGroups: async (userId, groupIds, actor) => {
-      if (!(await read<UserRecord>(keys.user(userId)))) throw notFound(`User ${userId} not found.`);
+      if (!(await read<UserRecord>(keys.user(userId)))) throw notFound('User not found.');
       return add(
         unique(groupIds).map((g) => [g, userId]),
+        'user',
         actor,
       );
     },
     removeUserGroups: async (userId, groupIds) => {
-      if (!(await read<UserRecord>(keys.user(userId)))) throw notFound(`User ${userId} not found.`);
+      if (!(await read<UserRecord>(keys.user(userId)))) throw notFound('User not found.');
       return remove(
         unique(groupIds).map((g) => [g, userId]),
-        notMember,
+        'user',
       );
     },
 
     async listMembers(groupId) {
       const items = await queryPrefix(db, tableName, keys.groupPartition(groupId), keys.groupMemberPrefix);
-      if (items.length === 0 && !(await read<GroupRecord>(keys.group(groupId)))) throw notFound(`Group ${groupId} not found.`);
+      if (items.length === 0 && !(await read<GroupRecord>(keys.group(groupId)))) throw notFound('Group not found.');
       return items.map((i) => toRecord<GroupMemberLink>(i));
     },
 

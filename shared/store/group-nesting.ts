@@ -199,7 +199,8 @@ async function editChildren(
     // (read after it, a stale record could pass with a fresh version: the race test caught that).
     const tenantId = await tenantOf(db, tableName, now, parentId, ids);
     if (tenantId === undefined) {
-      if (parentMustExist) throw notFound(`Group ${parentId} not found.`);
+      // API.md §8: messages name the path parameter or body field at fault, never the ids sent.
+      if (parentMustExist) throw notFound('Group not found.');
       // Neither end is left: only link items to delete.
       if (edit.kind === 'remove') await commitPlan(db, tableName, [ids.map((c) => deleteItem(keys.groupChild(parentId, c)))]);
       return;
@@ -208,7 +209,7 @@ async function editChildren(
     const version = typeof graph?.version === 'number' ? graph.version : 0;
     const g = new GraphView(db, tableName, now);
     const parent = await g.node(parentId);
-    if (!parent && parentMustExist) throw notFound(`Group ${parentId} not found.`);
+    if (!parent && parentMustExist) throw notFound('Group not found.');
     const existing = await g.children(parentId);
     const at = now().toISOString();
     const linkWrites: Write[] = [];
@@ -217,9 +218,9 @@ async function editChildren(
     for (const id of ids) {
       const child = await g.node(id);
       if (edit.kind === 'add') {
-        if (!child || child.tenant_id !== tenantId) throw notFound(`Group ${id} not found.`);
-        if (existing.has(id)) throw conflict(`Group ${id} is already nested in group ${parentId}.`);
-        if (id === parentId || parent!.ancestor_ids[id]) throw conflict(`Nesting group ${id} in group ${parentId} would make a cycle.`);
+        if (!child || child.tenant_id !== tenantId) throw notFound('body.groups: a group was not found.');
+        if (existing.has(id)) throw conflict('body.groups: a group is already nested in this group.');
+        if (id === parentId || parent!.ancestor_ids[id]) throw conflict('body.groups: nesting a group in this group would make a cycle.');
         const link: NestedGroupLink = {
           id: uuidv7(),
           tenant_id: tenantId,
@@ -235,7 +236,7 @@ async function editChildren(
         g.parentOverrides.set(id, new Set([...(await g.parents(id)), parentId]));
         childWrites.set(id, { set: [[['parent_ids', parentId], true]], remove: [] });
       } else {
-        if (!existing.has(id)) throw notFound(`Group ${id} is not nested in group ${parentId}.`);
+        if (!existing.has(id)) throw notFound('body.groups: a group is not nested in this group.');
         linkWrites.push(deleteItem(keys.groupChild(parentId, id), { condition: exists }));
         existing.delete(id);
         const ps = new Set(await g.parents(id));
@@ -251,9 +252,9 @@ async function editChildren(
     );
     const up = parent ? [parentId, ...Object.keys(parent.ancestor_ids)] : [];
     const { closures, heights } = await recompute(g, down, up);
-    for (const [id, c] of closures) {
+    for (const c of closures.values()) {
       if (c.depth > MAX_GROUP_DEPTH)
-        throw conflict(`Nesting would put group ${id} at level ${c.depth}; groups nest at most ${MAX_GROUP_DEPTH} levels deep.`);
+        throw conflict(`body.groups: nesting would put a group at level ${c.depth}; groups nest at most ${MAX_GROUP_DEPTH} levels deep.`);
     }
 
     const writes: Write[] = [...linkWrites, graphWrite(tenantId, version)];
@@ -312,7 +313,7 @@ export function groupNesting(db: DynamoDBDocumentClient, tableName: string, now:
     removeChildren: (parentId, childIds) => editChildren(db, tableName, now, parentId, { kind: 'remove', children: childIds }),
     async listChildren(parentId) {
       const g = view();
-      if (!(await g.node(parentId))) throw notFound(`Group ${parentId} not found.`);
+      if (!(await g.node(parentId))) throw notFound('Group not found.');
       return g.links(parentId);
     },
     async sweepNesting(groupId) {

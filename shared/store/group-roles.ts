@@ -67,7 +67,8 @@ export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: (
   const readAll = (ks: readonly Key[]) => getItems(db, tableName, ks, now());
   const mustGroup = (found: Map<string, Record<string, unknown>>, groupId: string) => {
     const g = found.get(keyString(keys.group(groupId)));
-    if (!g) throw notFound(`Group ${groupId} not found.`);
+    // API.md §8: messages name the path parameter or body field at fault, never the ids sent.
+    if (!g) throw notFound('Group not found.');
     return g;
   };
   const list = async (groupId: string) =>
@@ -81,9 +82,9 @@ export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: (
         const group = mustGroup(found, groupId);
         for (const r of ids) {
           const role = found.get(keyString(keys.role(r)));
-          if (!role || role.tenant_id !== group.tenant_id) throw notFound(`Role ${r} not found.`);
+          if (!role || role.tenant_id !== group.tenant_id) throw notFound('body.roles: a role was not found.');
           const existing = found.get(keyString(keys.groupRole(groupId, r)));
-          if (existing && !done.has(String(existing.id))) throw conflict(`Role ${r} is already a role of group ${groupId}.`);
+          if (existing && !done.has(String(existing.id))) throw conflict('body.roles: a role is already a role of this group.');
         }
         const plan = new LinkPlan();
         const at = now().toISOString();
@@ -126,7 +127,7 @@ export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: (
         for (const r of ids) {
           if (!found.has(keyString(keys.groupRole(groupId, r)))) {
             if (done.has(r)) continue;
-            throw notFound(`Role ${r} is not a role of group ${groupId}.`);
+            throw notFound('body.roles: a role is not a role of this group.');
           }
           plan.add([removeGroupRoleUnit(groupId, r)], r);
         }

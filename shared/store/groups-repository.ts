@@ -94,7 +94,7 @@ export function groupsRepository(db: DynamoDBDocumentClient, tableName: string, 
     update: (id, patch, actor) =>
       updateWithRetry({
         load: () => get(id),
-        notFound: () => notFound(`Group ${id} not found.`),
+        notFound: () => notFound('Group not found.'),
         write: async (current) => {
           const fields: Record<string, unknown> = { updated_by: actor, updated_at: now().toISOString() };
           const writes: Write[] = [];
@@ -111,7 +111,7 @@ export function groupsRepository(db: DynamoDBDocumentClient, tableName: string, 
           const { attributes } = await commitPlan(db, tableName, [[versionedUpdate(keys.group(id), fields, current.version), ...writes]]);
           if (attributes) return toRecord<GroupRecord>(attributes);
           const reread = await get(id);
-          if (!reread) throw notFound(`Group ${id} not found.`);
+          if (!reread) throw notFound('Group not found.');
           return reread;
         },
       }),

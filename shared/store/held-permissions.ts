@@ -65,7 +65,7 @@ export function heldPermissions(
   const partition = (id: string) => (kind === 'role' ? keys.rolePartition(id) : keys.userPartition(id));
   const load = async (id: string) => {
     const item = await getItem(db, tableName, holderRecordKey(kind, id), now());
-    if (!item) throw notFound(`${noun} ${id} not found.`);
+    if (!item) throw notFound(`${noun} not found.`);
     return toRecord<HolderRecord>(item);
   };
   const permissionsOf = async (id: string) =>
@@ -112,18 +112,18 @@ export function heldPermissions(
         for (const id of resourceIds) {
           const r = resource(id);
           // The system resource (the management API) is shared by every tenant.
-          if (!r || (r.tenant_id !== current.tenant_id && !r.resource_metadata.is_system)) throw notFound(`Resource ${id} not found.`);
+          if (!r || (r.tenant_id !== current.tenant_id && !r.resource_metadata.is_system))
+            throw notFound('body.permissions: a resource was not found.');
         }
         for (const { resourceId, scopeId } of pairs) {
-          if (!(scopeId in resource(resourceId)!.scope_names))
-            throw badRequest(`Scope ${scopeId} is not a scope of resource ${resourceId}.`);
+          if (!(scopeId in resource(resourceId)!.scope_names)) throw badRequest('a scope is not a scope of its resource.');
         }
         const held = byResource(await permissionsOf(holderId));
         const at = now().toISOString();
         const todo: HeldPermission[] = [];
         for (const { resourceId, scopeId } of pairs) {
           const e = held.get(resourceId)?.find((p) => p.scope_id === scopeId);
-          if (e && !done.has(e.id)) throw conflict(`Scope ${scopeId} of resource ${resourceId} is already granted to ${kind} ${holderId}.`);
+          if (e && !done.has(e.id)) throw conflict(`body.permissions: a scope is already granted to this ${kind}.`);
           if (e) continue;
           todo.push({
             id: uuidv7(),
@@ -156,8 +156,7 @@ export function heldPermissions(
         const todo: HeldPermission[] = [];
         for (const { resourceId, scopeId } of pairsOf(requests)) {
           const e = held.get(resourceId)?.find((p) => p.scope_id === scopeId);
-          if (!e && !done.has(`${resourceId}#${scopeId}`))
-            throw notFound(`Scope ${scopeId} of resource ${resourceId} is not granted to ${kind} ${holderId}.`);
+          if (!e && !done.has(`${resourceId}#${scopeId}`)) throw notFound(`body.permissions: a scope is not granted to this ${kind}.`);
           if (e) todo.push(e);
         }
         const plan = new LinkPlan().guard(holderRecordKey(kind, holderId), holder.links_version ?? 0);

@@ -48,7 +48,7 @@ export function deleteResource(db: DynamoDBDocumentClient, tableName: string, re
         ConsistentRead: true,
       });
       const item = partition.find((i) => i.type === 'Resource');
-      if (!item) throw notFound(`Resource ${resourceId} not found.`);
+      if (!item) throw notFound('Resource not found.');
       const resource = toRecord<ResourceRecord>(item);
       if (resource.resource_metadata.is_system) throw forbidden('The system resource cannot be deleted.');
 

@@ -65,7 +65,8 @@ export function resourcesRepository(
     const item = await getItem(db, tableName, keys.resource(id), now());
     return item ? toRecord<ResourceRecord>(item) : undefined;
   };
-  const identifierTaken = (url: string) => () => conflict(`A resource with identifier_url ${url} already exists.`);
+  // API.md §8: names the field, never echoes the identifier sent.
+  const identifierTaken = () => conflict('body.resource_metadata.identifier_url: a resource with this identifier_url already exists.');
 
   return {
     get,
@@ -86,14 +87,13 @@ export function resourcesRepository(
       }));
       record.scope_names = Object.fromEntries(scopeRecords.map((s) => [s.id, s.scope_name]));
       record.aggregations.scopes = scopeRecords.length;
-      const url = record.resource_metadata.identifier_url;
       await commitPlan(db, tableName, [
         [
           putItem(resourceItem(record), {
             condition: notExists,
             onFail: () => conflict(`A resource with id ${record.id} already exists.`),
           }),
-          putIdentifierMarker(record, identifierTaken(url)),
+          putIdentifierMarker(record, identifierTaken),
           countWrite(record.tenant_id, 'RESOURCES', 1),
           ...scopeRecords.flatMap(putScopeWrites),
         ],
@@ -113,7 +113,7 @@ export function resourcesRepository(
       const sealedSecret = plaintext === undefined ? undefined : await secretBox.seal(plaintext);
       return updateWithRetry({
         load: () => get(id),
-        notFound: () => notFound(`Resource ${id} not found.`),
+        notFound: () => notFound('Resource not found.'),
         ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
         write: async (current) => {
           const p = { ...patch, resource_metadata: metadataPatch } as DeepPartial<ResourceRecord>;
@@ -132,7 +132,6 @@ export function resourcesRepository(
           };
           const writes: Write[] = [];
           if (moved) {
-            const url = next.resource_metadata.identifier_url;
             // The new marker's view copies this read's scope names: a scope change committed
             // since (it bumps links_version) must fail this write, which then re-reads. Items
             // written before the marker carried the view also had a GSI2 entry by identifier:
@@ -143,7 +142,7 @@ export function resourcesRepository(
                 remove: ['GSI2PK', 'GSI2SK'],
               }),
             );
-            writes.push(deleteIdentifierMarker(current), putIdentifierMarker(next, identifierTaken(url)));
+            writes.push(deleteIdentifierMarker(current), putIdentifierMarker(next, identifierTaken));
           } else {
             writes.push(versionedUpdate(keys.resource(id), changed, current.version));
             writes.push(...copyWrites([{ kind: 'resource-changed', before: current, after: next }]));
@@ -151,7 +150,7 @@ export function resourcesRepository(
           const { attributes } = await commitPlan(db, tableName, [writes]);
           if (attributes) return toRecord<ResourceRecord>(attributes);
           const updated = await get(id);
-          if (!updated) throw notFound(`Resource ${id} not found.`);
+          if (!updated) throw notFound('Resource not found.');
           return updated;
         },
       });

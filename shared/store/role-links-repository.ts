@@ -41,6 +41,8 @@ export interface RoleLinksRepository {
 
 const memberMark = (roleId: string, userId: string) => `${roleId}#${userId}`;
 
+type LinkField = 'users' | 'roles';
+
 export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): RoleLinksRepository {
   const records = async <T>(ks: readonly { PK: string; SK: string }[]) => {
     const found = await getItems(db, tableName, ks, now());
@@ -51,12 +53,13 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
   };
   const mustRole = async (roleId: string) => {
     const role = (await records<RoleRecord>([keys.role(roleId)]))(keys.role(roleId));
-    if (!role) throw notFound(`Role ${roleId} not found.`);
+    // API.md §8: messages name the path parameter or body field at fault, never the ids sent.
+    if (!role) throw notFound('Role not found.');
     return role;
   };
   const mustUser = async (userId: string) => {
     const user = (await records<UserRecord>([keys.user(userId)]))(keys.user(userId));
-    if (!user) throw notFound(`User ${userId} not found.`);
+    if (!user) throw notFound('User not found.');
     return user;
   };
   const permissions = heldPermissions(db, tableName, now, 'role');
@@ -86,15 +89,24 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
     }
   };
 
+  /**
+   * The body field a link change names in its messages: `users` of `/roles/{id}/users`, `roles`
+   * of `/users/{id}/roles` (the path's end is the one record).
+   */
+  const already = (field: LinkField) =>
+    conflict(field === 'users' ? 'body.users: a user already holds this role.' : 'body.roles: a role is already held by this user.');
+  const missing = (field: LinkField) =>
+    notFound(field === 'users' ? 'body.users: a user does not hold this role.' : 'body.roles: a role is not held by this user.');
+
   /** Adds member links (role, user) not yet there: 409 for one that is (unless this call made it). */
-  const addLinks = async (pairs: readonly [RoleRecord, UserRecord][], actor: string, done: ReadonlySet<string>) => {
+  const addLinks = async (pairs: readonly [RoleRecord, UserRecord][], field: LinkField, actor: string, done: ReadonlySet<string>) => {
     const existing = await records<RoleMember>(pairs.map(([r, u]) => keys.roleMember(r.id, u.id)));
     const plan = new LinkPlan();
     const at = now().toISOString();
     for (const [role, user] of pairs) {
       if (existing(keys.roleMember(role.id, user.id))) {
         if (done.has(memberMark(role.id, user.id))) continue;
-        throw conflict(`User ${user.id} already holds role ${role.id}.`);
+        throw already(field);
       }
       const link: RoleMember = {
         id: uuidv7(),
@@ -110,14 +122,14 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
   };
 
   /** Removes member links (role id, user id): 404 for one that is missing (unless this call removed it). */
-  const removeLinks = async (pairs: readonly [string, string][], done: ReadonlySet<string>) => {
+  const removeLinks = async (pairs: readonly [string, string][], field: LinkField, done: ReadonlySet<string>) => {
     const existing = await records<RoleMember>(pairs.map(([r, u]) => keys.roleMember(r, u)));
     const users = await records<UserRecord>(pairs.map(([, u]) => keys.user(u)));
     const plan = new LinkPlan();
     for (const [roleId, userId] of pairs) {
       if (!existing(keys.roleMember(roleId, userId))) {
         if (done.has(memberMark(roleId, userId))) continue;
-        throw notFound(`User ${userId} does not hold role ${roleId}.`);
+        throw missing(field);
       }
       plan.add([removeMemberUnit(roleId, userId, { userExists: users(keys.user(userId)) !== undefined })], memberMark(roleId, userId));
     }
@@ -136,10 +148,10 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
         const user = await records<UserRecord>(ids.map(keys.user));
         const pairs = ids.map((id): [RoleRecord, UserRecord] => {
           const u = user(keys.user(id));
-          if (!u || u.tenant_id !== role.tenant_id) throw notFound(`User ${id} not found.`);
+          if (!u || u.tenant_id !== role.tenant_id) throw notFound('body.users: a user was not found.');
           return [role, u];
         });
-        return addLinks(pairs, actor, done);
+        return addLinks(pairs, 'users', actor, done);
       }),
 
     removeMembers: (roleId, userIds) =>
@@ -147,6 +159,7 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
         await mustRole(roleId);
         return removeLinks(
           [...new Set(userIds)].map((u) => [roleId, u]),
+          'users',
           done,
         );
       }),
@@ -163,10 +176,10 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
         const role = await records<RoleRecord>(ids.map(keys.role));
         const pairs = ids.map((id): [RoleRecord, UserRecord] => {
           const r = role(keys.role(id));
-          if (!r || r.tenant_id !== user.tenant_id) throw notFound(`Role ${id} not found.`);
+          if (!r || r.tenant_id !== user.tenant_id) throw notFound('body.roles: a role was not found.');
           return [r, user];
         });
-        return addLinks(pairs, actor, done);
+        return addLinks(pairs, 'roles', actor, done);
       }),
 
     removeRolesFromUser: (userId, roleIds) =>
@@ -174,6 +187,7 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
         await mustUser(userId);
         return removeLinks(
           [...new Set(roleIds)].map((r) => [r, userId]),
+          'roles',
           done,
         );
       }),

@@ -82,7 +82,7 @@ export function rolesRepository(db: DynamoDBDocumentClient, tableName: string, n
     update(id, patch, actor) {
       return updateWithRetry({
         load: () => get(id),
-        notFound: () => notFound(`Role ${id} not found.`),
+        notFound: () => notFound('Role not found.'),
         write: async (current) => {
           const fields: Record<string, unknown> = { updated_by: actor, updated_at: now().toISOString() };
           const writes: Write[] = [];
@@ -98,7 +98,7 @@ export function rolesRepository(db: DynamoDBDocumentClient, tableName: string, n
           const { attributes } = await commitPlan(db, tableName, [[versionedUpdate(keys.role(id), fields, current.version), ...writes]]);
           if (attributes) return toRecord<RoleRecord>(attributes);
           const after = await get(id);
-          if (!after) throw notFound(`Role ${id} not found.`);
+          if (!after) throw notFound('Role not found.');
           return after;
         },
       });

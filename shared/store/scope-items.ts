@@ -10,13 +10,14 @@ export function scopeItem(scope: ScopeRecord) {
   return { ...keys.scope(scope.resource_id, scope.id), ...entity('Scope'), ...scope };
 }
 
-export const scopeNameTaken = (name: string) => () => conflict(`The resource already has a scope named "${name}".`);
+/** API.md §8: names the field, never echoes the name sent. */
+export const scopeNameTaken = () => conflict('body.scope_name: the resource already has a scope with this scope_name.');
 
 /** The scope item and its name marker (the resource's maps and count are the caller's). */
 export function putScopeWrites(scope: ScopeRecord): Write[] {
   return [
     putItem(scopeItem(scope), { condition: notExists }),
-    putMarker(keys.scopeNameMarker(scope.resource_id, scope.scope_name), scope.id, { onTaken: scopeNameTaken(scope.scope_name) }),
+    putMarker(keys.scopeNameMarker(scope.resource_id, scope.scope_name), scope.id, { onTaken: scopeNameTaken }),
   ];
 }
 

@@ -63,7 +63,7 @@ const CASCADE_ATTEMPTS = 8;
 export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): ScopesRepository {
   const getResource = async (id: string) => {
     const item = await getItem(db, tableName, keys.resource(id), now());
-    if (!item) throw notFound(`Resource ${id} not found.`);
+    if (!item) throw notFound('Resource not found.');
     return toRecord<ResourceRecord>(item);
   };
   const get = async (resourceId: string, scopeId: string) => {
@@ -79,7 +79,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
         const resource = await getResource(resourceId);
         // A limit on the collection, like nested groups' depth (API.md §6): 409.
         if (resource.aggregations.scopes >= MAX_SCOPES_PER_RESOURCE) {
-          throw conflict(`Resource ${resourceId} has the maximum of ${MAX_SCOPES_PER_RESOURCE} scopes; delete one first.`);
+          throw conflict(`The resource has the maximum of ${MAX_SCOPES_PER_RESOURCE} scopes; delete one first.`);
         }
         const at = now().toISOString();
         const scope: ScopeRecord = {
@@ -113,7 +113,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
     update(resourceId, scopeId, patch, actor, options = {}) {
       return updateWithRetry({
         load: () => get(resourceId, scopeId),
-        notFound: () => notFound(`Scope ${scopeId} not found.`),
+        notFound: () => notFound('Scope not found.'),
         ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
         write: async (current) => {
           const next = mergePatch<ScopeRecord>(current, patch);
@@ -128,7 +128,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
             if (resource.resource_metadata.is_system) throw forbidden("The management API's scopes cannot be renamed.");
             writes.push(
               deleteScopeNameMarker(resourceId, current.scope_name, scopeId),
-              putMarker(keys.scopeNameMarker(resourceId, next.scope_name), scopeId, { onTaken: scopeNameTaken(next.scope_name) }),
+              putMarker(keys.scopeNameMarker(resourceId, next.scope_name), scopeId, { onTaken: scopeNameTaken }),
               updateItem(keys.resource(resourceId), {
                 set: [[['scope_names', scopeId], next.scope_name]],
                 add: [['links_version', 1]],
@@ -149,7 +149,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
           const resource = await getResource(resourceId);
           if (resource.resource_metadata.is_system) throw forbidden("The management API's scopes cannot be removed.");
           const scope = await get(resourceId, scopeId);
-          if (!scope) throw notFound(`Scope ${scopeId} not found.`);
+          if (!scope) throw notFound('Scope not found.');
           // Holders come from an eventually consistent index; proceed only once it agrees with the
           // exact count on the resource (the guard below then pins that count until commit).
           const holders = await queryGsi2(db, tableName, keys.scopeHolders(scopeId));

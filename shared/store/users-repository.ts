@@ -99,7 +99,7 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
   };
   const mustGet = async (id: string) => {
     const u = await get(id);
-    if (!u) throw notFound(`User ${id} not found.`);
+    if (!u) throw notFound('User not found.');
     return u;
   };
   /** One versioned write of `fields` (and marker moves), re-read on a lost race. */
@@ -110,7 +110,7 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
   ) =>
     updateWithRetry({
       load: () => get(id),
-      notFound: () => notFound(`User ${id} not found.`),
+      notFound: () => notFound('User not found.'),
       ...(expectedVersion !== undefined ? { expectedVersion } : {}),
       write: async (current) => {
         const { fields, writes = [] } = build(current);
@@ -153,7 +153,7 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
     update(id, patch, actor, options = {}) {
       return updateWithRetry({
         load: () => get(id),
-        notFound: () => notFound(`User ${id} not found.`),
+        notFound: () => notFound('User not found.'),
         ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
         write: async (current) => {
           const next = withoutNulls(mergePatch<UserRecord>(current, patch as DeepPartial<UserRecord>));

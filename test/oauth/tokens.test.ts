@@ -151,7 +151,13 @@ describe('token endpoint refusals (RFC 6749 §5.2), each with status and body', 
       authorization: basicAuth(svc.clientId, svc.clientSecret),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()) as any).toMatchObject({ error: 'invalid_scope', message: expect.stringContaining('launch:rockets') });
+    // API.md §8: the field is named, the scope sent is not echoed.
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({
+      error: 'invalid_scope',
+      message: 'body.scope: names a scope not granted to this client on this resource.',
+    });
+    expect(JSON.stringify(body)).not.toContain('launch:rockets');
   });
 
   it('unknown audience → 400 invalid_target (RFC 8707 §2)', async () => {

@@ -68,8 +68,8 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     tenants: new Map<string, TenantRecord>([[DEFAULT_TENANT_ID, { id: DEFAULT_TENANT_ID } as TenantRecord]]),
     forgotten: [] as string[],
   };
-  const mustClient = (id: string) => w.clients.get(id) ?? fail(notFound(`Client ${id} not found.`));
-  const mustResource = (id: string) => w.resources.get(id) ?? fail(notFound(`Resource ${id} not found.`));
+  const mustClient = (id: string) => w.clients.get(id) ?? fail(notFound('Client not found.'));
+  const mustResource = (id: string) => w.resources.get(id) ?? fail(notFound('Resource not found.'));
   const bump = <T extends { aggregations: Record<string, number> }>(r: T, field: string, d: number) => {
     r.aggregations[field] = (r.aggregations[field] ?? 0) + d;
   };
@@ -138,7 +138,7 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
       for (const id of ids) mustResource(id);
       for (const id of ids)
         if (w.links.some((l) => l.client_id === clientId && l.resource_id === id))
-          throw conflict(`Resource ${id} is already authorized to client ${clientId}.`);
+          throw conflict('body.resources: a resource is already authorized to this client.');
       for (const id of ids) {
         const t = at();
         w.links.push({
@@ -164,7 +164,7 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     async revokeClients(resourceId: string, clientIds: readonly string[]) {
       for (const clientId of new Set(clientIds)) {
         if (!w.links.some((l) => l.client_id === clientId && l.resource_id === resourceId))
-          throw notFound(`Client ${clientId} is not authorized to resource ${resourceId}.`);
+          throw notFound('body.clients: a client is not authorized to this resource.');
         w.links = w.links.filter((l) => !(l.client_id === clientId && l.resource_id === resourceId));
         const gone = w.permissions.filter((p) => p.client_id === clientId && p.resource_id === resourceId);
         w.permissions = w.permissions.filter((p) => !gone.includes(p));
@@ -188,7 +188,7 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
       const client = mustClient(clientId);
       for (const r of requests) {
         if (!w.links.some((l) => l.client_id === clientId && l.resource_id === r.resource_id))
-          throw conflict(`Resource ${r.resource_id} is not authorized to client ${clientId}; authorize it first.`);
+          throw conflict('body.permissions: a resource is not authorized to this client; authorize it first.');
         for (const s of r.scopes) {
           const t = at();
           w.permissions.push({
@@ -258,7 +258,7 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     async create(resourceId: string, input: NewScope, actor: string) {
       const resource = mustResource(resourceId);
       if ([...w.scopes.values()].some((s) => s.resource_id === resourceId && s.scope_name === input.scope_name))
-        throw conflict(`Scope ${input.scope_name} already exists.`);
+        throw conflict('body.scope_name: the resource already has a scope with this scope_name.');
       const t = at();
       const scope: ScopeRecord = {
         id: uuidv7(),
@@ -277,13 +277,13 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
       return scope;
     },
     async update(resourceId: string, scopeId: string, patch: ScopePatch, actor: string) {
-      const current = (await scopes.get(resourceId, scopeId)) ?? fail(notFound(`Scope ${scopeId} not found.`));
+      const current = (await scopes.get(resourceId, scopeId)) ?? fail(notFound('Scope not found.'));
       const next = { ...current, ...patch, updated_by: actor, updated_at: at() } as ScopeRecord;
       w.scopes.set(scopeId, next);
       return next;
     },
     async delete(resourceId: string, scopeId: string) {
-      (await scopes.get(resourceId, scopeId)) ?? fail(notFound(`Scope ${scopeId} not found.`));
+      (await scopes.get(resourceId, scopeId)) ?? fail(notFound('Scope not found.'));
       w.scopes.delete(scopeId);
       bump(mustResource(resourceId), 'scopes', -1);
     },

@@ -36,7 +36,7 @@ export function memoryUsers(options: { lockoutFailures?: number } = {}) {
   const must = (id: string) =>
     users.get(id) ??
     (() => {
-      throw notFound(`User ${id} not found.`);
+      throw notFound('User not found.');
     })();
 
   const repo: Partial<UsersRepository> = {

@@ -17,7 +17,7 @@ export async function authorizeClientResources(
 ): Promise<void> {
   const client = await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   assertMayChange(access.ctx, client);
-  await assertResourcesVisible(deps, access.ctx, resourceIds);
+  await assertResourcesVisible(deps, access.ctx, resourceIds, 'body.resources');
   await deps.links.authorize(clientId, resourceIds, access.ctx.actor);
   deps.forget(clientId);
 }

@@ -61,8 +61,9 @@ export async function assertResourcesVisible(
   deps: Pick<ClientDeps, 'resources'>,
   ctx: ManagementContext,
   resourceIds: readonly string[],
+  field: 'body.resources' | 'body.permissions',
 ): Promise<void> {
-  if (!ctx.isGlobal) await loadAllVisible(deps.resources, ctx, resourceIds, 'Resource');
+  if (!ctx.isGlobal) await loadAllVisible(deps.resources, ctx, resourceIds, { field, noun: 'resource' });
 }
 
 /**

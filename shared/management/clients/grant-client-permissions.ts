@@ -25,6 +25,7 @@ export async function grantClientPermissions(
     deps,
     ctx,
     permissions.map((p) => p.resource_id),
+    'body.permissions',
   );
   await assertMayGrant(ctx.scopes, permissions, (id) => deps.resources.get(id));
   await namingPermissionsField(() => deps.permissions.grant(clientId, permissions, ctx.actor));

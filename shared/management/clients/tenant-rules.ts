@@ -23,7 +23,9 @@ export async function resolveClientTenant(
   if (!ctx.isGlobal && tenantId !== ctx.tenantId) throw forbidden('body.tenant_id: this client may only act on its own tenant.');
   // The header of a global caller is not checked against the tenants (management-context.ts); a
   // client must never be created in a tenant that does not exist.
-  if (!(await deps.tenants.get(tenantId))) throw notFound(`Tenant ${tenantId} not found.`);
+  if (!(await deps.tenants.get(tenantId))) {
+    throw notFound(`${requested === undefined ? 'header' : 'body'}.tenant_id: names no tenant.`);
+  }
   return tenantId;
 }
 

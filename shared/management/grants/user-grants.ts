@@ -31,7 +31,7 @@ export function listUserGrants(deps: GrantDeps, access: ManagementAccess, userId
 export async function deleteUserGrant(deps: GrantDeps, access: ManagementAccess, userId: string, grantId: string): Promise<void> {
   await loadVisible(deps.users, access.ctx, userId, 'User');
   const deleted = await deps.grants.deleteUserGrant(userId, grantId);
-  if (!deleted) throw notFound(`Grant ${grantId} not found.`);
+  if (!deleted) throw notFound('Grant not found.');
 }
 
 const fields = fieldKit('reject');

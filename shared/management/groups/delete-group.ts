@@ -11,5 +11,5 @@ import type { GroupDeps } from './group-deps.ts';
 export async function deleteGroup(deps: GroupDeps, access: ManagementAccess, groupId: string): Promise<void> {
   const deleted = await deps.groups.delete(groupId, (g) => isVisible(access.ctx, g));
   deps.forgetRbacRecords();
-  if (!deleted) throw notFound(`Group ${groupId} not found.`);
+  if (!deleted) throw notFound('Group not found.');
 }

@@ -32,7 +32,7 @@ export const isVisible = (ctx: ManagementContext, record: { tenant_id: string } 
 /**
  * The record at `/{group}/{id}`, or 404 when it does not exist or belongs to a tenant the caller
  * cannot see: another tenant's record is invisible, a 404 and not a 403 (API.md §4). `noun` names
- * the record in the message (`Client 0190... not found.`).
+ * the record in the message (`Client not found.`), never its id (API.md §8: no request value echoed).
  */
 export async function loadVisible<R extends { tenant_id: string }>(
   repo: VisibleSource<R>,
@@ -41,20 +41,27 @@ export async function loadVisible<R extends { tenant_id: string }>(
   noun: string,
 ): Promise<R> {
   const record = await repo.get(id);
-  if (!record || !isVisible(ctx, record)) throw notFound(`${noun} ${id} not found.`);
+  if (!record || !isVisible(ctx, record)) throw notFound(`${noun} not found.`);
   return record;
 }
 
 /**
  * Every named record must exist and be visible (same rule), checked before anything is written so
  * a bad id changes nothing (API.md §6 all-or-nothing). Returns them in the order of their first
- * mention, each once.
+ * mention, each once. The 404 names the body field the ids came from (`body.clients: a client
+ * was not found.`), never an id (API.md §8).
  */
 export async function loadAllVisible<R extends { tenant_id: string }>(
   repo: VisibleSource<R>,
   ctx: ManagementContext,
   ids: readonly string[],
-  noun: string,
+  what: { field: string; noun: string },
 ): Promise<R[]> {
-  return Promise.all([...new Set(ids)].map((id) => loadVisible(repo, ctx, id, noun)));
+  return Promise.all(
+    [...new Set(ids)].map(async (id) => {
+      const record = await repo.get(id);
+      if (!record || !isVisible(ctx, record)) throw notFound(`${what.field}: a ${what.noun} was not found.`);
+      return record;
+    }),
+  );
 }

@@ -15,7 +15,12 @@ export async function authorizeResourceClients(
   clientIds: readonly string[],
 ): Promise<void> {
   const resource = await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
-  assertLinksMayChange(access.ctx, await loadAllVisible(deps.clients, access.ctx, clientIds, 'Client'), resource, false);
+  assertLinksMayChange(
+    access.ctx,
+    await loadAllVisible(deps.clients, access.ctx, clientIds, { field: 'body.clients', noun: 'client' }),
+    resource,
+    false,
+  );
   await deps.links.authorizeClients(resourceId, clientIds, access.ctx.actor);
   for (const id of new Set(clientIds)) deps.forgetClient(id);
 }

@@ -25,7 +25,7 @@ export async function createResource(
   const tenantId = access.ctx.tenantId;
   // A global caller's `tenant_id` header is not checked against the tenants (management-context.ts):
   // never create a resource in a tenant that does not exist.
-  if (deps.multiTenant && !(await deps.tenants.get(tenantId))) throw notFound(`Tenant ${tenantId} not found.`);
+  if (deps.multiTenant && !(await deps.tenants.get(tenantId))) throw notFound('header.tenant_id: names no tenant.');
   const id = uuidv7();
   const { is_system: _readOnly, ...metadata } = body.resource_metadata ?? {};
   const record = await deps.resources.create(

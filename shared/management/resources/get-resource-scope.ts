@@ -15,6 +15,6 @@ export async function getResourceScope(
 ): Promise<Record<string, unknown>> {
   await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
   const scope = await deps.scopes.get(resourceId, scopeId);
-  if (!scope) throw notFound(`Scope ${scopeId} not found.`);
+  if (!scope) throw notFound('Scope not found.');
   return presentRecord(scopeEntity, deps, access, scope, params);
 }

@@ -15,7 +15,12 @@ export async function revokeResourceClients(
   clientIds: readonly string[],
 ): Promise<void> {
   const resource = await loadVisible(deps.resources, access.ctx, resourceId, 'Resource');
-  assertLinksMayChange(access.ctx, await loadAllVisible(deps.clients, access.ctx, clientIds, 'Client'), resource, true);
+  assertLinksMayChange(
+    access.ctx,
+    await loadAllVisible(deps.clients, access.ctx, clientIds, { field: 'body.clients', noun: 'client' }),
+    resource,
+    true,
+  );
   await deps.links.revokeClients(resourceId, clientIds);
   for (const id of new Set(clientIds)) deps.forgetClient(id);
 }

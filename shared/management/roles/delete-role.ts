@@ -11,5 +11,5 @@ import type { RoleDeps } from './role-deps.ts';
 export async function deleteRole(deps: RoleDeps, access: ManagementAccess, roleId: string): Promise<void> {
   const deleted = await deps.roles.delete(roleId, (role) => isVisible(access.ctx, role));
   deps.forgetRbacRecords();
-  if (!deleted) throw notFound(`Role ${roleId} not found.`);
+  if (!deleted) throw notFound('Role not found.');
 }

@@ -11,5 +11,5 @@ import type { UserDeps } from './user-deps.ts';
 export async function deleteUser(deps: UserDeps, access: ManagementAccess, userId: string): Promise<void> {
   const deleted = await deps.users.delete(userId, (user) => isVisible(access.ctx, user));
   deps.forget(userId);
-  if (!deleted) throw notFound(`User ${userId} not found.`);
+  if (!deleted) throw notFound('User not found.');
 }

@@ -32,6 +32,6 @@ export async function loadSelfOrManaged(
   const managed = ctx.scopes.has('update:users');
   if (!managed && ctx.actor.toLowerCase() !== userId) throw forbidden('Only the user itself or a holder of update:users may do this.');
   const user = await deps.users.get(userId);
-  if (!user || !isVisible(ctx, user)) throw notFound(`User ${userId} not found.`);
+  if (!user || !isVisible(ctx, user)) throw notFound('User not found.');
   return { user, self: !managed };
 }

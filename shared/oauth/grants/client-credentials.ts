@@ -52,7 +52,8 @@ export const clientCredentials = defineGrant({
     }
     const requested = parseScope(request.scope);
     const denied = requested.filter((s) => !granted.has(s));
-    if (denied.length) throw oauthError(400, 'invalid_scope', `body.scope: not granted to this client: ${denied.join(' ')}.`);
+    // API.md §8: the field is named, the scopes are not echoed.
+    if (denied.length) throw oauthError(400, 'invalid_scope', 'body.scope: names a scope not granted to this client on this resource.');
     const scopes = requested.length ? requested : [...granted];
 
     const minted = await mintAccessToken(
