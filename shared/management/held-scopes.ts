@@ -4,6 +4,7 @@ import type { OAuthDeps } from '../oauth/oauth-deps.ts';
 import { isUserToken } from '../oauth/user-token-state.ts';
 import { userPermissions } from '../oauth/user-tokens/user-permissions.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
+import type { UserRecord } from '../records/user-record.ts';
 
 /**
  * The management scopes a caller holds NOW: its token's scopes that its client is still granted
@@ -22,22 +23,29 @@ import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
  * client's permissions never apply to it (API.md §7.1), whatever its `scope` claim says. Without
  * any, it reaches only the "self" routes, as the user the path names (`caller.self`).
  */
-export async function heldScopes(
-  caller: Caller,
-  routeScope: string | undefined,
-  deps: Pick<OAuthDeps, 'findClient' | 'findResource' | 'findUser' | 'managementAudience' | 'rbac'>,
-): Promise<ReadonlySet<string>> {
-  const api = deps.findResource(DEFAULT_TENANT_ID, deps.managementAudience);
-  let names: ReadonlySet<string | undefined>;
-  if (isUserToken(caller.claims)) {
-    const [user, resource] = await Promise.all([deps.findUser(caller.claims.sub), api]);
-    names = user && resource ? await userPermissions(user, resource, deps.rbac) : new Set<string>();
-  } else {
-    const [client, resource] = await Promise.all([deps.findClient(caller.claims.client_id), api]);
-    const granted = (resource && client?.grants.get(resource.id)) || new Set<string>();
-    names = new Set([...granted].map((id) => resource?.scope_names[id]));
-  }
+export async function heldScopes(caller: Caller, routeScope: string | undefined, deps: PrincipalScopeDeps): Promise<ReadonlySet<string>> {
+  const names = isUserToken(caller.claims)
+    ? await userManagementScopes(await deps.findUser(caller.claims.sub), deps)
+    : await clientManagementScopes(caller.claims.client_id, deps);
   const held: ReadonlySet<string> = new Set([...caller.scopes].filter((s) => names.has(s)));
   if (routeScope && !held.has(routeScope) && !caller.self) throw insufficientScope(routeScope);
   return held;
+}
+
+/** What the management scopes of a user or a client are read through: the token path's 1 s caches. */
+export type PrincipalScopeDeps = Pick<OAuthDeps, 'findClient' | 'findResource' | 'findUser' | 'managementAudience' | 'rbac'>;
+
+const managementApi = (deps: PrincipalScopeDeps) => deps.findResource(DEFAULT_TENANT_ID, deps.managementAudience);
+
+/** The management-API scopes a user effectively holds (RBAC: direct, roles, groups and their ancestors). */
+export async function userManagementScopes(user: UserRecord | undefined, deps: PrincipalScopeDeps): Promise<ReadonlySet<string>> {
+  const resource = await managementApi(deps);
+  return user && resource ? userPermissions(user, resource, deps.rbac) : new Set<string>();
+}
+
+/** The management-API scopes a client is granted (its Client Permissions on the system resource). */
+export async function clientManagementScopes(clientId: string, deps: PrincipalScopeDeps): Promise<ReadonlySet<string>> {
+  const [client, resource] = await Promise.all([deps.findClient(clientId), managementApi(deps)]);
+  const granted = (resource && client?.grants.get(resource.id)) || new Set<string>();
+  return new Set([...granted].flatMap((id) => (resource?.scope_names[id] !== undefined ? [resource.scope_names[id]] : [])));
 }

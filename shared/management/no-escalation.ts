@@ -62,3 +62,15 @@ export async function assertMayGrant(
 ): Promise<void> {
   assertHolds(held, await managementScopesIn(grants, getResource));
 }
+
+/**
+ * API.md §8 applied to credentials ("no takeover"): whoever sets another principal's credentials
+ * (a user's password, authenticator, login identifier or password-change ticket; a client's
+ * secret) can then act as it, with every management scope it holds. So the caller must hold each
+ * of `theirs` (403 `insufficient_scope` naming one, nothing written): a helpdesk role with
+ * `update:users` cannot take over an administrator, nor `update:client_keys` the Default Client.
+ * `theirs` is read through the 1 s record caches (docs/rbac.md "Staleness").
+ */
+export function assertMayActAs(held: ReadonlySet<string>, theirs: ReadonlySet<string>): void {
+  assertHolds(held, theirs);
+}

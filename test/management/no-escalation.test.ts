@@ -1,5 +1,7 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientPermissionsRepository } from '../../shared/store/client-permissions-repository.ts';
+import { keys } from '../../shared/store/table-keys.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 
 /**
@@ -221,5 +223,66 @@ describe('a removed scope does not outlive its removal (API.md §8, docs/securit
     );
     await new Promise((r) => setTimeout(r, runtime.config.recordCacheTtlMs + 100));
     expectInsufficientScope(await manage('GET', '/clients?limit=1', undefined, holder.token), 'read:clients');
+  });
+});
+
+describe('API.md §8 no takeover: setting a principal credentials needs the scopes it holds', () => {
+  /** A user made through the API holding `scopes` on the management API directly (none: a plain user). */
+  async function userHolding(scopes: string[]) {
+    const made = await manage('POST', '/users', { email: `t-${Math.random()}@example.com`, password: 'Quartz-Lantern-88-Meadow' });
+    expect(made.status).toBe(201);
+    if (scopes.length) expect((await manage('POST', `/users/${made.body.id}/permissions`, grantBody(scopes))).status).toBe(204);
+    return made.body.id as string;
+  }
+  const storedUser = async (id: string) => {
+    const { runtime } = svc.stack;
+    return (await runtime.db.send(new GetCommand({ TableName: runtime.config.tableName, Key: keys.user(id), ConsistentRead: true }))).Item;
+  };
+
+  it('update:users cannot set the password, authenticator or email of a user holding more, nor get its password-change ticket', async () => {
+    const helpdesk = await clientHolding(['read:users', 'update:users', 'create:tickets']);
+    const adminUser = await userHolding(['read:clients', 'update:users']);
+    const before = await storedUser(adminUser);
+    const as = (method: string, path: string, body?: unknown) => manage(method, path, body, helpdesk.token);
+    expectInsufficientScope(await as('PUT', `/users/${adminUser}/password`, { password: 'Another-Long-Passphrase-42' }), 'read:clients');
+    expectInsufficientScope(await as('POST', `/users/${adminUser}/otp`), 'read:clients');
+    expectInsufficientScope(await as('DELETE', `/users/${adminUser}/otp`), 'read:clients');
+    expectInsufficientScope(await as('PATCH', `/users/${adminUser}`, { email: 'attacker@example.com' }), 'read:clients');
+    expectInsufficientScope(await as('POST', '/tickets/password-change', { user_id: adminUser }), 'read:clients');
+    // Nothing changed: the same hash, email, no authenticator, no new version.
+    const after = await storedUser(adminUser);
+    expect(after).toMatchObject({
+      password_hash: before?.password_hash,
+      email: before?.email,
+      version: before?.version,
+      otp_enrolled: false,
+    });
+    // What is no way in stays allowed: a profile field, and the email verification ticket.
+    expect((await as('PATCH', `/users/${adminUser}`, { name: 'Renamed' })).status).toBe(200);
+    expect((await as('POST', '/tickets/email-verification', { user_id: adminUser })).status).toBe(201);
+    // A user holding nothing more than the caller: allowed.
+    const plain = await userHolding([]);
+    expect((await as('PUT', `/users/${plain}/password`, { password: 'Another-Long-Passphrase-42' })).status).toBe(204);
+    expect((await as('POST', `/users/${plain}/otp`)).status).toBe(201);
+    expect((await as('PATCH', `/users/${plain}`, { email: `moved-${Math.random()}@example.com` })).status).toBe(200);
+    // And a caller holding every scope the user holds may.
+    const admin2 = await clientHolding(['read:users', 'update:users', 'read:clients']);
+    expect((await manage('PUT', `/users/${adminUser}/password`, { password: 'Another-Long-Passphrase-42' }, admin2.token)).status).toBe(
+      204,
+    );
+  });
+
+  it('update:client_keys cannot change the secret of a client holding more; its own, or one holding less, it can', async () => {
+    const keyKeeper = await clientHolding(['read:clients', 'update:clients', 'update:client_keys']);
+    const powerful = await clientHolding(['read:clients', 'delete:clients']);
+    const secretBefore = (await manage('GET', `/clients/${powerful.id}`)).body.updated_at;
+    expectInsufficientScope(await manage('POST', `/clients/${powerful.id}/secret`, undefined, keyKeeper.token), 'delete:clients');
+    expectInsufficientScope(await manage('POST', `/clients/${svc.clientId}/secret`, undefined, keyKeeper.token), 'create:clients');
+    expect((await manage('GET', `/clients/${powerful.id}`)).body.updated_at).toBe(secretBefore);
+    // The old secret still works.
+    expect((await token(powerful.id, powerful.secret)).access_token).toBeDefined();
+    const weak = await clientHolding(['read:clients']);
+    expect((await manage('POST', `/clients/${weak.id}/secret`, undefined, keyKeeper.token)).status).toBe(200);
+    expect((await manage('POST', `/clients/${keyKeeper.id}/secret`, undefined, keyKeeper.token)).status).toBe(200);
   });
 });

@@ -313,6 +313,8 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     cursorKey,
     now: () => new Date(),
     forget: (id: string) => void w.forgotten.push(id),
+    // No management API in memory: a client holds no management scope (the rule is tested over HTTP).
+    managementScopesOf: async () => new Set<string>(),
   } as unknown as ClientDeps;
   const resourceDeps = {
     resources,

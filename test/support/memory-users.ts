@@ -94,6 +94,8 @@ export function memoryUsers(options: { lockoutFailures?: number } = {}) {
     },
     verifyPassword: async (p, h) => h === `hashed:${p}`,
     otp: { enroll: async () => 'JBSWY3DPEHPK3PXP', remove: async () => true },
+    // No RBAC here: a user holds no management scope (the real rule is tested over HTTP, users-takeover).
+    managementScopesOf: async () => new Set<string>(),
     loginFailures: {
       async admit(id): Promise<AttemptAdmission> {
         const user = id === undefined ? undefined : users.get(id);

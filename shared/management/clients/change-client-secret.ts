@@ -2,6 +2,7 @@ import { badRequest } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { presentRecord } from '../kit/present-record.ts';
+import { assertMayActAs } from '../no-escalation.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { clientEntity } from './client-entity.ts';
 import { assertMayChange } from './client-guards.ts';
@@ -22,6 +23,8 @@ export async function changeClientSecret(
   const client = await loadVisible(deps.clients, access.ctx, clientId, 'Client');
   assertMayChange(access.ctx, client);
   if (client.is_public) throw badRequest('path.client_id: a public client has no secret to change.');
+  // The new secret is the client's identity: the caller must hold what the client holds.
+  if (client.id !== access.ctx.actor) assertMayActAs(access.ctx.scopes, await deps.managementScopesOf(client.id));
   const secret = deps.generateSecret();
   const updated = await deps.clients.changeSecret(clientId, secret, access.ctx.actor, { expiresAt: null });
   deps.forget(clientId);

@@ -9,7 +9,8 @@ import { type ClientsRepository, clientsRepository } from '../../store/clients-r
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
 import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
-import { forgetClient } from '../../store/token-path-records.ts';
+import { forgetClient, oauthDeps } from '../../store/token-path-records.ts';
+import { clientManagementScopes } from '../held-scopes.ts';
 
 /**
  * What the Clients use cases depend on, passed as an argument (DESIGN.md §3.2) so a test can hand
@@ -32,6 +33,8 @@ export interface ClientDeps {
   cursorKey: () => Promise<Buffer>;
   now: () => Date;
   forget: (clientId: string) => void;
+  /** The management-API scopes the client is granted: what its new secret would hand over. */
+  managementScopesOf: (clientId: string) => Promise<ReadonlySet<string>>;
 }
 
 /** The composition of ClientDeps from the runtime, once per runtime (per container). */
@@ -52,5 +55,6 @@ export const clientDeps = perRuntime((runtime: Runtime): ClientDeps => {
     cursorKey: () => runtime.serviceSecret('cursor'),
     now,
     forget: (clientId) => forgetClient(runtime, clientId),
+    managementScopesOf: (clientId) => clientManagementScopes(clientId, oauthDeps(runtime)),
   };
 });

@@ -5,6 +5,7 @@ import { type DeepPartial, mergePatch } from '../../store/merge-patch.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { assertMergedJsonFits } from '../kit/fields.ts';
 import { presentRecord } from '../kit/present-record.ts';
+import { assertMayActAs } from '../no-escalation.ts';
 import type { UpdateClientInput } from './client-body-schemas.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { clientEntity } from './client-entity.ts';
@@ -52,6 +53,8 @@ export async function updateClient(
   if (current.is_public && !next.is_public) {
     // The new secret is shown in this response: that is a key change (API.md §6 scopes).
     if (!access.rotatesKeys) throw insufficientScope('update:client_keys');
+    // ...and the client's identity: the caller must hold what the client is granted (no-escalation.ts).
+    assertMayActAs(ctx.scopes, await deps.managementScopesOf(clientId));
     secret = deps.generateSecret();
     await deps.clients.changeSecret(clientId, secret, ctx.actor, { expiresAt: body.client_secret_expires_at ?? null });
   }

@@ -1,10 +1,12 @@
 import * as v from 'valibot';
 import { badRequest } from '../../errors.ts';
 import type { OAuthDeps } from '../../oauth/oauth-deps.ts';
+import type { UserRecord } from '../../records/user-record.ts';
 import type { TicketKind, TicketsRepository } from '../../store/tickets-repository.ts';
 import type { UsersRepository } from '../../store/users-repository.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { fieldKit, integer, text, uuid } from '../kit/fields.ts';
+import { assertMayActAs } from '../no-escalation.ts';
 
 /** API.md §6 tickets: 5 days by default, 30 days at most. */
 export const TICKET_TTL = { default: 432_000, max: 2_592_000 } as const;
@@ -26,6 +28,8 @@ export interface TicketDeps {
   findClient: OAuthDeps['findClient'];
   /** `{base_url}`: a ticket's URL is `{base_url}/tickets/{value}`. */
   issuer: string;
+  /** The user's management-API scopes (what a password-change ticket would hand over). */
+  managementScopesOf: (user: UserRecord) => Promise<ReadonlySet<string>>;
 }
 
 /** 201 body (API.md §6): `ticket` is the page's URL, the only copy of the value. */
@@ -56,6 +60,10 @@ export async function createTicket(
   body: CreateTicketInput,
 ): Promise<CreatedTicket> {
   const user = await loadVisible(deps.users, access.ctx, body.user_id, 'User');
+  // Its URL sets the user's password: the caller must hold what the user holds (no-escalation.ts).
+  if (kind === 'password_change' && access.ctx.actor.toLowerCase() !== user.id) {
+    assertMayActAs(access.ctx.scopes, await deps.managementScopesOf(user));
+  }
   if (body.client_id !== undefined) {
     await loadVisible({ get: deps.findClient }, access.ctx, body.client_id, 'Client');
   }

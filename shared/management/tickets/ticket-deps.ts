@@ -2,6 +2,7 @@ import type { Runtime } from '../../runtime.ts';
 import { ticketsRepository } from '../../store/tickets-repository.ts';
 import { oauthDeps } from '../../store/token-path-records.ts';
 import { usersRepository } from '../../store/users-repository.ts';
+import { userManagementScopes } from '../held-scopes.ts';
 import type { TicketDeps } from './create-ticket.ts';
 
 /** The Tickets use case's dependencies, from the runtime (DESIGN.md §3.2). */
@@ -12,5 +13,6 @@ export function ticketDeps(runtime: Runtime): TicketDeps {
     users: usersRepository(db, config.tableName, now),
     findClient: oauthDeps(runtime).findClient,
     issuer: config.issuer,
+    managementScopesOf: (user) => userManagementScopes(user, oauthDeps(runtime)),
   };
 }

@@ -6,7 +6,9 @@ import { presentRecord } from '../kit/present-record.ts';
 import { type UpdateUserInput, USER_LIMITS } from './user-body-schemas.ts';
 import type { UserDeps } from './user-deps.ts';
 import { userEntity } from './user-entity.ts';
-import { assertHasLogin } from './user-rules.ts';
+import { assertHasLogin, assertMayTakeOver } from './user-rules.ts';
+
+const LOGIN_FIELDS = ['email', 'username', 'phone_number'] as const;
 
 /**
  * PATCH (and PUT) /users/{user_id} (API.md §6): merges the body into the record (objects merge,
@@ -21,7 +23,9 @@ export async function updateUser(
   body: UpdateUserInput,
   params: RecordParams,
 ): Promise<Record<string, unknown>> {
-  await loadVisible(deps.users, access.ctx, userId, 'User');
+  const current = await loadVisible(deps.users, access.ctx, userId, 'User');
+  // A new email, username or phone number is a way into the account (a reset mail, a login).
+  if (LOGIN_FIELDS.some((f) => body[f] !== undefined)) await assertMayTakeOver(deps, access, current);
   const { password: _never, tenant_id: _alsoNever, ...patch } = body;
   const updated = await deps.users.update(userId, patch as UserPatch, access.ctx.actor, {
     validate: (_current, next) => {

@@ -1,12 +1,15 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
+import type { UserRecord } from '../../records/user-record.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type LoginFailuresRepository, loginFailuresRepository } from '../../store/login-failures-repository.ts';
 import { type OtpRepository, otpRepository } from '../../store/otp-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
+import { oauthDeps } from '../../store/token-path-records.ts';
 import { forgetUser } from '../../store/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 import { hashPassword, verifyPassword } from '../../users/password-hash.ts';
+import { userManagementScopes } from '../held-scopes.ts';
 
 /** What the Users use cases depend on, passed as an argument (DESIGN.md §3.2). */
 export interface UserDeps {
@@ -34,6 +37,8 @@ export interface UserDeps {
    * cache TTL (RECORD_CACHE_TTL_SECONDS).
    */
   readonly forget: (userId: string) => void;
+  /** The management-API scopes the user effectively holds (RBAC, through the 1 s caches): what taking it over would give. */
+  readonly managementScopesOf: (user: UserRecord) => Promise<ReadonlySet<string>>;
 }
 
 /** Built once per runtime (per container in Lambda, per local stack locally). */
@@ -52,5 +57,6 @@ export const userDeps = perRuntime((runtime: Runtime): UserDeps => {
     cursorKey: () => runtime.serviceSecret('cursor'),
     now,
     forget: (userId) => forgetUser(runtime, userId),
+    managementScopesOf: (user) => userManagementScopes(user, oauthDeps(runtime)),
   };
 });

@@ -2,6 +2,7 @@ import { badRequest, forbidden, notFound } from '../../errors.ts';
 import type { UserProfile, UserRecord } from '../../records/user-record.ts';
 import { passwordProblem } from '../../users/password-rules.ts';
 import { isVisible, type ManagementAccess } from '../kit/access.ts';
+import { assertMayActAs } from '../no-escalation.ts';
 import type { UserDeps } from './user-deps.ts';
 
 /** API.md §7.5: a user is found by at least one login identifier. */
@@ -18,13 +19,14 @@ export function assertPasswordAllowed(password: string, user: Pick<UserProfile, 
 }
 
 /**
- * The user of a "self" route (API.md §7.6): a caller holding `update:users` acts on any user of
- * its tenant; any other caller got here only as the user the path names (shared/http/authenticate.ts),
- * which is checked again here against the record: same id, same tenant as the request's. Returns
- * the user and whether the caller acts as that user.
+ * The user of a "self" route (API.md §7.6), all of which set credentials (the password, the
+ * authenticator): a caller holding `update:users` acts on any user of its tenant whose management
+ * scopes it holds too (assertMayTakeOver); any other caller got here only as the user the path
+ * names (shared/http/authenticate.ts), which is checked again here against the record: same id,
+ * same tenant as the request's. Returns the user and whether the caller acts as that user.
  */
 export async function loadSelfOrManaged(
-  deps: Pick<UserDeps, 'users'>,
+  deps: Pick<UserDeps, 'users' | 'managementScopesOf'>,
   access: ManagementAccess,
   userId: string,
 ): Promise<{ user: UserRecord; self: boolean }> {
@@ -33,5 +35,20 @@ export async function loadSelfOrManaged(
   if (!managed && ctx.actor.toLowerCase() !== userId) throw forbidden('Only the user itself or a holder of update:users may do this.');
   const user = await deps.users.get(userId);
   if (!user || !isVisible(ctx, user)) throw notFound('User not found.');
+  if (managed) await assertMayTakeOver(deps, access, user);
   return { user, self: !managed };
+}
+
+/**
+ * API.md §8 "no takeover" (no-escalation.ts `assertMayActAs`): whoever sets a user's password,
+ * authenticator or login identifier, or gets its password-change ticket, can log in as that user.
+ * The caller must hold every management scope the user holds; the user itself may always.
+ */
+export async function assertMayTakeOver(
+  deps: Pick<UserDeps, 'managementScopesOf'>,
+  access: ManagementAccess,
+  user: UserRecord,
+): Promise<void> {
+  if (access.ctx.actor.toLowerCase() === user.id) return;
+  assertMayActAs(access.ctx.scopes, await deps.managementScopesOf(user));
 }
