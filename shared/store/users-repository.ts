@@ -211,6 +211,10 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
         fields: {
           password_hash: hash,
           ...(options.revokeTokens === false ? {} : { tokens_revoked_at: at.toISOString() }),
+          // A new password ends a lockout (API.md §7.3): the count was of guesses at the old one
+          // (as Auth0 unblocks a brute-force block on a password reset).
+          login_failures: undefined,
+          login_attempt_at: undefined,
           updated_by: options.actor ?? current.updated_by,
           updated_at: at.toISOString(),
         },

@@ -8,6 +8,7 @@ import type { Key } from '../../shared/store/writes.ts';
 import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, verifyPassword } from '../../shared/users/password-hash.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
+import { managementCaller } from '../support/management-api.ts';
 import { putUser } from '../support/user-items.ts';
 
 /**
@@ -155,6 +156,18 @@ describe('brute force (API.md §7.3)', () => {
     expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(200);
     expect(await stored(keys.user(user.id))).not.toHaveProperty('login_failures');
     expect((await stored(keys.user(user.id)))?.logins_count).toBe(1);
+  });
+
+  it('a new password set through the API ends the lockout at once: the new password works, the old one does not', async () => {
+    const user = await newUser();
+    for (let i = 0; i < 10; i++) expect((await token({ username: user.username!, password: `wrong-${i}-password` })).status).toBe(400);
+    expect((await token({ username: user.username!, password: PASSWORD })).status).toBe(429);
+    const call = managementCaller(svc.url, await svc.managementToken());
+    const fresh = 'Another-Long-Passphrase-42';
+    expect((await call('PUT', `/users/${user.id}/password`, { body: { password: fresh } })).status).toBe(204);
+    expect(await stored(keys.user(user.id))).not.toHaveProperty('login_failures');
+    expect((await token({ username: user.username!, password: PASSWORD })).body).toEqual(INVALID);
+    expect((await token({ username: user.username!, password: fresh })).status).toBe(200);
   });
 
   it('20 parallel wrong passwords: 10 answered (400), 10 refused (429), no count lost; then the right one is 429', async () => {
