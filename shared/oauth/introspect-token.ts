@@ -15,8 +15,29 @@ const invalidBearer = () =>
     headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' },
   });
 
-/** An active answer names the user of a user token (spec 2.11 `username`, RFC 7662 §2.2). */
-export type Introspection = { active: false } | { active: true; claims: AccessTokenClaims; user?: UserRecord };
+/** What an active answer reports: a JWT's claims, or the same members of a refresh token (no `jti`, `exp` only when it expires). */
+export interface IntrospectedClaims {
+  iss?: string;
+  sub: string;
+  client_id: string;
+  scope?: string;
+  aud?: string | string[];
+  iat: number;
+  exp?: number;
+  nbf?: number;
+  jti?: string;
+  tenant_id?: string;
+  /** What a client token of wave 1 carried (introspection-views.ts `username`). */
+  username?: unknown;
+}
+
+/**
+ * An active answer names the user of a user token (spec 2.11 `username`, RFC 7662 §2.2);
+ * `tokenType` is `refresh_token` for a refresh token (else the access token's `Bearer`).
+ */
+export type Introspection =
+  | { active: false }
+  | { active: true; claims: IntrospectedClaims; user?: UserRecord; tokenType?: 'refresh_token' };
 
 const INACTIVE = { active: false } as const;
 
@@ -81,6 +102,7 @@ export async function introspectFor(
 ): Promise<Introspection> {
   // RFC 7662 §4: a caller not allowed to know about a token gets `active: false`.
   if (onlyItself !== undefined && token !== onlyItself) return INACTIVE;
+  if (REFRESH_TOKEN.test(token)) return refreshTokenState(token, caller, deps);
   let verified;
   try {
     verified = await verifyIssuedToken(token, deps);
@@ -102,4 +124,39 @@ export async function tokenState({ claims, ref }: VerifiedToken, deps: OAuthDeps
   if (!isUserToken(claims)) return { active: true, claims };
   const user = await activeTokenUser(claims, deps.userTokens);
   return user ? { active: true, claims, user } : INACTIVE;
+}
+
+/** A refresh token's shape (refresh-tokens-repository.ts `newRefreshTokenValue`): a JWT always has dots. */
+const REFRESH_TOKEN = /^[A-Za-z0-9_-]{64}$/;
+
+const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+/**
+ * A refresh token (spec 4.2 `token_type_hint=refresh_token`), found by its stored hash. Only the
+ * client it was issued to may ask about it (a resource server never holds one; RFC 7662 §4): any
+ * other caller gets `active: false`. Active while it could still be used at /token: not rotated,
+ * not expired (the read ignores an expired one), its login family not revoked, its user still
+ * active (in its tenant, not blocked, no `tokens_revoked_at` after its creation). The answer is the
+ * access token's members: `scope`, `client_id`, `sub` and `username`, `aud` (its Resource, or
+ * `{issuer}/userinfo`), `iat` (its creation), `exp` when it expires, `token_type: refresh_token`.
+ */
+async function refreshTokenState(token: string, caller: OAuthClient, deps: OAuthDeps): Promise<Introspection> {
+  const stored = await deps.findRefreshToken(token);
+  if (!stored || stored.client_id !== caller.id || stored.rotated_at) return INACTIVE;
+  const { user, familyRevoked } = await deps.userTokens.read(stored.user_id, stored.family_id);
+  const revokedAt = user?.tokens_revoked_at;
+  if (!user || user.blocked || familyRevoked || user.tenant_id !== stored.tenant_id || (revokedAt && revokedAt > stored.created_at)) {
+    return INACTIVE;
+  }
+  const claims: IntrospectedClaims = {
+    iss: deps.issuer,
+    sub: stored.user_id,
+    client_id: stored.client_id,
+    scope: stored.scope.join(' '),
+    aud: stored.audience ?? `${deps.issuer}/userinfo`,
+    iat: seconds(stored.created_at),
+    ...(stored.expires_at ? { exp: seconds(stored.expires_at) } : {}),
+    tenant_id: stored.tenant_id,
+  };
+  return { active: true, claims, user, tokenType: 'refresh_token' };
 }

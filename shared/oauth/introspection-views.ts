@@ -36,7 +36,7 @@ export function tokeninfoView(r: Introspection): Record<string, unknown> {
   const c = r.claims;
   return {
     active: true,
-    token_type: 'Bearer',
+    token_type: r.tokenType ?? 'Bearer',
     client_id: c.client_id,
     scope: c.scope ?? '',
     ...username(r),
@@ -57,7 +57,7 @@ export function introspectView(r: Introspection): Record<string, unknown> {
     scope: c.scope ?? '',
     client_id: c.client_id,
     ...username(r),
-    token_type: 'Bearer',
+    token_type: r.tokenType ?? 'Bearer',
     exp: c.exp,
     iat: c.iat,
     nbf: c.nbf,

@@ -233,6 +233,43 @@ describe('introspection with a bearer token (spec 4.2 Token info)', () => {
   });
 });
 
+describe('introspection of a refresh token (spec 4.2 token_type_hint=refresh_token)', () => {
+  it('its own client sees it active until it is rotated or revoked; any other caller sees nothing', async () => {
+    const user = await putUser(runtime(), { username: `rt_${Math.random().toString(36).slice(2, 9)}` });
+    const first = await login(user, { scope: 'openid offline_access' });
+    const refreshToken = first.refresh_token!;
+    const answer = await post('/introspect', { token: refreshToken, token_type_hint: 'refresh_token' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      active: true,
+      token_type: 'refresh_token',
+      client_id: rp.id,
+      scope: 'openid offline_access',
+      username: user.username,
+      sub: user.id,
+      aud: `${svc.url}/userinfo`,
+      iss: svc.url,
+      iat: expect.any(Number),
+      tenant_id: user.tenant_id,
+    });
+    const info = await post('/tokeninfo', { token: refreshToken });
+    expect(info.body).toMatchObject({ active: true, token_type: 'refresh_token', subject: user.id, username: user.username });
+    // Another client of the tenant (the service's own, a global admin) learns nothing.
+    expect((await post('/introspect', { token: refreshToken }, basicAuth(svc.clientId, svc.clientSecret))).body).toEqual({ active: false });
+    // Rotated: the old one is inactive, its successor active.
+    const next = await refresh(refreshToken);
+    expect(next.status).toBe(200);
+    expect(await introspect(refreshToken)).toEqual({ active: false });
+    expect(await introspect(next.body.refresh_token)).toMatchObject({ active: true, token_type: 'refresh_token' });
+    // Revoked (RFC 7009): inactive.
+    expect((await post('/revoke', { token: next.body.refresh_token })).status).toBe(200);
+    expect(await introspect(next.body.refresh_token)).toEqual({ active: false });
+    // An unknown value of the same shape: inactive. An ID token is not introspectable (docs/tokens.md).
+    expect(await introspect('A'.repeat(64))).toEqual({ active: false });
+    expect(await introspect(first.id_token!)).toEqual({ active: false });
+  });
+});
+
 describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
   it('rotates through openid-client: a new refresh token, a validated ID token with the login auth_time and no nonce', async () => {
     const user = await putUser(runtime(), { name: 'Rota' });
