@@ -2,7 +2,7 @@ import { invalidClient, oauthError } from '../errors.ts';
 import { bearerToken } from '../http/authenticate.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
-import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
+import { InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import { maySee } from './may-see-token.ts';
 import type { OAuthClient, OAuthDeps, VerifiedToken } from './oauth-deps.ts';
