@@ -27,6 +27,18 @@ async function manage(method: string, path: string, body?: unknown): Promise<any
   return res.status === 204 ? undefined : res.json();
 }
 
+/** A new Resource with its own HS256 secret (not linked to any client). */
+async function hs256Resource(name: string) {
+  const audience = `https://hs-${randomUUID()}.example.com/api`;
+  const secret = `${randomUUID()}-${randomUUID()}`;
+  const resource = await manage('POST', '/resources', {
+    resource_type: 'api',
+    resource_name: name,
+    resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: secret },
+  });
+  return { audience, secret, resource };
+}
+
 const basic = () => ({ authorization: basicAuth(svc.clientId, svc.clientSecret), 'content-type': 'application/x-www-form-urlencoded' });
 
 describe('tokens of a Resource with its own HS256 secret', () => {
@@ -82,13 +94,7 @@ describe('tokens of a Resource with its own HS256 secret', () => {
   });
 
   it("a secret holder's out-of-range claims make a token inactive, never a 500 (exp 1e15, a 3,000-character jti)", async () => {
-    const audience = `https://odd-${randomUUID()}.example.com/api`;
-    const secret = 'another-resource-secret-of-32-bytes!!!!';
-    const resource = await manage('POST', '/resources', {
-      resource_type: 'api',
-      resource_name: 'Odd claims',
-      resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: secret },
-    });
+    const { audience, secret, resource } = await hs256Resource('Odd claims');
     await manage('POST', `/clients/${svc.clientId}/resources`, { resources: [resource.id] });
     const now = Math.floor(Date.now() / 1000);
     const mint = (claims: { exp?: number; jti?: string }) =>
@@ -116,13 +122,7 @@ describe('tokens of a Resource with its own HS256 secret', () => {
   });
 
   it('a user token for an HS256 Resource the client is not linked to introspects active and revokes (API.md §7.1: no link needed)', async () => {
-    const audience = `https://users-${randomUUID()}.example.com/api`;
-    const secret = 'a-third-resource-secret-of-32-bytes!!!!';
-    const resource = await manage('POST', '/resources', {
-      resource_type: 'api',
-      resource_name: 'Unlinked',
-      resource_metadata: { identifier_url: audience, signing_algorithm: 'HS256', signing_secret: secret },
-    });
+    const { audience, secret, resource } = await hs256Resource('Unlinked');
     const runtime = svc.stack.runtime;
     const deps = oauthDeps(runtime);
     const user = await putUser(runtime);
