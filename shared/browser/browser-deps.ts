@@ -1,5 +1,4 @@
 import type { KeyStore } from '../keys/key-store.ts';
-import { isStorableClientId } from '../oauth/authenticate-client.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
 import { perRuntime } from '../per-runtime.ts';
 import type { ClientRecord } from '../records/client-record.ts';
@@ -54,9 +53,9 @@ export const browserDeps = perRuntime((runtime: Runtime): BrowserDeps => {
     sessions: sessionsRepository(db, table, now),
     interactions: interactionsRepository(db, table, now),
     userGrants: userGrantsRepository(db, table, now, refreshTokensRepository(db, table, now)),
-    // A page's `client_id` (logout's) is whatever the browser sent: an id we could never have
-    // stored is no client, and is never sent to DynamoDB (a key over 2,048 bytes is its 400).
-    getClient: async (id) => (isStorableClientId(id) ? clients.get(id) : undefined),
+    // A page's `client_id` (logout's) is whatever the browser sent: a key DynamoDB could not hold
+    // is "absent" without a call (read-items.ts `isStorableKey`).
+    getClient: (id) => clients.get(id),
     getResource: (id) => resources.get(id),
     getUser: (id) => users.get(id),
     login: oauthDeps(runtime),

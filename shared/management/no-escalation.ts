@@ -69,8 +69,14 @@ export async function assertMayGrant(
  * secret) can then act as it, with every management scope it holds. So the caller must hold each
  * of `theirs` (403 `insufficient_scope` naming one, nothing written): a helpdesk role with
  * `update:users` cannot take over an administrator, nor `update:client_keys` the Default Client.
- * `theirs` is read through the 1 s record caches (docs/rbac.md "Staleness").
+ * The principal itself always may (its own password, its own secret). `theirs` is read (only when
+ * the caller is someone else) through the 1 s record caches (docs/rbac.md "Staleness").
  */
-export function assertMayActAs(held: ReadonlySet<string>, theirs: ReadonlySet<string>): void {
-  assertHolds(held, theirs);
+export async function assertMayActAs(
+  caller: { actor: string; scopes: ReadonlySet<string> },
+  principalId: string,
+  theirs: () => Promise<ReadonlySet<string>>,
+): Promise<void> {
+  if (caller.actor.toLowerCase() === principalId.toLowerCase()) return;
+  assertHolds(caller.scopes, await theirs());
 }

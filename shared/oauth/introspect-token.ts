@@ -6,7 +6,7 @@ import { InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-t
 import { authenticateClient } from './authenticate-client.ts';
 import { maySee } from './may-see-token.ts';
 import type { OAuthClient, OAuthDeps, VerifiedToken } from './oauth-deps.ts';
-import { activeTokenUser, isUserToken } from './user-token-state.ts';
+import { activeTokenUser, isUserToken, userHonoursRefreshToken } from './user-token-state.ts';
 import { verifyIssuedToken } from './verify-resource-token.ts';
 
 /** RFC 6750 §3.1: a bad bearer credential is 401 invalid_token with a Bearer challenge. */
@@ -144,10 +144,7 @@ async function refreshTokenState(token: string, caller: OAuthClient, deps: OAuth
   const stored = await deps.findRefreshToken(token);
   if (!stored || stored.client_id !== caller.id || stored.rotated_at) return INACTIVE;
   const { user, familyRevoked } = await deps.userTokens.read(stored.user_id, stored.family_id);
-  const revokedAt = user?.tokens_revoked_at;
-  if (!user || user.blocked || familyRevoked || user.tenant_id !== stored.tenant_id || (revokedAt && revokedAt > stored.created_at)) {
-    return INACTIVE;
-  }
+  if (familyRevoked || !userHonoursRefreshToken(user, stored)) return INACTIVE;
   const claims: IntrospectedClaims = {
     iss: deps.issuer,
     sub: stored.user_id,

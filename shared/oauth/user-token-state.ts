@@ -66,6 +66,20 @@ export function activeUser(claims: AccessTokenClaims, records: UserTokenRecords)
 }
 
 /**
+ * Whether a user still honours a refresh token it was issued (decision 4): the user exists, in the
+ * token's tenant, is not blocked, and revoked no tokens after the token's creation. The grant and
+ * the introspection of a refresh token judge it alike; the rotation's transaction checks the same
+ * on the user item itself (refresh-tokens-repository.ts).
+ */
+export function userHonoursRefreshToken(
+  user: UserRecord | undefined,
+  token: { tenant_id: string; created_at: string },
+): user is UserRecord {
+  const revokedAt = user?.tokens_revoked_at;
+  return !!user && !user.blocked && user.tenant_id === token.tenant_id && !(revokedAt && revokedAt > token.created_at);
+}
+
+/**
  * The NumericDate second of the user's `tokens_revoked_at` (a password change, a block): every
  * token with an `iat` in or before it is dead. `iat` has whole seconds only, so a token minted
  * earlier in that very second must die with it (a token minted 400 ms before a block used to

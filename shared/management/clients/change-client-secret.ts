@@ -24,7 +24,7 @@ export async function changeClientSecret(
   assertMayChange(access.ctx, client);
   if (client.is_public) throw badRequest('path.client_id: a public client has no secret to change.');
   // The new secret is the client's identity: the caller must hold what the client holds.
-  if (client.id !== access.ctx.actor) assertMayActAs(access.ctx.scopes, await deps.managementScopesOf(client.id));
+  await assertMayActAs(access.ctx, client.id, () => deps.managementScopesOf(client.id));
   const secret = deps.generateSecret();
   const updated = await deps.clients.changeSecret(clientId, secret, access.ctx.actor, { expiresAt: null });
   deps.forget(clientId);

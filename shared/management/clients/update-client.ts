@@ -54,7 +54,7 @@ export async function updateClient(
     // The new secret is shown in this response: that is a key change (API.md §6 scopes).
     if (!access.rotatesKeys) throw insufficientScope('update:client_keys');
     // ...and the client's identity: the caller must hold what the client is granted (no-escalation.ts).
-    assertMayActAs(ctx.scopes, await deps.managementScopesOf(clientId));
+    await assertMayActAs(ctx, clientId, () => deps.managementScopesOf(clientId));
     secret = deps.generateSecret();
     await deps.clients.changeSecret(clientId, secret, ctx.actor, { expiresAt: body.client_secret_expires_at ?? null });
   }

@@ -61,9 +61,7 @@ export async function createTicket(
 ): Promise<CreatedTicket> {
   const user = await loadVisible(deps.users, access.ctx, body.user_id, 'User');
   // Its URL sets the user's password: the caller must hold what the user holds (no-escalation.ts).
-  if (kind === 'password_change' && access.ctx.actor.toLowerCase() !== user.id) {
-    assertMayActAs(access.ctx.scopes, await deps.managementScopesOf(user));
-  }
+  if (kind === 'password_change') await assertMayActAs(access.ctx, user.id, () => deps.managementScopesOf(user));
   if (body.client_id !== undefined) {
     await loadVisible({ get: deps.findClient }, access.ctx, body.client_id, 'Client');
   }

@@ -3,10 +3,11 @@ import type { UserPatch } from '../../records/user-record.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { assertMergedJsonFits } from '../kit/fields.ts';
 import { presentRecord } from '../kit/present-record.ts';
+import { assertMayActAs } from '../no-escalation.ts';
 import { type UpdateUserInput, USER_LIMITS } from './user-body-schemas.ts';
 import type { UserDeps } from './user-deps.ts';
 import { userEntity } from './user-entity.ts';
-import { assertHasLogin, assertMayTakeOver } from './user-rules.ts';
+import { assertHasLogin } from './user-rules.ts';
 
 const LOGIN_FIELDS = ['email', 'username', 'phone_number'] as const;
 
@@ -25,7 +26,7 @@ export async function updateUser(
 ): Promise<Record<string, unknown>> {
   const current = await loadVisible(deps.users, access.ctx, userId, 'User');
   // A new email, username or phone number is a way into the account (a reset mail, a login).
-  if (LOGIN_FIELDS.some((f) => body[f] !== undefined)) await assertMayTakeOver(deps, access, current);
+  if (LOGIN_FIELDS.some((f) => body[f] !== undefined)) await assertMayActAs(access.ctx, current.id, () => deps.managementScopesOf(current));
   const { password: _never, tenant_id: _alsoNever, ...patch } = body;
   const updated = await deps.users.update(userId, patch as UserPatch, access.ctx.actor, {
     validate: (_current, next) => {

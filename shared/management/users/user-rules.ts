@@ -21,7 +21,7 @@ export function assertPasswordAllowed(password: string, user: Pick<UserProfile, 
 /**
  * The user of a "self" route (API.md §7.6), all of which set credentials (the password, the
  * authenticator): a caller holding `update:users` acts on any user of its tenant whose management
- * scopes it holds too (assertMayTakeOver); any other caller got here only as the user the path
+ * scopes it holds too (no-escalation.ts `assertMayActAs`); any other caller got here only as the user the path
  * names (shared/http/authenticate.ts), which is checked again here against the record: same id,
  * same tenant as the request's. Returns the user and whether the caller acts as that user.
  */
@@ -35,20 +35,6 @@ export async function loadSelfOrManaged(
   if (!managed && ctx.actor.toLowerCase() !== userId) throw forbidden('Only the user itself or a holder of update:users may do this.');
   const user = await deps.users.get(userId);
   if (!user || !isVisible(ctx, user)) throw notFound('User not found.');
-  if (managed) await assertMayTakeOver(deps, access, user);
+  if (managed) await assertMayActAs(ctx, user.id, () => deps.managementScopesOf(user));
   return { user, self: !managed };
-}
-
-/**
- * API.md §8 "no takeover" (no-escalation.ts `assertMayActAs`): whoever sets a user's password,
- * authenticator or login identifier, or gets its password-change ticket, can log in as that user.
- * The caller must hold every management scope the user holds; the user itself may always.
- */
-export async function assertMayTakeOver(
-  deps: Pick<UserDeps, 'managementScopesOf'>,
-  access: ManagementAccess,
-  user: UserRecord,
-): Promise<void> {
-  if (access.ctx.actor.toLowerCase() === user.id) return;
-  assertMayActAs(access.ctx.scopes, await deps.managementScopesOf(user));
 }

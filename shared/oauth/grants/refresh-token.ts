@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { oauthError } from '../../errors.ts';
 import { parseScope } from '../parse-scope.ts';
+import { userHonoursRefreshToken } from '../user-token-state.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
 import { refuseRefresh } from '../user-tokens/refuse-refresh.ts';
 import { defineGrant } from './token-grant.ts';
@@ -43,10 +44,7 @@ export const refreshToken = defineGrant({
     }
 
     const user = await deps.findUser(stored.user_id);
-    const revokedAt = user?.tokens_revoked_at;
-    if (!user || user.blocked || user.tenant_id !== stored.tenant_id || (revokedAt && revokedAt > stored.created_at)) {
-      return refuseRefresh('user-refused', undefined, deps);
-    }
+    if (!userHonoursRefreshToken(user, stored)) return refuseRefresh('user-refused', undefined, deps);
     return issueUserTokens(
       {
         client,

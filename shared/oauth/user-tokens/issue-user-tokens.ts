@@ -11,6 +11,9 @@ import { refuseRefresh } from './refuse-refresh.ts';
 import { userClaims } from './user-claims.ts';
 import { resolveUserScopes } from './user-token-scopes.ts';
 
+/** A grant from before the user's `tokens_revoked_at` (a password change, a block). */
+const revokedGrant = () => oauthError(400, 'invalid_grant', "The grant was issued before the user's tokens were revoked.");
+
 export interface UserTokenInput {
   client: OAuthClient;
   user: UserRecord;
@@ -91,9 +94,7 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
   const { client, user } = input;
   // From the (1 s cached) user: the early answer. The refresh token's write checks it again on
   // the user item itself (refresh-tokens-repository.ts), so no cache lets one through.
-  if (user.tokens_revoked_at !== undefined && user.tokens_revoked_at > input.authorizedAt) {
-    throw oauthError(400, 'invalid_grant', "The grant was issued before the user's tokens were revoked.");
-  }
+  if (user.tokens_revoked_at !== undefined && user.tokens_revoked_at > input.authorizedAt) throw revokedGrant();
   const granted = await resolveUserScopes(user, input.request, deps);
   const sid = input.refresh?.family_id ?? input.sid ?? randomUUID();
   // Never in the second of the user's last revocation (user-token-state.ts `mintableNow`).
@@ -164,6 +165,6 @@ async function issueRefresh(
   );
   // A login whose family was revoked (its sid reused after a reuse detection) gets no new token.
   if (issued === 'family-revoked') throw oauthError(400, 'invalid_grant', 'The login was revoked.');
-  if (issued === 'user-refused') throw oauthError(400, 'invalid_grant', "The grant was issued before the user's tokens were revoked.");
+  if (issued === 'user-refused') throw revokedGrant();
   return issued.token;
 }
