@@ -3,6 +3,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
+import { NOT_LINKED_MESSAGE } from '../../shared/oauth/user-tokens/management-api-link.ts';
 import { deviceCodeHash } from '../../shared/store/device-codes-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
@@ -144,8 +145,18 @@ describe('POST /device_code (RFC 8628 §3.1, §3.2)', () => {
     expect(res.status).toBe(400);
   });
 
-  it('the management API audience is accepted (its scopes then come from the user, API.md §7.1)', async () => {
-    const res = await deviceCode({ client_id: publicId, audience: svc.managementAudience, scope: 'read:users' });
+  it('the management API audience: invalid_target for a client not authorized on it; accepted once it is (scopes from the user)', async () => {
+    const call = managementCaller(svc.url, await svc.managementToken());
+    const tv = await call('POST', '/clients', {
+      body: { client_name: 'admin tv', is_public: true, client_metadata: { grant_types: ['device_code'] } },
+    });
+    const unlinked = await deviceCode({ client_id: tv.body.id, audience: svc.managementAudience, scope: 'read:users' });
+    expect(unlinked.status).toBe(400);
+    expect(unlinked.body).toMatchObject({ error: 'invalid_target', error_description: NOT_LINKED_MESSAGE });
+    const resources = await call('GET', '/resources?limit=100');
+    const api = resources.body.items.find((r: any) => r.resource_metadata.is_system).id;
+    expect((await call('POST', `/clients/${tv.body.id}/resources`, { body: { resources: [api] } })).status).toBe(204);
+    const res = await deviceCode({ client_id: tv.body.id, audience: svc.managementAudience, scope: 'read:users' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect((await deviceItem(res.body.device_code))?.audience).toBe(svc.managementAudience);
   });

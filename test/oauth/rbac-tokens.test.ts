@@ -19,13 +19,14 @@ import { GOOD_PASSWORD } from '../support/users-fixture.ts';
 let fx: GroupsFixture;
 let jwks: ReturnType<typeof createRemoteJWKSet>;
 let auth: string;
+let loginClientId: string;
 let api: Awaited<ReturnType<GroupsFixture['createResource']>>;
 let ttlMs: number;
 
 beforeAll(async () => {
   fx = await groupsFixture();
   jwks = createRemoteJWKSet(new URL(`${fx.svc.url}/.well-known/jwks.json`));
-  ({ auth } = await loginClient(fx.svc, ['password', 'refresh_token']));
+  ({ auth, clientId: loginClientId } = await loginClient(fx.svc, ['password', 'refresh_token']));
   api = await fx.createResource(['read:docs', 'write:docs', 'admin:docs']);
   const rbac = await fx.call('PATCH', `/resources/${api.id}`, { body: { resource_metadata: { rbac_enabled: true } } });
   expect(rbac.status).toBe(200);
@@ -216,6 +217,8 @@ describe("management-API scopes through RBAC (a user's token, API.md §7.1, §8)
     const { child } = await chainWithRoleOnTop(role);
     const user = await newUser();
     ok(await fx.call('POST', `/users/${user.id}/groups`, { body: { groups: [child] } }));
+    // User tokens for the management API come only through a client authorized on it.
+    ok(await fx.call('POST', `/clients/${loginClientId}/resources`, { body: { resources: [mgmt!.id] } }));
 
     const { payload, body } = await tokenOf(user, 'read:users read:roles update:roles delete:users', fx.svc.managementAudience);
     expect(payload.scope).toBe('read:users read:roles update:roles');

@@ -5,6 +5,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthClient } from '../../shared/oauth/oauth-deps.ts';
 import { issueUserTokens, type UserTokenInput } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
+import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
 import type { UserRecord } from '../../shared/records/user-record.ts';
 import { refreshTokenHash } from '../../shared/store/refresh-tokens-repository.ts';
 import { keys } from '../../shared/store/table-keys.ts';
@@ -179,7 +180,12 @@ describe('user tokens from the core (API.md §7.1)', () => {
     expect(r.scope).toBe('profile');
     expect((await jwtVerify(r.access_token, jwks)).payload.permissions).toEqual([]);
 
-    const m = await login(user, { scope: 'read:users update:users openid', audience: svc.managementAudience });
+    // The management API: only through a client authorized on it (management-api-link.ts).
+    await expect(login(user, { scope: 'openid', audience: svc.managementAudience })).rejects.toMatchObject({ code: 'invalid_target' });
+    const linked = await relyingParty(['refresh_token']);
+    const mgmt = await deps().findResource(DEFAULT_TENANT_ID, svc.managementAudience);
+    expect((await call('POST', `/clients/${linked.id}/resources`, { body: { resources: [mgmt!.id] } })).status).toBe(204);
+    const m = await login(user, { scope: 'read:users update:users openid', audience: svc.managementAudience }, {}, linked.id);
     expect(m.scope).toBe('openid');
     expect((await jwtVerify(r.access_token, jwks)).payload.aud).toBe(rbac.body.resource_metadata.identifier_url);
     const management = (await jwtVerify(m.access_token, jwks)).payload;

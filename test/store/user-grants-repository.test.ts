@@ -105,8 +105,8 @@ describe('user grants repository (API.md §6 grants, §7.4)', () => {
 describe('consentNeeded (API.md §7.4 skip rules)', () => {
   const firstParty = { is_first_party: true };
   const thirdParty = { is_first_party: false };
-  const skipping = { resource_metadata: { skip_consent_for_first_party: true } };
-  const asking = { resource_metadata: { skip_consent_for_first_party: false } };
+  const skipping = { resource_metadata: { skip_consent_for_first_party: true, is_system: false } };
+  const asking = { resource_metadata: { skip_consent_for_first_party: false, is_system: false } };
   const ask = (o: Partial<Parameters<typeof consentNeeded>[0]>) =>
     consentNeeded({ client: thirdParty, resource: asking, grant: undefined, scopes: ['a', 'b'], prompt: [], ...o });
 
@@ -120,6 +120,11 @@ describe('consentNeeded (API.md §7.4 skip rules)', () => {
     expect(ask({ client: firstParty, resource: undefined })).toBe(false);
     expect(ask({ client: firstParty, resource: asking })).toBe(true);
     expect(ask({ client: thirdParty, resource: skipping })).toBe(true);
+  });
+  it('never skips for a first-party client on the management API, whatever its flag; a covering grant still does', () => {
+    const managementApi = { resource_metadata: { skip_consent_for_first_party: true, is_system: true } };
+    expect(ask({ client: firstParty, resource: managementApi })).toBe(true);
+    expect(ask({ client: firstParty, resource: managementApi, grant: { scopes: ['a', 'b'] } })).toBe(false);
   });
   it('prompt=consent always asks', () => {
     expect(ask({ client: firstParty, resource: skipping, prompt: ['consent'] })).toBe(true);

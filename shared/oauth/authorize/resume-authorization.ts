@@ -4,7 +4,7 @@ import type { AuthorizeDeps } from './authorize-deps.ts';
 import { AuthorizeError, type AuthorizeRequest } from './authorize-request.ts';
 import { issueAuthorization } from './issue-authorization.ts';
 import { isRegisteredRedirectUri } from './redirect-uri.ts';
-import { answerErrorsToClient } from './start-authorization.ts';
+import { answerErrorsToClient, targetResource } from './start-authorization.ts';
 
 const page = (message: string) => unverifiedRequestPage(message);
 
@@ -14,8 +14,9 @@ const page = (message: string) => unverifiedRequestPage(message);
  * and a decision), and the request's session cookie must be the session that logged in: an
  * interaction id carried to another browser is refused (it is a bearer secret, but the session
  * binds it to the browser that signed in). Only then is it consumed, once (one conditional
- * delete: of two concurrent resumes one wins). The client and its redirect URI are checked again
- * (either may have changed during the login). Then the code or tokens, or `access_denied`.
+ * delete: of two concurrent resumes one wins). The client, its redirect URI and, for the
+ * management API, its link to it are checked again (each may have changed during the login).
+ * Then the code or tokens, or `access_denied`.
  * Anything wrong before the redirect URI is trusted again is a page, never a redirect.
  */
 export async function resumeAuthorization(interactionId: string, cookie: string | undefined, deps: AuthorizeDeps): Promise<HttpResponse> {
@@ -35,6 +36,9 @@ export async function resumeAuthorization(interactionId: string, cookie: string 
   const target = { redirectUri: request.redirectUri, responseMode: request.responseMode, state: request.state };
   return answerErrorsToClient(target, deps, async () => {
     if (consumed.decision !== 'allow') throw new AuthorizeError('access_denied', 'The user denied the request.');
+    // The client may have lost its link to the management API during the login; other Resources
+    // need no link, so they are not read again.
+    if (request.audience === deps.oauth.managementAudience) await targetResource(client, request, deps);
     return issueAuthorization(
       {
         client,

@@ -3,6 +3,7 @@ import { isAppError } from '../../errors.ts';
 import type { HttpResponse } from '../../http/response.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { OAuthClient, TokenResource } from '../oauth-deps.ts';
+import { mayCarryUserTokens, NOT_LINKED_MESSAGE } from '../user-tokens/management-api-link.ts';
 import { authorizationError, unverifiedRequestPage } from './authorization-response.ts';
 import type { AuthorizeDeps } from './authorize-deps.ts';
 import {
@@ -25,7 +26,8 @@ export const resumePath = (interactionId: string) => `/authorize/resume?interact
  *    (400), never a redirect (RFC 6749 §4.1.2.1, RFC 9700 §4.1);
  * 2. every other parameter (authorize-request.ts); an error goes back to the redirect URI with
  *    `state` and `iss` (RFC 9207);
- * 3. `audience`/`resource` names a Resource of the client's tenant (RFC 8707 `invalid_target`);
+ * 3. `audience`/`resource` names a Resource of the client's tenant, and the management API only
+ *    for a client authorized on it (RFC 8707 `invalid_target`, before any login or consent);
  * 4. `prompt=none` answers at once from the browser's session (OIDC Core §3.1.2.6:
  *    `login_required`, `consent_required`, or the code/tokens);
  * 5. otherwise an Interaction is stored and the browser goes to the login page (303).
@@ -88,12 +90,20 @@ export async function answerErrorsToClient(
   }
 }
 
-/** The Resource `audience` names (API.md §7.1): the client's tenant, or the management API (shared by every tenant). */
-async function targetResource(client: OAuthClient, request: AuthorizeRequest, deps: AuthorizeDeps): Promise<TokenResource | undefined> {
+/**
+ * The Resource `audience` names: the client's tenant, or the management API (shared by every
+ * tenant), which only a client authorized on it may ask for (management-api-link.ts).
+ */
+export async function targetResource(
+  client: OAuthClient,
+  request: Pick<AuthorizeRequest, 'audience'>,
+  deps: Pick<AuthorizeDeps, 'oauth'>,
+): Promise<TokenResource | undefined> {
   if (request.audience === undefined) return undefined;
   const tenant = request.audience === deps.oauth.managementAudience ? DEFAULT_TENANT_ID : client.tenant_id;
   const resource = await deps.oauth.findResource(tenant, request.audience);
   if (!resource) throw new AuthorizeError('invalid_target', 'audience: names no resource of this tenant.');
+  if (!mayCarryUserTokens(client, resource)) throw new AuthorizeError('invalid_target', NOT_LINKED_MESSAGE);
   return resource;
 }
 
@@ -122,7 +132,9 @@ async function answerWithoutInteraction(
   const consent = consentNeeded({
     client,
     // A Resource that vanished meanwhile skips nothing.
-    resource: resource ? (resourceRecord ?? { resource_metadata: { skip_consent_for_first_party: false } }) : undefined,
+    resource: resource
+      ? (resourceRecord ?? { resource_metadata: { skip_consent_for_first_party: false, is_system: resource.is_system } })
+      : undefined,
     grant,
     scopes: request.scopes,
     prompt: request.prompt,

@@ -5,6 +5,7 @@ import { presentedCredentials, verifyCredentials } from '../authenticate-client.
 import { pickFields } from '../introspection-request.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { parseScope } from '../parse-scope.ts';
+import { assertMayCarryUserTokens } from '../user-tokens/management-api-link.ts';
 import { audienceResource, requestedAudience } from '../user-tokens/user-token-scopes.ts';
 import { formatUserCode } from './user-code.ts';
 
@@ -65,6 +66,8 @@ export async function authorizeDevice(
   }
   const scopes = parseScope(request.scope);
   const resource = audience === undefined ? undefined : await audienceResource(client.tenant_id, audience, deps);
+  // Refused now rather than after the user approved: the grant could never yield its token.
+  if (resource) assertMayCarryUserTokens(client, resource);
   const { deviceCode, device } = await deps.deviceCodes.create({
     clientId: client.id,
     tenantId: client.tenant_id,

@@ -95,7 +95,7 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
   // From the (1 s cached) user: the early answer. The refresh token's write checks it again on
   // the user item itself (refresh-tokens-repository.ts), so no cache lets one through.
   if (user.tokens_revoked_at !== undefined && user.tokens_revoked_at > input.authorizedAt) throw revokedGrant();
-  const granted = await resolveUserScopes(user, input.request, deps);
+  const granted = await resolveUserScopes(user, client, input.request, deps);
   const sid = input.refresh?.family_id ?? input.sid ?? randomUUID();
   // Never in the second of the user's last revocation (user-token-state.ts `mintableNow`).
   const now = await mintableNow(user, deps.now);

@@ -2,8 +2,9 @@ import { oauthError } from '../../errors.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import { RESOURCE_METADATA_DEFAULTS } from '../../store/resource-defaults.ts';
-import type { OAuthDeps, TokenResource } from '../oauth-deps.ts';
+import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth-deps.ts';
 import { parseScope } from '../parse-scope.ts';
+import { assertMayCarryUserTokens } from './management-api-link.ts';
 import { userPermissions } from './user-permissions.ts';
 
 /** OIDC Core §5.4 / §11: always allowed to a user token; they decide the claims (API.md §7.1). */
@@ -28,10 +29,13 @@ export interface UserTokenScopes {
  * effective permissions on it. A scope the user may not have is dropped, not refused (§7.6).
  * Without an audience the token is for `/userinfo` only and keeps only OIDC scopes. A client's
  * own permissions never apply to user tokens, nor do its Resource links (§7.1: the user's
- * permissions decide).
+ * permissions decide), except that the management API is issued only through a client authorized
+ * on it (management-api-link.ts; `invalid_target` otherwise, also for a refresh through a client
+ * unlinked since).
  */
 export async function resolveUserScopes(
   user: UserRecord,
+  client: Pick<OAuthClient, 'resources'>,
   request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined },
   deps: Pick<OAuthDeps, 'findResource' | 'managementAudience' | 'issuer' | 'rbac'>,
 ): Promise<UserTokenScopes> {
@@ -46,6 +50,7 @@ export async function resolveUserScopes(
     };
   }
   const resource = await audienceResource(user.tenant_id, audience, deps);
+  assertMayCarryUserTokens(client, resource);
   const existing = new Set(Object.values(resource.scope_names));
   const rbac = resource.rbac_enabled || resource.is_system;
   const held = rbac ? await userPermissions(user, resource, deps.rbac) : existing;
