@@ -8,6 +8,7 @@ import type { Throttle } from '../../shared/routes/route.ts';
 import { createRuntime, type Runtime } from '../../shared/runtime.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { liveApiDocs } from '../openapi/live-api-docs.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { type LocalServerOptions, startLocalServer } from './server.ts';
 
@@ -62,10 +63,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const dataDir = options.dataDir === null ? null : resolve(options.dataDir);
   const keyDir = dataDir ?? join(resolve('.test-data'), `keys-${process.pid}-${port}`);
   mkdirSync(keyDir, { recursive: true });
+  // Before anything opens the folder's database: a second `npm start` on it is refused here.
+  const lock = dataDir ? lockDataDir(dataDir) : undefined;
 
-  const ddb = options.dynamodbEndpoint ? undefined : await startDynamoDbLocal({ dataDir: dataDir && join(dataDir, 'dynamodb') });
-  const endpoint = options.dynamodbEndpoint ?? ddb!.endpoint;
+  let ddb: DynamoDbLocal | undefined;
   try {
+    ddb = options.dynamodbEndpoint ? undefined : await startDynamoDbLocal({ dataDir: dataDir && join(dataDir, 'dynamodb') });
+    const endpoint = options.dynamodbEndpoint ?? ddb!.endpoint;
     await ensureTable(endpoint, options.tableName);
     const issuer = `http://localhost:${port}`;
     const config = loadConfig({
@@ -134,11 +138,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         await server.close();
         if (runtimeFile) rmSync(runtimeFile, { force: true });
         await ddb?.stop();
+        lock?.release();
         if (!dataDir) rmSync(keyDir, { recursive: true, force: true });
       },
     };
   } catch (err) {
     await ddb?.stop();
+    lock?.release();
     throw err;
   }
 }

@@ -1,4 +1,5 @@
 import { type LocalStack, startLocalStack } from './local-stack.ts';
+import { isAlive } from './process-alive.ts';
 
 /**
  * `npm start`: the whole service on http://localhost:3000. Settings (all optional):
@@ -82,13 +83,4 @@ try {
 } catch (err) {
   process.stderr.write(`Cannot start: ${(err as Error).message}\n`);
   process.exit(1);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
