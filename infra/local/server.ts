@@ -26,6 +26,12 @@ import { TokenBucket } from './token-bucket.ts';
 
 /** API Gateway's own payload limit (REST APIs: 10 MB). */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+/**
+ * API Gateway's limit on the request line and headers together (REST APIs: 10,240 bytes; a
+ * regional API's URL is also at most 10,240 characters). Node's parser counts the header names
+ * too, so the local server is a little stricter, never looser; beyond it: 431.
+ */
+export const GATEWAY_MAX_HEADER_BYTES = 10_240;
 const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
 export interface LocalServerOptions {
@@ -125,7 +131,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     return runWithRuntime(options.runtime, () => handler(event, context));
   };
 
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: GATEWAY_MAX_HEADER_BYTES }, (req, res) => {
     readBody(req)
       .then((body) => answer(req, body))
       .then((r) => {

@@ -27,6 +27,8 @@ export async function startTestService(
   options: {
     env?: Record<string, string>;
     throttle?: { rateLimit: number; burstLimit: number };
+    /** `stage-only`: the routes' own throttles are lifted (infra/local/local-stack.ts), for suites that send many requests per route. */
+    routeThrottles?: 'routes' | 'stage-only';
     now?: () => Date;
     /**
      * Check every answer of this service against its OpenAPI document when it stops (`stop()`
@@ -45,6 +47,7 @@ export async function startTestService(
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     tableName: `e2e-${randomUUID()}`,
     stageThrottle: options.throttle ?? { rateLimit: 10_000, burstLimit: 10_000 },
+    ...(options.routeThrottles ? { routeThrottles: options.routeThrottles } : {}),
     defaultClientId: clientId,
     defaultClientSecret: clientSecret,
     env: { ...TEST_BUDGET_ENV, ...options.env },
