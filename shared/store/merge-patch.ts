@@ -9,6 +9,11 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
  * recursively (a PATCH of `client_metadata.grant_types` keeps `client_metadata.urls`), arrays and
  * scalars replace, `undefined` means "left out". Unlike RFC 7396, `null` is a value, not a delete:
  * `client_secret_expires_at: null` means "never expires".
+ *
+ * Bounded without a check of its own (docs/security.md "Exhaustion bounds"): it recurses only where
+ * both sides hold an object, so never deeper than `current`, a stored record (DynamoDB holds a
+ * document to 32 levels), and visits each member of the patch once, a body already held to 64
+ * levels and 10,000 members before it was parsed (shared/http/json-bounds.ts).
  */
 export function mergePatch<T>(current: T, patch: DeepPartial<T> | undefined): T {
   if (patch === undefined) return current;
