@@ -1,17 +1,26 @@
 import { defineConfig } from 'vitest/config';
+import { testTiers } from './test/tiers.ts';
+
+const tiers = testTiers();
+/** DynamoDB Local for the whole run (Java); test files each create their own table. */
+const database = { globalSetup: ['test/support/global-setup.ts'] };
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     // Service logs stay quiet in test output; tests that check logs raise the level themselves.
     env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Files share one DynamoDB Local; each file makes its own table.
     fileParallelism: true,
     maxWorkers: 2,
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/report.json' },
+    // The tiers (test/tiers.ts): `npm run test:unit` runs `unit` alone, with no Java and no Chromium.
+    projects: [
+      { extends: true, test: { name: 'unit', include: tiers.unit } },
+      { extends: true, test: { name: 'infra', include: tiers.infra } },
+      { extends: true, test: { name: 'integration', include: tiers.integration, ...database } },
+      { extends: true, test: { name: 'browser', include: tiers.browser, ...database } },
+    ],
   },
 });
