@@ -17,6 +17,7 @@ export type EntityType =
   | 'RolePermission'
   | 'UserPermission'
   | 'UserOtp'
+  | 'UnknownLoginFailures'
   | 'RefreshToken'
   | 'RefreshFamily'
   | 'Ticket'

@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRecord } from '../records/user-record.ts';
-import { toRecord } from './entity.ts';
+import { entity, toRecord } from './entity.ts';
+import { loginMarker } from './login-marker.ts';
+import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 
@@ -12,7 +13,7 @@ export interface LockoutSettings {
   lockoutSeconds: number;
 }
 
-/** An admitted attempt carries the user as the counting write left it; none for an unknown id. */
+/** An admitted attempt carries the user as the counting write left it; none for an unknown login. */
 export type AttemptAdmission = { admitted: true; user: UserRecord | undefined } | { admitted: false; retryAfterSeconds: number };
 
 /**
@@ -33,17 +34,40 @@ export type AttemptAdmission = { admitted: true; user: UserRecord | undefined } 
  * The write touches only these two attributes: not `version`, so a merge of the user that runs at
  * the same time is neither refused nor able to write back an old count (merges write the fields
  * they change, versioned-update.ts).
+ *
+ * A login that names no user is counted and locked the same way (docs/users.md "Brute force"), on
+ * an item of its own keyed by the SHA-256 of the marker its lookup read
+ * (`keys.unknownLoginFailures`): the identifier normalised as the lookup normalises it, in the
+ * tenant. So its answers (400, then 429 with `Retry-After`) do not tell it from a user's. That
+ * count never touches a user: a spelling the lookup maps to a user counts on the user's item,
+ * any other spelling is another login; and a user created later under that identifier starts
+ * with its own count, on its own item. The item expires UNKNOWN_LOGIN_KEPT_SECONDS after its last
+ * counted attempt, as no success ever clears it.
  */
 export interface LoginFailuresRepository {
   /**
-   * Counts an attempt of this user and returns the user, or refuses it with the seconds until the
-   * lockout ends. An unknown login (`undefined`) makes the same conditional write on an id that
-   * never exists, which writes nothing: it is not told apart by its answer time, and is never refused.
+   * Counts an attempt of this user (its id) and returns the user, or refuses it with the seconds
+   * until the lockout ends. A login that names no user (`UnknownLogin`) is counted, and refused,
+   * by its normalised identifier with the same single conditional write; it is admitted without
+   * a user. A user id with no item (deleted meanwhile) is admitted without a user, uncounted.
    */
-  admit(userId: string | undefined): Promise<AttemptAdmission>;
+  admit(who: string | UnknownLogin): Promise<AttemptAdmission>;
   /** The count starts again (a self-service password change whose old password was right). */
   reset(userId: string): Promise<void>;
 }
+
+/** A login, as sent, that names no user in the tenant. */
+export interface UnknownLogin {
+  tenantId: string;
+  login: string;
+}
+
+/**
+ * How long the count of a login that names no user is kept after its last counted attempt. A
+ * user's count is kept until a success; this one has none, so it is bounded: after a day without
+ * attempts it starts again, as an active user's count does after its owner signs in.
+ */
+export const UNKNOWN_LOGIN_KEPT_SECONDS = 86_400;
 
 /** The update expression that clears the count: a successful login's write carries it too. */
 export const CLEAR_LOGIN_FAILURES = 'REMOVE login_failures, login_attempt_at';
@@ -56,19 +80,35 @@ export function loginFailuresRepository(
 ): LoginFailuresRepository {
   const lockoutMs = settings.lockoutSeconds * 1000;
   const failedCondition = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
+  const COUNT = 'SET login_failures = if_not_exists(login_failures, :zero) + :one, login_attempt_at = :now';
+  const BELOW_LIMIT = '(attribute_not_exists(login_failures) OR login_failures < :max OR login_attempt_at <= :unlocked)';
+  /** The count's item and what the write sets there: the user's item, or the unknown login's own. */
+  const counted = (who: string | UnknownLogin, nowMs: number) =>
+    typeof who === 'string'
+      ? { Key: keys.user(who), UpdateExpression: COUNT, ConditionExpression: `attribute_exists(PK) AND ${BELOW_LIMIT}`, values: {} }
+      : {
+          Key: keys.unknownLoginFailures(secretHash(loginMarker(who.tenantId, who.login).PK)),
+          UpdateExpression: `${COUNT}, #type = :type, schema_version = :sv, #ttl = :ttl`,
+          ConditionExpression: BELOW_LIMIT,
+          ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+          values: {
+            ':type': entity('UnknownLoginFailures').type,
+            ':sv': entity('UnknownLoginFailures').schema_version,
+            ':ttl': Math.floor(nowMs / 1000) + UNKNOWN_LOGIN_KEPT_SECONDS,
+          },
+        };
 
   return {
-    async admit(userId) {
+    async admit(who) {
       const nowMs = now().getTime();
+      const { values, ...write } = counted(who, nowMs);
       try {
         const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: keys.user(userId ?? randomUUID()),
-            UpdateExpression: 'SET login_failures = if_not_exists(login_failures, :zero) + :one, login_attempt_at = :now',
-            ConditionExpression:
-              'attribute_exists(PK) AND (attribute_not_exists(login_failures) OR login_failures < :max OR login_attempt_at <= :unlocked)',
+            ...write,
             ExpressionAttributeValues: {
+              ...values,
               ':zero': 0,
               ':one': 1,
               ':now': nowMs,

@@ -58,6 +58,11 @@ export const keys = {
   // partition, so a delete finds them with one Query.
   user: (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' }),
   userPartition: (userId: string) => `USER#${userId}`,
+  /**
+   * The lockout count of a login that names no user in its tenant, by the SHA-256 of the marker
+   * its lookup reads (store/login-failures-repository.ts); `ttl` set. The login itself is not stored.
+   */
+  unknownLoginFailures: (markerHash: string) => ({ PK: `LOGIN_FAILURES#${markerHash}`, SK: 'LOGIN_FAILURES' }),
   /** The user's TOTP authenticator (sealed secret, last accepted step, its own failure count). */
   userOtp: (userId: string) => ({ PK: `USER#${userId}`, SK: 'OTP' }),
   /**

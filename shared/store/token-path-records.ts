@@ -4,7 +4,6 @@ import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth/oauth-deps.
 import { isUserToken, loginOf, type UserTokenWant } from '../oauth/user-token-state.ts';
 import { cacheCounter } from '../observability/service-metrics.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
-import type { UserLoginKind } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
 import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import { verifiedByResource } from '../tokens/revocation-ref.ts';
@@ -12,6 +11,7 @@ import { authorizationCodesRepository } from './authorization-codes-repository.t
 import { type ClientWithGrants, clientTokenReads } from './client-token-reads.ts';
 import { deviceCodePolls } from './device-code-polls.ts';
 import { loginFailuresRepository } from './login-failures-repository.ts';
+import { loginMarker } from './login-marker.ts';
 import { otpChecks } from './otp-checks.ts';
 import { cachedRbacRecordReads } from './rbac-records.ts';
 import { getItem, getItems } from './read-items.ts';
@@ -27,7 +27,7 @@ import type { ResourceTokenView } from './resource-token-view.ts';
 import { keys } from './table-keys.ts';
 import { unverifiedParts, unverifiedRef } from './unverified-token.ts';
 import { userLoginWrites } from './user-login-writes.ts';
-import { loginHintWrite, userMarker } from './user-markers.ts';
+import { loginHintWrite } from './user-markers.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
 import { type Key, keyString } from './writes.ts';
 
@@ -76,13 +76,6 @@ export function forgetClient(runtime: Runtime, clientId: string): void {
 export function forgetResources(runtime: Runtime): void {
   caches(runtime).resources.clear();
 }
-
-/**
- * What a login names, by its form alone (plan decision 6: the same read whether or not it exists):
- * an email holds `@`, a phone number starts with `+` (E.164), and a username can hold neither
- * (user-body-schemas.ts), so no login can name two users.
- */
-const loginKind = (login: string): UserLoginKind => (login.includes('@') ? 'email' : login.startsWith('+') ? 'phone_number' : 'username');
 
 /** A stored URL list (client-metadata-schema.ts validated it on the way in); anything else is none. */
 const stringList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((u): u is string => typeof u === 'string') : []);
@@ -221,7 +214,7 @@ function caches(runtime: Runtime): RecordCaches {
       return (await userReads.read(userId, undefined)).user;
     },
     async findLogin(tenantId, login) {
-      const marker = await getItem(db, config.tableName, userMarker(tenantId, loginKind(login), login), now());
+      const marker = await getItem(db, config.tableName, loginMarker(tenantId, login), now());
       if (typeof marker?.target_id !== 'string') return undefined;
       const prefix = marker.password_prefix;
       return { userId: marker.target_id, passwordPrefix: typeof prefix === 'string' ? prefix : undefined };

@@ -83,9 +83,25 @@ describe('login failures, counted on the user item (API.md §7.3)', () => {
     expect((await repo().admit(user)).admitted).toBe(true);
   });
 
-  it('an unknown login is admitted with no user and writes nothing; a reset of a missing user writes nothing', async () => {
+  it('a login that names no user is counted by its normalised identifier in the tenant, locked like a user, and kept a day', async () => {
+    const login = { tenantId: DEFAULT_TENANT_ID, login: `Ghost.${randomUUID()}@Example.com` };
+    for (let i = 0; i < 10; i++) expect(await repo().admit(login)).toEqual({ admitted: true, user: undefined });
+    // The lookup's spelling rules: an email without case is the same login; another tenant's is not.
+    expect(await repo().admit({ ...login, login: login.login.toLowerCase() })).toEqual({ admitted: false, retryAfterSeconds: 900 });
+    expect((await repo().admit({ ...login, tenantId: randomUUID() })).admitted).toBe(true);
+    const { Items } = await table.db.send(new ScanCommand({ TableName: table.tableName }));
+    const counts = Items!.filter((i) => String(i.PK).startsWith('LOGIN_FAILURES#'));
+    // The identifier is not stored, only the SHA-256 of its marker key.
+    expect(JSON.stringify(counts)).not.toContain('ghost');
+    const mine = counts.find((i) => i.login_failures === 10)!;
+    expect(mine).toMatchObject({ type: 'UnknownLoginFailures', login_attempt_at: clock.getTime(), ttl: clock.getTime() / 1000 + 86_400 });
+    later(901);
+    expect((await repo().admit(login)).admitted).toBe(true);
+    expect((await repo().admit(login)).admitted).toBe(false);
+  });
+
+  it('a user id with no item is admitted with no user and writes nothing; a reset of a missing user writes nothing', async () => {
     const before = (await table.db.send(new ScanCommand({ TableName: table.tableName, Select: 'COUNT' }))).Count;
-    expect(await repo().admit(undefined)).toEqual({ admitted: true, user: undefined });
     expect(await repo().admit(randomUUID())).toEqual({ admitted: true, user: undefined });
     await repo().reset(randomUUID());
     const after = (await table.db.send(new ScanCommand({ TableName: table.tableName, Select: 'COUNT' }))).Count;

@@ -98,7 +98,7 @@ export function memoryUsers(options: { lockoutFailures?: number } = {}) {
     managementScopesOf: async () => new Set<string>(),
     loginFailures: {
       async admit(id): Promise<AttemptAdmission> {
-        const user = id === undefined ? undefined : users.get(id);
+        const user = typeof id === 'string' ? users.get(id) : undefined;
         if (!user) return { admitted: true, user: undefined };
         const n = failures.get(user.id) ?? 0;
         if (n >= (options.lockoutFailures ?? 10)) return { admitted: false, retryAfterSeconds: 900 };

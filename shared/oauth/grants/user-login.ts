@@ -41,6 +41,8 @@ export interface StartedCheck {
 export interface LoginSubject {
   tenantId: string;
   userId?: string | undefined;
+  /** The login as sent: what counts the attempts when it names no user (login-failures-repository.ts). */
+  login?: string;
   /** Present when the user was found by its login marker: what the marker says (OAuthDeps `findLogin`). */
   marker?: { passwordPrefix: string | undefined };
 }
@@ -48,17 +50,18 @@ export interface LoginSubject {
 /** The login's subject: the user its marker names in the tenant, with what the marker says. */
 export async function findLoginSubject(tenantId: string, login: string, deps: Pick<OAuthDeps, 'findLogin'>): Promise<LoginSubject> {
   const found = await deps.findLogin(tenantId, login);
-  return { tenantId, userId: found?.userId, marker: { passwordPrefix: found?.passwordPrefix } };
+  return { tenantId, userId: found?.userId, login, marker: { passwordPrefix: found?.passwordPrefix } };
 }
 
 /**
  * The login of the password and otp grants (API.md §5.1, §7.3), for the user whose email,
  * username or phone number is `login` in the client's tenant:
  * 1. find the user's id (one marker read, the same whether or not the login exists);
- * 2. count the attempt BEFORE the secret is checked (login-failures-repository.ts): a user with
+ * 2. count the attempt BEFORE the secret is checked (login-failures-repository.ts): a login with
  *    `lockoutFailures` counted attempts gets 429 `too_many_requests` with `Retry-After`, right
- *    secret or not; an unknown login does the same write work and is never refused. The counting
- *    write returns the user: the login's consistent read (a block or a new password is seen at once);
+ *    secret or not. An unknown login is counted and refused the same way, by its normalised
+ *    identifier, so no answer tells whether it names a user. The counting write returns the
+ *    user: the login's consistent read (a block or a new password is seen at once);
  * 3. check the secret (for an unknown user too, against a dummy: equal time). A password's hash
  *    starts with step 2, from the salt and parameters the marker keeps (user-markers.ts
  *    `loginMarkerAttributes`), and is compared with the hash step 2 returns: three stages one
@@ -113,7 +116,7 @@ export async function checkUserSecret(
   check: SecretCheck,
   deps: { login: Pick<LoginStores, 'failures' | 'writeLoginHint'>; metrics: ServiceMetrics },
 ): Promise<UserRecord> {
-  const counted = deps.login.failures.admit(subject.userId);
+  const counted = deps.login.failures.admit(subject.userId ?? { tenantId: subject.tenantId, login: subject.login ?? '' });
   counted.catch(() => {}); // awaited below; handled now so the wait for the send is not an unhandled rejection
   // The counting write is on its way before the hash starts: on a busy core the hash's thread
   // would take the CPU before the request is even sent (measured: 25 ms late on one core).
