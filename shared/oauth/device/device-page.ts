@@ -7,6 +7,7 @@ import type { DeviceCodesRepository } from '../../store/device-codes-repository.
 import type { InteractionsRepository } from '../../store/interactions-repository.ts';
 import type { SessionsRepository } from '../../store/sessions-repository.ts';
 import type { UserCodeAttemptsRepository } from '../../store/user-code-attempts-repository.ts';
+import { attemptSource } from './attempt-source.ts';
 import { formatUserCode, normaliseUserCode } from './user-code.ts';
 
 /** What the `/device` page and `/device/resume` depend on (DESIGN.md §3.2). */
@@ -23,7 +24,7 @@ export interface DevicePageDeps {
 
 export interface DevicePageRequest {
   headers: Record<string, string | undefined>;
-  /** The caller's address (API Gateway `requestContext.identity.sourceIp`): what the attempt limit counts by. */
+  /** The caller's address (API Gateway `requestContext.identity.sourceIp`): the attempt limit counts by it, per /64 for IPv6 (attempt-source.ts). */
   sourceIp: string;
 }
 
@@ -69,9 +70,9 @@ export function showDevicePage(req: DevicePageRequest, userCode: unknown, deps: 
 /**
  * POST `/device` (API.md §7.8): the CSRF token (bound to the browser's `csrf` cookie), then the
  * user code, BEFORE any login: a code that cannot be one of ours is an error on the page; a
- * well-formed one is counted against the source address first (RFC 8628 §5.1: at most
- * USER_CODE_ATTEMPT_LIMITS wrong codes per window, then 429 with `Retry-After`), a right one
- * gives its count back. A live, pending code starts the login: an Interaction `kind: 'device'`
+ * well-formed one is counted against the source first (its IPv4 address or IPv6 /64,
+ * attempt-source.ts; RFC 8628 §5.1: at most USER_CODE_ATTEMPT_LIMITS wrong codes per window,
+ * then 429 with `Retry-After`), a right one gives its count back. A live, pending code starts the login: an Interaction `kind: 'device'`
  * whose consent is always asked (`prompt: consent`: RFC 8628 §5.4, the user must see which
  * client they are connecting), then 303 to `/login`.
  */
@@ -88,7 +89,8 @@ export async function submitDevicePage(
   const userCode = normaliseUserCode(typed);
   const wrong = 'That code is not valid, or it has expired. Check the code on your device and try again.';
   if (!userCode) return codeForm(req, deps, typed, { status: 400, message: wrong });
-  const admission = await deps.attempts.admit(req.sourceIp);
+  const source = attemptSource(req.sourceIp);
+  const admission = await deps.attempts.admit(source);
   if (!admission.admitted) {
     return codeForm(req, deps, typed, {
       status: 429,
@@ -98,7 +100,7 @@ export async function submitDevicePage(
   }
   const device = await deps.deviceCodes.findPendingByUserCode(userCode);
   if (!device) return codeForm(req, deps, typed, { status: 400, message: wrong });
-  await deps.attempts.refund(req.sourceIp);
+  await deps.attempts.refund(source);
   const interaction = await deps.interactions.createInteraction({
     kind: 'device',
     tenant_id: device.tenant_id,
