@@ -1,7 +1,7 @@
 import { oauthHandler } from '../../shared/http/oauth-handler.ts';
 import { jsonResponse } from '../../shared/http/response.ts';
 import { json } from '../../shared/http/response-spec.ts';
-import { buildDiscoveryDocument } from '../../shared/keys/discovery-document.ts';
+import { buildDiscoveryDocument } from '../../shared/oauth/discovery-document.ts';
 import { DiscoveryResponseSchema } from '../../shared/oauth/discovery-response-schema.ts';
 
 /**

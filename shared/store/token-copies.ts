@@ -29,8 +29,8 @@ import { type Key, type Path, updateItem, type Write } from './writes.ts';
  */
 
 /**
- * Who holds links and permissions, and where its copy lives. Clients today; roles, groups and
- * users join by adding their kind here (the item key of the holder), nothing else.
+ * Who holds links and permissions, and where its copy lives (the item key of the holder). A new
+ * kind of holder joins by adding its kind here, nothing else.
  */
 export type HolderKind = 'client' | 'role' | 'user';
 

@@ -17,9 +17,9 @@ import { putUser, updateUser } from '../support/user-items.ts';
 
 /**
  * The user-token core (shared/oauth/user-tokens/), the refresh_token grant with rotation and
- * family revocation, and `/revoke` of refresh tokens (API.md §5.1, §7.1; issue 11 items 4-5), end
- * to end over HTTP on DynamoDB Local. The first tokens of a login come from the core directly
- * (the password grant is another branch's); every refresh, introspection and revocation is HTTP.
+ * family revocation, and `/revoke` of refresh tokens (API.md §5.1, §7.1), end to end over HTTP on
+ * DynamoDB Local. The first tokens of a login come from the core directly (the grants' own tests
+ * drive them over HTTP); every refresh, introspection and revocation is HTTP.
  */
 let svc: TestService;
 let call: ReturnType<typeof managementCaller>;

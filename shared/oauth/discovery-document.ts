@@ -1,21 +1,17 @@
 import type { Config } from '../config.ts';
-import { RESPONSE_MODES, RESPONSE_TYPES } from '../oauth/authorize/authorize-request.ts';
-import { supportedGrantTypes } from '../oauth/grants/grant-registry.ts';
-import { USERINFO_CLAIMS } from '../oauth/user-tokens/user-claims.ts';
-import { OIDC_SCOPES } from '../oauth/user-tokens/user-token-scopes.ts';
+import { RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.ts';
+import { supportedGrantTypes } from './grants/grant-registry.ts';
+import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
+import { OIDC_SCOPES } from './user-tokens/user-token-scopes.ts';
 
 /** Algorithms of the keys the service holds (key-store.ts); RS256 is also what OIDC Discovery requires. */
 const SIGNING_ALGS = ['ES256', 'RS256'];
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post'];
-/** API.md §7.1: the OIDC scopes every user token may carry; Resource scopes are per tenant and not listed. */
-
 /**
- * Authorization server metadata (RFC 8414 §2, OIDC Discovery 1.0 §3) for what exists today: the
- * authorization, token, introspection, revocation and userinfo endpoints, the grants of the grant registry, the
- * OIDC scopes and the user claims. Nothing is listed ahead of its endpoint: a relying party that
- * reads `grant_types_supported` or `response_types_supported` must be able to use what it finds
- * (docs/keys.md, "Discovery"). Add members here as `/authorize` and `/device_code` land; grants
- * come from the registry.
+ * Authorization server metadata (RFC 8414 §2, OIDC Discovery 1.0 §3): the endpoints, the grants
+ * of the grant registry, the OIDC scopes and the user claims. Only what works end to end is
+ * listed: a relying party that reads `grant_types_supported` or `response_types_supported` must be
+ * able to use what it finds (docs/keys.md, "Discovery"). A new endpoint adds its member here.
  */
 export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'>): Record<string, unknown> {
   const iss = config.issuer;
@@ -46,7 +42,7 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
     // OIDC Core §5.3; answers plain JSON (no signed or encrypted userinfo responses).
     userinfo_endpoint: `${iss}/userinfo`,
-    // OIDC RP-Initiated Logout 1.0 §2.1 (branch pages: shared/browser/logout-page.ts).
+    // OIDC RP-Initiated Logout 1.0 §2.1 (shared/browser/logout-page.ts).
     end_session_endpoint: `${iss}/logout`,
     // RECOMMENDED (OIDC Discovery §3): the OIDC scopes only (Resource scopes are each tenant's own).
     scopes_supported: [...OIDC_SCOPES],
