@@ -18,8 +18,11 @@ let admin: string;
 let baselineRssKb: number;
 
 const PER_REQUEST_MS = 2000;
-/** How far the process's peak RSS may rise over the whole walk. */
-const MAX_RSS_GROWTH_KB = 256 * 1024;
+/**
+ * How far the process's peak RSS may rise over the whole walk: about 150 MB of garbage from the
+ * 1 MB bodies is normal; a scan quadratic in the depth needs about 1 GB for one body 10,000 levels deep.
+ */
+const MAX_RSS_GROWTH_KB = 384 * 1024;
 
 interface Shape {
   name: string;
@@ -58,8 +61,10 @@ const SHAPES: Shape[] = [
   { name: '100,000 form parameters (past the body limit)', body: repeat(100_000, () => 'a', '&'), contentType: FORM_TYPE },
   { name: '1,000 query parameters', query: repeat(1000, (i) => `q${i}=1`, '&') },
   { name: '20,000 query parameters (past the header limit)', query: repeat(20_000, () => 'a', '&') },
+  // Within q's 2,000 characters, so the grammar reads them; and past them.
+  { name: 'a q filter of 990 open parentheses', query: `q=${'('.repeat(990)}${')'.repeat(990)}` },
+  { name: 'a q filter of 90 terms', query: `q=${repeat(90, () => '(is_public=true)', '+and+')}` },
   { name: 'a q filter of 3,000 open parentheses', query: `q=${'('.repeat(3000)}${')'.repeat(3000)}` },
-  { name: 'a q filter of 400 terms', query: `q=${repeat(400, () => '(id=x)', '+and+')}` },
   { name: 'fields and sort of 1,000 names', query: `fields=${repeat(1000, () => 'id', ',')}&sort=${repeat(1000, () => 'id', ',')}` },
   { name: '1,000 cookies', headers: { cookie: repeat(1000, (i) => `c${i}=v`, '; ') } },
   { name: 'a 100 KB Cookie header', headers: { cookie: `session=${'s'.repeat(100 * 1024)}` } },
@@ -147,6 +152,8 @@ afterAll(async () => svc?.stop());
 describe('exhaustion: every route answers adversarial shapes with a 4xx, quickly, and the process keeps serving', () => {
   it.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', { timeout: 60_000 }, async (_, route) => {
     const credentials = credentialsOf(route);
+    // The route's module loads on its first request: the timings are of the shapes alone.
+    await send(route, { name: 'warm-up' }, credentials);
     for (const shape of SHAPES) {
       if (credentials) expectAnswered(`${shape.name} with credentials`, await send(route, shape, credentials));
       if (!credentials || shape.anonymous) expectAnswered(shape.name, await send(route, shape, undefined));
