@@ -1,4 +1,5 @@
 import { insufficientScope } from '../errors.ts';
+import { MANAGEMENT_SCOPES } from '../routes/management-scopes.ts';
 
 /**
  * API.md §8 "No escalation": a caller never grants what it does not hold. Adding management-API
@@ -80,3 +81,18 @@ export async function assertMayActAs(
   if (caller.actor.toLowerCase() === principalId.toLowerCase()) return;
   assertHolds(caller.scopes, await theirs());
 }
+
+/**
+ * The management API is a Resource like no other (docs/security.md "The management API"): a
+ * client linked to it can carry any user's management token, an administrator's included. So
+ * linking a client to it, and changing how a linked client receives tokens, pass on every
+ * management scope at once: the caller must hold each scope the service's routes know (the set
+ * bootstrap grants the Default Client; scopes someone added to the resource gate nothing), else
+ * 403 `insufficient_scope` naming the first missing one, nothing written.
+ */
+export function assertHoldsEveryManagementScope(held: ReadonlySet<string>): void {
+  assertHolds(held, MANAGEMENT_SCOPES);
+}
+
+/** Whether `held` has every management scope: nothing is guarded for such a caller. */
+export const holdsEveryManagementScope = (held: ReadonlySet<string>): boolean => MANAGEMENT_SCOPES.every((s) => held.has(s));

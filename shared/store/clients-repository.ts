@@ -27,6 +27,8 @@ export interface UpdateOptions {
    * patch into a newer record, and the rules must hold for what is actually written.
    */
   validate?: (current: ClientRecord, next: ClientRecord) => void | Promise<void>;
+  /** The write also requires the client's links as read (`links_version`), for rules that depend on them. */
+  linksUnchanged?: boolean;
 }
 
 /**
@@ -126,7 +128,7 @@ export function clientsRepository(db: DynamoDBDocumentClient, tableName: string,
             changed.GSI1PK = keys.collection(next.tenant_id, 'CLIENTS');
             units.push([countWrite(current.tenant_id, 'CLIENTS', -1), countWrite(next.tenant_id, 'CLIENTS', 1)]);
           }
-          const guard = moves ? { condition: equals('links_version', current.links_version) } : {};
+          const guard = moves || options.linksUnchanged ? { condition: equals('links_version', current.links_version) } : {};
           units.unshift([versionedUpdate(keys.client(id), changed, current.version, guard)]);
           const { attributes } = await commitPlan(db, tableName, [units.flat()]);
           return attributes ? toRecord<ClientRecord>(attributes) : mustGet(id);

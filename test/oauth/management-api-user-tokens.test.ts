@@ -43,9 +43,12 @@ afterAll(async () => fx?.stop());
 const audience = () => fx.svc.managementAudience;
 const runtime = () => fx.svc.stack.runtime;
 
+/** A user of the default tenant with a password (GOOD_PASSWORD). */
+const loginUser = async () => (await fx.createLoginUser()) as Awaited<ReturnType<PagesFixture['createLoginUser']>> & { tenant_id: string };
+
 /** A user holding every management scope directly: an administrator. */
 async function administrator() {
-  const user = await fx.createLoginUser();
+  const user = await loginUser();
   const body = { permissions: [{ resource_id: api.id, scopes: Object.keys(api.scope_names) }] };
   expect((await fx.call('POST', `/users/${user.id}/permissions`, { body })).status).toBe(204);
   return user;
@@ -236,7 +239,7 @@ describe('consent for the management API is never skipped for a first-party clie
   });
 
   it('an ordinary Resource keeps the first-party skip (prompt=none answers without a grant)', async () => {
-    const user = await fx.createLoginUser();
+    const user = await loginUser();
     const resource = await fx.createResource(['read:things']);
     const rp = await flowClient(fx.svc, { is_first_party: true, is_public: true, grant_types: ['implicit'] });
     const session = await seedSession(runtime(), user);

@@ -315,6 +315,7 @@ export function memoryWorld(options: { multiTenant?: boolean; managementAudience
     forget: (id: string) => void w.forgotten.push(id),
     // No management API in memory: a client holds no management scope (the rule is tested over HTTP).
     managementScopesOf: async () => new Set<string>(),
+    managementApi: async () => undefined,
   } as unknown as ClientDeps;
   const resourceDeps = {
     resources,

@@ -1,6 +1,7 @@
 import { generateClientSecret } from '../../clients/client-secret.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
+import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type ClientLinksRepository, clientLinksRepository } from '../../store/client-links-repository.ts';
 import { type ClientPartition, readClientPartition } from '../../store/client-partition.ts';
@@ -35,6 +36,8 @@ export interface ClientDeps {
   forget: (clientId: string) => void;
   /** The management-API scopes the client is granted: what its new secret would hand over. */
   managementScopesOf: (clientId: string) => Promise<ReadonlySet<string>>;
+  /** The management API (its id), through the token path's 1 s cache. */
+  managementApi: () => Promise<{ id: string } | undefined>;
 }
 
 /** The composition of ClientDeps from the runtime, once per runtime (per container). */
@@ -56,5 +59,6 @@ export const clientDeps = perRuntime((runtime: Runtime): ClientDeps => {
     now,
     forget: (clientId) => forgetClient(runtime, clientId),
     managementScopesOf: (clientId) => clientManagementScopes(clientId, oauthDeps(runtime)),
+    managementApi: () => oauthDeps(runtime).findResource(DEFAULT_TENANT_ID, config.managementAudience),
   };
 });

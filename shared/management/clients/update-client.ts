@@ -12,6 +12,7 @@ import { clientEntity } from './client-entity.ts';
 import { assertDefaultClientKept, assertFutureExpiry, assertGrantTypesFit, assertMayChange } from './client-guards.ts';
 import { OPEN_METADATA_BYTES } from './client-metadata-schema.ts';
 import { clientView } from './client-view.ts';
+import { tokenDeliveryGuard } from './management-api-clients.ts';
 import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 
 /**
@@ -22,8 +23,10 @@ import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
  * The rules are checked against the merge of the body into the record as read: tenant moves
  * (tenant-rules.ts; only for a client without resource links, whose links would otherwise point
  * into another tenant: 409), the Default Client's invariants (403), grant types of a public client
- * (400). A public client that becomes confidential gets a new secret first (shown in this
- * response), so there is no moment at which it is confidential with a stale secret.
+ * (400), and who receives the tokens of a client linked to the management API
+ * (management-api-clients.ts: every management scope, 403). A public client that becomes
+ * confidential gets a new secret first (shown in this response), so there is no moment at which
+ * it is confidential with a stale secret.
  */
 export async function updateClient(
   deps: ClientDeps,
@@ -48,6 +51,9 @@ export async function updateClient(
   assertGrantTypesFit(next.is_public, next.client_metadata.grant_types);
   assertOpenMetadataFits(next);
   assertFutureExpiry(body.client_secret_expires_at, next.is_public, deps.now());
+  // A client linked to the management API: who receives its tokens is every management scope's business.
+  const deliveryGuard = await tokenDeliveryGuard(deps, ctx, clientId, body);
+  await deliveryGuard?.(current, next);
 
   let secret: string | undefined;
   if (current.is_public && !next.is_public) {
@@ -59,11 +65,13 @@ export async function updateClient(
     await deps.clients.changeSecret(clientId, secret, ctx.actor, { expiresAt: body.client_secret_expires_at ?? null });
   }
   const updated = await deps.clients.update(clientId, patch, ctx.actor, {
-    validate: (latest, merged) => {
+    validate: async (latest, merged) => {
       assertDefaultClientKept(latest, merged);
       assertGrantTypesFit(merged.is_public, merged.client_metadata.grant_types);
       assertOpenMetadataFits(merged);
+      await deliveryGuard?.(latest, merged);
     },
+    linksUnchanged: deliveryGuard !== undefined,
   });
   deps.forget(clientId);
   const view = secret !== undefined ? clientView(updated, { kind: 'plaintext', secret }) : clientEntity.view(updated, access);
