@@ -2,18 +2,30 @@ import * as v from 'valibot';
 import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
 import { html, redirect } from '../../shared/http/response-spec.ts';
 import { httpHandler } from '../../shared/http/table-handler.ts';
+import { userManagementScopes } from '../../shared/management/held-scopes.ts';
+import { loginFailuresRepository } from '../../shared/store/login-failures-repository.ts';
+import { otpRepository } from '../../shared/store/otp-repository.ts';
 import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { forgetUser } from '../../shared/store/user-token-records.ts';
 import { usersRepository } from '../../shared/store/users-repository.ts';
-import { hashPassword } from '../../shared/users/password-hash.ts';
-import { showTicketPage, submitTicketPage } from '../../shared/users/ticket-page.ts';
+import { hashPassword, verifyPassword } from '../../shared/users/password-hash.ts';
+import { showTicketPage, submitTicketPage, type TicketPageDeps } from '../../shared/users/ticket-page.ts';
 
-/** The form's fields; anything else a browser or a robot adds is ignored (a page, not an API). */
-export const TicketFormBody = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()), password: v.optional(v.unknown()) }), {});
+/** The forms' fields; anything else a browser or a robot adds is ignored (a page, not an API). */
+export const TicketFormBody = v.optional(
+  v.looseObject({
+    csrf_token: v.optional(v.unknown()),
+    password: v.optional(v.unknown()),
+    code: v.optional(v.unknown()),
+    enrolment: v.optional(v.unknown()),
+  }),
+  {},
+);
 /** The ticket is opaque here: a value we never issued is an unknown ticket (the 404 page), not a 400. */
 export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });
 
-/** GET, POST /tickets/{ticket} (API.md §5, §7.4, §7.8): the hosted ticket page. */
+/** GET, POST /tickets/{ticket}: the hosted ticket page (docs/users.md "The ticket page"). */
 export const handler = httpHandler(
   {
     page: HOSTED_PAGE,
@@ -23,12 +35,18 @@ export const handler = httpHandler(
   },
   async (req) => {
     const { runtime } = req;
-    const { config, db, now, serviceSecret } = runtime;
-    const deps = {
+    const { config, db, now, serviceSecret, secretBox } = runtime;
+    const deps: TicketPageDeps = {
       tickets: ticketsRepository(db, config.tableName, now),
       users: usersRepository(db, config.tableName, now),
       csrfKey: () => serviceSecret('hosted-pages'),
       hashPassword: (password: string) => hashPassword(password),
+      verifyPassword,
+      loginFailures: loginFailuresRepository(db, config.tableName, now, config.login),
+      otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
+      secretBox,
+      issuer: config.issuer,
+      managementScopesOf: (user) => userManagementScopes(user, oauthDeps(runtime)),
       forget: (userId: string) => forgetUser(runtime, userId),
       now,
     };

@@ -132,5 +132,6 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
   ...managementGroup('tickets', [
     ['POST', '/password-change', 'create-password-change-ticket', 'create:tickets', WRITE],
     ['POST', '/email-verification', 'create-email-verification-ticket', 'create:tickets', WRITE],
+    ['POST', '/otp-enrollment', 'create-otp-enrollment-ticket', 'create:tickets', WRITE],
   ]),
 ];

@@ -7,13 +7,23 @@ import { type OtpChecks, type OtpSettings, otpChecks } from './otp-checks.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 
+/** How an enrolment came about, kept on the authenticator. */
+export interface NewOtpEnrolment {
+  /** Who set it up (the user's own id: through its own token or its enrolment ticket). */
+  enrolledBy?: string;
+  /** A secret the user already confirmed with a code (base32); default a new random one. */
+  secret?: string;
+  /** The step of that confirming code: it cannot be used again (RFC 6238 §5.2). */
+  lastStep?: number;
+}
+
 export interface OtpRepository extends OtpChecks {
   /**
    * Enrols (or re-enrols) the user: a new secret, `last_step` and `failures` reset, so a disabled
    * authenticator works again. Returns the secret in base32, the only time it is ever shown.
    * 404 when the user does not exist (checked in the same transaction as the write).
    */
-  enroll(userId: string): Promise<string>;
+  enroll(userId: string, enrolment?: NewOtpEnrolment): Promise<string>;
   /** Deletes the authenticator; false when there was none. */
   remove(userId: string): Promise<boolean>;
 }
@@ -22,7 +32,8 @@ export interface OtpRepository extends OtpChecks {
  * The user's TOTP authenticator (API.md §7.3, §7.5), one item at `USER#{id}` / `OTP` in the user's
  * partition (so deleting the user removes it): `secret_sealed` (the base32 secret sealed with the
  * SecretBox, like client secrets), `last_step` (RFC 6238 §5.2: the step of the last accepted
- * code), `failures` (its own consecutive failures), `created_at`.
+ * code), `failures` (its own consecutive failures), `created_at`, `enrolled_by` (absent on
+ * authenticators enrolled before it was kept: maybe by an administrator, docs/users.md "TOTP").
  */
 export function otpRepository(
   db: DynamoDBDocumentClient,
@@ -46,8 +57,8 @@ export function otpRepository(
     },
   });
   return {
-    async enroll(userId) {
-      const secret = base32Encode(generateTotpSecret());
+    async enroll(userId, enrolment = {}) {
+      const secret = enrolment.secret ?? base32Encode(generateTotpSecret());
       try {
         await db.send(
           new TransactWriteCommand({
@@ -61,9 +72,10 @@ export function otpRepository(
                     ...entity('UserOtp'),
                     user_id: userId,
                     secret_sealed: await secretBox.seal(secret),
-                    last_step: -1,
+                    last_step: enrolment.lastStep ?? -1,
                     failures: 0,
                     created_at: now().toISOString(),
+                    ...(enrolment.enrolledBy !== undefined ? { enrolled_by: enrolment.enrolledBy } : {}),
                   },
                 },
               },

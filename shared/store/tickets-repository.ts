@@ -10,8 +10,8 @@ import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
 import { uuidv7 } from './uuidv7.ts';
 
-/** `password_change` comes with the hosted password page (issue 13). */
-export type TicketKind = 'email_verification' | 'password_change';
+/** What a ticket's page does: verify an address, set a password, enrol a TOTP authenticator. */
+export type TicketKind = 'email_verification' | 'password_change' | 'otp_enrollment';
 
 /** A ticket as stored (never its value: only the SHA-256 of it is the key). */
 export interface TicketRecord {
@@ -26,6 +26,18 @@ export interface TicketRecord {
   client_id?: string;
   /** Where the page sends the browser after a success (https or loopback http, checked at creation). */
   result_url?: string;
+  /** Who made it through the management API (its `sub`); none for registration's tickets. */
+  created_by?: string;
+  /**
+   * The management scopes its maker held then: a ticket that sets a credential is refused when
+   * the user holds one more by the time it is used (docs/security.md "Tickets and authenticators").
+   */
+  creator_scopes?: string[];
+  /**
+   * An authenticator enrolment's secret between the page's password step and its code step,
+   * sealed with the SecretBox; removed by the redemption. Never shown by any API.
+   */
+  pending_otp_sealed?: string;
   created_at: string;
   expires_at: string;
   /** Set by the one redemption. */
@@ -41,19 +53,24 @@ export interface NewTicket {
   email?: string | undefined;
   clientId?: string | undefined;
   resultUrl?: string | undefined;
+  createdBy?: string | undefined;
+  creatorScopes?: readonly string[] | undefined;
 }
 
 /**
  * What a ticket value stands for now: `valid` (live and unused; after `redeem`, redeemed by that
  * very call), `used`, `expired`, or `unknown` (never issued, malformed, or swept by the TTL).
+ * `superseded` only from a `redeem` conditioned on a pending secret: the ticket is live but holds
+ * another one now (a second password step replaced it).
  */
 export type TicketState =
   | { state: 'valid'; ticket: TicketRecord }
   | { state: 'used' | 'expired'; ticket: TicketRecord }
+  | { state: 'superseded'; ticket: TicketRecord }
   | { state: 'unknown' };
 
 /**
- * One-time tickets (email verification now, password change with issue 13). Item:
+ * One-time tickets (email verification, password change, authenticator enrolment). Item:
  * `TICKET#{sha256(value) base64url}` / `TICKET` with the TicketRecord fields and `ttl` (epoch
  * seconds of `expires_at`, for DynamoDB's TTL sweep, which may lag by days: every read and the
  * redemption compare `expires_at` themselves). The value is 32 random bytes (256 bits, base64url)
@@ -69,8 +86,20 @@ export interface TicketsRepository {
    * `used_at`): of any number of concurrent redemptions exactly one gets `valid`, the others see
    * `used`. A refused redemption reads the item once more to say why.
    */
-  redeem(value: string, kind: TicketKind): Promise<TicketState>;
+  redeem(value: string, kind: TicketKind, options?: { pendingOtpSealed?: string }): Promise<TicketState>;
+  /**
+   * Keeps a sealed authenticator secret on a live, unused `otp_enrollment` ticket (replacing any
+   * earlier one), by one conditional write; the ticket's state otherwise. With
+   * `redeem(..., { pendingOtpSealed })`, which succeeds only while that very secret is the one
+   * kept, and removes it.
+   */
+  stagePendingOtp(value: string, sealed: string): Promise<TicketState>;
 }
+
+/** "Exists, of this kind, unused, not expired" (`:kind`, `:now`). */
+const LIVE = 'attribute_exists(PK) AND attribute_not_exists(used_at) AND kind = :kind AND expires_at > :now';
+
+const conditionFailed = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
 /** 32 bytes in base64url: exactly 43 characters of the URL-safe alphabet. */
 const TICKET_VALUE = /^[A-Za-z0-9_-]{43}$/;
@@ -112,6 +141,8 @@ export function ticketsRepository(db: DynamoDBDocumentClient, tableName: string,
         ...(input.email !== undefined ? { email: input.email } : {}),
         ...(input.clientId !== undefined ? { client_id: input.clientId } : {}),
         ...(input.resultUrl !== undefined ? { result_url: input.resultUrl } : {}),
+        ...(input.createdBy !== undefined ? { created_by: input.createdBy } : {}),
+        ...(input.creatorScopes !== undefined ? { creator_scopes: [...input.creatorScopes].sort() } : {}),
         created_at: at.toISOString(),
         expires_at: expires.toISOString(),
       };
@@ -124,7 +155,38 @@ export function ticketsRepository(db: DynamoDBDocumentClient, tableName: string,
       return stateOf(await read(value), now());
     },
 
-    async redeem(value, kind) {
+    async redeem(value, kind, options = {}) {
+      if (!TICKET_VALUE.test(value)) return { state: 'unknown' };
+      const at = now();
+      const pending = options.pendingOtpSealed;
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.ticket(ticketHash(value)),
+            UpdateExpression: `SET used_at = :now${pending !== undefined ? ' REMOVE pending_otp_sealed' : ''}`,
+            // ISO UTC timestamps of one format compare as strings in time order.
+            ConditionExpression: `${LIVE}${pending !== undefined ? ' AND pending_otp_sealed = :sealed' : ''}`,
+            ExpressionAttributeValues: {
+              ':now': at.toISOString(),
+              ':kind': kind,
+              ...(pending !== undefined ? { ':sealed': pending } : {}),
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return { state: 'valid', ticket: toRecord<TicketRecord>(Attributes!) };
+      } catch (err) {
+        if (!conditionFailed(err)) return translateError(err);
+      }
+      const found = stateOf(await read(value), at);
+      if (found.state !== 'valid') return found;
+      // Live and unused: either of another kind (not this page's to redeem: as good as unknown
+      // here), or the pending secret was not the one given.
+      return pending !== undefined && found.ticket.kind === kind ? { state: 'superseded', ticket: found.ticket } : { state: 'unknown' };
+    },
+
+    async stagePendingOtp(value, sealed) {
       if (!TICKET_VALUE.test(value)) return { state: 'unknown' };
       const at = now();
       try {
@@ -132,19 +194,17 @@ export function ticketsRepository(db: DynamoDBDocumentClient, tableName: string,
           new UpdateCommand({
             TableName: tableName,
             Key: keys.ticket(ticketHash(value)),
-            UpdateExpression: 'SET used_at = :now',
-            // ISO UTC timestamps of one format compare as strings in time order.
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used_at) AND kind = :kind AND expires_at > :now',
-            ExpressionAttributeValues: { ':now': at.toISOString(), ':kind': kind },
+            UpdateExpression: 'SET pending_otp_sealed = :sealed',
+            ConditionExpression: LIVE,
+            ExpressionAttributeValues: { ':now': at.toISOString(), ':kind': 'otp_enrollment', ':sealed': sealed },
             ReturnValues: 'ALL_NEW',
           }),
         );
         return { state: 'valid', ticket: toRecord<TicketRecord>(Attributes!) };
       } catch (err) {
-        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') return translateError(err);
+        if (!conditionFailed(err)) return translateError(err);
       }
       const found = stateOf(await read(value), at);
-      // A live, unused ticket of another kind is not this page's to redeem: as good as unknown here.
       return found.state === 'valid' ? { state: 'unknown' } : found;
     },
   };

@@ -4,64 +4,70 @@ import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import type { UserRecord } from '../records/user-record.ts';
-import type { TicketRecord, TicketState, TicketsRepository } from '../store/tickets-repository.ts';
+import type { TicketRecord, TicketsRepository } from '../store/tickets-repository.ts';
 import type { UsersRepository } from '../store/users-repository.ts';
+import {
+  type EnrolmentForm,
+  enrolmentPasswordForm,
+  noPasswordPage,
+  type OtpEnrollmentDeps,
+  submitEnrolment,
+} from './otp-enrollment-page.ts';
 import { passwordProblem } from './password-rules.ts';
+import { accountGone, done, noLongerUsable, redirectOrigins, refusal, TICKET_CSRF_PURPOSE } from './ticket-responses.ts';
+import { ticketStillCovers } from './ticket-takeover.ts';
 
-export interface TicketPageDeps {
-  tickets: Pick<TicketsRepository, 'find' | 'redeem'>;
+export interface TicketPageDeps extends OtpEnrollmentDeps {
+  tickets: Pick<TicketsRepository, 'find' | 'redeem' | 'stagePendingOtp'>;
   users: Pick<UsersRepository, 'get' | 'update' | 'setPasswordHash'>;
   /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */
   csrfKey: () => Promise<Buffer>;
   /** argon2id (password-hash.ts). */
   hashPassword: (password: string) => Promise<string>;
-  /** Drops this container's cached copy of the user after a password change (store/user-token-records.ts). */
-  forget: (userId: string) => void;
-  now: () => Date;
+  /** The management scopes the user holds now (RBAC, through the 1 s caches): the no-takeover re-check. */
+  managementScopesOf: (user: UserRecord) => Promise<ReadonlySet<string>>;
 }
 
 /** What the page's forms post; anything else is ignored. */
-export interface TicketForm {
+export interface TicketForm extends EnrolmentForm {
   csrf_token?: unknown;
-  password?: unknown;
 }
 
-/** The CSRF purpose of this page: a token of another page never passes here. */
-const PURPOSE = 'ticket';
-
 /**
- * What a ticket that cannot be used shows (API.md §7.8): an HTML page, never a redirect to its
- * `result_url`; 404 for a ticket we do not know, 400 for one that was used or has expired. The
- * messages say what happened and what to do, nothing about the account.
+ * The user a credential ticket (password change, authenticator enrolment) acts on, or the page
+ * that says why it cannot: the user is gone or in another tenant now, or holds a management scope
+ * the ticket's maker did not hold (ticket-takeover.ts; the ticket stays as it is).
  */
-function refusal(state: Exclude<TicketState['state'], 'valid'>): HttpResponse {
-  switch (state) {
-    case 'used':
-      return errorPage(400, 'Link already used', 'This link has already been used. Each link works once.');
-    case 'expired':
-      return errorPage(400, 'Link expired', 'This link has expired. Ask for a new one.');
-    default:
-      return errorPage(404, 'Link not valid', 'This link is not valid. Check that you copied all of it, or ask for a new one.');
-  }
+async function credentialUser(ticket: TicketRecord, deps: TicketPageDeps): Promise<UserRecord | HttpResponse> {
+  const user = await deps.users.get(ticket.user_id);
+  if (!user || user.tenant_id !== ticket.tenant_id) return accountGone();
+  if (!(await ticketStillCovers(ticket, user, deps.managementScopesOf))) return noLongerUsable();
+  return user;
 }
 
-/** The origin a successful form may be redirected to: CSP3 `form-action` governs that redirect too. */
-const redirectOrigins = (ticket: TicketRecord) => (ticket.result_url ? [new URL(ticket.result_url).origin] : []);
+const isPage = (x: UserRecord | HttpResponse): x is HttpResponse => 'statusCode' in x;
 
 /**
- * GET `/tickets/{ticket}` (API.md §5): shows what the ticket will do and a form to confirm it.
+ * GET `/tickets/{ticket}`: shows what the ticket will do and a form to confirm it.
  * Reading the page changes nothing: mail link scanners and previews fetch links with GET, and
- * must not use up (or act on) the ticket; only the form's POST does.
+ * must not use up (or act on) the ticket; only the form's POST does. An enrolment shows the
+ * password step only: nothing secret is on a page the link alone opens.
  */
 export async function showTicketPage(value: string, deps: TicketPageDeps): Promise<HttpResponse> {
   const found = await deps.tickets.find(value);
   if (found.state !== 'valid') return refusal(found.state);
-  const token = csrfToken(await deps.csrfKey(), PURPOSE, value);
-  if (found.ticket.kind === 'password_change') return passwordForm(found.ticket, token);
+  const { ticket } = found;
+  const token = csrfToken(await deps.csrfKey(), TICKET_CSRF_PURPOSE, value);
+  if (ticket.kind !== 'email_verification') {
+    const user = await credentialUser(ticket, deps);
+    if (isPage(user)) return user;
+    if (ticket.kind === 'password_change') return passwordForm(ticket, token);
+    return user.password_hash === undefined ? noPasswordPage() : enrolmentPasswordForm(ticket, token);
+  }
   return htmlPage({
     title: 'Verify your email address',
-    formActions: redirectOrigins(found.ticket),
-    body: html`<p>Confirm that <strong>${found.ticket.email ?? 'this address'}</strong> is your email address.</p>
+    formActions: redirectOrigins(ticket),
+    body: html`<p>Confirm that <strong>${ticket.email ?? 'this address'}</strong> is your email address.</p>
 <form method="post">
 <input type="hidden" name="csrf_token" value="${token}">
 <button type="submit">Verify email address</button>
@@ -70,21 +76,27 @@ export async function showTicketPage(value: string, deps: TicketPageDeps): Promi
 }
 
 /**
- * POST `/tickets/{ticket}`: checks the CSRF token, redeems the ticket (one conditional write: of
- * concurrent posts exactly one gets through), then verifies the address, but only if the user is
- * still in the ticket's tenant and still has the address the ticket was sent to (an address
- * changed since is not verified by a link sent to the old one). Success: the ticket's
- * `result_url` (303), else a success page.
+ * POST `/tickets/{ticket}`: checks the CSRF token first. A credential ticket then checks its user
+ * (credentialUser) and goes to its own step (changePassword; otp-enrollment-page.ts). An email
+ * verification redeems the ticket (one conditional write: of concurrent posts exactly one gets
+ * through), then verifies the address, but only if the user is still in the ticket's tenant and
+ * still has the address the ticket was sent to (an address changed since is not verified by a link
+ * sent to the old one). Success: the ticket's `result_url` (303), else a success page.
  */
 export async function submitTicketPage(value: string, form: TicketForm, deps: TicketPageDeps): Promise<HttpResponse> {
   const key = await deps.csrfKey();
-  if (!isValidCsrfToken(key, PURPOSE, value, form.csrf_token)) {
+  if (!isValidCsrfToken(key, TICKET_CSRF_PURPOSE, value, form.csrf_token)) {
     return errorPage(400, 'Form expired', 'This form could not be checked. Open the link from your email again and confirm there.');
   }
   const found = await deps.tickets.find(value);
   if (found.state !== 'valid') return refusal(found.state);
-  if (found.ticket.kind === 'password_change')
-    return changePassword(value, found.ticket, form.password, csrfToken(key, PURPOSE, value), deps);
+  if (found.ticket.kind !== 'email_verification') {
+    const user = await credentialUser(found.ticket, deps);
+    if (isPage(user)) return user;
+    const token = csrfToken(key, TICKET_CSRF_PURPOSE, value);
+    if (found.ticket.kind === 'password_change') return changePassword(value, found.ticket, user, form.password, token, deps);
+    return submitEnrolment(value, found.ticket, user, form, key, token, deps);
+  }
   const redeemed = await deps.tickets.redeem(value, 'email_verification');
   if (redeemed.state !== 'valid') return refusal(redeemed.state);
   const { ticket } = redeemed;
@@ -112,10 +124,6 @@ export async function submitTicketPage(value: string, form: TicketForm, deps: Ti
   );
 }
 
-/** After a success: a 303 to the ticket's `result_url` when it has one. */
-const done = (ticket: TicketRecord): HttpResponse | undefined =>
-  ticket.result_url ? { statusCode: 303, headers: { Location: ticket.result_url, 'Cache-Control': 'no-store' }, body: '' } : undefined;
-
 /** The password-change form (API.md §7.4: the field is `password`); `problem` re-shows it after a refused password. */
 function passwordForm(ticket: TicketRecord, token: string, problem?: string): HttpResponse {
   return htmlPage({
@@ -141,13 +149,11 @@ function passwordForm(ticket: TicketRecord, token: string, problem?: string): Ht
 async function changePassword(
   value: string,
   ticket: TicketRecord,
+  user: UserRecord,
   password: unknown,
   token: string,
   deps: TicketPageDeps,
 ): Promise<HttpResponse> {
-  const gone = () => errorPage(400, 'Link no longer valid', 'The account this link was made for no longer exists.');
-  const user = await deps.users.get(ticket.user_id);
-  if (!user || user.tenant_id !== ticket.tenant_id) return gone();
   if (typeof password !== 'string' || password.length > 1024) return passwordForm(ticket, token, 'Enter a new password.');
   const problem = passwordProblem(password, { email: user.email, username: user.username });
   if (problem) return passwordForm(ticket, token, `The password ${problem}`);
@@ -156,7 +162,7 @@ async function changePassword(
   try {
     await deps.users.setPasswordHash(user.id, await deps.hashPassword(password), deps.now(), { actor: user.id });
   } catch (err) {
-    if (isAppError(err) && err.status === 404) return gone(); // deleted since the read
+    if (isAppError(err) && err.status === 404) return accountGone(); // deleted since the read
     throw err;
   }
   deps.forget(user.id);

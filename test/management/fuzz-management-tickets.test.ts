@@ -11,7 +11,7 @@ const fitting = (s: Seeds) => [
   { user_id: s.userId, result_url: 'https://app.example/done', ttl_sec: 60 },
   { user_id: s.userId, client_id: s.clientId },
 ];
-const routes: FuzzRoute[] = ['password-change', 'email-verification'].map((kind) => ({
+const routes: FuzzRoute[] = ['password-change', 'email-verification', 'otp-enrollment'].map((kind) => ({
   route: `POST ${T}/${kind}`,
   body: CreateTicketBody,
   fitting,

@@ -246,7 +246,8 @@ describe('API.md §8 no takeover: setting a principal credentials needs the scop
     const before = await storedUser(adminUser);
     const as = (method: string, path: string, body?: unknown) => manage(method, path, body, helpdesk.token);
     expectInsufficientScope(await as('PUT', `/users/${adminUser}/password`, { password: 'Another-Long-Passphrase-42' }), 'read:clients');
-    expectInsufficientScope(await as('POST', `/users/${adminUser}/otp`), 'read:clients');
+    // Enrolment is the user's own (docs/users.md "TOTP"): 403 for any other caller.
+    expect((await as('POST', `/users/${adminUser}/otp`)).status).toBe(403);
     expectInsufficientScope(await as('DELETE', `/users/${adminUser}/otp`), 'read:clients');
     expectInsufficientScope(await as('PATCH', `/users/${adminUser}`, { email: 'attacker@example.com' }), 'read:clients');
     expectInsufficientScope(await as('POST', '/tickets/password-change', { user_id: adminUser }), 'read:clients');
@@ -264,7 +265,7 @@ describe('API.md §8 no takeover: setting a principal credentials needs the scop
     // A user holding nothing more than the caller: allowed.
     const plain = await userHolding([]);
     expect((await as('PUT', `/users/${plain}/password`, { password: 'Another-Long-Passphrase-42' })).status).toBe(204);
-    expect((await as('POST', `/users/${plain}/otp`)).status).toBe(201);
+    expect((await as('POST', '/tickets/otp-enrollment', { user_id: plain })).status).toBe(201);
     expect((await as('PATCH', `/users/${plain}`, { email: `moved-${Math.random()}@example.com` })).status).toBe(200);
     // And a caller holding every scope the user holds may.
     const admin2 = await clientHolding(['read:users', 'update:users', 'read:clients']);

@@ -42,11 +42,13 @@ describe('Users logs (plan decision 11)', () => {
   });
 
   it('no OTP secret or otpauth URI reaches a log line when an authenticator is enrolled, replaced or removed', async () => {
-    const user = await fx.createUser({ email: `otp-logs-${Date.now()}@example.com` });
+    const password = 'Otp-logs-never-5512-xyz';
+    const user = await fx.createUser({ email: `otp-logs-${Date.now()}@example.com`, password });
+    const self = await fx.userToken(user.id);
     const enrolled: { secret: string; uri: string }[] = [];
     const { raw, lines } = await captureLogLines(async () => {
       for (let i = 0; i < 2; i++) {
-        const res = await fx.call('POST', `/users/${user.id}/otp`);
+        const res = await fx.call('POST', `/users/${user.id}/otp`, { token: self, body: { password } });
         expect(res.status).toBe(201);
         enrolled.push({ secret: res.body.secret, uri: res.body.otpauth_uri });
       }
@@ -61,5 +63,6 @@ describe('Users logs (plan decision 11)', () => {
       expect(raw).not.toContain(uri);
     }
     expect(raw).not.toContain('otpauth');
+    expect(raw).not.toContain(password);
   });
 });

@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/store/table-keys.ts';
+import { oauthDeps } from '../../shared/store/token-path-records.ts';
 import { base32Decode, totp } from '../../shared/users/totp.ts';
+import { DEFAULT_TENANT } from '../support/clients-fixture.ts';
+import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 
 let fx: UsersFixture;
@@ -123,9 +127,10 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
   });
 
   it('OTP enrolment as self: 201 {secret, otpauth_uri} no-store, the code verifies; re-enrol replaces; DELETE 204 then 404', async () => {
-    const u = await fx.createUser({ username: `otp-${Date.now()}` });
+    const u = await fx.createUser({ username: `otp-${Date.now()}`, password: GOOD_PASSWORD });
     const token = await fx.userToken(u.id);
-    const res = await fx.call('POST', `/users/${u.id}/otp`, { token });
+    const body = { password: GOOD_PASSWORD };
+    const res = await fx.call('POST', `/users/${u.id}/otp`, { token, body });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['otpauth_uri', 'secret']);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -134,26 +139,130 @@ describe('"self" routes (API.md §7.6): the user with its own management-API tok
     expect(uri.protocol).toBe('otpauth:');
     expect(uri.searchParams.get('secret')).toBe(res.body.secret);
     expect(decodeURIComponent(uri.pathname)).toContain(u.email);
-    // The stored secret is sealed: the plaintext is not in the item.
+    // The stored secret is sealed: the plaintext is not in the item; the user enrolled it.
     const item = await stored(keys.userOtp(u.id));
     expect(JSON.stringify(item)).not.toContain(res.body.secret);
+    expect(item?.enrolled_by).toBe(u.id);
     expect(totp(base32Decode(res.body.secret)!, new Date())).toMatch(/^\d{6}$/);
-    const again = await fx.call('POST', `/users/${u.id}/otp`);
+    const again = await fx.call('POST', `/users/${u.id}/otp`, { token, body });
     expect(again.status).toBe(201);
     expect(again.body.secret).not.toBe(res.body.secret);
-    expect((await fx.call('DELETE', `/users/${u.id}/otp`, { token })).status).toBe(204);
+    expect((await fx.call('DELETE', `/users/${u.id}/otp`, { token, body })).status).toBe(204);
     expect(await stored(keys.userOtp(u.id))).toBeUndefined();
     expect((await fx.call('DELETE', `/users/${u.id}/otp`)).status).toBe(404);
   });
 
   it('deleting a user removes its OTP authenticator and its login-failure count (on its item) too', async () => {
     const u = await fx.createUser({ password: GOOD_PASSWORD });
-    expect((await fx.call('POST', `/users/${u.id}/otp`)).status).toBe(201);
     const token = await fx.userToken(u.id);
+    expect((await fx.call('POST', `/users/${u.id}/otp`, { token, body: { password: GOOD_PASSWORD } })).status).toBe(201);
     await fx.call('PUT', `/users/${u.id}/password`, { body: { password: `${GOOD_PASSWORD}-x`, old_password: 'wrong' }, token });
     expect((await stored(keys.user(u.id)))?.login_failures).toBe(1);
     expect((await fx.call('DELETE', `/users/${u.id}`)).status).toBe(204);
     expect(await stored(keys.userOtp(u.id))).toBeUndefined();
     expect(await stored(keys.user(u.id))).toBeUndefined();
+  });
+});
+
+describe('an authenticator changes only with the current password (docs/users.md "TOTP")', () => {
+  let otpLogin: Awaited<ReturnType<typeof loginClient>>;
+  beforeAll(async () => {
+    otpLogin = await loginClient(fx.svc, ['otp']);
+  });
+  const otpGrant = (username: string, otp: string) => tokenRequest(fx.svc, otpLogin.auth, 'otp', { username, otp });
+  const loginUser = () => fx.createUser({ username: `self-otp-${randomUUID().slice(0, 8)}`, password: GOOD_PASSWORD });
+
+  it("a manager's POST /users/{id}/otp for another user is 403 naming the rule: no secret, nothing enrolled, the otp grant refuses", async () => {
+    const u = await loginUser();
+    const res = await fx.call('POST', `/users/${u.id}/otp`); // the Default Client: every management scope
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ code: 'forbidden', message: expect.stringContaining('Only the user itself enrols an authenticator') });
+    expect(res.body.message).toContain('/tickets/otp-enrollment');
+    expect(JSON.stringify(res.body)).not.toContain(u.id);
+    expect((await stored(keys.user(u.id)))?.otp_enrolled).toBe(false);
+    expect(await stored(keys.userOtp(u.id))).toBeUndefined();
+    const grant = await otpGrant(u.username, '123456');
+    expect(grant.status).toBe(400);
+    expect(grant.body.error).toBe('invalid_grant');
+  });
+
+  it('POST /users/{me}/otp with only the token: 400 naming body.password; a wrong one 403 and counted; the right one 201', async () => {
+    const u = await loginUser();
+    const token = await fx.userToken(u.id);
+    const first = await fx.call('POST', `/users/${u.id}/otp`, { token, body: { password: GOOD_PASSWORD } });
+    expect(first.status).toBe(201);
+    const enrolled = await stored(keys.userOtp(u.id));
+
+    const missing = await fx.call('POST', `/users/${u.id}/otp`, { token });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toContain('body.password');
+    const wrong = await fx.call('POST', `/users/${u.id}/otp`, { token, body: { password: 'not-the-password-1' } });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.message).toBe('body.password: does not match.');
+    expect(JSON.stringify(wrong.body)).not.toContain('not-the-password-1');
+    // Counted like a login attempt; the authenticator is the one the user enrolled.
+    expect((await stored(keys.user(u.id)))?.login_failures).toBe(1);
+    expect((await stored(keys.userOtp(u.id)))?.secret_sealed).toBe(enrolled?.secret_sealed);
+    const code = totp(base32Decode(first.body.secret)!, fx.clock.now());
+    expect((await otpGrant(u.username, code)).status).toBe(200);
+
+    const right = await fx.call('POST', `/users/${u.id}/otp`, { token, body: { password: GOOD_PASSWORD } });
+    expect(right.status).toBe(201);
+    expect(await stored(keys.user(u.id))).not.toHaveProperty('login_failures');
+  });
+
+  it('wrong passwords at the authenticator routes count towards the lockout: the 11th is 429 with Retry-After, even when right', async () => {
+    const u = await loginUser();
+    const token = await fx.userToken(u.id);
+    for (let i = 0; i < 10; i++) {
+      const method = i % 2 ? 'DELETE' : 'POST';
+      expect((await fx.call(method, `/users/${u.id}/otp`, { token, body: { password: `wrong-${i}` } })).status).toBe(403);
+    }
+    const locked = await fx.call('POST', `/users/${u.id}/otp`, { token, body: { password: GOOD_PASSWORD } });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await stored(keys.userOtp(u.id))).toBeUndefined();
+  });
+
+  it('DELETE /users/{me}/otp likewise: missing 400, wrong 403 (still enrolled), right 204; a manager needs none', async () => {
+    const u = await loginUser();
+    const token = await fx.userToken(u.id);
+    expect((await fx.call('POST', `/users/${u.id}/otp`, { token, body: { password: GOOD_PASSWORD } })).status).toBe(201);
+    const missing = await fx.call('DELETE', `/users/${u.id}/otp`, { token });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toContain('body.password');
+    expect((await fx.call('DELETE', `/users/${u.id}/otp`, { token, body: { password: 'not-the-password-1' } })).status).toBe(403);
+    expect((await stored(keys.user(u.id)))?.otp_enrolled).toBe(true);
+    expect((await fx.call('DELETE', `/users/${u.id}/otp`, { token, body: { password: GOOD_PASSWORD } })).status).toBe(204);
+    expect((await stored(keys.user(u.id)))?.otp_enrolled).toBe(false);
+    expect((await fx.call('POST', `/users/${u.id}/otp`, { token, body: { password: GOOD_PASSWORD } })).status).toBe(201);
+    expect((await fx.call('DELETE', `/users/${u.id}/otp`)).status).toBe(204); // update:users, a plain user
+  });
+
+  it('a user without a password cannot enrol itself through the API (400: a password-change ticket first)', async () => {
+    const u = await fx.createUser();
+    const res = await fx.call('POST', `/users/${u.id}/otp`, { token: await fx.userToken(u.id), body: { password: 'anything-at-all-1' } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('body.password');
+    expect(res.body.message).toContain('password-change ticket');
+    expect(await stored(keys.userOtp(u.id))).toBeUndefined();
+  });
+
+  it("a user holding update:users is still 'self' on its own id: its token alone neither enrols nor sets its password", async () => {
+    const u = await loginUser();
+    const api = await oauthDeps(fx.svc.stack.runtime).findResource(DEFAULT_TENANT, fx.svc.managementAudience);
+    const updateUsers = Object.entries(api!.scope_names).find(([, name]) => name === 'update:users')![0];
+    const granted = await fx.call('POST', `/users/${u.id}/permissions`, {
+      body: { permissions: [{ resource_id: api!.id, scopes: [updateUsers] }] },
+    });
+    expect(granted.status).toBe(204);
+    const token = await fx.userToken(u.id, { scope: 'update:users' });
+    const enrol = await fx.call('POST', `/users/${u.id}/otp`, { token });
+    expect(enrol.status).toBe(400);
+    expect(enrol.body.message).toContain('body.password');
+    const password = await fx.call('PUT', `/users/${u.id}/password`, { token, body: { password: `${GOOD_PASSWORD}-new` } });
+    expect(password.status).toBe(400);
+    expect(password.body.message).toContain('body.old_password');
+    expect(await stored(keys.userOtp(u.id))).toBeUndefined();
   });
 });

@@ -70,11 +70,12 @@ describe('Users and tenants (API.md §4)', () => {
   it("a user's own token works in the user's tenant only: the header naming another is 403", async () => {
     const u = await fx.createUser({ tenant_id: tenantB, password: GOOD_PASSWORD });
     const token = await fx.userToken(u.id, { clientId: bound.id });
-    const otp = await fx.call('POST', `/users/${u.id}/otp`, { token });
+    const body = { password: GOOD_PASSWORD };
+    const otp = await fx.call('POST', `/users/${u.id}/otp`, { token, body });
     expect(otp.status).toBe(201);
-    const other = await fx.call('POST', `/users/${u.id}/otp`, { token, headers: { tenant_id: DEFAULT_TENANT } });
+    const other = await fx.call('POST', `/users/${u.id}/otp`, { token, body, headers: { tenant_id: DEFAULT_TENANT } });
     expect(other.status).toBe(403);
-    const own = await fx.call('POST', `/users/${u.id}/otp`, { token, headers: { tenant_id: tenantB } });
+    const own = await fx.call('POST', `/users/${u.id}/otp`, { token, body, headers: { tenant_id: tenantB } });
     expect(own.status).toBe(201);
   });
 

@@ -63,14 +63,18 @@ describe('Users use cases on in-memory deps', () => {
     expect(m.failures.has(String(a.id))).toBe(false);
   });
 
-  it('OTP: self or update:users; the URI names the user', async () => {
+  it('OTP enrolment: the user itself with its current password only; the URI names the user', async () => {
     const m = memoryUsers();
-    const a = await createUser(m.deps, ADMIN, { email: 'otp@example.com' }, none);
-    const enrolled = await enrollUserOtp(m.deps, userAccess(String(a.id), []), String(a.id));
+    const a = await createUser(m.deps, ADMIN, { email: 'otp@example.com', password: PASSWORD }, none);
+    const self = userAccess(String(a.id), []);
+    await expect(enrollUserOtp(m.deps, self, String(a.id), {})).rejects.toMatchObject({ status: 400 });
+    await expect(enrollUserOtp(m.deps, self, String(a.id), { password: 'nope' })).rejects.toMatchObject({ status: 403 });
+    const enrolled = await enrollUserOtp(m.deps, self, String(a.id), { password: PASSWORD });
     expect(enrolled.otpauth_uri).toContain('otp%40example.com');
-    await expect(enrollUserOtp(m.deps, userAccess('0190b1e0-0000-7000-8000-0000000000ee', []), String(a.id))).rejects.toMatchObject({
-      status: 403,
-    });
+    await expect(enrollUserOtp(m.deps, ADMIN, String(a.id), {})).rejects.toMatchObject({ status: 403 });
+    await expect(
+      enrollUserOtp(m.deps, userAccess('0190b1e0-0000-7000-8000-0000000000ee', []), String(a.id), { password: PASSWORD }),
+    ).rejects.toMatchObject({ status: 403 });
   });
 
   it('update keeps a login identifier; list lookups find by marker in any case', async () => {

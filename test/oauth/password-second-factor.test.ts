@@ -7,6 +7,7 @@ import { base32Decode, hotp, totp, totpStep } from '../../shared/users/totp.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { managementCaller } from '../support/management-api.ts';
+import { userToken } from '../support/user-tokens.ts';
 
 /**
  * The password grant of a user with a TOTP authenticator (docs/users.md "Second factor"): the
@@ -43,7 +44,9 @@ async function enrolledUser() {
   expect(created.status).toBe(201);
   const id: string = created.body.id;
   expect((await storedItem(svc, keys.user(id)))?.otp_enrolled).toBe(false);
-  const enrolled = await call('POST', `/users/${id}/otp`);
+  // As the user (its own token and password): the API shows a secret to nobody else.
+  const own = await userToken(svc.stack.runtime, created.body, { clientId: svc.clientId, aud: svc.managementAudience, scope: '' });
+  const enrolled = await call('POST', `/users/${id}/otp`, { token: own, body: { password: PASSWORD } });
   expect(enrolled.status).toBe(201);
   expect((await storedItem(svc, keys.user(id)))?.otp_enrolled).toBe(true);
   return { id, username, secret: base32Decode(enrolled.body.secret)! };

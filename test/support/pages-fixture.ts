@@ -32,9 +32,9 @@ export async function pagesFixture() {
       const user = await fx.createUser({ username: `pages_user_${++n}_${Date.now()}`, password: GOOD_PASSWORD, ...extra });
       return { ...user, password: GOOD_PASSWORD } as Record<string, any> & { id: string; username: string; password: string };
     },
-    /** Enrols a TOTP authenticator for the user; returns the code of now (or of `at`). */
-    async enrollOtp(userId: string): Promise<(at?: Date) => string> {
-      const res = await fx.call('POST', `/users/${userId}/otp`);
+    /** Enrols a TOTP authenticator as the user (its own token and password); returns the code of now (or of `at`). */
+    async enrollOtp(userId: string, password = GOOD_PASSWORD): Promise<(at?: Date) => string> {
+      const res = await fx.call('POST', `/users/${userId}/otp`, { token: await fx.userToken(userId), body: { password } });
       expect(res.status).toBe(201);
       const secret = base32Decode(res.body.secret)!;
       return (at = now()) => totp(secret, at);

@@ -4,6 +4,7 @@ import type { OAuthDeps } from '../../oauth/oauth-deps.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { TicketKind, TicketsRepository } from '../../store/tickets-repository.ts';
 import type { UsersRepository } from '../../store/users-repository.ts';
+import { SETS_CREDENTIAL } from '../../users/ticket-takeover.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { fieldKit, integer, text, uuid } from '../kit/fields.ts';
 import { assertMayActAs } from '../no-escalation.ts';
@@ -13,7 +14,7 @@ export const TICKET_TTL = { default: 432_000, max: 2_592_000 } as const;
 
 const ticketFields = fieldKit('reject');
 
-/** POST /tickets/password-change and /tickets/email-verification (API.md §6); `result_url` is checked by the repository. */
+/** POST /tickets/password-change, /tickets/email-verification and /tickets/otp-enrollment; `result_url` is checked by the repository. */
 export const CreateTicketBody = ticketFields.object({
   user_id: uuid,
   result_url: v.optional(text(2048)),
@@ -47,11 +48,15 @@ export interface CreatedTicket {
 }
 
 /**
- * Creates a one-time ticket for a user the caller can see (another tenant's user is 404, API.md
- * §4), for the hosted page `/tickets/{ticket}` (shared/users/ticket-page.ts): a password change,
- * or the verification of the user's current email address (a user without one: 400). `client_id`,
- * when given, must name a client the caller can see; `result_url` is where the page sends the
- * browser after a success (https, or http on loopback; tickets-repository.ts).
+ * Creates a one-time ticket for a user the caller can see (another tenant's user is 404), for the
+ * hosted page `/tickets/{ticket}` (shared/users/ticket-page.ts): a password change,
+ * an authenticator enrolment (the user gives its current password on the page, then confirms a
+ * code: the secret is shown to the user only), or the verification of the user's current email
+ * address (a user without one: 400). `client_id`, when given, must name a client the caller can
+ * see; `result_url` is where the page sends the browser after a success (https, or http on
+ * loopback; tickets-repository.ts). The ticket keeps its maker and the management scopes the maker
+ * holds now: the page refuses a credential ticket whose user has come to hold more (docs/security.md
+ * "Tickets and authenticators").
  */
 export async function createTicket(
   kind: TicketKind,
@@ -60,8 +65,8 @@ export async function createTicket(
   body: CreateTicketInput,
 ): Promise<CreatedTicket> {
   const user = await loadVisible(deps.users, access.ctx, body.user_id, 'User');
-  // Its URL sets the user's password: the caller must hold what the user holds (no-escalation.ts).
-  if (kind === 'password_change') await assertMayActAs(access.ctx, user.id, () => deps.managementScopesOf(user));
+  // Its URL sets a credential of the user: the caller must hold what the user holds (no-escalation.ts).
+  if (SETS_CREDENTIAL.has(kind)) await assertMayActAs(access.ctx, user.id, () => deps.managementScopesOf(user));
   if (body.client_id !== undefined) {
     await loadVisible({ get: deps.findClient }, access.ctx, body.client_id, 'Client');
   }
@@ -76,6 +81,8 @@ export async function createTicket(
     ...(kind === 'email_verification' ? { email: user.email } : {}),
     clientId: body.client_id,
     resultUrl: body.result_url,
+    createdBy: access.ctx.actor,
+    creatorScopes: [...access.ctx.scopes],
   });
   return { id: ticket.id!, ticket: `${deps.issuer}/tickets/${value}`, expires_at: ticket.expires_at };
 }

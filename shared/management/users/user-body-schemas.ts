@@ -208,4 +208,11 @@ export type UpdateUserInput = v.InferOutput<typeof UpdateUserBody>;
 export const SetPasswordBody = userFields.object({ password, old_password: v.optional(password) });
 export type SetPasswordInput = v.InferOutput<typeof SetPasswordBody>;
 
+/**
+ * POST and DELETE /users/{user_id}/otp: the user's current `password`, required when the caller is
+ * the user itself (enroll-user-otp.ts, remove-user-otp.ts); an administrator's DELETE sends none.
+ */
+export const OtpBody = userFields.object({ password: v.optional(password) });
+export type OtpBodyInput = v.InferOutput<typeof OtpBody>;
+
 export const UserPath = userFields.object({ user_id: uuid });

@@ -20,10 +20,12 @@ export function assertPasswordAllowed(password: string, user: Pick<UserProfile, 
 
 /**
  * The user of a "self" route (API.md §7.6), all of which set credentials (the password, the
- * authenticator): a caller holding `update:users` acts on any user of its tenant whose management
- * scopes it holds too (no-escalation.ts `assertMayActAs`); any other caller got here only as the user the path
- * names (shared/http/authenticate.ts), which is checked again here against the record: same id,
- * same tenant as the request's. Returns the user and whether the caller acts as that user.
+ * authenticator). The caller acts as the user when its token is the user's own (`sub` is the path's
+ * id; shared/http/authenticate.ts lets only a user token through as "self"), whatever scopes it
+ * holds: the use case then asks for the current password. Otherwise it needs `update:users`, and
+ * acts on a user of its tenant only if it holds every management scope the user holds
+ * (no-escalation.ts `assertMayActAs`). The user must be in the request's tenant either way.
+ * Returns the user and whether the caller is that user.
  */
 export async function loadSelfOrManaged(
   deps: Pick<UserDeps, 'users' | 'managementScopesOf'>,
@@ -31,10 +33,10 @@ export async function loadSelfOrManaged(
   userId: string,
 ): Promise<{ user: UserRecord; self: boolean }> {
   const { ctx } = access;
-  const managed = ctx.scopes.has('update:users');
-  if (!managed && ctx.actor.toLowerCase() !== userId) throw forbidden('Only the user itself or a holder of update:users may do this.');
+  const self = ctx.actor.toLowerCase() === userId.toLowerCase();
+  if (!self && !ctx.scopes.has('update:users')) throw forbidden('Only the user itself or a holder of update:users may do this.');
   const user = await deps.users.get(userId);
   if (!user || !isVisible(ctx, user)) throw notFound('User not found.');
-  if (managed) await assertMayActAs(ctx, user.id, () => deps.managementScopesOf(user));
-  return { user, self: !managed };
+  if (!self) await assertMayActAs(ctx, user.id, () => deps.managementScopesOf(user));
+  return { user, self };
 }

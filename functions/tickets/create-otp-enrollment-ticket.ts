@@ -1,0 +1,14 @@
+import { jsonResponse, NO_STORE } from '../../shared/http/response.ts';
+import { json } from '../../shared/http/response-spec.ts';
+import { managementHandler } from '../../shared/management/management-handler.ts';
+import { CreatedTicketSchema, CreateTicketBody, createTicket } from '../../shared/management/tickets/create-ticket.ts';
+import { ticketDeps } from '../../shared/management/tickets/ticket-deps.ts';
+
+/**
+ * POST /identity/v1/tickets/otp-enrollment: 201 {id, ticket, expires_at}. The user opens the link,
+ * gives its current password, then sees the secret and confirms a code (docs/users.md "Enrolment
+ * ticket"); the ticket URL is a secret (no-store).
+ */
+export const handler = managementHandler({ body: CreateTicketBody, responses: { 201: json(CreatedTicketSchema) } }, async (req) =>
+  jsonResponse(201, await createTicket('otp_enrollment', ticketDeps(req.runtime), req.access, req.body), NO_STORE),
+);
