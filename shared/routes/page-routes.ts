@@ -3,7 +3,8 @@ import type { Route } from './route.ts';
 
 /** The hosted pages (API.md §5, §7.4): HTML. The device flow's page is with the OAuth routes. */
 export const PAGE_ROUTES: readonly Route[] = [
-  // The ticket page (API.md §5, §7.4): HTML; decrypt opens the hosted pages' CSRF key.
+  // The ticket page (docs/users.md "The ticket page"): HTML; decrypt opens the hosted pages' CSRF
+  // key and the secret box's data key (an authenticator enrolment seals its secret on the ticket).
   {
     method: 'GET',
     path: '/tickets/{ticket}',
