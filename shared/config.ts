@@ -72,6 +72,12 @@ const EnvSchema = v.object({
   LOGIN_LOCKOUT_SECONDS: int(900, 1, 86_400),
   /** NIST SP 800-63B §5.2.2: consecutive failed codes after which a TOTP authenticator is disabled (at most 100). */
   OTP_MAX_FAILURES: int(100, 1, 100),
+  /**
+   * Live refresh-token families (logins with a refresh token) and hosted-page sessions kept per
+   * user: a new one past the cap ends the user's oldest (docs/security.md "Caps").
+   */
+  USER_MAX_REFRESH_FAMILIES: int(100, 1, 500),
+  USER_MAX_SESSIONS: int(50, 1, 500),
   SERVICE_NAME: v.optional(v.string(), 'identity-service'),
   SERVICE_DESCRIPTION: v.optional(v.string(), 'Identity and access management service'),
   /**
@@ -109,11 +115,16 @@ export type Config = Readonly<{
   email: EmailConfig | undefined;
   /** Brute-force limits of the password and otp grants (API.md §7.3, docs/users.md "Brute force"). */
   login: Readonly<{ lockoutFailures: number; lockoutSeconds: number; otpMaxFailures: number }>;
+  /** How many refresh-token families and sessions a user keeps (docs/security.md "Caps"). */
+  caps: UserCaps;
   serviceName: string;
   serviceDescription: string;
   /** Metrics: published when `namespace` is set (docs/operations.md "Metrics and traces"). */
   observability: Readonly<{ serviceName: string; metricsNamespace: string | undefined; metricsPublishMs: number }>;
 }>;
+
+/** Per-user caps on what a login leaves behind (store/user-caps.ts). */
+export type UserCaps = Readonly<{ refreshFamilies: number; sessions: number }>;
 
 /** How the stage sends email (shared/email/email-sender-of.ts). */
 export type EmailConfig =
@@ -169,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
       otpMaxFailures: e.OTP_MAX_FAILURES,
     }),
+    caps: Object.freeze({ refreshFamilies: e.USER_MAX_REFRESH_FAMILIES, sessions: e.USER_MAX_SESSIONS }),
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,
     observability: Object.freeze({

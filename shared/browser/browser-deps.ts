@@ -50,7 +50,7 @@ export const browserDeps = perRuntime((runtime: Runtime): BrowserDeps => {
   const resources = resourcesRepository(db, table, now, secretBox);
   const users = usersRepository(db, table, now);
   return {
-    sessions: sessionsRepository(db, table, now),
+    sessions: sessionsRepository(db, table, now, config.caps.sessions),
     interactions: interactionsRepository(db, table, now),
     userGrants: userGrantsRepository(db, table, now, refreshTokensRepository(db, table, now)),
     // A page's `client_id` (logout's) is whatever the browser sent: a key DynamoDB could not hold

@@ -59,6 +59,9 @@ export interface UserProfile {
  *   the authenticator item (store/otp-repository.ts), so a password login knows from the user item
  *   alone whether it must ask for a code (no read for the users without one). Absent on users
  *   created before session 11: unknown, so their authenticator item is read.
+ * - `refresh_families`, `live_sessions`: the user's refresh-token families and hosted-page
+ *   sessions, oldest first, bounded by the per-user caps (store/user-caps.ts, docs/security.md
+ *   "Caps"), written only in the transactions that store a new one.
  */
 export interface UserRecord extends AuditFields, UserProfile {
   id: string;
@@ -75,6 +78,8 @@ export interface UserRecord extends AuditFields, UserProfile {
   password_hash?: string;
   tokens_revoked_at?: string;
   otp_enrolled?: boolean;
+  refresh_families?: string[];
+  live_sessions?: string[];
   version: number;
 }
 
@@ -107,6 +112,8 @@ export const USER_STORAGE_ONLY = [
   'version',
   'login_failures',
   'login_attempt_at',
+  'refresh_families',
+  'live_sessions',
 ] as const;
 
 /**

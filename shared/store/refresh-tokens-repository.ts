@@ -7,6 +7,7 @@ import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
+import { addWithCap, type CappedList, cappedEntry, type RawItem } from './user-caps.ts';
 
 /**
  * A refresh token as stored at `keys.refreshToken(hash)` (plan decision 4). The value itself is
@@ -47,7 +48,9 @@ export interface RefreshTokensRepository {
    * authorized the token was established: the login, the code's creation, the device's approval).
    * So a code or device approval from before a password change or block never yields a refresh
    * token, whatever the 1 s user cache held. `family-revoked`: the login's family is dead;
-   * `user-refused`: the user check failed.
+   * `user-refused`: the user check failed. The same write lists the family on the user item
+   * (`refresh_families`, user-caps.ts): past `maxFamilies` the user's oldest families are revoked
+   * in that transaction (docs/security.md "Caps").
    */
   issue(grant: RefreshTokenGrant, authorizedAt: string): Promise<{ token: string } | 'family-revoked' | 'user-refused'>;
   /** The stored token with this value's hash; undefined when unknown or expired. */
@@ -124,18 +127,50 @@ export function refreshTokenOfItem(item: Record<string, unknown> | undefined, ha
   return stored as unknown as StoredRefreshToken;
 }
 
-export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): RefreshTokensRepository {
+/** Live refresh-token families a user keeps by default (config `USER_MAX_REFRESH_FAMILIES`). */
+export const DEFAULT_MAX_REFRESH_FAMILIES = 100;
+
+export function refreshTokensRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  now: () => Date,
+  maxFamilies: number = DEFAULT_MAX_REFRESH_FAMILIES,
+): RefreshTokensRepository {
   /**
    * Decision 4: the user exists, is not blocked, and had no `tokens_revoked_at` after `since` (ISO
    * strings of one format compare as times).
    */
+  const USER_AUTHORIZED =
+    'attribute_exists(PK) AND blocked = :false AND (attribute_not_exists(tokens_revoked_at) OR tokens_revoked_at <= :since)';
   const userStillAuthorized = (userId: string, since: string) => ({
     ConditionCheck: {
       TableName: tableName,
       Key: keys.user(userId),
-      ConditionExpression:
-        'attribute_exists(PK) AND blocked = :false AND (attribute_not_exists(tokens_revoked_at) OR tokens_revoked_at <= :since)',
+      ConditionExpression: USER_AUTHORIZED,
       ExpressionAttributeValues: { ':false': false, ':since': since },
+    },
+  });
+  /** The same condition, read from a user item a failed condition returned. */
+  const refusesUser = (since: string) => (item: RawItem | undefined) =>
+    item?.blocked?.BOOL !== false || (item.tokens_revoked_at?.S ?? '') > since;
+
+  /** The user's families, oldest first; one pushed out is revoked as a reuse detection revokes it. */
+  const families: CappedList = {
+    attribute: 'refresh_families',
+    cap: maxFamilies,
+    end: (familyId) => ({ Update: revokeFamilyUpdate(familyId) }),
+  };
+  const revokeFamilyUpdate = (familyId: string) => ({
+    TableName: tableName,
+    Key: keys.refreshFamily(familyId),
+    UpdateExpression:
+      'SET revoked = :true, revoked_at = if_not_exists(revoked_at, :at), #type = :type, schema_version = if_not_exists(schema_version, :sv)',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: {
+      ':true': true,
+      ':at': now().toISOString(),
+      ':type': 'RefreshFamily',
+      ':sv': entity('RefreshFamily').schema_version,
     },
   });
 
@@ -165,50 +200,50 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
       const at = now();
       const grant = { ...rest, expires_at: lifetime === null ? null : new Date(at.getTime() + lifetime * 1000).toISOString() };
       const ttl = familyTtl(grant.expires_at);
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: tokenItem(grant, refreshTokenHash(token), at),
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
+      const added = await addWithCap(db, tableName, {
+        userId: grant.user_id,
+        list: families,
+        entry: cappedEntry(grant.family_id, grant.expires_at ? ttlOf(new Date(grant.expires_at)) : null),
+        nowSeconds: () => ttlOf(now()),
+        user: {
+          expression: USER_AUTHORIZED,
+          values: { ':false': false, ':since': authorizedAt },
+          refuses: refusesUser(authorizedAt),
+        },
+        items: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: tokenItem(grant, refreshTokenHash(token), at),
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            // Opens the family, or joins it (another token of the same login): never a revoked one.
+            Update: {
+              TableName: tableName,
+              Key: keys.refreshFamily(grant.family_id),
+              UpdateExpression: `SET #type = :type, schema_version = :sv, user_id = :user, client_id = :client, tenant_id = :tenant, GSI1PK = :gsi1pk, GSI1SK = :gsi1sk, created_at = if_not_exists(created_at, :at), revoked = :false${ttl ? ', #ttl = :ttl' : ''}`,
+              ConditionExpression: 'attribute_not_exists(revoked) OR revoked = :false',
+              ExpressionAttributeNames: { '#type': 'type', ...(ttl ? { '#ttl': 'ttl' } : {}) },
+              ExpressionAttributeValues: {
+                ':type': 'RefreshFamily',
+                ':sv': entity('RefreshFamily').schema_version,
+                ':user': grant.user_id,
+                ':client': grant.client_id,
+                ':tenant': grant.tenant_id,
+                ':gsi1pk': keys.userRefreshTokens(grant.user_id),
+                ':gsi1sk': `FAMILY#${grant.family_id}`,
+                ':at': at.toISOString(),
+                ':false': false,
+                ...(ttl ? { ':ttl': ttl.ttl } : {}),
               },
-              {
-                // Opens the family, or joins it (another token of the same login): never a revoked one.
-                Update: {
-                  TableName: tableName,
-                  Key: keys.refreshFamily(grant.family_id),
-                  UpdateExpression: `SET #type = :type, schema_version = :sv, user_id = :user, client_id = :client, tenant_id = :tenant, GSI1PK = :gsi1pk, GSI1SK = :gsi1sk, created_at = if_not_exists(created_at, :at), revoked = :false${ttl ? ', #ttl = :ttl' : ''}`,
-                  ConditionExpression: 'attribute_not_exists(revoked) OR revoked = :false',
-                  ExpressionAttributeNames: { '#type': 'type', ...(ttl ? { '#ttl': 'ttl' } : {}) },
-                  ExpressionAttributeValues: {
-                    ':type': 'RefreshFamily',
-                    ':sv': entity('RefreshFamily').schema_version,
-                    ':user': grant.user_id,
-                    ':client': grant.client_id,
-                    ':tenant': grant.tenant_id,
-                    ':gsi1pk': keys.userRefreshTokens(grant.user_id),
-                    ':gsi1sk': `FAMILY#${grant.family_id}`,
-                    ':at': at.toISOString(),
-                    ':false': false,
-                    ...(ttl ? { ':ttl': ttl.ttl } : {}),
-                  },
-                },
-              },
-              userStillAuthorized(grant.user_id, authorizedAt),
-            ],
-          }),
-        );
-        return { token };
-      } catch (err) {
-        const reasons = reasonsOf(err);
-        if (reasons?.[1] === 'ConditionalCheckFailed') return 'family-revoked';
-        if (reasons?.[2] === 'ConditionalCheckFailed') return 'user-refused';
-        return translateError(err);
-      }
+            },
+          },
+        ],
+        failed: (reasons, err) => (reasons?.[1] === 'ConditionalCheckFailed' ? ('family-revoked' as const) : translateError(err)),
+      });
+      return added === 'added' ? { token } : added;
     },
 
     async find(token) {
@@ -285,21 +320,7 @@ export function refreshTokensRepository(db: DynamoDBDocumentClient, tableName: s
 
     async revokeFamily(familyId) {
       try {
-        await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.refreshFamily(familyId),
-            UpdateExpression:
-              'SET revoked = :true, revoked_at = if_not_exists(revoked_at, :at), #type = :type, schema_version = if_not_exists(schema_version, :sv)',
-            ExpressionAttributeNames: { '#type': 'type' },
-            ExpressionAttributeValues: {
-              ':true': true,
-              ':at': now().toISOString(),
-              ':type': 'RefreshFamily',
-              ':sv': entity('RefreshFamily').schema_version,
-            },
-          }),
-        );
+        await db.send(new UpdateCommand(revokeFamilyUpdate(familyId)));
       } catch (err) {
         return translateError(err);
       }

@@ -2,17 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRecord } from '../records/user-record.ts';
 import { entity, toRecord } from './entity.ts';
-import { putNewItem } from './put-new-item.ts';
 import { queryAll } from './query-all.ts';
 import { getItem } from './read-items.ts';
 import { secretHash } from './secret-hash.ts';
 import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 import { ttlOf } from './ttl.ts';
+import { addWithCap, cappedEntry } from './user-caps.ts';
 import { uuidv7 } from './uuidv7.ts';
 
 /** Session length (docs/browser-flows.md): 24 h absolute, no sliding; cookie Max-Age and `expires_at` agree. */
 export const SESSION_LIFETIME_SECONDS = 24 * 3600;
+
+/** Live sessions a user keeps by default (config `USER_MAX_SESSIONS`). */
+export const DEFAULT_MAX_SESSIONS = 50;
 
 /** How the user proved who they are (RFC 8176 `amr` values): a password, then a TOTP code. */
 export type AuthMethod = 'pwd' | 'otp';
@@ -39,7 +42,13 @@ export interface NewSession {
 }
 
 export interface SessionsRepository {
-  /** Stores a new session; returns the cookie value (its only copy) and the record. */
+  /**
+   * Stores a new session; returns the cookie value (its only copy) and the record. The same
+   * transaction lists it on the user item (`live_sessions`, user-caps.ts): past `maxSessions` the
+   * user's oldest sessions are deleted in it (docs/security.md "Caps"). A user deleted meanwhile
+   * gets no session: the value returned then opens nothing, as a session of a missing user never
+   * does.
+   */
   createSession(input: NewSession): Promise<{ value: string; session: SessionRecord }>;
   /**
    * The live session of a cookie value: undefined when the value is malformed or unknown, the
@@ -65,7 +74,12 @@ export function userKeepsSession(user: UserRecord | undefined, session: Pick<Ses
   return user.tokens_revoked_at === undefined || user.tokens_revoked_at <= session.created_at;
 }
 
-export function sessionsRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): SessionsRepository {
+export function sessionsRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  now: () => Date,
+  maxSessions: number = DEFAULT_MAX_SESSIONS,
+): SessionsRepository {
   const end = async (key: { PK: string; SK: string }, at: Date): Promise<boolean> => {
     try {
       await db.send(
@@ -98,13 +112,35 @@ export function sessionsRepository(db: DynamoDBDocumentClient, tableName: string
         created_at: at.toISOString(),
         expires_at: expires.toISOString(),
       };
-      await putNewItem(db, tableName, {
-        ...keys.session(sessionHash(value)),
-        ...entity('Session'),
-        GSI2PK: keys.userSessions(userId),
-        GSI2SK: session.id,
-        ...session,
-        ttl: ttlOf(expires),
+      const hash = sessionHash(value);
+      await addWithCap(db, tableName, {
+        userId,
+        list: {
+          attribute: 'live_sessions',
+          cap: maxSessions,
+          // A session pushed out is deleted: its cookie opens nothing any more.
+          end: (oldest) => ({ Delete: { TableName: tableName, Key: keys.session(oldest) } }),
+        },
+        entry: cappedEntry(hash, ttlOf(expires)),
+        nowSeconds: () => ttlOf(now()),
+        user: { expression: 'attribute_exists(PK)', refuses: (item) => !item },
+        items: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.session(hash),
+                ...entity('Session'),
+                GSI2PK: keys.userSessions(userId),
+                GSI2SK: session.id,
+                ...session,
+                ttl: ttlOf(expires),
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+        ],
+        failed: (_reasons, err) => translateError(err),
       });
       return { value, session };
     },

@@ -147,7 +147,7 @@ function caches(runtime: Runtime): RecordCaches {
   const loadResource = async (key: string, load: () => Promise<TokenResource | null>) =>
     (await resources.getOrLoad(key, load)) ?? undefined;
 
-  const stored = refreshTokensRepository(db, config.tableName, now);
+  const stored = refreshTokensRepository(db, config.tableName, now, config.caps.refreshFamilies);
   // A family revoked here (reuse, /revoke) turns its access tokens inactive in this container at
   // once, not after the family cache's TTL.
   const refreshTokens: typeof stored = {
