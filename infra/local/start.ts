@@ -7,7 +7,8 @@ import { isAlive } from './process-alive.ts';
  *   Local when unset), TABLE_NAME (identity-local), THROTTLE_RATE / THROTTLE_BURST (stage throttle,
  *   100/200), THROTTLE_ROUTES (false: the routes' own throttles are off), DEFAULT_CLIENT_ID / DEFAULT_CLIENT_SECRET, and the service settings of shared/config.ts
  *   (MULTI_TENANT, DOCS_URL, OUTBOX_DIR (default <DATA_DIR>/outbox), RECORD_CACHE_TTL_SECONDS, REVOCATION_CACHE_TTL_SECONDS, the lockout
- *   settings LOGIN_LOCKOUT_FAILURES / LOGIN_LOCKOUT_SECONDS / OTP_MAX_FAILURES, and the
+ *   settings LOGIN_LOCKOUT_FAILURES / LOGIN_LOCKOUT_SECONDS / OTP_MAX_FAILURES, the per-user caps
+ *   USER_MAX_REFRESH_FAMILIES / USER_MAX_SESSIONS, and the
  *   dependency budgets DYNAMODB_* / KMS_* _CONNECT_TIMEOUT_MS, _ATTEMPT_TIMEOUT_MS, _MAX_ATTEMPTS).
  *
  * Lifecycle: SIGINT or SIGTERM stops the server and DynamoDB Local. `npm start` execs this process
@@ -22,7 +23,7 @@ const inMemory = env.DYNAMODB_IN_MEMORY === 'true';
 const dataDir = env.DATA_DIR ?? '.data';
 const out = process.stdout;
 const SERVICE_SETTINGS =
-  /^(MULTI_TENANT|DOCS_URL|OUTBOX_DIR|RECORD_CACHE_TTL_SECONDS|REVOCATION_CACHE_TTL_SECONDS|LOGIN_LOCKOUT_FAILURES|LOGIN_LOCKOUT_SECONDS|OTP_MAX_FAILURES|(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS))$/;
+  /^(MULTI_TENANT|DOCS_URL|OUTBOX_DIR|RECORD_CACHE_TTL_SECONDS|REVOCATION_CACHE_TTL_SECONDS|LOGIN_LOCKOUT_FAILURES|LOGIN_LOCKOUT_SECONDS|OTP_MAX_FAILURES|USER_MAX_REFRESH_FAMILIES|USER_MAX_SESSIONS|(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS))$/;
 
 let stack: LocalStack | undefined;
 let stopping: { reason: string; code: number } | undefined;
