@@ -28,8 +28,8 @@ export const COUNT_ONLY_COMMON_RULES: readonly string[] = ['NoUserAgent_HEADER',
  * them ("AWS Managed Rules rule groups list"). Each gets a rule action override to Block with the
  * service's error shape (a managed group's block cannot be given a custom response as a whole).
  * A rule AWS adds to a group later still blocks, with WAF's plain 403, until it is listed here.
- * Checked against the guide's tables in session 7 (`ReactJSRCE_BODY`, `SQLiExtendedPatterns_HEADER`
- * and `_URIPATH` added then). WAF silently ignores an override naming a rule that a managed group
+ * Checked against the guide's tables (`ReactJSRCE_BODY`, `SQLiExtendedPatterns_HEADER` and
+ * `_URIPATH` included). WAF silently ignores an override naming a rule that a managed group
  * does not have (API reference, RuleActionOverride), so a name listed ahead of the group version a
  * stage runs is harmless; a misspelled one would leave its rule on the plain 403.
  * Rules whose own action is Count (`AWSManagedIPDDoSList`) are left as AWS ships them.
@@ -130,7 +130,7 @@ export interface EdgeProtectionProps {
 }
 
 /**
- * An AWS WAF web ACL on the stage (DESIGN.md §1, issue 15 item 6): AWS managed rule groups, one
+ * An AWS WAF web ACL on the stage (DESIGN.md §1; docs/deploy.md "WAF"): AWS managed rule groups, one
  * rate-based rule per client IP on each sensitive path, and one for the whole API. Everything not
  * matched is allowed. A blocked request gets the service's error shape (WAF_ERRORS): 429 from a rate
  * rule, 403 from a managed rule. Metrics per rule in `AWS/WAFV2`.

@@ -74,7 +74,7 @@ export async function ensureDefaultClient(
     const client = await clients.get(clientId);
     if (client && !verifyClientSecret(fixed.secret, client.secret_hash)) {
       await clients.changeSecret(clientId, fixed.secret, SYSTEM_ACTOR_ID);
-      // Never silent: whoever holds the old secret is locked out from now on (issue 9 item 6).
+      // Never silent: whoever holds the old secret is locked out from now on.
       notify?.('Default Client secret: replaced by DEFAULT_CLIENT_SECRET; the secret stored before no longer works.');
     }
   }

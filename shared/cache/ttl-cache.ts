@@ -4,8 +4,7 @@ import type { CacheCounter } from '../observability/service-metrics.ts';
  * How long before its expiry an entry counts as stale where a request decides what to fold into
  * its one read (`{ readAhead: true }`): a quarter of the TTL, at most 250 ms. What that read
  * takes then stays fresh until the request ends, instead of running out half-way through it and
- * costing the request a second read (issue 11: at most one read per refresh, seen broken by the
- * bench once in 499 requests). Records are re-read a little earlier than their TTL in exchange.
+ * costing the request a second read (a refresh must cost at most one read). Records are re-read a little earlier than their TTL in exchange.
  */
 export const readAheadMs = (ttlMs: number): number => Math.min(250, Math.floor(ttlMs / 4));
 

@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * secret: HMAC-SHA256 under a service secret of `purpose` and the secret. Stateless (no cookie, no
  * stored session: the page works in any browser and across devices), and a form posted from
  * another site cannot carry it, since making it needs the service secret; whoever can read the
- * page already holds the ticket. Pages with a session (login, consent: issue 13) bind the token
+ * page already holds the ticket. Pages with a session (login, consent) bind the token
  * to the session instead, with the same two functions.
  */
 export function csrfToken(key: Buffer, purpose: string, binding: string): string {

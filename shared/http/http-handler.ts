@@ -191,7 +191,7 @@ export function routedBy(routing: Routing) {
  * The Lambda context (function, request id, cold start) on every log line of the invocation, and
  * the debug sampling decision refreshed per invocation, as Powertools' `injectLambdaContext` does.
  * What that middleware also does is left out on purpose, about 2 µs per invocation
- * (docs/benchmarks.md, issue 14 item 9): resetting appended keys (nothing appends keys: every line
+ * (docs/benchmarks.md): resetting appended keys (nothing appends keys: every line
  * carries its own fields), clearing the log buffer (buffering is not enabled), and logging the
  * event when POWERTOOLS_LOGGER_LOG_EVENT is set (it would write bodies and credentials).
  */

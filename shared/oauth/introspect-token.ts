@@ -27,7 +27,7 @@ export interface IntrospectedClaims {
   nbf?: number;
   jti?: string;
   tenant_id?: string;
-  /** What a client token of wave 1 carried (introspection-views.ts `username`). */
+  /** What the earliest client tokens carried (introspection-views.ts `username`). */
   username?: unknown;
 }
 

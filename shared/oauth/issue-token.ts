@@ -16,7 +16,7 @@ export async function issueToken(headers: Record<string, string | undefined>, bo
   const credentials = presentedCredentials(headers, body);
   const grant = findGrant(body.grant_type);
   const request = grant?.params ? { ...body, ...validate(grant.params, body, 'body') } : body;
-  // One DynamoDB read for everything below when this container is cold (issue 3 item 7).
+  // One DynamoDB read for everything below when this container is cold.
   await deps.preload(credentials.clientId, grant?.preload?.(request) ?? {});
   const authenticated = await verifyCredentials(credentials, deps);
   if (!grant) throw oauthError(400, 'unsupported_grant_type', 'body.grant_type: is not a supported grant type.');

@@ -8,8 +8,8 @@ export type IdSet = Record<string, true>;
  * the marker `UNIQUE#GROUP_NAME#{tenant}#{group_name lower-cased}` put, moved and deleted in the
  * same transaction as the record.
  *
- * Beyond API.md §6 it stores the small copies the token path reads (docs/management-groups.md,
- * the plan of issue 12), never shown to a caller (GROUP_STORAGE_ONLY):
+ * Beyond API.md §6 it stores the small copies the token path reads (docs/management-groups.md),
+ * never shown to a caller (GROUP_STORAGE_ONLY):
  * - `role_ids`: its direct roles (the group-role links it holds);
  * - `parent_ids`: its direct parents; `ancestor_ids`: every ancestor (the closure upward);
  * - `depth`: the longest chain from a root down to it (a root = 1); `height`: the longest chain

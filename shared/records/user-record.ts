@@ -58,7 +58,7 @@ export interface UserProfile {
  * - `otp_enrolled`: whether a TOTP authenticator is enrolled, written in the same transaction as
  *   the authenticator item (store/otp-repository.ts), so a password login knows from the user item
  *   alone whether it must ask for a code (no read for the users without one). Absent on users
- *   created before session 11: unknown, so their authenticator item is read.
+ *   stored before the flag existed: unknown, so their authenticator item is read.
  * - `refresh_families`, `live_sessions`: the user's refresh-token families and hosted-page
  *   sessions, oldest first, bounded by the per-user caps (store/user-caps.ts, docs/security.md
  *   "Caps"), written only in the transactions that store a new one.

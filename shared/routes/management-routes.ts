@@ -53,7 +53,7 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/otp', 'enroll-user-otp', 'update', SECRETS, { self: 'user_id' }],
     ['DELETE', '/{user_id}/otp', 'remove-user-otp', 'update', WRITE, { self: 'user_id' }],
   ]),
-  // Roles (issue 12; docs/management-roles.md).
+  // Roles (docs/management-roles.md).
   ...managementGroup('roles', [
     ['GET', '', 'list-roles', 'read', LIST],
     ['POST', '', 'create-role', 'create', WRITE],
@@ -68,7 +68,7 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['POST', '/{role_id}/members', 'add-role-members', 'update', WRITE],
     ['DELETE', '/{role_id}/members', 'remove-role-members', 'update', WRITE],
   ]),
-  // Roles seen from the user: the same member links (issue 12; docs/management-roles.md).
+  // Roles seen from the user: the same member links (docs/management-roles.md).
   ...managementGroup('users', [
     ['GET', '/{user_id}/roles', 'list-user-roles', 'read', LIST],
     ['POST', '/{user_id}/roles', 'add-user-roles', 'update', WRITE],
@@ -98,18 +98,18 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['POST', '/{user_id}/groups', 'add-user-groups', 'update', WRITE],
     ['DELETE', '/{user_id}/groups', 'remove-user-groups', 'update', WRITE],
   ]),
-  // Effective RBAC seen from the user (issue 12; docs/rbac.md): direct + inherited groups, effective permissions with sources.
+  // Effective RBAC seen from the user (docs/rbac.md): direct + inherited groups, effective permissions with sources.
   ...managementGroup('users', [
     ['GET', '/{user_id}/groups', 'list-user-groups', 'read', LIST],
     ['GET', '/{user_id}/permissions', 'list-user-permissions', 'read', LIST],
   ]),
-  // A user's direct permissions (issue 12; docs/management-users.md); the GET of effective permissions is rbac-tokens'.
+  // A user's direct permissions (docs/management-users.md); the GET of effective permissions is rbac-tokens'.
   ...managementGroup('users', [
     ['POST', '/{user_id}/permissions', 'grant-user-permissions', 'update', WRITE],
     ['DELETE', '/{user_id}/permissions', 'revoke-user-permissions', 'update', WRITE],
   ]),
 
-  // User Grants (issue 13, branch pages; docs/browser-flows.md "User Grants"): withdrawing one
+  // User Grants (docs/browser-flows.md "User Grants"): withdrawing one
   // revokes that client's refresh tokens of the user.
   ...managementGroup('users', [
     ['GET', '/{user_id}/grants', 'list-user-grants', 'read:grants', LIST],
@@ -128,7 +128,7 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     access: { ...WRITE, email: true },
     throttle: { rateLimit: 10, burstLimit: 20 },
   },
-  // Tickets (API.md §6, issue 13 item 5; docs/browser-flows.md "Tickets"): the page's links.
+  // Tickets (API.md §6; docs/browser-flows.md "Tickets"): the page's links.
   ...managementGroup('tickets', [
     ['POST', '/password-change', 'create-password-change-ticket', 'create:tickets', WRITE],
     ['POST', '/email-verification', 'create-email-verification-ticket', 'create:tickets', WRITE],

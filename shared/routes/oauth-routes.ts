@@ -51,7 +51,7 @@ export const OAUTH_ROUTES: readonly Route[] = [
     throttle: { rateLimit: 2000, burstLimit: 4000 },
   })),
 
-  // Authorization endpoint (issue 13, authorize branch; docs/browser-flows.md "Authorization
+  // Authorization endpoint (docs/browser-flows.md "Authorization
   // endpoint"). HTML errors and redirects; signs implicit tokens. A stage-wide bucket (API Gateway
   // throttles per method and path, not per caller) sized well above sign-in traffic: it caps a
   // flood of interactions (one item each) without a per-address limit (the WAF's, docs/security.md).
@@ -64,7 +64,7 @@ export const OAUTH_ROUTES: readonly Route[] = [
     throttle: { rateLimit: 200, burstLimit: 400 },
   })),
   { method: 'GET', path: '/authorize/resume', handler: 'functions/oauth/authorize-resume', auth: none, access: SIGN },
-  // Device flow (issue 13, RFC 8628; docs/browser-flows.md "Device flow"). Each device request
+  // Device flow (RFC 8628; docs/browser-flows.md "Device flow"). Each device request
   // writes two items: the stage-wide bucket caps that, as it caps guesses at the /device page
   // (the per-address limit of RFC 8628 §5.1 is in the page itself).
   ...(['GET', 'POST'] as const).map((method) => ({

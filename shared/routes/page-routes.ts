@@ -20,7 +20,7 @@ export const PAGE_ROUTES: readonly Route[] = [
     access: { table: 'readwrite', kms: ['decrypt'] },
   },
 
-  // Hosted login, consent and logout pages (issue 13, branch pages; docs/browser-flows.md): HTML.
+  // Hosted login, consent and logout pages (docs/browser-flows.md): HTML.
   // Decrypt opens the hosted pages' CSRF key and the sealed TOTP secrets of the OTP step. POST
   // /login has its own bucket: every password guess of the stage rides on it (the per-user lockout
   // of API.md §7.3 bounds guesses per account, this bounds them per stage).

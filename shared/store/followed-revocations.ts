@@ -22,8 +22,7 @@ const PRUNE_EVERY_MS = 60_000;
  * last `horizonMs`), and from then on a check finding the last read older than `refreshMs`
  * reads what was logged since it (one Query, from `overlapMs` before the previous read began).
  * A token's check is then a lookup in memory, whatever the number of distinct tokens: the cost
- * no longer grows with tokens a container has not seen lately (before: one read per token per
- * `refreshMs`).
+ * does not grow with the tokens a container has not seen lately.
  *
  * - Bound as stored (API.md §8): an entry revokes the token of its own jti, verifier and client;
  *   an entry of the unbound format (verifier undefined) the token of its jti and client.

@@ -55,7 +55,7 @@ const hasMap =
     `attribute_exists(${x.name(attr)})`;
 
 /**
- * Users made before issue 12 have no `group_ids` map, and a document path into a missing map is
+ * Users stored before groups existed have no `group_ids` map, and a document path into a missing map is
  * invalid: one idempotent write gives them an empty one before a link is planned.
  */
 async function ensureGroupIds(db: DynamoDBDocumentClient, tableName: string, users: readonly UserRecord[]) {

@@ -16,8 +16,7 @@ import { checkItem, deleteItem, type Key, keyString, putItem, updateItem, type W
  * Group roles (API.md §6 `/groups/{id}/roles`): `GROUP#{g}` / `ROLE#{r}` (GSI2 `ROLE#{r}#GROUPS` /
  * g). Adding one is ONE transaction whatever the group's size: the link, the group's `role_ids`
  * entry (the token path's copy) and `aggregations.roles`, and a check that the role still exists.
- * Members are not touched: their effective permissions are computed at token time (issue 12's
- * plan), so adding a role to a group of 10,000 members costs the same 3 items, and a retry of an
+ * Members are not touched: their effective permissions are computed at token time, so adding a role to a group of 10,000 members costs the same 3 items, and a retry of an
  * interrupted call is just the same call (409 if it had landed).
  */
 export interface GroupRoles {

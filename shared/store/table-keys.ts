@@ -115,7 +115,7 @@ export const keys = {
   /** The tenant's group graph version: every nesting change is conditioned on it and raises it. */
   groupGraph: (tenantId: string) => ({ PK: `GROUP_GRAPH#${tenantId}`, SK: 'GRAPH' }),
 
-  // Browser flows (issue 13; docs/browser-flows.md). Owner of each block: its branch.
+  // Browser flows (docs/browser-flows.md).
   // pages: sessions, interactions, user grants.
   /** A browser session by the SHA-256 of its cookie value (the value itself is never stored); `ttl`. */
   session: (cookieHash: string) => ({ PK: `SESSION#${cookieHash}`, SK: 'SESSION' }),
@@ -146,7 +146,7 @@ export const keys = {
   /** A one-off data migration that ran to completion (e.g. `secret-box-dk1`): later bootstraps skip it. */
   migrationDone: (name: string) => ({ PK: 'BOOTSTRAP', SK: `MIGRATION#${name}` }),
 
-  // Browser flows (issue 13; docs/browser-flows.md).
+  // Browser flows (docs/browser-flows.md).
   /** An authorization code by the SHA-256 of its value (authorize branch); `ttl` set, `used_at` once redeemed. */
   authorizationCode: (codeHash: string) => ({ PK: `CODE#${codeHash}`, SK: 'CODE' }),
 } as const;

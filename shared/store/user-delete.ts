@@ -65,7 +65,7 @@ export async function deleteUser(
   await sweepUserRoleLinks(db, tableName, userId);
   await sweepUserGroupLinks(db, tableName, userId);
   await sweepUserPermissions(db, tableName, userId);
-  // Browser flows (issue 13): the user's consents go, and any session still open ends (a session
+  // Browser flows: the user's consents go, and any session still open ends (a session
   // of a missing user is refused anyway: sessions-repository.ts `findSession`).
   await batchDelete(
     db,

@@ -23,7 +23,7 @@ import { defineGrant } from './token-grant.ts';
 export const refreshToken = defineGrant({
   name: 'refresh_token',
   params: v.looseObject({ refresh_token: v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(256)) }),
-  // A stale client or key state is read in one call with the token and its user (issue 11).
+  // A stale client or key state is read in one call with the token and its user.
   preload: (request) => ({ refreshToken: request.refresh_token }),
 
   async handle({ client }, request, deps) {
