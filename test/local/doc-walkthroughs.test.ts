@@ -8,7 +8,7 @@ import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.
 import { managementCaller } from '../support/management-api.ts';
 
 /**
- * Issue 9 item 6: the shell walk-throughs of the docs and the README's curl run as written (bash,
+ * The shell walk-throughs of the docs and the README's curl run as written (bash,
  * curl, node), in any order and any number of times on one service, and leave nothing behind.
  * The service is the local stack with the Default Client the walk-throughs export.
  */
@@ -123,5 +123,13 @@ describe('docs walk-throughs against the local service', () => {
     const { stdout, stderr } = await bash(script, { CLIENT_ID: clients.clientId, CLIENT_SECRET: clients.secret });
     expect(stderr).toBe('');
     expect(JSON.parse(stdout)).toMatchObject({ server_status: 'ok' });
+  });
+
+  it("the README's curl with a wrong secret says invalid_client, not undefined", async () => {
+    const block = shellBlocks('README.md').find((b) => b.includes('/company/v1/health'))!;
+    const script = block.replace(/^CLIENT_ID=\.\.\..*$/m, '').replace(/^CLIENT_SECRET=\.\.\..*$/m, '');
+    const { stdout, stderr } = await bash(script, { CLIENT_ID: clients.clientId, CLIENT_SECRET: 'not-the-secret' });
+    expect(stderr).toMatch(/^invalid_client: /);
+    expect(stdout).not.toContain('undefined');
   });
 });
