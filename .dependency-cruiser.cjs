@@ -1,5 +1,5 @@
 /**
- * Layer boundaries (DESIGN.md §3.13), checked by `npm run boundaries` inside `npm test`.
+ * Layer boundaries (docs/design.md §3.13), checked by `npm run boundaries` inside `npm test`.
  * docs/architecture.md says what each layer is for and why each rule exists.
  */
 

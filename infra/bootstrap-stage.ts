@@ -7,7 +7,7 @@ import { parseStageConfig } from './stages.ts';
 /**
  * `npm run bootstrap -- --stage <name> [--region <region>]`: runs the stage's bootstrap function
  * (functions/admin/bootstrap.ts) with `{"printCredentials": true}` and prints the Default Client's
- * id and, the first time only, its secret (API.md §4: "in AWS a one-off command prints them once").
+ * id and, the first time only, its secret (docs/contract.md §4: "in AWS a one-off command prints them once").
  *
  * `... --rotate-default-secret`: the recovery path for a lost secret. Sends
  * `{"printCredentials": true, "rotateDefaultSecret": true}`; the function gives the Default Client a

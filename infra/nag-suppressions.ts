@@ -1,7 +1,7 @@
 import { type App, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import type { Route } from '../shared/routes/route.ts';
+import type { Route } from '#shared/routes/route.ts';
 
 /**
  * Every cdk-nag AwsSolutions finding the service accepts, each with its reason: the one place they
@@ -19,12 +19,12 @@ export function routeAuthorizationReason(route: Route): string {
   if (rule.type === 'none') {
     return (
       `${where} is public by protocol (route table auth "none"): discovery (RFC 8414), the JWKS (RFC 7517) or a hosted page ` +
-      'whose forms carry a CSRF token and which authenticates the user itself (API.md §5). There is no caller to authorize.'
+      'whose forms carry a CSRF token and which authenticates the user itself (docs/contract.md §5). There is no caller to authorize.'
     );
   }
   if (rule.type === 'client') {
     return (
-      `${where} authenticates its caller in the function (route table auth "client", API.md §5): the OAuth client by ` +
+      `${where} authenticates its caller in the function (route table auth "client", docs/contract.md §5): the OAuth client by ` +
       'client_secret_basic or client_secret_post against the stored SHA-256 hash with a constant-time compare, or a public ' +
       "client's client_id (RFC 6749 §2.3); /userinfo verifies its bearer access token (OIDC Core §5.3). A gateway authorizer " +
       'cannot read form bodies and would answer in its own shape instead of RFC 6749 §5.2 errors.'
@@ -39,10 +39,10 @@ export function routeAuthorizationReason(route: Route): string {
       'answer "degraded" when the table is unreachable. The service is its own token issuer, so an authorizer would repeat the same check.'
     );
   }
-  const self = rule.self ? `, or a user's own token when the {${rule.self}} path parameter is that user (API.md §7.6)` : '';
+  const self = rule.self ? `, or a user's own token when the {${rule.self}} path parameter is that user (docs/contract.md §7.6)` : '';
   return (
     `${where} needs ${token}, audience = the management API, not revoked (jti), its user still active, and scope ` +
-    `"${rule.scope}"${self} (API.md §4); else 401 with WWW-Authenticate or 403 insufficient_scope. The service is its own ` +
+    `"${rule.scope}"${self} (docs/contract.md §4); else 401 with WWW-Authenticate or 403 insufficient_scope. The service is its own ` +
     'token issuer (no Cognito user pool), so a gateway authorizer would repeat the same check against the same keys.'
   );
 }

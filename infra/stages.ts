@@ -85,7 +85,7 @@ const WafSchema = v.strictObject({
   ]),
 });
 
-/** The stage's email sender (API.md §7.2; docs/users.md "Registration and email"). */
+/** The stage's email sender (docs/contract.md §7.2; docs/users.md "Registration and email"). */
 const EmailSchema = v.strictObject({
   /** The From address, verified in SES (an email or domain identity). */
   from: v.pipe(v.string(), v.email('must be an email address')),

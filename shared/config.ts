@@ -3,7 +3,7 @@ import type { DependencyBudget } from './aws/dependency-budget.ts';
 
 /**
  * The service configuration, read from the environment once at the composition root and frozen
- * (DESIGN.md §3.2). Nothing else in the code reads `process.env`.
+ * (docs/design.md §3.2). Nothing else in the code reads `process.env`.
  */
 const bool = v.pipe(
   v.optional(v.picklist(['true', 'false', '1', '0', '']), 'false'),
@@ -18,14 +18,14 @@ const EnvSchema = v.object({
   /** Set locally to DynamoDB Local's address; unset in AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
-  /** `{base_url}`: the issuer of every token, without a trailing slash (API.md §1). */
+  /** `{base_url}`: the issuer of every token, without a trailing slash (docs/contract.md §1). */
   ISSUER: v.pipe(
     v.string(),
     v.url(),
     v.transform((s) => s.replace(/\/+$/, '')),
   ),
   STAGE: v.optional(v.string(), 'local'),
-  /** API.md §4: multi-tenant mode honours the `tenant_id` header. */
+  /** docs/contract.md §4: multi-tenant mode honours the `tenant_id` header. */
   MULTI_TENANT: bool,
   DOCS_URL: v.optional(v.pipe(v.string(), v.url())),
   /** Set by Lambda: where the function's bundle lives (the API docs' files sit beside the code). */
@@ -58,7 +58,7 @@ const EnvSchema = v.object({
   KMS_ATTEMPT_TIMEOUT_MS: int(1000, 50, 10_000),
   KMS_MAX_ATTEMPTS: int(2, 1, 5),
   /**
-   * Email (API.md §7.2, shared/email/): `OUTBOX_DIR` set (locally `<DATA_DIR>/outbox`) writes each
+   * Email (docs/contract.md §7.2, shared/email/): `OUTBOX_DIR` set (locally `<DATA_DIR>/outbox`) writes each
    * message there as JSON; else `EMAIL_FROM` set sends through Amazon SES v2 from that address
    * (`EMAIL_IDENTITY_ARN`: the SES identity authorizing it); neither: no email, and registration
    * answers 501.
@@ -66,9 +66,9 @@ const EnvSchema = v.object({
   OUTBOX_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   EMAIL_FROM: v.optional(v.pipe(v.string(), v.email())),
   EMAIL_IDENTITY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:ses:[a-z0-9-]+:\d{12}:identity\/.+$/))),
-  /** API.md §7.3: consecutive failed password/OTP checks of a user before the lockout. */
+  /** docs/contract.md §7.3: consecutive failed password/OTP checks of a user before the lockout. */
   LOGIN_LOCKOUT_FAILURES: int(10, 1, 1000),
-  /** API.md §7.3: how long attempts are refused (429) after the last counted attempt. */
+  /** docs/contract.md §7.3: how long attempts are refused (429) after the last counted attempt. */
   LOGIN_LOCKOUT_SECONDS: int(900, 1, 86_400),
   /** NIST SP 800-63B §5.2.2: consecutive failed codes after which a TOTP authenticator is disabled (at most 100). */
   OTP_MAX_FAILURES: int(100, 1, 100),
@@ -113,7 +113,7 @@ export type Config = Readonly<{
   /** One budget per AWS dependency; every SDK client of that dependency is built from it. */
   budgets: Readonly<{ dynamodb: DependencyBudget; kms: DependencyBudget }>;
   email: EmailConfig | undefined;
-  /** Brute-force limits of the password and otp grants (API.md §7.3, docs/users.md "Brute force"). */
+  /** Brute-force limits of the password and otp grants (docs/contract.md §7.3, docs/users.md "Brute force"). */
   login: Readonly<{ lockoutFailures: number; lockoutSeconds: number; otpMaxFailures: number }>;
   /** How many refresh-token families and sessions a user keeps (docs/security.md "Caps"). */
   caps: UserCaps;

@@ -1,5 +1,5 @@
 /**
- * The one error model of the service (API.md section 2). Every failure a handler can meet is an
+ * The one error model of the service (docs/contract.md section 2). Every failure a handler can meet is an
  * `AppError`; the error renderer (shared/http/render-error.ts) turns it into `{code, message}`.
  * `message` is client-safe; `detail` and `cause` are for logs only; an error with `expose=false`
  * (500 and any other 5xx but 501 and 503) never shows its message to the client. 501 and 503 show
@@ -12,7 +12,7 @@ export interface AppErrorOptions {
   /** Log-only context; never rendered. */
   detail?: unknown;
   cause?: unknown;
-  /** OAuth endpoints also render RFC 6749 `error`/`error_description` (API.md section 2). */
+  /** OAuth endpoints also render RFC 6749 `error`/`error_description` (docs/contract.md section 2). */
   oauth?: boolean;
 }
 
@@ -38,7 +38,7 @@ export class AppError extends Error {
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
-// Factories, one per row of API.md section 2's table.
+// Factories, one per row of docs/contract.md section 2's table.
 export const badRequest = (message: string, options?: AppErrorOptions) => new AppError(400, 'invalid_request', message, options);
 
 export const unauthorized = (message = 'Missing or invalid credentials.', options?: AppErrorOptions) =>

@@ -16,7 +16,7 @@ import { followedRevocations } from './store/followed-revocations.ts';
 import { type RevocationsRepository, revocationsRepository } from './store/revocations-repository.ts';
 
 /**
- * The composition root (DESIGN.md §3.2): everything a use case may depend on, built once per
+ * The composition root (docs/design.md §3.2): everything a use case may depend on, built once per
  * process from the frozen config. Handlers pass pieces of it to use cases as arguments; tests
  * build their own with `createRuntime` and install it with `setRuntime`.
  */

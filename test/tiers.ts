@@ -14,11 +14,14 @@ export type Tier = 'unit' | 'infra' | 'integration' | 'browser';
 const ROOT = resolve(import.meta.dirname, '..');
 const NEEDS_BROWSER = new Set(['test/support/chromium.ts']);
 const NEEDS_DATABASE = new Set(['test/support/dynamodb.ts', 'infra/local/dynamodb-local.ts']);
-const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+/** Imports of the repository's own modules: relative ones, and `#shared/` (package.json `imports`). */
+const OWN_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+|#shared\/[^'"]+)['"]/g;
 
 function importsOf(file: string): string[] {
   const source = readFileSync(file, 'utf8');
-  return [...source.matchAll(RELATIVE_IMPORT)].map((m) => resolve(dirname(file), m[1]!)).filter(isFile);
+  return [...source.matchAll(OWN_IMPORT)]
+    .map((m) => (m[1]!.startsWith('#shared/') ? resolve(ROOT, m[1]!.slice(1)) : resolve(dirname(file), m[1]!)))
+    .filter(isFile);
 }
 
 function isFile(path: string): boolean {

@@ -53,7 +53,7 @@ interface Capacity {
 }
 
 /**
- * Counts every DynamoDB call of `client` with an SDK middleware (DESIGN.md: measured, not
+ * Counts every DynamoDB call of `client` with an SDK middleware (docs/design.md: measured, not
  * estimated). The middleware runs on the low-level client's stack, which the document client
  * shares, after marshalling: it asks DynamoDB for `ReturnConsumedCapacity: TOTAL` on every call that
  * supports it and adds up what DynamoDB answers. DynamoDB Local computes consumed capacity with the

@@ -16,7 +16,7 @@ export const FAKE_KMS_KEY_ARN = 'arn:aws:kms:us-east-1:111122223333:key/00000000
 /**
  * KMS for envelope mode without AWS: `aws-sdk-client-mock` on the KMSClient class (every client
  * the process builds, including the one the runtime makes for itself) with real cryptography
- * behind the three commands envelope mode uses (DESIGN.md §3.9: mocks only where no real thing
+ * behind the three commands envelope mode uses (docs/design.md §3.9: mocks only where no real thing
  * exists, real crypto behind them):
  *
  * - `Encrypt` / `Decrypt`: AES-256-GCM under a fixed bench key, the encryption context bound as

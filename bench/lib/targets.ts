@@ -114,7 +114,7 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
         }`
       : 'n/a',
     met: lim ? lim.tokenRun.kmsCalls === 0 : null,
-    note: 'per token, warm; a cold container pays one Decrypt per signing key, which is by design (DESIGN.md §4)',
+    note: 'per token, warm; a cold container pays one Decrypt per signing key, which is by design (docs/design.md §4)',
   });
   const lists = r.lists && 'sizes' in r.lists && r.lists.sizes.length > 1 ? r.lists : undefined;
   out.push({

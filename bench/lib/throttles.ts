@@ -1,5 +1,5 @@
-import type { Throttle } from '../../shared/routes/route.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
+import type { Throttle } from '#shared/routes/route.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
 
 export interface LiftedThrottle {
   route: string;

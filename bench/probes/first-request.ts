@@ -7,8 +7,8 @@
  * argv[2]: JSON `{env, handler, event (EventSpec), warm}`; prints `BENCH_RESULT {...}`.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { loadConfig } from '../../shared/config.ts';
-import { createRuntime, runWithRuntime } from '../../shared/runtime.ts';
+import { loadConfig } from '#shared/config.ts';
+import { createRuntime, runWithRuntime } from '#shared/runtime.ts';
 import { type EventSpec, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { attachDdbMeter } from '../lib/ddb-meter.ts';
 import { installFakeKms } from '../lib/fake-kms.ts';

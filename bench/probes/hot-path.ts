@@ -42,7 +42,7 @@ async function setUp(root: string, n: number) {
   // Every module of the service and the bench's event builders come from `root`.
   const from = async <T>(path: string) => (await import(pathToFileURL(join(root, path)).href)) as T;
   const { startLocalStack } = await from<typeof import('../../infra/local/local-stack.ts')>('infra/local/local-stack.ts');
-  const { runWithRuntime } = await from<typeof import('../../shared/runtime.ts')>('shared/runtime.ts');
+  const { runWithRuntime } = await from<typeof import('#shared/runtime.ts')>('shared/runtime.ts');
   const { proxyEvent, lambdaContext, basicAuth, FORM } = await from<typeof import('../lib/api-event.ts')>('bench/lib/api-event.ts');
   const { prepareOurClient } = await from<typeof import('../lib/fixture.ts')>('bench/lib/fixture.ts');
   const { attachDdbMeter } = await from<typeof import('../lib/ddb-meter.ts')>('bench/lib/ddb-meter.ts');
@@ -99,7 +99,7 @@ async function setUp(root: string, n: number) {
  */
 async function refreshChain(root: string, url: string, runtime: { config: { managementAudience: string } }, token: Handler) {
   const from = async <T>(path: string) => (await import(pathToFileURL(join(root, path)).href)) as T;
-  const { runWithRuntime } = await from<typeof import('../../shared/runtime.ts')>('shared/runtime.ts');
+  const { runWithRuntime } = await from<typeof import('#shared/runtime.ts')>('shared/runtime.ts');
   const { proxyEvent, lambdaContext, basicAuth, FORM } = await from<typeof import('../lib/api-event.ts')>('bench/lib/api-event.ts');
   const { prepareUserFixture } = await from<typeof import('../sections/user-flows.ts')>('bench/sections/user-flows.ts');
   const f = await prepareUserFixture(

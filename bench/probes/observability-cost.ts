@@ -51,9 +51,9 @@ Object.assign(process.env, {
 });
 
 const { startLocalStack } = await import('../../infra/local/local-stack.ts');
-const { createRuntime, runWithRuntime } = await import('../../shared/runtime.ts');
-const { emfMetrics, NO_METRICS } = await import('../../shared/observability/service-metrics.ts');
-const { functionTracing } = await import('../../shared/observability/sdk-tracing.ts');
+const { createRuntime, runWithRuntime } = await import('#shared/runtime.ts');
+const { emfMetrics, NO_METRICS } = await import('#shared/observability/service-metrics.ts');
+const { functionTracing } = await import('#shared/observability/sdk-tracing.ts');
 const { proxyEvent, lambdaContext, basicAuth, FORM } = await import('../lib/api-event.ts');
 const { prepareOurClient } = await import('../lib/fixture.ts');
 const { UNTHROTTLED } = await import('../lib/throttles.ts');

@@ -1,8 +1,8 @@
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
+import { runWithRuntime } from '#shared/runtime.ts';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { startLocalStack } from '../../infra/local/local-stack.ts';
-import { runWithRuntime } from '../../shared/runtime.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { prepareOurClient } from '../lib/fixture.ts';
 import { logsToDevNull } from '../lib/logs-to-dev-null.ts';

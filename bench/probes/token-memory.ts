@@ -10,8 +10,8 @@
  */
 import { openSync, writeSync } from 'node:fs';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { loadConfig } from '../../shared/config.ts';
-import { createRuntime, runWithRuntime } from '../../shared/runtime.ts';
+import { loadConfig } from '#shared/config.ts';
+import { createRuntime, runWithRuntime } from '#shared/runtime.ts';
 import { type EventSpec, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import { installFakeKms } from '../lib/fake-kms.ts';
 

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 import { esbuildOptionsOf } from '../../infra/bundling/esbuild-options.ts';
 import { BUNDLING, FUNCTION_NODE_FLAGS } from '../../infra/constructs/service-function.ts';
 import { writeApiDocs } from '../../infra/openapi/write-api-docs.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { basicAuth, type EventSpec, FORM, proxyEvent } from '../lib/api-event.ts';
 import { LOAD_CORE, pinSelf, runNode } from '../lib/proc.ts';
 import { median, round } from '../lib/stats.ts';

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
+import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
 import type { TokenFixture } from '../lib/fixture.ts';

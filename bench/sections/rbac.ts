@@ -17,13 +17,13 @@
  * because 10,000 API calls would take minutes and measure nothing this section is about.
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createRuntime, type Runtime, runWithRuntime } from '#shared/runtime.ts';
+import { entity } from '#shared/store/entity.ts';
+import { memberLinkItem } from '#shared/store/group-links-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { newUserRecord } from '#shared/store/user-defaults.ts';
+import { uuidv7 } from '#shared/store/uuidv7.ts';
 import { handler as tokenHandler } from '../../functions/oauth/token.ts';
-import { createRuntime, type Runtime, runWithRuntime } from '../../shared/runtime.ts';
-import { entity } from '../../shared/store/entity.ts';
-import { memberLinkItem } from '../../shared/store/group-links-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { newUserRecord } from '../../shared/store/user-defaults.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';
 import { fetchToken } from '../lib/fixture.ts';

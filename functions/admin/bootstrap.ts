@@ -1,16 +1,12 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
-import {
-  type CustomResourceEvent,
-  isCustomResourceEvent,
-  sendCustomResourceResponse,
-} from '../../shared/bootstrap/cloudformation-response.ts';
-import { type BootstrapOutput, runBootstrap } from '../../shared/bootstrap/run-bootstrap.ts';
-import { isAppError } from '../../shared/errors.ts';
-import { logger } from '../../shared/logger.ts';
-import { observeInvocation } from '../../shared/observability/observe-invocation.ts';
-import { getRuntime } from '../../shared/runtime.ts';
+import { type CustomResourceEvent, isCustomResourceEvent, sendCustomResourceResponse } from '#shared/bootstrap/cloudformation-response.ts';
+import { type BootstrapOutput, runBootstrap } from '#shared/bootstrap/run-bootstrap.ts';
+import { isAppError } from '#shared/errors.ts';
+import { logger } from '#shared/logger.ts';
+import { observeInvocation } from '#shared/observability/observe-invocation.ts';
+import { getRuntime } from '#shared/runtime.ts';
 
 /**
  * What `npm run bootstrap -- --stage <name> [--rotate-default-secret]` sends (infra/bootstrap-stage.ts):
@@ -49,7 +45,7 @@ const RETRY_DELAY_MS = 5_000;
 const RESPONSE_RESERVE_MS = 10_000;
 
 /**
- * The stage bootstrap (API.md §4, docs/deploy.md): not an HTTP route, invoked directly.
+ * The stage bootstrap (docs/contract.md §4, docs/deploy.md): not an HTTP route, invoked directly.
  *
  * - By CloudFormation (a custom resource, infra/constructs/stage-bootstrap.ts) on deploys: runs
  *   the bootstrap and answers the stack with the Default Client's id only. Its secret is never in

@@ -1,11 +1,11 @@
-import { noContent } from '../../shared/http/response.ts';
-import { NO_CONTENT } from '../../shared/http/response-spec.ts';
-import { ClientPath } from '../../shared/management/clients/client-body-schemas.ts';
-import { clientDeps } from '../../shared/management/clients/client-deps.ts';
-import { deleteClient } from '../../shared/management/clients/delete-client.ts';
-import { managementHandler } from '../../shared/management/management-handler.ts';
+import { noContent } from '#shared/http/response.ts';
+import { NO_CONTENT } from '#shared/http/response-spec.ts';
+import { ClientPath } from '#shared/management/clients/client-body-schemas.ts';
+import { clientDeps } from '#shared/management/clients/client-deps.ts';
+import { deleteClient } from '#shared/management/clients/delete-client.ts';
+import { managementHandler } from '#shared/management/management-handler.ts';
 
-/** DELETE /identity/v1/clients/{client_id}: 204 (API.md §6); the Default Client: 403. */
+/** DELETE /identity/v1/clients/{client_id}: 204 (docs/contract.md §6); the Default Client: 403. */
 export const handler = managementHandler({ path: ClientPath, responses: NO_CONTENT }, async (req) => {
   await deleteClient(clientDeps(req.runtime), req.access, req.path.client_id);
   return noContent();

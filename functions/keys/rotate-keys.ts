@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { type RotationResult, rotateKeys } from '../../shared/keys/rotate-keys.ts';
-import { logger } from '../../shared/logger.ts';
-import { observeInvocation } from '../../shared/observability/observe-invocation.ts';
-import { getRuntime } from '../../shared/runtime.ts';
+import { type RotationResult, rotateKeys } from '#shared/keys/rotate-keys.ts';
+import { logger } from '#shared/logger.ts';
+import { observeInvocation } from '#shared/observability/observe-invocation.ts';
+import { getRuntime } from '#shared/runtime.ts';
 
 /**
- * The scheduled key rotation (EventBridge; DESIGN.md §4, docs/keys.md). Not an HTTP endpoint, so
+ * The scheduled key rotation (EventBridge; docs/design.md §4, docs/keys.md). Not an HTTP endpoint, so
  * no HTTP pipeline. Its first run creates the ES256 and RS256 keys, so the token endpoint never
  * needs kms:GenerateDataKeyPairWithoutPlaintext. A failure throws, so the invocation is marked
  * failed (and retried by EventBridge) and the error alarm sees it.

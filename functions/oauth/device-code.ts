@@ -1,14 +1,14 @@
-import { oauthHandler } from '../../shared/http/oauth-handler.ts';
-import { jsonResponse, NO_STORE } from '../../shared/http/response.ts';
-import { json } from '../../shared/http/response-spec.ts';
-import { authorizeDevice, DeviceCodeRequestSchema } from '../../shared/oauth/device/device-authorization.ts';
-import { deviceAuthorizationDeps } from '../../shared/oauth/device/device-authorization-deps.ts';
-import { DeviceAuthorizationResponseSchema } from '../../shared/oauth/device-authorization-response-schema.ts';
-import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
+import { oauthHandler } from '#shared/http/oauth-handler.ts';
+import { jsonResponse, NO_STORE } from '#shared/http/response.ts';
+import { json } from '#shared/http/response-spec.ts';
+import { authorizeDevice, DeviceCodeRequestSchema } from '#shared/oauth/device/device-authorization.ts';
+import { deviceAuthorizationDeps } from '#shared/oauth/device/device-authorization-deps.ts';
+import { DeviceAuthorizationResponseSchema } from '#shared/oauth/device-authorization-response-schema.ts';
+import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
 
 /**
  * POST /device_code (RFC 8628 §3.1: a form body), and GET with the same parameters in the query
- * (spec 4.2 "Get device code" lists them as query parameters; API.md §5: GET accepted).
+ * (spec 4.2 "Get device code" lists them as query parameters; docs/contract.md §5: GET accepted).
  */
 export const handler = oauthHandler(
   {

@@ -1,8 +1,8 @@
-import { oauthHandler } from '../../shared/http/oauth-handler.ts';
-import { jsonResponse } from '../../shared/http/response.ts';
-import { json } from '../../shared/http/response-spec.ts';
-import { buildDiscoveryDocument } from '../../shared/oauth/discovery-document.ts';
-import { DiscoveryResponseSchema } from '../../shared/oauth/discovery-response-schema.ts';
+import { oauthHandler } from '#shared/http/oauth-handler.ts';
+import { jsonResponse } from '#shared/http/response.ts';
+import { json } from '#shared/http/response-spec.ts';
+import { buildDiscoveryDocument } from '#shared/oauth/discovery-document.ts';
+import { DiscoveryResponseSchema } from '#shared/oauth/discovery-response-schema.ts';
 
 /**
  * GET /.well-known/openid-configuration (OIDC Discovery 1.0 §4) and

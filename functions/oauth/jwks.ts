@@ -1,9 +1,9 @@
-import { oauthHandler } from '../../shared/http/oauth-handler.ts';
-import { jsonResponse } from '../../shared/http/response.ts';
-import { json } from '../../shared/http/response-spec.ts';
-import { publicJwk } from '../../shared/keys/jwk.ts';
-import { JWKS_MAX_AGE_SECONDS } from '../../shared/keys/key-timing.ts';
-import { JwksResponseSchema } from '../../shared/oauth/jwks-response-schema.ts';
+import { oauthHandler } from '#shared/http/oauth-handler.ts';
+import { jsonResponse } from '#shared/http/response.ts';
+import { json } from '#shared/http/response-spec.ts';
+import { publicJwk } from '#shared/keys/jwk.ts';
+import { JWKS_MAX_AGE_SECONDS } from '#shared/keys/key-timing.ts';
+import { JwksResponseSchema } from '#shared/oauth/jwks-response-schema.ts';
 
 /**
  * GET /.well-known/jwks.json: the JWK Set (RFC 7517 §5) of every published signing key: current,

@@ -1,13 +1,13 @@
-import { oauthHandler } from '../../shared/http/oauth-handler.ts';
-import { jsonResponse, NO_STORE } from '../../shared/http/response.ts';
-import { json } from '../../shared/http/response-spec.ts';
-import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
-import { issueToken } from '../../shared/oauth/issue-token.ts';
-import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
-import { TokenResponseSchema } from '../../shared/oauth/token-response-schema.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { oauthHandler } from '#shared/http/oauth-handler.ts';
+import { jsonResponse, NO_STORE } from '#shared/http/response.ts';
+import { json } from '#shared/http/response-spec.ts';
+import { TokenRequestSchema } from '#shared/oauth/grants/token-grant.ts';
+import { issueToken } from '#shared/oauth/issue-token.ts';
+import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
+import { TokenResponseSchema } from '#shared/oauth/token-response-schema.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 
-/** POST /token (spec 4.2, API.md §5.1). */
+/** POST /token (spec 4.2, docs/contract.md §5.1). */
 export const handler = oauthHandler(
   { oauth: true, quietSuccess: true, body: TokenRequestSchema, responses: { 200: json(TokenResponseSchema) } },
   async (req) => {

@@ -1,16 +1,16 @@
 import * as v from 'valibot';
-import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
-import { html, redirect } from '../../shared/http/response-spec.ts';
-import { httpHandler } from '../../shared/http/table-handler.ts';
-import { showDevicePage, submitDevicePage } from '../../shared/oauth/device/device-page.ts';
-import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
+import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
+import { html, redirect } from '#shared/http/response-spec.ts';
+import { httpHandler } from '#shared/http/table-handler.ts';
+import { showDevicePage, submitDevicePage } from '#shared/oauth/device/device-page.ts';
+import { devicePageDeps } from '#shared/oauth/device/device-page-deps.ts';
 
 /** A page is not an API: fields a browser adds are ignored, and the use case checks each value's type. */
 const DeviceForm = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()), user_code: v.optional(v.unknown()) }), {});
 /** `?user_code=` (RFC 8628 §3.3.1 `verification_uri_complete`) pre-fills the form. */
 const DeviceQuery = v.looseObject({ user_code: v.optional(v.unknown()) });
 
-/** GET, POST /device (API.md §5, §7.8; RFC 8628 §3.3): the user-code page. */
+/** GET, POST /device (docs/contract.md §5, §7.8; RFC 8628 §3.3): the user-code page. */
 export const handler = httpHandler(
   {
     page: HOSTED_PAGE,

@@ -1,12 +1,12 @@
-import { jsonResponse } from '../../shared/http/response.ts';
-import { record } from '../../shared/http/response-spec.ts';
-import { recordQuerySchema, scopesCollection } from '../../shared/lists/index.ts';
-import { managementHandler } from '../../shared/management/management-handler.ts';
-import { getResourceScope } from '../../shared/management/resources/get-resource-scope.ts';
-import { scopePath } from '../../shared/management/resources/request-params.ts';
-import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
+import { jsonResponse } from '#shared/http/response.ts';
+import { record } from '#shared/http/response-spec.ts';
+import { recordQuerySchema, scopesCollection } from '#shared/lists/index.ts';
+import { managementHandler } from '#shared/management/management-handler.ts';
+import { getResourceScope } from '#shared/management/resources/get-resource-scope.ts';
+import { scopePath } from '#shared/management/resources/request-params.ts';
+import { resourceDeps } from '#shared/management/resources/resource-deps.ts';
 
-/** GET /identity/v1/resources/{resource_id}/scopes/{scope_id} (API.md §6). */
+/** GET /identity/v1/resources/{resource_id}/scopes/{scope_id} (docs/contract.md §6). */
 export const handler = managementHandler(
   { path: scopePath, query: recordQuerySchema(scopesCollection), responses: { 200: record(scopesCollection) } },
   async (req) =>

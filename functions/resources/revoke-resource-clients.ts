@@ -1,11 +1,11 @@
-import { noContent } from '../../shared/http/response.ts';
-import { NO_CONTENT } from '../../shared/http/response-spec.ts';
-import { managementHandler } from '../../shared/management/management-handler.ts';
-import { clientIdsBody, resourcePath } from '../../shared/management/resources/request-params.ts';
-import { resourceDeps } from '../../shared/management/resources/resource-deps.ts';
-import { revokeResourceClients } from '../../shared/management/resources/revoke-resource-clients.ts';
+import { noContent } from '#shared/http/response.ts';
+import { NO_CONTENT } from '#shared/http/response-spec.ts';
+import { managementHandler } from '#shared/management/management-handler.ts';
+import { clientIdsBody, resourcePath } from '#shared/management/resources/request-params.ts';
+import { resourceDeps } from '#shared/management/resources/resource-deps.ts';
+import { revokeResourceClients } from '#shared/management/resources/revoke-resource-clients.ts';
 
-/** DELETE /identity/v1/resources/{resource_id}/clients `{clients: [id]}` (API.md §6): 204. */
+/** DELETE /identity/v1/resources/{resource_id}/clients `{clients: [id]}` (docs/contract.md §6): 204. */
 export const handler = managementHandler({ path: resourcePath, body: clientIdsBody, responses: NO_CONTENT }, async (req) => {
   await revokeResourceClients(resourceDeps(req.runtime), req.access, req.path.resource_id, req.body.clients);
   return noContent();

@@ -1,12 +1,12 @@
-import { noContent } from '../../shared/http/response.ts';
-import { NO_CONTENT } from '../../shared/http/response-spec.ts';
-import { PermissionsBody } from '../../shared/management/clients/link-body-schemas.ts';
-import { managementHandler } from '../../shared/management/management-handler.ts';
-import { revokeRolePermissions } from '../../shared/management/roles/revoke-role-permissions.ts';
-import { RolePath } from '../../shared/management/roles/role-body-schemas.ts';
-import { roleDeps } from '../../shared/management/roles/role-deps.ts';
+import { noContent } from '#shared/http/response.ts';
+import { NO_CONTENT } from '#shared/http/response-spec.ts';
+import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
+import { managementHandler } from '#shared/management/management-handler.ts';
+import { revokeRolePermissions } from '#shared/management/roles/revoke-role-permissions.ts';
+import { RolePath } from '#shared/management/roles/role-body-schemas.ts';
+import { roleDeps } from '#shared/management/roles/role-deps.ts';
 
-/** DELETE /identity/v1/roles/{role_id}/permissions: 204 (API.md §6). */
+/** DELETE /identity/v1/roles/{role_id}/permissions: 204 (docs/contract.md §6). */
 export const handler = managementHandler({ path: RolePath, body: PermissionsBody, responses: NO_CONTENT }, async (req) => {
   await revokeRolePermissions(roleDeps(req.runtime), req.access, req.path.role_id, req.body.permissions);
   return noContent();

@@ -1,16 +1,16 @@
-import { emailSenderOf } from '../../shared/email/email-sender-of.ts';
-import { jsonResponse } from '../../shared/http/response.ts';
-import { record } from '../../shared/http/response-spec.ts';
-import { httpHandler } from '../../shared/http/table-handler.ts';
-import { usersCollection } from '../../shared/lists/index.ts';
-import { rejectDuplicateParams } from '../../shared/oauth/reject-duplicate-params.ts';
-import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { usersRepository } from '../../shared/store/users-repository.ts';
-import { RegisterBody } from '../../shared/users/register-body.ts';
-import { registerUser } from '../../shared/users/register-user.ts';
+import { emailSenderOf } from '#shared/email/email-sender-of.ts';
+import { jsonResponse } from '#shared/http/response.ts';
+import { record } from '#shared/http/response-spec.ts';
+import { httpHandler } from '#shared/http/table-handler.ts';
+import { usersCollection } from '#shared/lists/index.ts';
+import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
+import { ticketsRepository } from '#shared/store/tickets-repository.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
+import { usersRepository } from '#shared/store/users-repository.ts';
+import { RegisterBody } from '#shared/users/register-body.ts';
+import { registerUser } from '#shared/users/register-user.ts';
 
-/** POST /identity/v1/users/register (API.md §6, §7.5, §7.6): 201 with the new, unverified User. */
+/** POST /identity/v1/users/register (docs/contract.md §6, §7.5, §7.6): 201 with the new, unverified User. */
 export const handler = httpHandler({ body: RegisterBody, responses: { 201: record(usersCollection) } }, async (req) => {
   rejectDuplicateParams(req.body, req.rawBody, req.headers['content-type']);
   const { runtime } = req;

@@ -3,8 +3,8 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Access } from '../../shared/routes/route.ts';
-import { TABLE_INDEXES } from '../../shared/store/table-definition.ts';
+import type { Access } from '#shared/routes/route.ts';
+import { TABLE_INDEXES } from '#shared/store/table-definition.ts';
 import type { KeyMode, ServiceKeys } from './service-keys.ts';
 
 export type KmsOp = Access['kms'][number];
@@ -84,7 +84,7 @@ export function grantsName(g: EffectiveGrants): string {
 
 /**
  * Table actions per access level. Not `grantReadData` / `grantReadWriteData`: those include
- * `dynamodb:Scan` (DESIGN.md §3.6: no Scan on any request path) and stream reads (the table has no
+ * `dynamodb:Scan` (docs/design.md §3.6: no Scan on any request path) and stream reads (the table has no
  * stream). Transactions need no action of their own: DynamoDB checks each item's Put, Update,
  * Delete or ConditionCheck.
  */

@@ -1,8 +1,8 @@
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { forbidden, tooManyRequests } from '../../shared/errors.ts';
-import { NO_STORE } from '../../shared/http/response.ts';
+import { forbidden, tooManyRequests } from '#shared/errors.ts';
+import { NO_STORE } from '#shared/http/response.ts';
 import { gatewayErrorBody } from './gateway-responses.ts';
 
 /** AWS managed rule groups a stage may turn on (vendor `AWS`). */
@@ -88,7 +88,7 @@ export const MANAGED_BLOCK_RULES: Readonly<Record<ManagedRuleGroup, readonly str
 };
 
 /**
- * What a blocked client gets (API.md §2's one error shape, the codes of the service's own 429 and
+ * What a blocked client gets (docs/contract.md §2's one error shape, the codes of the service's own 429 and
  * 403, shared/errors.ts): WAF answers before API Gateway, so without these it would be WAF's bare
  * 403. Custom response bodies of the web ACL, by key.
  */
@@ -100,14 +100,14 @@ export const WAF_ERRORS = {
 /**
  * Headers of the blocked answers. WAF allows 100 custom response headers per web ACL in all
  * (AWS WAF quotas) and there is one managed-rule override per rule, so those carry `nosniff` only
- * (API.md §8; a 403 is not cached without a freshness header). The rate rules also say when to
+ * (docs/contract.md §8; a 403 is not cached without a freshness header). The rate rules also say when to
  * come back: after one window the address's count is empty for sure.
  */
 const NOSNIFF = { name: 'X-Content-Type-Options', value: 'nosniff' };
 export const MAX_CUSTOM_RESPONSE_HEADERS = 100;
 
 /**
- * The paths where guessing or abuse costs the most (API.md §7.3): a rate-based rule per client IP
+ * The paths where guessing or abuse costs the most (docs/contract.md §7.3): a rate-based rule per client IP
  * each. Matched on the end of the URI path, so they hold behind the execute-api stage prefix
  * (`/prod/token`) and on a custom domain (`/token`) alike.
  */
@@ -130,7 +130,7 @@ export interface EdgeProtectionProps {
 }
 
 /**
- * An AWS WAF web ACL on the stage (DESIGN.md §1; docs/deploy.md "WAF"): AWS managed rule groups, one
+ * An AWS WAF web ACL on the stage (docs/design.md §1; docs/deploy.md "WAF"): AWS managed rule groups, one
  * rate-based rule per client IP on each sensitive path, and one for the whole API. Everything not
  * matched is allowed. A blocked request gets the service's error shape (WAF_ERRORS): 429 from a rate
  * rule, 403 from a managed rule. Metrics per rule in `AWS/WAFV2`.

@@ -1,7 +1,7 @@
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
-import { errorBody } from '../../shared/http/render-error.ts';
-import { NO_STORE } from '../../shared/http/response.ts';
-import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
+import { errorBody } from '#shared/http/render-error.ts';
+import { NO_STORE } from '#shared/http/response.ts';
+import { withSecurityHeaders } from '#shared/http/security-headers.ts';
 
 interface GatewayError {
   readonly type: apigw.ResponseType;
@@ -14,7 +14,7 @@ interface GatewayError {
 
 /**
  * Errors API Gateway answers itself, before any function runs, rendered in the service's error
- * shape (API.md §2, `gatewayErrorBody`) instead of `{"message": "..."}`. Codes are the service's own
+ * shape (docs/contract.md §2, `gatewayErrorBody`) instead of `{"message": "..."}`. Codes are the service's own
  * (shared/errors.ts) so a client handles a gateway 429 and an application 429 alike.
  */
 export const GATEWAY_ERRORS: readonly GatewayError[] = [
@@ -58,7 +58,7 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
 ];
 
 /**
- * The JSON body of one gateway or WAF error, as the error renderer writes it. API.md §2 wants
+ * The JSON body of one gateway or WAF error, as the error renderer writes it. docs/contract.md §2 wants
  * `error` and `error_description` on the OAuth endpoints, and a gateway response is one static
  * template per API (not per route, and not VTL: no condition on the path), so every route's gets
  * them: `{code, message, error, error_description}`, which is also `{code, message}` plus two
@@ -69,7 +69,7 @@ export function gatewayErrorBody(e: Pick<GatewayError, 'code' | 'message'>, docs
 }
 
 /**
- * The pipeline's security headers (API.md §8: every response, gateway answers included, carries
+ * The pipeline's security headers (docs/contract.md §8: every response, gateway answers included, carries
  * `X-Content-Type-Options: nosniff`), taken from the one set the functions use so they cannot drift.
  * Gateway answers are never cached either (`Cache-Control: no-store`, and RFC 6749 §5.1's
  * `Pragma: no-cache`, which the OAuth endpoints' answers carry, errors included). A header value is a single-quoted literal in a gateway

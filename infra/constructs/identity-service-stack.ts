@@ -5,9 +5,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { routeGroup } from '../../shared/routes/function-groups.ts';
-import type { Route } from '../../shared/routes/route.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
+import { routeGroup } from '#shared/routes/function-groups.ts';
+import type { Route } from '#shared/routes/route.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import { acknowledgeNagFindings } from '../nag-suppressions.ts';
 import { type StageConfig, wafEnabled } from '../stages.ts';
 import { AccessRoles } from './access-roles.ts';
@@ -30,7 +30,7 @@ export function resourceCountOf(stack: Stack): number {
   return stack.node.findAll().filter((c) => c instanceof CfnResource && Stack.of(c) === stack).length;
 }
 
-/** The spec's health path (API.md §1); its function is what the health alarms watch. */
+/** The spec's health path (docs/contract.md §1); its function is what the health alarms watch. */
 export const HEALTH_PATH = '/company/v1/health';
 
 export interface IdentityServiceStackProps extends StackProps {
@@ -41,7 +41,7 @@ export interface IdentityServiceStackProps extends StackProps {
   readonly codeFor?: FunctionDefaults['codeFor'];
 }
 
-/** One stage of the service: `IdentityService-<stage>` (DESIGN.md §1). */
+/** One stage of the service: `IdentityService-<stage>` (docs/design.md §1). */
 /** Handler modules that read the token path's copies (client grants, resource views). */
 const OAUTH_HANDLERS = 'functions/oauth/';
 
@@ -221,7 +221,7 @@ export class IdentityServiceStack extends Stack {
     });
     new CfnOutput(this, 'DefaultClientId', {
       value: this.bootstrap.resource.getAttString('DefaultClientId'),
-      description: 'The Default Client (API.md §4)',
+      description: 'The Default Client (docs/contract.md §4)',
     });
   }
 

@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import type { AccessProfile } from './access-roles.ts';
 import { BACKGROUND_BUDGET_ENV, type FunctionDefaults, ServiceFunction } from './service-function.ts';
 
-/** The scheduled rotation handler (DESIGN.md §4); exports `handler`. */
+/** The scheduled rotation handler (docs/design.md §4); exports `handler`. */
 export const ROTATE_KEYS_HANDLER = 'functions/keys/rotate-keys';
 
 /** Rotation is no request path: a few reads and writes and a key pair, retried by EventBridge. */

@@ -1,8 +1,8 @@
 import { NestedStack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
-import { routeGroup } from '../../shared/routes/function-groups.ts';
-import type { Route } from '../../shared/routes/route.ts';
+import { routeGroup } from '#shared/routes/function-groups.ts';
+import type { Route } from '#shared/routes/route.ts';
 
 export interface RouteAreasProps {
   /** The REST API the areas add their resources and methods to. */

@@ -4,7 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CACHES } from '../../shared/observability/service-metrics.ts';
+import { CACHES } from '#shared/observability/service-metrics.ts';
 import { type ServiceAlarms, TABLE_OPERATIONS } from './service-alarms.ts';
 
 export interface ServiceDashboardProps {

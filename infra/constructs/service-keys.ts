@@ -7,7 +7,7 @@ export type KeyMode = 'envelope' | 'kms-sign';
 export interface ServiceKeysProps {
   /**
    * `envelope`: signing keys are key pairs made by KMS and stored wrapped by `wrapKey`.
-   * `kms-sign`: an asymmetric ECC_NIST_P256 KMS key signs every token (DESIGN.md §4).
+   * `kms-sign`: an asymmetric ECC_NIST_P256 KMS key signs every token (docs/design.md §4).
    * @default 'envelope'
    */
   readonly keyMode?: KeyMode;

@@ -1,12 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
-import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { ensureStageKeys } from '../../shared/bootstrap/ensure-stage-keys.ts';
-import { loadConfig } from '../../shared/config.ts';
-import type { Throttle } from '../../shared/routes/route.ts';
-import { createRuntime, type Runtime } from '../../shared/runtime.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import type { DependencyBudget } from '#shared/aws/dependency-budget.ts';
+import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
+import { ensureStageKeys } from '#shared/bootstrap/ensure-stage-keys.ts';
+import { loadConfig } from '#shared/config.ts';
+import type { Throttle } from '#shared/routes/route.ts';
+import { createRuntime, type Runtime } from '#shared/runtime.ts';
+import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
 import { liveApiDocs } from '../openapi/live-api-docs.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
@@ -34,7 +34,7 @@ export interface LocalStackOptions {
   env?: Record<string, string | undefined>;
   defaultClientId?: string | undefined;
   defaultClientSecret?: string | undefined;
-  /** The service's clock (DESIGN.md §3.2); tests pass one they can move instead of sleeping. */
+  /** The service's clock (docs/design.md §3.2); tests pass one they can move instead of sleeping. */
   now?: () => Date;
   /** Sees every answer of the server (infra/local/server.ts `observe`). */
   observe?: LocalServerOptions['observe'];
@@ -80,7 +80,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       STAGE: 'local',
       KEY_MODE: 'local',
       LOCAL_MASTER_KEY_FILE: join(keyDir, 'master.key'),
-      // Email goes to files locally (API.md §7.2): <DATA_DIR>/outbox, or the stack's temp folder.
+      // Email goes to files locally (docs/contract.md §7.2): <DATA_DIR>/outbox, or the stack's temp folder.
       OUTBOX_DIR: join(dataDir ?? keyDir, 'outbox'),
       ...options.env,
     });
@@ -97,7 +97,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       defaultClientSecret: options.defaultClientSecret,
       notify: (notice) => notices.push(notice),
     });
-    // As a deploy does: the JWKS holds the current key before the first request (API.md §8).
+    // As a deploy does: the JWKS holds the current key before the first request (docs/contract.md §8).
     await ensureStageKeys({ ...runtime, db: startupDb });
     startupDb.destroy();
     const server = await startLocalServer({

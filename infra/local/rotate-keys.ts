@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '../../shared/config.ts';
-import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import { loadConfig } from '#shared/config.ts';
+import { rotateKeys } from '#shared/keys/rotate-keys.ts';
+import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
 
 /**
  * `npm run rotate-keys [-- --force]`: rotates the signing keys of the running local server (the
@@ -53,7 +53,7 @@ try {
 } catch (err) {
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code;
-  // The repository turns an unreachable DynamoDB into a 503 AppError (DESIGN.md §3.4).
+  // The repository turns an unreachable DynamoDB into a 503 AppError (docs/design.md §3.4).
   if (code === 'ECONNREFUSED' || (err as { status?: number }).status === 503) {
     fail(`Cannot reach DynamoDB at ${config.dynamodbEndpoint}: is \`npm start\` still running? (${file} may be stale)`);
   }

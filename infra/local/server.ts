@@ -12,15 +12,15 @@ import {
   notFound,
   payloadTooLarge,
   tooManyRequests,
-} from '../../shared/errors.ts';
-import { renderError } from '../../shared/http/render-error.ts';
-import type { HttpResponse } from '../../shared/http/response.ts';
-import { withSecurityHeaders } from '../../shared/http/security-headers.ts';
-import { FUNCTION_TIMEOUTS, routeGroup } from '../../shared/routes/function-groups.ts';
-import { matchRoute } from '../../shared/routes/match-route.ts';
-import { OAUTH_ERROR_PATHS } from '../../shared/routes/oauth-routes.ts';
-import type { Route, Throttle } from '../../shared/routes/route.ts';
-import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
+} from '#shared/errors.ts';
+import { renderError } from '#shared/http/render-error.ts';
+import type { HttpResponse } from '#shared/http/response.ts';
+import { withSecurityHeaders } from '#shared/http/security-headers.ts';
+import { FUNCTION_TIMEOUTS, routeGroup } from '#shared/routes/function-groups.ts';
+import { matchRoute } from '#shared/routes/match-route.ts';
+import { OAUTH_ERROR_PATHS } from '#shared/routes/oauth-routes.ts';
+import type { Route, Throttle } from '#shared/routes/route.ts';
+import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
 import { lambdaContext, proxyEvent } from './proxy-event.ts';
 import { TokenBucket } from './token-bucket.ts';
 
@@ -74,7 +74,7 @@ type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<
  * both in the error body shape, as the API's fallback function answers in AWS. Every answer of its
  * own (404, 405, 413, 429, 431, 400 for what is not HTTP) has the pipeline's security headers and
  * the `{code, message}` body (API Gateway's own 413 and 429 on an OAuth endpoint also `error` and
- * `error_description`), and never echoes the request (API.md §8 "Errors").
+ * `error_description`), and never echoes the request (docs/contract.md §8 "Errors").
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const handlers = new Map<string, Promise<LambdaHandler>>();
@@ -109,7 +109,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
 
   const fail = (e: AppError) => withSecurityHeaders(renderError(e, options.docsUrl, false));
   // What API Gateway answers itself (its throttle, its body limit) and the fallback function's 405
-  // carry `error` and `error_description` too on an OAuth endpoint (API.md §2). API Gateway's
+  // carry `error` and `error_description` too on an OAuth endpoint (docs/contract.md §2). API Gateway's
   // gateway responses, one per API, carry them on every route (infra/constructs/gateway-responses.ts
   // `gatewayErrorBody`); here the route is known, so the other routes keep `{code, message}`.
   const gatewayFail = (e: AppError, path: string) => withSecurityHeaders(renderError(e, options.docsUrl, OAUTH_ERROR_PATHS.has(path)));

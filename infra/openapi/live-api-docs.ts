@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { type ApiDocs, REFERENCE_FILES } from '../../shared/openapi/api-docs.ts';
-import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
-import type { Route } from '../../shared/routes/route.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
-import { SERVICE_VERSION } from '../../shared/version.ts';
+import { type ApiDocs, REFERENCE_FILES } from '#shared/openapi/api-docs.ts';
+import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
+import type { Route } from '#shared/routes/route.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
+import { SERVICE_VERSION } from '#shared/version.ts';
 import { loadRouteSpecs } from './route-specs.ts';
 
 /** The folder of the `swagger-ui-dist` package: the reference page's files. */

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { DocumentedHandler } from '../../shared/http/http-handler.ts';
-import type { RouteSpec } from '../../shared/openapi/openapi-document.ts';
-import type { Route } from '../../shared/routes/route.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
+import type { DocumentedHandler } from '#shared/http/http-handler.ts';
+import type { RouteSpec } from '#shared/openapi/openapi-document.ts';
+import type { Route } from '#shared/routes/route.ts';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 import { PROJECT_ROOT } from '../constructs/service-function.ts';
 
 /**

@@ -7,7 +7,7 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { OPENAPI_FILE, REFERENCE_FILES } from '../../shared/openapi/api-docs.ts';
+import { OPENAPI_FILE, REFERENCE_FILES } from '#shared/openapi/api-docs.ts';
 import { openApiDocument, SWAGGER_UI_DIR } from './live-api-docs.ts';
 
 export async function writeApiDocs(dir: string, part: 'document' | 'page'): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 
 /**
- * The time one AWS dependency call may take (DESIGN.md §3.14): how long to wait for a connection,
+ * The time one AWS dependency call may take (docs/design.md §3.14): how long to wait for a connection,
  * how long each attempt may take once connected, and how many attempts in all. Every AWS SDK client
  * of the service (DynamoDB, KMS, and SES when it comes) is built from one of these, read from the
  * frozen config, so that a stalled dependency costs a request at most `worstCaseMs` and becomes a

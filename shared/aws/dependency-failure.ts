@@ -14,7 +14,7 @@ const NETWORK_CODES = new Set([
  * What an AWS dependency throws when it is unreachable, too slow, or busy after the SDK's retries
  * (shared/aws/dependency-budget.ts): an attempt or connection timeout (`TimeoutError`), a refused
  * or reset connection, throttling, or a 5XX of the service. Such a failure is a 503 with
- * Retry-After on every route (API.md §2), never a 500 and never a success (DESIGN.md §3.8).
+ * Retry-After on every route (docs/contract.md §2), never a 500 and never a success (docs/design.md §3.8).
  */
 export function isDependencyUnavailable(err: unknown): boolean {
   const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown } | undefined;

@@ -21,7 +21,7 @@ export interface BootstrapInput {
   tableName: string;
   secretBox: SecretBox;
   now: () => Date;
-  /** `{issuer}/identity/v1/`: the management API's identifier_url (API.md §4). */
+  /** `{issuer}/identity/v1/`: the management API's identifier_url (docs/contract.md §4). */
   managementAudience: string;
   /** DEFAULT_CLIENT_ID, read at the composition root: the Default Client gets exactly this id. */
   defaultClientId?: string | undefined;

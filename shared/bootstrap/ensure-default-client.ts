@@ -23,7 +23,7 @@ export interface DefaultClientDeps {
 }
 
 /**
- * The Default Client (API.md §4): global, first party, confidential, `client_credentials`,
+ * The Default Client (docs/contract.md §4): global, first party, confidential, `client_credentials`,
  * authorized on the management API with every scope. Unique through the `UNIQUE#DEFAULT_CLIENT`
  * marker, so concurrent starts create one. Each missing piece (link, a permission, the secret
  * given by the operator) is added separately, so a start that died half-way is completed by the

@@ -16,7 +16,7 @@ export type FirstSigningKeys = Pick<RotationResult, 'alg' | 'action' | 'current'
 /**
  * The keys a stage needs before its first request, made at bootstrap, in AWS (deploy) and locally
  * (`npm start`) alike: the service secrets, and the first ES256 and RS256 signing keys, so the
- * JWKS holds the current key from the first start (API.md §8) and no relying party caches an
+ * JWKS holds the current key from the first start (docs/contract.md §8) and no relying party caches an
  * empty set. Keys only for algorithms that have none yet: this never rotates (that waits for the
  * next key's publication time, and is the schedule's job). Idempotent.
  */

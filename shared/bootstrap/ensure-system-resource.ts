@@ -14,7 +14,7 @@ export const describeScope = (name: string) => {
 };
 
 /**
- * The management API as a system Resource (API.md §4) with one scope per management scope.
+ * The management API as a system Resource (docs/contract.md §4) with one scope per management scope.
  * Found by its identifier_url marker (strongly consistent), created with all scopes in one
  * transaction; a concurrent start that created it first wins and we use theirs. Scopes added
  * by a newer version of the service (MANAGEMENT_SCOPES grew) are added one by one.

@@ -35,7 +35,7 @@ export interface RunBootstrapOptions {
 }
 
 /**
- * Everything a stage needs before its first request (API.md §4, docs/deploy.md): the bootstrap
+ * Everything a stage needs before its first request (docs/contract.md §4, docs/deploy.md): the bootstrap
  * records (default tenant, management API, Default Client), the service secrets and the first ES256
  * and RS256 signing keys. Doing the last two here means request-path functions never create them,
  * so their roles need neither kms:Encrypt nor kms:GenerateDataKeyPairWithoutPlaintext. Idempotent:

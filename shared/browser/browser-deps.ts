@@ -16,7 +16,7 @@ import { type UserRehashWrite, userRehashWrite } from '../store/user-login-write
 import { usersRepository } from '../store/users-repository.ts';
 import { secureCookies } from './cookies.ts';
 
-/** What the hosted login, consent and logout pages depend on, passed as an argument (DESIGN.md §3.2). */
+/** What the hosted login, consent and logout pages depend on, passed as an argument (docs/design.md §3.2). */
 export interface BrowserDeps {
   sessions: SessionsRepository;
   interactions: InteractionsRepository;

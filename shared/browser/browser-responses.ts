@@ -23,7 +23,7 @@ export const withCookie = (response: HttpResponse, setCookie: string | undefined
  */
 export const isLocalPath = (path: string): boolean => /^\/(?![/\\])[^\\\s]*$/.test(path);
 
-/** The interaction is unknown, expired, or was already used: nothing to continue (API.md §7.8: a 400 page). */
+/** The interaction is unknown, expired, or was already used: nothing to continue (docs/contract.md §7.8: a 400 page). */
 export const interactionGone = (): HttpResponse =>
   errorPage(
     400,

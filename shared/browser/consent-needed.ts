@@ -14,7 +14,7 @@ export interface ConsentQuestion {
 }
 
 /**
- * Whether the consent page must ask (API.md §7.4):
+ * Whether the consent page must ask (docs/contract.md §7.4):
  * - `prompt=consent` always asks (OIDC Core §3.1.2.1);
  * - a first-party client skips it when the Resource has `skip_consent_for_first_party`, and when
  *   there is no Resource (a `/userinfo` token: the user's own profile, to the operator's own app);

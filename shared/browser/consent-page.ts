@@ -61,7 +61,7 @@ const returnTo = (deps: BrowserDeps, interaction: InteractionRecord): HttpRespon
 
 /**
  * GET `/consent?interaction=` (docs/browser-flows.md "Consent"): when no consent is needed
- * (API.md §7.4: `consentNeeded`) the decision is recorded as allow with the requested scopes and
+ * (docs/contract.md §7.4: `consentNeeded`) the decision is recorded as allow with the requested scopes and
  * the browser goes on to `return_to`; otherwise the page shows the client and the scopes with the
  * two buttons `decision=allow|deny`.
  */

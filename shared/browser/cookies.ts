@@ -12,7 +12,7 @@ export const SESSION_COOKIE = 'session';
 export const CSRF_COOKIE = 'csrf';
 
 /**
- * `Secure` except when the service itself runs on a loopback `http://` URL (API.md §7.4: local
+ * `Secure` except when the service itself runs on a loopback `http://` URL (docs/contract.md §7.4: local
  * development), where a browser would drop a Secure cookie.
  */
 export function secureCookies(baseUrl: string): boolean {

@@ -14,7 +14,7 @@ import type { BrowserDeps } from './browser-deps.ts';
 import { browserBinding, formToken, interactionGone, isFormToken, seeOther, withCookie } from './browser-responses.ts';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 
-/** The fields of the login forms (API.md §7.4: `username`, `password`, then `otp`; §7.8 `csrf_token`). */
+/** The fields of the login forms (docs/contract.md §7.4: `username`, `password`, then `otp`; §7.8 `csrf_token`). */
 export interface LoginForm {
   csrf_token?: unknown;
   username?: unknown;
@@ -72,7 +72,7 @@ export async function showLogin(req: LoginRequest, deps: BrowserDeps): Promise<H
 /**
  * POST `/login?interaction=`: the password step, then (for a user with an authenticator) the OTP
  * step; on success a NEW session (a cookie set before the login is never kept: session
- * fixation), the login recorded on the interaction, 303 to consent. The lockout of API.md §7.3
+ * fixation), the login recorded on the interaction, 303 to consent. The lockout of docs/contract.md §7.3
  * applies as at `/token`: every attempt is counted before it is checked, and the count starts
  * again only once the whole login (password and code) succeeded.
  */

@@ -49,7 +49,7 @@ async function verifyHint(token: string, deps: BrowserDeps): Promise<{ sub: stri
 
 /**
  * Where to send the browser after the logout: `post_logout_redirect_uri` only when it equals one
- * of the client's `client_metadata.urls.post_logout_redirect_uris` exactly (API.md §7.4: no
+ * of the client's `client_metadata.urls.post_logout_redirect_uris` exactly (docs/contract.md §7.4: no
  * prefix, case or trailing-slash variant), with `state` appended (RP-Initiated Logout 1.0 §3).
  */
 async function redirectTarget(

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** DESIGN.md §4: client secrets are 256-bit random values, base64url. */
+/** docs/design.md §4: client secrets are 256-bit random values, base64url. */
 export const generateClientSecret = (): string => randomBytes(32).toString('base64url');
 
 /** Secrets are verified against a SHA-256 hash (a 256-bit random secret needs no slow hash). */

@@ -1,5 +1,5 @@
 /**
- * One email message (API.md §7.2): the local outbox stores exactly these four fields per message.
+ * One email message (docs/contract.md §7.2): the local outbox stores exactly these four fields per message.
  * `html` is a whole document already escaped by its maker (shared/html/html.ts).
  */
 export interface EmailMessage {
@@ -10,7 +10,7 @@ export interface EmailMessage {
 }
 
 /**
- * The one way the service sends email (API.md §7.2): Amazon SES v2 in AWS
+ * The one way the service sends email (docs/contract.md §7.2): Amazon SES v2 in AWS
  * (ses-email-sender.ts), a JSON file per message in `<DATA_DIR>/outbox/` locally
  * (outbox-email-sender.ts). Chosen once at the composition root (email-sender-of.ts). A failure
  * to hand the message over throws (503 when the dependency is unavailable); nothing is retried

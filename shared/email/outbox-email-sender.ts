@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { EmailSender } from './email-sender.ts';
 
 /**
- * The local email sender (API.md §7.2): each message becomes one JSON file
+ * The local email sender (docs/contract.md §7.2): each message becomes one JSON file
  * `{to, subject, text, html}` in `dir` (`<DATA_DIR>/outbox/`), so a developer or a test reads the
  * mail a real user would get. Names sort by time: `<UTC time to the ms>-<random>.json`, with a
  * per-process counter so two messages of one millisecond keep their order. Written to a dot file

@@ -26,7 +26,7 @@ const TRANSIENT = new Set(['TooManyRequestsException', 'LimitExceededException',
 const REFUSED = new Set(['MessageRejected', 'MailFromDomainNotVerifiedException', 'AccountSuspendedException', 'NotFoundException']);
 
 /**
- * Amazon SES v2 `SendEmail` with simple content (API.md §7.2). The message's body never reaches a
+ * Amazon SES v2 `SendEmail` with simple content (docs/contract.md §7.2). The message's body never reaches a
  * log: an error keeps only the SDK's error name and message.
  */
 export function sesEmailSender(client: SESv2Client, options: SesSenderOptions): EmailSender {

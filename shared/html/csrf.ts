@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * CSRF tokens of the hosted pages (API.md §7.4, §7.8: a hidden `csrf_token` in every form).
+ * CSRF tokens of the hosted pages (docs/contract.md §7.4, §7.8: a hidden `csrf_token` in every form).
  *
  * A page reached through a one-time secret in its URL (a ticket) uses a token bound to that
  * secret: HMAC-SHA256 under a service secret of `purpose` and the secret. Stateless (no cookie, no

@@ -5,7 +5,7 @@ import type { HttpResponse } from '../http/response.ts';
 import { errorPage, pageCsp } from './page.ts';
 
 /**
- * The API's security headers (shared/http/security-headers.ts) for a hosted HTML page (API.md §7.4), with the page CSP (shared/html/page.ts)
+ * The API's security headers (shared/http/security-headers.ts) for a hosted HTML page (docs/contract.md §7.4), with the page CSP (shared/html/page.ts)
  * instead of middy's (its default `sandbox` and `form-action 'none'` would stop the page's own
  * form, and `upgrade-insecure-requests` would send a local `http://localhost` form to https). A
  * CSP the page set itself (one naming a redirect origin in `form-action`) is kept.
@@ -22,7 +22,7 @@ function pageSecurityHeaders(): middy.MiddlewareObj<unknown, HttpResponse> {
 }
 
 /**
- * A hosted HTML page's spec (`httpHandler({ page: HOSTED_PAGE })`, API.md §7.4): errors as the
+ * A hosted HTML page's spec (`httpHandler({ page: HOSTED_PAGE })`, docs/contract.md §7.4): errors as the
  * page kit's error page, the page's own Content-Security-Policy kept.
  */
 export const HOSTED_PAGE: PageRendering = { errorPage, securityHeaders: pageSecurityHeaders };

@@ -22,7 +22,7 @@ const AUTO_SUBMIT = 'document.forms[0].submit()';
 const AUTO_SUBMIT_HASH = `'sha256-${createHash('sha256').update(AUTO_SUBMIT).digest('base64')}'`;
 
 /**
- * The Content-Security-Policy of every hosted page (API.md §7.4): nothing loads but the inline
+ * The Content-Security-Policy of every hosted page (docs/contract.md §7.4): nothing loads but the inline
  * stylesheet (by hash): no script at all, so the pages work without JavaScript and injected
  * markup cannot run; forms post only to this origin (plus `formActions`: the origins a form's
  * answer may redirect to, since CSP3 `form-action` also governs those redirects); no framing
@@ -84,7 +84,7 @@ ${autoSubmit ? html`<script>${trusted(AUTO_SUBMIT)}</script>` : ''}
   };
 }
 
-/** An error page (API.md §7.8: an HTML error is 400, or 404 for an unknown ticket; never a redirect). */
+/** An error page (docs/contract.md §7.8: an HTML error is 400, or 404 for an unknown ticket; never a redirect). */
 export function errorPage(status: number, title: string, message: string, headers: Record<string, string> = {}): HttpResponse {
   const page = htmlPage({ status, title, body: html`<p class="error" role="alert">${message}</p>` });
   return { ...page, headers: { ...headers, ...page.headers } };

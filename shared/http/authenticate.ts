@@ -8,7 +8,7 @@ import { userTokenReads } from '../store/user-token-records.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 
-/** API.md §2: management and health answer 401 `unauthorized`, with RFC 6750 §3's challenge. */
+/** docs/contract.md §2: management and health answer 401 `unauthorized`, with RFC 6750 §3's challenge. */
 const invalidToken = (message = 'The access token is missing, invalid, expired or revoked.') =>
   unauthorized(message, { headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' } });
 
@@ -18,7 +18,7 @@ export interface Caller {
   scopes: ReadonlySet<string>;
   /**
    * A user token (`sub` ≠ `client_id`) whose user is the one the route's `self` path parameter
-   * names: on a route whose rule allows it, this stands in for the route's scope (API.md §7.6).
+   * names: on a route whose rule allows it, this stands in for the route's scope (docs/contract.md §7.6).
    */
   self?: boolean;
 }
@@ -38,8 +38,8 @@ export function bearerToken(headers: Record<string, string | undefined>): string
 
 /**
  * Enforces the route's auth rule from the route table. Management routes need a token for the
- * management API (API.md §4) carrying the route's scope, or, where the route's rule names a `self`
- * path parameter, a user's own token for that user (API.md §7.6; the management pipeline then
+ * management API (docs/contract.md §4) carrying the route's scope, or, where the route's rule names a `self`
+ * path parameter, a user's own token for that user (docs/contract.md §7.6; the management pipeline then
  * checks the user's tenant); health needs any valid token of ours.
  * On management routes a revoked token (by jti) is refused like an expired one.
  */

@@ -51,7 +51,7 @@ export interface HandlerSpec<
    */
   quietSuccess?: boolean;
   /**
-   * A hosted HTML page (API.md §7.4), `HOSTED_PAGE` (shared/html/hosted-page.ts): errors render as
+   * A hosted HTML page (docs/contract.md §7.4), `HOSTED_PAGE` (shared/html/hosted-page.ts): errors render as
    * an HTML error page and the security headers keep the page's own Content-Security-Policy
    * instead of the API's deny-all. The page kit comes with the spec, so only the functions that
    * serve pages bundle it.
@@ -121,7 +121,7 @@ export interface Routing {
 }
 
 /**
- * The one HTTP pipeline (DESIGN.md §1): normalize → size limit → parse → authenticate (the route's
+ * The one HTTP pipeline (docs/design.md §1): normalize → size limit → parse → authenticate (the route's
  * rule from the route table) → validate → use case → respond, with one error renderer and security
  * headers on every response. A handler module only wires a use case into this, through
  * `httpHandler` (table-handler.ts) or `oauthHandler` (oauth-handler.ts).

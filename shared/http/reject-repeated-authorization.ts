@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { badRequest } from '../errors.ts';
 
 /**
- * API.md §8 "Headers": two `Authorization` headers are a 400. RFC 9110 §5.3 forbids repeating a
+ * docs/contract.md §8 "Headers": two `Authorization` headers are a 400. RFC 9110 §5.3 forbids repeating a
  * field that is not a list, and API Gateway keeps only the last value in `headers` (all of them in
  * `multiValueHeaders`), while a proxy in front may have checked the first: which credential counts
  * must not depend on who reads the request. Runs before the header normalizer, on the names as sent.

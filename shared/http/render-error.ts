@@ -25,13 +25,13 @@ export function toAppError(err: unknown): AppError {
     return badRequest(`${what}.`, { cause: err });
   }
   // An AWS call that timed out or found its dependency unreachable, wherever it was not translated
-  // at a repository boundary: 503 with Retry-After on every route, never a 500 (API.md §2).
+  // at a repository boundary: 503 with Retry-After on every route, never a 500 (docs/contract.md §2).
   if (isDependencyUnavailable(err)) return serviceUnavailable({ cause: err });
   return internalError({ cause: err });
 }
 
 /**
- * The error body of API.md §2: `{code, message}`, `message` pointing at the docs when a docs URL is
+ * The error body of docs/contract.md §2: `{code, message}`, `message` pointing at the docs when a docs URL is
  * configured; with `oauth`, also RFC 6749 §5.2's `error` and `error_description` (the same values,
  * without the pointer).
  */

@@ -13,7 +13,7 @@ export type ResponseBody =
   | { readonly kind: 'json'; readonly schema: v.GenericSchema; readonly description?: string }
   /** One record of a management collection (its attributes and types, children with `expand=all`). */
   | { readonly kind: 'record'; readonly collection: CollectionSpec }
-  /** A list envelope of a management collection (API.md §3). */
+  /** A list envelope of a management collection (docs/contract.md §3). */
   | { readonly kind: 'list'; readonly collection: CollectionSpec }
   /** No body (204, or 200 with an empty body as at `/revoke`). */
   | { readonly kind: 'empty'; readonly description?: string }
@@ -43,5 +43,5 @@ export const html = (description?: string): ResponseBody => ({ kind: 'html', ...
 export const redirect = (description?: string): ResponseBody => ({ kind: 'redirect', ...(description ? { description } : {}) });
 export const file = (...contentTypes: string[]): ResponseBody => ({ kind: 'file', contentTypes });
 
-/** `204 No Content`: deletes and link changes (API.md §6). */
+/** `204 No Content`: deletes and link changes (docs/contract.md §6). */
 export const NO_CONTENT: Responses = { 204: empty() };

@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { HttpResponse } from './response.ts';
 
 /**
- * The one set of security headers of the API's answers (API.md §8 "Errors": every response carries
+ * The one set of security headers of the API's answers (docs/contract.md §8 "Errors": every response carries
  * `X-Content-Type-Options: nosniff`): middy's http-security-headers defaults (helmet's) with a
  * deny-all CSP, since the API serves JSON only. Written out rather than made by that middleware at
  * start: its option schema and policy builders weigh 5.5 KB in every API function's bundle, for a

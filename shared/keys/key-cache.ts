@@ -39,7 +39,7 @@ export interface KeyCache {
  * The published keys as one container sees them: the state items (`repo.load()`, or fed by the
  * token path's own read) read at most once per `cacheTtlMs`, so a rotation reaches every container
  * within that time, and verifying or serving the JWKS needs the table only (never KMS). A storage
- * error propagates (fail closed, DESIGN.md §3.8).
+ * error propagates (fail closed, docs/design.md §3.8).
  */
 export function createKeyCache(opts: KeyCacheOptions): KeyCache {
   const { repo, now, cacheTtlMs } = opts;

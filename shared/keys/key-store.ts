@@ -5,7 +5,7 @@ import type { Lookahead } from '../cache/ttl-cache.ts';
 /** Algorithms of keys held by the key store (HS256 uses a Resource's own secret, not a key here). */
 export type AsymmetricAlg = 'ES256' | 'RS256';
 
-/** Where a key is in its life (DESIGN.md §4): published before it signs, kept after it stops. */
+/** Where a key is in its life (docs/design.md §4): published before it signs, kept after it stops. */
 export type KeyStatus = 'next' | 'current' | 'previous';
 
 export interface PublicKeyEntry {

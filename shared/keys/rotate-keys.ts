@@ -36,7 +36,7 @@ export interface RotationResult {
 }
 
 /**
- * Key rotation (DESIGN.md §4, docs/keys.md). Per algorithm: the `next` key (already in the JWKS for
+ * Key rotation (docs/design.md §4, docs/keys.md). Per algorithm: the `next` key (already in the JWKS for
  * at least NEXT_KEY_MIN_PUBLISHED_SECONDS, so relying parties have it) becomes `current`; the old
  * current becomes `previous` and stops signing, but stays published until every token it signed has
  * expired (KEY_RETIRE_AFTER_SECONDS + RETIRE_MARGIN_SECONDS; then TTL deletes it and reads ignore

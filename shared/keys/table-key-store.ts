@@ -64,7 +64,7 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
     return pending;
   };
 
-  /** First keys of an alg (first token ever): a current and a next key, race-safe (DESIGN.md §3.7). */
+  /** First keys of an alg (first token ever): a current and a next key, race-safe (docs/design.md §3.7). */
   const createFirstKeys = (alg: AsymmetricAlg): Promise<void> => {
     let pending = creating.get(alg);
     if (!pending) {

@@ -12,7 +12,7 @@ const UNAVAILABLE = new Set([
 ]);
 
 /**
- * Translates a KMS failure at the adapter boundary (DESIGN.md §3.4, §3.8): throttling or an
+ * Translates a KMS failure at the adapter boundary (docs/design.md §3.4, §3.8): throttling or an
  * unreachable KMS is a 503 (fail closed, never a success); anything else (access denied, disabled
  * key, a ciphertext that does not open) is a misconfiguration and stays a 500. Only the operation
  * name and the AWS error name go to the logs, never inputs or outputs.

@@ -1,5 +1,5 @@
 /**
- * What a list knows about the records it lists (API.md §3): their attributes and types, which
+ * What a list knows about the records it lists (docs/contract.md §3): their attributes and types, which
  * ones `q` may filter and `sort` may order, the default order, and the child collections that
  * appear only with `expand=all`. One spec per list; the parsers and `listCollection` read nothing
  * else, so adding a list (users, roles, groups...) is one `defineCollection` call.
@@ -30,7 +30,7 @@ export interface CollectionDefinition {
   attributes: Record<string, AttributeDefinition>;
   /** Child collections present only with `expand=all` (client `resources`, link `resource_data`). */
   children?: readonly string[];
-  /** `attr:dir`; default `created_at:asc` (API.md §3). */
+  /** `attr:dir`; default `created_at:asc` (docs/contract.md §3). */
   defaultSort?: string;
   /**
    * Attributes whose ascending order IS the store's key order (GSI1SK = UUIDv7 id, so `id` and the

@@ -38,7 +38,7 @@ function aesKey(secret: Buffer): Buffer {
 const aad = (binding: CursorBinding) => Buffer.from([VERSION, binding.collection, binding.query].map((s) => `${s.length}:${s}`).join('|'));
 
 /**
- * Cursors are `base64url(IV ‖ AES-256-GCM(JSON state) ‖ tag)`: opaque (API.md §8 "Cursors": the
+ * Cursors are `base64url(IV ‖ AES-256-GCM(JSON state) ‖ tag)`: opaque (docs/contract.md §8 "Cursors": the
  * table keys inside do not show) and tamper-evident (any change fails the tag). The key is derived
  * from `serviceSecret('cursor')`; the IV is random per cursor (96 bits: NIST SP 800-38D §8.2.2
  * allows 2^32 cursors per key, far beyond what one stage makes before its key matters).

@@ -9,7 +9,7 @@ import { shapeItem, wantsChildren } from './shape-item.ts';
 
 type Row = Readonly<Record<string, unknown>>;
 
-/** The collection envelope (spec §2.1) plus `next_cursor` (API.md §3). */
+/** The collection envelope (spec §2.1) plus `next_cursor` (docs/contract.md §3). */
 export interface ListEnvelope {
   total_count?: number;
   count: number;

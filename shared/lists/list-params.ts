@@ -1,6 +1,6 @@
 import type { SortKey } from './collection-spec.ts';
 
-/** The limits of API.md §3 and the ones it left to us (docs/lists.md). */
+/** The limits of docs/contract.md §3 and the ones it left to us (docs/lists.md). */
 export const LIST_LIMITS = {
   defaultLimit: 10,
   maxLimit: 100,

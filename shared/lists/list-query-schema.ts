@@ -6,7 +6,7 @@ import { parseFilter } from './parse-filter.ts';
 import { parseSort } from './parse-sort.ts';
 
 /**
- * valibot schemas for the list parameters (API.md §3), usable as `httpHandler({ query })` so the
+ * valibot schemas for the list parameters (docs/contract.md §3), usable as `httpHandler({ query })` so the
  * pipeline's `validate` names the parameter (`query.limit: ...`). Unknown parameters are ignored.
  * A value may arrive as an array when the caller merged `multiValueQueryStringParameters`
  * in: one element is that value, more is a 400 (never a crash).

@@ -12,7 +12,7 @@ export function parseFields(spec: CollectionSpec, raw: string): string[] | undef
   const names = new Set<string>();
   for (const [i, part] of raw.split(',').entries()) {
     const name = part.trim();
-    // API.md §8: a message names the field by its place (1-based), never quotes what was sent.
+    // docs/contract.md §8: a message names the field by its place (1-based), never quotes what was sent.
     if (name === '') throw new ParamSyntaxError(`field ${i + 1} is empty`);
     if (!isFieldName(spec, name)) throw new ParamSyntaxError(`field ${i + 1} names an unknown attribute`);
     names.add(name);

@@ -2,7 +2,7 @@ import type { AttributeType, CollectionSpec } from './collection-spec.ts';
 import { type FilterTerm, type FilterValue, LIST_LIMITS, ParamSyntaxError } from './list-params.ts';
 
 /**
- * `q` (API.md §3, grammar in docs/lists.md):
+ * `q` (docs/contract.md §3, grammar in docs/lists.md):
  *
  *   q     = term *( sep "and" sep term )        ; "and" in any case; sep = spaces or "+"
  *   term  = "(" *WS name *WS "=" *WS value *WS ")"
@@ -34,7 +34,7 @@ function readTerm(spec: CollectionSpec, s: Scanner): FilterTerm {
   const at = s.pos;
   const attribute = s.match(/[A-Za-z_][A-Za-z0-9_]*/y);
   if (!attribute) throw s.error('expected an attribute name');
-  // API.md §8: messages point at a position (1-based), never quote what was sent.
+  // docs/contract.md §8: messages point at a position (1-based), never quote what was sent.
   const def = spec.attributes.get(attribute);
   if (!def) throw new ParamSyntaxError(`unknown attribute at position ${at + 1}`);
   if (!def.filterable) throw new ParamSyntaxError(`cannot filter on the attribute at position ${at + 1}`);

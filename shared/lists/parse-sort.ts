@@ -11,7 +11,7 @@ export function parseSort(spec: CollectionSpec, raw: string): SortKey[] | undefi
   if (raw.trim() === '') return undefined;
   const keys: SortKey[] = [];
   for (const [i, part] of raw.split(',').entries()) {
-    // API.md §8: a message names the key by its place (1-based), never quotes what was sent.
+    // docs/contract.md §8: a message names the key by its place (1-based), never quotes what was sent.
     const key = `sort key ${i + 1}`;
     const m = /^[\s+]*([A-Za-z_][A-Za-z0-9_]*)(?:(?:\s*:\s*|[\s+]+)([A-Za-z]+))?[\s+]*$/.exec(part);
     if (!m) throw new ParamSyntaxError(part.trim() === '' ? `${key} is empty` : `${key} is not attr[:asc|:desc]`);

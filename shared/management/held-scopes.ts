@@ -11,7 +11,7 @@ import type { UserRecord } from '../records/user-record.ts';
  * on the management API. A scope removed from a client (permission revoked, resource unlinked)
  * thus stops working for tokens already issued within the record cache bound
  * (`RECORD_CACHE_TTL_SECONDS`, default 1 s; at once in the container that made the change), not at
- * the token's expiry: a self-granted scope does not outlive its removal (API.md §8, docs/security.md).
+ * the token's expiry: a self-granted scope does not outlive its removal (docs/contract.md §8, docs/security.md).
  * The route's scope is checked against this set (403 `insufficient_scope`), and the no-escalation
  * rule (no-escalation.ts) compares grants with it.
  *
@@ -20,7 +20,7 @@ import type { UserRecord } from '../records/user-record.ts';
  * on the management API (RBAC: direct, from roles, from groups and their ancestors;
  * shared/rbac/), read through the same 1 s record caches as the token path: a role, membership,
  * permission or nesting link removed stops a scope of tokens already issued within the TTL. Its
- * client's permissions never apply to it (API.md §7.1), whatever its `scope` claim says. Without
+ * client's permissions never apply to it (docs/contract.md §7.1), whatever its `scope` claim says. Without
  * any, it reaches only the "self" routes, as the user the path names (`caller.self`).
  */
 export async function heldScopes(caller: Caller, routeScope: string | undefined, deps: PrincipalScopeDeps): Promise<ReadonlySet<string>> {

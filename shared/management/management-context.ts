@@ -13,7 +13,7 @@ export type FindUser = (userId: string) => Promise<Pick<UserRecord, 'id' | 'tena
 const deadToken = (message: string) =>
   unauthorized(message, { headers: { 'WWW-Authenticate': 'Bearer realm="identity", error="invalid_token"' } });
 
-/** Who acts, on which tenant (API.md §4). */
+/** Who acts, on which tenant (docs/contract.md §4). */
 export interface ManagementContext {
   /** The caller's `sub`, written to `created_by` / `updated_by`. */
   actor: string;
@@ -21,21 +21,21 @@ export interface ManagementContext {
   tenantId: string;
   /** A global client may act on any tenant (spec 2.2 is_global). */
   isGlobal: boolean;
-  /** The management scopes the caller holds now (held-scopes.ts); grants never exceed them (API.md §8). */
+  /** The management scopes the caller holds now (held-scopes.ts); grants never exceed them (docs/contract.md §8). */
   scopes: ReadonlySet<string>;
 }
 
 const TenantHeader = v.optional(v.pipe(v.string(), v.uuid('must be a UUID')));
 
 /**
- * API.md §4 tenant rules. Single-tenant mode: everything is in the default tenant and the
+ * docs/contract.md §4 tenant rules. Single-tenant mode: everything is in the default tenant and the
  * `tenant_id` header is ignored. Multi-tenant mode: a global client's token picks the tenant with
  * the header (default: the default tenant); any other caller works in its own tenant only, and a
  * header naming another tenant is 403.
  *
- * A user's token (`sub` ≠ `client_id`, API.md §7.6) works in the user's own tenant, never
+ * A user's token (`sub` ≠ `client_id`, docs/contract.md §7.6) works in the user's own tenant, never
  * globally, whatever its client is: the header may only name that tenant (403). A deleted or
- * blocked user's token is 401 (API.md §7.1). A user token minted by a tenant-bound client of
+ * blocked user's token is 401 (docs/contract.md §7.1). A user token minted by a tenant-bound client of
  * another tenant than the user's is refused (403): no grant issues one, so it is not ours to honour.
  */
 export async function managementContext(
@@ -67,7 +67,7 @@ export async function managementContext(
   return { actor, tenantId: ownTenant, isGlobal };
 }
 
-/** A record of another tenant is invisible to a non-global caller: 404, not 403 (API.md §4). */
+/** A record of another tenant is invisible to a non-global caller: 404, not 403 (docs/contract.md §4). */
 export function assertVisible<T extends { tenant_id: string }>(record: T | undefined, ctx: ManagementContext, what: string): T {
   if (!record || (!ctx.isGlobal && record.tenant_id !== ctx.tenantId)) throw notFound(`${what} not found.`);
   return record;

@@ -13,7 +13,7 @@ export type ManagementRequest<B, Q, P> = Request<B, Q, P> & { ctx: ManagementCon
 
 /**
  * The management API's pipeline: the HTTP pipeline (bearer token + route scope from the route
- * table, validation) plus the tenant rules of API.md §4 and the caller's access (kit/access.ts),
+ * table, validation) plus the tenant rules of docs/contract.md §4 and the caller's access (kit/access.ts),
  * resolved once per request.
  */
 export function managementHandler<

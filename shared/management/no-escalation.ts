@@ -2,7 +2,7 @@ import { insufficientScope } from '../errors.ts';
 import { MANAGEMENT_SCOPES } from '../routes/management-scopes.ts';
 
 /**
- * API.md §8 "No escalation": a caller never grants what it does not hold. Adding management-API
+ * docs/contract.md §8 "No escalation": a caller never grants what it does not hold. Adding management-API
  * scopes to anything (client permissions today; role permissions, direct user permissions, and the
  * links that pass such scopes on - role members, group roles, group members, nested groups, tenant
  * admins - as they arrive) needs the caller's token to hold each of those scopes, else 403
@@ -38,7 +38,7 @@ export function assertHolds(held: ReadonlySet<string>, passedOn: Iterable<string
 }
 
 /**
- * The management-API scope names among `grants`. Only the system resource (API.md §4) carries
+ * The management-API scope names among `grants`. Only the system resource (docs/contract.md §4) carries
  * management scopes; an unknown resource or scope id contributes nothing here (the repository
  * answers 404 / 400 for it after this check).
  */
@@ -65,7 +65,7 @@ export async function assertMayGrant(
 }
 
 /**
- * API.md §8 applied to credentials ("no takeover"): whoever sets another principal's credentials
+ * docs/contract.md §8 applied to credentials ("no takeover"): whoever sets another principal's credentials
  * (a user's password, authenticator, login identifier or password-change ticket; a client's
  * secret) can then act as it, with every management scope it holds. So the caller must hold each
  * of `theirs` (403 `insufficient_scope` naming one, nothing written): a helpdesk role with

@@ -24,15 +24,15 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     jwks_uri: `${iss}/.well-known/jwks.json`,
     response_types_supported: [...RESPONSE_TYPES],
     response_modes_supported: [...RESPONSE_MODES],
-    // RFC 7636 §4.2; `plain` is refused (API.md §5).
+    // RFC 7636 §4.2; `plain` is refused (docs/contract.md §5).
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3: every authorization response carries `iss`.
     authorization_response_iss_parameter_supported: true,
     // RFC 8414 §2: `implicit` is a grant of the authorization endpoint, listed with /token's.
     grant_types_supported: [...supportedGrantTypes, 'implicit'],
-    // RFC 8628 §4: the device authorization endpoint (POST; GET accepted, API.md §5).
+    // RFC 8628 §4: the device authorization endpoint (POST; GET accepted, docs/contract.md §5).
     device_authorization_endpoint: `${iss}/device_code`,
-    // `none`: public clients identify themselves with client_id only (API.md §5.1).
+    // `none`: public clients identify themselves with client_id only (docs/contract.md §5.1).
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
     introspection_endpoint: `${iss}/introspect`,
     // RFC 7662 §2.1: the caller of introspection must be authenticated.
@@ -46,7 +46,7 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     end_session_endpoint: `${iss}/logout`,
     // RECOMMENDED (OIDC Discovery §3): the OIDC scopes only (Resource scopes are each tenant's own).
     scopes_supported: [...OIDC_SCOPES],
-    // RECOMMENDED: every claim about the user /userinfo and ID tokens may carry, both spellings (API.md §7.1).
+    // RECOMMENDED: every claim about the user /userinfo and ID tokens may carry, both spellings (docs/contract.md §7.1).
     // ID tokens add the protocol claims (OIDC Core §2) to the user's.
     claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
     // OIDC Discovery §3 REQUIRED members; ID tokens are signed with the same keys.

@@ -89,11 +89,11 @@ export async function authenticateIntrospectionCaller(
 
 /**
  * RFC 7662 §2.2: an invalid, expired, revoked or foreign token is `{active: false}` and nothing
- * else. Foreign = of another tenant than a non-global caller's (API.md §4), or any token but
+ * else. Foreign = of another tenant than a non-global caller's (docs/contract.md §4), or any token but
  * itself for a caller that may only ask about itself. A token whose client
  * has been deleted is inactive too, and so is a user's token once the user is gone or blocked,
  * revoked all their tokens, or its login family was revoked (user-token-state.ts). Storage
- * failures are thrown (503), never reported as active (DESIGN.md §3.8).
+ * failures are thrown (503), never reported as active (docs/design.md §3.8).
  */
 export async function introspectFor(
   token: string,

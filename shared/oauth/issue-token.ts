@@ -20,7 +20,7 @@ export async function issueToken(headers: Record<string, string | undefined>, bo
   await deps.preload(credentials.clientId, grant?.preload?.(request) ?? {});
   const authenticated = await verifyCredentials(credentials, deps);
   if (!grant) throw oauthError(400, 'unsupported_grant_type', 'body.grant_type: is not a supported grant type.');
-  // API.md §5.1 / §7.7: the client lists the grant's short name, whatever spelling was sent.
+  // docs/contract.md §5.1 / §7.7: the client lists the grant's short name, whatever spelling was sent.
   if (!authenticated.client.grant_types.includes(grant.name)) {
     throw oauthError(400, 'unauthorized_client', `body.grant_type: the client may not use ${grant.name}.`);
   }

@@ -4,7 +4,7 @@ import type { TokenResource } from './oauth-deps.ts';
 
 export interface MintInput {
   issuer: string;
-  /** User id, or the client id for client_credentials (API.md §5). */
+  /** User id, or the client id for client_credentials (docs/contract.md §5). */
   subject: string;
   clientId: string;
   tenantId: string;
@@ -12,7 +12,7 @@ export interface MintInput {
   scopes: readonly string[];
   /**
    * `permissions` of an RBAC Resource when they are not simply the scopes: a user token's scope
-   * also holds OIDC scopes, its permissions only the Resource's (API.md §7.1).
+   * also holds OIDC scopes, its permissions only the Resource's (docs/contract.md §7.1).
    */
   permissions?: readonly string[];
   /** User tokens: the login they come from (plan decision 2); revoking its family ends them. */
@@ -30,7 +30,7 @@ const HS256_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'at+jwt' })
 
 /**
  * An RFC 9068 JWT access token: `typ: at+jwt`, iss, sub, aud, client_id, scope, iat, nbf, exp, jti,
- * tenant_id, `permissions` when the Resource has RBAC on (API.md §5), and `sid` for user tokens. ES256/RS256 tokens are
+ * tenant_id, `permissions` when the Resource has RBAC on (docs/contract.md §5), and `sid` for user tokens. ES256/RS256 tokens are
  * signed by the key store (no KMS call once warm); HS256 with the Resource's own secret.
  */
 export async function mintAccessToken(input: MintInput, keys: KeyStore): Promise<MintedToken> {

@@ -33,9 +33,9 @@ export interface OAuthClient {
   refresh_token: { expiration_enabled: boolean; expiration_lifetime: number };
   /** `client_metadata.id_token.expiration_lifetime` (seconds). */
   id_token_lifetime: number;
-  /** `client_metadata.urls.redirect_uris`: `/authorize` matches `redirect_uri` against them exactly (API.md §7.4). */
+  /** `client_metadata.urls.redirect_uris`: `/authorize` matches `redirect_uri` against them exactly (docs/contract.md §7.4). */
   redirect_uris: readonly string[];
-  /** Consent may be skipped for first-party clients (API.md §7.4). */
+  /** Consent may be skipped for first-party clients (docs/contract.md §7.4). */
   is_first_party: boolean;
 }
 
@@ -49,7 +49,7 @@ export interface TokenResource {
   signing_secret: string | undefined;
   token_lifetime: number;
   rbac_enabled: boolean;
-  /** The management API: shared by every tenant (API.md §4). */
+  /** The management API: shared by every tenant (docs/contract.md §4). */
   is_system: boolean;
   /** Scope id → scope name. */
   scope_names: Readonly<Record<string, string>>;
@@ -85,7 +85,7 @@ export interface LoginStores {
   writeLoginHint: LoginHintWrite;
 }
 
-/** Dependencies of the OAuth endpoints, passed as arguments (DESIGN.md §3.2). */
+/** Dependencies of the OAuth endpoints, passed as arguments (docs/design.md §3.2). */
 export interface OAuthDeps {
   findClient(clientId: string): Promise<OAuthClient | undefined>;
   findResource(tenantId: string, identifierUrl: string): Promise<TokenResource | undefined>;
@@ -119,7 +119,7 @@ export interface OAuthDeps {
    * uniqueness marker the login's form names (`@`: an email; a leading `+`: a phone number; else a
    * username, which can hold neither: user-body-schemas.ts), which gives the user's id and the
    * prefix of its password hash (user-markers.ts `loginMarkerAttributes`). An unknown login does
-   * the same read, so the answer time does not tell whether a login exists (API.md §7.3). The user
+   * the same read, so the answer time does not tell whether a login exists (docs/contract.md §7.3). The user
    * itself is read by the counting write of the attempt (login-failures-repository.ts).
    */
   findLogin(tenantId: string, login: string): Promise<{ userId: string; passwordPrefix: string | undefined } | undefined>;
@@ -151,7 +151,7 @@ export interface OAuthDeps {
    */
   rbac: RbacRecordReads;
   issuer: string;
-  /** `{issuer}/identity/v1/`: the audience of management tokens (API.md §4). */
+  /** `{issuer}/identity/v1/`: the audience of management tokens (docs/contract.md §4). */
   managementAudience: string;
   now: () => Date;
   /** Tokens whose signature already verified, by the token's SHA-256 (verify-resource-token.ts). */

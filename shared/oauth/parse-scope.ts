@@ -7,7 +7,7 @@ export function parseScope(scope: string | undefined): string[] {
   if (scope === undefined) return [];
   const tokens = scope.split(' ').filter((s) => s.length > 0);
   for (const [i, t] of tokens.entries()) {
-    // API.md §8: the token is named by its place (1-based), never quoted.
+    // docs/contract.md §8: the token is named by its place (1-based), never quoted.
     if (!SCOPE_TOKEN.test(t)) throw oauthError(400, 'invalid_scope', `body.scope: token ${i + 1} is not a valid scope token.`);
   }
   return [...new Set(tokens)];

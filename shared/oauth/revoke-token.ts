@@ -28,7 +28,7 @@ const notYours = () => oauthError(400, 'unauthorized_client', 'body.token: was n
  * to another client.
  *
  * An access token is revoked until it would have expired anyway, bound to what verified it and
- * to its client (API.md §8): it only ever revokes itself. A refresh token revokes its family: every
+ * to its client (docs/contract.md §8): it only ever revokes itself. A refresh token revokes its family: every
  * refresh token of that login and, through their `sid`, the access and ID tokens issued from it
  * (RFC 7009 §2.1: "the authorization server ... SHOULD also invalidate all access tokens based on
  * the same authorization grant").

@@ -11,7 +11,7 @@ type ItemKey = { PK: string; SK: string };
 /** What decides whether a user's token still counts, as read (store/user-token-records.ts). */
 export interface UserTokenRecords {
   user: UserRecord | undefined;
-  /** The token's login family (`sid`) was revoked: a rotated refresh token of it came back (API.md §7.1). */
+  /** The token's login family (`sid`) was revoked: a rotated refresh token of it came back (docs/contract.md §7.1). */
   familyRevoked: boolean;
 }
 
@@ -49,7 +49,7 @@ export function loginOf(claims: { sub?: unknown; sid?: unknown }): { userId: str
 }
 
 /**
- * Whether a verified user token still counts, from what was read for it (plan decision 3, API.md
+ * Whether a verified user token still counts, from what was read for it (plan decision 3, docs/contract.md
  * §7.1): its user exists, in the token's tenant, and is not blocked; the token was issued AFTER the
  * whole second of the user's `tokens_revoked_at` (`revokedTokensSecond`); and its login family is
  * not revoked. Returns the user when it does.
@@ -112,7 +112,7 @@ export async function mintableNow(user: Pick<UserRecord, 'tokens_revoked_at'>, n
 
 /**
  * The user of a verified token that acts for a user, when the token still counts; undefined when it
- * does not. Storage errors propagate (503), never an answer (DESIGN.md §3.8).
+ * does not. Storage errors propagate (503), never an answer (docs/design.md §3.8).
  */
 export async function activeTokenUser(claims: AccessTokenClaims, reads: UserTokenReads): Promise<UserRecord | undefined> {
   const login = loginOf(claims);

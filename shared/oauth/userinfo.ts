@@ -11,7 +11,7 @@ import { verifyIssuedToken } from './verify-resource-token.ts';
 const notValid = () => invalidToken('The access token is missing, invalid, expired or revoked.');
 
 /**
- * OIDC Core §5.3 UserInfo (spec 4.2 "Get user info", API.md §5 and §7.1): the claims of the user a
+ * OIDC Core §5.3 UserInfo (spec 4.2 "Get user info", docs/contract.md §5 and §7.1): the claims of the user a
  * bearer token acts for, by the token's granted scopes (user-claims.ts), `sub` always.
  *
  * The token must be one of our access tokens signed with the service keys (ES256/RS256: an HS256
@@ -22,7 +22,7 @@ const notValid = () => invalidToken('The access token is missing, invalid, expir
  * invalid_token (RFC 6750 §3.1). A client's own token (client_credentials, no user) is 401 too: it
  * is not a credential for an end-user's claims at all, which a scope could not fix (Auth0 answers
  * the same). A user's token without `openid`: 403 insufficient_scope (OIDC Core §5.3.1).
- * Storage errors propagate as 503 (DESIGN.md §3.8).
+ * Storage errors propagate as 503 (docs/design.md §3.8).
  */
 export async function userInfo(token: string | undefined, deps: OAuthDeps): Promise<Record<string, unknown>> {
   if (token === undefined) throw missingBearer();

@@ -19,7 +19,7 @@ function verified(header: { alg?: unknown; kid?: unknown }, claims: AccessTokenC
 
 /**
  * Verifies an HS256 access token minted for a Resource with its own `signing_secret`
- * (API.md §5). The unverified `aud` and `tenant_id` only select which secret to try; the
+ * (docs/contract.md §5). The unverified `aud` and `tenant_id` only select which secret to try; the
  * signature, `typ`, `iss`, `aud`, `exp`, `nbf` and `iat` are then checked as for our other tokens.
  * Returns undefined when the token is not HS256 (the caller uses the service keys instead).
  */
@@ -52,7 +52,7 @@ export async function verifyResourceToken(token: string, deps: OAuthDeps): Promi
     // The secret may have been chosen by a tenant: the token only counts for a client of that
     // same tenant (a forged client_id of another tenant gets nothing) and, for a client's own
     // token, one still authorized on the resource, as client_credentials required. A user token
-    // needs no link: the user's permissions decide it, not the client's (API.md §7.1), so the
+    // needs no link: the user's permissions decide it, not the client's (docs/contract.md §7.1), so the
     // grants mint it for any Resource of the tenant, and it must introspect and revoke as minted.
     const client = await deps.findClient(claims.client_id);
     if (

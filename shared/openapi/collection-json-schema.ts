@@ -14,7 +14,7 @@ const TYPES: Readonly<Record<AttributeType, JsonSchema>> = {
 /**
  * A management record as JSON Schema, from its collection's declaration (shared/lists: the
  * attributes a list may project, filter and sort, and the children `expand=all` adds). No member
- * is required: `fields=` keeps only the named ones (API.md §3). Nothing else may appear, so a view
+ * is required: `fields=` keeps only the named ones (docs/contract.md §3). Nothing else may appear, so a view
  * that grows a member its collection does not declare fails the contract test.
  */
 export function recordJsonSchema(collection: CollectionSpec): JsonSchema {
@@ -36,7 +36,7 @@ export function recordJsonSchema(collection: CollectionSpec): JsonSchema {
   return { type: 'object', properties, additionalProperties: false } as JsonSchema;
 }
 
-/** The list envelope of API.md §3 around `items` (a schema or a reference to one). */
+/** The list envelope of docs/contract.md §3 around `items` (a schema or a reference to one). */
 export function listJsonSchema(items: JsonSchema): JsonSchema {
   return {
     type: 'object',

@@ -36,10 +36,10 @@ const FOLDER_TAGS: Readonly<Record<string, string>> = {
 
 /**
  * The OpenAPI 3.1 document of the route table (docs/openapi.md): every route with its security
- * requirement (API.md §4: the management API's scope on an OAuth 2.0 client-credentials scheme,
+ * requirement (docs/contract.md §4: the management API's scope on an OAuth 2.0 client-credentials scheme,
  * client authentication on the OAuth endpoints), path and query parameters and request bodies from
  * the handler's valibot schemas, success responses from its `responses`, and the error shapes of
- * API.md §2. Generated, never written: a route declared the usual way (a row in shared/routes/
+ * docs/contract.md §2. Generated, never written: a route declared the usual way (a row in shared/routes/
  * and a handler built on `httpHandler`/`oauthHandler`/`managementHandler`) documents itself.
  */
 export function buildOpenApiDocument(input: DocumentInput): Json {
@@ -142,8 +142,8 @@ function descriptionOf(route: Route, spec: RouteSpec): string {
   const auth = route.auth;
   const lines = [`Handler: \`${route.handler}\`.`];
   if (auth.type === 'bearer' && auth.scope) {
-    lines.push(`Scope: \`${auth.scope}\` (API.md §4).`);
-    if (auth.self) lines.push(`Or the user's own access token, when \`${auth.self}\` is the token's \`sub\` (API.md §7.6).`);
+    lines.push(`Scope: \`${auth.scope}\` (docs/contract.md §4).`);
+    if (auth.self) lines.push(`Or the user's own access token, when \`${auth.self}\` is the token's \`sub\` (docs/contract.md §7.6).`);
   } else if (auth.type === 'bearer') lines.push('Any valid access token of this service.');
   else if (spec.bearerToken) lines.push('Bearer access token of the user (OIDC Core §5.3).');
   else if (auth.type === 'client')
@@ -168,7 +168,8 @@ function securitySchemes(scopes: readonly string[]): Json {
   return {
     managementApi: {
       type: 'oauth2',
-      description: "An access token whose `aud` is the management API's identifier and whose `scope` holds the route's scope (API.md §4).",
+      description:
+        "An access token whose `aud` is the management API's identifier and whose `scope` holds the route's scope (docs/contract.md §4).",
       flows: { clientCredentials: { tokenUrl: '/token', scopes: Object.fromEntries(scopes.map((s) => [s, s])) } },
     },
     bearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of this service.' },
@@ -218,7 +219,7 @@ function queryParameters(spec: RouteSpec): Json[] {
 }
 
 /**
- * The body's media types (API.md §2): hosted pages take their forms; the OAuth endpoints and
+ * The body's media types (docs/contract.md §2): hosted pages take their forms; the OAuth endpoints and
  * the routes whose client authenticates itself take form always and JSON too; the management
  * API takes JSON.
  */
@@ -254,7 +255,7 @@ function responseOf(status: number, body: ResponseBody, schemas: Record<string, 
       if (body.kind === 'record') return { description: statusText(status), content: { [JSON_TYPE]: { schema: ref } } };
       schemas[`${name}.list`] ??= listJsonSchema(ref);
       return {
-        description: 'A page of the list (API.md §3)',
+        description: 'A page of the list (docs/contract.md §3)',
         content: { [JSON_TYPE]: { schema: { $ref: `#/components/schemas/${name}.list` } } },
       };
     }
@@ -277,10 +278,10 @@ function responseOf(status: number, body: ResponseBody, schemas: Record<string, 
 
 const statusText = (status: number) => (status === 201 ? 'Created' : 'OK');
 
-/** The error body of API.md §2; on OAuth endpoints also RFC 6749 §5.2's `error` and `error_description`. */
+/** The error body of docs/contract.md §2; on OAuth endpoints also RFC 6749 §5.2's `error` and `error_description`. */
 function errorSchema(oauth: boolean): JsonSchema {
   const base: Json = {
-    code: { type: 'string', description: 'API.md §2, e.g. `invalid_request`, `not_found`.' },
+    code: { type: 'string', description: 'docs/contract.md §2, e.g. `invalid_request`, `not_found`.' },
     message: { type: 'string', description: 'Names the field or parameter at fault; never echoes a request value.' },
   };
   const oauthMembers: Json = {
@@ -321,7 +322,7 @@ const ERROR_RESPONSES: Json = Object.fromEntries(
       ['Conflict', 'Duplicate, concurrent modification, or a link that exists or is missing (`conflict`).', {}],
       [
         'TooManyRequests',
-        'Throttled (`too_many_requests`): by API Gateway, by the web application firewall’s per-address rate rules, or by the service (the login lockout, API.md §7.3).',
+        'Throttled (`too_many_requests`): by API Gateway, by the web application firewall’s per-address rate rules, or by the service (the login lockout, docs/contract.md §7.3).',
         retryAfter,
       ],
       [
@@ -340,13 +341,13 @@ const ERROR_RESPONSES: Json = Object.fromEntries(
 function errorResponses(route: Route, spec: RouteSpec): Json {
   if (spec.page) {
     const html = { [HTML_TYPE]: { schema: { type: 'string' } } };
-    const page = { description: 'An HTML error page (API.md §7.8)', content: html };
+    const page = { description: 'An HTML error page (docs/contract.md §7.8)', content: html };
     // API Gateway and the WAF answer before the page's function runs, in the API's JSON shape.
     const orJson = (name: string) => {
       const shared = ERROR_RESPONSES[name] as Json;
       return {
         ...shared,
-        description: `${shared.description} From the page itself, an HTML error page (API.md §7.8).`,
+        description: `${shared.description} From the page itself, an HTML error page (docs/contract.md §7.8).`,
         content: { ...html, ...(shared.content as Json) },
       };
     };

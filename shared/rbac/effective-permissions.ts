@@ -2,7 +2,7 @@ import type { TokenGrants } from '../records/client-record.ts';
 import type { IdSet } from '../records/group-record.ts';
 
 /**
- * Effective permissions of a user (API.md §7.1, §7.6; docs/rbac.md), computed from the small
+ * Effective permissions of a user (docs/contract.md §7.1, §7.6; docs/rbac.md), computed from the small
  * copies the link changes keep, never materialised per user:
  *
  *   the user's own `token_grants` (direct permissions)
@@ -59,10 +59,10 @@ export interface RbacRecordReads {
   read(ids: { roles: readonly string[]; groups: readonly string[] }): Promise<RbacRecords>;
 }
 
-/** Where a permission comes from (API.md §7.6 `sources`). */
+/** Where a permission comes from (docs/contract.md §7.6 `sources`). */
 export type PermissionSource = { type: 'direct' } | { type: 'role'; id: string } | { type: 'group'; id: string };
 
-/** A group the user is in, directly or through nesting (API.md §7.6 `/users/{id}/groups`). */
+/** A group the user is in, directly or through nesting (docs/contract.md §7.6 `/users/{id}/groups`). */
 export interface EffectiveGroup {
   group: RbacGroup;
   /** A direct member (also when it is inherited as well). */

@@ -2,7 +2,7 @@ import type { AuditFields, KeyValue } from './common.ts';
 
 /** Spec §2.3; the inner fields of urls/oauth/saml/wsfed are open (spec: "not shown"). */
 export interface ClientMetadata {
-  /** Grants the client may use at `/token` (API.md §5.1): anything else is `unauthorized_client`. */
+  /** Grants the client may use at `/token` (docs/contract.md §5.1): anything else is `unauthorized_client`. */
   grant_types: string[];
   /** `redirect_uris`, `post_logout_redirect_uris`, `allowed_origins`, ... (used by /authorize and /logout). */
   urls: Record<string, unknown>;
@@ -20,7 +20,7 @@ export interface ClientMetadata {
  *   (shared/clients/client-secret.ts); absent for public clients.
  * - `secret_sealed`: the secret encrypted with the SecretBox, opened only for `read:client_keys`
  *   callers and for the response of a secret change; absent for public clients.
- * - `is_default`: the Default Client made at bootstrap (API.md §4): never deleted (403).
+ * - `is_default`: the Default Client made at bootstrap (docs/contract.md §4): never deleted (403).
  * - `aggregations`: counts of its resource links and permissions, kept exact by the link and
  *   permission transactions (never by PATCH).
  * - `links_version`: +1 per change of its links/permissions; optimistic lock of cascades.
@@ -42,7 +42,7 @@ export interface ClientRecord extends AuditFields {
   app_metadata: KeyValue[];
   is_public: boolean;
   is_first_party: boolean;
-  /** A global client may act on every tenant (API.md §4). */
+  /** A global client may act on every tenant (docs/contract.md §4). */
   is_global: boolean;
   is_default: boolean;
   secret_hash?: string;

@@ -4,7 +4,7 @@ export interface KeyValue {
   value: string;
 }
 
-/** API.md §6: every record carries these; `created_by` is the caller's `sub`. */
+/** docs/contract.md §6: every record carries these; `created_by` is the caller's `sub`. */
 export interface AuditFields {
   created_by: string;
   created_at: string;

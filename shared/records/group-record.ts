@@ -4,16 +4,16 @@ import type { AuditFields } from './common.ts';
 export type IdSet = Record<string, true>;
 
 /**
- * A Group (API.md §6) as stored at `GROUP#{id}` / `GROUP` (GSI1 `TENANT#{t}#GROUPS` / id), with
+ * A Group (docs/contract.md §6) as stored at `GROUP#{id}` / `GROUP` (GSI1 `TENANT#{t}#GROUPS` / id), with
  * the marker `UNIQUE#GROUP_NAME#{tenant}#{group_name lower-cased}` put, moved and deleted in the
  * same transaction as the record.
  *
- * Beyond API.md §6 it stores the small copies the token path reads (docs/management-groups.md),
+ * Beyond docs/contract.md §6 it stores the small copies the token path reads (docs/management-groups.md),
  * never shown to a caller (GROUP_STORAGE_ONLY):
  * - `role_ids`: its direct roles (the group-role links it holds);
  * - `parent_ids`: its direct parents; `ancestor_ids`: every ancestor (the closure upward);
  * - `depth`: the longest chain from a root down to it (a root = 1); `height`: the longest chain
- *   from it down to a leaf (a leaf = 1). Both bound nesting at 10 levels (API.md §7.6);
+ *   from it down to a leaf (a leaf = 1). Both bound nesting at 10 levels (docs/contract.md §7.6);
  * - `version` (+1 per change of its own fields) and `links_version` (+1 per link change).
  */
 export interface GroupRecord extends AuditFields {
@@ -67,12 +67,12 @@ export interface GroupRoleLink extends LinkAudit {
   role_id: string;
 }
 
-/** `GROUP#{parent}` / `CHILD#{child}` (GSI2 `GROUP#{child}#PARENTS` / parent); API.md §7.6 names. */
+/** `GROUP#{parent}` / `CHILD#{child}` (GSI2 `GROUP#{child}#PARENTS` / parent); docs/contract.md §7.6 names. */
 export interface NestedGroupLink extends LinkAudit {
   parent_group_id: string;
   /** The child. */
   group_id: string;
 }
 
-/** API.md §7.6: a chain of 10 groups is allowed, an 11th level is 409. */
+/** docs/contract.md §7.6: a chain of 10 groups is allowed, an 11th level is 409. */
 export const MAX_GROUP_DEPTH = 10;

@@ -1,6 +1,6 @@
 import type { AuditFields } from './common.ts';
 
-/** Who holds a permission besides clients: a role, or a user directly (API.md §6). */
+/** Who holds a permission besides clients: a role, or a user directly (docs/contract.md §6). */
 export type PermissionHolderKind = 'role' | 'user';
 
 /**

@@ -4,7 +4,7 @@ export type SigningAlgorithm = 'ES256' | 'RS256' | 'HS256';
 
 /** Spec §2.7 resource_metadata. */
 export interface ResourceMetadata {
-  /** The management API itself (API.md §4): cannot be deleted or lose its scopes. */
+  /** The management API itself (docs/contract.md §4): cannot be deleted or lose its scopes. */
   is_system: boolean;
   /** The `aud` of its tokens, the `audience`/`resource` a client asks for; unique per tenant. */
   identifier_url: string;
@@ -13,7 +13,7 @@ export interface ResourceMetadata {
   signing_secret?: string;
   /** Access-token lifetime in seconds. */
   token_lifetime: number;
-  /** Put `permissions` in access tokens (API.md §5.1). */
+  /** Put `permissions` in access tokens (docs/contract.md §5.1). */
   rbac_enabled: boolean;
   scopes_added: boolean;
   skip_consent_for_first_party: boolean;

@@ -2,7 +2,7 @@ import type { TokenGrants } from './client-record.ts';
 import type { AuditFields } from './common.ts';
 
 /**
- * A Role (API.md §6) at `ROLE#{id}` / `ROLE`, in GSI1 `TENANT#{t}#ROLES`; `role_name` is unique per
+ * A Role (docs/contract.md §6) at `ROLE#{id}` / `ROLE`, in GSI1 `TENANT#{t}#ROLES`; `role_name` is unique per
  * tenant (marker `ROLE_NAME`, exact value). `token_grants` (resource id → { scope id: true }) is
  * the copy of its permissions the token path reads (store/token-copies.ts, holder kind `role`);
  * `links_version` is the optimistic lock of its links (docs/data-model.md §1). Neither, nor
@@ -13,7 +13,7 @@ export interface RoleRecord extends AuditFields {
   tenant_id: string;
   role_name: string;
   role_description?: string;
-  /** Direct links (API.md §7.6): permission items and member items. */
+  /** Direct links (docs/contract.md §7.6): permission items and member items. */
   aggregations: { permissions: number; members: number };
   token_grants: TokenGrants;
   token_grants_version: number;
@@ -35,7 +35,7 @@ export interface RolePatch {
 }
 
 /**
- * A user holding a role (API.md §6 link records) at `ROLE#{role_id}` / `MEMBER#{user_id}`, seen
+ * A user holding a role (docs/contract.md §6 link records) at `ROLE#{role_id}` / `MEMBER#{user_id}`, seen
  * from the user through GSI2 `USER#{user_id}#ROLES` / role id: one item, both ends.
  */
 export interface RoleMember extends AuditFields {

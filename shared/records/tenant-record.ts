@@ -4,7 +4,7 @@ import type { AuditFields, KeyValue } from './common.ts';
 export const DEFAULT_TENANT_ID = '00000000-0000-7000-8000-000000000001';
 
 /**
- * A Tenant (API.md §6). Stored at `TENANT#{id}` / `TENANT`; `tenant_name` is unique through a
+ * A Tenant (docs/contract.md §6). Stored at `TENANT#{id}` / `TENANT`; `tenant_name` is unique through a
  * `UNIQUE#TENANT_NAME#{name}` marker.
  */
 export interface TenantRecord extends AuditFields {

@@ -1,6 +1,6 @@
 import type { AuditFields, KeyValue } from './common.ts';
 
-/** OIDC Core §5.1.1 address claim (API.md §6 User `address`). */
+/** OIDC Core §5.1.1 address claim (docs/contract.md §6 User `address`). */
 export interface UserAddress {
   country?: string;
   postal_code?: string;
@@ -11,8 +11,8 @@ export interface UserAddress {
 }
 
 /**
- * The profile fields of a User (API.md §6), settable on create and modify, and the claims
- * `/userinfo` and ID tokens release by scope (API.md §7.1, OIDC Core §5.4).
+ * The profile fields of a User (docs/contract.md §6), settable on create and modify, and the claims
+ * `/userinfo` and ID tokens release by scope (docs/contract.md §7.1, OIDC Core §5.4).
  */
 export interface UserProfile {
   email?: string;
@@ -36,24 +36,24 @@ export interface UserProfile {
 }
 
 /**
- * A User (API.md §6) as stored at `USER#{id}` / `USER` (GSI1 `TENANT#{t}#USERS` / id).
+ * A User (docs/contract.md §6) as stored at `USER#{id}` / `USER` (GSI1 `TENANT#{t}#USERS` / id).
  *
- * Unique per tenant through marker items (keys.marker, DESIGN.md §3.7), put and deleted in the
+ * Unique per tenant through marker items (keys.marker, docs/design.md §3.7), put and deleted in the
  * same transaction as the record, each naming the user in `target_id`:
  * `UNIQUE#USER_EMAIL#{tenant}#{email lower-cased}`, `UNIQUE#USER_NAME#{tenant}#{username
  * lower-cased}` and `UNIQUE#USER_PHONE#{tenant}#{phone_number}` (userMarkerValue below). The markers
  * serve the `q=(email=...)` style lookups of the list and the login of the password and OTP
  * grants: one GetItem for the marker, one for the user.
  *
- * Beyond API.md §6 it stores (never handed to a caller, see USER_STORAGE_ONLY):
- * - `password_hash`: argon2id PHC string (API.md §7.2); absent when the user has no password.
+ * Beyond docs/contract.md §6 it stores (never handed to a caller, see USER_STORAGE_ONLY):
+ * - `password_hash`: argon2id PHC string (docs/contract.md §7.2); absent when the user has no password.
  * - `tokens_revoked_at`: ISO time; every refresh token created before it, and every access or ID
  *   token whose `iat` (whole seconds) is before its whole second, is dead. Blocking, a password
  *   change and "revoke all" set it in the same write as their change: O(1) whatever the number of
  *   tokens (refresh items are deleted later, or expire). Tokens minted in the very second of the
  *   revocation survive it (`iat` has no finer grain): the bound is one second.
  * - `version`: +1 per change (optimistic lock of merges and cascades).
- * - `login_failures`, `login_attempt_at` (epoch ms): the lockout count of API.md §7.3
+ * - `login_failures`, `login_attempt_at` (epoch ms): the lockout count of docs/contract.md §7.3
  *   (store/login-failures-repository.ts), written by login attempts only.
  * - `otp_enrolled`: whether a TOTP authenticator is enrolled, written in the same transaction as
  *   the authenticator item (store/otp-repository.ts), so a password login knows from the user item
@@ -83,7 +83,7 @@ export interface UserRecord extends AuditFields, UserProfile {
   version: number;
 }
 
-/** The profile fields in the order a User shows them (API.md §6). */
+/** The profile fields in the order a User shows them (docs/contract.md §6). */
 export const USER_PROFILE_FIELDS = [
   'email',
   'email_verified',
@@ -117,7 +117,7 @@ export const USER_STORAGE_ONLY = [
 ] as const;
 
 /**
- * A User (API.md §6) as every caller sees it, in this order: an allow-list, so a field added to the
+ * A User (docs/contract.md §6) as every caller sees it, in this order: an allow-list, so a field added to the
  * record later (as `otp_enrolled` was) stays hidden until someone lists it here.
  */
 export const USER_VIEW_FIELDS = [
@@ -136,12 +136,12 @@ export const USER_VIEW_FIELDS = [
   'updated_at',
 ] as const satisfies readonly (keyof UserRecord)[];
 
-/** The three login identifiers, each unique per tenant (API.md §6). */
+/** The three login identifiers, each unique per tenant (docs/contract.md §6). */
 export type UserLoginKind = 'email' | 'username' | 'phone_number';
 
 /**
  * The value a uniqueness marker holds for a login identifier. Email and username compare without
- * case (API.md §6 says so for email; Auth0 and Keycloak do the same for usernames, so `Alice` and
+ * case (docs/contract.md §6 says so for email; Auth0 and Keycloak do the same for usernames, so `Alice` and
  * `alice` are one user); a phone number is stored as given (E.164 is checked on input).
  */
 export const userMarkerValue = (kind: UserLoginKind, value: string): string => (kind === 'phone_number' ? value : value.toLowerCase());
@@ -160,7 +160,7 @@ export interface NewUser extends UserProfile {
 }
 
 /**
- * A merge PATCH of a user (API.md §6). Objects merge (`address`, `user_metadata`), arrays and
+ * A merge PATCH of a user (docs/contract.md §6). Objects merge (`address`, `user_metadata`), arrays and
  * scalars replace; `null` on an optional profile field removes it (and frees its marker).
  */
 export type UserPatch = {

@@ -18,7 +18,7 @@ export const FUNCTION_TIMEOUTS = {
 } as const;
 export type FunctionGroup = keyof typeof FUNCTION_TIMEOUTS;
 
-/** The group of a route, by its path: the management API, health, and OAuth 2.0 / OIDC at the root (API.md §1). */
+/** The group of a route, by its path: the management API, health, and OAuth 2.0 / OIDC at the root (docs/contract.md §1). */
 const GROUP_BY_PREFIX: readonly (readonly [string, FunctionGroup])[] = [
   ['/identity/v1/', 'management'],
   ['/company/v1/health', 'health'],

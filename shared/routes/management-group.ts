@@ -1,7 +1,7 @@
 import { bearer } from './auth-rules.ts';
 import type { Access, HttpMethod, Route } from './route.ts';
 
-/** The management API's base path (API.md §6). */
+/** The management API's base path (docs/contract.md §6). */
 export const MANAGEMENT_BASE = '/identity/v1';
 
 /** One route of a management group: method, path below the group, handler module, scope, access. */
@@ -16,7 +16,7 @@ export type GroupRoute = readonly [
 ];
 
 /**
- * The routes of one management group (API.md §6), e.g. `clients`: paths under
+ * The routes of one management group (docs/contract.md §6), e.g. `clients`: paths under
  * `/identity/v1/{group}`, handlers in `functions/{group}/`, and each row's scope either an
  * action on the group (`read` → `read:clients`) or a full scope (`update:client_keys`). `common`
  * holds what every route of the group shares (a throttle, ...). Adding a group is one call in

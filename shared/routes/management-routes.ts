@@ -3,7 +3,7 @@ import { client } from './auth-rules.ts';
 import { MANAGEMENT_BASE as M, managementGroup } from './management-group.ts';
 import type { Route } from './route.ts';
 
-/** The management API (API.md §6): one group per area, declared with `managementGroup`. */
+/** The management API (docs/contract.md §6): one group per area, declared with `managementGroup`. */
 export const MANAGEMENT_ROUTES: readonly Route[] = [
   ...managementGroup('clients', [
     ['GET', '', 'list-clients', 'read', LIST],
@@ -39,7 +39,7 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['DELETE', '/{resource_id}/clients', 'revoke-resource-clients', 'update', WRITE],
   ]),
 
-  // Users (API.md §6, §7.5, §7.6; docs/management-users.md). Password and OTP are "self" routes.
+  // Users (docs/contract.md §6, §7.5, §7.6; docs/management-users.md). Password and OTP are "self" routes.
   ...managementGroup('users', [
     ['GET', '', 'list-users', 'read', LIST],
     ['POST', '', 'create-user', 'create', WRITE],
@@ -75,7 +75,7 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['DELETE', '/{user_id}/roles', 'remove-user-roles', 'update', WRITE],
   ]),
 
-  // Groups (API.md §6, §7.6; docs/management-groups.md).
+  // Groups (docs/contract.md §6, §7.6; docs/management-groups.md).
   ...managementGroup('groups', [
     ['GET', '', 'list-groups', 'read', LIST],
     ['POST', '', 'create-group', 'create', WRITE],
@@ -116,7 +116,7 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['DELETE', '/{user_id}/grants/{grant_id}', 'delete-user-grant', 'delete:grants', WRITE],
   ]),
 
-  // Self-service sign-up (API.md §6, §7.5; docs/users.md "Registration and email"): the client
+  // Self-service sign-up (docs/contract.md §6, §7.5; docs/users.md "Registration and email"): the client
   // authenticates itself; the one function that sends email. Throttled on its own: API Gateway's
   // per-route bucket is shared by all callers, so it caps the stage's sign-up rate (and its SES
   // spend), not one caller's (docs/security.md "Rate limits").
@@ -128,7 +128,7 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     access: { ...WRITE, email: true },
     throttle: { rateLimit: 10, burstLimit: 20 },
   },
-  // Tickets (API.md §6; docs/browser-flows.md "Tickets"): the page's links.
+  // Tickets (docs/contract.md §6; docs/browser-flows.md "Tickets"): the page's links.
   ...managementGroup('tickets', [
     ['POST', '/password-change', 'create-password-change-ticket', 'create:tickets', WRITE],
     ['POST', '/email-verification', 'create-email-verification-ticket', 'create:tickets', WRITE],

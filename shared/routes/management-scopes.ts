@@ -1,4 +1,4 @@
-/** Every scope of the management API (API.md §6), granted to the Default Client at bootstrap. */
+/** Every scope of the management API (docs/contract.md §6), granted to the Default Client at bootstrap. */
 export const MANAGEMENT_SCOPES: readonly string[] = [
   ...['clients', 'resources', 'tenants', 'identity_providers', 'roles', 'users', 'groups'].flatMap((r) =>
     ['read', 'create', 'update', 'delete'].map((a) => `${a}:${r}`),

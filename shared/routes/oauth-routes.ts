@@ -2,13 +2,13 @@ import { INTROSPECT, READ, SIGN, WRITE, WRITE_DECRYPT } from './access-profiles.
 import { client, none } from './auth-rules.ts';
 import type { Route } from './route.ts';
 
-/** OAuth 2.0 / OIDC at the root (API.md §5), with the device flow's user-code pages. */
+/** OAuth 2.0 / OIDC at the root (docs/contract.md §5), with the device flow's user-code pages. */
 export const OAUTH_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/.well-known/openid-configuration', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'functions/oauth/discovery', auth: none, access: READ },
   { method: 'GET', path: '/.well-known/jwks.json', handler: 'functions/oauth/jwks', auth: none, access: READ },
   // Password and OTP attempts ride on this bucket: API Gateway throttles by method and path, not by
-  // grant_type (a body field). Guessing is bounded per user by the lockout (API.md §7.3) and per
+  // grant_type (a body field). Guessing is bounded per user by the lockout (docs/contract.md §7.3) and per
   // address by a WAF rule (docs/security.md "Rate limits").
   {
     method: 'POST',
@@ -91,7 +91,7 @@ export const OAUTH_ROUTES: readonly Route[] = [
 ];
 
 /**
- * The OAuth endpoints of API.md §2, whose errors also carry RFC 6749 §5.2's `error` and
+ * The OAuth endpoints of docs/contract.md §2, whose errors also carry RFC 6749 §5.2's `error` and
  * `error_description`: their handlers say so (`oauth: true`); the fallback function's 405 and the
  * local server's own 405, 413 and 429 on these paths say it too, as API Gateway's gateway
  * responses do (infra/constructs/gateway-responses.ts). test/local/local-server-answers.test.ts

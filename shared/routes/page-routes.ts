@@ -1,7 +1,7 @@
 import { none } from './auth-rules.ts';
 import type { Route } from './route.ts';
 
-/** The hosted pages (API.md §5, §7.4): HTML. The device flow's page is with the OAuth routes. */
+/** The hosted pages (docs/contract.md §5, §7.4): HTML. The device flow's page is with the OAuth routes. */
 export const PAGE_ROUTES: readonly Route[] = [
   // The ticket page (docs/users.md "The ticket page"): HTML; decrypt opens the hosted pages' CSRF
   // key and the secret box's data key (an authenticator enrolment seals its secret on the ticket).
@@ -23,7 +23,7 @@ export const PAGE_ROUTES: readonly Route[] = [
   // Hosted login, consent and logout pages (docs/browser-flows.md): HTML.
   // Decrypt opens the hosted pages' CSRF key and the sealed TOTP secrets of the OTP step. POST
   // /login has its own bucket: every password guess of the stage rides on it (the per-user lockout
-  // of API.md §7.3 bounds guesses per account, this bounds them per stage).
+  // of docs/contract.md §7.3 bounds guesses per account, this bounds them per stage).
   ...(['GET', 'POST'] as const).flatMap((method) =>
     (['login', 'consent', 'logout'] as const).map(
       (page): Route => ({

@@ -7,7 +7,7 @@ import { PAGE_ROUTES } from './page-routes.ts';
 import type { Route } from './route.ts';
 
 /**
- * The route table: the one place that lists endpoints (DESIGN.md §2), assembled from one row file
+ * The route table: the one place that lists endpoints (docs/design.md §2), assembled from one row file
  * per area. The CDK app builds the REST API, one Lambda per handler and its grants from it; the
  * local server routes requests with it (match-route.ts); the OpenAPI document is generated from
  * it; the HTTP pipeline reads a route's auth rule and scope from it. Adding an endpoint = one row

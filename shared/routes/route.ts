@@ -1,5 +1,5 @@
 /**
- * What a row of the route table says (DESIGN.md §2): the table itself is assembled in
+ * What a row of the route table says (docs/design.md §2): the table itself is assembled in
  * route-table.ts from one row file per area (health, OAuth, management, pages, docs).
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -24,9 +24,9 @@ export interface Access {
 /**
  * `none`: public. `client`: the use case authenticates the caller itself (its client, RFC 6749
  * §2.3; or, at `/userinfo`, its bearer token).
- * `bearer`: an access token of this service (DESIGN §4, API.md §4), with `scope` when given; with
+ * `bearer`: an access token of this service (DESIGN §4, docs/contract.md §4), with `scope` when given; with
  * `self`, a user's own token also passes when the path parameter of that name is the user's id
- * (API.md §7.6 "self" routes, shared/http/authenticate.ts).
+ * (docs/contract.md §7.6 "self" routes, shared/http/authenticate.ts).
  */
 export type AuthRule = { type: 'none' } | { type: 'client' } | { type: 'bearer'; scope?: string; self?: string };
 

@@ -2,7 +2,7 @@ import type { ClientMetadata, ClientRecord, NewClient } from '../records/client-
 import { newAuditFields } from '../records/common.ts';
 
 /**
- * API.md §5.1: new clients may use these grants; a public client cannot authenticate, so it gets
+ * docs/contract.md §5.1: new clients may use these grants; a public client cannot authenticate, so it gets
  * no `client_credentials`. `password` and `implicit` are never on by default.
  */
 export const defaultGrantTypes = (isPublic: boolean): string[] =>

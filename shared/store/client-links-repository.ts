@@ -16,7 +16,7 @@ import { uuidv7 } from './uuidv7.ts';
 import { keyString } from './writes.ts';
 
 /**
- * Client ↔ resource links (spec §2.5, §2.9; API.md §6). A link is `CLIENT#{c}` / `RESOURCE#{r}`
+ * Client ↔ resource links (spec §2.5, §2.9; docs/contract.md §6). A link is `CLIENT#{c}` / `RESOURCE#{r}`
  * (GSI2 `RESOURCE#{r}#CLIENTS` / c). Every change is all-or-nothing: each id is validated on a
  * consistent read first (unknown → 404, existing link when adding → 409, missing link when
  * removing → 404, nothing written), then the links, `client.aggregations.resources` and each
@@ -42,7 +42,7 @@ export interface ClientLinksRepository {
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
 /**
- * API.md §8: messages name the path parameter or body field at fault, never the ids sent
+ * docs/contract.md §8: messages name the path parameter or body field at fault, never the ids sent
  * (`client` says which: `The client` of the path, or `body.clients: a client`).
  */
 const tooManyResources = (client: string) =>
@@ -60,7 +60,7 @@ export function clientLinksRepository(db: DynamoDBDocumentClient, tableName: str
     return toRecord<ResourceRecord>(item);
   };
   /**
-   * API.md §4: a non-global client only sees its own tenant's resources, and the system resource
+   * docs/contract.md §4: a non-global client only sees its own tenant's resources, and the system resource
    * (the management API), which every tenant shares: a tenant's own admin client is authorized on
    * it, and the tenant rules of the management API keep it inside its tenant.
    */

@@ -15,7 +15,7 @@ import { uuidv7 } from './uuidv7.ts';
 import { keyString } from './writes.ts';
 
 /**
- * Client permissions (spec §2.6; API.md §6). A permission is `CLIENT#{c}` /
+ * Client permissions (spec §2.6; docs/contract.md §6). A permission is `CLIENT#{c}` /
  * `PERMISSION#{r}#{s}` (GSI2 `SCOPE#{s}#HOLDERS` / `CLIENT#{c}`), so the token endpoint reads a
  * client's grants with the client. Grant and revoke are all-or-nothing over the whole body:
  * validated on a consistent read, then one transaction that also moves
@@ -41,7 +41,7 @@ const pairKey = (p: { resource_id: string; scope_id: string }) => `${p.resource_
 export function clientPermissionsRepository(db: DynamoDBDocumentClient, tableName: string, now: () => Date): ClientPermissionsRepository {
   const mustRead = async (clientId: string) => {
     const p = await readClientPartition(db, tableName, clientId);
-    // API.md §8: messages name the path parameter or body field at fault, never the ids sent.
+    // docs/contract.md §8: messages name the path parameter or body field at fault, never the ids sent.
     if (!p) throw notFound('Client not found.');
     return p;
   };

@@ -1,5 +1,5 @@
 /**
- * `type` and `schema_version` are stored on every item (DESIGN.md §3.6), so a migration can find
+ * `type` and `schema_version` are stored on every item (docs/design.md §3.6), so a migration can find
  * and upgrade items of one kind and shape without guessing from keys.
  */
 export const SCHEMA_VERSION = 1;

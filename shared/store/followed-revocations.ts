@@ -24,7 +24,7 @@ const PRUNE_EVERY_MS = 60_000;
  * A token's check is then a lookup in memory, whatever the number of distinct tokens: the cost
  * does not grow with the tokens a container has not seen lately.
  *
- * - Bound as stored (API.md §8): an entry revokes the token of its own jti, verifier and client;
+ * - Bound as stored (docs/contract.md §8): an entry revokes the token of its own jti, verifier and client;
  *   an entry of the unbound format (verifier undefined) the token of its jti and client.
  * - A revocation made in this container is seen by it at once; made elsewhere, within
  *   `refreshMs` of being stored.

@@ -19,7 +19,7 @@ import { deleteItem, type Key, keyString, putItem, updateItem, type Write } from
 /**
  * Group links: members (one item `GROUP#{g}` / `MEMBER#{u}`, GSI2 `USER#{u}#GROUPS` / g, changed
  * from either end), roles (group-roles.ts) and nested groups (group-nesting.ts). A member change is all-or-nothing
- * (API.md §6): every id is validated on consistent reads first (unknown or another tenant's → 404,
+ * (docs/contract.md §6): every id is validated on consistent reads first (unknown or another tenant's → 404,
  * existing link when adding → 409, missing link when removing → 404, nothing written), then each
  * link, the group's `aggregations.members`, and the user's `group_ids` mirror and
  * `aggregations.groups` change in the same transaction (ordered, count-exact chunks above 100
@@ -147,7 +147,7 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
   };
 
   /**
-   * API.md §8: messages name the path parameter or body field at fault, never the ids sent. `from`
+   * docs/contract.md §8: messages name the path parameter or body field at fault, never the ids sent. `from`
    * is the end the path names: `group` (`/groups/{id}/members`, body `users`) or `user`
    * (`/users/{id}/groups`, body `groups`).
    */

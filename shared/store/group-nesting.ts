@@ -12,7 +12,7 @@ import { uuidv7 } from './uuidv7.ts';
 import { deleteItem, type Path, putItem, updateItem, type Write } from './writes.ts';
 
 /**
- * Nested groups (API.md §6, §7.6; docs/management-groups.md "Nesting"). A link is
+ * Nested groups (docs/contract.md §6, §7.6; docs/management-groups.md "Nesting"). A link is
  * `GROUP#{parent}` / `CHILD#{child}` (GSI2 `GROUP#{child}#PARENTS` / parent). Each group keeps its
  * closure: `parent_ids`, `ancestor_ids`, `depth` (root = 1), `height` (leaf = 1).
  *
@@ -199,7 +199,7 @@ async function editChildren(
     // (read after it, a stale record could pass with a fresh version: the race test caught that).
     const tenantId = await tenantOf(db, tableName, now, parentId, ids);
     if (tenantId === undefined) {
-      // API.md §8: messages name the path parameter or body field at fault, never the ids sent.
+      // docs/contract.md §8: messages name the path parameter or body field at fault, never the ids sent.
       if (parentMustExist) throw notFound('Group not found.');
       // Neither end is left: only link items to delete.
       if (edit.kind === 'remove') await commitPlan(db, tableName, [ids.map((c) => deleteItem(keys.groupChild(parentId, c)))]);

@@ -13,7 +13,7 @@ import { uuidv7 } from './uuidv7.ts';
 import { checkItem, deleteItem, type Key, keyString, putItem, updateItem, type Write } from './writes.ts';
 
 /**
- * Group roles (API.md §6 `/groups/{id}/roles`): `GROUP#{g}` / `ROLE#{r}` (GSI2 `ROLE#{r}#GROUPS` /
+ * Group roles (docs/contract.md §6 `/groups/{id}/roles`): `GROUP#{g}` / `ROLE#{r}` (GSI2 `ROLE#{r}#GROUPS` /
  * g). Adding one is ONE transaction whatever the group's size: the link, the group's `role_ids`
  * entry (the token path's copy) and `aggregations.roles`, and a check that the role still exists.
  * Members are not touched: their effective permissions are computed at token time, so adding a role to a group of 10,000 members costs the same 3 items, and a retry of an
@@ -66,7 +66,7 @@ export function groupRoles(db: DynamoDBDocumentClient, tableName: string, now: (
   const readAll = (ks: readonly Key[]) => getItems(db, tableName, ks, now());
   const mustGroup = (found: Map<string, Record<string, unknown>>, groupId: string) => {
     const g = found.get(keyString(keys.group(groupId)));
-    // API.md §8: messages name the path parameter or body field at fault, never the ids sent.
+    // docs/contract.md §8: messages name the path parameter or body field at fault, never the ids sent.
     if (!g) throw notFound('Group not found.');
     return g;
   };

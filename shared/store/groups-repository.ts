@@ -18,7 +18,7 @@ import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
 import { deleteItem, putItem, type Write } from './writes.ts';
 
 /**
- * Groups (API.md §6; fields on GroupRecord). `GROUP#{id}` / `GROUP` in GSI1 `TENANT#{t}#GROUPS`,
+ * Groups (docs/contract.md §6; fields on GroupRecord). `GROUP#{id}` / `GROUP` in GSI1 `TENANT#{t}#GROUPS`,
  * the `GROUP_NAME` marker and the tenant's `COUNT#GROUPS` change in the same transaction as the
  * record. Links (members, roles, nested groups) are group-links-repository.ts and group-nesting.ts.
  */

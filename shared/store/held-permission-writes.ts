@@ -7,7 +7,7 @@ import { copyWrites, type Holder, roleHolder, userHolder } from './token-copies.
 import { deleteItem, type Key, type Path, putItem, updateItem, type Write } from './writes.ts';
 
 /**
- * The writes of permissions held by a role or directly by a user (API.md §6
+ * The writes of permissions held by a role or directly by a user (docs/contract.md §6
  * `{permissions: [{resource_id, scopes}]}`): the two kinds differ only in where their items and
  * record live, so one set of units serves both. Each permission item moves, in the same unit, the
  * scope's holder count on the resource, the holder's `aggregations.permissions` and

@@ -17,7 +17,7 @@ import { uuidv7 } from './uuidv7.ts';
 import { keyString } from './writes.ts';
 
 /**
- * Permissions held by a role or directly by a user (API.md §6 `/roles/{id}/permissions`,
+ * Permissions held by a role or directly by a user (docs/contract.md §6 `/roles/{id}/permissions`,
  * `/users/{id}/permissions`): the same rules for both, all-or-nothing over the whole body through
  * `commitLinkChange`. Checks in order on consistent reads: unknown holder 404, unknown resource (or
  * another tenant's; the system resource is every tenant's) 404, a scope not of its resource 400,

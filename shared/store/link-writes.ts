@@ -119,7 +119,7 @@ const permissionRemoved = (holder: Holder, p: ClientPermission): TokenPathChange
 const PERMISSIONS_PER_UNIT = 40;
 
 /**
- * Removes a client's link to a resource with every permission of the client on it (API.md §6:
+ * Removes a client's link to a resource with every permission of the client on it (docs/contract.md §6:
  * revoking a resource also removes the client's permissions on it), fixing all four counts. One
  * unit normally; with more than 40 permissions, the permissions go first in units of their own,
  * so the link (the precondition of a permission) is always the last thing removed.

@@ -7,9 +7,9 @@ import { keys } from './table-keys.ts';
 import { translateError } from './translate-error.ts';
 
 export interface LockoutSettings {
-  /** Consecutive failures after which attempts are refused (API.md §7.3: 10). */
+  /** Consecutive failures after which attempts are refused (docs/contract.md §7.3: 10). */
   lockoutFailures: number;
-  /** How long after the last counted attempt they are refused (API.md §7.3: 15 minutes). */
+  /** How long after the last counted attempt they are refused (docs/contract.md §7.3: 15 minutes). */
   lockoutSeconds: number;
 }
 
@@ -17,7 +17,7 @@ export interface LockoutSettings {
 export type AttemptAdmission = { admitted: true; user: UserRecord | undefined } | { admitted: false; retryAfterSeconds: number };
 
 /**
- * Consecutive failed password and OTP checks per user (API.md §7.3), kept ON the user's item
+ * Consecutive failed password and OTP checks per user (docs/contract.md §7.3), kept ON the user's item
  * (`USER#{id}` / `USER`): `login_failures` and `login_attempt_at` (epoch ms), never shown to a
  * caller (USER_STORAGE_ONLY). On the user item so that the counting write also is the login's
  * consistent read of the user (`ReturnValues: ALL_NEW`) and a success resets the count in the

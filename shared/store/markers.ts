@@ -4,7 +4,7 @@ import { type Condition, equals } from './expression.ts';
 import { deleteItem, type Key, putItem, type Write } from './writes.ts';
 
 /**
- * Uniqueness markers (DESIGN.md §3.7): an item whose key IS the unique value, put with
+ * Uniqueness markers (docs/design.md §3.7): an item whose key IS the unique value, put with
  * `attribute_not_exists` in the same transaction as the record it guards and deleted (or moved)
  * in the same transaction as the record. `target_id` names the owner, so a marker is also a
  * strongly consistent lookup. A marker may carry a `ttl` (e.g. a device user_code): once past

@@ -5,7 +5,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
 /**
- * API.md §6: "Modify is PATCH and merges: a field left out keeps its value". Objects merge
+ * docs/contract.md §6: "Modify is PATCH and merges: a field left out keeps its value". Objects merge
  * recursively (a PATCH of `client_metadata.grant_types` keeps `client_metadata.urls`), arrays and
  * scalars replace, `undefined` means "left out". Unlike RFC 7396, `null` is a value, not a delete:
  * `client_secret_expires_at: null` means "never expires".

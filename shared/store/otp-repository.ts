@@ -29,7 +29,7 @@ export interface OtpRepository extends OtpChecks {
 }
 
 /**
- * The user's TOTP authenticator (API.md §7.3, §7.5), one item at `USER#{id}` / `OTP` in the user's
+ * The user's TOTP authenticator (docs/contract.md §7.3, §7.5), one item at `USER#{id}` / `OTP` in the user's
  * partition (so deleting the user removes it): `secret_sealed` (the base32 secret sealed with the
  * SecretBox, like client secrets), `last_step` (RFC 6238 §5.2: the step of the last accepted
  * code), `failures` (its own consecutive failures), `created_at`, `enrolled_by` (absent on

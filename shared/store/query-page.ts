@@ -108,7 +108,7 @@ async function send(db: DynamoDBDocumentClient, input: QueryCommandInput) {
   try {
     return await db.send(new QueryCommand(input));
   } catch (err) {
-    // Throttling after the SDK's retries becomes a 503 (DESIGN.md §3.4).
+    // Throttling after the SDK's retries becomes a 503 (docs/design.md §3.4).
     return translateError(err);
   }
 }

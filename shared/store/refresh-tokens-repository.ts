@@ -11,7 +11,7 @@ import { addWithCap, type CappedList, cappedEntry, type RawItem } from './user-c
 
 /**
  * A refresh token as stored at `keys.refreshToken(hash)` (plan decision 4). The value itself is
- * never stored, only its SHA-256 (API.md §7.1).
+ * never stored, only its SHA-256 (docs/contract.md §7.1).
  */
 export interface StoredRefreshToken {
   hash: string;
@@ -96,7 +96,7 @@ const TOKEN_FIELDS = [
 ] as const;
 
 /**
- * RFC 6749 §10.10 / API.md §7.1: 256 bits from the CSPRNG, after the 16 bytes of the user's id,
+ * RFC 6749 §10.10 / docs/contract.md §7.1: 256 bits from the CSPRNG, after the 16 bytes of the user's id,
  * base64url (64 characters). The id is no secret (the access token's `sub` carries it) and is
  * never trusted: it only lets the grant read the user in the same BatchGetItem as the token
  * (`userIdHint`), so a refresh costs one read whatever the caches hold. The token's item names

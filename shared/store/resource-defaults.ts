@@ -3,7 +3,7 @@ import type { SecretBox } from '../keys/key-store.ts';
 import type { NewResource, ResourceMetadata, ResourceRecord } from '../records/resource-record.ts';
 
 /**
- * Defaults the spec leaves open, set to what Auth0 users know for an API: ES256 (API.md §5.1),
+ * Defaults the spec leaves open, set to what Auth0 users know for an API: ES256 (docs/contract.md §5.1),
  * one hour tokens, RBAC off, consent skipped for first-party clients.
  */
 export const RESOURCE_METADATA_DEFAULTS: Omit<ResourceMetadata, 'identifier_url'> = {

@@ -25,7 +25,7 @@ import { clientHolder } from './token-copies.ts';
 import { deleteItem, keyString, updateItem, type Write } from './writes.ts';
 
 /**
- * Deletes a resource and everything hanging off it (API.md §6; a system resource: 403). One
+ * Deletes a resource and everything hanging off it (docs/contract.md §6; a system resource: 403). One
  * transaction when it fits; otherwise, in this order, each step a transaction that leaves every
  * count exact:
  *   1. per linked client: its permissions on the resource, the link, both ends' counts; then each

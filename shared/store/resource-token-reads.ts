@@ -33,7 +33,7 @@ export function resourceTokenReads(db: DynamoDBDocumentClient, tableName: string
     async getTokenView(tenantId, identifierUrl) {
       if (!isPossibleIdentifier(identifierUrl)) return undefined;
       let marker = await getItem(db, tableName, keys.marker('RESOURCE_ID_URL', tenantId, identifierUrl), now());
-      // An audience not in normal form names the resource stored under its normal form (API.md §8);
+      // An audience not in normal form names the resource stored under its normal form (docs/contract.md §8);
       // the exact spelling is read first, so what was stored before normalisation is still found.
       const normal = normalisedOrSame(identifierUrl);
       if (!marker && normal !== identifierUrl && isPossibleIdentifier(normal))

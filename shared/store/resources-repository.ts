@@ -65,7 +65,7 @@ export function resourcesRepository(
     const item = await getItem(db, tableName, keys.resource(id), now());
     return item ? toRecord<ResourceRecord>(item) : undefined;
   };
-  // API.md §8: names the field, never echoes the identifier sent.
+  // docs/contract.md §8: names the field, never echoes the identifier sent.
   const identifierTaken = () => conflict('body.resource_metadata.identifier_url: a resource with this identifier_url already exists.');
 
   return {

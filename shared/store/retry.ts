@@ -27,7 +27,7 @@ export interface RetryOptions {
 
 /**
  * Runs `attempt` (read, decide, conditional write) until it does not lose a race, with jittered
- * backoff. After the last attempt the conflict is a plain 409 (API.md §2: concurrent modification).
+ * backoff. After the last attempt the conflict is a plain 409 (docs/contract.md §2: concurrent modification).
  */
 export async function withRetries<T>(attempt: (n: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const attempts = options.attempts ?? 8;

@@ -16,7 +16,7 @@ import { uuidv7 } from './uuidv7.ts';
 import { keyString } from './writes.ts';
 
 /**
- * A role's links (API.md §6; docs/management-roles.md): its permissions and its members, the
+ * A role's links (docs/contract.md §6; docs/management-roles.md): its permissions and its members, the
  * member links from either end. Every change is all-or-nothing over the whole body through
  * `commitLinkChange`: validated on consistent reads (404 unknown id, 409 existing link when
  * adding, 404 missing link when removing, 400 a scope not of its resource), then committed with
@@ -53,7 +53,7 @@ export function roleLinksRepository(db: DynamoDBDocumentClient, tableName: strin
   };
   const mustRole = async (roleId: string) => {
     const role = (await records<RoleRecord>([keys.role(roleId)]))(keys.role(roleId));
-    // API.md §8: messages name the path parameter or body field at fault, never the ids sent.
+    // docs/contract.md §8: messages name the path parameter or body field at fault, never the ids sent.
     if (!role) throw notFound('Role not found.');
     return role;
   };

@@ -17,7 +17,7 @@ import { updateWithRetry, versionedUpdate } from './versioned-update.ts';
 import { deleteItem, putItem, type Write } from './writes.ts';
 
 /**
- * Roles (API.md §6; docs/management-roles.md). `ROLE#{id}` / `ROLE` in GSI1 `TENANT#{t}#ROLES`;
+ * Roles (docs/contract.md §6; docs/management-roles.md). `ROLE#{id}` / `ROLE` in GSI1 `TENANT#{t}#ROLES`;
  * `role_name` unique per tenant through its `ROLE_NAME` marker, put, moved and deleted in the same
  * transaction as the record; the tenant's `COUNT#ROLES` moves with create and delete. Links
  * (members, permissions): role-links-repository.ts.

@@ -10,7 +10,7 @@ export function scopeItem(scope: ScopeRecord) {
   return { ...keys.scope(scope.resource_id, scope.id), ...entity('Scope'), ...scope };
 }
 
-/** API.md §8: names the field, never echoes the name sent. */
+/** docs/contract.md §8: names the field, never echoes the name sent. */
 export const scopeNameTaken = () => conflict('body.scope_name: the resource already has a scope with this scope_name.');
 
 /** The scope item and its name marker (the resource's maps and count are the caller's). */

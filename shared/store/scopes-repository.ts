@@ -77,7 +77,7 @@ export function scopesRepository(db: DynamoDBDocumentClient, tableName: string, 
     create: (resourceId, input, actor) =>
       withRetries(async () => {
         const resource = await getResource(resourceId);
-        // A limit on the collection, like nested groups' depth (API.md §6): 409.
+        // A limit on the collection, like nested groups' depth (docs/contract.md §6): 409.
         if (resource.aggregations.scopes >= MAX_SCOPES_PER_RESOURCE) {
           throw conflict(`The resource has the maximum of ${MAX_SCOPES_PER_RESOURCE} scopes; delete one first.`);
         }

@@ -1,5 +1,5 @@
 /**
- * The single table's shape (DESIGN.md §3.6). The CDK stack and the local runtime both build the
+ * The single table's shape (docs/design.md §3.6). The CDK stack and the local runtime both build the
  * table from this one definition so they cannot drift. Access patterns: docs/data-model.md.
  */
 export const TABLE_KEYS = {

@@ -1,5 +1,5 @@
 /**
- * Every key of the single table is built here and nowhere else (DESIGN.md §3.6). The access
+ * Every key of the single table is built here and nowhere else (docs/design.md §3.6). The access
  * patterns they serve: docs/data-model.md.
  */
 export const keys = {
@@ -66,7 +66,7 @@ export const keys = {
   /** The user's TOTP authenticator (sealed secret, last accepted step, its own failure count). */
   userOtp: (userId: string) => ({ PK: `USER#${userId}`, SK: 'OTP' }),
   /**
-   * A refresh token by the SHA-256 of its value (API.md §7.1: stored only as a hash), with its
+   * A refresh token by the SHA-256 of its value (docs/contract.md §7.1: stored only as a hash), with its
    * user, client, family, scopes and state. GSI1PK `userRefreshTokens(user)` / GSI1SK the hash lists
    * a user's refresh tokens (bounded deletes when the user goes).
    */

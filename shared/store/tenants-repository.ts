@@ -12,7 +12,7 @@ import { keys } from './table-keys.ts';
 import { putItem, updateItem } from './writes.ts';
 
 /**
- * Tenants (API.md §4, §6). Item `TENANT#{id}` / `TENANT` (GSI1 `TENANTS` / id) holding the
+ * Tenants (docs/contract.md §4, §6). Item `TENANT#{id}` / `TENANT` (GSI1 `TENANTS` / id) holding the
  * TenantRecord; its name is unique through `UNIQUE#TENANT_NAME#{name}`; `TENANTS` / `COUNT`
  * counts them. Only what bootstrap and tenancy checks need is built so far.
  */

@@ -15,7 +15,7 @@ export type TicketKind = 'email_verification' | 'password_change' | 'otp_enrollm
 
 /** A ticket as stored (never its value: only the SHA-256 of it is the key). */
 export interface TicketRecord {
-  /** UUIDv7 (API.md §6 `{id, ticket, expires_at}`); tickets made before it existed have none. */
+  /** UUIDv7 (docs/contract.md §6 `{id, ticket, expires_at}`); tickets made before it existed have none. */
   id?: string;
   kind: TicketKind;
   user_id: string;
@@ -48,7 +48,7 @@ export interface NewTicket {
   kind: TicketKind;
   userId: string;
   tenantId: string;
-  /** Lifetime in seconds (API.md §6 tickets: default 432000, at most 2592000). */
+  /** Lifetime in seconds (docs/contract.md §6 tickets: default 432000, at most 2592000). */
   ttlSeconds: number;
   email?: string | undefined;
   clientId?: string | undefined;

@@ -14,7 +14,7 @@ const THROTTLED = new Set([
 export type OnConditionFailed = (reasons: readonly (string | undefined)[]) => AppError;
 
 /**
- * Translates AWS errors at the repository boundary (DESIGN.md §3.4): a failed condition becomes a
+ * Translates AWS errors at the repository boundary (docs/design.md §3.4): a failed condition becomes a
  * domain error (409 by default), throttling, a timeout or an unreachable DynamoDB after the SDK's
  * retries (shared/aws/dependency-budget.ts) becomes 503. Anything else is a bug and stays a 500.
  */

@@ -5,7 +5,7 @@ export const ttlOf = (at: Date): number => Math.floor(at.getTime() / 1000);
 
 /**
  * TTL deletion happens up to days after expiry, so every read treats an expired item as absent
- * at once (DESIGN.md §3.6).
+ * at once (docs/design.md §3.6).
  */
 export function isLive(item: Record<string, unknown>, now: Date): boolean {
   const ttl = item[TABLE_KEYS.ttlAttribute];

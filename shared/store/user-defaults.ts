@@ -2,7 +2,7 @@ import { newAuditFields } from '../records/common.ts';
 import type { NewUser, UserRecord } from '../records/user-record.ts';
 
 /**
- * The stored record of a new user. Defaults (API.md §6 and what Auth0 users know): not verified,
+ * The stored record of a new user. Defaults (docs/contract.md §6 and what Auth0 users know): not verified,
  * not blocked, never logged in, empty metadata, no links yet.
  */
 export function newUserRecord(id: string, input: NewUser, actor: string, at: string): UserRecord {

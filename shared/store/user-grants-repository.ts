@@ -8,7 +8,7 @@ import { translateError } from './translate-error.ts';
 import { uuidv7 } from './uuidv7.ts';
 
 /**
- * A User Grant (API.md §6 `/users/{id}/grants`, §7.4): the scopes a user consented to give a
+ * A User Grant (docs/contract.md §6 `/users/{id}/grants`, §7.4): the scopes a user consented to give a
  * client for a Resource (`resource_id` null: the OIDC scopes of a `/userinfo` token), at
  * `USER#{u}` / `GRANT#{client_id}#{resource_id or 'userinfo'}` (GSI2 `CLIENT#{c}#GRANTS` / user id).
  */
@@ -42,7 +42,7 @@ export interface UserGrantsRepository {
   listUserGrants(userId: string): Promise<UserGrantRecord[]>;
   /**
    * Withdraws the grant with this id (undefined when the user has none such) and revokes the
-   * refresh-token families of that client for the user (API.md §6): every refresh token of them
+   * refresh-token families of that client for the user (docs/contract.md §6): every refresh token of them
    * is refused and their access tokens turn inactive (the families are the tokens' `sid`).
    */
   deleteUserGrant(userId: string, grantId: string): Promise<UserGrantRecord | undefined>;

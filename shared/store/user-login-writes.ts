@@ -24,8 +24,8 @@ export interface LoginRecord {
 }
 
 /**
- * What a successful password or OTP login writes on the User (API.md §6): `last_login` and
- * `logins_count` (refresh does not count), the lockout count cleared (API.md §7.3: the count is of
+ * What a successful password or OTP login writes on the User (docs/contract.md §6): `last_login` and
+ * `logins_count` (refresh does not count), the lockout count cleared (docs/contract.md §7.3: the count is of
  * consecutive failures; login-failures-repository.ts), and the rehash when one is due, in ONE
  * UpdateItem (`logins_count` is an atomic counter: parallel logins all count). `version` is bumped, as every
  * change of the record bumps it, so a concurrent merge that read the old record retries instead

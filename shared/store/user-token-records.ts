@@ -83,7 +83,7 @@ function caches(runtime: Runtime): Caches {
     async read(userId, sid) {
       const w = want(userId, sid);
       // Both items in one consistent call (a block is seen by the next read); a storage error is
-      // thrown (503), never taken for "active" (DESIGN.md §3.8).
+      // thrown (503), never taken for "active" (docs/design.md §3.8).
       const found = w.keys.length ? await getItems(db, config.tableName, w.keys, now()) : new Map<string, Item>();
       return w.take((key) => found.get(keyString(key)));
     },

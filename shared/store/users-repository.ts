@@ -34,7 +34,7 @@ export interface UserUpdateOptions {
 }
 
 /**
- * Users (API.md §6; fields documented on UserRecord). Items: `USER#{id}` / `USER` in GSI1
+ * Users (docs/contract.md §6; fields documented on UserRecord). Items: `USER#{id}` / `USER` in GSI1
  * `TENANT#{t}#USERS` / id; one uniqueness marker per login identifier (user-markers.ts), put,
  * moved and deleted in the same transaction as the record; the tenant's `COUNT#USERS` changes
  * with create and delete. The store never sees a plaintext password, only its hash.
@@ -58,7 +58,7 @@ export interface UsersRepository {
   /** Blocks or unblocks; blocking also sets `tokens_revoked_at` = `at` (every token of the user dies) and ends its sessions. 404 if missing. */
   setBlocked(id: string, blocked: boolean, at: Date, actor?: string): Promise<UserRecord>;
   /**
-   * Replaces the password hash and sets `tokens_revoked_at` = `at` (API.md §6: a password change
+   * Replaces the password hash and sets `tokens_revoked_at` = `at` (docs/contract.md §6: a password change
    * revokes the user's refresh tokens). `revokeTokens: false` is for a rehash at login (same
    * password, stronger parameters), which must not log the user out everywhere. The login markers
    * then get the new hash's prefix (user-markers.ts `loginMarkerAttributes`). 404 if missing.
@@ -211,7 +211,7 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
         fields: {
           password_hash: hash,
           ...(options.revokeTokens === false ? {} : { tokens_revoked_at: at.toISOString() }),
-          // A new password ends a lockout (API.md §7.3): the count was of guesses at the old one
+          // A new password ends a lockout (docs/contract.md §7.3): the count was of guesses at the old one
           // (as Auth0 unblocks a brute-force block on a password reset).
           login_failures: undefined,
           login_attempt_at: undefined,

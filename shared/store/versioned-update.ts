@@ -4,7 +4,7 @@ import { isRetryable, withRetries } from './retry.ts';
 import { type Key, type Path, updateItem, type Write } from './writes.ts';
 
 /**
- * The write of a version-conditioned update (DESIGN.md §3.7: no lost update): sets `fields`, sets
+ * The write of a version-conditioned update (docs/design.md §3.7: no lost update): sets `fields`, sets
  * `version` to expected + 1, and requires `version = expected`. A failed condition is a
  * `RetryableConflict` that `updateWithRetry` turns into a re-read and a re-applied merge.
  */

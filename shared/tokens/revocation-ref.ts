@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * What a revocation is bound to (API.md §8 "Revocation is bound"): the token's `jti`, what
+ * What a revocation is bound to (docs/contract.md §8 "Revocation is bound"): the token's `jti`, what
  * verified it, and the client it was issued to. A token can therefore only ever revoke itself:
  * a token forged with the `jti` of another client's token (by someone who holds an HS256
  * Resource's secret) is verified by that Resource, not by the key that signed the victim's token,

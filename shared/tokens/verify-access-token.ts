@@ -25,7 +25,7 @@ export interface VerifyDeps {
 /** The token is not one of ours, or no longer valid: the caller decides how to answer. */
 export class InvalidAccessToken extends Error {}
 
-/** API.md §8: how far in the future `iat` may lie (clock skew between issuer and verifier). */
+/** docs/contract.md §8: how far in the future `iat` may lie (clock skew between issuer and verifier). */
 export const IAT_LEEWAY_SECONDS = 60;
 
 /** 9999-12-31T23:59:59Z: the last NumericDate that is a date (`toISOString` throws beyond year 275760). */
@@ -35,7 +35,7 @@ const MAX_NUMERIC_DATE = 253_402_300_799;
 const STORABLE_JTI = /^[A-Za-z0-9._~-]{1,128}$/;
 
 /**
- * API.md §8: a token "issued" more than a minute from now is inactive. jose checks `iat` only for
+ * docs/contract.md §8: a token "issued" more than a minute from now is inactive. jose checks `iat` only for
  * type; a token with a far-future `iat` can only come from someone holding the signing secret
  * (an HS256 Resource's) who wants it to look fresh for longer. The same someone could put any
  * number in `exp`, `nbf` or `iat`, and any string in `jti`: a time that is no date (the
@@ -94,7 +94,7 @@ function checkClaims(claims: Record<string, unknown>, deps: VerifyDeps, audience
  * `nbf` and `iat` (checkIssuedAt) against the injected clock, and `aud` when an audience is required.
  * A `crit` header is refused (RFC 7515 §4.1.11: we understand no extension). The signature is
  * checked synchronously (shared/tokens/compact-jws.ts says why not jose). Storage errors propagate
- * (fail closed, DESIGN.md §3.8); only an invalid token becomes InvalidAccessToken.
+ * (fail closed, docs/design.md §3.8); only an invalid token becomes InvalidAccessToken.
  */
 export async function verifyAccessToken(
   token: string,

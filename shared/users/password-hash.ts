@@ -35,7 +35,7 @@ export async function hashPassword(password: string, params: PasswordHashParams 
  * Whether `password` matches the stored PHC string, compared in constant time. With no stored hash
  * (unknown user, user without a password) or an unreadable one, it verifies against a fixed dummy
  * hash with the current parameters and answers false: the caller's answer then takes as long as
- * for a wrong password (API.md §7.3).
+ * for a wrong password (docs/contract.md §7.3).
  */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
   const parsed = stored === undefined ? undefined : parsePasswordHash(stored);

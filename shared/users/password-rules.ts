@@ -4,12 +4,12 @@ export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
 
 /**
- * API.md §7.2: what is wrong with a new password, as the message of a 400 naming `body.password`
+ * docs/contract.md §7.2: what is wrong with a new password, as the message of a 400 naming `body.password`
  * (callers add the field name), or undefined when it may be used:
  * - 8 to 128 characters, counted as Unicode code points (NIST SP 800-63B §5.1.1.2);
  * - not the user's email or username (compared without case, as those are unique without case);
  * - not a common password (COMMON_PASSWORDS below), compared without case.
- * The message never repeats the password (API.md §8).
+ * The message never repeats the password (docs/contract.md §8).
  */
 export function passwordProblem(password: string, user: { email?: string | undefined; username?: string | undefined }): string | undefined {
   const length = [...password].length;

@@ -10,7 +10,7 @@ import { passwordProblem } from './password-rules.ts';
 import type { RegisterInput } from './register-body.ts';
 import { verificationEmail } from './verification-email.ts';
 
-/** API.md §6 tickets: an email-verification link lives 5 days (432000 s), as management tickets by default. */
+/** docs/contract.md §6 tickets: an email-verification link lives 5 days (432000 s), as management tickets by default. */
 export const VERIFICATION_TICKET_TTL_SECONDS = 432_000;
 
 export interface RegisterDeps {
@@ -34,7 +34,7 @@ export function publicUser(user: UserRecord): Omit<UserRecord, (typeof USER_STOR
 }
 
 /**
- * POST /identity/v1/users/register (API.md §6, §7.5, §7.6; docs/users.md "Registration and
+ * POST /identity/v1/users/register (docs/contract.md §6, §7.5, §7.6; docs/users.md "Registration and
  * email"): self-service sign-up. The client authenticates as at `/token` (a public client sends
  * `client_id` alone); the user is created in the client's tenant, unverified, with the password's
  * argon2id hash; an email-verification ticket is stored and its link mailed. If the mail cannot be

@@ -124,7 +124,7 @@ export async function submitTicketPage(value: string, form: TicketForm, deps: Ti
   );
 }
 
-/** The password-change form (API.md §7.4: the field is `password`); `problem` re-shows it after a refused password. */
+/** The password-change form (docs/contract.md §7.4: the field is `password`); `problem` re-shows it after a refused password. */
 function passwordForm(ticket: TicketRecord, token: string, problem?: string): HttpResponse {
   return htmlPage({
     status: problem ? 400 : 200,
@@ -141,10 +141,10 @@ function passwordForm(ticket: TicketRecord, token: string, problem?: string): Ht
 }
 
 /**
- * A password-change ticket's POST: the new password is checked (API.md §7.2) BEFORE the ticket is
+ * A password-change ticket's POST: the new password is checked (docs/contract.md §7.2) BEFORE the ticket is
  * redeemed, so a refused one shows the form again and uses nothing up; then the one redemption,
  * then the new argon2id hash, which also sets `tokens_revoked_at`: every token issued before,
- * refresh tokens included, stops working (API.md §7.1).
+ * refresh tokens included, stops working (docs/contract.md §7.1).
  */
 async function changePassword(
   value: string,

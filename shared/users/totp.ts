@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * TOTP (RFC 6238) as API.md §7.3 pins it: HMAC-SHA-1, 6 digits, 30 s steps from the Unix epoch,
+ * TOTP (RFC 6238) as docs/contract.md §7.3 pins it: HMAC-SHA-1, 6 digits, 30 s steps from the Unix epoch,
  * one step of drift either way (RFC 6238 §5.2 recommends at most one). What authenticator apps
  * expect from an `otpauth://` URI without parameters, so every app reads it the same way.
  */

@@ -2,7 +2,7 @@ import type { EmailMessage } from '../email/email-sender.ts';
 import { html } from '../html/html.ts';
 
 /**
- * The email-verification message of a registration (API.md §7.2). It holds the link and nothing
+ * The email-verification message of a registration (docs/contract.md §7.2). It holds the link and nothing
  * of the account beyond the address it goes to; the HTML part escapes what it interpolates like
  * every page does (shared/html/html.ts).
  */

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { safeText } from './safe-text.ts';
 
 /**
- * API.md §8: `identifier_url` is unique after RFC 3986 §6.2.2 normalisation, so look-alikes of one
+ * docs/contract.md §8: `identifier_url` is unique after RFC 3986 §6.2.2 normalisation, so look-alikes of one
  * identifier cannot coexist. The value is stored (and becomes the tokens' `aud`) in its normal
  * form:
  * - §6.2.2.1 case: scheme and host lower-case, percent-encoding hex digits upper-case;

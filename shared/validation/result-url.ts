@@ -8,7 +8,7 @@ const isUnsafe = (c: string): boolean => {
 };
 
 /**
- * Where a ticket page may send the browser after a successful redemption (`result_url`, API.md
+ * Where a ticket page may send the browser after a successful redemption (`result_url`, docs/contract.md
  * §6 tickets). Checked when the ticket is created, so the page never becomes an open redirect to
  * a `javascript:`, `data:` or plain-http address: an absolute `https` URL, or `http` on a loopback
  * host; no user info (`https://good.example@evil.example/` reads as the wrong host), no fragment

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 
 /**
- * API.md §8 "Strings": the character rules of every name, description, URL and identifier, now
+ * docs/contract.md §8 "Strings": the character rules of every name, description, URL and identifier, now
  * and later (field kits put `safeText()` in each string field's pipe). Refused, as a 400 naming
  * the field:
  * - C0 and C1 control characters (U+0000-U+001F, U+007F-U+009F): NUL truncates in C callers and
@@ -16,7 +16,7 @@ import * as v from 'valibot';
  * stored as sent or refused.
  */
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this module's purpose (API.md §8)
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this module's purpose (docs/contract.md §8)
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: as above, letting TAB, LF and CR through
 const CONTROL_BUT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;

@@ -38,7 +38,7 @@ async function violations(files: Record<string, string>): Promise<string[]> {
 
 const sdk = "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const x = GetCommand;\n";
 
-describe('layer boundaries (DESIGN.md §3.13)', () => {
+describe('layer boundaries (docs/design.md §3.13)', () => {
   it('a clean tree has no violation', async () => {
     expect(
       await violations({ 'shared/store/a.ts': sdk, 'shared/management/b.ts': "import { x } from '../store/a.ts';\nexport const y = x;\n" }),

@@ -8,18 +8,18 @@ vi.hoisted(() => {
 });
 
 const { handler, PHYSICAL_RESOURCE_ID } = await import('../../functions/admin/bootstrap.ts');
-const { verifyClientSecret } = await import('../../shared/clients/client-secret.ts');
-const { signingKeysRepository } = await import('../../shared/keys/signing-keys-repository.ts');
-const { runWithRuntime } = await import('../../shared/runtime.ts');
-const { clientsRepository } = await import('../../shared/store/clients-repository.ts');
-const { keys } = await import('../../shared/store/table-keys.ts');
-const { SYSTEM_ACTOR_ID } = await import('../../shared/records/common.ts');
+const { verifyClientSecret } = await import('#shared/clients/client-secret.ts');
+const { signingKeysRepository } = await import('#shared/keys/signing-keys-repository.ts');
+const { runWithRuntime } = await import('#shared/runtime.ts');
+const { clientsRepository } = await import('#shared/store/clients-repository.ts');
+const { keys } = await import('#shared/store/table-keys.ts');
+const { SYSTEM_ACTOR_ID } = await import('#shared/records/common.ts');
 const { createTestTable } = await import('../support/dynamodb.ts');
 const { testRuntime } = await import('../support/test-runtime.ts');
 const { customResourceEvent, lambdaContext, responseUrlServer } = await import('../support/custom-resource.ts');
 
 type Runtime = ReturnType<typeof testRuntime>;
-type Output = import('../../shared/bootstrap/run-bootstrap.ts').BootstrapOutput | undefined;
+type Output = import('#shared/bootstrap/run-bootstrap.ts').BootstrapOutput | undefined;
 type Answer = Awaited<ReturnType<typeof handler>>;
 
 /** Every line the service logged in this test (Powertools writes to stdout/stderr). */
@@ -81,7 +81,7 @@ afterEach(() => {
 });
 
 describe('functions/admin/bootstrap.ts invoked directly (npm run bootstrap)', () => {
-  it('API.md §4: the first invocation creates the Default Client and returns its secret; the second returns created: false and no secret', async () => {
+  it('docs/contract.md §4: the first invocation creates the Default Client and returns its secret; the second returns created: false and no secret', async () => {
     const runtime = await freshRuntime('admin-bootstrap-direct');
     const first = await invoke(runtime, { printCredentials: true });
     expect(first).toMatchObject({ created: true, clientId: expect.any(String), clientSecret: expect.any(String) });

@@ -1,11 +1,11 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { type BootstrapInput, bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { ensureDefaultClient } from '../../shared/bootstrap/ensure-default-client.ts';
-import { ensureSystemResource } from '../../shared/bootstrap/ensure-system-resource.ts';
-import { verifyClientSecret } from '../../shared/clients/client-secret.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { MANAGEMENT_SCOPES } from '../../shared/routes/management-scopes.ts';
+import { type BootstrapInput, bootstrap } from '#shared/bootstrap/bootstrap.ts';
+import { ensureDefaultClient } from '#shared/bootstrap/ensure-default-client.ts';
+import { ensureSystemResource } from '#shared/bootstrap/ensure-system-resource.ts';
+import { verifyClientSecret } from '#shared/clients/client-secret.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { MANAGEMENT_SCOPES } from '#shared/routes/management-scopes.ts';
 import { storeFixture } from '../support/store-fixture.ts';
 
 const AUDIENCE = 'http://localhost:3000/identity/v1/';
@@ -24,7 +24,7 @@ async function snapshot(f: Awaited<ReturnType<typeof storeFixture>>) {
   ).sort();
 }
 
-describe('bootstrap (API.md §4)', () => {
+describe('bootstrap (docs/contract.md §4)', () => {
   it('creates the default tenant, the system resource with every management scope and the Default Client', async () => {
     const { f, input } = await setup();
     const out = await bootstrap(input);

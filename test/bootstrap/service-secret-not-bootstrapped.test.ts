@@ -1,7 +1,7 @@
 import { EncryptCommand } from '@aws-sdk/client-kms';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors.ts';
-import { createKeyServices } from '../../shared/keys/create-key-services.ts';
+import { AppError } from '#shared/errors.ts';
+import { createKeyServices } from '#shared/keys/create-key-services.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { fakeKms, KmsError } from '../support/fake-kms.ts';
 import { envelopeConfig, testClock } from '../support/key-test-env.ts';

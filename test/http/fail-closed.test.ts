@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { runWithRuntime } from '#shared/runtime.ts';
+import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
 import { handler as token } from '../../functions/oauth/token.ts';
 import { handler as tokeninfo } from '../../functions/oauth/tokeninfo.ts';
-import { runWithRuntime } from '../../shared/runtime.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 import { TEST_BUDGET } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 
-/** DESIGN.md §3.8 (fosite CVE-2020-15223): a storage failure while checking is a 503, never a success. */
+/** docs/design.md §3.8 (fosite CVE-2020-15223): a storage failure while checking is a 503, never a success. */
 describe('fail closed when DynamoDB cannot be reached', () => {
   // Nothing listens on port 9: every call fails with ECONNREFUSED after the SDK's retries.
   const dead = {

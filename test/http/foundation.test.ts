@@ -45,7 +45,7 @@ describe('local server: health (spec 4.4)', () => {
   });
 });
 
-describe('local server: spec-shaped errors (API.md §2)', () => {
+describe('local server: spec-shaped errors (docs/contract.md §2)', () => {
   it('an unknown path is 404 not_found', async () => {
     const res = await fetch(`${svc.url}/no/such/path`);
     expect(res.status).toBe(404);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { findDuplicateKey } from '../../shared/http/find-duplicate-key.ts';
-import { normaliseIdentifierUrl } from '../../shared/validation/identifier-url.ts';
-import { unsafeTextReason } from '../../shared/validation/safe-text.ts';
+import { findDuplicateKey } from '#shared/http/find-duplicate-key.ts';
+import { normaliseIdentifierUrl } from '#shared/validation/identifier-url.ts';
+import { unsafeTextReason } from '#shared/validation/safe-text.ts';
 
-describe('RFC 3986 §6.2.2 normal form of identifier_url (API.md §8)', () => {
+describe('RFC 3986 §6.2.2 normal form of identifier_url (docs/contract.md §8)', () => {
   it.each([
     ['HTTPS://API.Example.COM/v1', 'https://api.example.com/v1'], // §6.2.2.1 case
     ['https://api.example:443/v1', 'https://api.example/v1'], // §6.2.3 default port
@@ -31,7 +31,7 @@ describe('RFC 3986 §6.2.2 normal form of identifier_url (API.md §8)', () => {
   });
 });
 
-describe('safe text (API.md §8)', () => {
+describe('safe text (docs/contract.md §8)', () => {
   it.each([
     ['a\u0000b', 'control'],
     ['a\u007Fb', 'control'],
@@ -55,7 +55,7 @@ describe('safe text (API.md §8)', () => {
   });
 });
 
-describe('duplicate JSON member names (API.md §8)', () => {
+describe('duplicate JSON member names (docs/contract.md §8)', () => {
   it.each([
     ['{"a":1,"a":2}', ['a']],
     ['{"a":1,"\\u0061":2}', ['a']],

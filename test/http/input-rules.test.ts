@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 
 /**
- * API.md §8 "Strings" and "Bodies and headers" (issue 10 item 4), over HTTP against the whole
+ * docs/contract.md §8 "Strings" and "Bodies and headers" (issue 10 item 4), over HTTP against the whole
  * local service. Every refusal is a 400 naming the field, and nothing is stored.
  */
 let svc: TestService;
@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-describe('API.md §8 strings: names, descriptions and URLs', () => {
+describe('docs/contract.md §8 strings: names, descriptions and URLs', () => {
   it.each([
     ['NUL', 'a\u0000b'],
     ['another C0 control', 'a\u001Bb'],
@@ -92,7 +92,7 @@ describe('API.md §8 strings: names, descriptions and URLs', () => {
   });
 });
 
-describe('API.md §8 identifier_url: unique after RFC 3986 §6.2.2 normalisation', () => {
+describe('docs/contract.md §8 identifier_url: unique after RFC 3986 §6.2.2 normalisation', () => {
   it.each([
     ['NUL', 'https://nul.example/a\u0000b'],
     ['U+202E', 'https://bidi.example/\u202Eipa'],
@@ -161,7 +161,7 @@ describe('API.md §8 identifier_url: unique after RFC 3986 §6.2.2 normalisation
   });
 });
 
-describe('API.md §8 bodies and headers', () => {
+describe('docs/contract.md §8 bodies and headers', () => {
   it('invalid UTF-8 in a JSON body is a 400, not a name full of U+FFFD', async () => {
     const before = await countClients();
     for (const bad of [[0xff], [0xc0, 0xaf], [0xe2, 0x82], [0xed, 0xa0, 0x80]]) {

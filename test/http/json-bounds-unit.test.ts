@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findDuplicateKey } from '../../shared/http/find-duplicate-key.ts';
-import { JSON_LIMITS, scanJson } from '../../shared/http/json-bounds.ts';
+import { findDuplicateKey } from '#shared/http/find-duplicate-key.ts';
+import { JSON_LIMITS, scanJson } from '#shared/http/json-bounds.ts';
 
 /** The one pass over a JSON body before anything parses it (docs/security.md "Exhaustion bounds"). */
 const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;

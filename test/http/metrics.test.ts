@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { emfMetrics } from '../../shared/observability/service-metrics.ts';
+import { emfMetrics } from '#shared/observability/service-metrics.ts';
 import { captureStdout } from '../support/capture-stdout.ts';
 import { basicAuth } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/login-grants.ts';

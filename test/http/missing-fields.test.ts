@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../shared/routes/route-table.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 
 /**
@@ -25,7 +25,7 @@ async function send(method: string, path: string, body: unknown) {
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  // An HTML answer is a page's (/authorize answers errors before the redirect URI as a page, API.md
+  // An HTML answer is a page's (/authorize answers errors before the redirect URI as a page, docs/contract.md
   // §7.8); a 400 that is not invalid_request (unauthorized_client at /device_code) is about no field.
   if (/^text\/html/.test(res.headers.get('content-type') ?? '')) return { status: res.status, message: '(html page)' };
   const parsed = text ? (JSON.parse(text) as { code?: string; message?: string }) : {};

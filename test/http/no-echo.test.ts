@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 
 /**
- * API.md §8: "an error never echoes the request path or a request value". Over the real local
+ * docs/contract.md §8: "an error never echoes the request path or a request value". Over the real local
  * service, a distinctive marker goes into a request value (or a fresh UUID into a path or body id)
  * and the error must name the field or parameter at fault while neither the body text nor its
  * message carries the marker back.
@@ -57,7 +57,7 @@ function expectNoEcho(res: Raw, ...markers: string[]): void {
   }
 }
 
-describe('OAuth /token errors name the field, never the value (API.md §8)', () => {
+describe('OAuth /token errors name the field, never the value (docs/contract.md §8)', () => {
   it('a malformed scope token: 400 invalid_scope naming body.scope by place', async () => {
     const marker = `${CORE}"echo`; // '"' is outside RFC 6749 §3.3's scope-token characters
     const res = await token({ grant_type: 'client_credentials', audience: svc.managementAudience, scope: `read:clients ${marker}` });
@@ -81,7 +81,7 @@ describe('OAuth /token errors name the field, never the value (API.md §8)', () 
   });
 });
 
-describe('list parameters name the parameter and a place, never the value (API.md §3, §8)', () => {
+describe('list parameters name the parameter and a place, never the value (docs/contract.md §3, §8)', () => {
   const cases: [param: string, value: string, message: string][] = [
     ['sort', `${CORE}<echo>`, 'query.sort: sort key 1 is not attr[:asc|:desc]'],
     ['sort', `created_at,${CORE}echo:desc`, 'query.sort: sort key 2 names an unknown attribute'],
@@ -108,7 +108,7 @@ describe('list parameters name the parameter and a place, never the value (API.m
   });
 });
 
-describe('management records: no id sent comes back (API.md §6, §8)', () => {
+describe('management records: no id sent comes back (docs/contract.md §6, §8)', () => {
   it.each([
     ['GET', '/users/{id}', 'User not found.'],
     ['DELETE', '/users/{id}', 'User not found.'],

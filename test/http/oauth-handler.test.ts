@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { clientAuthRouting } from '../../shared/http/oauth-handler.ts';
-import { OAUTH_ROUTES } from '../../shared/routes/oauth-routes.ts';
-import type { Route } from '../../shared/routes/route.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
+import { clientAuthRouting } from '#shared/http/oauth-handler.ts';
+import { OAUTH_ROUTES } from '#shared/routes/oauth-routes.ts';
+import type { Route } from '#shared/routes/route.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
 
 /**
  * The OAuth endpoints' pipeline (shared/http/oauth-handler.ts) routes by their rows alone and has

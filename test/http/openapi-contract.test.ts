@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matchRoute } from '#shared/routes/match-route.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import { WAF_ERRORS } from '../../infra/constructs/edge-protection.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody } from '../../infra/constructs/gateway-responses.ts';
-import { matchRoute } from '../../shared/routes/match-route.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
 import { basicAuth, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { contractChecker, type Exchange, recordExchanges } from '../support/openapi-contract.ts';

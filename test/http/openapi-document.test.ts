@@ -1,15 +1,15 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
+import { html, json, redirect } from '#shared/http/response-spec.ts';
+import { httpHandler } from '#shared/http/table-handler.ts';
+import { buildOpenApiDocument, type RouteSpec, undocumentedRoutes } from '#shared/openapi/openapi-document.ts';
+import type { Route } from '#shared/routes/route.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import { WAF_ERRORS } from '../../infra/constructs/edge-protection.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody } from '../../infra/constructs/gateway-responses.ts';
 import { loadRouteSpecs } from '../../infra/openapi/route-specs.ts';
-import { HOSTED_PAGE } from '../../shared/html/hosted-page.ts';
-import { html, json, redirect } from '../../shared/http/response-spec.ts';
-import { httpHandler } from '../../shared/http/table-handler.ts';
-import { buildOpenApiDocument, type RouteSpec, undocumentedRoutes } from '../../shared/openapi/openapi-document.ts';
-import type { Route } from '../../shared/routes/route.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
 
 type Json = Record<string, any>;
 
@@ -58,7 +58,7 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
-  it('holds every route with its operation, tag and security requirement (API.md §4)', () => {
+  it('holds every route with its operation, tag and security requirement (docs/contract.md §4)', () => {
     const ids = new Set<string>();
     for (const route of ROUTES) {
       const op = doc.paths[route.path]?.[route.method.toLowerCase()] as Json | undefined;
@@ -77,7 +77,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.components.securitySchemes.managementApi.flows.clientCredentials.scopes)).toContain('read:users');
   });
 
-  it('documents self routes as the scope or the user’s own token (API.md §7.6)', () => {
+  it('documents self routes as the scope or the user’s own token (docs/contract.md §7.6)', () => {
     expect(doc.paths['/identity/v1/users/{user_id}/password'].put.security).toEqual([
       { managementApi: ['update:users'] },
       { bearerToken: [] },
@@ -90,7 +90,7 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes.clientSecretBasic).toMatchObject({ type: 'http', scheme: 'basic' });
   });
 
-  it('takes path parameters and list parameters from the handler schemas (API.md §3)', () => {
+  it('takes path parameters and list parameters from the handler schemas (docs/contract.md §3)', () => {
     const op = doc.paths['/identity/v1/users/{user_id}/roles'].get as Json;
     const params = Object.fromEntries(op.parameters.map((p: Json) => [`${p.in}:${p.name}`, p]));
     expect(params['path:user_id']).toMatchObject({ required: true, schema: { type: 'string', format: 'uuid' } });
@@ -111,7 +111,7 @@ describe('the OpenAPI document', () => {
     expect(token.content['application/x-www-form-urlencoded'].schema.required).toEqual(['grant_type']);
   });
 
-  it('documents the error shapes: {code, message}, and RFC 6749 members on OAuth endpoints (API.md §2)', () => {
+  it('documents the error shapes: {code, message}, and RFC 6749 members on OAuth endpoints (docs/contract.md §2)', () => {
     expect(doc.paths['/identity/v1/users/{user_id}'].get.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
     expect(doc.paths['/token'].post.responses['400']).toEqual({ $ref: '#/components/responses/OAuthBadRequest' });
     expect(doc.components.schemas.Error.required).toEqual(['code', 'message']);

@@ -7,10 +7,10 @@ import {
   methodNotAllowed,
   notImplemented,
   serviceUnavailable,
-} from '../../shared/errors.ts';
-import { renderError, toAppError } from '../../shared/http/render-error.ts';
+} from '#shared/errors.ts';
+import { renderError, toAppError } from '#shared/http/render-error.ts';
 
-describe('error renderer (API.md §2)', () => {
+describe('error renderer (docs/contract.md §2)', () => {
   it('renders {code, message} with the docs link when configured', () => {
     const r = renderError(badRequest('body.client_name: required'), 'https://docs.example.com', false);
     expect(r.statusCode).toBe(400);

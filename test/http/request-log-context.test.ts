@@ -5,10 +5,10 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { httpHandler } = await import('../../shared/http/table-handler.ts');
-const { jsonResponse, NO_STORE } = await import('../../shared/http/response.ts');
-const { badRequest } = await import('../../shared/errors.ts');
-const { runWithRuntime } = await import('../../shared/runtime.ts');
+const { httpHandler } = await import('#shared/http/table-handler.ts');
+const { jsonResponse, NO_STORE } = await import('#shared/http/response.ts');
+const { badRequest } = await import('#shared/errors.ts');
+const { runWithRuntime } = await import('#shared/runtime.ts');
 const { captureLogLines } = await import('../support/capture-stdout.ts');
 const { createTestTable } = await import('../support/dynamodb.ts');
 const { lambdaContext, restEvent } = await import('../support/events.ts');

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { matchRoute } from '../../shared/routes/match-route.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
+import { matchRoute } from '#shared/routes/match-route.ts';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 
 describe('route table', () => {
   it('matches a literal path and names its handler', () => {
@@ -36,7 +36,7 @@ describe('route table', () => {
   it('has no duplicate method+path and every management route names a scope (registration authenticates its client instead)', () => {
     const keys = ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
-    // API.md §6: `/users/register` is "client authentication, no bearer".
+    // docs/contract.md §6: `/users/register` is "client authentication, no bearer".
     const register = ROUTES.find((r) => r.method === 'POST' && r.path === '/identity/v1/users/register');
     expect(register?.auth).toEqual({ type: 'client' });
     for (const r of ROUTES.filter((r) => r.path.startsWith('/identity/v1/') && r !== register)) {

@@ -1,7 +1,7 @@
 import httpSecurityHeaders from '@middy/http-security-headers';
 import { describe, expect, it } from 'vitest';
-import type { HttpResponse } from '../../shared/http/response.ts';
-import { API_SECURITY_HEADERS, securityHeaders, withSecurityHeaders } from '../../shared/http/security-headers.ts';
+import type { HttpResponse } from '#shared/http/response.ts';
+import { API_SECURITY_HEADERS, securityHeaders, withSecurityHeaders } from '#shared/http/security-headers.ts';
 
 /**
  * The API's security headers are written out in shared/http/security-headers.ts instead of made by

@@ -55,7 +55,7 @@ async function confidentialClientWithManagementScope(scope: string) {
   };
 }
 
-describe('the management API identifier is reserved for the system resource (API.md §4)', () => {
+describe('the management API identifier is reserved for the system resource (docs/contract.md §4)', () => {
   it('no resource can be created with it or moved to it: 403', async () => {
     const made = await manage('POST', '/resources', {
       resource_type: 'api',
@@ -128,7 +128,7 @@ describe("a deleted client's tokens die with it", () => {
   });
 });
 
-describe('the Default Client keeps its way in (API.md §4)', () => {
+describe('the Default Client keeps its way in (docs/contract.md §4)', () => {
   it('its link to the management API cannot be revoked from the resource side either: 403', async () => {
     const sys = await systemResourceId();
     const res = await manage('DELETE', `/resources/${sys}/clients`, { clients: [svc.clientId] });

@@ -4,9 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
 import { FAKE_KMS_KEY_ARN } from '../../bench/lib/fake-kms.ts';
 import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
-import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
 import { createTestTable, TEST_BUDGET_ENV, type TestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { tokenEvent } from '../support/refresh-container.ts';
@@ -34,12 +34,12 @@ Object.assign(process.env, {
   AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
 });
 // Only now: the X-Ray SDK reads the daemon address when it loads.
-const { functionTracing } = await import('../../shared/observability/sdk-tracing.ts');
-const { createRuntime } = await import('../../shared/runtime.ts');
-const { rotateKeys } = await import('../../shared/keys/rotate-keys.ts');
+const { functionTracing } = await import('#shared/observability/sdk-tracing.ts');
+const { createRuntime } = await import('#shared/runtime.ts');
+const { rotateKeys } = await import('#shared/keys/rotate-keys.ts');
 const { handler } = await import('../../functions/health/get-health.ts');
 const { handler: tokenHandler } = await import('../../functions/oauth/token.ts');
-const { bootstrap } = await import('../../shared/bootstrap/bootstrap.ts');
+const { bootstrap } = await import('#shared/bootstrap/bootstrap.ts');
 
 type Segment = Record<string, any> & { name: string; id: string; trace_id?: string; parent_id?: string };
 

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 import { GATEWAY_ERRORS } from '../../infra/constructs/gateway-responses.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { apiMethods, arnRef, functionIds, synth } from './support.ts';
 
 // Synthesizing a stack takes seconds, many more on a busy CI machine.
@@ -15,7 +15,7 @@ const methods = apiMethods(dev);
 const fnIds = functionIds(template);
 const fnOf = (method: { props: Record<string, any> }) => arnRef(method.props.Integration.Uri);
 
-describe('REST API generated from the route table (DESIGN.md §2)', () => {
+describe('REST API generated from the route table (docs/design.md §2)', () => {
   it.each(ROUTES.map((r) => [r.method, r.path, r.handler] as const))('%s %s → a proxy integration to %s', (method, path, handler) => {
     const found = methods.filter((m) => m.path === path && m.httpMethod === method);
     expect(found).toHaveLength(1);
@@ -31,7 +31,7 @@ describe('REST API generated from the route table (DESIGN.md §2)', () => {
     expect(routed.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it('API.md §2: every route path, the root and /{proxy+} have ANY → the 404/405 fallback function', () => {
+  it('docs/contract.md §2: every route path, the root and /{proxy+} have ANY → the 404/405 fallback function', () => {
     const anyPaths = methods.filter((m) => m.httpMethod === 'ANY').map((m) => m.path);
     expect(anyPaths.sort()).toEqual([...new Set(ROUTES.map((r) => r.path)), '/', '/{proxy+}'].sort());
     for (const m of methods.filter((x) => x.httpMethod === 'ANY')) expect(fnOf(m)).toBe(fnIds.get(FALLBACK_HANDLER));
@@ -106,7 +106,7 @@ describe('functions', () => {
   });
 });
 
-describe('gateway responses (API.md §2: gateway errors in the error shape, OAuth members included)', () => {
+describe('gateway responses (docs/contract.md §2: gateway errors in the error shape, OAuth members included)', () => {
   it.each(GATEWAY_ERRORS.map((e) => [e.type.responseType, e] as const))('%s', (type, e) => {
     const [response] = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } }));
     expect(response).toBeDefined();
@@ -118,7 +118,7 @@ describe('gateway responses (API.md §2: gateway errors in the error shape, OAut
     expect(body.error).toBe(e.code);
     expect(body.error_description).toBe(e.message);
     expect(response!.Properties.StatusCode).toBe(e.status);
-    // API.md §8: gateway answers carry the same security headers as the functions' answers.
+    // docs/contract.md §8: gateway answers carry the same security headers as the functions' answers.
     expect(response!.Properties.ResponseParameters['gatewayresponse.header.X-Content-Type-Options']).toBe("'nosniff'");
     expect(response!.Properties.ResponseParameters['gatewayresponse.header.X-Frame-Options']).toBe("'DENY'");
     // each value is one quoted literal (a quote inside would break the mapping expression)

@@ -18,7 +18,7 @@ const fnId = functionIds(template).get(BOOTSTRAP_HANDLER)!;
 const [customId] = idsOf(CUSTOM_TYPE);
 const roleId = functionRole(template, BOOTSTRAP_HANDLER);
 
-describe('stage bootstrap in AWS (API.md §4, docs/deploy.md "Bootstrap")', () => {
+describe('stage bootstrap in AWS (docs/contract.md §4, docs/deploy.md "Bootstrap")', () => {
   it('a function for functions/admin/bootstrap.ts with its own role, 2 minutes to run, not behind API Gateway', () => {
     expect(fnId).toBeDefined();
     expect(resources[fnId]!.Properties.Timeout).toBe(120);

@@ -7,9 +7,9 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import { FUNCTION_TIMEOUTS } from '#shared/routes/function-groups.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { quietBundlingNotices } from '../../infra/quiet-bundling-notices.ts';
-import { FUNCTION_TIMEOUTS } from '../../shared/routes/function-groups.ts';
 
 quietBundlingNotices();
 const [outdir, handlerModule = 'functions/health/get-health', tracer] = process.argv.slice(2);

@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
+import { TABLE_INDEXES, TABLE_KEYS } from '#shared/store/table-definition.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
-import { TABLE_INDEXES, TABLE_KEYS } from '../../shared/store/table-definition.ts';
 import { arnRef, functionIds, synth } from './support.ts';
 
 // Synthesizing a stack takes seconds, many more on a busy CI machine.
@@ -10,7 +10,7 @@ vi.setConfig({ testTimeout: 120_000 });
 const { template } = synth({ stage: 'dev' });
 const { template: prod } = synth({ stage: 'prod' });
 
-describe('table (DESIGN.md §3.6, built from shared/store/table-definition.ts)', () => {
+describe('table (docs/design.md §3.6, built from shared/store/table-definition.ts)', () => {
   const table = () => Object.values(template.findResources('AWS::DynamoDB::GlobalTable'))[0]!;
 
   it('on-demand, TTL, point-in-time recovery, no physical name', () => {
@@ -46,7 +46,7 @@ describe('table (DESIGN.md §3.6, built from shared/store/table-definition.ts)',
   });
 });
 
-describe('KMS keys (DESIGN.md §4)', () => {
+describe('KMS keys (docs/design.md §4)', () => {
   it('envelope mode: one symmetric key with rotation, no signing key', () => {
     const keys = Object.values(template.findResources('AWS::KMS::Key'));
     expect(keys).toHaveLength(1);

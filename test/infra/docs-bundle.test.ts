@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import { PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
 
 const run = promisify(execFile);
 

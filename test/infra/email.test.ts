@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import { parseStageConfig } from '../../infra/stages.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
 import { actionsOf, functionIds, functionRole, roleStatements, synth } from './support.ts';
 
 // Synthesizing a stack takes seconds, many more on a busy CI machine.

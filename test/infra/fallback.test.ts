@@ -5,7 +5,7 @@ import { fallback } from '../../functions/http/fallback.ts';
 const event = (httpMethod: string, path: string) => ({ httpMethod, path });
 const body = (r: { body: string }) => JSON.parse(r.body) as Record<string, string>;
 
-describe('functions/http/fallback.ts: what API Gateway routes to no endpoint (API.md §2)', () => {
+describe('functions/http/fallback.ts: what API Gateway routes to no endpoint (docs/contract.md §2)', () => {
   it('unknown path → 404 not_found in the error shape', () => {
     const r = fallback(event('GET', '/nope/nothing'), undefined);
     expect(r.statusCode).toBe(404);
@@ -14,7 +14,7 @@ describe('functions/http/fallback.ts: what API Gateway routes to no endpoint (AP
     expect(r.headers.Allow).toBeUndefined();
   });
 
-  it('GET on a POST-only path → 405 method_not_allowed with Allow: POST; on an OAuth endpoint with RFC 6749 members (API.md §2)', () => {
+  it('GET on a POST-only path → 405 method_not_allowed with Allow: POST; on an OAuth endpoint with RFC 6749 members (docs/contract.md §2)', () => {
     const r = fallback(event('GET', '/token'), undefined);
     expect(r.statusCode).toBe(405);
     expect(body(r)).toEqual({
@@ -24,7 +24,7 @@ describe('functions/http/fallback.ts: what API Gateway routes to no endpoint (AP
       error_description: body(r).message,
     });
     expect(r.headers.Allow).toBe('POST');
-    // Not on the other routes: discovery is no OAuth endpoint of API.md §2.
+    // Not on the other routes: discovery is no OAuth endpoint of docs/contract.md §2.
     expect(Object.keys(body(fallback(event('POST', '/.well-known/jwks.json'), undefined)))).toEqual(['code', 'message']);
   });
 

@@ -1,4 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { Route } from '#shared/routes/route.ts';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
+import { TABLE_INDEXES } from '#shared/store/table-definition.ts';
 import {
   type AccessProfile,
   effectiveGrants,
@@ -11,9 +14,6 @@ import {
 import { ROTATE_KEYS_HANDLER, ROTATION_ACCESS } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { BOOTSTRAP_ACCESS, BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
-import type { Route } from '../../shared/routes/route.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
-import { TABLE_INDEXES } from '../../shared/store/table-definition.ts';
 import { actionsOf, arnRef, functionIds, functionRole, roleStatements, type Statement, synth } from './support.ts';
 
 // Synthesizing a stack takes seconds, many more on a busy CI machine.
@@ -29,7 +29,7 @@ const [wrapKeyId] = idOf('AWS::KMS::Key');
 const statementsOf = (handler: string) => roleStatements(template, functionRole(template, handler));
 const onResource = (statements: Statement[], id: string) => statements.filter((s) => JSON.stringify(s.Resource).includes(`"${id}"`));
 
-describe('least-privilege grants from the route table (DESIGN.md §3.10)', () => {
+describe('least-privilege grants from the route table (docs/design.md §3.10)', () => {
   it.each(
     ROUTES.filter(
       (r) => r.access.table === 'read' && ROUTES.filter((o) => o.handler === r.handler).every((o) => o.access.table === 'read'),
@@ -97,7 +97,7 @@ describe('least-privilege grants from the route table (DESIGN.md §3.10)', () =>
     ]);
   });
 
-  it('DESIGN.md §3.6: no function may Scan (or read streams), and the table grants name exactly the read and write actions', () => {
+  it('docs/design.md §3.6: no function may Scan (or read streams), and the table grants name exactly the read and write actions', () => {
     const tableActions = new Set<string>();
     for (const [id, role] of Object.entries(template.findResources('AWS::IAM::Role'))) {
       if (!JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com')) continue;

@@ -1,11 +1,11 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
+import { routeGroup } from '#shared/routes/function-groups.ts';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { MAX_METRICS_PER_ALARM, TABLE_OPERATIONS } from '../../infra/constructs/service-alarms.ts';
 import { BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
-import { routeGroup } from '../../shared/routes/function-groups.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { fromParent, functionIds, synth } from './support.ts';
 import { syntheticRoutes } from './synthetic-routes.ts';
 

@@ -3,9 +3,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it, vi } from 'vitest';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import type { IdentityServiceStack } from '../../infra/constructs/identity-service-stack.ts';
 import { addNagChecks, routeAuthorizationReason } from '../../infra/nag-suppressions.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
 import { actionsOf, roleStatements, synth, testApp } from './support.ts';
 import { syntheticRoutes } from './synthetic-routes.ts';
 
@@ -80,7 +80,7 @@ describe('acknowledgments: one place (infra/nag-suppressions.ts), each with its 
     for (const reasons of acks.values()) for (const r of reasons) expect(r.length).toBeGreaterThan(80);
   });
 
-  it('every route method says how its function authorizes, naming the scope of bearer routes (API.md §4)', () => {
+  it('every route method says how its function authorizes, naming the scope of bearer routes (docs/contract.md §4)', () => {
     const methods = (stack as IdentityServiceStack).api.routeMethods;
     expect(methods.size).toBe(ROUTES.length);
     for (const [route, method] of methods) {

@@ -5,12 +5,12 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CACHES } from '#shared/observability/service-metrics.ts';
+import { FUNCTION_TIMEOUTS } from '#shared/routes/function-groups.ts';
 import { FALLBACK_HANDLER, INTROSPECTION_HANDLERS, PLATFORM_TRACED, TOKEN_HANDLER } from '../../infra/constructs/route-api.ts';
 import { metricNamespace } from '../../infra/constructs/service-alarms.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { quietBundlingNotices } from '../../infra/quiet-bundling-notices.ts';
-import { CACHES } from '../../shared/observability/service-metrics.ts';
-import { FUNCTION_TIMEOUTS } from '../../shared/routes/function-groups.ts';
 import { arnRef, roleStatements, synth } from './support.ts';
 
 type Json = Record<string, any>;

@@ -1,10 +1,10 @@
 import { NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
+import type { Route } from '#shared/routes/route.ts';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 import { MAX_RESOURCES, resourceCountOf } from '../../infra/constructs/identity-service-stack.ts';
 import { apiAreaOf } from '../../infra/constructs/route-areas.ts';
-import type { Route } from '../../shared/routes/route.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { apiMethods, synth } from './support.ts';
 import { syntheticRoutes } from './synthetic-routes.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import { parseStageConfig, selectStages, stageEnv } from '../../infra/stages.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
 import { cdkJson, synth, testApp } from './support.ts';
 
 // Synthesizing a stack takes seconds, many more on a busy CI machine.

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { App, NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Route } from '#shared/routes/route.ts';
 import { IdentityServiceStack } from '../../infra/constructs/identity-service-stack.ts';
 import { PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
 import { parseStageConfig } from '../../infra/stages.ts';
-import type { Route } from '../../shared/routes/route.ts';
 
 /** cdk.json as the CLI reads it. */
 export const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {

@@ -1,5 +1,5 @@
-import type { Access, HttpMethod, Route } from '../../shared/routes/route.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
+import type { Access, HttpMethod, Route } from '#shared/routes/route.ts';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 
 const READ: Access = { table: 'read', kms: [] };
 const WRITE: Access = { table: 'readwrite', kms: [] };
@@ -7,7 +7,7 @@ const LIST: Access = { table: 'read', kms: ['decrypt'] };
 const SECRETS: Access = { table: 'readwrite', kms: ['decrypt', 'encrypt'] };
 
 /**
- * A route table the size the full product is heading for and beyond (API.md §6 lists users,
+ * A route table the size the full product is heading for and beyond (docs/contract.md §6 lists users,
  * groups, roles, tenants, identity providers, grants, tickets next to clients and resources): the
  * real ROUTES plus management areas shaped like the existing ones, until there are `routeCount`
  * routes served by `handlerCount` handler modules. Extra routes share handlers the way PATCH and

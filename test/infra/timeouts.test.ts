@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { worstCaseMs } from '#shared/aws/dependency-budget.ts';
+import { loadConfig } from '#shared/config.ts';
+import { HEALTH_KEY_WAIT_MS, HEALTH_PROBE_TIMEOUT_MS } from '#shared/health/check-health.ts';
+import { TIMEOUT_RESERVE_MS } from '#shared/http/http-handler.ts';
+import { FUNCTION_TIMEOUTS, routeGroup } from '#shared/routes/function-groups.ts';
+import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { BOOTSTRAP_HANDLER } from '../../infra/constructs/stage-bootstrap.ts';
-import { worstCaseMs } from '../../shared/aws/dependency-budget.ts';
-import { loadConfig } from '../../shared/config.ts';
-import { HEALTH_KEY_WAIT_MS, HEALTH_PROBE_TIMEOUT_MS } from '../../shared/health/check-health.ts';
-import { TIMEOUT_RESERVE_MS } from '../../shared/http/http-handler.ts';
-import { FUNCTION_TIMEOUTS, routeGroup } from '../../shared/routes/function-groups.ts';
-import { handlerModules, ROUTES } from '../../shared/routes/route-table.ts';
 import { functionIds, synth } from './support.ts';
 
 /** API Gateway REST APIs end an integration after 29 s and answer 504 with their own body. */

@@ -76,14 +76,14 @@ describe('WAF web ACL per stage (issue 15 item 6; docs/deploy.md "WAF")', () => 
     for (const name of COUNT_ONLY_COMMON_RULES) expect(overrides.find((o) => o.Name === name)?.ActionToUse).toEqual({ Count: {} });
   });
 
-  describe('a blocked client gets the service error shape (API.md §2), not WAF’s bare 403', () => {
+  describe('a blocked client gets the service error shape (docs/contract.md §2), not WAF’s bare 403', () => {
     const bodies = () => acl().CustomResponseBodies as Json;
 
     it('the two bodies: JSON {code, message, error, error_description} with the codes of the service’s own 429 and 403', () => {
       expect(Object.keys(bodies()).sort()).toEqual(['Forbidden', 'TooManyRequests']);
       expect(bodies().TooManyRequests.ContentType).toBe('APPLICATION_JSON');
       expect(bodies().Forbidden.ContentType).toBe('APPLICATION_JSON');
-      // One body for every route, so RFC 6749's members too: the OAuth endpoints need them (API.md §2).
+      // One body for every route, so RFC 6749's members too: the OAuth endpoints need them (docs/contract.md §2).
       expect(JSON.parse(bodies().TooManyRequests.Content)).toEqual({
         code: 'too_many_requests',
         message: 'Too many requests from this address; retry later.',

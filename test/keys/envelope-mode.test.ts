@@ -3,17 +3,17 @@ import { DecryptCommand, EncryptCommand, GenerateDataKeyPairWithoutPlaintextComm
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeProtectedHeader } from 'jose';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors.ts';
-import { createKeyServices } from '../../shared/keys/create-key-services.ts';
-import { createKeyBackend } from '../../shared/keys/key-backend.ts';
-import { keys as tableKeys } from '../../shared/store/table-keys.ts';
+import { AppError } from '#shared/errors.ts';
+import { createKeyServices } from '#shared/keys/create-key-services.ts';
+import { createKeyBackend } from '#shared/keys/key-backend.ts';
+import { keys as tableKeys } from '#shared/store/table-keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { type FakeKms, fakeKms, KMS_KEY_ARN, KmsError } from '../support/fake-kms.ts';
 import { claims, envelopeConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 
-describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', () => {
+describe('envelope mode (docs/design.md §4): KMS-wrapped key pairs in the table', () => {
   let table: TestTable;
   let kms: FakeKms;
   const clock = testClock();
@@ -118,7 +118,7 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
     expect(header.typ).toBe('at+jwt');
   });
 
-  it('race: two containers signing the first token at once end up with one current key (DESIGN.md §3.7)', async () => {
+  it('race: two containers signing the first token at once end up with one current key (docs/design.md §3.7)', async () => {
     const t = await createTestTable('keys-env-race');
     const a = services(kms.client, t);
     const b = services(kms.client, t);
@@ -142,7 +142,7 @@ describe('envelope mode (DESIGN.md §4): KMS-wrapped key pairs in the table', ()
     await verifyWithJwks(tb, a.keys, clock.now());
   });
 
-  it('DESIGN.md §3.8 fail closed: KMS throttling on the first Decrypt is a 503, not a token', async () => {
+  it('docs/design.md §3.8 fail closed: KMS throttling on the first Decrypt is a 503, not a token', async () => {
     const t = await createTestTable('keys-env-throttle');
     await services(kms.client, t).keys.signJwt('ES256', {}, claims(clock.now()));
     const busy = fakeKms();

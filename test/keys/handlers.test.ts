@@ -5,11 +5,11 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USERINFO_CLAIMS } from '#shared/oauth/user-tokens/user-claims.ts';
+import { createRuntime, type Runtime, setRuntime } from '#shared/runtime.ts';
 import { handler as rotate } from '../../functions/keys/rotate-keys.ts';
 import { handler as discovery } from '../../functions/oauth/discovery.ts';
 import { handler as jwks } from '../../functions/oauth/jwks.ts';
-import { USERINFO_CLAIMS } from '../../shared/oauth/user-tokens/user-claims.ts';
-import { createRuntime, type Runtime, setRuntime } from '../../shared/runtime.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { claims, ISSUER, localConfig } from '../support/key-test-env.ts';
 

@@ -3,17 +3,17 @@ import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeProtectedHeader } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.ts';
-import { createKeyServices } from '../../shared/keys/create-key-services.ts';
-import { jwkOfKey, kidOf } from '../../shared/keys/jwk.ts';
-import { RETIRE_MARGIN_SECONDS } from '../../shared/keys/key-timing.ts';
-import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
-import { keys as tableKeys } from '../../shared/store/table-keys.ts';
+import { loadConfig } from '#shared/config.ts';
+import { createKeyServices } from '#shared/keys/create-key-services.ts';
+import { jwkOfKey, kidOf } from '#shared/keys/jwk.ts';
+import { RETIRE_MARGIN_SECONDS } from '#shared/keys/key-timing.ts';
+import { rotateKeys } from '#shared/keys/rotate-keys.ts';
+import { keys as tableKeys } from '#shared/store/table-keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { type FakeKms, fakeKms, KMS_KEY_ARN, KMS_SIGNING_KEY_ARN, KMS_SIGNING_KEY_ARN_2 } from '../support/fake-kms.ts';
 import { claims, envelopeConfig, ISSUER, testClock, verifyWithJwks } from '../support/key-test-env.ts';
 
-describe('kms-sign mode (DESIGN.md §4): the private key never leaves KMS', () => {
+describe('kms-sign mode (docs/design.md §4): the private key never leaves KMS', () => {
   let table: TestTable;
   let kms: FakeKms;
   const clock = testClock();

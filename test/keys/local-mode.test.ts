@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyServices } from '../../shared/keys/create-key-services.ts';
-import { createKeyBackend } from '../../shared/keys/key-backend.ts';
-import { loadOrCreateMasterKey } from '../../shared/keys/local-master-key.ts';
-import { keys as tableKeys } from '../../shared/store/table-keys.ts';
+import { createKeyServices } from '#shared/keys/create-key-services.ts';
+import { createKeyBackend } from '#shared/keys/key-backend.ts';
+import { loadOrCreateMasterKey } from '#shared/keys/local-master-key.ts';
+import { keys as tableKeys } from '#shared/store/table-keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { claims, localConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
 
-describe('local mode (DESIGN.md §1): AES-256-GCM master key file stands where KMS stands, against DynamoDB Local', () => {
+describe('local mode (docs/design.md §1): AES-256-GCM master key file stands where KMS stands, against DynamoDB Local', () => {
   let table: TestTable;
   let dir: string;
   const clock = testClock();

@@ -5,10 +5,10 @@ import { DecryptCommand, GenerateDataKeyPairWithoutPlaintextCommand } from '@aws
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyServices } from '../../shared/keys/create-key-services.ts';
-import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from '../../shared/keys/key-timing.ts';
-import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
-import { keys as tableKeys } from '../../shared/store/table-keys.ts';
+import { createKeyServices } from '#shared/keys/create-key-services.ts';
+import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from '#shared/keys/key-timing.ts';
+import { rotateKeys } from '#shared/keys/rotate-keys.ts';
+import { keys as tableKeys } from '#shared/store/table-keys.ts';
 import { countingDb } from '../support/counting-db.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { fakeKms } from '../support/fake-kms.ts';
@@ -16,7 +16,7 @@ import { claims, envelopeConfig, localConfig, testClock, verifyWithJwks } from '
 
 const kidOf = (token: string) => decodeProtectedHeader(token).kid!;
 
-describe('key rotation (DESIGN.md §4, docs/keys.md)', () => {
+describe('key rotation (docs/design.md §4, docs/keys.md)', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'keys-rotate-'));

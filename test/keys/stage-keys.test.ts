@@ -1,12 +1,12 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
+import { createKeyBackend } from '#shared/keys/key-backend.ts';
+import { contexts } from '#shared/keys/key-wrapper.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { forgetClient, forgetResources } from '#shared/store/token-path-records.ts';
 import { FAKE_KMS_KEY_ARN, installFakeKms } from '../../bench/lib/fake-kms.ts';
-import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { createKeyBackend } from '../../shared/keys/key-backend.ts';
-import { contexts } from '../../shared/keys/key-wrapper.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { forgetClient, forgetResources } from '../../shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 
@@ -41,7 +41,7 @@ async function kmsCallsOf(fn: () => Promise<unknown>): Promise<Record<string, nu
   );
 }
 
-describe('the JWKS holds the current signing keys from the first start (API.md §8, issue 10 item 8)', () => {
+describe('the JWKS holds the current signing keys from the first start (docs/contract.md §8, issue 10 item 8)', () => {
   it('a fresh stack serves an ES256 and an RS256 key before any token exists, and the first token is signed by one of them', async () => {
     const fresh = await startTestService();
     try {

@@ -2,11 +2,11 @@ import { DecryptCommand, GenerateDataKeyPairWithoutPlaintextCommand } from '@aws
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeProtectedHeader } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createKeyServices } from '../../shared/keys/create-key-services.ts';
-import type { KeyStateFeed, KeyStore } from '../../shared/keys/key-store.ts';
-import { NEXT_KEY_MIN_PUBLISHED_SECONDS } from '../../shared/keys/key-timing.ts';
-import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
-import { keys as tableKeys } from '../../shared/store/table-keys.ts';
+import { createKeyServices } from '#shared/keys/create-key-services.ts';
+import type { KeyStateFeed, KeyStore } from '#shared/keys/key-store.ts';
+import { NEXT_KEY_MIN_PUBLISHED_SECONDS } from '#shared/keys/key-timing.ts';
+import { rotateKeys } from '#shared/keys/rotate-keys.ts';
+import { keys as tableKeys } from '#shared/store/table-keys.ts';
 import { countingDb } from '../support/counting-db.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { type FakeKms, fakeKms, KMS_SIGNING_KEY_ARN } from '../support/fake-kms.ts';

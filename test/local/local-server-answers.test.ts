@@ -1,15 +1,15 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OAUTH_ERROR_PATHS } from '#shared/routes/oauth-routes.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
 import { loadRouteSpecs } from '../../infra/openapi/route-specs.ts';
-import { OAUTH_ERROR_PATHS } from '../../shared/routes/oauth-routes.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 
 /**
  * Issue 10 item 5: what the local server answers itself, before any handler runs (404, 405, 429,
  * 431, malformed HTTP), carries the pipeline's security headers and the `{code, message}` body,
- * never echoes the request (API.md §8 "Errors"), and a request target starting with `//` is not
+ * never echoes the request (docs/contract.md §8 "Errors"), and a request target starting with `//` is not
  * read as a host.
  */
 let svc: TestService;
@@ -149,7 +149,7 @@ describe("the local server's own answers: security headers, error body, nothing 
     expect(r!.headers['retry-after']).toBe('1');
   });
 
-  it('429 on an OAuth endpoint also carries error and error_description (API.md §2), as API Gateway answers there', async () => {
+  it('429 on an OAuth endpoint also carries error and error_description (docs/contract.md §2), as API Gateway answers there', async () => {
     let r: Raw | undefined;
     for (let i = 0; i < 4; i++) r = await raw('POST', '/revoke', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(r!.status).toBe(429);

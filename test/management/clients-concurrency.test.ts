@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resourcesRepository } from '../../shared/store/resources-repository.ts';
+import { resourcesRepository } from '#shared/store/resources-repository.ts';
 import { type ClientsFixture, clientsFixture } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;
@@ -13,7 +13,7 @@ const resourceClients = async (id: string) => {
   return (await resourcesRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox).get(id))!.aggregations.clients;
 };
 
-describe('concurrency (DESIGN.md §3.7: one transaction, links_version / version conditions)', () => {
+describe('concurrency (docs/design.md §3.7: one transaction, links_version / version conditions)', () => {
   it('20 parallel authorizations of one resource to one client: exactly one 204, the rest 409; counts 1', async () => {
     const a = await fx.createResource(['read']);
     const c = await fx.createClient();

@@ -10,7 +10,7 @@ afterAll(async () => fx?.stop());
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('POST /clients (spec §4.3 create)', () => {
-  it('201 with spec §2.2 defaults: confidential, global, regular_web, API.md §5.1 grants, a 256-bit secret, no-store', async () => {
+  it('201 with spec §2.2 defaults: confidential, global, regular_web, docs/contract.md §5.1 grants, a 256-bit secret, no-store', async () => {
     const res = await fx.call('POST', '/clients', { body: { client_name: 'Billing backend' } });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -31,7 +31,7 @@ describe('POST /clients (spec §4.3 create)', () => {
     expect(c.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(c.created_at).toMatch(ISO);
     expect(c.updated_at).toBe(c.created_at);
-    // DESIGN.md §4: 32 random bytes, base64url.
+    // docs/design.md §4: 32 random bytes, base64url.
     expect(c.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(c.client_metadata).toEqual({
       grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
@@ -102,7 +102,7 @@ describe('POST /clients (spec §4.3 create)', () => {
     });
   });
 
-  it('a public client has no secret (RFC 6749 §2.1), is an spa by default, and gets no client_credentials (API.md §5.1)', async () => {
+  it('a public client has no secret (RFC 6749 §2.1), is an spa by default, and gets no client_credentials (docs/contract.md §5.1)', async () => {
     const res = await fx.call('POST', '/clients', { body: { client_name: 'SPA', is_public: true } });
     expect(res.status).toBe(201);
     expect(res.body.client_secret).toBeUndefined();
@@ -129,7 +129,7 @@ describe('POST /clients (spec §4.3 create)', () => {
 });
 
 describe('GET /clients/{client_id}', () => {
-  it('200 without the secret unless the token has read:client_keys (DESIGN.md §4)', async () => {
+  it('200 without the secret unless the token has read:client_keys (docs/design.md §4)', async () => {
     const c = await fx.createClient({ client_description: 'd' });
     const plain = await fx.call('GET', `/clients/${c.id}`, { token: await fx.svc.managementToken('read:clients') });
     expect(plain.status).toBe(200);
@@ -153,7 +153,7 @@ describe('GET /clients/{client_id}', () => {
     expect(noScope.body).toEqual({});
   });
 
-  it('single-tenant mode ignores the tenant_id header (API.md §4)', async () => {
+  it('single-tenant mode ignores the tenant_id header (docs/contract.md §4)', async () => {
     const c = await fx.createClient();
     const res = await fx.call('GET', `/clients/${c.id}`, { headers: { tenant_id: UNKNOWN_ID } });
     expect(res.status).toBe(200);
@@ -175,7 +175,7 @@ describe('GET /clients/{client_id}', () => {
   });
 });
 
-describe('PATCH / PUT /clients/{client_id} (API.md §6: merge)', () => {
+describe('PATCH / PUT /clients/{client_id} (docs/contract.md §6: merge)', () => {
   it('merges: a field left out keeps its value; nested objects merge, arrays replace', async () => {
     const c = await fx.createClient({
       client_description: 'before',

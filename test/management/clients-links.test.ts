@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resourcesRepository } from '../../shared/store/resources-repository.ts';
+import { resourcesRepository } from '#shared/store/resources-repository.ts';
 import { type ClientsFixture, clientsFixture, UNKNOWN_ID } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;
@@ -21,7 +21,7 @@ const grant = (clientId: string, permissions: { resource_id: string; scopes: str
 const revokeP = (clientId: string, permissions: { resource_id: string; scopes: string[] }[]) =>
   fx.call('DELETE', `/clients/${clientId}/permissions`, { body: { permissions } });
 
-describe('Client Resources: authorize / list / revoke (spec §4.3, API.md §6)', () => {
+describe('Client Resources: authorize / list / revoke (spec §4.3, docs/contract.md §6)', () => {
   it('authorize → 204; the link has spec §2.5 fields; both aggregations count it', async () => {
     const a = await fx.createResource();
     const c = await fx.createClient();
@@ -67,7 +67,7 @@ describe('Client Resources: authorize / list / revoke (spec §4.3, API.md §6)',
     const c = await fx.createClient();
     const res = await authorize(c.id, [a.id, UNKNOWN_ID]);
     expect(res.status).toBe(404);
-    // API.md §8: the field is named, the id sent is not echoed.
+    // docs/contract.md §8: the field is named, the id sent is not echoed.
     expect(res.body.message).toBe('body.resources: a resource was not found.');
     expect((await fx.call('GET', `/clients/${c.id}/resources`)).body.count).toBe(0);
     expect(await aggregations(c.id)).toMatchObject({ resources: 0 });
@@ -114,7 +114,7 @@ describe('Client Resources: authorize / list / revoke (spec §4.3, API.md §6)',
   });
 });
 
-describe('Client Permissions: grant / list / revoke (spec §4.3, API.md §6)', () => {
+describe('Client Permissions: grant / list / revoke (spec §4.3, docs/contract.md §6)', () => {
   it('grant → 204; spec §2.6 fields; expand=all adds resource_data and scope_data', async () => {
     const a = await fx.createResource(['read', 'write']);
     const c = await fx.createClient();
@@ -212,7 +212,7 @@ describe('Client Permissions: grant / list / revoke (spec §4.3, API.md §6)', (
   });
 });
 
-describe('what is granted is exactly what a client_credentials token carries, at once (API.md §5.1)', () => {
+describe('what is granted is exactly what a client_credentials token carries, at once (docs/contract.md §5.1)', () => {
   it('grant → the token carries exactly those scopes; revoke → asking for them is invalid_scope', async () => {
     const a = await fx.createResource(['read', 'write', 'admin']);
     const c = await fx.createClient();
@@ -261,7 +261,7 @@ describe('cascade on delete (docs/data-model.md §4)', () => {
   });
 });
 
-describe('the Default Client keeps the management API (API.md §4)', () => {
+describe('the Default Client keeps the management API (docs/contract.md §4)', () => {
   it('revoking the management API or its permissions from the Default Client is 403', async () => {
     const links = (await fx.call('GET', `/clients/${fx.svc.clientId}/resources?expand=all`)).body.items;
     const systemId = links.find((l: any) => l.resource_data.resource_metadata.is_system).resource_id;

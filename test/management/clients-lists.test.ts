@@ -33,7 +33,7 @@ const list = async (query: string, token?: string) => {
 };
 const ids = (items: readonly Record<string, any>[]): string[] => items.map((i) => i.id as string);
 
-describe('GET /clients: the envelope, offset/limit, total_count, cursor (spec §2.1, §4.1, API.md §3)', () => {
+describe('GET /clients: the envelope, offset/limit, total_count, cursor (spec §2.1, §4.1, docs/contract.md §3)', () => {
   it('lists the tenant in creation order, default limit 10', async () => {
     expect(all).toHaveLength(12);
     expect(ids(all)).toEqual([...ids(all)].sort());
@@ -59,7 +59,7 @@ describe('GET /clients: the envelope, offset/limit, total_count, cursor (spec §
     expect(await list('offset=50')).toMatchObject({ count: 0, items: [], has_more: false });
   });
 
-  it('a cursor is opaque: nothing of the table (keys, ids, partition names) shows in it (API.md §8)', async () => {
+  it('a cursor is opaque: nothing of the table (keys, ids, partition names) shows in it (docs/contract.md §8)', async () => {
     const page = await list('limit=2');
     const decoded = Buffer.from(page.next_cursor, 'base64url').toString('latin1');
     for (const clear of [page.items[1].id, 'CLIENT', 'TENANT#', 'GSI1', '"p"']) expect(decoded).not.toContain(clear);

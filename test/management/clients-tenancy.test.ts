@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { type ClientsFixture, clientsFixture, DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;
 let tenantB: string;
-/** A non-global client of tenant B and its management token (API.md §4). */
+/** A non-global client of tenant B and its management token (docs/contract.md §4). */
 let bound: Record<string, any>;
 let boundToken: string;
 /** A client of the default tenant, invisible to `bound`. */
@@ -14,7 +14,7 @@ const CLIENT_SCOPES = 'read:clients create:clients update:clients delete:clients
 
 /**
  * A management token for a tenant-bound client, end to end: the Default Client authorizes it on
- * the management API (a system resource, shared by every tenant: API.md §4) and grants it the
+ * the management API (a system resource, shared by every tenant: docs/contract.md §4) and grants it the
  * scopes; the client then gets its token from /token like anyone.
  */
 async function tenantToken(client: Record<string, any>, scopes: string): Promise<string> {
@@ -45,7 +45,7 @@ afterAll(async () => fx?.stop());
 const asBound = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
   fx.call(method, path, { ...options, token: boundToken });
 
-describe('a global caller (the Default Client) picks the tenant (API.md §4)', () => {
+describe('a global caller (the Default Client) picks the tenant (docs/contract.md §4)', () => {
   it('creates in another tenant by body tenant_id or by the tenant_id header; global by default', async () => {
     const byBody = await fx.createClient({ tenant_id: tenantB });
     expect(byBody).toMatchObject({ tenant_id: tenantB, is_global: true });
@@ -90,7 +90,7 @@ describe('a global caller (the Default Client) picks the tenant (API.md §4)', (
   });
 });
 
-describe('a non-global client only sees its own tenant (API.md §4)', () => {
+describe('a non-global client only sees its own tenant (docs/contract.md §4)', () => {
   it('its list holds its tenant only', async () => {
     const page = await asBound('GET', '/clients?limit=100&total_count=true');
     expect(page.status).toBe(200);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordParams } from '../../shared/lists/index.ts';
-import { clientsCollection, parseListParams } from '../../shared/lists/index.ts';
-import { authorizeClientResources } from '../../shared/management/clients/authorize-client-resources.ts';
-import { createClient } from '../../shared/management/clients/create-client.ts';
-import { getClient } from '../../shared/management/clients/get-client.ts';
-import { grantClientPermissions } from '../../shared/management/clients/grant-client-permissions.ts';
-import { listClients } from '../../shared/management/clients/list-clients.ts';
-import { updateClient } from '../../shared/management/clients/update-client.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
+import type { RecordParams } from '#shared/lists/index.ts';
+import { clientsCollection, parseListParams } from '#shared/lists/index.ts';
+import { authorizeClientResources } from '#shared/management/clients/authorize-client-resources.ts';
+import { createClient } from '#shared/management/clients/create-client.ts';
+import { getClient } from '#shared/management/clients/get-client.ts';
+import { grantClientPermissions } from '#shared/management/clients/grant-client-permissions.ts';
+import { listClients } from '#shared/management/clients/list-clients.ts';
+import { updateClient } from '#shared/management/clients/update-client.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { accessOf, memoryWorld } from '../support/memory-deps.ts';
 
 /**

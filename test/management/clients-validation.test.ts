@@ -135,7 +135,7 @@ const CREATE_CASES: [string, unknown, string][] = [
   ['a JSON array as body', [], 'body'],
 ];
 
-describe('POST /clients: 400 per invalid field, naming it (API.md §2)', () => {
+describe('POST /clients: 400 per invalid field, naming it (docs/contract.md §2)', () => {
   it.each(CREATE_CASES)('%s → 400 %s', async (_what, body, field) => {
     const res = await fx.call('POST', '/clients', { body });
     expect(res.status).toBe(400);
@@ -266,7 +266,7 @@ const LINK_CASES: [string, string, unknown, string][] = [
   ['resources', 'resources missing', {}, 'body.resources'],
   ['resources', 'resources empty', { resources: [] }, 'body.resources'],
   ['resources', 'a resource id not a UUID', { resources: [uuid(1), 'api'] }, 'body.resources.1'],
-  ['resources', 'more than 50 ids (API.md §6)', { resources: Array.from({ length: 51 }, (_, i) => uuid(i)) }, 'body.resources'],
+  ['resources', 'more than 50 ids (docs/contract.md §6)', { resources: Array.from({ length: 51 }, (_, i) => uuid(i)) }, 'body.resources'],
   ['resources', 'an unknown field', { resources: [uuid(1)], clients: [] }, 'body.clients'],
   ['permissions', 'permissions missing', {}, 'body.permissions'],
   ['permissions', 'permissions empty', { permissions: [] }, 'body.permissions'],
@@ -304,7 +304,7 @@ describe('link bodies: 400 per invalid field (POST and DELETE alike)', () => {
   });
 });
 
-/** Every route of this area, with the scope the route table asks for (API.md §6). */
+/** Every route of this area, with the scope the route table asks for (docs/contract.md §6). */
 const ROUTES: [string, string, string, unknown?][] = [
   ['GET', '/clients', 'read:clients'],
   ['POST', '/clients', 'create:clients', { client_name: 'x' }],
@@ -321,7 +321,7 @@ const ROUTES: [string, string, string, unknown?][] = [
   ['DELETE', '/clients/{id}/permissions', 'update:clients', { permissions: [{ resource_id: uuid(1), scopes: [uuid(2)] }] }],
 ];
 
-describe('401 without or with a bad token, 403 without the scope (API.md §4)', () => {
+describe('401 without or with a bad token, 403 without the scope (docs/contract.md §4)', () => {
   it.each(ROUTES)('%s %s needs a valid token with %s', async (method, template, scope, body) => {
     const path = template.replace('{id}', existing.id);
     const opts = body === undefined ? {} : { body };
@@ -343,7 +343,7 @@ describe('401 without or with a bad token, 403 without the scope (API.md §4)', 
     expect(wrong.headers.get('www-authenticate')).toContain(`scope="${scope}"`);
   });
 
-  it('a token for another audience is 401 (API.md §4: aud must be the management API)', async () => {
+  it('a token for another audience is 401 (docs/contract.md §4: aud must be the management API)', async () => {
     const api = await fx.createResource(['read']);
     const c = await fx.createClient();
     await fx.call('POST', `/clients/${c.id}/resources`, { body: { resources: [api.id] } });

@@ -1,7 +1,7 @@
 import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isAppError } from '../../shared/errors.ts';
-import { openCursor, queryFingerprint, sealCursor } from '../../shared/lists/cursor.ts';
+import { isAppError } from '#shared/errors.ts';
+import { openCursor, queryFingerprint, sealCursor } from '#shared/lists/cursor.ts';
 
 const key = randomBytes(32);
 const binding = { collection: 'clients|GSI1|TENANT#t1#CLIENTS|', query: queryFingerprint({ path: 'key', direction: 'asc' }) };

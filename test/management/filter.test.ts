@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { defineCollection } from '../../shared/lists/collection-spec.ts';
-import { ParamSyntaxError } from '../../shared/lists/list-params.ts';
-import { matchesFilter } from '../../shared/lists/match-filter.ts';
-import { parseFilter } from '../../shared/lists/parse-filter.ts';
+import { defineCollection } from '#shared/lists/collection-spec.ts';
+import { ParamSyntaxError } from '#shared/lists/list-params.ts';
+import { matchesFilter } from '#shared/lists/match-filter.ts';
+import { parseFilter } from '#shared/lists/parse-filter.ts';
 
-// One attribute of each type (API.md §3: "values are compared as the attribute's type").
+// One attribute of each type (docs/contract.md §3: "values are compared as the attribute's type").
 const spec = defineCollection({
   name: 'widgets',
   attributes: {

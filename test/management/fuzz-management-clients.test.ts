@@ -1,19 +1,19 @@
-import { clientPermissionsCollection, clientResourcesCollection, clientsCollection } from '../../shared/lists/index.ts';
-import { ClientPath, CreateClientBody, UpdateClientBody } from '../../shared/management/clients/client-body-schemas.ts';
+import { clientPermissionsCollection, clientResourcesCollection, clientsCollection } from '#shared/lists/index.ts';
+import { ClientPath, CreateClientBody, UpdateClientBody } from '#shared/management/clients/client-body-schemas.ts';
 import {
   clientListQuery,
   clientPermissionsListQuery,
   clientRecordQuery,
   clientResourcesListQuery,
-} from '../../shared/management/clients/client-request.ts';
-import { PermissionsBody, ResourcesBody } from '../../shared/management/clients/link-body-schemas.ts';
+} from '#shared/management/clients/client-request.ts';
+import { PermissionsBody, ResourcesBody } from '#shared/management/clients/link-body-schemas.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the Clients endpoints and health: whatever the body, query string, path
+ * docs/design.md §3.12 over the Clients endpoints and health: whatever the body, query string, path
  * parameters and headers (bodies derived from the schemas each handler validates with, see
  * fuzz-support.ts), the answer is never a 5xx, and every 4xx is a JSON `{code, message}` whose 400
- * message names where the problem is (API.md §2). The Resources half is in
+ * message names where the problem is (docs/contract.md §2). The Resources half is in
  * fuzz-management-resources.test.ts. `FUZZ_STATS=1` prints what the runs reached.
  */
 const C = `${M}/clients`;

@@ -1,10 +1,10 @@
-import { userGrantsCollection } from '../../shared/lists/index.ts';
-import { UserGrantPath, userGrantListQuery } from '../../shared/management/grants/user-grants.ts';
-import { UserPath } from '../../shared/management/users/user-body-schemas.ts';
+import { userGrantsCollection } from '#shared/lists/index.ts';
+import { UserGrantPath, userGrantListQuery } from '#shared/management/grants/user-grants.ts';
+import { UserPath } from '#shared/management/users/user-body-schemas.ts';
 import { type FuzzRoute, fuzzArea, M } from '../support/fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the User Grants endpoints (API.md §6): whatever the query string, path
+ * docs/design.md §3.12 over the User Grants endpoints (docs/contract.md §6): whatever the query string, path
  * parameters and headers, the answer is never a 5xx, and every 4xx is a JSON `{code, message}`.
  */
 const G = `${M}/users/{user_id}/grants`;

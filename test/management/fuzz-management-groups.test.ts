@@ -5,7 +5,7 @@ import {
   groupsCollection,
   listQuerySchema,
   nestedGroupsCollection,
-} from '../../shared/lists/index.ts';
+} from '#shared/lists/index.ts';
 import {
   CreateGroupBody,
   GroupPath,
@@ -14,12 +14,12 @@ import {
   UpdateGroupBody,
   UserGroupsPath,
   UsersBody,
-} from '../../shared/management/groups/group-body-schemas.ts';
-import { groupRecordQuery } from '../../shared/management/groups/group-request.ts';
+} from '#shared/management/groups/group-body-schemas.ts';
+import { groupRecordQuery } from '#shared/management/groups/group-request.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the Groups endpoints (API.md §6, §7.6) and the user side of group
+ * docs/design.md §3.12 over the Groups endpoints (docs/contract.md §6, §7.6) and the user side of group
  * membership: whatever the body, query, path parameters and headers, never a 5xx, and every 4xx a
  * JSON `{code, message}`.
  */

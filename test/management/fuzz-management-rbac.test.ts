@@ -1,9 +1,9 @@
-import { listQuerySchema, userGroupsCollection, userPermissionsCollection } from '../../shared/lists/index.ts';
-import { UserPath } from '../../shared/management/users/user-body-schemas.ts';
+import { listQuerySchema, userGroupsCollection, userPermissionsCollection } from '#shared/lists/index.ts';
+import { UserPath } from '#shared/management/users/user-body-schemas.ts';
 import { type FuzzRoute, fuzzArea, M } from '../support/fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the effective-RBAC reads (API.md §6, §7.6; docs/rbac.md): whatever the
+ * docs/design.md §3.12 over the effective-RBAC reads (docs/contract.md §6, §7.6; docs/rbac.md): whatever the
  * query, path parameters and headers, never a 5xx, and every 4xx a JSON `{code, message}`.
  */
 const U = `${M}/users`;

@@ -4,17 +4,17 @@ import {
   resourceClientsCollection,
   resourcesCollection,
   scopesCollection,
-} from '../../shared/lists/index.ts';
-import { clientIdsBody, resourcePath, scopePath } from '../../shared/management/resources/request-params.ts';
-import { createResourceBody, updateResourceBody } from '../../shared/management/resources/resource-bodies.ts';
-import { createScopeBody, updateScopeBody } from '../../shared/management/resources/scope-bodies.ts';
+} from '#shared/lists/index.ts';
+import { clientIdsBody, resourcePath, scopePath } from '#shared/management/resources/request-params.ts';
+import { createResourceBody, updateResourceBody } from '#shared/management/resources/resource-bodies.ts';
+import { createScopeBody, updateScopeBody } from '#shared/management/resources/scope-bodies.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the Resources, Resource Scopes and Resource Clients endpoints: whatever the
+ * docs/design.md §3.12 over the Resources, Resource Scopes and Resource Clients endpoints: whatever the
  * body, query string, path parameters and headers (bodies derived from the schemas each handler
  * validates with, see fuzz-support.ts), the answer is never a 5xx, and every 4xx is a JSON
- * `{code, message}` whose 400 message names where the problem is (API.md §2). The Clients half and
+ * `{code, message}` whose 400 message names where the problem is (docs/contract.md §2). The Clients half and
  * health are in fuzz-management-clients.test.ts. `FUZZ_STATS=1` prints what the runs reached.
  */
 const R = `${M}/resources`;

@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { listQuerySchema, rolesCollection } from '../../shared/lists/index.ts';
-import { PermissionsBody } from '../../shared/management/clients/link-body-schemas.ts';
-import {
-  CreateRoleBody,
-  RoleMembersBody,
-  RolePath,
-  UpdateRoleBody,
-  UserRolesBody,
-} from '../../shared/management/roles/role-body-schemas.ts';
-import {
-  roleMemberListQuery,
-  rolePermissionListQuery,
-  roleRecordQuery,
-  userRoleListQuery,
-} from '../../shared/management/roles/role-request.ts';
-import { UserPath } from '../../shared/management/users/user-body-schemas.ts';
+import { listQuerySchema, rolesCollection } from '#shared/lists/index.ts';
+import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
+import { CreateRoleBody, RoleMembersBody, RolePath, UpdateRoleBody, UserRolesBody } from '#shared/management/roles/role-body-schemas.ts';
+import { roleMemberListQuery, rolePermissionListQuery, roleRecordQuery, userRoleListQuery } from '#shared/management/roles/role-request.ts';
+import { UserPath } from '#shared/management/users/user-body-schemas.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the Roles endpoints and the user-side role links (API.md §6): whatever the
+ * docs/design.md §3.12 over the Roles endpoints and the user-side role links (docs/contract.md §6): whatever the
  * body, query, path and headers, never a 5xx, and every 4xx a JSON `{code, message}`.
  */
 const R = `${M}/roles`;

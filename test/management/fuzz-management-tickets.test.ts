@@ -1,8 +1,8 @@
-import { CreateTicketBody } from '../../shared/management/tickets/create-ticket.ts';
+import { CreateTicketBody } from '#shared/management/tickets/create-ticket.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the Tickets endpoints (API.md §6): whatever the body, query and headers,
+ * docs/design.md §3.12 over the Tickets endpoints (docs/contract.md §6): whatever the body, query and headers,
  * never a 5xx, and every 4xx a JSON `{code, message}`.
  */
 const T = `${M}/tickets`;

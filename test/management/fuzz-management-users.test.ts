@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { listQuerySchema, usersCollection } from '../../shared/lists/index.ts';
-import { PermissionsBody } from '../../shared/management/clients/link-body-schemas.ts';
-import { CreateUserBody, SetPasswordBody, UpdateUserBody, UserPath } from '../../shared/management/users/user-body-schemas.ts';
-import { userRecordQuery } from '../../shared/management/users/user-request.ts';
+import { listQuerySchema, usersCollection } from '#shared/lists/index.ts';
+import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
+import { CreateUserBody, SetPasswordBody, UpdateUserBody, UserPath } from '#shared/management/users/user-body-schemas.ts';
+import { userRecordQuery } from '#shared/management/users/user-request.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';
 
 /**
- * DESIGN.md §3.12 over the Users endpoints (API.md §6, §7.5, §7.6): whatever the body, query
+ * docs/design.md §3.12 over the Users endpoints (docs/contract.md §6, §7.5, §7.6): whatever the body, query
  * string, path parameters and headers (the admin's, a tenant-bound client's and the seeded user's
  * own token among them), the answer is never a 5xx, and every 4xx is a JSON `{code, message}`
  * naming where the problem is. `/users/register` belongs to its own area's fuzz file.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { GROUP_KEYS, type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 
@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.stop());
 
-describe('Groups CRUD over HTTP (API.md §6 Group)', () => {
+describe('Groups CRUD over HTTP (docs/contract.md §6 Group)', () => {
   it('POST creates: 201 with the Group record, audit fields, zero aggregations; the closure copies stored, not shown', async () => {
     const res = await fx.call('POST', '/groups', { body: { group_name: 'Engineering', group_description: 'All engineers' } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { DEFAULT_TENANT } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 
 /**
- * API.md §8 "No escalation" on the links that pass a group's roles on: group members (from both
+ * docs/contract.md §8 "No escalation" on the links that pass a group's roles on: group members (from both
  * ends) and nested groups. A role holding the management-API scope `delete:users` sits on a group;
  * a caller without that scope may not make anyone inherit it.
  */
@@ -58,7 +58,7 @@ function expectRefused(res: { status: number; body: any }) {
   expect(res.body.message).toContain('delete:users');
 }
 
-describe('no escalation on group members and nested groups (API.md §8)', () => {
+describe('no escalation on group members and nested groups (docs/contract.md §8)', () => {
   it("POST /groups/{id}/members: the group's roles' management scopes need the caller to hold them; nothing written", async () => {
     const g = await withRole(mighty);
     const u = await fx.createUser();

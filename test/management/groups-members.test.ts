@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 
@@ -23,7 +23,7 @@ async function state(g: string, u: string) {
   };
 }
 
-describe('group members (API.md §6 /groups/{id}/members, /users/{id}/groups)', () => {
+describe('group members (docs/contract.md §6 /groups/{id}/members, /users/{id}/groups)', () => {
   it('POST /groups/{id}/members: 204, one link item seen from both ends, mirror and counts in the same transaction', async () => {
     const g = await fx.createGroup();
     const [u1, u2] = [await fx.createUser(), await fx.createUser()];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 
@@ -31,7 +31,7 @@ async function chain(n: number) {
   return g.map((x) => x.id as string);
 }
 
-describe('nested groups (API.md §6 /groups/{id}/groups, §7.6)', () => {
+describe('nested groups (docs/contract.md §6 /groups/{id}/groups, §7.6)', () => {
   it('POST nests: 204, link records from both ends, group_data with expand=all, closures and counts stored', async () => {
     const [a, b, c] = await chain(3);
     const list = await fx.call('GET', `/groups/${a}/groups`);

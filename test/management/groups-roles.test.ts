@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 
@@ -19,7 +19,7 @@ async function createRole() {
 }
 const roles = (g: string, ids: string[], method = 'POST') => fx.call(method, `/groups/${g}/roles`, { body: { roles: ids } });
 
-describe('group roles (API.md §6 /groups/{id}/roles)', () => {
+describe('group roles (docs/contract.md §6 /groups/{id}/roles)', () => {
   it("POST: 204, link + the group's role_ids + aggregations in one transaction; members untouched; DELETE undoes it", async () => {
     const g = await fx.createGroup();
     const u = await fx.createUser();

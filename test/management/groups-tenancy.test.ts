@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 
 let fx: GroupsFixture;
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.stop());
 
-describe("Groups and tenants (API.md §4): another tenant's group or user is a 404", () => {
+describe("Groups and tenants (docs/contract.md §4): another tenant's group or user is a 404", () => {
   it("a tenant-bound caller creates in its tenant and cannot see, change or link the default tenant's groups", async () => {
     const mine = await bTokenCaller('POST', '/groups', { group_name: 'B group' });
     expect(mine.status).toBe(201);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 
 /**
- * API.md §6 link rules, the same on EVERY link route (§7.6: size and shape before existence):
+ * docs/contract.md §6 link rules, the same on EVERY link route (§7.6: size and shape before existence):
  * 51 ids → 400 naming the field (POST and DELETE), an unknown id → 404, an existing link when
  * adding → 409, a missing link when removing → 404, and then nothing changes (every stored item of
  * both ends compared); 20 concurrent additions of one link → one 204, nineteen 409.
@@ -169,7 +169,7 @@ const ROUTES: LinkRoute[] = [
   },
 ];
 
-describe('API.md §6 link rules on every link route', () => {
+describe('docs/contract.md §6 link rules on every link route', () => {
   for (const route of ROUTES) {
     it(`${route.name}: 51 ids 400; unknown 404; existing 409; missing 404; nothing changes; 20 racing adds → one 204`, async () => {
       const { path, linked, fresh, body, pks } = await route.setup();

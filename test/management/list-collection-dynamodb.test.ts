@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isAppError } from '../../shared/errors.ts';
-import { clientsCollection as spec } from '../../shared/lists/collections/clients.ts';
-import { type ListEnvelope, listCollection } from '../../shared/lists/list-collection.ts';
-import { pagedSource } from '../../shared/lists/paged-source.ts';
-import { parseListParams } from '../../shared/lists/parse-list-params.ts';
-import { queryPage } from '../../shared/store/query-page.ts';
-import { querySource, stripKeys } from '../../shared/store/query-source.ts';
+import { isAppError } from '#shared/errors.ts';
+import { clientsCollection as spec } from '#shared/lists/collections/clients.ts';
+import { type ListEnvelope, listCollection } from '#shared/lists/list-collection.ts';
+import { pagedSource } from '#shared/lists/paged-source.ts';
+import { parseListParams } from '#shared/lists/parse-list-params.ts';
+import { queryPage } from '#shared/store/query-page.ts';
+import { querySource, stripKeys } from '#shared/store/query-source.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { countReads, makeClients, putCollection, type ReadStats, uuidv7 } from '../support/list-fixtures.ts';
 

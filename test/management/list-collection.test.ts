@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { isAppError } from '../../shared/errors.ts';
-import { arraySource, type CollectionSource } from '../../shared/lists/collection-source.ts';
-import { clientsCollection as spec } from '../../shared/lists/collections/clients.ts';
-import { type ListEnvelope, listCollection } from '../../shared/lists/list-collection.ts';
-import { LIST_LIMITS } from '../../shared/lists/list-params.ts';
-import { parseListParams } from '../../shared/lists/parse-list-params.ts';
+import { isAppError } from '#shared/errors.ts';
+import { arraySource, type CollectionSource } from '#shared/lists/collection-source.ts';
+import { clientsCollection as spec } from '#shared/lists/collections/clients.ts';
+import { type ListEnvelope, listCollection } from '#shared/lists/list-collection.ts';
+import { LIST_LIMITS } from '#shared/lists/list-params.ts';
+import { parseListParams } from '#shared/lists/parse-list-params.ts';
 import { makeClients } from '../support/list-fixtures.ts';
 
 type Row = Record<string, unknown>;

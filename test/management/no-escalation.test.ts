@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientPermissionsRepository } from '../../shared/store/client-permissions-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
+import { clientPermissionsRepository } from '#shared/store/client-permissions-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 
 /**
- * API.md §8 "No escalation" (issue 10 item 1): a caller never grants what it does not hold, and a
+ * docs/contract.md §8 "No escalation" (issue 10 item 1): a caller never grants what it does not hold, and a
  * removed scope stops working for tokens already issued within the record cache bound. Over HTTP
  * against the whole local service; every refusal also checks that nothing changed.
  */
@@ -80,7 +80,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-describe('API.md §8 no escalation: client permissions (client side)', () => {
+describe('docs/contract.md §8 no escalation: client permissions (client side)', () => {
   it('issue 10 item 1: read:clients update:clients cannot grant itself every management scope, nor then read the Default Client secret', async () => {
     const attacker = await clientHolding(['read:clients', 'update:clients']);
     const every = [...scopeIds.keys()];
@@ -159,7 +159,7 @@ describe('API.md §8 no escalation: client permissions (client side)', () => {
   });
 });
 
-describe('API.md §8 no escalation: resource side and other paths', () => {
+describe('docs/contract.md §8 no escalation: resource side and other paths', () => {
   it('authorizing a client on the management API (POST /resources/{id}/clients) passes on no scope', async () => {
     const linker = await clientHolding(['read:resources', 'update:resources']);
     const made = await manage('POST', '/clients', { client_name: 'linked', client_metadata: { grant_types: ['client_credentials'] } });
@@ -194,7 +194,7 @@ describe('API.md §8 no escalation: resource side and other paths', () => {
   });
 });
 
-describe('a removed scope does not outlive its removal (API.md §8, docs/security.md)', () => {
+describe('a removed scope does not outlive its removal (docs/contract.md §8, docs/security.md)', () => {
   it('a token minted with a scope stops carrying it once the permission is revoked (same container: at once)', async () => {
     const holder = await clientHolding(['read:clients', 'update:clients', 'delete:clients']);
     const victim = await clientHolding([]);
@@ -227,7 +227,7 @@ describe('a removed scope does not outlive its removal (API.md §8, docs/securit
   });
 });
 
-describe('API.md §8 no takeover: setting a principal credentials needs the scopes it holds', () => {
+describe('docs/contract.md §8 no takeover: setting a principal credentials needs the scopes it holds', () => {
   /** A user made through the API holding `scopes` on the management API directly (none: a plain user). */
   async function userHolding(scopes: string[]) {
     const made = await manage('POST', '/users', { email: `t-${Math.random()}@example.com`, password: 'Quartz-Lantern-88-Meadow' });

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isAppError } from '../../shared/errors.ts';
-import { arraySource } from '../../shared/lists/collection-source.ts';
-import { clientsCollection as spec } from '../../shared/lists/collections/clients.ts';
-import { listCollection } from '../../shared/lists/list-collection.ts';
-import { parseListParams } from '../../shared/lists/parse-list-params.ts';
+import { isAppError } from '#shared/errors.ts';
+import { arraySource } from '#shared/lists/collection-source.ts';
+import { clientsCollection as spec } from '#shared/lists/collections/clients.ts';
+import { listCollection } from '#shared/lists/list-collection.ts';
+import { parseListParams } from '#shared/lists/parse-list-params.ts';
 import { makeClients } from '../support/list-fixtures.ts';
 
 const NAMES = ['offset', 'limit', 'fields', 'expand', 'q', 'sort', 'total_count', 'cursor'];
@@ -20,7 +20,7 @@ const query = fc.dictionary(fc.constantFrom(...NAMES), fc.oneof(value, fc.array(
 
 const clients = makeClients(23);
 
-// DESIGN.md §3.12: whatever the query string, a 4xx with a message naming a parameter, never a 500.
+// docs/design.md §3.12: whatever the query string, a 4xx with a message naming a parameter, never a 500.
 describe('list parameters under fuzzing', () => {
   it('parse: a result or a 400 naming the parameter', () => {
     fc.assert(

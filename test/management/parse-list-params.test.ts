@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isAppError } from '../../shared/errors.ts';
-import { clientsCollection as spec } from '../../shared/lists/collections/clients.ts';
-import { parseListParams } from '../../shared/lists/parse-list-params.ts';
-import { parseRecordParams } from '../../shared/lists/parse-record-params.ts';
+import { isAppError } from '#shared/errors.ts';
+import { clientsCollection as spec } from '#shared/lists/collections/clients.ts';
+import { parseListParams } from '#shared/lists/parse-list-params.ts';
+import { parseRecordParams } from '#shared/lists/parse-record-params.ts';
 
 function rejection(fn: () => unknown): { status: number; code: string; message: string } {
   try {
@@ -14,7 +14,7 @@ function rejection(fn: () => unknown): { status: number; code: string; message: 
   throw new Error('expected a 400');
 }
 
-// API.md §3: every invalid value is a 400 invalid_request whose message names the parameter.
+// docs/contract.md §3: every invalid value is a 400 invalid_request whose message names the parameter.
 const INVALID: [string, Record<string, string>][] = [
   ['offset', { offset: '-1' }],
   ['offset', { offset: 'abc' }],
@@ -84,7 +84,7 @@ const INVALID: [string, Record<string, string>][] = [
   ['cursor', { cursor: 'abc.def', offset: '5' }],
 ];
 
-describe('parseListParams: invalid values (API.md §3)', () => {
+describe('parseListParams: invalid values (docs/contract.md §3)', () => {
   it.each(INVALID)('query.%s: 400 for %j', (param, query) => {
     const err = rejection(() => parseListParams(spec, query));
     expect(err.status).toBe(400);

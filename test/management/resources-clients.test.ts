@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 
-/** Resource Clients (API.md §6 `/resources/{id}/clients`, spec §2.9) and the resource delete cascade. */
+/** Resource Clients (docs/contract.md §6 `/resources/{id}/clients`, spec §2.9) and the resource delete cascade. */
 let fx: ResourcesFixture;
 beforeAll(async () => {
   fx = await resourcesFixture();
@@ -29,7 +29,7 @@ describe('POST /resources/{id}/clients {clients: [...]}', () => {
     expect(token.status).toBe(200);
   });
 
-  it('an existing link is 409 and nothing changes (all-or-nothing, API.md §6)', async () => {
+  it('an existing link is 409 and nothing changes (all-or-nothing, docs/contract.md §6)', async () => {
     const r = await fx.createResource();
     const [a, b] = [await fx.createClient(), await fx.createClient()];
     await fx.authorize(r.id, [a.id]);
@@ -46,7 +46,7 @@ describe('POST /resources/{id}/clients {clients: [...]}', () => {
     const a = await fx.createClient();
     const res = await fx.call('POST', clientsPath(r.id), { body: { clients: [a.id, UNKNOWN_ID] } });
     expect(res.status).toBe(404);
-    // API.md §8: the field is named, the id sent is not echoed.
+    // docs/contract.md §8: the field is named, the id sent is not echoed.
     expect(res.body).toEqual({ code: 'not_found', message: 'body.clients: a client was not found.' });
     expect(await linkedIds(r.id)).toEqual([]);
     expect((await fx.getClient(a.id))!.aggregations.resources).toBe(0);
@@ -63,7 +63,7 @@ describe('POST /resources/{id}/clients {clients: [...]}', () => {
     expect(await linkedIds(r.id)).toEqual([a.id]);
   });
 
-  it('50 clients in one call are fine (API.md §6 maximum)', async () => {
+  it('50 clients in one call are fine (docs/contract.md §6 maximum)', async () => {
     const r = await fx.createResource();
     const clients = await Promise.all(Array.from({ length: 50 }, () => fx.createClient()));
     await fx.authorize(

@@ -55,7 +55,7 @@ describe('POST /resources (spec §4.3 "Create a resource")', () => {
       updated_by: fx.svc.clientId,
       updated_date: expect.stringMatching(ISO_MS),
     });
-    // No children without expand (API.md §3), no storage fields.
+    // No children without expand (docs/contract.md §3), no storage fields.
     for (const k of ['scopes', 'clients', 'scope_names', 'scope_holders', 'links_version', 'version', 'PK', 'type'])
       expect(r).not.toHaveProperty(k);
   });
@@ -102,7 +102,7 @@ describe('POST /resources (spec §4.3 "Create a resource")', () => {
       body: { resource_type: 'api', resource_name: 'Dup', resource_metadata: { identifier_url: audience } },
     });
     expect(res.status).toBe(409);
-    // API.md §8: the field is named, the identifier sent is not echoed.
+    // docs/contract.md §8: the field is named, the identifier sent is not echoed.
     expect(res.body).toEqual({
       code: 'conflict',
       message: 'body.resource_metadata.identifier_url: a resource with this identifier_url already exists.',
@@ -165,7 +165,7 @@ describe('GET /resources/{id} (spec §4.3 "Get a resource")', () => {
   });
 });
 
-describe('PATCH / PUT /resources/{id} (spec §4.3 "Modify a resource"; API.md §6 merge)', () => {
+describe('PATCH / PUT /resources/{id} (spec §4.3 "Modify a resource"; docs/contract.md §6 merge)', () => {
   it('merges: a field left out keeps its value, nested metadata too; updated_date moves, created_date stays', async () => {
     const r = await fx.createResource({
       resource_description: 'before',
@@ -251,7 +251,7 @@ describe('PATCH / PUT /resources/{id} (spec §4.3 "Modify a resource"; API.md §
   });
 });
 
-describe('DELETE /resources/{id} (API.md §6)', () => {
+describe('DELETE /resources/{id} (docs/contract.md §6)', () => {
   it('204, then 404; a second delete is 404; its identifier_url is free again', async () => {
     const r = await fx.createResource();
     const del = await fx.call('DELETE', `/resources/${r.id}`);
@@ -273,7 +273,7 @@ describe('DELETE /resources/{id} (API.md §6)', () => {
 });
 
 describe('around the operations', () => {
-  it('single-tenant mode ignores the tenant_id header (API.md §4)', async () => {
+  it('single-tenant mode ignores the tenant_id header (docs/contract.md §4)', async () => {
     const made = await fx.call('POST', '/resources', {
       body: { resource_type: 'api', resource_name: 'h' },
       headers: { tenant_id: UNKNOWN_ID },

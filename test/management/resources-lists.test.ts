@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ResourcesFixture, resourcesFixture } from '../support/resources-fixture.ts';
 
-/** Spec §4.1 / API.md §3 on each of the three lists of this area (docs/lists.md is the grammar). */
+/** Spec §4.1 / docs/contract.md §3 on each of the three lists of this area (docs/lists.md is the grammar). */
 let fx: ResourcesFixture;
 const TYPE = 'list-test';
 let resources: Record<string, any>[];

@@ -10,7 +10,7 @@ afterAll(async () => fx?.stop());
 
 const SECRET = 'an-hs256-secret-of-at-least-32-bytes!!';
 
-describe('signing_secret is write-only unless read:client_keys (API.md §6)', () => {
+describe('signing_secret is write-only unless read:client_keys (docs/contract.md §6)', () => {
   it('HS256 secret: not returned to a caller without read:client_keys; returned (no-store) with it', async () => {
     const withoutKeys = await fx.svc.managementToken('create:resources read:resources update:resources');
     const created = await fx.call('POST', '/resources', {
@@ -73,7 +73,7 @@ describe('signing_secret is write-only unless read:client_keys (API.md §6)', ()
   });
 });
 
-describe('the management API resource (API.md §4)', () => {
+describe('the management API resource (docs/contract.md §4)', () => {
   it('is listed with is_system; cannot be deleted (403), moved (403) or made HS256 (403); other fields may change', async () => {
     const sys = await fx.systemResource();
     expect(sys.resource_metadata).toMatchObject({ is_system: true, identifier_url: fx.svc.managementAudience });

@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SCOPES_PER_RESOURCE } from '../../shared/store/scopes-repository.ts';
+import { MAX_SCOPES_PER_RESOURCE } from '#shared/store/scopes-repository.ts';
 import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 
-/** Resource Scopes (API.md §6 `/resources/{id}/scopes[/{scope_id}]`, spec §2.8). */
+/** Resource Scopes (docs/contract.md §6 `/resources/{id}/scopes[/{scope_id}]`, spec §2.8). */
 let fx: ResourcesFixture;
 beforeAll(async () => {
   fx = await resourcesFixture();
@@ -223,7 +223,7 @@ describe('DELETE /resources/{id}/scopes/{scope_id}', () => {
     expect(refused.body.error).toBe('invalid_scope');
   });
 
-  it("the management API's scopes cannot be removed or renamed (403, API.md §4); 403 without update:resources", async () => {
+  it("the management API's scopes cannot be removed or renamed (403, docs/contract.md §4); 403 without update:resources", async () => {
     const sys = await fx.systemResource();
     const scopes = (await fx.call('GET', `${scopesPath(sys.id)}?${`q=${encodeURIComponent('(scope_name=read:clients)')}`}`)).body.items;
     expect(scopes).toHaveLength(1);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID, type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 import { tenancyFixture } from '../support/resources-tenancy.ts';
 
-/** API.md §4 in multi-tenant mode, for Resources, Resource Scopes and Resource Clients. */
+/** docs/contract.md §4 in multi-tenant mode, for Resources, Resource Scopes and Resource Clients. */
 let fx: ResourcesFixture;
 let tenantB: string;
 let admin: { client: { id: string }; token: string; managementApiId: string };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ResourcesFixture, resourcesFixture } from '../support/resources-fixture.ts';
 
 /**
- * What a Resource's settings do to its tokens (API.md §5.1): `signing_algorithm` (ES256, RS256
+ * What a Resource's settings do to its tokens (docs/contract.md §5.1): `signing_algorithm` (ES256, RS256
  * from the JWKS; HS256 with the resource's own secret), `token_lifetime`, `rbac_enabled`, and that
  * every management change is seen by the very next token. Verified with jose, not our own code.
  */
@@ -33,7 +33,7 @@ const issue = async (audience: string, scope?: string) => {
   return res.body as { access_token: string; expires_in: number; token_type: string; scope?: string };
 };
 
-describe('signing_algorithm (API.md §5.1)', () => {
+describe('signing_algorithm (docs/contract.md §5.1)', () => {
   it('HS256: created with a secret, the Default Client authorized and granted, all over HTTP; the token verifies with jose and that secret', async () => {
     const r = await fx.createResource({ resource_metadata: { signing_algorithm: 'HS256', signing_secret: SECRET } });
     const read = await fx.createScope(r.id, 'read');
@@ -103,7 +103,7 @@ describe('token_lifetime and rbac_enabled', () => {
     expect(fx.claimsOf(second.access_token).exp - fx.claimsOf(second.access_token).iat).toBe(86_400);
   });
 
-  it('rbac_enabled adds the permissions claim (API.md §5.1)', async () => {
+  it('rbac_enabled adds the permissions claim (docs/contract.md §5.1)', async () => {
     const { r, audience } = await resourceForDefaultClient();
     expect(fx.claimsOf((await issue(audience)).access_token)).not.toHaveProperty('permissions');
     await fx.call('PATCH', `/resources/${r.id}`, { body: { resource_metadata: { rbac_enabled: true } } });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordParams } from '../../shared/lists/index.ts';
-import { parseListParams, resourceClientsCollection, scopesCollection } from '../../shared/lists/index.ts';
-import { createClient } from '../../shared/management/clients/create-client.ts';
-import { authorizeResourceClients } from '../../shared/management/resources/authorize-resource-clients.ts';
-import { createResource } from '../../shared/management/resources/create-resource.ts';
-import { createResourceScope } from '../../shared/management/resources/create-resource-scope.ts';
-import { deleteResource } from '../../shared/management/resources/delete-resource.ts';
-import { getResource } from '../../shared/management/resources/get-resource.ts';
-import { listResourceClients } from '../../shared/management/resources/list-resource-clients.ts';
-import { listResourceScopes } from '../../shared/management/resources/list-resource-scopes.ts';
+import type { RecordParams } from '#shared/lists/index.ts';
+import { parseListParams, resourceClientsCollection, scopesCollection } from '#shared/lists/index.ts';
+import { createClient } from '#shared/management/clients/create-client.ts';
+import { authorizeResourceClients } from '#shared/management/resources/authorize-resource-clients.ts';
+import { createResource } from '#shared/management/resources/create-resource.ts';
+import { createResourceScope } from '#shared/management/resources/create-resource-scope.ts';
+import { deleteResource } from '#shared/management/resources/delete-resource.ts';
+import { getResource } from '#shared/management/resources/get-resource.ts';
+import { listResourceClients } from '#shared/management/resources/list-resource-clients.ts';
+import { listResourceScopes } from '#shared/management/resources/list-resource-scopes.ts';
 import { accessOf, memoryWorld } from '../support/memory-deps.ts';
 
 /**

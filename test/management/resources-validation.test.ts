@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 
 /**
- * API.md §2: every invalid input is `400 invalid_request` whose message starts with the field it
+ * docs/contract.md §2: every invalid input is `400 invalid_request` whose message starts with the field it
  * names. One row per rule of docs/management-resources.md §1.
  */
 let fx: ResourcesFixture;
@@ -103,7 +103,7 @@ describe('POST /resources: 400 per invalid field', () => {
 /**
  * Found by test/management/fuzz-management-resources.test.ts: identifier_url is part of two DynamoDB
  * keys (its uniqueness marker and GSI2PK), whose 2048-byte limit counts UTF-8 bytes, while the
- * schema counted characters: 980 × `€` passed validation and the write was a 500. Since API.md §8
+ * schema counted characters: 980 × `€` passed validation and the write was a 500. Since docs/contract.md §8
  * the limit applies to the RFC 3986 normal form, which is ASCII (non-ASCII characters
  * percent-encoded as UTF-8, RFC 3987 §3.1), so 1000 characters are 1000 bytes.
  */
@@ -192,7 +192,7 @@ const clientsCases: [string, unknown, string][] = [
   ['clients not an array', { clients: UNKNOWN_ID }, 'body.clients'],
   ['clients empty', { clients: [] }, 'body.clients'],
   ['a client id not a UUID', { clients: ['nope'] }, 'body.clients.0'],
-  ['more than 50 ids (API.md §6)', { clients: Array.from({ length: 51 }, () => UNKNOWN_ID) }, 'body.clients'],
+  ['more than 50 ids (docs/contract.md §6)', { clients: Array.from({ length: 51 }, () => UNKNOWN_ID) }, 'body.clients'],
 ];
 
 describe('resource clients: 400 per invalid field', () => {
@@ -205,7 +205,7 @@ describe('resource clients: 400 per invalid field', () => {
   });
 });
 
-describe('query parameters: 400 naming the parameter (API.md §3)', () => {
+describe('query parameters: 400 naming the parameter (docs/contract.md §3)', () => {
   const paths = () => ['/resources', `/resources/${resourceId}/scopes`, `/resources/${resourceId}/clients`];
   const cases: [string, string][] = [
     ['limit=0', 'query.limit'],

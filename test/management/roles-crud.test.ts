@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { ROLE_KEYS, type RolesFixture, rolesFixture } from '../support/roles-fixture.ts';
 
@@ -11,7 +11,7 @@ afterAll(async () => fx?.stop());
 
 const marker = (name: string) => fx.item(keys.marker('ROLE_NAME', DEFAULT_TENANT, name));
 
-describe('Roles CRUD over HTTP (API.md §6)', () => {
+describe('Roles CRUD over HTTP (docs/contract.md §6)', () => {
   it('POST creates: 201 with the Role record, no storage fields; the marker and the count are stored', async () => {
     const before = (await fx.call('GET', '/roles?total_count=true')).body;
     const res = await fx.call('POST', '/roles', { body: { role_name: 'Editors', role_description: 'can edit' } });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_SWEEP_PAGE } from '../../shared/store/role-delete.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { ROLE_SWEEP_PAGE } from '#shared/store/role-delete.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type RolesFixture, rolesFixture } from '../support/roles-fixture.ts';
 
@@ -19,7 +19,7 @@ const memberIds = async (roleId: string) =>
     .sort();
 const userItem = (id: string) => fx.item(keys.user(id));
 
-describe('Role members over HTTP: one link seen from both ends (API.md §6)', () => {
+describe('Role members over HTTP: one link seen from both ends (docs/contract.md §6)', () => {
   it('POST /roles/{id}/members: 204; listed from both ends; role_ids and both aggregations move with the link', async () => {
     const role = await fx.createRole();
     const [a, b] = [await fx.createUser(), await fx.createUser()];
@@ -182,7 +182,7 @@ describe('Role members over HTTP: one link seen from both ends (API.md §6)', ()
   });
 });
 
-describe('Roles and tenants (API.md §4)', () => {
+describe('Roles and tenants (docs/contract.md §4)', () => {
   it("another tenant's role or user is 404 on every role route; nothing changes", async () => {
     const multi = await rolesFixture({ MULTI_TENANT: 'true' });
     try {

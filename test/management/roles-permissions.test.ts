@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type RolesFixture, rolesFixture } from '../support/roles-fixture.ts';
 
@@ -15,7 +15,7 @@ const perms = (resource_id: string, scopes: string[]) => ({ permissions: [{ reso
 const permissionItems = async (roleId: string) =>
   (await fx.partition(keys.rolePartition(roleId))).filter((i) => i.type === 'RolePermission').map((i) => `${i.resource_id}#${i.scope_id}`);
 
-describe('Role permissions over HTTP (API.md §6)', () => {
+describe('Role permissions over HTTP (docs/contract.md §6)', () => {
   it("grant: 204; listed; the role keeps token_grants, its count and the scopes' holder counts in the same transaction", async () => {
     const role = await fx.createRole();
     const api = await fx.createResource(['read', 'write', 'admin']);

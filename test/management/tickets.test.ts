@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../shared/users/password-hash.ts';
+import { hashPassword } from '#shared/users/password-hash.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { managementCaller } from '../support/management-api.ts';
@@ -7,7 +7,7 @@ import { csrfOf } from '../support/signup.ts';
 import { putUser } from '../support/user-items.ts';
 
 /**
- * Tickets made through the management API (API.md §6, §7.8; issue 13 item 5) and their page over
+ * Tickets made through the management API (docs/contract.md §6, §7.8; issue 13 item 5) and their page over
  * HTTP: `POST /identity/v1/tickets/password-change` and `/email-verification` → 201
  * `{id, ticket, expires_at}`; the page redeems once, redirects to `result_url` only after a
  * success, and a password change revokes the user's refresh tokens. Chromium:
@@ -45,7 +45,7 @@ async function page(url: string, form?: Record<string, string>) {
 const passwordLogin = (username: string, password: string) =>
   tokenRequest(svc, login.auth, 'password', { username, password, scope: 'openid offline_access' });
 
-describe('POST /identity/v1/tickets/... (API.md §6)', () => {
+describe('POST /identity/v1/tickets/... (docs/contract.md §6)', () => {
   it('201 {id, ticket, expires_at}: ticket is the page URL, 5 days by default, no-store', async () => {
     const user = await newUser();
     const before = Date.now() + offsetMs;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { userGrantsRepository } from '../../shared/store/user-grants-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
+import { userGrantsRepository } from '#shared/store/user-grants-repository.ts';
 import { loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 
 /**
- * `GET /users/{user_id}/grants` and `DELETE /users/{user_id}/grants/{grant_id}` (API.md §6;
+ * `GET /users/{user_id}/grants` and `DELETE /users/{user_id}/grants/{grant_id}` (docs/contract.md §6;
  * docs/browser-flows.md "User Grants"): a §3 list, scopes, tenancy, and withdrawing consent
  * revoking that client's refresh tokens of the user (checked with real tokens at /token and
  * /introspect).

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { GOOD_PASSWORD, MINIMAL_USER_KEYS, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 
@@ -17,7 +17,7 @@ const stored = async (id: string) =>
     )
   ).Item;
 
-describe('Users CRUD over HTTP (API.md §6, §7.5)', () => {
+describe('Users CRUD over HTTP (docs/contract.md §6, §7.5)', () => {
   it('POST creates with the defaults: 201, no password or hash in the body, the hash stored', async () => {
     const res = await fx.call('POST', '/users', { body: { email: 'Ada@Example.com', password: GOOD_PASSWORD } });
     expect(res.status).toBe(201);

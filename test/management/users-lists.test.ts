@@ -10,7 +10,7 @@ afterAll(async () => fx?.stop());
 
 const q = (term: string, extra = '') => fx.call('GET', `/users?q=${encodeURIComponent(term)}${extra}`);
 
-describe('GET /users (API.md §3, §6)', () => {
+describe('GET /users (docs/contract.md §3, §6)', () => {
   it('lists in creation order with total_count, limit and cursor paging', async () => {
     const made = [];
     for (let i = 0; i < 3; i++) made.push(await fx.createUser());
@@ -83,7 +83,7 @@ describe('GET /users (API.md §3, §6)', () => {
   });
 });
 
-describe('uniqueness (API.md §6): email without case, username without case, phone_number, per tenant', () => {
+describe('uniqueness (docs/contract.md §6): email without case, username without case, phone_number, per tenant', () => {
   it('a taken email in any case is 409 naming body.email; username and phone likewise', async () => {
     const u = await fx.createUser({ username: `Uniq-${Date.now()}`, phone_number: '+12025550123' });
     const dupEmail = await fx.call('POST', '/users', { body: { email: u.email.toUpperCase() } });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type RolesFixture, rolesFixture } from '../support/roles-fixture.ts';
 
@@ -23,7 +23,7 @@ const permissionItems = async (userId: string) =>
     .sort();
 const userItem = (id: string) => fx.item(keys.user(id));
 
-describe('Direct user permissions over HTTP (API.md §6 /users/{id}/permissions)', () => {
+describe('Direct user permissions over HTTP (docs/contract.md §6 /users/{id}/permissions)', () => {
   it("grant: 204; items in the user's partition found by the scope; token_grants, counts and stamp move in the same transaction", async () => {
     const user = await fx.createUser();
     const api = await fx.createResource(['read', 'write', 'admin']);

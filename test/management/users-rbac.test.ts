@@ -4,7 +4,7 @@ import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts'
 import { putGroup, putRole, setUserRbac } from '../support/rbac-items.ts';
 
 /**
- * GET /users/{user_id}/permissions and GET /users/{user_id}/groups (API.md §6, §7.6; docs/rbac.md)
+ * GET /users/{user_id}/permissions and GET /users/{user_id}/groups (docs/contract.md §6, §7.6; docs/rbac.md)
  * over HTTP: the §3 list parameters on them, auth, forged ids, and tenants (multi-tenant mode: a
  * tenant-bound caller sees only its tenant's users; a role or group of another tenant named by a
  * user's mirrors grants nothing and is not listed).

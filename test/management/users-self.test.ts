@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { base32Decode, totp } from '../../shared/users/totp.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
+import { base32Decode, totp } from '#shared/users/totp.ts';
 import { DEFAULT_TENANT } from '../support/clients-fixture.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
@@ -20,7 +20,7 @@ const stored = async (key: { PK: string; SK: string }) => {
 };
 const ALL_USER_SCOPES = 'read:users create:users update:users delete:users';
 
-describe('"self" routes (API.md §7.6): the user with its own management-API token', () => {
+describe('"self" routes (docs/contract.md §7.6): the user with its own management-API token', () => {
   it('PUT /password as self needs old_password: missing 400, wrong 403 (nothing changes), right 204', async () => {
     const u = await fx.createUser({ password: GOOD_PASSWORD });
     const before = await stored(keys.user(u.id));

@@ -20,7 +20,7 @@ afterAll(async () => fx?.stop());
 const asBound = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   fx.call(method, path, { ...(body !== undefined ? { body } : {}), token: boundToken, headers });
 
-describe('Users and tenants (API.md §4)', () => {
+describe('Users and tenants (docs/contract.md §4)', () => {
   it('a global caller creates in a tenant by body or header; the same email may exist once per tenant', async () => {
     const email = `both-${Date.now()}@example.com`;
     const a = await fx.createUser({ email });

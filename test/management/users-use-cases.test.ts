@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordParams } from '../../shared/lists/index.ts';
-import { parseListParams, usersCollection } from '../../shared/lists/index.ts';
-import { createUser } from '../../shared/management/users/create-user.ts';
-import { enrollUserOtp } from '../../shared/management/users/enroll-user-otp.ts';
-import { listUsers } from '../../shared/management/users/list-users.ts';
-import { setUserPassword } from '../../shared/management/users/set-user-password.ts';
-import { updateUser } from '../../shared/management/users/update-user.ts';
+import type { RecordParams } from '#shared/lists/index.ts';
+import { parseListParams, usersCollection } from '#shared/lists/index.ts';
+import { createUser } from '#shared/management/users/create-user.ts';
+import { enrollUserOtp } from '#shared/management/users/enroll-user-otp.ts';
+import { listUsers } from '#shared/management/users/list-users.ts';
+import { setUserPassword } from '#shared/management/users/set-user-password.ts';
+import { updateUser } from '#shared/management/users/update-user.ts';
 import { memoryUsers, userAccess } from '../support/memory-users.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USER_LIMITS } from '../../shared/management/users/user-body-schemas.ts';
+import { USER_LIMITS } from '#shared/management/users/user-body-schemas.ts';
 import { type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 
 let fx: UsersFixture;

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { KeyStore, PublicKeyEntry } from '../../shared/keys/key-store.ts';
-import { InvalidAccessToken, verifyAccessToken } from '../../shared/tokens/verify-access-token.ts';
+import type { KeyStore, PublicKeyEntry } from '#shared/keys/key-store.ts';
+import { InvalidAccessToken, verifyAccessToken } from '#shared/tokens/verify-access-token.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 

@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeHash } from '../../shared/store/authorization-codes-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
+import { codeHash } from '#shared/store/authorization-codes-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import {
   type Answer,
   authorizeThrough,
@@ -23,7 +23,7 @@ import { finishInteraction, readInteraction, seedSession } from '../support/seed
 import { putUser } from '../support/user-items.ts';
 
 /**
- * Attacks on /authorize and the code grant, kept as tests (RFC 9700 §4; API.md §7.4, §7.8, §8):
+ * Attacks on /authorize and the code grant, kept as tests (RFC 9700 §4; docs/contract.md §7.4, §7.8, §8):
  * redirect-URI bypasses, reflected markup, PKCE downgrades, code reuse and redemption races,
  * `alg: none`, and an interaction carried to another browser.
  */
@@ -58,7 +58,7 @@ const codeFor = async (c: FlowClient, extra: Record<string, string>) => {
   return responseParams(answer.location!).get('code')!;
 };
 
-/** An HTML error page, never a redirect (API.md §7.4, §7.8), that repeats nothing of the request (§8). */
+/** An HTML error page, never a redirect (docs/contract.md §7.4, §7.8), that repeats nothing of the request (§8). */
 function expectErrorPage(answer: Answer, sent: string[] = []) {
   expect(answer.status).toBe(400);
   expect(answer.location).toBeNull();
@@ -153,7 +153,7 @@ describe('errors after the redirect URI is verified go to the client, with state
   });
 });
 
-describe('PKCE (RFC 7636, API.md §7.8): S256 only, no downgrade', () => {
+describe('PKCE (RFC 7636, docs/contract.md §7.8): S256 only, no downgrade', () => {
   it('plain, a challenge without method, a method without challenge, a malformed challenge, a public client without PKCE', async () => {
     const { challenge } = await pkce();
     const attempts: Record<string, string>[] = [

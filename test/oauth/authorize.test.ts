@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeHash } from '../../shared/store/authorization-codes-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
+import { codeHash } from '#shared/store/authorization-codes-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import {
   authorizeThrough,
   authorizeUrl,
@@ -24,7 +24,7 @@ import { finishInteraction, readInteraction, seedSession, seedUserGrant } from '
 import { putUser, updateUser } from '../support/user-items.ts';
 
 /**
- * GET|POST /authorize, /authorize/resume and the authorization_code grant end to end (API.md §5,
+ * GET|POST /authorize, /authorize/resume and the authorization_code grant end to end (docs/contract.md §5,
  * §5.1, §7.4, §7.8): openid-client is the relying party, tokens are verified with jose against our
  * JWKS, and the login/consent pages' part is played by the pinned items (test/support/seed-session.ts).
  */
@@ -362,7 +362,7 @@ describe('prompt=none and max_age (OIDC Core §3.1.2.1, §3.1.2.6)', () => {
   });
 });
 
-describe('the authorization_code grant (API.md §5.1)', () => {
+describe('the authorization_code grant (docs/contract.md §5.1)', () => {
   it('redirect_uri must equal the one at /authorize; a code of another client is refused and revokes nothing', async () => {
     const { code, verifier } = await issueCode(pub);
     const other = await flowClient(svc, { is_public: true, redirect_uris: [REDIRECT] });

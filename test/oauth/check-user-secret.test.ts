@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkUserSecret } from '../../shared/oauth/grants/user-login.ts';
-import { NO_METRICS } from '../../shared/observability/service-metrics.ts';
-import type { UserRecord } from '../../shared/records/user-record.ts';
+import { checkUserSecret } from '#shared/oauth/grants/user-login.ts';
+import { NO_METRICS } from '#shared/observability/service-metrics.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
 
 /**
  * checkUserSecret (shared/oauth/grants/user-login.ts) on a user the counting write returns: a user

@@ -2,17 +2,17 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
-import { NOT_LINKED_MESSAGE } from '../../shared/oauth/user-tokens/management-api-link.ts';
-import { deviceCodeHash } from '../../shared/store/device-codes-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
+import { devicePageDeps } from '#shared/oauth/device/device-page-deps.ts';
+import { NOT_LINKED_MESSAGE } from '#shared/oauth/user-tokens/management-api-link.ts';
+import { deviceCodeHash } from '#shared/store/device-codes-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { putUser } from '../support/user-items.ts';
 
 /**
- * RFC 8628 over HTTP (API.md §5, §5.1, §7.8): `/device_code` (POST and GET), and the
+ * RFC 8628 over HTTP (docs/contract.md §5, §5.1, §7.8): `/device_code` (POST and GET), and the
  * `device_code` grant at `/token` with every polling answer. The user's decision is recorded
  * straight through the repository here (the `/device` page is test/pages/device-page.test.ts);
  * the service's clock can be moved forward (`later`) instead of sleeping.

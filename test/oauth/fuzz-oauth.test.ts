@@ -3,22 +3,22 @@ import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import type * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { HttpResponse } from '../../shared/http/response.ts';
-import { DeviceCodeRequestSchema } from '../../shared/oauth/device/device-authorization.ts';
-import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
-import { IntrospectionBodySchema, IntrospectionQuerySchema } from '../../shared/oauth/introspection-request.ts';
-import { RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
-import { UserinfoBodySchema, UserinfoQuerySchema } from '../../shared/oauth/userinfo-request.ts';
-import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { routeGroup } from '../../shared/routes/function-groups.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
-import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
-import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
-import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { otpRepository } from '../../shared/store/otp-repository.ts';
-import { resourcesRepository } from '../../shared/store/resources-repository.ts';
-import { hashPassword } from '../../shared/users/password-hash.ts';
+import type { HttpResponse } from '#shared/http/response.ts';
+import { DeviceCodeRequestSchema } from '#shared/oauth/device/device-authorization.ts';
+import { TokenRequestSchema } from '#shared/oauth/grants/token-grant.ts';
+import { IntrospectionBodySchema, IntrospectionQuerySchema } from '#shared/oauth/introspection-request.ts';
+import { RevokeRequestSchema } from '#shared/oauth/revoke-token.ts';
+import { UserinfoBodySchema, UserinfoQuerySchema } from '#shared/oauth/userinfo-request.ts';
+import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { routeGroup } from '#shared/routes/function-groups.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
+import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
+import { clientLinksRepository } from '#shared/store/client-links-repository.ts';
+import { clientsRepository } from '#shared/store/clients-repository.ts';
+import { otpRepository } from '#shared/store/otp-repository.ts';
+import { resourcesRepository } from '#shared/store/resources-repository.ts';
+import { hashPassword } from '#shared/users/password-hash.ts';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
@@ -127,7 +127,7 @@ function bodies(schema: v.GenericSchema): fc.Arbitrary<string> {
     params.map((p) => toJsonText(p)),
     fc.string(),
     fc.constantFrom('{', 'null', '[]', '"x"', '1e999', '{"grant_type":{"a":1}}'),
-    // API.md §8: invalid UTF-8 (percent-encoded, or as the U+FFFD API Gateway leaves), duplicate JSON members.
+    // docs/contract.md §8: invalid UTF-8 (percent-encoded, or as the U+FFFD API Gateway leaves), duplicate JSON members.
     fc.constantFrom(
       'grant_type=client_credentials&scope=%FF',
       'token=%C0%AF',
@@ -154,7 +154,7 @@ const authorizations = fc.oneof(
   fc.constantFrom('Basic', 'Basic !!!', 'Bearer', 'Bearer a.b.c', 'Basic Og=='),
 );
 
-/** DESIGN.md §3.12: whatever a client sends, the answer is a JSON error body with a 4xx, never a 500. */
+/** docs/design.md §3.12: whatever a client sends, the answer is a JSON error body with a 4xx, never a 500. */
 describe('fuzz: OAuth endpoints never answer 5xx to client input', () => {
   it('every OAuth route that takes input (its use case authenticates the caller) is declared', () => {
     const taking = ROUTES.filter((r) => routeGroup(r) === 'oauth' && r.auth.type === 'client').map((r) => `${r.method} ${r.path}`);
@@ -183,7 +183,7 @@ describe('fuzz: OAuth endpoints never answer 5xx to client input', () => {
  * every claim fuzzed (jti taken from other clients' tokens or made up, client_id, tenant_id, aud,
  * iat up to hours ahead, alg and kid headers). Whatever it posts to /revoke: never a 5xx, only 200
  * or 400 unauthorized_client, and never another client's token revoked; /introspect never calls a
- * token with iat more than 60 s ahead active (API.md §8).
+ * token with iat more than 60 s ahead active (docs/contract.md §8).
  */
 describe("fuzz: forged tokens never revoke another client's token, and a future iat is never active", () => {
   const SECRET = 'fuzz-hs256-secret-known-to-the-attacker-0123';

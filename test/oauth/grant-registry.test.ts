@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { clientCredentials } from '../../shared/oauth/grants/client-credentials.ts';
-import { findGrant, indexBySpelling, knownGrantNames, supportedGrantTypes } from '../../shared/oauth/grants/grant-registry.ts';
-import { refreshToken } from '../../shared/oauth/grants/refresh-token.ts';
+import { clientCredentials } from '#shared/oauth/grants/client-credentials.ts';
+import { findGrant, indexBySpelling, knownGrantNames, supportedGrantTypes } from '#shared/oauth/grants/grant-registry.ts';
+import { refreshToken } from '#shared/oauth/grants/refresh-token.ts';
 
 /** The grant registry of `/token` (docs/tokens.md "Adding a grant"). */
 describe('grant registry', () => {
-  it('knows every spelling of API.md §5.1, each to the short name clients list (§7.7)', () => {
+  it('knows every spelling of docs/contract.md §5.1, each to the short name clients list (§7.7)', () => {
     const spellings: Record<string, string> = {
       client_credentials: 'client_credentials',
       password: 'password',

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueUserTokens } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
-import { deviceCodesRepository } from '../../shared/store/device-codes-repository.ts';
-import { refreshTokensRepository } from '../../shared/store/refresh-tokens-repository.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
+import { deviceCodesRepository } from '#shared/store/device-codes-repository.ts';
+import { refreshTokensRepository } from '#shared/store/refresh-tokens-repository.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { type FlowClient, flowClient, REDIRECT } from '../support/authorize-flow.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { putUser, updateUser } from '../support/user-items.ts';
 
 /**
- * API.md §7.1: a password change or a block (the user's `tokens_revoked_at`) kills every token
+ * docs/contract.md §7.1: a password change or a block (the user's `tokens_revoked_at`) kills every token
  * issued before it, and every grant given before it too: an authorization code or a device approval
  * from before the change yields nothing after it, and above all no refresh token that would outlive
  * the change (found by a review: the code grants compared nothing, and a refresh token's

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueUserTokens } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { putUser } from '../support/user-items.ts';
 
@@ -121,7 +121,7 @@ describe('tokens of a Resource with its own HS256 secret', () => {
     expect(await post('/tokeninfo', longJti)).toEqual({ status: 200, body: '{"active":false}' });
   });
 
-  it('a user token for an HS256 Resource the client is not linked to introspects active and revokes (API.md §7.1: no link needed)', async () => {
+  it('a user token for an HS256 Resource the client is not linked to introspects active and revokes (docs/contract.md §7.1: no link needed)', async () => {
     const { audience, secret, resource } = await hs256Resource('Unlinked');
     const runtime = svc.stack.runtime;
     const deps = oauthDeps(runtime);

@@ -1,17 +1,17 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRecord } from '../../shared/records/user-record.ts';
-import { otpRepository } from '../../shared/store/otp-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import type { Key } from '../../shared/store/writes.ts';
-import { base32Decode, hotp, totp, totpStep } from '../../shared/users/totp.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
+import { otpRepository } from '#shared/store/otp-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import type { Key } from '#shared/store/writes.ts';
+import { base32Decode, hotp, totp, totpStep } from '#shared/users/totp.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { putUser } from '../support/user-items.ts';
 
 /**
- * The `otp` grant end to end (API.md §5.1, §7.3): TOTP codes of an enrolled authenticator, replay
+ * The `otp` grant end to end (docs/contract.md §5.1, §7.3): TOTP codes of an enrolled authenticator, replay
  * refused (also in parallel), the user lockout and the authenticator's own 100-failure disable.
  * The service's clock is moved forward (`later`) instead of sleeping; codes are computed on it.
  */
@@ -61,7 +61,7 @@ const stored = (key: Key) => storedItem(svc, key);
 const token = (params: Record<string, string>) => tokenRequest(svc, auth, 'otp', params);
 const INVALID = INVALID_CREDENTIALS;
 
-describe('otp grant (API.md §5.1, §7.3)', () => {
+describe('otp grant (docs/contract.md §5.1, §7.3)', () => {
   it('issues user tokens for the current code (openid-client, jose against our JWKS); the same code again is refused', async () => {
     const { user, secret } = await enrolledUser();
     const code = totp(secret, serviceNow());

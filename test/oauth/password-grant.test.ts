@@ -2,17 +2,17 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRecord } from '../../shared/records/user-record.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import type { Key } from '../../shared/store/writes.ts';
-import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, verifyPassword } from '../../shared/users/password-hash.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import type { Key } from '#shared/store/writes.ts';
+import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, verifyPassword } from '#shared/users/password-hash.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { putUser } from '../support/user-items.ts';
 
 /**
- * The `password` grant end to end (API.md §5.1, §7.3): openid-client's generic grant request, the
+ * The `password` grant end to end (docs/contract.md §5.1, §7.3): openid-client's generic grant request, the
  * tokens verified with jose against our JWKS, the brute-force rule against DynamoDB Local. The
  * service's clock can be moved forward (`later`) to end a lockout without sleeping.
  */
@@ -48,7 +48,7 @@ const stored = (key: Key) => storedItem(svc, key);
 const token = (params: Record<string, string>, authorization: string = auth) => tokenRequest(svc, authorization, 'password', params);
 const INVALID = INVALID_CREDENTIALS;
 
-describe('password grant (API.md §5.1)', () => {
+describe('password grant (docs/contract.md §5.1)', () => {
   it('issues user tokens through openid-client; jose verifies them against our JWKS; the login is recorded', async () => {
     const user = await newUser();
     const tokens = await client.genericGrantRequest(config, 'password', {
@@ -106,7 +106,7 @@ describe('password grant (API.md §5.1)', () => {
     );
   });
 
-  it('is never on by default: a client that does not list it gets unauthorized_client (API.md §5.1)', async () => {
+  it('is never on by default: a client that does not list it gets unauthorized_client (docs/contract.md §5.1)', async () => {
     const user = await newUser();
     const res = await token({ username: user.username!, password: PASSWORD }, basicAuth(svc.clientId, svc.clientSecret));
     expect(res.status).toBe(400);
@@ -137,7 +137,7 @@ describe('password grant (API.md §5.1)', () => {
   });
 });
 
-describe('brute force (API.md §7.3)', () => {
+describe('brute force (docs/contract.md §7.3)', () => {
   it('the 11th attempt after 10 wrong passwords is 429 with Retry-After even with the right password; 15 minutes later it works and resets', async () => {
     const user = await newUser();
     for (let i = 0; i < 10; i++) expect((await token({ username: user.username!, password: `wrong-${i}-password` })).status).toBe(400);
@@ -199,7 +199,7 @@ describe('brute force (API.md §7.3)', () => {
 
   it('no answer about the password comes before its attempt is counted: a counter write held back 400 ms still comes first', async () => {
     // The service's own DynamoDB client, with the counting UpdateItem of the user held back: every
-    // answer must wait for the count (API.md §7.3).
+    // answer must wait for the count (docs/contract.md §7.3).
     const events: string[] = [];
     const db = svc.stack.runtime.db;
     db.middlewareStack.add(

@@ -2,8 +2,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
-import { base32Decode, hotp, totp, totpStep } from '../../shared/users/totp.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { base32Decode, hotp, totp, totpStep } from '#shared/users/totp.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { managementCaller } from '../support/management-api.ts';
@@ -11,7 +11,7 @@ import { userToken } from '../support/user-tokens.ts';
 
 /**
  * The password grant of a user with a TOTP authenticator (docs/users.md "Second factor"): the
- * hosted login asks for the code after the password (API.md §7.4), so the password grant must
+ * hosted login asks for the code after the password (docs/contract.md §7.4), so the password grant must
  * not be the way round it (a review found it was). The code goes in the same request as `otp`;
  * without it the answer is invalid_grant naming `body.otp`, and only once the password was right.
  */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { GOOD_PASSWORD } from '../support/users-fixture.ts';
@@ -206,7 +206,7 @@ describe('staleness bound: a removed link is out of the next token after at most
   });
 });
 
-describe("management-API scopes through RBAC (a user's token, API.md §7.1, §8)", () => {
+describe("management-API scopes through RBAC (a user's token, docs/contract.md §7.1, §8)", () => {
   it('a user gets management scopes from a role of an ancestor group; no escalation credits exactly those; gone after the membership within the TTL', async () => {
     const mgmt = await oauthDeps(fx.svc.stack.runtime).findResource(DEFAULT_TENANT_ID, fx.svc.managementAudience);
     const idOf = new Map(Object.entries(mgmt!.scope_names).map(([id, name]) => [name, id]));
@@ -227,7 +227,7 @@ describe("management-API scopes through RBAC (a user's token, API.md §7.1, §8)
     expect((await fx.call('GET', `/users/${user.id}`, { token })).status).toBe(200);
     expect((await fx.call('GET', '/groups', { token })).status).toBe(403);
 
-    // No escalation (API.md §8): a scope the user holds through RBAC may be granted, one it lacks may not.
+    // No escalation (docs/contract.md §8): a scope the user holds through RBAC may be granted, one it lacks may not.
     const target = await createRole();
     const grant = (name: string) =>
       fx.call('POST', `/roles/${target.id}/permissions`, {

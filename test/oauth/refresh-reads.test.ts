@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
-import { issueUserTokens } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import type { UserRecord } from '../../shared/records/user-record.ts';
-import type { Runtime } from '../../shared/runtime.ts';
-import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { hashPassword } from '../../shared/users/password-hash.ts';
+import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
+import { rotateKeys } from '#shared/keys/rotate-keys.ts';
+import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
+import type { Runtime } from '#shared/runtime.ts';
+import { clientsRepository } from '#shared/store/clients-repository.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
+import { hashPassword } from '#shared/users/password-hash.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { refreshContainer } from '../support/refresh-container.ts';
 import { testRuntime } from '../support/test-runtime.ts';
@@ -170,7 +170,7 @@ describe('DynamoDB calls of a refresh and of a password login', () => {
       expect(c.commands, username).toEqual(['GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
     }
     // Before the answer, a wrong password and an unknown login (of each form) make the same calls
-    // as the success did (API.md §7.3: the answer time does not tell whether a login exists).
+    // as the success did (docs/contract.md §7.3: the answer time does not tell whether a login exists).
     for (const [username, password] of [
       [user.username!, 'wrong-password'],
       ['nobody-at-all@example.com', PASSWORD],

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { supportedGrantTypes } from '../../shared/oauth/grants/grant-registry.ts';
+import { supportedGrantTypes } from '#shared/oauth/grants/grant-registry.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 
 /**
  * The grant registry of `/token` (shared/oauth/grants/, docs/tokens.md): dispatch by every
- * spelling of API.md §5.1, `unsupported_grant_type` for anything else, `unauthorized_client` for a
- * known grant the client does not list (by its short name, API.md §7.7), and the error wording a
+ * spelling of docs/contract.md §5.1, `unsupported_grant_type` for anything else, `unauthorized_client` for a
+ * known grant the client does not list (by its short name, docs/contract.md §7.7), and the error wording a
  * newcomer meets first (issue 9 item 6).
  */
 let svc: TestService;
@@ -36,7 +36,7 @@ async function clientWith(grant_types: string[]): Promise<string> {
   return basicAuth(res.body.id, res.body.client_secret);
 }
 
-describe('grant dispatch (API.md §5.1)', () => {
+describe('grant dispatch (docs/contract.md §5.1)', () => {
   it('a grant_type that names no grant is unsupported_grant_type, also the names every object has', async () => {
     for (const grant_type of [
       'magic',
@@ -53,7 +53,7 @@ describe('grant dispatch (API.md §5.1)', () => {
         status: 400,
         body: expect.objectContaining({
           error: 'unsupported_grant_type',
-          // API.md §8: the error names the field and never echoes the value sent
+          // docs/contract.md §8: the error names the field and never echoes the value sent
           error_description: 'body.grant_type: is not a supported grant type.',
         }),
       });
@@ -64,7 +64,7 @@ describe('grant dispatch (API.md §5.1)', () => {
     expect((await token({ grant_type: 'magic' }, basicAuth(svc.clientId, 'wrong'))).status).toBe(401);
   });
 
-  /** Every spelling of API.md §5.1 but client_credentials, with the short name it stands for. */
+  /** Every spelling of docs/contract.md §5.1 but client_credentials, with the short name it stands for. */
   const SPELLINGS: [string, string][] = [
     ['urn:ietf:params:oauth:grant-type:device_code', 'device_code'],
     ['device_code', 'device_code'],
@@ -91,7 +91,7 @@ describe('grant dispatch (API.md §5.1)', () => {
     }
   };
 
-  it('every alias is checked against the short name in client_metadata.grant_types (API.md §7.7)', async () => {
+  it('every alias is checked against the short name in client_metadata.grant_types (docs/contract.md §7.7)', async () => {
     await expectEach(await clientWith(['client_credentials']), 'unauthorized_client', (name) => `the client may not use ${name}.`);
   });
 

@@ -151,7 +151,7 @@ describe('token endpoint refusals (RFC 6749 §5.2), each with status and body', 
       authorization: basicAuth(svc.clientId, svc.clientSecret),
     });
     expect(res.status).toBe(400);
-    // API.md §8: the field is named, the scope sent is not echoed.
+    // docs/contract.md §8: the field is named, the scope sent is not echoed.
     const body = (await res.json()) as any;
     expect(body).toMatchObject({
       error: 'invalid_scope',

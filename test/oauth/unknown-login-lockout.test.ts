@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRecord } from '../../shared/records/user-record.ts';
-import { otpRepository } from '../../shared/store/otp-repository.ts';
-import { hashPassword } from '../../shared/users/password-hash.ts';
-import { base32Decode, hotp, totp, totpStep } from '../../shared/users/totp.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
+import { otpRepository } from '#shared/store/otp-repository.ts';
+import { hashPassword } from '#shared/users/password-hash.ts';
+import { base32Decode, hotp, totp, totpStep } from '#shared/users/totp.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/login-grants.ts';
 import { putUser } from '../support/user-items.ts';
 
 /**
- * The lockout of API.md §7.3 for a login that names no user (docs/users.md "Brute force"): over
+ * The lockout of docs/contract.md §7.3 for a login that names no user (docs/users.md "Brute force"): over
  * HTTP, an unknown login answers exactly as an existing user's does, attempt after attempt: 400
  * `invalid_grant` ten times, then 429 with `Retry-After`, and once the lockout ends one more
  * attempt, then 429 again. The count follows the lookup's spelling rules, never reaches a user
@@ -66,7 +66,7 @@ function expectSameAnswers(known: Awaited<ReturnType<typeof answer>>[], unknown:
   }
 }
 
-describe('an unknown login is locked out like an existing one (API.md §7.3)', () => {
+describe('an unknown login is locked out like an existing one (docs/contract.md §7.3)', () => {
   it('password grant: 10 × 400 invalid_grant, then 429 with the same body and headers; after the lockout one more 400, then 429 again', async () => {
     const user = await newUser();
     const ghost = `ghost_${fresh()}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { userClaims } from '../../shared/oauth/user-tokens/user-claims.ts';
-import type { UserRecord } from '../../shared/records/user-record.ts';
+import { userClaims } from '#shared/oauth/user-tokens/user-claims.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
 
 const base: UserRecord = {
   id: '019b0000-0000-7000-8000-000000000001',
@@ -43,7 +43,7 @@ const full: UserRecord = {
   tokens_revoked_at: '2026-01-01T00:00:00.000Z',
 };
 
-describe('userClaims (OIDC Core §5.4, spec 2.12, API.md §7.1/§7.6)', () => {
+describe('userClaims (OIDC Core §5.4, spec 2.12, docs/contract.md §7.1/§7.6)', () => {
   it('openid alone releases nothing (sub is the caller’s to add)', () => {
     expect(userClaims(full, ['openid'])).toEqual({});
   });

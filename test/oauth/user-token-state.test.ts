@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { activeUser, isUserToken, loginOf, mintableNow } from '../../shared/oauth/user-token-state.ts';
-import type { UserRecord } from '../../shared/records/user-record.ts';
-import type { AccessTokenClaims } from '../../shared/tokens/verify-access-token.ts';
+import { activeUser, isUserToken, loginOf, mintableNow } from '#shared/oauth/user-token-state.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
+import type { AccessTokenClaims } from '#shared/tokens/verify-access-token.ts';
 
 const TENANT = '019b0000-0000-7000-8000-0000000000f0';
 const user = {

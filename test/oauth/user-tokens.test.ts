@@ -3,21 +3,21 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OAuthClient } from '../../shared/oauth/oauth-deps.ts';
-import { issueUserTokens, type UserTokenInput } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import type { UserRecord } from '../../shared/records/user-record.ts';
-import { refreshTokenHash } from '../../shared/store/refresh-tokens-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
-import { forgetUser } from '../../shared/store/user-token-records.ts';
+import type { OAuthClient } from '#shared/oauth/oauth-deps.ts';
+import { issueUserTokens, type UserTokenInput } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
+import { refreshTokenHash } from '#shared/store/refresh-tokens-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
+import { forgetUser } from '#shared/store/user-token-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { putUser, updateUser } from '../support/user-items.ts';
 
 /**
  * The user-token core (shared/oauth/user-tokens/), the refresh_token grant with rotation and
- * family revocation, and `/revoke` of refresh tokens (API.md §5.1, §7.1), end to end over HTTP on
+ * family revocation, and `/revoke` of refresh tokens (docs/contract.md §5.1, §7.1), end to end over HTTP on
  * DynamoDB Local. The first tokens of a login come from the core directly (the grants' own tests
  * drive them over HTTP); every refresh, introspection and revocation is HTTP.
  */
@@ -86,7 +86,7 @@ const storedItem = async (key: { PK: string; SK: string }) =>
 const atHashOf = (token: string) => createHash('sha256').update(token, 'ascii').digest().subarray(0, 16).toString('base64url');
 const invalidGrant = { error: 'invalid_grant', error_description: 'body.refresh_token: is invalid, expired or revoked.' };
 
-describe('user tokens from the core (API.md §7.1)', () => {
+describe('user tokens from the core (docs/contract.md §7.1)', () => {
   it('an RFC 9068 access token for /userinfo, an ID token and a refresh token, verified against our JWKS', async () => {
     const user = await putUser(runtime(), { name: 'Ada Lovelace', email: 'ada@example.com', phone_number: '+15550001111' });
     const tokens = await login(user, { scope: 'openid profile email offline_access' }, { nonce: 'n-0S6_WzA2Mj', sid: 'login-1' });
@@ -190,7 +190,7 @@ describe('user tokens from the core (API.md §7.1)', () => {
     expect((await jwtVerify(r.access_token, jwks)).payload.aud).toBe(rbac.body.resource_metadata.identifier_url);
     const management = (await jwtVerify(m.access_token, jwks)).payload;
     expect(management).toMatchObject({ aud: svc.managementAudience, sub: user.id, scope: 'openid' });
-    expect(management.permissions).toBeUndefined(); // the management API has rbac_enabled off (API.md §7.6)
+    expect(management.permissions).toBeUndefined(); // the management API has rbac_enabled off (docs/contract.md §7.6)
 
     await expect(login(user, { scope: 'openid', audience: 'https://nowhere.example.com/' })).rejects.toMatchObject({
       code: 'invalid_target',
@@ -276,7 +276,7 @@ describe('introspection of a refresh token (spec 4.2 token_type_hint=refresh_tok
   });
 });
 
-describe('refresh_token grant (RFC 6749 §6, API.md §5.1)', () => {
+describe('refresh_token grant (RFC 6749 §6, docs/contract.md §5.1)', () => {
   it('rotates through openid-client: a new refresh token, a validated ID token with the login auth_time and no nonce', async () => {
     const user = await putUser(runtime(), { name: 'Rota' });
     const first = await login(user, { scope: 'openid profile offline_access' }, { nonce: 'abc' });

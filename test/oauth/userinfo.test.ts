@@ -3,10 +3,10 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueUserTokens } from '../../shared/oauth/user-tokens/issue-user-tokens.ts';
-import type { UserRecord } from '../../shared/records/user-record.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';
 import { putUser, updateUser } from '../support/user-items.ts';
@@ -14,7 +14,7 @@ import { putFamily, userToken } from '../support/user-tokens.ts';
 
 /**
  * Issue 11 item 6 and decision 3, over HTTP against the local service: GET/POST /userinfo (OIDC
- * Core §5.3, spec 4.2 Get user info, API.md §7.1), and when a user's token stops counting there,
+ * Core §5.3, spec 4.2 Get user info, docs/contract.md §7.1), and when a user's token stops counting there,
  * at /tokeninfo, /introspect and on the management API. User tokens are signed with the stage's
  * keys as the user-token core mints them (test/support/user-tokens.ts). The service's clock is
  * the test's, so the 1 s record caches are passed by moving it (`passCaches`).
@@ -120,7 +120,7 @@ describe('/userinfo with openid-client (OIDC Core §5.3)', () => {
       phone: '+15551234567',
       phone_verified: true,
     });
-    // API.md §7.6: an ISO timestamp, as spec 2.12 types updated_at.
+    // docs/contract.md §7.6: an ISO timestamp, as spec 2.12 types updated_at.
     expect(claims.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
@@ -513,7 +513,7 @@ describe('tokens minted by the user-token core (issueUserTokens) and rotated at 
 
     const rotated = await client.refreshTokenGrant(rpConfig, tokens.refresh_token!);
     expect((await client.fetchUserInfo(rpConfig, rotated.access_token, user.id)).sub).toBe(user.id);
-    // API.md §7.1: presenting the rotated token again revokes its whole family...
+    // docs/contract.md §7.1: presenting the rotated token again revokes its whole family...
     await expect(client.refreshTokenGrant(rpConfig, tokens.refresh_token!)).rejects.toThrow();
     passCaches();
     // ...and the access tokens issued from it stop working at /userinfo (decision 3).

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFERENCE_CSP } from '../../shared/openapi/reference-page.ts';
+import { REFERENCE_CSP } from '#shared/openapi/reference-page.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 

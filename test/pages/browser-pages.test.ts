@@ -7,7 +7,7 @@ import { type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/page
 
 /**
  * The login, OTP, consent and logout pages in headless Chromium at a phone-sized viewport, with
- * JavaScript on and off (API.md §7.4: every page works without it), through the helper the
+ * JavaScript on and off (docs/contract.md §7.4: every page works without it), through the helper the
  * /authorize and /device tests use (test/support/browser-login.ts). Screenshots of every page go to
  * test-results/screenshots/. No page breaks its own Content-Security-Policy.
  */

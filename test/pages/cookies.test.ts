@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clearedSessionCookie, csrfCookie, readCookie, secureCookies, sessionCookie } from '../../shared/browser/cookies.ts';
+import { clearedSessionCookie, csrfCookie, readCookie, secureCookies, sessionCookie } from '#shared/browser/cookies.ts';
 
-describe('page cookies (API.md §7.4; docs/browser-flows.md "Decisions")', () => {
+describe('page cookies (docs/contract.md §7.4; docs/browser-flows.md "Decisions")', () => {
   it('Secure everywhere but a loopback http:// base URL', () => {
     expect(secureCookies('https://id.example.com')).toBe(true);
     expect(secureCookies('https://localhost:3000')).toBe(true);

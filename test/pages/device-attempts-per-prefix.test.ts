@@ -1,9 +1,9 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserBinding, formToken } from '../../shared/browser/browser-responses.ts';
-import type { HttpResponse } from '../../shared/http/response.ts';
-import { runWithRuntime } from '../../shared/runtime.ts';
+import { browserBinding, formToken } from '#shared/browser/browser-responses.ts';
+import type { HttpResponse } from '#shared/http/response.ts';
+import { runWithRuntime } from '#shared/runtime.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
 

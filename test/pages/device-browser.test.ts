@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as client from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/store/table-keys.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { browserLogin, PHONE, SCREENSHOT_DIR } from '../support/browser-login.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { storedItem } from '../support/login-grants.ts';
@@ -21,7 +21,7 @@ import { type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
 let fx: PagesFixture;
 let browser: Browser;
 let config: client.Configuration;
-/** The application a ticket's result_url points at: a loopback page (API.md §6 allows http there). */
+/** The application a ticket's result_url points at: a loopback page (docs/contract.md §6 allows http there). */
 let app: { url: string; server: Server };
 
 beforeAll(async () => {
@@ -131,7 +131,7 @@ describe('tickets of the management API in Chromium', () => {
       await withPage(js, async (page, csp) => {
         await page.goto(made.body.ticket);
         await expect(page.title()).resolves.toBe('Choose a new password');
-        // The field's own minlength stops a short one in the browser; the server's rules (API.md §7.2) answer the rest.
+        // The field's own minlength stops a short one in the browser; the server's rules (docs/contract.md §7.2) answer the rest.
         await page.getByLabel('New password').fill(user.username);
         await clickAndWait(page, 'Set password');
         await expect(page.locator('[role=alert]').textContent()).resolves.toContain('must not be the username');

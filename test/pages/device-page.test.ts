@@ -1,13 +1,13 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devicePageDeps } from '../../shared/oauth/device/device-page-deps.ts';
-import { deviceCodeHash } from '../../shared/store/device-codes-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
+import { devicePageDeps } from '#shared/oauth/device/device-page-deps.ts';
+import { deviceCodeHash } from '#shared/store/device-codes-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
 
 /**
- * The `/device` page and `/device/resume` over HTTP (API.md §7.8, RFC 8628 §3.3, §5.1;
+ * The `/device` page and `/device/resume` over HTTP (docs/contract.md §7.8, RFC 8628 §3.3, §5.1;
  * docs/browser-flows.md "Device flow"): the user code is checked first, then the real `/login`
  * and `/consent` pages, then resume records the decision and the device's poll gets its tokens.
  * Every request comes from 127.0.0.1, so the attempt-limit test runs last and the others send

@@ -1,21 +1,21 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { browserBinding, formToken } from '../../shared/browser/browser-responses.ts';
-import type { HttpResponse } from '../../shared/http/response.ts';
-import { deviceAuthorizationDeps } from '../../shared/oauth/device/device-authorization-deps.ts';
-import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
-import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
-import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { interactionsRepository } from '../../shared/store/interactions-repository.ts';
+import { browserBinding, formToken } from '#shared/browser/browser-responses.ts';
+import type { HttpResponse } from '#shared/http/response.ts';
+import { deviceAuthorizationDeps } from '#shared/oauth/device/device-authorization-deps.ts';
+import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
+import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
+import { clientsRepository } from '#shared/store/clients-repository.ts';
+import { interactionsRepository } from '#shared/store/interactions-repository.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 
 /**
- * DESIGN.md §3.12 over the device pages (`GET|POST /device`, `GET /device/resume`): whatever the
+ * docs/design.md §3.12 over the device pages (`GET|POST /device`, `GET /device/resume`): whatever the
  * form, query, cookies and content type, an HTML answer below 500, never a redirect anywhere but
  * `/login` of this service. Real user codes, CSRF tokens and interaction ids are mixed in so runs
  * reach past each check.

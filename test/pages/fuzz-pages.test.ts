@@ -1,16 +1,16 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConsentFormBody, LoginFormBody, LogoutParams } from '../../shared/browser/page-forms.ts';
-import type { HttpResponse } from '../../shared/http/response.ts';
-import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
-import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
-import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { interactionsRepository } from '../../shared/store/interactions-repository.ts';
-import { sessionsRepository } from '../../shared/store/sessions-repository.ts';
-import { usersRepository } from '../../shared/store/users-repository.ts';
+import { ConsentFormBody, LoginFormBody, LogoutParams } from '#shared/browser/page-forms.ts';
+import type { HttpResponse } from '#shared/http/response.ts';
+import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
+import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
+import { clientsRepository } from '#shared/store/clients-repository.ts';
+import { interactionsRepository } from '#shared/store/interactions-repository.ts';
+import { sessionsRepository } from '#shared/store/sessions-repository.ts';
+import { usersRepository } from '#shared/store/users-repository.ts';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
@@ -19,7 +19,7 @@ import { formName, toJsonText } from '../support/fuzz-values.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 
 /**
- * DESIGN.md §3.12 over `/login`, `/consent` and `/logout` (docs/browser-flows.md): whatever the
+ * docs/design.md §3.12 over `/login`, `/consent` and `/logout` (docs/browser-flows.md): whatever the
  * query, form body, content type and cookies (live interactions and sessions among them), the
  * answer is an HTML page (4xx or 200) or a 303 to this service or a registered address; never a
  * 5xx, never a script.

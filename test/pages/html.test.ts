@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { csrfToken, isValidCsrfToken } from '../../shared/html/csrf.ts';
-import { escapeHtml, html, trusted } from '../../shared/html/html.ts';
-import { errorPage, htmlPage, pageCsp } from '../../shared/html/page.ts';
+import { csrfToken, isValidCsrfToken } from '#shared/html/csrf.ts';
+import { escapeHtml, html, trusted } from '#shared/html/html.ts';
+import { errorPage, htmlPage, pageCsp } from '#shared/html/page.ts';
 
 describe('html tagged template (shared/html/html.ts)', () => {
   it('escapes every interpolation: text and quoted attribute breakouts', () => {

@@ -1,15 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionHash } from '../../shared/store/sessions-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { userMarker } from '../../shared/store/user-markers.ts';
-import {
-  hashPassword,
-  PASSWORD_HASH_PARAMS,
-  parsePasswordHash,
-  passwordHashPrefix,
-  verifyPassword,
-} from '../../shared/users/password-hash.ts';
+import { sessionHash } from '#shared/store/sessions-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { userMarker } from '#shared/store/user-markers.ts';
+import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, passwordHashPrefix, verifyPassword } from '#shared/users/password-hash.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/pages-fixture.ts';
 
@@ -68,7 +62,7 @@ describe('/login', () => {
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.setCookie).toHaveLength(1);
-    // Loopback http base URL: no Secure (API.md §7.4); HttpOnly, SameSite=Lax, Path=/ always.
+    // Loopback http base URL: no Secure (docs/contract.md §7.4); HttpOnly, SameSite=Lax, Path=/ always.
     expect(res.setCookie[0]).toMatch(/^csrf=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax$/);
   });
 
@@ -113,7 +107,7 @@ describe('/login', () => {
     expect((await fx.interactions.readInteraction(id))?.user_id).toBeUndefined();
   });
 
-  it('lockout (API.md §7.3): after 10 failures a 429 page with Retry-After, even with the right password', async () => {
+  it('lockout (docs/contract.md §7.3): after 10 failures a 429 page with Retry-After, even with the right password', async () => {
     const user = await fx.createLoginUser();
     const { id } = await fx.interaction(thirdParty.id);
     const jar = new CookieJar(fx.url);

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, totp } from '../../shared/users/totp.ts';
+import { base32Decode, totp } from '#shared/users/totp.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { type TicketsFixture, ticketsFixture } from '../support/tickets-fixture.ts';
 import { GOOD_PASSWORD } from '../support/users-fixture.ts';

@@ -4,7 +4,7 @@ import { launchChromium } from '../support/chromium.ts';
 import { type SignupService, startSignupService } from '../support/signup.ts';
 
 /**
- * The verification link in a real browser (API.md §7.4, §7.8; docs/users.md "Registration and
+ * The verification link in a real browser (docs/contract.md §7.4, §7.8; docs/users.md "Registration and
  * email"): register over HTTP, read the outbox JSON, open the link in headless Chromium, confirm,
  * and find `email_verified: true` in DynamoDB; the page works with JavaScript off and breaks no
  * rule of its own Content-Security-Policy; a second use shows the error page.

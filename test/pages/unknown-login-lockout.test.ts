@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
 
 /**
- * The hosted login page's lockout (API.md §7.3, docs/users.md "Brute force") for a username that
+ * The hosted login page's lockout (docs/contract.md §7.3, docs/users.md "Brute force") for a username that
  * names no user: the same pages as for an existing user, attempt after attempt (ten 400 forms
  * "The username or password is not correct.", then the 429 form with `Retry-After`).
  */

@@ -1,8 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { cachedRevocations } from '../../shared/store/cached-revocations.ts';
-import { revocationsRepository } from '../../shared/store/revocations-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
+import { cachedRevocations } from '#shared/store/cached-revocations.ts';
+import { revocationsRepository } from '#shared/store/revocations-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 
 const ref = (jti: string, clientId = 'client-1', verifier = 'key:kid-1') => ({ jti, clientId, verifier });
@@ -42,7 +42,7 @@ describe('revocation list with the per-container cache (docs/tokens.md)', () => 
   });
 });
 
-describe('revocations are bound to the verifier and the client (API.md §8)', () => {
+describe('revocations are bound to the verifier and the client (docs/contract.md §8)', () => {
   it('an entry revokes only the token of its own verifier and client', async () => {
     const { db, tableName } = await createTestTable('revocations-bound');
     const table = revocationsRepository(db, tableName, () => new Date());

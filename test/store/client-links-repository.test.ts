@@ -27,13 +27,13 @@ describe('client-resource links', () => {
     expect((await f.links.listForResource(r1!.id)).map((l) => l.client_id)).toEqual([c.id]);
   });
 
-  it('all-or-nothing: one unknown id in a batch of 5 is 404, nothing written, counts unchanged (API.md §6)', async () => {
+  it('all-or-nothing: one unknown id in a batch of 5 is 404, nothing written, counts unchanged (docs/contract.md §6)', async () => {
     const c = await client();
     const rs = await resources(4);
     const ids = [rs[0]!.id, rs[1]!.id, UNKNOWN, rs[2]!.id, rs[3]!.id];
     await expect(f.links.authorize(c.id, ids, ACTOR)).rejects.toMatchObject({
       status: 404,
-      message: 'body.resources: a resource was not found.', // API.md §8: never the id sent
+      message: 'body.resources: a resource was not found.', // docs/contract.md §8: never the id sent
     });
     expect(await f.links.listForClient(c.id)).toEqual([]);
     expect((await f.clients.get(c.id))?.aggregations).toEqual({ resources: 0, permissions: 0 });
@@ -55,7 +55,7 @@ describe('client-resource links', () => {
     expect((await f.clients.get(c.id))?.aggregations.resources).toBe(1);
   });
 
-  it('a non-global client cannot see another tenant’s resource (404); a global client can (API.md §4)', async () => {
+  it('a non-global client cannot see another tenant’s resource (404); a global client can (docs/contract.md §4)', async () => {
     const [foreign] = await resources(1, OTHER_TENANT);
     const local = await client({ is_global: false });
     await expect(f.links.authorize(local.id, [foreign!.id], ACTOR)).rejects.toMatchObject({ status: 404 });

@@ -30,7 +30,7 @@ describe('client permissions', () => {
     expect(list[0]).toMatchObject({ client_id: c.id, resource_id: r.id, tenant_id: f.tenantId, created_by: ACTOR });
   });
 
-  it('a resource not authorized to the client is 409 (API.md §6)', async () => {
+  it('a resource not authorized to the client is 409 (docs/contract.md §6)', async () => {
     const { c } = await linked();
     const other = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'x' }]);
     await expect(
@@ -41,7 +41,7 @@ describe('client permissions', () => {
     });
   });
 
-  it('a scope of another resource is 400 invalid_request, without echoing the scope (API.md §8)', async () => {
+  it('a scope of another resource is 400 invalid_request, without echoing the scope (docs/contract.md §8)', async () => {
     const { c, r } = await linked();
     const other = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'x' }]);
     const [foreignScope] = Object.keys(other.scope_names);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verifyClientSecret } from '../../shared/clients/client-secret.ts';
+import { verifyClientSecret } from '#shared/clients/client-secret.ts';
 import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
 
 let f: StoreFixture;
@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 
 describe('clients repository', () => {
-  it('creates a confidential client with the spec defaults (spec §2.2, API.md §5.1)', async () => {
+  it('creates a confidential client with the spec defaults (spec §2.2, docs/contract.md §5.1)', async () => {
     const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'Billing', client_secret: 's3cret' }, ACTOR);
     expect(c).toMatchObject({
       tenant_id: f.tenantId,
@@ -58,7 +58,7 @@ describe('clients repository', () => {
     expect(await f.clients.get('019b0000-0000-7000-8000-000000000000')).toBeUndefined();
   });
 
-  it('PATCH merges nested objects, keeps left-out fields and bumps the version (API.md §6)', async () => {
+  it('PATCH merges nested objects, keeps left-out fields and bumps the version (docs/contract.md §6)', async () => {
     const c = await f.clients.create(
       {
         tenant_id: f.tenantId,

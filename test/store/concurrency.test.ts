@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isAppError } from '../../shared/errors.ts';
-import { queryGsi2 } from '../../shared/store/query-all.ts';
-import { keys } from '../../shared/store/table-keys.ts';
+import { isAppError } from '#shared/errors.ts';
+import { queryGsi2 } from '#shared/store/query-all.ts';
+import { keys } from '#shared/store/table-keys.ts';
 import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
 
 let f: StoreFixture;
@@ -39,7 +39,7 @@ async function expectConsistent(clientIds: string[], resourceIds: string[]) {
   }
 }
 
-describe('concurrency (DESIGN.md §3.7)', () => {
+describe('concurrency (docs/design.md §3.7)', () => {
   it('20 parallel authorizations of one resource to one client: exactly one success, the rest 409, counts exactly 1', async () => {
     const c = await f.clients.create({ tenant_id: f.tenantId, client_name: 'race' }, ACTOR);
     const r = await f.resources.create(newResource(f.tenantId), ACTOR);

@@ -5,7 +5,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
+import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
 import { createTestTable, TEST_BUDGET } from '../support/dynamodb.ts';
 
 afterEach(() => vi.unstubAllEnvs());

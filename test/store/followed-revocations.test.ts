@@ -1,11 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { backfillRevocationLog } from '../../shared/bootstrap/backfill-revocation-log.ts';
-import { cachedRevocations } from '../../shared/store/cached-revocations.ts';
-import { followedRevocations } from '../../shared/store/followed-revocations.ts';
-import { revocationLogItem, revocationsRepository } from '../../shared/store/revocations-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { verifierDigest } from '../../shared/tokens/revocation-ref.ts';
+import { backfillRevocationLog } from '#shared/bootstrap/backfill-revocation-log.ts';
+import { cachedRevocations } from '#shared/store/cached-revocations.ts';
+import { followedRevocations } from '#shared/store/followed-revocations.ts';
+import { revocationLogItem, revocationsRepository } from '#shared/store/revocations-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { verifierDigest } from '#shared/tokens/revocation-ref.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 
 const ref = (jti: string, clientId = 'client-1', verifier = 'key:kid-1') => ({ jti, clientId, verifier });
@@ -65,7 +65,7 @@ describe('each container follows the revocation log (docs/tokens.md "Revocation 
     expect(await c.list.isRevoked(ref('t-1'))).toBe(true);
   });
 
-  it('stays bound to the verifier and the client (API.md §8): a forged token with the same jti revokes only itself', async () => {
+  it('stays bound to the verifier and the client (docs/contract.md §8): a forged token with the same jti revokes only itself', async () => {
     const { container, advance } = await containers('follow-bound');
     const attacker = container();
     const observer = container();

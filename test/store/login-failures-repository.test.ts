@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { loginFailuresRepository } from '../../shared/store/login-failures-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { userLoginWrites } from '../../shared/store/user-login-writes.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { loginFailuresRepository } from '#shared/store/login-failures-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { userLoginWrites } from '#shared/store/user-login-writes.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let table: TestTable;
@@ -31,7 +31,7 @@ beforeAll(async () => {
   table = await createTestTable('login-failures');
 });
 
-describe('login failures, counted on the user item (API.md §7.3)', () => {
+describe('login failures, counted on the user item (docs/contract.md §7.3)', () => {
   it('admits 10 attempts, refuses the 11th with the seconds left, and admits again 15 minutes after the last', async () => {
     const user = await newUser();
     for (let i = 0; i < 10; i++) expect((await repo().admit(user)).admitted).toBe(true);

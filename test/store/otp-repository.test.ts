@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Runtime } from '../../shared/runtime.ts';
-import { otpRepository } from '../../shared/store/otp-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { base32Decode, base32Encode } from '../../shared/users/totp.ts';
+import type { Runtime } from '#shared/runtime.ts';
+import { otpRepository } from '#shared/store/otp-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { base32Decode, base32Encode } from '#shared/users/totp.ts';
 import { aesSecretBox } from '../support/aes-secret-box.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putUser } from '../support/user-items.ts';

@@ -57,7 +57,7 @@ describe('resources repository', () => {
     const before = await f.resources.count(f.tenantId);
     await expect(f.resources.create(newResource(f.tenantId, { resource_metadata: { identifier_url: url } }), ACTOR)).rejects.toMatchObject({
       status: 409,
-      message: 'body.resource_metadata.identifier_url: a resource with this identifier_url already exists.', // API.md §8: not echoed
+      message: 'body.resource_metadata.identifier_url: a resource with this identifier_url already exists.', // docs/contract.md §8: not echoed
     });
     expect(await f.resources.count(f.tenantId)).toBe(before);
     const other = await f.resources.create(newResource(OTHER_TENANT, { resource_metadata: { identifier_url: url } }), ACTOR);

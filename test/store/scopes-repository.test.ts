@@ -30,7 +30,7 @@ describe('scopes repository', () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'dup' }]);
     await expect(f.scopes.create(r.id, { scope_name: 'dup' }, ACTOR)).rejects.toMatchObject({
       status: 409,
-      message: 'body.scope_name: the resource already has a scope with this scope_name.', // API.md §8: the name is not echoed
+      message: 'body.scope_name: the resource already has a scope with this scope_name.', // docs/contract.md §8: the name is not echoed
     });
     expect(await f.resources.get(r.id)).toEqual(r);
     const other = await f.resources.create(newResource(f.tenantId), ACTOR);
@@ -67,7 +67,7 @@ describe('scopes repository', () => {
     expect(await f.resources.get(r.id)).toEqual(r);
   });
 
-  it('delete removes every client permission on the scope and fixes the counts (API.md §6)', async () => {
+  it('delete removes every client permission on the scope and fixes the counts (docs/contract.md §6)', async () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR, [{ scope_name: 'gone' }, { scope_name: 'stays' }]);
     const [gone, stays] = Object.keys(r.scope_names);
     const clients = await Promise.all([1, 2, 3].map((i) => f.clients.create({ tenant_id: f.tenantId, client_name: `c${i}` }, ACTOR)));

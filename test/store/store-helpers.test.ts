@@ -1,17 +1,17 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { conflict } from '../../shared/errors.ts';
-import { commitPlan, MAX_PATHS_PER_ITEM } from '../../shared/store/commit-plan.ts';
-import { equals, exists, notExists } from '../../shared/store/expression.ts';
-import { putMarker } from '../../shared/store/markers.ts';
-import { mergePatch } from '../../shared/store/merge-patch.ts';
-import { getItem, getItems } from '../../shared/store/read-items.ts';
-import { RetryableConflict } from '../../shared/store/retry.ts';
-import { translateError } from '../../shared/store/translate-error.ts';
-import { ttlOf } from '../../shared/store/ttl.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
-import { updateWithRetry, versionedUpdate } from '../../shared/store/versioned-update.ts';
-import { checkItem, deleteItem, putItem, updateItem, type Write } from '../../shared/store/writes.ts';
+import { conflict } from '#shared/errors.ts';
+import { commitPlan, MAX_PATHS_PER_ITEM } from '#shared/store/commit-plan.ts';
+import { equals, exists, notExists } from '#shared/store/expression.ts';
+import { putMarker } from '#shared/store/markers.ts';
+import { mergePatch } from '#shared/store/merge-patch.ts';
+import { getItem, getItems } from '#shared/store/read-items.ts';
+import { RetryableConflict } from '#shared/store/retry.ts';
+import { translateError } from '#shared/store/translate-error.ts';
+import { ttlOf } from '#shared/store/ttl.ts';
+import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { updateWithRetry, versionedUpdate } from '#shared/store/versioned-update.ts';
+import { checkItem, deleteItem, putItem, updateItem, type Write } from '#shared/store/writes.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let t: TestTable;
@@ -38,7 +38,7 @@ describe('uuidv7 (RFC 9562 §5.7)', () => {
   });
 });
 
-describe('mergePatch (PATCH merges, API.md §6)', () => {
+describe('mergePatch (PATCH merges, docs/contract.md §6)', () => {
   it('merges objects recursively, replaces arrays, skips undefined, keeps null as a value', () => {
     const current = { a: 1, m: { x: [1, 2], y: { z: 1, w: 2 } }, n: 'keep', e: '2027' as string | null };
     expect(mergePatch(current, { m: { x: [3], y: { z: 9 } }, a: undefined, e: null })).toEqual({
@@ -197,7 +197,7 @@ describe('version-conditioned update (no lost update)', () => {
   });
 });
 
-describe('AWS errors are translated at the boundary (DESIGN.md §3.4)', () => {
+describe('AWS errors are translated at the boundary (docs/design.md §3.4)', () => {
   const failing = (err: Error) => ({ send: async () => Promise.reject(err) }) as unknown as DynamoDBDocumentClient;
   const named = (name: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(name), { name, ...extra });
 

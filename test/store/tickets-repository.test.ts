@@ -1,13 +1,13 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { isAppError } from '../../shared/errors.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { ticketHash, ticketsRepository } from '../../shared/store/tickets-repository.ts';
+import { isAppError } from '#shared/errors.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { ticketHash, ticketsRepository } from '#shared/store/tickets-repository.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 
 const NEW = { kind: 'email_verification' as const, userId: 'user-1', tenantId: 'tenant-1', ttlSeconds: 3600, email: 'ada@example.com' };
 
-describe('tickets repository (DESIGN.md §3.7: ticket use is one conditional write)', () => {
+describe('tickets repository (docs/design.md §3.7: ticket use is one conditional write)', () => {
   it('stores only the SHA-256 of a 256-bit value, with kind, user, tenant, expiry and the DynamoDB ttl', async () => {
     const { db, tableName } = await createTestTable('tickets');
     const now = new Date('2030-01-01T00:00:00.000Z');
@@ -20,7 +20,7 @@ describe('tickets repository (DESIGN.md §3.7: ticket use is one conditional wri
       SK: 'TICKET',
       type: 'Ticket',
       schema_version: 1,
-      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7/), // API.md §6: the 201 body's `id`
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7/), // docs/contract.md §6: the 201 body's `id`
       kind: 'email_verification',
       user_id: 'user-1',
       tenant_id: 'tenant-1',

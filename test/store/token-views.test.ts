@@ -1,13 +1,13 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ClientRecord, TokenGrants } from '../../shared/records/client-record.ts';
-import { readClientPartition } from '../../shared/store/client-partition.ts';
-import { commitPlan } from '../../shared/store/commit-plan.ts';
-import { linkItem, MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT, permissionItem } from '../../shared/store/link-writes.ts';
-import { reconcileTokenViews } from '../../shared/store/reconcile-token-views.ts';
-import { tokenViewOf } from '../../shared/store/resource-token-view.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { putItem, updateItem } from '../../shared/store/writes.ts';
+import type { ClientRecord, TokenGrants } from '#shared/records/client-record.ts';
+import { readClientPartition } from '#shared/store/client-partition.ts';
+import { commitPlan } from '#shared/store/commit-plan.ts';
+import { linkItem, MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT, permissionItem } from '#shared/store/link-writes.ts';
+import { reconcileTokenViews } from '#shared/store/reconcile-token-views.ts';
+import { tokenViewOf } from '#shared/store/resource-token-view.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { putItem, updateItem } from '#shared/store/writes.ts';
 import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
 
 /**
@@ -75,7 +75,7 @@ describe('client token_grants follow links and permissions', () => {
     await expectClientView(c.id, { [r1.id]: { [a]: true, [b]: true }, [r2.id]: { [cc]: true } });
     await f.permissions.revoke(c.id, [{ resource_id: r1.id, scopes: [a] }]);
     await expectClientView(c.id, { [r1.id]: { [b]: true }, [r2.id]: { [cc]: true } });
-    // Revoking a link takes the client's permissions on it along (API.md §6).
+    // Revoking a link takes the client's permissions on it along (docs/contract.md §6).
     await f.links.revoke(c.id, [r2.id]);
     await expectClientView(c.id, { [r1.id]: { [b]: true } });
     const g = await f.clients.getClientWithGrants(c.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cappedEntry, pushOut } from '../../shared/store/user-caps.ts';
+import { cappedEntry, pushOut } from '#shared/store/user-caps.ts';
 
 /** The list arithmetic of the per-user caps (shared/store/user-caps.ts, docs/security.md "Caps"). */
 describe('pushOut: a new entry on a list at the cap', () => {

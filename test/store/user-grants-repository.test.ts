@@ -1,10 +1,10 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { consentNeeded } from '../../shared/browser/consent-needed.ts';
-import { refreshTokensRepository } from '../../shared/store/refresh-tokens-repository.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { userGrantsRepository } from '../../shared/store/user-grants-repository.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
+import { consentNeeded } from '#shared/browser/consent-needed.ts';
+import { refreshTokensRepository } from '#shared/store/refresh-tokens-repository.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { userGrantsRepository } from '#shared/store/user-grants-repository.ts';
+import { uuidv7 } from '#shared/store/uuidv7.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let table: TestTable;
@@ -37,7 +37,7 @@ const issue = async (userId: string, clientId: string) => {
   );
 };
 
-describe('user grants repository (API.md §6 grants, §7.4)', () => {
+describe('user grants repository (docs/contract.md §6 grants, §7.4)', () => {
   it('saves, finds (resource or userinfo), unions scopes, keeps id and created_at', async () => {
     const user = uuidv7();
     clock = new Date('2030-01-01T00:00:00.000Z');
@@ -102,7 +102,7 @@ describe('user grants repository (API.md §6 grants, §7.4)', () => {
   });
 });
 
-describe('consentNeeded (API.md §7.4 skip rules)', () => {
+describe('consentNeeded (docs/contract.md §7.4 skip rules)', () => {
   const firstParty = { is_first_party: true };
   const thirdParty = { is_first_party: false };
   const skipping = { resource_metadata: { skip_consent_for_first_party: true, is_system: false } };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { SecretBox } from '../../shared/keys/key-store.ts';
-import type { KeyWrapper } from '../../shared/keys/key-wrapper.ts';
-import { secretBox } from '../../shared/keys/secret-box.ts';
+import type { SecretBox } from '#shared/keys/key-store.ts';
+import type { KeyWrapper } from '#shared/keys/key-wrapper.ts';
+import { secretBox } from '#shared/keys/secret-box.ts';
 
 /** No wrapped values in these tests: everything is sealed under the data key. */
 const noWrapper: KeyWrapper = {

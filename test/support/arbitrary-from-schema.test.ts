@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ClientPath, CreateClientBody, UpdateClientBody } from '../../shared/management/clients/client-body-schemas.ts';
-import { PermissionsBody, ResourcesBody } from '../../shared/management/clients/link-body-schemas.ts';
-import { clientIdsBody, scopePath } from '../../shared/management/resources/request-params.ts';
-import { createResourceBody, updateResourceBody } from '../../shared/management/resources/resource-bodies.ts';
-import { createScopeBody, updateScopeBody } from '../../shared/management/resources/scope-bodies.ts';
-import { TokenRequestSchema } from '../../shared/oauth/grants/token-grant.ts';
-import { IntrospectionBodySchema, IntrospectionQuerySchema } from '../../shared/oauth/introspection-request.ts';
-import { RevokeRequestSchema } from '../../shared/oauth/revoke-token.ts';
+import { ClientPath, CreateClientBody, UpdateClientBody } from '#shared/management/clients/client-body-schemas.ts';
+import { PermissionsBody, ResourcesBody } from '#shared/management/clients/link-body-schemas.ts';
+import { clientIdsBody, scopePath } from '#shared/management/resources/request-params.ts';
+import { createResourceBody, updateResourceBody } from '#shared/management/resources/resource-bodies.ts';
+import { createScopeBody, updateScopeBody } from '#shared/management/resources/scope-bodies.ts';
+import { TokenRequestSchema } from '#shared/oauth/grants/token-grant.ts';
+import { IntrospectionBodySchema, IntrospectionQuerySchema } from '#shared/oauth/introspection-request.ts';
+import { RevokeRequestSchema } from '#shared/oauth/revoke-token.ts';
 import { arbitraryFromSchema, deriveFromSchema, entriesOf } from './arbitrary-from-schema.ts';
 import { HOSTILE_CHARS, toJsonText } from './fuzz-values.ts';
 
@@ -58,7 +58,7 @@ const Everything = v.pipe(
   }),
 );
 
-describe('arbitraryFromSchema (DESIGN.md §3.12: fuzz inputs from the schemas the handlers validate with)', () => {
+describe('arbitraryFromSchema (docs/design.md §3.12: fuzz inputs from the schemas the handlers validate with)', () => {
   it('valid values pass the schema, opaque checks included, and reach every optional field', () => {
     const { valid } = deriveFromSchema(Everything);
     const values = sample(valid!);

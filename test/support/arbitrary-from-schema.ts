@@ -15,7 +15,7 @@ import {
 } from './fuzz-values.ts';
 
 /**
- * fast-check arbitraries derived from a valibot schema (DESIGN.md §3.12): the fuzzers send what
+ * fast-check arbitraries derived from a valibot schema (docs/design.md §3.12): the fuzzers send what
  * the handler validates with, not a hand-written copy of it. The walk reads valibot's schema
  * objects (`type`, `pipe`, `entries`, `wrapped`, `item`, `options`, `key`/`value`) and their
  * pipe actions (`min_length`, `max_length`, `regex`, `uuid`, `min_value`...).

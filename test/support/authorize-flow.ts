@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
 import { expect } from 'vitest';
-import type { UserRecord } from '../../shared/records/user-record.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
 import { basicAuth, type TestService } from './local-service.ts';
 import { managementCaller } from './management-api.ts';
 import { finishInteraction, type SeededSession } from './seed-session.ts';

@@ -5,7 +5,7 @@ import { type Browser, chromium } from 'playwright-core';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
- * Headless Chromium for the hosted-page tests (DESIGN.md §3.9). Missing Chromium fails the test
+ * Headless Chromium for the hosted-page tests (docs/design.md §3.9). Missing Chromium fails the test
  * with the install command rather than skipping it. The flags keep it off the network: this
  * machine has none, and Chromium's background services would otherwise try.
  */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
-import type { ResourceRecord } from '../../shared/records/resource-record.ts';
-import type { ScopeRecord } from '../../shared/records/scope-record.ts';
-import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '../../shared/records/tenant-record.ts';
-import { resourcesRepository } from '../../shared/store/resources-repository.ts';
-import { scopesRepository } from '../../shared/store/scopes-repository.ts';
-import { forgetResources } from '../../shared/store/token-path-records.ts';
+import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
+import type { ResourceRecord } from '#shared/records/resource-record.ts';
+import type { ScopeRecord } from '#shared/records/scope-record.ts';
+import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '#shared/records/tenant-record.ts';
+import { resourcesRepository } from '#shared/store/resources-repository.ts';
+import { scopesRepository } from '#shared/store/scopes-repository.ts';
+import { forgetResources } from '#shared/store/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from './local-service.ts';
 import { type CallOptions, createTenant, managementCaller, type Reply } from './management-api.ts';
 
@@ -19,7 +19,7 @@ export { DEFAULT_TENANT };
  * Resources endpoints are another area's), then the resource cache is dropped so /token sees them.
  */
 export async function clientsFixture(env: Record<string, string> = {}) {
-  // The service's clock (DESIGN.md §3.2): real time plus what a test moved it on by, so a test of
+  // The service's clock (docs/design.md §3.2): real time plus what a test moved it on by, so a test of
   // an expiry moves time instead of sleeping past it.
   let offsetMs = 0;
   const clock = {
@@ -91,7 +91,7 @@ export type ClientsFixture = Awaited<ReturnType<typeof clientsFixture>>;
 
 export const UNKNOWN_ID = '019b0000-0000-7000-8000-00000000dead';
 
-/** Every key of a Client response without `expand` or `fields` (spec §2.2, API.md §6). */
+/** Every key of a Client response without `expand` or `fields` (spec §2.2, docs/contract.md §6). */
 export const CLIENT_KEYS = [
   'aggregations',
   'app_metadata',

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import type { CustomResourceEvent } from '../../shared/bootstrap/cloudformation-response.ts';
+import type { CustomResourceEvent } from '#shared/bootstrap/cloudformation-response.ts';
 
 /** A Lambda context good enough for the handler: names for the log pointer, a settable time budget. */
 export function lambdaContext(remainingMs = 120_000): Context {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import type { DependencyBudget } from '#shared/aws/dependency-budget.ts';
+import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
 import { ensureTable } from '../../infra/local/dynamodb-local.ts';
-import type { DependencyBudget } from '../../shared/aws/dependency-budget.ts';
-import { createDocumentClient } from '../../shared/store/dynamodb-client.ts';
 
 /**
  * The test run shares one DynamoDB Local across files running in parallel on a loaded machine: a
@@ -26,7 +26,7 @@ export interface TestTable {
 
 /**
  * A fresh table in the run's DynamoDB Local. Refuses anything but a loopback endpoint so a test
- * can never write to a real account (DESIGN.md §3.9).
+ * can never write to a real account (docs/design.md §3.9).
  */
 export async function createTestTable(prefix = 'test'): Promise<TestTable> {
   const endpoint = inject('dynamodbEndpoint');

@@ -34,7 +34,7 @@ export interface FakeKms {
 }
 
 /**
- * KMS behind aws-sdk-client-mock, doing the real cryptography (DESIGN.md §3.9): the symmetric key
+ * KMS behind aws-sdk-client-mock, doing the real cryptography (docs/design.md §3.9): the symmetric key
  * is an AES-256-GCM key only this fake holds, with the encryption context authenticated (a wrong
  * context or key fails like KMS does); GenerateDataKeyPairWithoutPlaintext really makes a pair;
  * Sign really signs the digest with an ECC_NIST_P256 key and returns DER.

@@ -7,11 +7,10 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import fc from 'fast-check';
 import type * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lambdaContext, proxyEvent } from '../../infra/local/proxy-event.ts';
-import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { generateClientSecret } from '../../shared/clients/client-secret.ts';
-import type { HttpResponse } from '../../shared/http/response.ts';
-import type { CollectionSpec } from '../../shared/lists/collection-spec.ts';
+import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
+import { generateClientSecret } from '#shared/clients/client-secret.ts';
+import type { HttpResponse } from '#shared/http/response.ts';
+import type { CollectionSpec } from '#shared/lists/collection-spec.ts';
 import {
   clientPermissionsCollection,
   clientResourcesCollection,
@@ -19,23 +18,24 @@ import {
   resourceClientsCollection,
   resourcesCollection,
   scopesCollection,
-} from '../../shared/lists/index.ts';
-import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { MANAGEMENT_SCOPES } from '../../shared/routes/management-scopes.ts';
-import type { Route } from '../../shared/routes/route.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
-import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
-import { entity } from '../../shared/store/entity.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
+} from '#shared/lists/index.ts';
+import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { MANAGEMENT_SCOPES } from '#shared/routes/management-scopes.ts';
+import type { Route } from '#shared/routes/route.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
+import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
+import { entity } from '#shared/store/entity.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { lambdaContext, proxyEvent } from '../../infra/local/proxy-event.ts';
 import { arbitraryFromSchema, type Derived, deriveFromSchema, entriesOf, type Hint } from './arbitrary-from-schema.ts';
 import { createTestTable } from './dynamodb.ts';
 import { define, formName, hugeString, junk, RAW_TOKENS, toJsonText } from './fuzz-values.ts';
 import { testRuntime } from './test-runtime.ts';
 
 /**
- * Shared machinery of the management fuzz tests (DESIGN.md §3.12): one table, bootstrapped, seen
+ * Shared machinery of the management fuzz tests (docs/design.md §3.12): one table, bootstrapped, seen
  * through two runtimes (single- and multi-tenant mode, so the `tenant_id` header and body rules of
  * both are reached), real tokens, fresh seed records per route, and arbitraries built from the
  * field names the handlers' schemas use. Every request goes in-process through the real middy
@@ -327,7 +327,7 @@ export async function createWorld(prefix: string): Promise<World> {
       201,
       'tenant client',
     );
-    // Its token's scopes count only while the client holds them (API.md §8): grant them for real.
+    // Its token's scopes count only while the client holds them (docs/contract.md §8): grant them for real.
     await ok(
       call('POST', `${M}/clients/{client_id}/resources`, { client_id: tenantClient.id }, { resources: [systemResource.id] }),
       204,
@@ -401,7 +401,7 @@ export async function createWorld(prefix: string): Promise<World> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The property (DESIGN.md §3.12, API.md §2).
+// The property (docs/design.md §3.12, docs/contract.md §2).
 
 const clip = (s: string, n = 400) => (s.length > n ? `${s.slice(0, n)}...(${s.length} chars)` : s);
 
@@ -481,7 +481,7 @@ export function expectClientError(call: Call, res: HttpResponse): void {
  * the request's own tenant mostly, and what the use-case rules want (`is_system` is read-only,
  * `resource_type` is `api`). By field path or last segment (arbitrary-from-schema.ts).
  */
-/** API.md §8: spellings of one identifier (normalised or refused) and unsafe characters in one. */
+/** docs/contract.md §8: spellings of one identifier (normalised or refused) and unsafe characters in one. */
 const IDENTIFIER_LOOKALIKES = [
   'HTTPS://A.EXAMPLE:443/./x/../api',
   'https://a.example/%7Eapi/%2fx',
@@ -663,7 +663,7 @@ export function bodies(fields: fc.Arbitrary<unknown> | undefined): fc.Arbitrary<
       '{"__proto__":{"admin":true}}',
       '{"constructor":{"prototype":{"x":1}}}',
     ),
-    // API.md §8: duplicate member names (also escaped spellings and nested), U+FFFD (how API Gateway passes invalid UTF-8 on).
+    // docs/contract.md §8: duplicate member names (also escaped spellings and nested), U+FFFD (how API Gateway passes invalid UTF-8 on).
     fc.constantFrom(
       '{"client_name":"a","client\\u005fname":"b"}',
       '{"a":{"b":1,"b":2}}',
@@ -700,7 +700,7 @@ export function bodies(fields: fc.Arbitrary<unknown> | undefined): fc.Arbitrary<
       arbitrary: fc.record({ body: json.map((s) => Buffer.from(s).toString('base64')), contentType: jsonTypes, base64: fc.constant(true) }),
     },
     { weight: 1, arbitrary: fc.record({ body: fc.constantFrom('!!!not base64', ''), contentType: jsonTypes, base64: fc.constant(true) }) },
-    // API.md §8: invalid UTF-8 (a lone continuation byte, an overlong '/', a truncated sequence), base64 as binary media types deliver it.
+    // docs/contract.md §8: invalid UTF-8 (a lone continuation byte, an overlong '/', a truncated sequence), base64 as binary media types deliver it.
     {
       weight: 1,
       arbitrary: fc.record({
@@ -760,7 +760,7 @@ function typedValue(type: string, ids: IdPools): fc.Arbitrary<string> {
 }
 
 /**
- * Query strings: valid list parameters for the route's collection (API.md §3) mostly, pieces of
+ * Query strings: valid list parameters for the route's collection (docs/contract.md §3) mostly, pieces of
  * the grammar put together anyhow, huge and repeated values (multiValueQueryStringParameters).
  */
 export function queries(route: FuzzRoute, cursors: readonly string[], ids: IdPools): fc.Arbitrary<[string, string][]> {
@@ -949,7 +949,7 @@ export function calls(world: World, spec: FuzzRoute, seeds: Seeds): fc.Arbitrary
       query: queries(spec, world.cursors, ids),
       body: bodies(bodyFields(spec, ids, seeds)),
       lowerContentType: fc.boolean(),
-      // API.md §8: sometimes a second Authorization header (API Gateway keeps both in multiValueHeaders).
+      // docs/contract.md §8: sometimes a second Authorization header (API Gateway keeps both in multiValueHeaders).
       secondAuthorization: fc.oneof(
         { weight: 20, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.constantFrom(`Bearer ${world.tokens.admin}`, `Bearer ${world.tokens.noScope}`, 'Basic eDp5') },

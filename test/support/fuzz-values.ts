@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 /**
- * Hostile values the fuzzers (DESIGN.md §3.12) put anywhere: wrong types and sizes, what
+ * Hostile values the fuzzers (docs/design.md §3.12) put anywhere: wrong types and sizes, what
  * DynamoDB or JSON cannot carry, and the characters input refusals are about (controls, bidi
  * overrides, lone surrogates, zero-width and unnormalised text). `arbitrary-from-schema.ts` mixes
  * them into the values it derives; `toJsonText` writes the two things `JSON.stringify` cannot.

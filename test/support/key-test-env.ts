@@ -1,6 +1,6 @@
 import { createLocalJWKSet, type JWTVerifyResult, jwtVerify } from 'jose';
-import { type Config, loadConfig } from '../../shared/config.ts';
-import type { KeyStore } from '../../shared/keys/key-store.ts';
+import { type Config, loadConfig } from '#shared/config.ts';
+import type { KeyStore } from '#shared/keys/key-store.ts';
 import type { TestTable } from './dynamodb.ts';
 import { KMS_KEY_ARN } from './fake-kms.ts';
 

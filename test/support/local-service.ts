@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
+import { generateClientSecret } from '#shared/clients/client-secret.ts';
+import { apiDocsOf } from '#shared/openapi/api-docs.ts';
+import { uuidv7 } from '#shared/store/uuidv7.ts';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
-import { generateClientSecret } from '../../shared/clients/client-secret.ts';
-import { apiDocsOf } from '../../shared/openapi/api-docs.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
 import { TEST_BUDGET_ENV } from './dynamodb.ts';
 import { contractChecker, type Exchange } from './openapi-contract.ts';
 
@@ -12,7 +12,7 @@ export interface TestService {
   stack: LocalStack;
   clientId: string;
   clientSecret: string;
-  /** The management API's audience (API.md §4). */
+  /** The management API's audience (docs/contract.md §4). */
   managementAudience: string;
   /** A client_credentials token of the Default Client for the management API. */
   managementToken(scope?: string): Promise<string>;

@@ -1,20 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { hashClientSecret } from '../../shared/clients/client-secret.ts';
-import { conflict, notFound } from '../../shared/errors.ts';
-import { arraySource } from '../../shared/lists/index.ts';
-import type { ClientDeps } from '../../shared/management/clients/client-deps.ts';
-import { type ManagementAccess, managementAccess } from '../../shared/management/kit/access.ts';
-import type { ResourceDeps } from '../../shared/management/resources/resource-deps.ts';
-import type { ClientPermission, ClientResourceLink, PermissionRequest } from '../../shared/records/client-link-records.ts';
-import type { ClientPatch, ClientRecord, NewClient } from '../../shared/records/client-record.ts';
-import type { NewResource, ResourcePatch, ResourceRecord } from '../../shared/records/resource-record.ts';
-import type { NewScope, ScopePatch, ScopeRecord } from '../../shared/records/scope-record.ts';
-import { DEFAULT_TENANT_ID, type TenantRecord } from '../../shared/records/tenant-record.ts';
-import { MANAGEMENT_SCOPES } from '../../shared/routes/management-scopes.ts';
-import { newClientRecord } from '../../shared/store/client-defaults.ts';
-import { type DeepPartial, mergePatch } from '../../shared/store/merge-patch.ts';
-import { newResourceRecord, sealSigningSecret } from '../../shared/store/resource-defaults.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
+import { hashClientSecret } from '#shared/clients/client-secret.ts';
+import { conflict, notFound } from '#shared/errors.ts';
+import { arraySource } from '#shared/lists/index.ts';
+import type { ClientDeps } from '#shared/management/clients/client-deps.ts';
+import { type ManagementAccess, managementAccess } from '#shared/management/kit/access.ts';
+import type { ResourceDeps } from '#shared/management/resources/resource-deps.ts';
+import type { ClientPermission, ClientResourceLink, PermissionRequest } from '#shared/records/client-link-records.ts';
+import type { ClientPatch, ClientRecord, NewClient } from '#shared/records/client-record.ts';
+import type { NewResource, ResourcePatch, ResourceRecord } from '#shared/records/resource-record.ts';
+import type { NewScope, ScopePatch, ScopeRecord } from '#shared/records/scope-record.ts';
+import { DEFAULT_TENANT_ID, type TenantRecord } from '#shared/records/tenant-record.ts';
+import { MANAGEMENT_SCOPES } from '#shared/routes/management-scopes.ts';
+import { newClientRecord } from '#shared/store/client-defaults.ts';
+import { type DeepPartial, mergePatch } from '#shared/store/merge-patch.ts';
+import { newResourceRecord, sealSigningSecret } from '#shared/store/resource-defaults.ts';
+import { uuidv7 } from '#shared/store/uuidv7.ts';
 import { aesSecretBox } from './aes-secret-box.ts';
 
 /**

@@ -1,14 +1,14 @@
-import { conflict, notFound } from '../../shared/errors.ts';
-import { arraySource } from '../../shared/lists/index.ts';
-import type { ManagementAccess } from '../../shared/management/kit/access.ts';
-import type { UserDeps } from '../../shared/management/users/user-deps.ts';
-import { DEFAULT_TENANT_ID, type TenantRecord } from '../../shared/records/tenant-record.ts';
-import { USER_LOGIN_KINDS, type UserLoginKind, type UserRecord, userMarkerValue } from '../../shared/records/user-record.ts';
-import type { AttemptAdmission } from '../../shared/store/login-failures-repository.ts';
-import { type DeepPartial, mergePatch } from '../../shared/store/merge-patch.ts';
-import { newUserRecord } from '../../shared/store/user-defaults.ts';
-import type { UsersRepository } from '../../shared/store/users-repository.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
+import { conflict, notFound } from '#shared/errors.ts';
+import { arraySource } from '#shared/lists/index.ts';
+import type { ManagementAccess } from '#shared/management/kit/access.ts';
+import type { UserDeps } from '#shared/management/users/user-deps.ts';
+import { DEFAULT_TENANT_ID, type TenantRecord } from '#shared/records/tenant-record.ts';
+import { USER_LOGIN_KINDS, type UserLoginKind, type UserRecord, userMarkerValue } from '#shared/records/user-record.ts';
+import type { AttemptAdmission } from '#shared/store/login-failures-repository.ts';
+import { type DeepPartial, mergePatch } from '#shared/store/merge-patch.ts';
+import { newUserRecord } from '#shared/store/user-defaults.ts';
+import type { UsersRepository } from '#shared/store/users-repository.ts';
+import { uuidv7 } from '#shared/store/uuidv7.ts';
 import { aesSecretBox } from './aes-secret-box.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { matchRoute } from '#shared/routes/match-route.ts';
 import type { ObservedExchange } from '../../infra/local/server.ts';
-import { matchRoute } from '../../shared/routes/match-route.ts';
 
 type Json = Record<string, any>;
 

@@ -1,6 +1,6 @@
+import type { Config } from '#shared/config.ts';
+import { createRuntime, runWithRuntime } from '#shared/runtime.ts';
 import { handler as tokenHandler } from '../../functions/oauth/token.ts';
-import type { Config } from '../../shared/config.ts';
-import { createRuntime, runWithRuntime } from '../../shared/runtime.ts';
 import { recordingClient, type TestTable } from './dynamodb.ts';
 import { lambdaContext, restEvent } from './events.ts';
 

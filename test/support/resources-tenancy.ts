@@ -1,10 +1,10 @@
-import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { clientLinksRepository } from '../../shared/store/client-links-repository.ts';
-import { clientPermissionsRepository } from '../../shared/store/client-permissions-repository.ts';
-import { resourcesRepository } from '../../shared/store/resources-repository.ts';
-import { scopesRepository } from '../../shared/store/scopes-repository.ts';
-import { forgetClient, forgetResources } from '../../shared/store/token-path-records.ts';
+import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { clientLinksRepository } from '#shared/store/client-links-repository.ts';
+import { clientPermissionsRepository } from '#shared/store/client-permissions-repository.ts';
+import { resourcesRepository } from '#shared/store/resources-repository.ts';
+import { scopesRepository } from '#shared/store/scopes-repository.ts';
+import { forgetClient, forgetResources } from '#shared/store/token-path-records.ts';
 import { createTenant } from './management-api.ts';
 import type { ResourcesFixture } from './resources-fixture.ts';
 
@@ -12,7 +12,7 @@ import type { ResourcesFixture } from './resources-fixture.ts';
  * Multi-tenant fixtures made with the repositories (the Tenants endpoints do not exist yet).
  *
  * A non-global client gets its management token from /token like anyone: the management API is
- * the system resource of the default tenant, shared by every tenant (API.md §4); the client is
+ * the system resource of the default tenant, shared by every tenant (docs/contract.md §4); the client is
  * authorized and granted on it, and its token carries its own tenant.
  */
 export function tenancyFixture(fx: ResourcesFixture) {

@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap } from '../../shared/bootstrap/bootstrap.ts';
-import { type Config, loadConfig } from '../../shared/config.ts';
-import { rotateKeys } from '../../shared/keys/rotate-keys.ts';
-import { createRuntime, type Runtime } from '../../shared/runtime.ts';
+import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
+import { type Config, loadConfig } from '#shared/config.ts';
+import { rotateKeys } from '#shared/keys/rotate-keys.ts';
+import { createRuntime, type Runtime } from '#shared/runtime.ts';
 import type { TestTable } from './dynamodb.ts';
 
 /** A local-mode configuration on a test table (real DynamoDB Local, real AES-GCM master key in a temp dir). */

@@ -1,11 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { type UserRecord, userMarkerValue } from '../../shared/records/user-record.ts';
-import type { Runtime } from '../../shared/runtime.ts';
-import { entity } from '../../shared/store/entity.ts';
-import { keys } from '../../shared/store/table-keys.ts';
-import { loginMarkerAttributes } from '../../shared/store/user-markers.ts';
-import { uuidv7 } from '../../shared/store/uuidv7.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { type UserRecord, userMarkerValue } from '#shared/records/user-record.ts';
+import type { Runtime } from '#shared/runtime.ts';
+import { entity } from '#shared/store/entity.ts';
+import { keys } from '#shared/store/table-keys.ts';
+import { loginMarkerAttributes } from '#shared/store/user-markers.ts';
+import { uuidv7 } from '#shared/store/uuidv7.ts';
 
 /**
  * A user written straight into the table as the users repository stores it (`keys.user` item plus

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { UserRecord } from '../../shared/records/user-record.ts';
-import type { Runtime } from '../../shared/runtime.ts';
-import { entity } from '../../shared/store/entity.ts';
-import { keys } from '../../shared/store/table-keys.ts';
+import type { UserRecord } from '#shared/records/user-record.ts';
+import type { Runtime } from '#shared/runtime.ts';
+import { entity } from '#shared/store/entity.ts';
+import { keys } from '#shared/store/table-keys.ts';
 
 /**
  * User tokens for tests of what reads them (/userinfo, introspection, the management API's bearer
@@ -21,7 +21,7 @@ export async function putFamily(runtime: Runtime, sid: string, revoked: boolean)
 export interface UserTokenOptions {
   clientId: string;
   scope: string;
-  /** Default `{issuer}/userinfo` (API.md §7.1: a user token without audience). */
+  /** Default `{issuer}/userinfo` (docs/contract.md §7.1: a user token without audience). */
   aud?: string;
   /** Default a fresh login id. */
   sid?: string | null;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { oauthDeps } from '../../shared/store/token-path-records.ts';
+import { oauthDeps } from '#shared/store/token-path-records.ts';
 import { clientsFixture, DEFAULT_TENANT } from './clients-fixture.ts';
 
-/** A password the rules of API.md §7.2 accept (long, not common). */
+/** A password the rules of docs/contract.md §7.2 accept (long, not common). */
 export const GOOD_PASSWORD = 'correct-Horse-battery-9137';
 
 /**
@@ -65,7 +65,7 @@ export async function usersFixture(env: Record<string, string> = {}) {
 
 export type UsersFixture = Awaited<ReturnType<typeof usersFixture>>;
 
-/** Every key of a User response without `fields` (API.md §6) for a user created with only an email. */
+/** Every key of a User response without `fields` (docs/contract.md §6) for a user created with only an email. */
 export const MINIMAL_USER_KEYS = [
   'aggregations',
   'app_metadata',

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.ts';
-import { outboxEmailSender } from '../../shared/email/outbox-email-sender.ts';
-import { sesEmailSender } from '../../shared/email/ses-email-sender.ts';
-import { isAppError } from '../../shared/errors.ts';
+import { loadConfig } from '#shared/config.ts';
+import { outboxEmailSender } from '#shared/email/outbox-email-sender.ts';
+import { sesEmailSender } from '#shared/email/ses-email-sender.ts';
+import { isAppError } from '#shared/errors.ts';
 import { readOutbox } from '../support/outbox.ts';
 
 const MESSAGE = { to: 'ada@example.com', subject: 'Verify', text: 'Open https://x/tickets/t', html: '<p>Open</p>' };
 
-describe('SES v2 sender (API.md §7.2)', () => {
+describe('SES v2 sender (docs/contract.md §7.2)', () => {
   const ses = mockClient(SESv2Client);
   afterEach(() => ses.reset());
 
@@ -64,7 +64,7 @@ describe('SES v2 sender (API.md §7.2)', () => {
   });
 });
 
-describe('local outbox sender (API.md §7.2)', () => {
+describe('local outbox sender (docs/contract.md §7.2)', () => {
   it('writes one JSON file {to, subject, text, html} per message, names sorted in sending order', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'outbox-')), 'outbox');
     const frozen = new Date('2026-11-24T22:00:00.000Z');

@@ -4,17 +4,17 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { csrfToken } from '#shared/html/csrf.ts';
+import type { HttpResponse } from '#shared/http/response.ts';
+import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
+import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { ROUTES } from '#shared/routes/route-table.ts';
+import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
+import { clientsRepository } from '#shared/store/clients-repository.ts';
+import { ticketsRepository } from '#shared/store/tickets-repository.ts';
+import { usersRepository } from '#shared/store/users-repository.ts';
+import { RegisterBody } from '#shared/users/register-body.ts';
 import { TicketFormBody } from '../../functions/pages/ticket.ts';
-import { csrfToken } from '../../shared/html/csrf.ts';
-import type { HttpResponse } from '../../shared/http/response.ts';
-import { SYSTEM_ACTOR_ID } from '../../shared/records/common.ts';
-import { DEFAULT_TENANT_ID } from '../../shared/records/tenant-record.ts';
-import { ROUTES } from '../../shared/routes/route-table.ts';
-import { type Runtime, runWithRuntime } from '../../shared/runtime.ts';
-import { clientsRepository } from '../../shared/store/clients-repository.ts';
-import { ticketsRepository } from '../../shared/store/tickets-repository.ts';
-import { usersRepository } from '../../shared/store/users-repository.ts';
-import { RegisterBody } from '../../shared/users/register-body.ts';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
@@ -23,7 +23,7 @@ import { formName, toJsonText } from '../support/fuzz-values.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 
 /**
- * DESIGN.md §3.12 over the sign-up routes (docs/users.md "Registration and email"): whatever the
+ * docs/design.md §3.12 over the sign-up routes (docs/users.md "Registration and email"): whatever the
  * body, path, content type and credentials, registration answers a JSON 4xx naming the field, and
  * the ticket page an HTML 4xx page; never a 5xx. Bodies are derived from the schemas the handlers
  * validate with, so a new field is fuzzed without touching this file.

@@ -10,9 +10,9 @@ const { startTestService } = await import('../support/local-service.ts');
 const { captureLogLines } = await import('../support/capture-stdout.ts');
 const { loginClient, tokenRequest } = await import('../support/login-grants.ts');
 const { putUser } = await import('../support/user-items.ts');
-const { hashPassword } = await import('../../shared/users/password-hash.ts');
-const { otpRepository } = await import('../../shared/store/otp-repository.ts');
-const { base32Decode, totp } = await import('../../shared/users/totp.ts');
+const { hashPassword } = await import('#shared/users/password-hash.ts');
+const { otpRepository } = await import('#shared/store/otp-repository.ts');
+const { base32Decode, totp } = await import('#shared/users/totp.ts');
 type TestService = Awaited<ReturnType<typeof startTestService>>;
 
 let svc: TestService;
@@ -32,7 +32,7 @@ describe('login logs (plan decision 11)', () => {
     const secretText = await otps.enroll(user.id);
     const code = totp(base32Decode(secretText)!, new Date());
     // The password grant takes the current step's code (the user has an authenticator); the otp
-    // grant the next step's (one step of drift is allowed, API.md §7.3).
+    // grant the next step's (one step of drift is allowed, docs/contract.md §7.3).
     const nextCode = totp(base32Decode(secretText)!, new Date(Date.now() + 30_000));
     const wrongPasswords = Array.from({ length: 11 }, (_, i) => `Wrong-Guess-${i}-Xylophone`);
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isCommonPassword, passwordProblem } from '../../shared/users/password-rules.ts';
+import { isCommonPassword, passwordProblem } from '#shared/users/password-rules.ts';
 
 const user = { email: 'Alice@Example.com', username: 'alice.w' };
 
-describe('password rules (API.md §7.2)', () => {
+describe('password rules (docs/contract.md §7.2)', () => {
   it('accepts a long, uncommon password', () => {
     expect(passwordProblem('violet-harbour-31-kettle', user)).toBeUndefined();
     expect(passwordProblem(`${'x'.repeat(7)}y`, {})).toBeUndefined();

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '../../shared/records/tenant-record.ts';
+import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '#shared/records/tenant-record.ts';
 import { basicAuth } from '../support/local-service.ts';
 import { createTenant } from '../support/management-api.ts';
 import { csrfOf, type SignupService, startSignupService } from '../support/signup.ts';
 
 /**
- * The registration and ticket page attacked the way a reviewer would (issue 11; API.md §7.4, §7.8,
+ * The registration and ticket page attacked the way a reviewer would (issue 11; docs/contract.md §7.4, §7.8,
  * §8): reflected markup, trust fields, replay, a ticket of another tenant, CSRF, open redirects
  * and a changed address (secrets in logs: registration-logs.test.ts). Each attempt stays as a test.
  */
@@ -84,7 +84,7 @@ describe('registration refuses what a client may not set (docs/users.md "Registr
   });
 });
 
-describe('the ticket page under attack (API.md §7.4, §7.8)', () => {
+describe('the ticket page under attack (docs/contract.md §7.4, §7.8)', () => {
   it('markup in the registered address is shown as text on the page and in the mail, never as markup', async () => {
     const email = '<script>alert(1)</script>"onmouseover="x@example.com';
     const res = await register({ email, name: '<img src=x onerror=alert(1)>' });

@@ -7,7 +7,7 @@ vi.hoisted(() => {
 
 const { csrfOf, startSignupService } = await import('../support/signup.ts');
 const { captureLogLines } = await import('../support/capture-stdout.ts');
-const { DEFAULT_TENANT_ID: DEFAULT_TENANT } = await import('../../shared/records/tenant-record.ts');
+const { DEFAULT_TENANT_ID: DEFAULT_TENANT } = await import('#shared/records/tenant-record.ts');
 
 let s: Awaited<ReturnType<typeof startSignupService>>;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { basicAuth } from '../support/local-service.ts';
 import { csrfOf, SIGNUP_PASSWORD, type SignupService, startSignupService } from '../support/signup.ts';
 
 /**
- * Registration and email verification over HTTP (API.md §6 `/users/register`, §7.2, §7.5, §7.8;
+ * Registration and email verification over HTTP (docs/contract.md §6 `/users/register`, §7.2, §7.5, §7.8;
  * docs/users.md "Registration and email"): the user is created unverified, the link arrives in the
  * local outbox, GET shows the page without using the ticket, POST verifies, a second use is refused.
  */
@@ -19,7 +19,7 @@ afterAll(async () => svc?.stop());
 const mailTo = async (to: string) => (await s.outbox()).filter((m) => m.to === to);
 const storedUser = (id: string) => s.users().get(id);
 
-describe('POST /identity/v1/users/register (API.md §6, §7.5)', () => {
+describe('POST /identity/v1/users/register (docs/contract.md §6, §7.5)', () => {
   it('a confidential client registers a user: 201 User without password, unverified, in its tenant; one email with the link', async () => {
     const email = 'ada@example.com';
     const res = await s.register(
@@ -50,7 +50,7 @@ describe('POST /identity/v1/users/register (API.md §6, §7.5)', () => {
     expect(mails[0]!.html).toContain(`href="${link}"`);
   });
 
-  it('a public client sends client_id in the body (API.md §7.6); form bodies work too', async () => {
+  it('a public client sends client_id in the body (docs/contract.md §7.6); form bodies work too', async () => {
     const res = await fetch(`${svc.url}/identity/v1/users/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -1,7 +1,7 @@
 import type { AttributeDefinition } from '../collection-spec.ts';
 
 /**
- * The audit fields every record carries (API.md §6). `created_by`/`updated_by` are the caller's
+ * The audit fields every record carries (docs/contract.md §6). `created_by`/`updated_by` are the caller's
  * `sub`, a UUID (spec §2.2).
  */
 export const AUDIT_FIELDS = {

@@ -1,7 +1,7 @@
 import { defineCollection } from '../collection-spec.ts';
 import { AUDIT_FIELDS } from './audit.ts';
 
-/** `GET /groups` (API.md §6 Group). */
+/** `GET /groups` (docs/contract.md §6 Group). */
 export const groupsCollection = defineCollection({
   name: 'groups',
   attributes: { id: 'uuid', tenant_id: 'uuid', group_name: 'string', group_description: 'string', aggregations: 'object', ...AUDIT_FIELDS },
@@ -21,7 +21,7 @@ export const groupRolesCollection = defineCollection({
   children: ['role_data'],
 });
 
-/** `GET /groups/{group_id}/groups` (API.md §7.6): nested-group links, `group_data` (the child) under `expand=all`. */
+/** `GET /groups/{group_id}/groups` (docs/contract.md §7.6): nested-group links, `group_data` (the child) under `expand=all`. */
 export const nestedGroupsCollection = defineCollection({
   name: 'nested-groups',
   attributes: { id: 'uuid', tenant_id: 'uuid', parent_group_id: 'uuid', group_id: 'uuid', ...AUDIT_FIELDS },

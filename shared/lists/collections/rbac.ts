@@ -1,7 +1,7 @@
 import { defineCollection } from '../collection-spec.ts';
 
 /**
- * `GET /users/{user_id}/permissions` (API.md §6, §7.6): one item per (resource, scope) the user
+ * `GET /users/{user_id}/permissions` (docs/contract.md §6, §7.6): one item per (resource, scope) the user
  * effectively holds, with its `sources`. There is no link item behind an effective permission, so
  * `id` is the scope's id (scope ids are unique across resources, so it names the item); ordered by
  * resource, then scope.
@@ -15,7 +15,7 @@ export const userPermissionsCollection = defineCollection({
 });
 
 /**
- * `GET /users/{user_id}/groups` (API.md §7.6): every group the user is in, directly or through
+ * `GET /users/{user_id}/groups` (docs/contract.md §7.6): every group the user is in, directly or through
  * nesting, once (`direct: true` when it is a direct group, also if inherited as well). `id` is the
  * group's id; in group id (creation) order.
  */

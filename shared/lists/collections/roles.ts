@@ -1,7 +1,7 @@
 import { defineCollection } from '../collection-spec.ts';
 import { AUDIT_FIELDS } from './audit.ts';
 
-/** `GET /roles` (API.md §6). */
+/** `GET /roles` (docs/contract.md §6). */
 export const rolesCollection = defineCollection({
   name: 'roles',
   attributes: {
@@ -14,7 +14,7 @@ export const rolesCollection = defineCollection({
   },
 });
 
-/** `GET /roles/{role_id}/permissions` (API.md §6 link records). */
+/** `GET /roles/{role_id}/permissions` (docs/contract.md §6 link records). */
 export const rolePermissionsCollection = defineCollection({
   name: 'role-permissions',
   attributes: { id: 'uuid', tenant_id: 'uuid', role_id: 'uuid', resource_id: 'uuid', scope_id: 'uuid', ...AUDIT_FIELDS },

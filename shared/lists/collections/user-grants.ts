@@ -1,6 +1,6 @@
 import { defineCollection } from '../collection-spec.ts';
 
-/** `GET /users/{user_id}/grants` (API.md §6): the consents a user gave, one per client and Resource. */
+/** `GET /users/{user_id}/grants` (docs/contract.md §6): the consents a user gave, one per client and Resource. */
 export const userGrantsCollection = defineCollection({
   name: 'user-grants',
   attributes: {

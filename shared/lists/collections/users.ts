@@ -2,7 +2,7 @@ import { defineCollection } from '../collection-spec.ts';
 import { AUDIT_FIELDS } from './audit.ts';
 
 /**
- * `GET /users` (API.md §6). `q=(email=...)`, `(username=...)`, `(phone_number=...)` are served by
+ * `GET /users` (docs/contract.md §6). `q=(email=...)`, `(username=...)`, `(phone_number=...)` are served by
  * the uniqueness markers (list-users.ts), never by reading the collection. `password` is not an
  * attribute: it is write-only and nothing of it is stored in the record a list reads.
  */

@@ -4,7 +4,7 @@ import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
 import { assertMayLinkManagementApi } from './management-api-clients.ts';
 
 /**
- * POST /clients/{client_id}/resources `{resources: [id]}` (spec §4.3, API.md §6): all-or-nothing;
+ * POST /clients/{client_id}/resources `{resources: [id]}` (spec §4.3, docs/contract.md §6): all-or-nothing;
  * an unknown (or invisible) resource is 404, an existing link 409, and then nothing changes. The
  * repository re-validates on its consistent read and commits links and counts in one transaction
  * guarded by the client's `links_version` (docs/data-model.md §1), which is what makes parallel

@@ -9,7 +9,7 @@ import { assertMayChange } from './client-guards.ts';
 import { clientView } from './client-view.ts';
 
 /**
- * POST /clients/{client_id}/secret (spec §4.3, API.md §6): a new 256-bit secret replaces the old
+ * POST /clients/{client_id}/secret (spec §4.3, docs/contract.md §6): a new 256-bit secret replaces the old
  * one at once (its hash is what /token verifies, and this container's client cache is dropped).
  * The new secret starts without expiry: it must not inherit a deadline set for the old one.
  * 200 with the Client carrying the new secret. A public client has no secret: 400.

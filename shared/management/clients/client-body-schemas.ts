@@ -10,7 +10,7 @@ import { ClientMetadataSchema } from './client-metadata-schema.ts';
 
 /**
  * Spec §2.2 names only "a single-page-app type"; the rest is Auth0's application types, which is
- * what API.md's "do what an Auth0 user expects" points at.
+ * what docs/contract.md's "do what an Auth0 user expects" points at.
  */
 export const CLIENT_TYPES = ['spa', 'native', 'regular_web', 'non_interactive'] as const;
 
@@ -18,7 +18,7 @@ export const CLIENT_LIMITS = { name: 128, description: 1024 } as const;
 
 const clientType = v.picklist(CLIENT_TYPES, `must be one of ${CLIENT_TYPES.join(', ')}`);
 const description = v.nullable(optionalText(CLIENT_LIMITS.description));
-/** null: the secret never expires (DESIGN.md §4; RFC 7591 §3.2.1 uses 0 for the same). */
+/** null: the secret never expires (docs/design.md §4; RFC 7591 §3.2.1 uses 0 for the same). */
 const secretExpiry = v.nullable(timestamp);
 
 /** The fields create and update share, all optional (spec §4.3). */
@@ -41,7 +41,7 @@ export const CreateClientBody = clientFields.object({
 });
 export type CreateClientInput = v.InferOutput<typeof CreateClientBody>;
 
-/** Spec §4.3 "Client update body": everything optional, merged into the record (API.md §6). */
+/** Spec §4.3 "Client update body": everything optional, merged into the record (docs/contract.md §6). */
 export const UpdateClientBody = clientFields.object({
   client_name: v.optional(text(CLIENT_LIMITS.name)),
   // Spec §4.3: "client_type is not part of the update body". Refused rather than ignored.

@@ -14,7 +14,7 @@ import { forgetClient, oauthDeps } from '../../store/token-path-records.ts';
 import { clientManagementScopes } from '../held-scopes.ts';
 
 /**
- * What the Clients use cases depend on, passed as an argument (DESIGN.md §3.2) so a test can hand
+ * What the Clients use cases depend on, passed as an argument (docs/design.md §3.2) so a test can hand
  * them fakes. `forget` drops the client from this container's token cache (docs/tokens.md), so a
  * change is visible to /token and to the management pipeline at once.
  */

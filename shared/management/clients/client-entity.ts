@@ -14,7 +14,7 @@ import { clientView, NO_SECRET, SEALED } from './client-view.ts';
  * permissions, each declared once and shown by the kit's presenter (kit/present-record.ts).
  */
 
-/** Same reasoning as for changes: a tenant-bound caller never reads a global client's secret (API.md §4). */
+/** Same reasoning as for changes: a tenant-bound caller never reads a global client's secret (docs/contract.md §4). */
 export const mayReadSecret = (access: ManagementAccess, client: ClientRecord): boolean =>
   access.readsKeys && !client.is_public && (access.ctx.isGlobal || !client.is_global);
 

@@ -7,7 +7,7 @@ import type { ClientDeps } from './client-deps.ts';
 /**
  * A tenant-bound caller sees the global clients of its tenant but may not change them, their
  * secret, links or permissions: rotating a global client's secret would hand it a token that
- * acts on every tenant (API.md §4).
+ * acts on every tenant (docs/contract.md §4).
  */
 export function assertMayChange(ctx: ManagementContext, client: ClientRecord): void {
   if (client.is_global && !ctx.isGlobal) throw forbidden('Only a global client may change a global client.');
@@ -28,7 +28,7 @@ export function assertFutureExpiry(expiresAt: string | null | undefined, isPubli
 }
 
 /**
- * The Default Client is how an operator reaches the management API at all (API.md §4): it must
+ * The Default Client is how an operator reaches the management API at all (docs/contract.md §4): it must
  * stay a confidential, global client of the default tenant that may use client_credentials.
  */
 export function assertDefaultClientKept(current: ClientRecord, next: ClientRecord): void {
@@ -53,7 +53,7 @@ export function assertDefaultClientKept(current: ClientRecord, next: ClientRecor
 }
 
 /**
- * Resources named in a link body must be visible to the caller (API.md §4): a tenant-bound caller
+ * Resources named in a link body must be visible to the caller (docs/contract.md §4): a tenant-bound caller
  * gets 404 for another tenant's resource, as for one that does not exist. The repositories check
  * again in their transaction (they also know the client's tenant and the shared system resource).
  */
@@ -67,7 +67,7 @@ export async function assertResourcesVisible(
 }
 
 /**
- * The Default Client keeps its link to the management API and its permissions there (API.md §4:
+ * The Default Client keeps its link to the management API and its permissions there (docs/contract.md §4:
  * bootstrap gives it every management scope); removing them would lock the operator out.
  */
 export async function assertNotDefaultSystemLink(

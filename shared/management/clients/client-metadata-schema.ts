@@ -9,7 +9,7 @@ import { clientFields } from './client-fields.ts';
  * fields, except the URL lists /authorize and /logout will read, which must hold absolute URLs.
  */
 
-/** Canonical grant names as /token checks them (API.md §5.1, shared/oauth/issue-token.ts). */
+/** Canonical grant names as /token checks them (docs/contract.md §5.1, shared/oauth/issue-token.ts). */
 export const GRANT_TYPES = [
   'authorization_code',
   'refresh_token',

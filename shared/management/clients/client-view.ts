@@ -13,7 +13,7 @@ export const NO_SECRET: SecretExposure = { kind: 'none' };
 export const SEALED: SecretExposure = { kind: 'sealed' };
 
 /**
- * A Client as callers see it (spec §2.2, plus `tenant_id` per API.md §4) with spec §2.4
+ * A Client as callers see it (spec §2.2, plus `tenant_id` per docs/contract.md §4) with spec §2.4
  * aggregations. Storage fields never appear: `secret_hash`, `secret_sealed`, `links_version`,
  * `version`, `is_default`. A public client has no secret at all (RFC 6749 §2.1), so it never
  * shows one; `client_secret_expires_at` is always present (null = never expires).

@@ -13,7 +13,7 @@ import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 /**
  * POST /clients (spec §4.3): 201 with the Client. Spec defaults: is_public false, is_global true
  * (false for a tenant-bound caller: tenant-rules.ts). A confidential client gets a 256-bit secret
- * (DESIGN.md §4), shown in this response whatever the caller's scopes: it is the one moment the
+ * (docs/design.md §4), shown in this response whatever the caller's scopes: it is the one moment the
  * creator learns it without `read:client_keys`.
  */
 export async function createClient(

@@ -3,7 +3,7 @@ import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange } from './client-guards.ts';
 
 /**
- * DELETE /clients/{client_id}: 204 (API.md §6). Cascades to the client's links and permissions
+ * DELETE /clients/{client_id}: 204 (docs/contract.md §6). Cascades to the client's links and permissions
  * with the resources' counts (docs/data-model.md §4). The Default Client: 403 (spec §4.3).
  */
 export async function deleteClient(deps: ClientDeps, access: ManagementAccess, clientId: string): Promise<void> {

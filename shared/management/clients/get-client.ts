@@ -6,7 +6,7 @@ import { clientEntity } from './client-entity.ts';
 
 /**
  * GET /clients/{client_id} (spec §4.3). `client_secret` only for a `read:client_keys` caller
- * (DESIGN.md §4), opened only if `fields` keeps it.
+ * (docs/design.md §4), opened only if `fields` keeps it.
  */
 export async function getClient(
   deps: ClientDeps,

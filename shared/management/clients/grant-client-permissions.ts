@@ -7,7 +7,7 @@ import { namingPermissionsField } from './link-body-schemas.ts';
 
 /**
  * POST /clients/{client_id}/permissions `{permissions: [{resource_id, scopes}]}` (spec §4.3,
- * API.md §6), all-or-nothing: unknown resource 404; resource not authorized to the client 409;
+ * docs/contract.md §6), all-or-nothing: unknown resource 404; resource not authorized to the client 409;
  * a scope that is not the resource's 400; an existing permission 409. What is granted is what a
  * client_credentials token may carry from the next request on (grants live in the client's
  * partition, which /token reads; this container's cache is dropped).

@@ -11,7 +11,7 @@ export type ResourcesInput = v.InferOutput<typeof ResourcesBody>;
 
 /**
  * `{permissions: [{resource_id, scopes: [scope_id]}]}` of grant / revoke (spec §4.3). The 50-id
- * bound of API.md §6 counts scope ids over the whole body: that is the number of permission
+ * bound of docs/contract.md §6 counts scope ids over the whole body: that is the number of permission
  * records the call changes.
  */
 export const PermissionsBody = clientFields.object({
@@ -24,7 +24,7 @@ export const PermissionsBody = clientFields.object({
 export type PermissionsInput = v.InferOutput<typeof PermissionsBody>;
 
 /**
- * Runs a permission grant, naming the field in its 400 (API.md §2: a 400's message names the
+ * Runs a permission grant, naming the field in its 400 (docs/contract.md §2: a 400's message names the
  * field; the repositories' name only the ids, e.g. a scope not of its resource).
  */
 export async function namingPermissionsField(grant: () => Promise<void>): Promise<void> {

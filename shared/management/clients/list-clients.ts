@@ -5,7 +5,7 @@ import type { ClientDeps } from './client-deps.ts';
 import { clientEntity } from './client-entity.ts';
 
 /**
- * GET /clients (spec §4.3, API.md §3): the request's tenant's clients through the shared list
+ * GET /clients (spec §4.3, docs/contract.md §3): the request's tenant's clients through the shared list
  * machinery (q, sort, fields, expand, total_count, offset/limit, cursor). For a `read:client_keys`
  * caller the secrets of the returned page only are opened, after `fields`.
  */

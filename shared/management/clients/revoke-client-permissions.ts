@@ -4,7 +4,7 @@ import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange, assertNotDefaultSystemLink } from './client-guards.ts';
 
 /**
- * DELETE /clients/{client_id}/permissions (spec §4.3, API.md §6): all-or-nothing; a permission
+ * DELETE /clients/{client_id}/permissions (spec §4.3, docs/contract.md §6): all-or-nothing; a permission
  * the client does not hold is 404. Requesting a revoked scope at /token is `invalid_scope` from
  * the next request on.
  */

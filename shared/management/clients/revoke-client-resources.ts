@@ -3,7 +3,7 @@ import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange, assertNotDefaultSystemLink } from './client-guards.ts';
 
 /**
- * DELETE /clients/{client_id}/resources `{resources: [id]}` (spec §4.3, API.md §6): removes the
+ * DELETE /clients/{client_id}/resources `{resources: [id]}` (spec §4.3, docs/contract.md §6): removes the
  * links and the client's permissions on those resources, all-or-nothing; a missing link is 404.
  * From the next token request on, the client can no longer ask for those audiences.
  */

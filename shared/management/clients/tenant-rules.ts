@@ -4,11 +4,11 @@ import type { ManagementContext } from '../management-context.ts';
 import type { ClientDeps } from './client-deps.ts';
 
 /**
- * The tenant a created client goes to, or a PATCH moves it to (API.md §4). Not given: the
+ * The tenant a created client goes to, or a PATCH moves it to (docs/contract.md §4). Not given: the
  * request's tenant (the caller's own, or the `tenant_id` header of a global caller). Given:
  * single-tenant mode knows only the default tenant (400 otherwise); in multi-tenant mode a
  * non-global caller may only name its own tenant (403, as for the header), and the tenant must
- * exist (404, as an unknown id in a link body is: API.md §6).
+ * exist (404, as an unknown id in a link body is: docs/contract.md §6).
  */
 export async function resolveClientTenant(
   deps: Pick<ClientDeps, 'tenants' | 'multiTenant'>,
@@ -30,7 +30,7 @@ export async function resolveClientTenant(
 }
 
 /**
- * API.md §4 isolation: a tenant-bound (non-global) caller cannot make a client global, or the
+ * docs/contract.md §4 isolation: a tenant-bound (non-global) caller cannot make a client global, or the
  * client it creates could then act on every tenant. For such callers `is_global` therefore
  * defaults to false; asking for true is 403. Global callers keep the spec's default, true.
  */

@@ -16,7 +16,7 @@ import { tokenDeliveryGuard } from './management-api-clients.ts';
 import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 
 /**
- * PATCH (and PUT) /clients/{client_id} (spec §4.3, API.md §6): merges the body into the record (a
+ * PATCH (and PUT) /clients/{client_id} (spec §4.3, docs/contract.md §6): merges the body into the record (a
  * field left out keeps its value; objects merge, arrays replace) with the repository's version
  * condition and re-merge on a lost race, so concurrent PATCHes of different fields all land.
  *
@@ -57,7 +57,7 @@ export async function updateClient(
 
   let secret: string | undefined;
   if (current.is_public && !next.is_public) {
-    // The new secret is shown in this response: that is a key change (API.md §6 scopes).
+    // The new secret is shown in this response: that is a key change (docs/contract.md §6 scopes).
     if (!access.rotatesKeys) throw insufficientScope('update:client_keys');
     // ...and the client's identity: the caller must hold what the client is granted (no-escalation.ts).
     await assertMayActAs(ctx, clientId, () => deps.managementScopesOf(clientId));

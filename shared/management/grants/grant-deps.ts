@@ -5,7 +5,7 @@ import { oauthDeps } from '../../store/token-path-records.ts';
 import { type UserGrantsRepository, userGrantsRepository } from '../../store/user-grants-repository.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 
-/** What the User Grants use cases depend on, passed as an argument (DESIGN.md §3.2). */
+/** What the User Grants use cases depend on, passed as an argument (docs/design.md §3.2). */
 export interface GrantDeps {
   readonly grants: Pick<UserGrantsRepository, 'listUserGrants' | 'deleteUserGrant'>;
   readonly users: Pick<UsersRepository, 'get'>;

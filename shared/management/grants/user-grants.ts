@@ -7,7 +7,7 @@ import { fieldKit, uuid } from '../kit/fields.ts';
 import { listChildren } from '../kit/present-record.ts';
 import type { GrantDeps } from './grant-deps.ts';
 
-/** A User Grant as callers see it (API.md §6: `{id, client_id, resource_id, scopes, created_at}` and the rest of the record). */
+/** A User Grant as callers see it (docs/contract.md §6: `{id, client_id, resource_id, scopes, created_at}` and the rest of the record). */
 export const userGrantEntity = defineEntity<UserGrantRecord, GrantDeps>({
   noun: 'Grant',
   collection: userGrantsCollection,
@@ -16,14 +16,14 @@ export const userGrantEntity = defineEntity<UserGrantRecord, GrantDeps>({
 
 export const userGrantListQuery = listQuerySchema(userGrantsCollection);
 
-/** GET /users/{user_id}/grants (API.md §6, `read:grants`): the user's consents, a §3 list; another tenant's user is 404. */
+/** GET /users/{user_id}/grants (docs/contract.md §6, `read:grants`): the user's consents, a §3 list; another tenant's user is 404. */
 export function listUserGrants(deps: GrantDeps, access: ManagementAccess, userId: string, params: ListParams): Promise<ListEnvelope> {
   const parent = { repo: deps.users, id: userId, noun: 'User' };
   return listChildren(userGrantEntity, deps, access, parent, `users/${userId}/grants`, () => deps.grants.listUserGrants(userId), params);
 }
 
 /**
- * DELETE /users/{user_id}/grants/{grant_id} (API.md §6, `delete:grants`): withdraws the consent
+ * DELETE /users/{user_id}/grants/{grant_id} (docs/contract.md §6, `delete:grants`): withdraws the consent
  * and revokes that client's refresh tokens of the user (their families: the access tokens issued
  * from them turn inactive too). The next authorization of that client asks again. 404 for a user
  * the caller cannot see or a grant the user does not have.

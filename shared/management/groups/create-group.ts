@@ -5,7 +5,7 @@ import type { CreateGroupInput } from './group-body-schemas.ts';
 import type { GroupDeps } from './group-deps.ts';
 import { groupEntity } from './group-entity.ts';
 
-/** POST /groups (API.md §6): 201 with the Group, in the request's tenant; a taken `group_name` is 409. */
+/** POST /groups (docs/contract.md §6): 201 with the Group, in the request's tenant; a taken `group_name` is 409. */
 export async function createGroup(
   deps: GroupDeps,
   access: ManagementAccess,

@@ -4,7 +4,7 @@ import { presentRecord } from '../kit/present-record.ts';
 import type { GroupDeps } from './group-deps.ts';
 import { groupEntity } from './group-entity.ts';
 
-/** GET /groups/{group_id} (API.md §6): another tenant's group is a 404. */
+/** GET /groups/{group_id} (docs/contract.md §6): another tenant's group is a 404. */
 export async function getGroup(
   deps: GroupDeps,
   access: ManagementAccess,

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { fieldKit, idList, optionalText, text, uuid } from '../kit/fields.ts';
 
-/** The Groups bodies and paths (API.md §6). Unknown fields are a 400 naming them. Bounds: docs/management-groups.md. */
+/** The Groups bodies and paths (docs/contract.md §6). Unknown fields are a 400 naming them. Bounds: docs/management-groups.md. */
 export const groupFields = fieldKit('reject');
 
 export const GROUP_LIMITS = { name: 255, description: 1024 } as const;

@@ -10,13 +10,13 @@ import { type TenantsRepository, tenantsRepository } from '../../store/tenants-r
 import { forgetUser } from '../../store/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 
-/** What the Groups use cases depend on (DESIGN.md §3.2). */
+/** What the Groups use cases depend on (docs/design.md §3.2). */
 export interface GroupDeps {
   readonly groups: GroupsRepository;
   readonly links: GroupLinksRepository;
   readonly users: Pick<UsersRepository, 'get'>;
   readonly roles: Pick<RolesRepository, 'get'>;
-  /** To know which of a role's scopes are the management API's (no escalation, API.md §8). */
+  /** To know which of a role's scopes are the management API's (no escalation, docs/contract.md §8). */
   readonly resources: Pick<ResourcesRepository, 'get'>;
   readonly tenants: Pick<TenantsRepository, 'get'>;
   readonly multiTenant: boolean;

@@ -10,7 +10,7 @@ import type { GroupDeps } from './group-deps.ts';
 const AUDIT = ['created_by', 'created_at', 'updated_by', 'updated_at'] as const;
 
 /**
- * A Group (API.md §6). The token-path copies (`role_ids`, `parent_ids`, `ancestor_ids`, `depth`,
+ * A Group (docs/contract.md §6). The token-path copies (`role_ids`, `parent_ids`, `ancestor_ids`, `depth`,
  * `height`) and the versions are not in this list, so they never reach a caller.
  */
 export const groupView = pickView<GroupRecord>(['id', 'tenant_id', 'group_name', 'group_description', 'aggregations', ...AUDIT]);
@@ -18,7 +18,7 @@ export const groupView = pickView<GroupRecord>(['id', 'tenant_id', 'group_name',
 export const groupEntity = defineEntity<GroupRecord, GroupDeps>({ noun: 'Group', collection: groupsCollection, view: groupView });
 
 /**
- * `group_data` (API.md §7.6): the group a link names (a nested group's child, a user's group), one
+ * `group_data` (docs/contract.md §7.6): the group a link names (a nested group's child, a user's group), one
  * GetItem per distinct group of the page; another tenant's is `null`.
  */
 export const groupData = defineLinkedRecord<{ readonly groups: Pick<GroupDeps['groups'], 'get'> }>({

@@ -7,7 +7,7 @@ import type { GroupDeps } from './group-deps.ts';
 
 /**
  * A link change of a group (members, roles, nested groups): 404 unless the caller sees the group
- * (API.md §4), then the store's all-or-nothing change.
+ * (docs/contract.md §4), then the store's all-or-nothing change.
  */
 export async function changeGroupLinks(
   deps: GroupDeps,

@@ -7,11 +7,11 @@ import { changeGroupLinks, listGroupLinks } from './group-links.ts';
 import { assertMayPassOnGroupRoles } from './group-rules.ts';
 
 /**
- * Group members (API.md §6 `/groups/{group_id}/members`, `/users/{user_id}/groups`): one link
+ * Group members (docs/contract.md §6 `/groups/{group_id}/members`, `/users/{user_id}/groups`): one link
  * item seen from both ends (store/group-links-repository.ts). All-or-nothing: an unknown or
  * another tenant's id is 404, an existing link 409, a missing one 404, and nothing changes.
  *
- * No escalation (API.md §8): a membership passes on the management-API scopes of the roles of
+ * No escalation (docs/contract.md §8): a membership passes on the management-API scopes of the roles of
  * the group and of its ancestors, so the caller must hold each (group-rules.ts), checked before
  * anything is written.
  */

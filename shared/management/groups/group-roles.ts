@@ -7,12 +7,12 @@ import { groupRoleEntity } from './group-entity.ts';
 import { changeGroupLinks, listGroupLinks } from './group-links.ts';
 
 /**
- * Group roles (API.md §6 `/groups/{group_id}/roles`): members, also of nested groups, inherit
+ * Group roles (docs/contract.md §6 `/groups/{group_id}/roles`): members, also of nested groups, inherit
  * them at token time. One transaction per call whatever the group's size (store/group-roles.ts).
  * All-or-nothing: an unknown or another tenant's role is 404, an existing link 409, a missing one
  * 404, and nothing changes.
  *
- * No escalation (API.md §8): a group role passes the role's management-API scopes on to every
+ * No escalation (docs/contract.md §8): a group role passes the role's management-API scopes on to every
  * member, so the caller must hold each of them (403 `insufficient_scope`), checked before anything
  * is written. Roles that do not exist, or are not visible, are left to the store's 404.
  */

@@ -4,7 +4,7 @@ import { assertMayPassOn } from '../roles/role-rules.ts';
 import type { GroupDeps } from './group-deps.ts';
 
 /**
- * API.md §8 "No escalation" for the links that make a group's roles reach more users: a member
+ * docs/contract.md §8 "No escalation" for the links that make a group's roles reach more users: a member
  * link (from either end) gives the user the roles of the group AND of every ancestor of it;
  * nesting a child under a parent gives every member of the child's subtree the roles of the
  * parent and of its ancestors. So adding such a link needs the caller to hold every

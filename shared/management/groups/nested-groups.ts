@@ -6,11 +6,11 @@ import { changeGroupLinks, listGroupLinks } from './group-links.ts';
 import { assertMayPassOnGroupRoles } from './group-rules.ts';
 
 /**
- * Nested groups (API.md §6 `/groups/{group_id}/groups`, §7.6). Changes are all-or-nothing and
+ * Nested groups (docs/contract.md §6 `/groups/{group_id}/groups`, §7.6). Changes are all-or-nothing and
  * serialised per tenant by the graph version (store/group-nesting.ts): a cycle, a chain deeper
  * than 10, an unknown or another tenant's group or an existing link change nothing.
  *
- * No escalation (API.md §8): nesting gives nobody the child's roles who lacked them (the parent's
+ * No escalation (docs/contract.md §8): nesting gives nobody the child's roles who lacked them (the parent's
  * members do not gain the child's roles), but it gives every member of the child's subtree the
  * roles of the PARENT and of its ancestors. So the caller must hold each management-API scope of
  * those roles (group-rules.ts), checked before anything is written, whether or not the child's

@@ -5,7 +5,7 @@ import type { UpdateGroupInput } from './group-body-schemas.ts';
 import type { GroupDeps } from './group-deps.ts';
 import { groupEntity } from './group-entity.ts';
 
-/** PATCH (and PUT) /groups/{group_id} (API.md §6): merges under the version lock; a taken name is 409. */
+/** PATCH (and PUT) /groups/{group_id} (docs/contract.md §6): merges under the version lock; a taken name is 409. */
 export async function updateGroup(
   deps: GroupDeps,
   access: ManagementAccess,

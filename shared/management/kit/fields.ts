@@ -5,7 +5,7 @@ import { safeText } from '../../validation/safe-text.ts';
 /**
  * The field kit every management group builds its bodies from (docs/adding-a-management-group.md).
  * The spec gives types only; bounds are each group's (its docs page), and every violation is a 400
- * whose message the pipeline prefixes with the field's path (`body.client_name: ...`, API.md §2),
+ * whose message the pipeline prefixes with the field's path (`body.client_name: ...`, docs/contract.md §2),
  * never a 500 or a silently truncated value.
  *
  * One policy for unknown body fields: REJECT them (`body.is_globl: unknown field`), so a typo never
@@ -30,7 +30,7 @@ export const notArray = v.check<unknown, string>((x) => !Array.isArray(x), 'must
 const string = () => v.string('must be a string');
 
 /**
- * A non-blank string of at most `max` characters (names, types, keys), with API.md §8's character
+ * A non-blank string of at most `max` characters (names, types, keys), with docs/contract.md §8's character
  * rules (shared/validation/safe-text.ts: no control or bidi characters, no lone surrogates, not
  * blank once invisible characters are removed).
  */
@@ -52,7 +52,7 @@ export const integer = (min: number, max: number, unit?: string) => {
   return v.pipe(v.number(`must be an integer${of}`), v.integer(`must be an integer${of}`), v.minValue(min, range), v.maxValue(max, range));
 };
 
-/** ISO 8601 with a zone (API.md §2), stored normalised to UTC with milliseconds. */
+/** ISO 8601 with a zone (docs/contract.md §2), stored normalised to UTC with milliseconds. */
 export const timestamp = v.pipe(
   v.string('must be an ISO 8601 timestamp'),
   v.isoTimestamp('must be an ISO 8601 timestamp with a time zone'),
@@ -67,7 +67,7 @@ function isCalendarDate(s: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
-/** API.md §6: a link change names at most 50 ids and is all-or-nothing. */
+/** docs/contract.md §6: a link change names at most 50 ids and is all-or-nothing. */
 export const MAX_LINK_IDS = 50;
 
 /** 1 to 50 ids of `what` (`resource`, `client`, `scope`, later `user`, `role`...). */

@@ -4,7 +4,7 @@ import type { View } from './entity.ts';
 /**
  * A link's far end shown under `expand=all` (spec §2.5 `resource_data`, §2.6 `scope_data`, §2.9
  * `client_data`): `load` returns the far ends of ONE page of link views by id; a far end deleted
- * meanwhile, or invisible to the caller (API.md §4), is `null`.
+ * meanwhile, or invisible to the caller (docs/contract.md §4), is `null`.
  */
 export interface LinkedRecord<D> {
   /** The link attribute holding the far end's id (`resource_id`). */

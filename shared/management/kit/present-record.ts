@@ -40,7 +40,7 @@ export async function presentRecord<R, D extends PresenterDeps>(
 }
 
 /**
- * A list of records (API.md §3: q, sort, fields, expand, total_count, offset/limit, cursor) from a
+ * A list of records (docs/contract.md §3: q, sort, fields, expand, total_count, offset/limit, cursor) from a
  * source of stored records (a repository's collection, or links already read): the list machinery
  * pages the records, then only the returned page is viewed, expanded and has its secrets opened.
  */
@@ -59,7 +59,7 @@ export async function listRecords<R, D extends PresenterDeps>(
   return envelope;
 }
 
-/** JSON response; `Cache-Control: no-store` whenever a secret is in it (API.md §2, RFC 6749 §5.1). */
+/** JSON response; `Cache-Control: no-store` whenever a secret is in it (docs/contract.md §2, RFC 6749 §5.1). */
 export function recordResponse(entity: Pick<EntityDeclaration<unknown, unknown>, 'secrets'>, status: number, body: View): HttpResponse {
   return jsonResponse(status, body, carriesSecret([body], entity.secrets ?? []) ? NO_STORE : {});
 }

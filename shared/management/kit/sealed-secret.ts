@@ -45,6 +45,6 @@ export async function revealSecrets(
   await Promise.all(opens);
 }
 
-/** Whether any view carries a secret in clear at `paths`: the response must then be `no-store` (API.md §2). */
+/** Whether any view carries a secret in clear at `paths`: the response must then be `no-store` (docs/contract.md §2). */
 export const carriesSecret = (views: readonly Record<string, unknown>[], paths: readonly SecretPath[]): boolean =>
   views.some((view) => paths.some((path) => typeof parentOf(view, path)?.[path[path.length - 1]!] === 'string'));

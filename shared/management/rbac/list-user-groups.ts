@@ -6,7 +6,7 @@ import type { RbacDeps } from './rbac-deps.ts';
 import { type EffectiveGroupItem, userGroupEntity } from './rbac-entities.ts';
 
 /**
- * GET /users/{user_id}/groups (API.md §6, §7.6): the user's direct groups and the groups they are
+ * GET /users/{user_id}/groups (docs/contract.md §6, §7.6): the user's direct groups and the groups they are
  * nested in (their `ancestor_ids`), each once, `direct: true` for a direct group even when it is
  * inherited too. Reads: the user, then at most two BatchGetItem (direct groups, then ancestors).
  */

@@ -6,7 +6,7 @@ import type { RbacDeps } from './rbac-deps.ts';
 import { type EffectivePermissionItem, userPermissionEntity } from './rbac-entities.ts';
 
 /**
- * GET /users/{user_id}/permissions (API.md §6, §7.6): the user's effective permissions, one item
+ * GET /users/{user_id}/permissions (docs/contract.md §6, §7.6): the user's effective permissions, one item
  * per (resource, scope), each with its `sources` (`direct`; `role` + the role id; `group` + the id
  * of the group holding the role, the user's own group or one of its ancestors). Reads: the user,
  * then at most three BatchGetItem (shared/rbac/effective-permissions.ts), consistently.

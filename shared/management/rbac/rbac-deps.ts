@@ -8,7 +8,7 @@ import { type ResourcesRepository, resourcesRepository } from '../../store/resou
 import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 
-/** What the effective-permission and effective-group lists depend on (DESIGN.md §3.2). */
+/** What the effective-permission and effective-group lists depend on (docs/design.md §3.2). */
 export interface RbacDeps {
   readonly users: Pick<UsersRepository, 'get'>;
   /** Role and group records, read consistently (no cache: the management API reads its own writes). */

@@ -6,7 +6,7 @@ import { defineEntity, pickView } from '../kit/entity.ts';
 import { addLinkedData } from '../kit/linked-data.ts';
 import type { RbacDeps } from './rbac-deps.ts';
 
-/** One effective permission of a user (API.md §7.6). */
+/** One effective permission of a user (docs/contract.md §7.6). */
 export interface EffectivePermissionItem {
   /** The scope's id (no link item stands behind an effective permission). */
   id: string;
@@ -17,7 +17,7 @@ export interface EffectivePermissionItem {
   sources: readonly PermissionSource[];
 }
 
-/** One group of a user, direct or inherited (API.md §7.6). */
+/** One group of a user, direct or inherited (docs/contract.md §7.6). */
 export interface EffectiveGroupItem {
   /** The group's id. */
   id: string;

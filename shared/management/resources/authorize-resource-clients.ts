@@ -4,7 +4,7 @@ import type { ResourceDeps } from './resource-deps.ts';
 import { assertLinksMayChange } from './resource-guards.ts';
 
 /**
- * `POST /resources/{id}/clients` `{clients: [client_id]}` (API.md §6, the mirror of
+ * `POST /resources/{id}/clients` `{clients: [client_id]}` (docs/contract.md §6, the mirror of
  * `POST /clients/{id}/resources`): 204. All-or-nothing: an unknown or invisible client or
  * resource is 404, an existing link 409, and then nothing changes. Each link moves the resource's
  * `aggregations.clients` and the client's `aggregations.resources` in the same transaction.

@@ -6,7 +6,7 @@ import { scopeEntity } from './resource-entity.ts';
 import type { CreateScopeBody } from './scope-bodies.ts';
 
 /**
- * `POST /resources/{id}/scopes` `{scope_name, scope_description}` (API.md §6): 201 with the Scope.
+ * `POST /resources/{id}/scopes` `{scope_name, scope_description}` (docs/contract.md §6): 201 with the Scope.
  * `scope_name` is unique within the resource (409; a marker written in the same transaction, so
  * parallel creates of one name give one 201); the resource's `aggregations.scopes` moves with it.
  */

@@ -2,8 +2,8 @@ import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import type { ResourceDeps } from './resource-deps.ts';
 
 /**
- * `DELETE /resources/{id}/scopes/{scope_id}` (API.md §6): 204; also removes every grant of the
- * scope (the repository's cascade, docs/data-model.md §4). A management API scope: 403 (API.md §4).
+ * `DELETE /resources/{id}/scopes/{scope_id}` (docs/contract.md §6): 204; also removes every grant of the
+ * scope (the repository's cascade, docs/data-model.md §4). A management API scope: 403 (docs/contract.md §4).
  * Forgetting the resources is enough for tokens: they map granted scope ids through the
  * resource's `scope_names`, which no longer has this one.
  */

@@ -3,9 +3,9 @@ import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import type { ResourceDeps } from './resource-deps.ts';
 
 /**
- * `DELETE /resources/{id}` (API.md §6): 204. The repository cascades (client links and the
+ * `DELETE /resources/{id}` (docs/contract.md §6): 204. The repository cascades (client links and the
  * permissions on the resource, scopes, markers; docs/data-model.md §4). The management API
- * itself: 403 (API.md §4).
+ * itself: 403 (docs/contract.md §4).
  */
 export async function deleteResource(deps: ResourceDeps, access: ManagementAccess, id: string): Promise<void> {
   const resource = await loadVisible(deps.resources, access.ctx, id, 'Resource');

@@ -5,7 +5,7 @@ import type { ResourceDeps } from './resource-deps.ts';
 import { resourceClientEntity } from './resource-entity.ts';
 
 /**
- * `GET /resources/{id}/clients` (API.md §6, spec §2.9): the resource's client links, each
+ * `GET /resources/{id}/clients` (docs/contract.md §6, spec §2.9): the resource's client links, each
  * `authorized: true`, with `client_data` under `expand=all` (resource-entity.ts). The links come
  * from the GSI2 reverse index (docs/data-model.md pattern 20), small enough to list in memory.
  */

@@ -5,7 +5,7 @@ import type { ResourceDeps } from './resource-deps.ts';
 import { scopeEntity } from './resource-entity.ts';
 
 /**
- * `GET /resources/{id}/scopes` (API.md §6, spec §4.1 list parameters). A resource's scopes are one
+ * `GET /resources/{id}/scopes` (docs/contract.md §6, spec §4.1 list parameters). A resource's scopes are one
  * partition Query (docs/data-model.md pattern 16) and bounded by the resource item's size, so the
  * list works on them in memory. 404: the resource is unknown or another tenant's.
  */

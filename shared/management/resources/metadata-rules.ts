@@ -4,19 +4,19 @@ import { RESOURCE_METADATA_DEFAULTS } from '../../store/resource-defaults.ts';
 import type { ResourceMetadataBody, UpdateResourceBody } from './resource-bodies.ts';
 
 /**
- * The cross-field rules of `resource_metadata` (spec §2.7, API.md §4-6) that a field schema cannot
+ * The cross-field rules of `resource_metadata` (spec §2.7, docs/contract.md §4-6) that a field schema cannot
  * express. Shared by create and modify so both answer the same way.
  */
 
 const SECRET = 'body.resource_metadata.signing_secret';
 
-/** HS256 signs with the resource's own secret (API.md §5.1): one must exist; other algorithms take none. */
+/** HS256 signs with the resource's own secret (docs/contract.md §5.1): one must exist; other algorithms take none. */
 function checkSecret(algorithm: SigningAlgorithm, given: boolean, stored: boolean): void {
   if (algorithm === 'HS256' && !given && !stored) throw badRequest(`${SECRET}: is required when signing_algorithm is HS256`);
   if (algorithm !== 'HS256' && given) throw badRequest(`${SECRET}: is only used when signing_algorithm is HS256`);
 }
 
-/** `is_system` marks the management API (API.md §4): bootstrap sets it, no caller can. */
+/** `is_system` marks the management API (docs/contract.md §4): bootstrap sets it, no caller can. */
 function checkIsSystem(given: boolean | undefined, current: boolean): void {
   if (given !== undefined && given !== current) throw badRequest('body.resource_metadata.is_system: is read-only');
 }

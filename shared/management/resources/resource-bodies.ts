@@ -9,9 +9,9 @@ import { identifierUrl, LIMITS, resourceFields, signingAlgorithm, signingSecret,
  * cross-field rules (HS256 needs a secret, `is_system` is read-only) live in the use cases.
  */
 
-/** Every member optional: create adds its own requirements, modify merges (API.md §6). */
+/** Every member optional: create adds its own requirements, modify merges (docs/contract.md §6). */
 const metadataEntries = {
-  /** Read-only (API.md §4): accepted only with the value the record already has. */
+  /** Read-only (docs/contract.md §4): accepted only with the value the record already has. */
   is_system: v.optional(bool),
   identifier_url: v.optional(identifierUrl),
   signing_algorithm: v.optional(signingAlgorithm),

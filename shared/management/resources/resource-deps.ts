@@ -8,16 +8,16 @@ import { type ScopesRepository, scopesRepository } from '../../store/scopes-repo
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
 import { forgetClient, forgetResources } from '../../store/token-path-records.ts';
 
-/** What the Resources, Resource Scopes and Resource Clients use cases depend on (DESIGN.md §3.2). */
+/** What the Resources, Resource Scopes and Resource Clients use cases depend on (docs/design.md §3.2). */
 export interface ResourceDeps {
   readonly resources: ResourcesRepository;
   readonly scopes: ScopesRepository;
   readonly links: ClientLinksRepository;
   readonly clients: ClientsRepository;
   readonly tenants: TenantsRepository;
-  /** API.md §4 multi-tenant mode (a stage setting). */
+  /** docs/contract.md §4 multi-tenant mode (a stage setting). */
   readonly multiTenant: boolean;
-  /** The management API's identifier (API.md §4): reserved for the system resource. */
+  /** The management API's identifier (docs/contract.md §4): reserved for the system resource. */
   readonly managementAudience: string;
   readonly secretBox: SecretBox;
   /** The list cursors' HMAC key (docs/lists.md §5). */

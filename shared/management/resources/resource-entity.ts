@@ -23,7 +23,7 @@ export const scopeEntity = defineEntity<ScopeRecord, ResourceDeps>({ noun: 'Scop
  * `client_data` (spec §2.9): the linked Client, never its secret (a `read:resources` caller is not a
  * `read:client_keys` caller). A link to a global client of another tenant is listed (it is part of
  * this resource and counted in its aggregations) but a non-global caller gets `client_data: null`
- * for it (API.md §4: that client is invisible to it), as for a client deleted meanwhile.
+ * for it (docs/contract.md §4: that client is invisible to it), as for a client deleted meanwhile.
  */
 const clientData = defineLinkedRecord<Pick<ResourceDeps, 'clients'>>({
   idField: 'client_id',
@@ -36,7 +36,7 @@ const clientData = defineLinkedRecord<Pick<ResourceDeps, 'clients'>>({
 
 /**
  * A resource-client link (spec §2.9): the stored link seen from the resource's side, always
- * `authorized: true` (a link exists only while the client is authorized; API.md §6).
+ * `authorized: true` (a link exists only while the client is authorized; docs/contract.md §6).
  */
 export const resourceClientEntity = defineEntity<ClientResourceLink, ResourceDeps>({
   noun: 'Client link',

@@ -6,7 +6,7 @@ import { fieldKit, integer } from '../kit/fields.ts';
 /**
  * The field rules of Resources and Scopes (spec §2.7, §2.8). The spec gives types only; the bounds
  * here are ours (docs/management-resources.md §2). Every rule fails with a message the pipeline
- * prefixes with the field's path (`body.resource_metadata.token_lifetime: ...`, API.md §2).
+ * prefixes with the field's path (`body.resource_metadata.token_lifetime: ...`, docs/contract.md §2).
  */
 
 /** Resources and Scopes drop unknown members: a record read with GET can be sent back with PUT (kit/fields.ts). */

@@ -2,9 +2,9 @@ import type { ResourceRecord } from '../../records/resource-record.ts';
 import { SealedSecret } from '../kit/sealed-secret.ts';
 
 /**
- * A Resource as callers see it (spec §2.7): the spec's fields plus `tenant_id` (API.md §4), with
+ * A Resource as callers see it (spec §2.7): the spec's fields plus `tenant_id` (docs/contract.md §4), with
  * spec §2.4's `aggregations`. Storage fields (`scope_names`, `scope_holders`, `links_version`,
- * `version`) never appear. `signing_secret` is write-only (API.md §6): it appears only for callers
+ * `version`) never appear. `signing_secret` is write-only (docs/contract.md §6): it appears only for callers
  * with `read:client_keys` and only while the algorithm is HS256, first as a SealedSecret that
  * `revealSecrets` opens once the page is known.
  */

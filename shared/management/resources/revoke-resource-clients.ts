@@ -3,7 +3,7 @@ import type { ResourceDeps } from './resource-deps.ts';
 import { assertLinksMayChange } from './resource-guards.ts';
 
 /**
- * `DELETE /resources/{id}/clients` `{clients: [client_id]}` (API.md §6): 204. Also removes those
+ * `DELETE /resources/{id}/clients` `{clients: [client_id]}` (docs/contract.md §6): 204. Also removes those
  * clients' permissions on the resource (as the client side does). All-or-nothing: an unknown
  * client or a missing link is 404 and nothing changes. The next token of those clients for this
  * resource is refused at once in this container (their cached grants are dropped).

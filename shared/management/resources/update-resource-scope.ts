@@ -6,7 +6,7 @@ import { scopeEntity } from './resource-entity.ts';
 import type { UpdateScopeBody } from './scope-bodies.ts';
 
 /**
- * `PATCH|PUT /resources/{id}/scopes/{scope_id}` (API.md §6): merges; a rename moves the unique
+ * `PATCH|PUT /resources/{id}/scopes/{scope_id}` (docs/contract.md §6): merges; a rename moves the unique
  * name (409 if taken) and is what the next token carries (the resource's `scope_names` changes in
  * the same transaction). Renaming a management API scope: 403 (its names are the API's contract).
  */

@@ -8,7 +8,7 @@ import type { ResourceDeps } from './resource-deps.ts';
 import { resourceEntity } from './resource-entity.ts';
 
 /**
- * `PATCH|PUT /resources/{id}` (spec §4.3 "Modify a resource", API.md §6): merges, a field left out
+ * `PATCH|PUT /resources/{id}` (spec §4.3 "Modify a resource", docs/contract.md §6): merges, a field left out
  * keeps its value (PUT is the same). 404 unknown / another tenant's; 409 identifier_url taken;
  * 403 moving the management API's identifier_url or making it HS256; 400 per invalid field.
  */

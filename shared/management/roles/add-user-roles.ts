@@ -4,10 +4,10 @@ import type { RoleDeps } from './role-deps.ts';
 import { assertMayPassOn } from './role-rules.ts';
 
 /**
- * POST /users/{user_id}/roles `{roles: [id]}` (API.md §6): the member links of addRoleMembers
+ * POST /users/{user_id}/roles `{roles: [id]}` (docs/contract.md §6): the member links of addRoleMembers
  * seen from the user. A role unknown or of another tenant 404 (the store's check, after the
  * escalation check: an unknown role passes nothing on), one already held 409; the caller must
- * hold the management-API scopes of every role named (API.md §8).
+ * hold the management-API scopes of every role named (docs/contract.md §8).
  */
 export async function addUserRoles(deps: RoleDeps, access: ManagementAccess, userId: string, roleIds: readonly string[]): Promise<void> {
   const user = await loadVisible(deps.users, access.ctx, userId, 'User');

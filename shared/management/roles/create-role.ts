@@ -7,7 +7,7 @@ import type { RoleDeps } from './role-deps.ts';
 import { roleEntity } from './role-entity.ts';
 
 /**
- * POST /roles (API.md §6): 201 with the Role, no permissions or members yet. The tenant: the
+ * POST /roles (docs/contract.md §6): 201 with the Role, no permissions or members yet. The tenant: the
  * request's, or `tenant_id` under the rules for clients (clients/tenant-rules.ts). A `role_name`
  * taken in that tenant is 409 (the store's marker).
  */

@@ -3,7 +3,7 @@ import { isVisible, type ManagementAccess } from '../kit/access.ts';
 import type { RoleDeps } from './role-deps.ts';
 
 /**
- * DELETE /roles/{role_id}: 204 (API.md §6). The role and its name marker go in one transaction
+ * DELETE /roles/{role_id}: 204 (docs/contract.md §6). The role and its name marker go in one transaction
  * (from then on it grants nothing), then its member and permission links in bounded pages
  * (store/role-delete.ts). Another tenant's role: 404, nothing touched. A repeat of an interrupted
  * delete is a 404 that still finishes the links.

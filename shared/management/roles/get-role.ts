@@ -4,7 +4,7 @@ import { presentRecord } from '../kit/present-record.ts';
 import type { RoleDeps } from './role-deps.ts';
 import { roleEntity } from './role-entity.ts';
 
-/** GET /roles/{role_id} (API.md §6): another tenant's role is a 404. */
+/** GET /roles/{role_id} (docs/contract.md §6): another tenant's role is a 404. */
 export async function getRole(
   deps: RoleDeps,
   access: ManagementAccess,

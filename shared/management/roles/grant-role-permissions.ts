@@ -5,9 +5,9 @@ import { assertMayGrant } from '../no-escalation.ts';
 import type { RoleDeps } from './role-deps.ts';
 
 /**
- * POST /roles/{role_id}/permissions `{permissions: [{resource_id, scopes}]}` (API.md §6),
+ * POST /roles/{role_id}/permissions `{permissions: [{resource_id, scopes}]}` (docs/contract.md §6),
  * all-or-nothing: unknown resource (or another tenant's) 404; a scope that is not the resource's
- * 400; an existing permission 409. Management-API scopes need the caller to hold them (API.md §8).
+ * 400; an existing permission 409. Management-API scopes need the caller to hold them (docs/contract.md §8).
  */
 export async function grantRolePermissions(
   deps: RoleDeps,

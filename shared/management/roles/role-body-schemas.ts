@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { fieldKit, idList, optionalText, text, uuid } from '../kit/fields.ts';
 
 /**
- * The Roles bodies and paths (API.md §6). Unknown fields are rejected (`body.role_nmae: unknown
+ * The Roles bodies and paths (docs/contract.md §6). Unknown fields are rejected (`body.role_nmae: unknown
  * field`). Bounds: ROLE_LIMITS, documented in docs/management-roles.md.
  */
 export const roleFields = fieldKit('reject');

@@ -9,7 +9,7 @@ import { type ScopesRepository, scopesRepository } from '../../store/scopes-repo
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 
-/** What the Roles use cases depend on, passed as an argument (DESIGN.md §3.2). */
+/** What the Roles use cases depend on, passed as an argument (docs/design.md §3.2). */
 export interface RoleDeps {
   readonly roles: RolesRepository;
   /** Role permissions and members (both ends). */
@@ -18,7 +18,7 @@ export interface RoleDeps {
   readonly resources: Pick<ResourcesRepository, 'get'>;
   readonly scopes: Pick<ScopesRepository, 'list'>;
   readonly tenants: Pick<TenantsRepository, 'get'>;
-  /** API.md §4 multi-tenant mode (a stage setting). */
+  /** docs/contract.md §4 multi-tenant mode (a stage setting). */
   readonly multiTenant: boolean;
   /** The list cursors' HMAC key (docs/lists.md §5). */
   readonly cursorKey: () => Promise<Buffer>;

@@ -9,7 +9,7 @@ import type { RoleDeps } from './role-deps.ts';
 const AUDIT = ['created_by', 'created_at', 'updated_by', 'updated_at'] as const;
 
 /**
- * A Role (API.md §6) as callers see it. Storage-only fields (`token_grants`, its version,
+ * A Role (docs/contract.md §6) as callers see it. Storage-only fields (`token_grants`, its version,
  * `links_version`, `version`) are simply not listed, so a field added later stays hidden.
  */
 export const roleEntity = defineEntity<RoleRecord, RoleDeps>({
@@ -38,7 +38,7 @@ const roleData = defineLinkedRecord<RoleDeps>({
   },
 });
 
-/** A role permission (API.md §6 link records); `resource_data` and `scope_data` under `expand=all`. */
+/** A role permission (docs/contract.md §6 link records); `resource_data` and `scope_data` under `expand=all`. */
 export const rolePermissionEntity = defineEntity<RolePermission, RoleDeps>({
   noun: 'Permission',
   collection: rolePermissionsCollection,

@@ -3,7 +3,7 @@ import { assertHolds, managementScopesIn } from '../no-escalation.ts';
 import type { RoleDeps } from './role-deps.ts';
 
 /**
- * API.md §8 "No escalation" for member links: a member link passes the role's permissions on, so
+ * docs/contract.md §8 "No escalation" for member links: a member link passes the role's permissions on, so
  * adding one needs the caller to hold each management-API scope of every role involved (403
  * `insufficient_scope` naming one), checked before anything is written.
  */

@@ -6,7 +6,7 @@ import type { RoleDeps } from './role-deps.ts';
 import { roleEntity } from './role-entity.ts';
 
 /**
- * PATCH (and PUT) /roles/{role_id} (API.md §6): merges `role_name` / `role_description` (`null`
+ * PATCH (and PUT) /roles/{role_id} (docs/contract.md §6): merges `role_name` / `role_description` (`null`
  * removes the description) under the version lock; a new name moves its marker in the same
  * transaction (409 when taken).
  */

@@ -9,7 +9,7 @@ import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { fieldKit, integer, text, uuid } from '../kit/fields.ts';
 import { assertMayActAs } from '../no-escalation.ts';
 
-/** API.md §6 tickets: 5 days by default, 30 days at most. */
+/** docs/contract.md §6 tickets: 5 days by default, 30 days at most. */
 export const TICKET_TTL = { default: 432_000, max: 2_592_000 } as const;
 
 const ticketFields = fieldKit('reject');
@@ -33,8 +33,8 @@ export interface TicketDeps {
   managementScopesOf: (user: UserRecord) => Promise<ReadonlySet<string>>;
 }
 
-/** 201 body (API.md §6): `ticket` is the page's URL, the only copy of the value. */
-/** The 201 answer (API.md §6 tickets), for the OpenAPI document. */
+/** 201 body (docs/contract.md §6): `ticket` is the page's URL, the only copy of the value. */
+/** The 201 answer (docs/contract.md §6 tickets), for the OpenAPI document. */
 export const CreatedTicketSchema = v.object({
   id: v.pipe(v.string(), v.uuid()),
   ticket: v.pipe(v.string(), v.url()),

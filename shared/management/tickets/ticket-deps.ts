@@ -5,7 +5,7 @@ import { usersRepository } from '../../store/users-repository.ts';
 import { userManagementScopes } from '../held-scopes.ts';
 import type { TicketDeps } from './create-ticket.ts';
 
-/** The Tickets use case's dependencies, from the runtime (DESIGN.md §3.2). */
+/** The Tickets use case's dependencies, from the runtime (docs/design.md §3.2). */
 export function ticketDeps(runtime: Runtime): TicketDeps {
   const { db, config, now } = runtime;
   return {

@@ -8,8 +8,8 @@ import { userEntity } from './user-entity.ts';
 import { assertHasLogin, assertPasswordAllowed } from './user-rules.ts';
 
 /**
- * POST /users (API.md §6, §7.5): 201 with the User. `password` is write-only: checked against the
- * rules of API.md §7.2 (400 naming `body.password`), hashed with argon2id, and only the hash is
+ * POST /users (docs/contract.md §6, §7.5): 201 with the User. `password` is write-only: checked against the
+ * rules of docs/contract.md §7.2 (400 naming `body.password`), hashed with argon2id, and only the hash is
  * stored; no response carries either. The tenant: the request's, or `tenant_id` under the same
  * rules as for clients (clients/tenant-rules.ts). Uniqueness (409 naming the field) is the store's.
  */

@@ -4,7 +4,7 @@ import { presentRecord } from '../kit/present-record.ts';
 import type { UserDeps } from './user-deps.ts';
 import { userEntity } from './user-entity.ts';
 
-/** GET /users/{user_id} (API.md §6): another tenant's user is a 404. */
+/** GET /users/{user_id} (docs/contract.md §6): another tenant's user is a 404. */
 export async function getUser(
   deps: UserDeps,
   access: ManagementAccess,

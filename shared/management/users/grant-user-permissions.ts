@@ -5,10 +5,10 @@ import { assertMayGrant } from '../no-escalation.ts';
 import type { UserPermissionDeps } from './user-permission-deps.ts';
 
 /**
- * POST /users/{user_id}/permissions `{permissions: [{resource_id, scopes}]}` (API.md §6): the
+ * POST /users/{user_id}/permissions `{permissions: [{resource_id, scopes}]}` (docs/contract.md §6): the
  * user's DIRECT permissions, with the rules of role permissions. All-or-nothing: an unknown user
  * or resource (or another tenant's) 404; a scope that is not the resource's 400; an existing
- * permission 409. Management-API scopes need the caller to hold each one (API.md §8: 403
+ * permission 409. Management-API scopes need the caller to hold each one (docs/contract.md §8: 403
  * `insufficient_scope`, nothing written).
  */
 export async function grantUserPermissions(

@@ -11,7 +11,7 @@ type LoginTerm = FilterTerm & { attribute: UserLoginKind; value: { kind: 'string
 const isLoginTerm = (t: FilterTerm): t is LoginTerm => LOGIN_ATTRIBUTES.has(t.attribute) && t.value.kind === 'string';
 
 /**
- * GET /users (API.md §3, §6). `q=(email=...)`, `(username=...)` and `(phone_number=...)` are
+ * GET /users (docs/contract.md §3, §6). `q=(email=...)`, `(username=...)` and `(phone_number=...)` are
  * lookups of the uniqueness markers (one GetItem each, then the user): never a read of the
  * collection, whatever its size. Email and username match without case, as their uniqueness does.
  * The other terms of `q` then filter that one record as the list machinery does; a `q` without

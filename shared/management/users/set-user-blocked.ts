@@ -5,7 +5,7 @@ import type { UserDeps } from './user-deps.ts';
 import { userEntity } from './user-entity.ts';
 
 /**
- * POST /users/{user_id}/block and /unblock: 200 with the User (API.md §7.5). Blocking sets
+ * POST /users/{user_id}/block and /unblock: 200 with the User (docs/contract.md §7.5). Blocking sets
  * `tokens_revoked_at` in the same write (every access, ID and refresh token issued so far dies,
  * docs/management-users.md "Block"); unblocking does not bring those tokens back.
  */

@@ -12,7 +12,7 @@ import { assertHasLogin } from './user-rules.ts';
 const LOGIN_FIELDS = ['email', 'username', 'phone_number'] as const;
 
 /**
- * PATCH (and PUT) /users/{user_id} (API.md §6): merges the body into the record (objects merge,
+ * PATCH (and PUT) /users/{user_id} (docs/contract.md §6): merges the body into the record (objects merge,
  * arrays replace, `null` removes an optional field) under the repository's version lock, moving
  * the uniqueness markers in the same transaction (409 naming the field if a new value is taken).
  * The merged record must keep a login identifier (400), checked on every attempt of the merge.

@@ -3,7 +3,7 @@ import { safeText } from '../../validation/safe-text.ts';
 import { bool, fieldKit, freeJson, text, uuid } from '../kit/fields.ts';
 
 /**
- * The Users bodies (API.md §6, §7.5) and path. The kit's policy: an unknown field is a 400 naming
+ * The Users bodies (docs/contract.md §6, §7.5) and path. The kit's policy: an unknown field is a 400 naming
  * it (`body.emial: unknown field`). Bounds are USER_LIMITS, documented in docs/management-users.md.
  */
 export const userFields = fieldKit('reject');
@@ -144,7 +144,7 @@ const addressPatch = userFields.object({
 
 const name = text(USER_LIMITS.name);
 
-/** The profile fields (API.md §6 User). */
+/** The profile fields (docs/contract.md §6 User). */
 const PROFILE = {
   email,
   username,
@@ -186,7 +186,7 @@ export const password = v.pipe(
   v.maxLength(USER_LIMITS.passwordShape, `must be at most ${USER_LIMITS.passwordShape} characters`),
 );
 
-/** API.md §7.5 create body; `email` is required unless `username` or `phone_number` is given (user-rules.ts). */
+/** docs/contract.md §7.5 create body; `email` is required unless `username` or `phone_number` is given (user-rules.ts). */
 export const CreateUserBody = userFields.object({
   ...optionalProfile,
   ...metadata,
@@ -204,7 +204,7 @@ export const UpdateUserBody = userFields.object({
 });
 export type UpdateUserInput = v.InferOutput<typeof UpdateUserBody>;
 
-/** PUT /users/{user_id}/password (API.md §6): `old_password` is required when the caller is the user. */
+/** PUT /users/{user_id}/password (docs/contract.md §6): `old_password` is required when the caller is the user. */
 export const SetPasswordBody = userFields.object({ password, old_password: v.optional(password) });
 export type SetPasswordInput = v.InferOutput<typeof SetPasswordBody>;
 

@@ -11,11 +11,11 @@ import { type UsersRepository, usersRepository } from '../../store/users-reposit
 import { hashPassword, verifyPassword } from '../../users/password-hash.ts';
 import { userManagementScopes } from '../held-scopes.ts';
 
-/** What the Users use cases depend on, passed as an argument (DESIGN.md §3.2). */
+/** What the Users use cases depend on, passed as an argument (docs/design.md §3.2). */
 export interface UserDeps {
   readonly users: UsersRepository;
   readonly tenants: Pick<TenantsRepository, 'get'>;
-  /** API.md §4 multi-tenant mode (a stage setting). */
+  /** docs/contract.md §4 multi-tenant mode (a stage setting). */
   readonly multiTenant: boolean;
   /** argon2id (shared/users/password-hash.ts); tests may hand a cheaper one. */
   readonly hashPassword: (password: string) => Promise<string>;
@@ -23,7 +23,7 @@ export interface UserDeps {
   readonly verifyPassword: (password: string, hash: string | undefined) => Promise<boolean>;
   /** The user's TOTP authenticator (sealed secret; shared/store/otp-repository.ts). */
   readonly otp: Pick<OtpRepository, 'enroll' | 'remove'>;
-  /** API.md §7.3 consecutive-failure count: a self password change's `old_password` counts like a login. */
+  /** docs/contract.md §7.3 consecutive-failure count: a self password change's `old_password` counts like a login. */
   readonly loginFailures: Pick<LoginFailuresRepository, 'admit' | 'reset'>;
   /** The `issuer` of otpauth URIs (the service's `{base_url}`). */
   readonly issuer: string;

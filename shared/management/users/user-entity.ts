@@ -4,7 +4,7 @@ import { defineEntity, pickView } from '../kit/entity.ts';
 import type { UserDeps } from './user-deps.ts';
 
 /**
- * A User (API.md §6) as callers see it: USER_VIEW_FIELDS, an allow-list (the storage-only
+ * A User (docs/contract.md §6) as callers see it: USER_VIEW_FIELDS, an allow-list (the storage-only
  * attributes, USER_STORAGE_ONLY, are simply not in it).
  */
 export const userEntity = defineEntity<UserRecord, UserDeps>({

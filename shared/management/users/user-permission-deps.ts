@@ -5,12 +5,12 @@ import { type ResourcesRepository, resourcesRepository } from '../../store/resou
 import { forgetUser } from '../../store/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
 
-/** What the direct user permission use cases depend on (DESIGN.md §3.2). */
+/** What the direct user permission use cases depend on (docs/design.md §3.2). */
 export interface UserPermissionDeps {
   readonly users: Pick<UsersRepository, 'get'>;
   /** The user's direct permissions (holder kind `user`: store/held-permissions.ts). */
   readonly permissions: HeldPermissions;
-  /** To know which granted scopes are the management API's (no escalation, API.md §8). */
+  /** To know which granted scopes are the management API's (no escalation, docs/contract.md §8). */
   readonly resources: Pick<ResourcesRepository, 'get'>;
   /** Drops this container's cached copy of the user whose permissions changed. */
   readonly forgetUser: (userId: string) => void;

@@ -5,21 +5,21 @@ import { isVisible, type ManagementAccess } from '../kit/access.ts';
 import { assertMayActAs } from '../no-escalation.ts';
 import type { UserDeps } from './user-deps.ts';
 
-/** API.md §7.5: a user is found by at least one login identifier. */
+/** docs/contract.md §7.5: a user is found by at least one login identifier. */
 export function assertHasLogin(user: Pick<UserProfile, 'email' | 'username' | 'phone_number'>): void {
   if (user.email === undefined && user.username === undefined && user.phone_number === undefined) {
     throw badRequest('body.email: is required unless username or phone_number is given.');
   }
 }
 
-/** API.md §7.2 rules on a new password; 400 naming `body.password`. The message never echoes it. */
+/** docs/contract.md §7.2 rules on a new password; 400 naming `body.password`. The message never echoes it. */
 export function assertPasswordAllowed(password: string, user: Pick<UserProfile, 'email' | 'username'>): void {
   const problem = passwordProblem(password, { email: user.email, username: user.username });
   if (problem) throw badRequest(`body.password: ${problem}`);
 }
 
 /**
- * The user of a "self" route (API.md §7.6), all of which set credentials (the password, the
+ * The user of a "self" route (docs/contract.md §7.6), all of which set credentials (the password, the
  * authenticator). The caller acts as the user when its token is the user's own (`sub` is the path's
  * id; shared/http/authenticate.ts lets only a user token through as "self"), whatever scopes it
  * holds: the use case then asks for the current password. Otherwise it needs `update:users`, and

@@ -29,7 +29,7 @@ export function authorizationResponse(target: RedirectTarget, issuer: string, pa
 export const authorizationError = (target: RedirectTarget, issuer: string, err: AuthorizeError): HttpResponse =>
   authorizationResponse(target, issuer, { error: err.error, error_description: err.description });
 
-/** An error before the client and redirect URI are verified (API.md §7.4, §7.8): a 400 page, never a redirect. */
+/** An error before the client and redirect URI are verified (docs/contract.md §7.4, §7.8): a 400 page, never a redirect. */
 export const unverifiedRequestPage = (message: string): HttpResponse =>
   errorPage(400, 'The sign-in request is not valid', `${message} Ask the application you came from to fix its sign-in link.`);
 

@@ -9,14 +9,14 @@ import { oauthDeps } from '../../store/token-path-records.ts';
 import { type UserGrantsRepository, userGrantsRepository } from '../../store/user-grants-repository.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 
-/** What `/authorize` and `/authorize/resume` use (DESIGN.md §3.2: dependencies as arguments). */
+/** What `/authorize` and `/authorize/resume` use (docs/design.md §3.2: dependencies as arguments). */
 export interface AuthorizeDeps {
   oauth: OAuthDeps;
   sessions: Pick<SessionsRepository, 'findSession'>;
   interactions: Pick<InteractionsRepository, 'createInteraction' | 'readInteraction' | 'consumeInteraction'>;
   userGrants: Pick<UserGrantsRepository, 'findUserGrant'>;
   codes: AuthorizationCodesRepository;
-  /** A Resource record (its `skip_consent_for_first_party`, API.md §7.4), by id. */
+  /** A Resource record (its `skip_consent_for_first_party`, docs/contract.md §7.4), by id. */
   getResource(id: string): Promise<ResourceRecord | undefined>;
 }
 

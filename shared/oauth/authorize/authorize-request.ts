@@ -34,7 +34,7 @@ export interface RedirectTarget {
   state: string | undefined;
 }
 
-/** An error before the client and redirect URI are verified: an HTML page, never a redirect (API.md §7.4). */
+/** An error before the client and redirect URI are verified: an HTML page, never a redirect (docs/contract.md §7.4). */
 export class UnverifiedRequestError extends Error {}
 
 /** An error sent back to the client's verified redirect URI (RFC 6749 §4.1.2.1, §4.2.2.1). */
@@ -64,12 +64,12 @@ function single(params: Params, name: string, fail: (message: string) => Error):
   const value = params[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw fail(`${name}: must be sent once, as a string.`);
-  // API.md §8 "Strings": control and bidi characters, lone surrogates, blank values.
+  // docs/contract.md §8 "Strings": control and bidi characters, lone surrogates, blank values.
   if (value.length > MAX_VALUE || unsafeTextReason(value, { allowEmpty: true })) throw fail(`${name}: is not valid.`);
   return value === '' ? undefined : value;
 }
 
-/** Phase 1 (API.md §7.4): `client_id` names a client and `redirect_uri` is one of its own. Errors are pages. */
+/** Phase 1 (docs/contract.md §7.4): `client_id` names a client and `redirect_uri` is one of its own. Errors are pages. */
 export async function verifyClientAndRedirect(
   params: Params,
   findClient: (id: string) => Promise<OAuthClient | undefined>,
@@ -77,7 +77,7 @@ export async function verifyClientAndRedirect(
   const fail = (message: string) => new UnverifiedRequestError(message);
   const clientId = single(params, 'client_id', fail);
   if (!clientId) throw fail('client_id: is required.');
-  // API.md §8: the page never repeats what was sent, only which parameter is wrong.
+  // docs/contract.md §8: the page never repeats what was sent, only which parameter is wrong.
   const client = isStorableClientId(clientId) ? await findClient(clientId) : undefined;
   if (!client) throw fail('client_id: names no client.');
   const redirectUri = single(params, 'redirect_uri', fail);
@@ -116,10 +116,10 @@ function normaliseResponseType(value: string | undefined): ResponseType | undefi
  * Phase 2: every other parameter, for a client and redirect URI already verified. Errors are
  * `AuthorizeError`s, sent to the redirect URI. The rules, in order:
  * - `response_type` one of ours (`unsupported_response_type`); `code` needs the client's
- *   `authorization_code` grant, the others its `implicit` grant (`unauthorized_client`, API.md §5.1);
+ *   `authorization_code` grant, the others its `implicit` grant (`unauthorized_client`, docs/contract.md §5.1);
  * - `response_mode` one of ours; `query` never carries tokens (Multiple Response Types §5);
  * - `scope` tokens well-formed; `id_token` responses need `openid` (OIDC Core §3.2.2.1);
- * - PKCE (RFC 7636, API.md §7.8): `S256` only; a challenge without a method is `plain` and refused;
+ * - PKCE (RFC 7636, docs/contract.md §7.8): `S256` only; a challenge without a method is `plain` and refused;
  *   required of public clients for `code`;
  * - `nonce` required when an ID token comes from this endpoint (OIDC Core §3.2.2.1);
  * - `prompt` values known, `none` alone (OIDC Core §3.1.2.1); `max_age` a non-negative integer;

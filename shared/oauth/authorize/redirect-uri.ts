@@ -12,7 +12,7 @@ function loopbackWithoutPort(uri: string): string | undefined {
 }
 
 /**
- * Whether `presented` is one of the client's registered redirect URIs (API.md §7.4, §7.8;
+ * Whether `presented` is one of the client's registered redirect URIs (docs/contract.md §7.4, §7.8;
  * RFC 9700 §4.1.3 "exact string matching"): equal as strings, except that a loopback IP literal
  * URI matches with any port (RFC 8252 §7.3: native apps bind an ephemeral port). No prefix, case,
  * trailing-slash, query or fragment variant matches; `localhost` is not special (RFC 8252 §8.3).

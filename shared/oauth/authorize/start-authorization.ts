@@ -21,7 +21,7 @@ import { issueAuthorization } from './issue-authorization.ts';
 export const resumePath = (interactionId: string) => `/authorize/resume?interaction=${interactionId}`;
 
 /**
- * GET and POST /authorize (RFC 6749 §4.1.1, §4.2.1; OIDC Core §3.1.2; API.md §5, §7.4):
+ * GET and POST /authorize (RFC 6749 §4.1.1, §4.2.1; OIDC Core §3.1.2; docs/contract.md §5, §7.4):
  * 1. the client and its redirect URI are verified first; any error before that is an HTML page
  *    (400), never a redirect (RFC 6749 §4.1.2.1, RFC 9700 §4.1);
  * 2. every other parameter (authorize-request.ts); an error goes back to the redirect URI with
@@ -110,7 +110,7 @@ export async function targetResource(
 /**
  * `prompt=none` (OIDC Core §3.1.2.1): no page may be shown. A live session of the client's tenant,
  * recent enough for `max_age`, and nothing to consent to (a User Grant covering the scopes, or a
- * first-party skip: API.md §7.4) → the code or tokens; else `login_required` / `consent_required`.
+ * first-party skip: docs/contract.md §7.4) → the code or tokens; else `login_required` / `consent_required`.
  */
 async function answerWithoutInteraction(
   client: OAuthClient,

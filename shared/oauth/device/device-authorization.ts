@@ -47,7 +47,7 @@ export type DeviceAuthorizationDeps = Omit<OAuthDeps, 'deviceCodes'> & { deviceC
 
 /**
  * The device authorization endpoint (RFC 8628 §3.1, §3.2): authenticates the client as `/token`
- * does, requires `device_code` in its `grant_types` (API.md §5.1, else `unauthorized_client`),
+ * does, requires `device_code` in its `grant_types` (docs/contract.md §5.1, else `unauthorized_client`),
  * checks the scope syntax and that the audience names a Resource of the client's tenant, and
  * stores a pending authorization with a device code (256 bits, stored hashed) and a user code
  * people can type (user-code.ts).

@@ -10,7 +10,7 @@ import type { UserCodeAttemptsRepository } from '../../store/user-code-attempts-
 import { attemptSource } from './attempt-source.ts';
 import { formatUserCode, normaliseUserCode } from './user-code.ts';
 
-/** What the `/device` page and `/device/resume` depend on (DESIGN.md §3.2). */
+/** What the `/device` page and `/device/resume` depend on (docs/design.md §3.2). */
 export interface DevicePageDeps {
   deviceCodes: Pick<DeviceCodesRepository, 'findPendingByUserCode' | 'decide'>;
   attempts: UserCodeAttemptsRepository;
@@ -68,7 +68,7 @@ export function showDevicePage(req: DevicePageRequest, userCode: unknown, deps: 
 }
 
 /**
- * POST `/device` (API.md §7.8): the CSRF token (bound to the browser's `csrf` cookie), then the
+ * POST `/device` (docs/contract.md §7.8): the CSRF token (bound to the browser's `csrf` cookie), then the
  * user code, BEFORE any login: a code that cannot be one of ours is an error on the page; a
  * well-formed one is counted against the source first (its IPv4 address or IPv6 /64,
  * attempt-source.ts; RFC 8628 §5.1: at most USER_CODE_ATTEMPT_LIMITS wrong codes per window,

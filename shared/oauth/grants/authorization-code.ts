@@ -8,7 +8,7 @@ import { defineGrant } from './token-grant.ts';
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 const required = v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(4096));
 
-/** The spec's name for the PKCE exchange: the verifier is required (API.md §5.1). */
+/** The spec's name for the PKCE exchange: the verifier is required (docs/contract.md §5.1). */
 const VERIFIER_REQUIRED = 'authorization_code_verifier';
 
 /** One message for every refused code, so the answer does not say which rule refused it. */
@@ -20,7 +20,7 @@ const invalidCode = () =>
   );
 
 /**
- * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5-4.6) and API.md §5.1. Client authentication is the
+ * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5-4.6) and docs/contract.md §5.1. Client authentication is the
  * dispatcher's, as for every grant. The code is redeemed by ONE conditional write that checks,
  * with "unused and live", that it was issued to this client, for this `redirect_uri`, and with
  * the challenge of this `code_verifier` (or with none when none is sent: RFC 9700 §2.1.1, a

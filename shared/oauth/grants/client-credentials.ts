@@ -8,7 +8,7 @@ import { defineGrant } from './token-grant.ts';
 /**
  * RFC 6749 §4.4 client credentials, with the Resource chosen by `audience` (Auth0's name) or RFC
  * 8707 `resource`. Scopes = requested ∩ the client's permissions on that Resource; nothing
- * requested = everything granted; anything requested and not granted = invalid_scope (API.md §5.1).
+ * requested = everything granted; anything requested and not granted = invalid_scope (docs/contract.md §5.1).
  * Its parameters (`scope`, `audience`, `resource`) are the shared ones, so it declares none.
  */
 export const clientCredentials = defineGrant({
@@ -32,14 +32,14 @@ export const clientCredentials = defineGrant({
     if (!audience) throw oauthError(400, 'invalid_request', 'body.audience: is required (or resource, RFC 8707).');
 
     // The management API is the system resource of the default tenant, shared by every tenant
-    // (API.md §4); its identifier names nothing else. Any other audience is a resource of the
+    // (docs/contract.md §4); its identifier names nothing else. Any other audience is a resource of the
     // client's own tenant.
     const resource =
       audience === deps.managementAudience
         ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience))
         : await deps.findResource(client.tenant_id, audience);
     // RFC 8707 §2: an unknown resource, or one the client may not use, is invalid_target.
-    // API.md §8: errors name the field, never echo what was sent.
+    // docs/contract.md §8: errors name the field, never echo what was sent.
     if (!resource)
       throw oauthError(400, 'invalid_target', `body.audience: names no resource of this tenant.${slashHint(client, audience, deps)}`);
     if (!client.resources.has(resource.id)) {
@@ -52,7 +52,7 @@ export const clientCredentials = defineGrant({
     }
     const requested = parseScope(request.scope);
     const denied = requested.filter((s) => !granted.has(s));
-    // API.md §8: the field is named, the scopes are not echoed.
+    // docs/contract.md §8: the field is named, the scopes are not echoed.
     if (denied.length) throw oauthError(400, 'invalid_scope', 'body.scope: names a scope not granted to this client on this resource.');
     const scopes = requested.length ? requested : [...granted];
 

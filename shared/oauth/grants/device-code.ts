@@ -13,8 +13,8 @@ const REFUSALS = {
 } as const;
 
 /**
- * RFC 8628 §3.4 device access token request (API.md §5.1): `device_code` plus the client as at
- * `/device_code` (public clients send `client_id` alone, API.md §7.8). Each poll is one read and
+ * RFC 8628 §3.4 device access token request (docs/contract.md §5.1): `device_code` plus the client as at
+ * `/device_code` (public clients send `client_id` alone, docs/contract.md §7.8). Each poll is one read and
  * one conditional write (store/device-codes-repository.ts): `authorization_pending`, `slow_down`
  * (the interval grows by 5 s), `access_denied`, `expired_token`, and, once approved, user tokens
  * through the user-token core to the first poll only; a code of another client, a used or unknown

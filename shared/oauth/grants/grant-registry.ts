@@ -11,7 +11,7 @@ import type { AnyTokenGrant } from './token-grant.ts';
 const GRANTS: readonly AnyTokenGrant[] = [clientCredentials, refreshToken, password, otp, authorizationCode, deviceCode];
 
 /**
- * Grants API.md §5.1 lists whose issue has not landed yet. Their spellings are known, so a client
+ * Grants docs/contract.md §5.1 lists whose issue has not landed yet. Their spellings are known, so a client
  * that may not use one gets `unauthorized_client`, and one that may gets `unsupported_grant_type`
  * "not available yet". When a grant lands, its line moves to GRANTS as its module.
  *

@@ -8,7 +8,7 @@ import { defineGrant } from './token-grant.ts';
 import { logUserIn, type SecretCheck } from './user-login.ts';
 
 /**
- * `otp` (API.md §5.1, §7.3): `username` (username, email or phone number) + `otp`, a TOTP code
+ * `otp` (docs/contract.md §5.1, §7.3): `username` (username, email or phone number) + `otp`, a TOTP code
  * (RFC 6238) of the authenticator the user enrolled. The code of a time step is accepted once:
  * the step is recorded by one conditional write (`last_step < step`), so a replayed code, or the
  * same code sent in parallel, gets in at most once (RFC 6238 §5.2). Every refused code counts
@@ -43,7 +43,7 @@ export function totpCheck(code: string, deps: Pick<OAuthDeps, 'login' | 'now'>):
 
 /**
  * Whether `code` is the authenticator's code of the current step (one step of drift either way,
- * API.md §7.3), accepted once by one conditional write; a refused code counts against the
+ * docs/contract.md §7.3), accepted once by one conditional write; a refused code counts against the
  * authenticator. A disabled authenticator accepts nothing.
  */
 export async function acceptTotp(

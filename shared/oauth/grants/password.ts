@@ -11,14 +11,14 @@ import { logUserIn, type SecretCheck } from './user-login.ts';
 const required = v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(1024));
 
 /**
- * RFC 6749 §4.3 resource owner password credentials (API.md §5.1): `username` is the user's
+ * RFC 6749 §4.3 resource owner password credentials (docs/contract.md §5.1): `username` is the user's
  * username, email or phone number; the password is checked against its argon2id hash. Never on
- * by default: the client must list `password` in its grant_types (API.md §5.1, RFC 9700 §2.4
+ * by default: the client must list `password` in its grant_types (docs/contract.md §5.1, RFC 9700 §2.4
  * "MUST NOT be used"; kept for the spec's first-party clients). Brute force, unknown and blocked
  * users: user-login.ts.
  *
  * A user with an authenticator also sends its code as `otp` (docs/users.md "Second factor"): the
- * hosted login asks for it after the password (API.md §7.4), and this grant must not be the way
+ * hosted login asks for it after the password (docs/contract.md §7.4), and this grant must not be the way
  * round it. Keycloak's direct grant takes the code in the same request; Auth0 answers
  * `mfa_required`. Without `otp` the answer is `invalid_grant` naming the field, given only once
  * the password was right, so it tells nothing to whoever does not have the password.

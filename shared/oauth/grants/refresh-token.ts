@@ -7,7 +7,7 @@ import { refuseRefresh } from '../user-tokens/refuse-refresh.ts';
 import { defineGrant } from './token-grant.ts';
 
 /**
- * RFC 6749 §6 with rotation and reuse detection (API.md §5.1, §7.1; RFC 9700 §4.14.2). Every
+ * RFC 6749 §6 with rotation and reuse detection (docs/contract.md §5.1, §7.1; RFC 9700 §4.14.2). Every
  * refusal is the same `invalid_grant` (refuse-refresh.ts). The rules, in order:
  * - the token exists, is not expired, and was issued to this client (§6: "bound to the client");
  * - a token already rotated is reuse: its whole family is revoked;
@@ -35,7 +35,7 @@ export const refreshToken = defineGrant({
     const requested = parseScope(request.scope);
     const held = new Set(stored.scope);
     if (requested.some((s) => !held.has(s))) {
-      // API.md §8: name the field, never echo the scopes sent.
+      // docs/contract.md §8: name the field, never echo the scopes sent.
       throw oauthError(400, 'invalid_scope', 'body.scope: asks for more than the refresh token was granted.');
     }
     const audience = request.audience ?? request.resource;

@@ -29,9 +29,9 @@ export type TokenRequest = v.InferOutput<typeof TokenRequestSchema>;
  * grant, and calls `handle`. Adding a grant: docs/tokens.md "Adding a grant".
  */
 export interface TokenGrant<P extends object = object> {
-  /** The name stored in `client_metadata.grant_types` (API.md §7.7: the spec's short name). */
+  /** The name stored in `client_metadata.grant_types` (docs/contract.md §7.7: the spec's short name). */
   readonly name: string;
-  /** Other `grant_type` spellings of this grant at `/token`: RFC URNs, the spec's aliases (API.md §5.1). */
+  /** Other `grant_type` spellings of this grant at `/token`: RFC URNs, the spec's aliases (docs/contract.md §5.1). */
   readonly aliases?: readonly string[];
   /**
    * The grant's own parameters (beyond TokenRequestSchema), validated before anything is read;

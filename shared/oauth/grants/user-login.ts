@@ -54,7 +54,7 @@ export async function findLoginSubject(tenantId: string, login: string, deps: Pi
 }
 
 /**
- * The login of the password and otp grants (API.md §5.1, §7.3), for the user whose email,
+ * The login of the password and otp grants (docs/contract.md §5.1, §7.3), for the user whose email,
  * username or phone number is `login` in the client's tenant:
  * 1. find the user's id (one marker read, the same whether or not the login exists);
  * 2. count the attempt BEFORE the secret is checked (login-failures-repository.ts): a login with

@@ -24,7 +24,7 @@ export interface UserTokenInput {
   /**
    * When what authorizes these tokens was established (ISO): the login's secret check, the
    * code's creation, the device's approval, the presented refresh token's creation. A user whose
-   * `tokens_revoked_at` (a password change, a block) is later gets nothing (API.md §7.1: every
+   * `tokens_revoked_at` (a password change, a block) is later gets nothing (docs/contract.md §7.1: every
    * token issued before it dies, and so does every grant given before it).
    */
   authorizedAt: string;
@@ -43,7 +43,7 @@ export interface UserTokenInput {
  * The user-token core (plan decision 5) every grant that acts for a user calls: the RFC 9068
  * access token (`sub` = user, `sid` = the login), the ID token when `openid` is granted, and a
  * refresh token when the client may use the `refresh_token` grant and `offline_access` is granted
- * (API.md §7.1). The refresh token is stored last, after every token is minted, so a failure
+ * (docs/contract.md §7.1). The refresh token is stored last, after every token is minted, so a failure
  * before it leaves nothing half done; a refresh's rotation is that same last write.
  */
 export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): Promise<TokenResponse> {
@@ -61,7 +61,7 @@ export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): P
     ...(idToken ? { id_token: idToken } : {}),
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
     // RFC 6749 §5.1: OPTIONAL when identical to the request, else REQUIRED. User tokens drop what
-    // the user may not have (API.md §7.6), so it is always sent.
+    // the user may not have (docs/contract.md §7.6), so it is always sent.
     scope: granted.scopes.join(' '),
   };
 }
@@ -157,7 +157,7 @@ async function issueRefresh(
       scope: scopes,
       audience,
       auth_time: authTime,
-      // API.md §7.1: the client's lifetime when enabled, else none. Counted from the login and kept
+      // docs/contract.md §7.1: the client's lifetime when enabled, else none. Counted from the login and kept
       // through rotations, so a chain cannot outlive it.
       lifetime: expiration_enabled ? expiration_lifetime : null,
     },

@@ -5,7 +5,7 @@ import type { OAuthDeps } from '../oauth-deps.ts';
 /**
  * The one answer to every refused refresh token (RFC 6749 §5.2 `invalid_grant`), after the
  * consequence of its cause: presenting a rotated token is reuse, and reuse revokes the whole
- * family (API.md §7.1; RFC 9700 §4.14.2: the server cannot tell the legitimate client from an
+ * family (docs/contract.md §7.1; RFC 9700 §4.14.2: the server cannot tell the legitimate client from an
  * attacker, so both lose the grant). One message for every cause, so the answer does not say
  * which rule refused the token.
  */

@@ -52,16 +52,16 @@ function addressClaim(address: UserAddress | undefined): Claims | undefined {
 
 /**
  * The claims a user's granted scopes release (OIDC Core §5.4), as `/userinfo` answers them and ID
- * tokens carry them (API.md §7.1). Never `sub`: the caller sets it (it is always there).
+ * tokens carry them (docs/contract.md §7.1). Never `sub`: the caller sets it (it is always there).
  *
  * - `profile`: name, family_name, given_name, middle_name, nickname, preferred_username (the
  *   username), picture, website, gender, birthdate, zoneinfo, locale, updated_at. `profile` (a
  *   profile page URL) is not a User field, so it is never released.
  * - `email`: email, email_verified. `address`: address (only its members that have a value).
  * - `phone`: phone_number, phone_number_verified.
- * - Spec 2.12 names three of them differently; both spellings are released (API.md §7.1):
+ * - Spec 2.12 names three of them differently; both spellings are released (docs/contract.md §7.1):
  *   `phone` = phone_number, `phone_verified` = phone_number_verified, `birthday` = birthdate.
- * - `updated_at` is the record's ISO 8601 time, as spec 2.12 types it (API.md §7.6), not OIDC's
+ * - `updated_at` is the record's ISO 8601 time, as spec 2.12 types it (docs/contract.md §7.6), not OIDC's
  *   NumericDate.
  * - Only claims that have a value appear (OIDC Core §5.3.2); a `*_verified` flag only with the
  *   address or number it qualifies.

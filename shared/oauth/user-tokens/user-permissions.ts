@@ -2,7 +2,7 @@ import { heldScopeIds, type RbacRecordReads, type RbacUser } from '../../rbac/ef
 import type { TokenResource } from '../oauth-deps.ts';
 
 /**
- * The scope names of `resource` the user effectively holds (API.md §7.1): its direct permissions,
+ * The scope names of `resource` the user effectively holds (docs/contract.md §7.1): its direct permissions,
  * those of its roles, and those of the roles of its groups and of their ancestors
  * (shared/rbac/effective-permissions.ts). `reads` is the token path's: through the 1 s record
  * caches, so a warm container reads nothing, and a removed link counts from the next token after

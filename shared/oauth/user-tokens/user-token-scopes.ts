@@ -7,7 +7,7 @@ import { parseScope } from '../parse-scope.ts';
 import { assertMayCarryUserTokens } from './management-api-link.ts';
 import { userPermissions } from './user-permissions.ts';
 
-/** OIDC Core §5.4 / §11: always allowed to a user token; they decide the claims (API.md §7.1). */
+/** OIDC Core §5.4 / §11: always allowed to a user token; they decide the claims (docs/contract.md §7.1). */
 export const OIDC_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'address', 'phone', 'offline_access']);
 
 export interface UserTokenScopes {
@@ -22,7 +22,7 @@ export interface UserTokenScopes {
 }
 
 /**
- * The scopes of a user token (API.md §7.1, §7.6). OIDC scopes are always allowed. With
+ * The scopes of a user token (docs/contract.md §7.1, §7.6). OIDC scopes are always allowed. With
  * `audience` (or RFC 8707 `resource`), a requested scope is kept when it exists on that Resource
  * and, for an RBAC Resource, when the user effectively holds it (user-permissions.ts); the
  * management API is RBAC for users (plan decision 5), so a user's management scopes are its
@@ -74,7 +74,7 @@ export function requestedAudience(request: { audience?: string | undefined; reso
 
 /**
  * The Resource a user token's audience names in the tenant; the management API is the default
- * tenant's system resource, shared by every tenant (API.md §4). None: `invalid_target`.
+ * tenant's system resource, shared by every tenant (docs/contract.md §4). None: `invalid_target`.
  */
 export async function audienceResource(
   tenantId: string,
@@ -85,7 +85,7 @@ export async function audienceResource(
     audience === deps.managementAudience
       ? systemOnly(await deps.findResource(DEFAULT_TENANT_ID, audience))
       : await deps.findResource(tenantId, audience);
-  // RFC 8707 §2; API.md §8: the error names the field, never the value.
+  // RFC 8707 §2; docs/contract.md §8: the error names the field, never the value.
   if (!resource) throw oauthError(400, 'invalid_target', 'body.audience: names no resource of this tenant.');
   return resource;
 }
@@ -93,7 +93,7 @@ export async function audienceResource(
 const systemOnly = (r: TokenResource | undefined) => (r?.is_system ? r : undefined);
 
 /**
- * The audience of a user token named for no Resource: `{issuer}/userinfo` (API.md §7.1), signed
+ * The audience of a user token named for no Resource: `{issuer}/userinfo` (docs/contract.md §7.1), signed
  * with the service key (ES256) and living as long as a Resource's default token.
  */
 export const userinfoResource = (issuer: string): TokenResource => ({
