@@ -21,11 +21,25 @@ export const GRANT_TYPES = [
   'token_exchange',
 ] as const;
 
+/**
+ * The registered URN spellings `/token` also accepts for a grant (RFC 8628 §3.4, RFC 8693 §2.1), to
+ * the short name they are stored as: the grant check at `/token` compares short names
+ * (shared/oauth/grants/grant-registry.ts, docs/management-clients.md).
+ */
+export const GRANT_TYPE_URNS = {
+  'urn:ietf:params:oauth:grant-type:device_code': 'device_code',
+  'urn:ietf:params:oauth:grant-type:token-exchange': 'token_exchange',
+} as const satisfies Record<string, (typeof GRANT_TYPES)[number]>;
+
+const GRANT_SPELLINGS = [...GRANT_TYPES, ...(Object.keys(GRANT_TYPE_URNS) as (keyof typeof GRANT_TYPE_URNS)[])];
+const shortName = (spelling: (typeof GRANT_SPELLINGS)[number]): (typeof GRANT_TYPES)[number] =>
+  spelling in GRANT_TYPE_URNS ? GRANT_TYPE_URNS[spelling as keyof typeof GRANT_TYPE_URNS] : (spelling as (typeof GRANT_TYPES)[number]);
+
 const grantTypes = v.pipe(
-  v.array(v.picklist(GRANT_TYPES, `must be one of ${GRANT_TYPES.join(', ')}`), 'must be an array of grant type names'),
-  v.maxLength(GRANT_TYPES.length, `must hold at most ${GRANT_TYPES.length} grant types`),
-  // A repeated name means nothing more; keep the list canonical.
-  v.transform((a) => [...new Set(a)]),
+  v.array(v.picklist(GRANT_SPELLINGS, `must be one of ${GRANT_SPELLINGS.join(', ')}`), 'must be an array of grant type names'),
+  v.maxLength(GRANT_SPELLINGS.length, `must hold at most ${GRANT_SPELLINGS.length} grant types`),
+  // A URN and its short name, or a repeated name, mean nothing more; keep the list canonical.
+  v.transform((a) => [...new Set(a.map(shortName))]),
 );
 
 /**
