@@ -244,7 +244,7 @@ describe('resume is bound to the browser that signed in', () => {
     expectErrorPage(await browserGet(resume, theirs.header));
     expectErrorPage(await browserGet(resume));
     expectErrorPage(await browserGet(resume, `session=${theirs.cookie}; session=${mine.cookie}`));
-    expect(await readInteraction(runtime(), id)).toBeDefined();
+    expect(await readInteraction(runtime(), id)).toMatchObject({ id, user_id: user.id, session_id: mine.id, decision: 'allow' });
     const done = await browserGet(resume, mine.header);
     expect(responseParams(done.location!).get('code')).toEqual(expect.any(String));
     expect(await readInteraction(runtime(), id)).toBeUndefined();

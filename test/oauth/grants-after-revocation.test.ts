@@ -64,7 +64,7 @@ describe('grants given before the user tokens were revoked', () => {
     // A code issued after the change works: the rule is about time, not about the user.
     const fresh = await token({ grant_type: 'authorization_code', code: await codeFor(user.id, user.tenant_id), redirect_uri: REDIRECT });
     expect(fresh.status).toBe(200);
-    expect(fresh.body.refresh_token).toBeDefined();
+    expect(fresh.body.refresh_token).toMatch(/^[\w-]{64}$/); // docs/tokens.md: 64 base64url characters
   });
 
   it('the same while the token path still holds the user from before the change: the refresh write refuses', async () => {
@@ -137,6 +137,6 @@ describe('grants given before the user tokens were revoked', () => {
     });
     clock += 2_000;
     const ok = await issueUserTokens({ ...input, authorizedAt: new Date(clock).toISOString() }, deps);
-    expect(ok.refresh_token).toBeDefined();
+    expect(ok.refresh_token).toMatch(/^[\w-]{64}$/);
   });
 });

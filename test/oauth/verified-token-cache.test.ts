@@ -33,7 +33,7 @@ describe('verified-token cache of the introspection path', () => {
       clientId: 'c',
       verifier: `key:${JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid}`,
     });
-    expect(deps.verifiedTokens.get((await import('node:crypto')).createHash('sha256').update(token).digest('base64url'))).toBeDefined();
+    expect(deps.verifiedTokens.get((await import('node:crypto')).createHash('sha256').update(token).digest('base64url'))).toEqual(verified);
 
     const [h, p, s] = token.split('.');
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), scope: 'all' })).toString('base64url')}.${s}`;
