@@ -11,7 +11,12 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const SECURITY_HEADERS = ['strict-transport-security', 'x-content-type-options', 'referrer-policy'];
+/** Three of the API's security headers with their values (shared/http/security-headers.ts). */
+const SECURITY_HEADERS = {
+  'strict-transport-security': 'max-age=15552000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
 
 describe('local server: health (spec 4.4)', () => {
   for (const path of ['/company/v1/health', '/api/company/v1/health']) {
@@ -19,7 +24,7 @@ describe('local server: health (spec 4.4)', () => {
       const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
+      for (const [h, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers.get(h), h).toBe(value);
       expect((await res.json()) as any).toEqual({
         server_name: 'identity-service',
         server_version: pkg.version,
@@ -32,7 +37,7 @@ describe('local server: health (spec 4.4)', () => {
   it('answers 401 unauthorized with a Bearer challenge without a token, with the security headers', async () => {
     const res = await fetch(`${svc.url}/company/v1/health`);
     expect(res.status).toBe(401);
-    for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
+    for (const [h, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers.get(h), h).toBe(value);
     // RFC 6750 §3.1: no credential, so the challenge names no error.
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="identity"');
     expect((await res.json()) as any).toEqual({ code: 'unauthorized', message: expect.any(String) });
@@ -66,7 +71,7 @@ describe('local server: spec-shaped errors (docs/contract.md §2)', () => {
       body: '{"grant_type":',
     });
     expect(res.status).toBe(400);
-    for (const h of SECURITY_HEADERS) expect(res.headers.get(h), h).toBeTruthy();
+    for (const [h, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers.get(h), h).toBe(value);
     expect((await res.json()) as any).toMatchObject({ code: 'invalid_request', message: 'body: malformed JSON.' });
   });
 

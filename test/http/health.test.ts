@@ -46,7 +46,9 @@ describe('health handler through the real middy chain (spec 4.4)', () => {
       server_version: expect.stringMatching(/^\d+\.\d+\.\d+/),
     });
     expect(JSON.parse(res.body)).not.toHaveProperty('failed_dependencies');
-    expect(res.headers['Strict-Transport-Security'] ?? res.headers['strict-transport-security']).toBeTruthy();
+    expect(res.headers['Strict-Transport-Security'] ?? res.headers['strict-transport-security']).toBe(
+      'max-age=15552000; includeSubDomains',
+    );
   });
 
   it('normalizes header names: a lower-case authorization header works too', async () => {

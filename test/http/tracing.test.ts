@@ -171,9 +171,7 @@ describe('Powertools Tracer in a Lambda-like process, traces sent to a local dae
       };
       const all = (await until((segments) => inHandler(segments.flatMap(flatten)).length > 0)).flatMap(flatten);
       const [decrypt] = inHandler(all).filter((s) => s.aws?.operation === 'Decrypt');
-      expect(decrypt).toBeDefined();
-      expect(decrypt!.trace_id).toBe(TRACE_ROOT);
-      expect(decrypt!.namespace).toBe('aws');
+      expect(decrypt).toMatchObject({ trace_id: TRACE_ROOT, namespace: 'aws' });
       // Neither the token nor a key's plaintext reaches X-Ray.
       const raw = received.join('\n');
       const token = JSON.parse(res.body).access_token as string;
