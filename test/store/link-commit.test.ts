@@ -48,8 +48,8 @@ describe('commitLinkChange: read → plan → commit, retried from a fresh read 
     expect(seen).toHaveLength(2);
     expect(seen[0]).toEqual([]);
     expect(seen[1]).toHaveLength(100); // the first transaction's links, not 'last'
-    expect(await getItem(t.db, t.tableName, k(`${run}#link99`), NOW)).toBeDefined();
-    expect(await getItem(t.db, t.tableName, k(`${run}#last`), NOW)).toBeDefined();
+    expect(await getItem(t.db, t.tableName, k(`${run}#link99`), NOW)).toMatchObject(k(`${run}#link99`));
+    expect(await getItem(t.db, t.tableName, k(`${run}#last`), NOW)).toMatchObject(k(`${run}#last`));
     expect((await getItem(t.db, t.tableName, k(`${run}#counter`), NOW))?.n).toBe(1);
   });
 

@@ -67,7 +67,7 @@ describe('sessions repository (docs/browser-flows.md "Sessions")', () => {
     expect(await repo().findSession('short')).toBeUndefined();
     expect(await repo().findSession('A'.repeat(43))).toBeUndefined();
     clock = new Date('2030-01-01T23:59:59.000Z');
-    expect(await repo().findSession(value)).toBeDefined();
+    expect(await repo().findSession(value)).toMatchObject({ user_id: user.id, expires_at: '2030-01-02T00:00:00.000Z' });
     clock = new Date('2030-01-02T00:00:00.000Z');
     expect(await repo().findSession(value)).toBeUndefined();
 
@@ -96,7 +96,7 @@ describe('sessions repository (docs/browser-flows.md "Sessions")', () => {
     const changed = await putUser(tableRuntime());
     const d = await repo().createSession({ userId: changed.id, tenantId: changed.tenant_id, authTime: 1, amr: ['pwd'] });
     await setUser(changed.id, 'SET tokens_revoked_at = :at', { ':at': '2029-12-31T00:00:00.000Z' });
-    expect(await repo().findSession(d.value)).toBeDefined(); // revoked before this login
+    expect(await repo().findSession(d.value)).toMatchObject({ user_id: changed.id }); // revoked before this login
     await setUser(changed.id, 'SET tokens_revoked_at = :at', { ':at': '2030-01-01T00:00:01.000Z' });
     expect(await repo().findSession(d.value)).toBeUndefined();
   });
@@ -113,9 +113,9 @@ describe('sessions repository (docs/browser-flows.md "Sessions")', () => {
     expect(await repo().endUserSessions(user.id)).toBe(2);
     for (const s of mine) {
       expect(await repo().findSession(s.value)).toBeUndefined();
-      expect((await stored(s.value))?.ended_at).toBeDefined();
+      expect((await stored(s.value))?.ended_at).toBe('2030-01-01T00:00:00.000Z');
     }
-    expect(await repo().findSession(theirs.value)).toBeDefined();
+    expect(await repo().findSession(theirs.value)).toMatchObject({ user_id: bystander.id });
     expect(await repo().endUserSessions(user.id)).toBe(0);
   });
 });

@@ -71,7 +71,7 @@ describe('TTL: an expired item is absent on read (shared/store/ttl.ts)', () => {
     await t.db.send(new PutCommand({ TableName: t.tableName, Item: { ...k('TTL#old'), ttl: ttlOf(new Date(NOW.getTime() - 1000)) } }));
     await t.db.send(new PutCommand({ TableName: t.tableName, Item: { ...k('TTL#new'), ttl: ttlOf(new Date(NOW.getTime() + 60_000)) } }));
     expect(await get('TTL#old')).toBeUndefined();
-    expect(await get('TTL#new')).toBeDefined();
+    expect(await get('TTL#new')).toMatchObject(k('TTL#new'));
     const batch = await getItems(t.db, t.tableName, [k('TTL#old'), k('TTL#new')], NOW);
     expect([...batch.values()].map((i) => i.PK)).toEqual(['TTL#new']);
   });
