@@ -107,8 +107,9 @@ describe('functions/admin/bootstrap.ts invoked directly (npm run bootstrap)', ()
     const partition = await signingKeysRepository(runtime.db, runtime.config.tableName).load();
     for (const alg of ['ES256', 'RS256'] as const) {
       const state = partition.states.get(alg);
-      expect(state?.currentKid).toBeTruthy();
-      expect(state?.nextKid).toBeTruthy();
+      // kids are RFC 7638 thumbprints: SHA-256, base64url
+      expect(state).toMatchObject({ currentKid: expect.stringMatching(/^[\w-]{43}$/), nextKid: expect.stringMatching(/^[\w-]{43}$/) });
+      expect(state!.nextKid).not.toBe(state!.currentKid);
       expect(partition.keys.has(state!.currentKid)).toBe(true);
     }
     // The request path now finds a key to sign with, without creating one.
@@ -329,7 +330,9 @@ describe('functions/admin/bootstrap.ts as a CloudFormation custom resource', () 
     ]);
     const ids = cfn.received.slice(0, 2).map((r) => (r.json.Data as { DefaultClientId: string }).DefaultClientId);
     expect(ids[0]).toBe(ids[1]);
-    expect(await clientsRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox).get(ids[0]!)).toBeDefined();
+    expect(await clientsRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox).get(ids[0]!)).toMatchObject({
+      id: ids[0],
+    });
   });
 
   it('a failure answers FAILED with a reason and a log pointer, so the deploy stops instead of hanging', async () => {

@@ -29,7 +29,7 @@ describe('bootstrap (docs/contract.md §4)', () => {
     const { f, input } = await setup();
     const out = await bootstrap(input);
     expect(out.created).toBe(true);
-    expect(out.clientSecret).toBeDefined();
+    expect(out.clientSecret).toMatch(/^[\w-]{43}$/); // 256 random bits, base64url (docs/design.md §4)
 
     expect(await f.tenants.get(DEFAULT_TENANT_ID)).toMatchObject({ tenant_name: 'default', is_default: true });
 
@@ -126,7 +126,7 @@ describe('bootstrap (docs/contract.md §4)', () => {
     await expect(f.clients.delete(out.clientId)).rejects.toMatchObject({ status: 403 });
     await expect(f.resources.delete(system.id)).rejects.toMatchObject({ status: 403 });
     await expect(f.scopes.delete(system.id, Object.keys(system.scope_names)[0]!)).rejects.toMatchObject({ status: 403 });
-    expect(await f.clients.get(out.clientId)).toBeDefined();
+    expect(await f.clients.get(out.clientId)).toMatchObject({ id: out.clientId });
   });
 
   it('a newer version with one more management scope adds it and grants it to the Default Client', async () => {
