@@ -10,10 +10,10 @@ import { type ServiceMetrics, serviceMetricsOf } from './observability/service-m
 import { PLATFORM_TRACING, type Tracing } from './observability/tracing.ts';
 import type { ApiDocs } from './openapi/api-docs.ts';
 import { RESOURCE_LIMITS } from './records/resource-record.ts';
-import { cachedRevocations } from './store/cached-revocations.ts';
-import { createDocumentClient } from './store/dynamodb-client.ts';
-import { followedRevocations } from './store/followed-revocations.ts';
-import { type RevocationsRepository, revocationsRepository } from './store/revocations-repository.ts';
+import { createDocumentClient } from './store/core/dynamodb-client.ts';
+import { cachedRevocations } from './store/revocations/cached-revocations.ts';
+import { followedRevocations } from './store/revocations/followed-revocations.ts';
+import { type RevocationsRepository, revocationsRepository } from './store/revocations/revocations-repository.ts';
 
 /**
  * The composition root (docs/design.md §3.2): everything a use case may depend on, built once per

@@ -1,6 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/store/table-keys.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 
 type Item = Record<string, unknown>;
 

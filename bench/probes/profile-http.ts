@@ -78,7 +78,7 @@ const PIECES: Piece[] = [
       file('shared/oauth/verify-resource-token.ts'),
       file('shared/oauth/introspect'),
       file('shared/tokens/'),
-      file('shared/store/followed-revocations.ts'),
+      file('shared/store/revocations/followed-revocations.ts'),
       file('shared/oauth/may-see-token.ts'),
       file('shared/oauth/user-token-state.ts'),
     ),

@@ -18,11 +18,11 @@
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createRuntime, type Runtime, runWithRuntime } from '#shared/runtime.ts';
-import { entity } from '#shared/store/entity.ts';
-import { memberLinkItem } from '#shared/store/group-links-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
-import { newUserRecord } from '#shared/store/user-defaults.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { entity } from '#shared/store/core/entity.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import { memberLinkItem } from '#shared/store/rbac/group-links-repository.ts';
+import { newUserRecord } from '#shared/store/users/user-defaults.ts';
 import { handler as tokenHandler } from '../../functions/oauth/token.ts';
 import { basicAuth, FORM, lambdaContext, proxyEvent } from '../lib/api-event.ts';
 import type { DdbMeter, DdbUsage } from '../lib/ddb-meter.ts';

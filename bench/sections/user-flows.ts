@@ -413,7 +413,7 @@ export async function userFlowCosts(
         const before = inproc.meter.snapshot();
         await one(done++);
         const used = inproc.meter.since(before);
-        // The revocation log's Query (shared/store/followed-revocations.ts) is the container's
+        // The revocation log's Query (shared/store/revocations/followed-revocations.ts) is the container's
         // upkeep, once a second whatever the rate, carried by whichever request finds it due; it
         // is the only Query on these paths. It stays in the mean and in byCommand, not in the
         // per-request maximum, which counts the request's own reads.

@@ -3,7 +3,7 @@ import { HealthResponseSchema } from '#shared/health/health-response-schema.ts';
 import { jsonResponse } from '#shared/http/response.ts';
 import { json } from '#shared/http/response-spec.ts';
 import { httpHandler } from '#shared/http/table-handler.ts';
-import { tableProbe } from '#shared/store/table-probe.ts';
+import { tableProbe } from '#shared/store/core/table-probe.ts';
 import { SERVICE_VERSION } from '#shared/version.ts';
 
 /** GET /company/v1/health and /api/company/v1/health (spec 4.4). */

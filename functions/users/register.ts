@@ -4,9 +4,9 @@ import { record } from '#shared/http/response-spec.ts';
 import { httpHandler } from '#shared/http/table-handler.ts';
 import { usersCollection } from '#shared/lists/index.ts';
 import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
-import { ticketsRepository } from '#shared/store/tickets-repository.ts';
-import { oauthDeps } from '#shared/store/token-path-records.ts';
-import { usersRepository } from '#shared/store/users-repository.ts';
+import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
+import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
+import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { RegisterBody } from '#shared/users/register-body.ts';
 import { registerUser } from '#shared/users/register-user.ts';
 

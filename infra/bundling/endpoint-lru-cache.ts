@@ -2,7 +2,7 @@
  * Stands in for `mnemonist/lru-cache` in the Lambda bundles (an esbuild alias in `BUNDLING`,
  * infra/constructs/service-function.ts). Its one importer there is `@aws-sdk/endpoint-cache`: every
  * DynamoDB client builds an `EndpointCache` for endpoint discovery, which this service never turns
- * on (shared/store/dynamodb-client.ts sets `endpointDiscoveryEnabled: false`) and which no DynamoDB
+ * on (shared/store/core/dynamodb-client.ts sets `endpointDiscoveryEnabled: false`) and which no DynamoDB
  * operation of the SDK we bundle uses, so the cache is built and never filled. mnemonist's typed-array LRU and the obliterator
  * iterators it requires cost the token bundle 6.4 KB (docs/benchmarks.md "Token function bundle,
  * third round"). This is not a replacement of the AWS SDK: the SDK's code is bundled untouched, and

@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Access } from '#shared/routes/route.ts';
-import { TABLE_INDEXES } from '#shared/store/table-definition.ts';
+import { TABLE_INDEXES } from '#shared/store/core/table-definition.ts';
 import type { KeyMode, ServiceKeys } from './service-keys.ts';
 
 export type KmsOp = Access['kms'][number];
@@ -176,7 +176,7 @@ export class AccessRoles extends Construct {
   }
 }
 
-/** The table's ARN and one ARN per GSI of shared/store/table-definition.ts. */
+/** The table's ARN and one ARN per GSI of shared/store/core/table-definition.ts. */
 export function tableAndIndexArns(table: dynamodb.ITableV2): string[] {
   return [table.tableArn, ...TABLE_INDEXES.map((i) => `${table.tableArn}/index/${i.indexName}`)];
 }

@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE_INDEXES, TABLE_KEYS } from '#shared/store/table-definition.ts';
+import { TABLE_INDEXES, TABLE_KEYS } from '#shared/store/core/table-definition.ts';
 
 export interface DataTableProps {
   /**
@@ -14,7 +14,7 @@ export interface DataTableProps {
 
 /**
  * The single table (docs/design.md §3.6), built from the same definition the local runtime uses
- * (shared/store/table-definition.ts) so the two cannot drift: on-demand, point-in-time recovery,
+ * (shared/store/core/table-definition.ts) so the two cannot drift: on-demand, point-in-time recovery,
  * TTL, every GSI projecting ALL. No physical name: CloudFormation names it and functions get it
  * from `TABLE_NAME`.
  */

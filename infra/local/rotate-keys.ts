@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '#shared/config.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
-import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
+import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
 
 /**
  * `npm run rotate-keys [-- --force]`: rotates the signing keys of the running local server (the

@@ -1,9 +1,9 @@
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem } from '../store/read-items.ts';
-import { REVOCATION_LOG_MIGRATION, revocationLogItem } from '../store/revocations-repository.ts';
-import { keys } from '../store/table-keys.ts';
-import { translateError } from '../store/translate-error.ts';
-import { isLive } from '../store/ttl.ts';
+import { getItem } from '../store/core/reads/read-items.ts';
+import { keys } from '../store/core/table-keys.ts';
+import { translateError } from '../store/core/translate-error.ts';
+import { isLive } from '../store/core/ttl.ts';
+import { REVOCATION_LOG_MIGRATION, revocationLogItem } from '../store/revocations/revocations-repository.ts';
 
 export interface BackfillResult {
   /** Live revocations made before the log existed, copied into it by this run. */
@@ -14,8 +14,8 @@ export interface BackfillResult {
 
 /**
  * Copies every live revocation entry (bound, and of the unbound format) into the revocation log
- * (shared/store/revocations-repository.ts), then records `BOOTSTRAP / MIGRATION#revocation-log`,
- * from which containers trust the log alone (shared/store/followed-revocations.ts). Revocation
+ * (shared/store/revocations/revocations-repository.ts), then records `BOOTSTRAP / MIGRATION#revocation-log`,
+ * from which containers trust the log alone (shared/store/revocations/followed-revocations.ts). Revocation
  * entries have no index, so this is one paginated Scan of the table, filtered to them, once: later
  * runs find the marker (one GetItem) and read nothing. It runs after the functions that revoke
  * have their new code (the deploy order of docs/data-model.md "Migrations"), so every revocation

@@ -3,9 +3,9 @@ import { isAppError } from '../errors.ts';
 import { SYSTEM_ACTOR_ID } from '../records/common.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
-import type { ClientLinksRepository } from '../store/client-links-repository.ts';
-import type { ClientPermissionsRepository } from '../store/client-permissions-repository.ts';
-import type { ClientsRepository } from '../store/clients-repository.ts';
+import type { ClientLinksRepository } from '../store/clients/client-links-repository.ts';
+import type { ClientPermissionsRepository } from '../store/clients/client-permissions-repository.ts';
+import type { ClientsRepository } from '../store/clients/clients-repository.ts';
 
 const isConflict = (e: unknown) => isAppError(e) && e.status === 409;
 

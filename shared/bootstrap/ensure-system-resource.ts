@@ -2,8 +2,8 @@ import { isAppError } from '../errors.ts';
 import { SYSTEM_ACTOR_ID } from '../records/common.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
-import type { ResourcesRepository } from '../store/resources-repository.ts';
-import type { ScopesRepository } from '../store/scopes-repository.ts';
+import type { ResourcesRepository } from '../store/resources/resources-repository.ts';
+import type { ScopesRepository } from '../store/resources/scopes-repository.ts';
 
 const isConflict = (e: unknown) => isAppError(e) && e.status === 409;
 

@@ -3,16 +3,16 @@ import type { SecretBox } from '../keys/key-store.ts';
 import { logger } from '../logger.ts';
 import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
-import { collectionAll } from '../store/collections.ts';
-import { commitPlan } from '../store/commit-plan.ts';
-import { toRecord } from '../store/entity.ts';
-import { and, equals } from '../store/expression.ts';
-import { getItem, getItems } from '../store/read-items.ts';
-import { identifierMarkerKey } from '../store/resource-token-view.ts';
-import { keys } from '../store/table-keys.ts';
-import { tenantsRepository } from '../store/tenants-repository.ts';
-import { translateError } from '../store/translate-error.ts';
-import { updateItem } from '../store/writes.ts';
+import { commitPlan } from '../store/core/commit-plan.ts';
+import { toRecord } from '../store/core/entity.ts';
+import { and, equals } from '../store/core/expression.ts';
+import { collectionAll } from '../store/core/reads/collections.ts';
+import { getItem, getItems } from '../store/core/reads/read-items.ts';
+import { keys } from '../store/core/table-keys.ts';
+import { translateError } from '../store/core/translate-error.ts';
+import { updateItem } from '../store/core/writes.ts';
+import { tenantsRepository } from '../store/tenants/tenants-repository.ts';
+import { identifierMarkerKey } from '../store/token-path/resource-token-view.ts';
 
 const MIGRATION = 'secret-box-dk1';
 

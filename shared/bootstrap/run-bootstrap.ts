@@ -1,8 +1,8 @@
 import { generateClientSecret } from '../clients/client-secret.ts';
 import { SYSTEM_ACTOR_ID } from '../records/common.ts';
 import type { Runtime } from '../runtime.ts';
-import { clientsRepository } from '../store/clients-repository.ts';
-import { credentialsReveal } from '../store/credentials-reveal.ts';
+import { clientsRepository } from '../store/clients/clients-repository.ts';
+import { credentialsReveal } from '../store/clients/credentials-reveal.ts';
 import { bootstrap } from './bootstrap.ts';
 import { ensureStageKeys, type FirstSigningKeys } from './ensure-stage-keys.ts';
 

@@ -5,15 +5,15 @@ import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { Runtime } from '../runtime.ts';
-import { clientsRepository } from '../store/clients-repository.ts';
-import { type InteractionsRepository, interactionsRepository } from '../store/interactions-repository.ts';
-import { refreshTokensRepository } from '../store/refresh-tokens-repository.ts';
-import { resourcesRepository } from '../store/resources-repository.ts';
-import { type SessionsRepository, sessionsRepository } from '../store/sessions-repository.ts';
-import { oauthDeps } from '../store/token-path-records.ts';
-import { type UserGrantsRepository, userGrantsRepository } from '../store/user-grants-repository.ts';
-import { type UserRehashWrite, userRehashWrite } from '../store/user-login-writes.ts';
-import { usersRepository } from '../store/users-repository.ts';
+import { clientsRepository } from '../store/clients/clients-repository.ts';
+import { resourcesRepository } from '../store/resources/resources-repository.ts';
+import { type InteractionsRepository, interactionsRepository } from '../store/sessions/interactions-repository.ts';
+import { refreshTokensRepository } from '../store/sessions/refresh-tokens-repository.ts';
+import { type SessionsRepository, sessionsRepository } from '../store/sessions/sessions-repository.ts';
+import { type UserGrantsRepository, userGrantsRepository } from '../store/sessions/user-grants-repository.ts';
+import { oauthDeps } from '../store/token-path/token-path-records.ts';
+import { type UserRehashWrite, userRehashWrite } from '../store/users/user-login-writes.ts';
+import { usersRepository } from '../store/users/users-repository.ts';
 import { secureCookies } from './cookies.ts';
 
 /** What the hosted login, consent and logout pages depend on, passed as an argument (docs/design.md §3.2). */

@@ -1,8 +1,8 @@
 import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
-import type { InteractionRecord } from '../store/interactions-repository.ts';
-import type { SessionRecord } from '../store/sessions-repository.ts';
+import type { InteractionRecord } from '../store/sessions/interactions-repository.ts';
+import type { SessionRecord } from '../store/sessions/sessions-repository.ts';
 import type { BrowserDeps } from './browser-deps.ts';
 import { formToken, interactionGone, isFormToken, isLocalPath, seeOther } from './browser-responses.ts';
 import { consentNeeded } from './consent-needed.ts';

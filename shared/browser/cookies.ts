@@ -1,5 +1,5 @@
 import { parse, serialize } from 'cookie';
-import { SESSION_LIFETIME_SECONDS } from '../store/sessions-repository.ts';
+import { SESSION_LIFETIME_SECONDS } from '../store/sessions/sessions-repository.ts';
 
 /** The session cookie (docs/browser-flows.md "Sessions"): its value is 32 random bytes, stored only hashed. */
 export const SESSION_COOKIE = 'session';

@@ -4,7 +4,7 @@ import { lastKnownKeys } from '../health/last-known-keys.ts';
 import { activeTokenUser, isUserToken } from '../oauth/user-token-state.ts';
 import type { Route } from '../routes/route.ts';
 import type { Runtime } from '../runtime.ts';
-import { userTokenReads } from '../store/user-token-records.ts';
+import { userTokenReads } from '../store/token-path/user-token-records.ts';
 import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 

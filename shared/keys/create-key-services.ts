@@ -2,7 +2,7 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config.ts';
 import { cacheCounter, type ServiceMetrics } from '../observability/service-metrics.ts';
-import { keys as tableKeys } from '../store/table-keys.ts';
+import { keys as tableKeys } from '../store/core/table-keys.ts';
 import { createKeyBackend } from './key-backend.ts';
 import type { KeyStore, SecretBox } from './key-store.ts';
 import { kmsSignKeyStore } from './kms-sign-key-store.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { internalError, isAppError } from '../errors.ts';
-import { keys } from '../store/table-keys.ts';
-import { translateError } from '../store/translate-error.ts';
+import { keys } from '../store/core/table-keys.ts';
+import { translateError } from '../store/core/translate-error.ts';
 import { contexts, type KeyWrapper } from './key-wrapper.ts';
 
 const SECRET_BYTES = 32;

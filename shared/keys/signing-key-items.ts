@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
-import { TABLE_KEYS } from '../store/table-definition.ts';
-import { keys } from '../store/table-keys.ts';
+import { TABLE_KEYS } from '../store/core/table-definition.ts';
+import { keys } from '../store/core/table-keys.ts';
 import { ASYMMETRIC_ALGS, isAsymmetricAlg } from './jwk.ts';
 import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
 import type { KeyPartition, KeyStateRecord, SigningKeyRecord } from './signing-key-records.ts';

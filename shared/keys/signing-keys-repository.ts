@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { getItems } from '../store/read-items.ts';
-import { TABLE_KEYS } from '../store/table-definition.ts';
-import { keys } from '../store/table-keys.ts';
-import { translateError } from '../store/translate-error.ts';
+import { getItems } from '../store/core/reads/read-items.ts';
+import { TABLE_KEYS } from '../store/core/table-definition.ts';
+import { keys } from '../store/core/table-keys.ts';
+import { translateError } from '../store/core/translate-error.ts';
 import type { AsymmetricAlg, KeyStatus } from './key-store.ts';
 import {
   embedsKeys,

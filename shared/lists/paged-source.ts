@@ -1,6 +1,6 @@
 import type { CollectionSource, PageEntry, StartKey } from './collection-source.ts';
 
-/** The page shape repositories expose (shared/store/collections.ts `CollectionPageRequest`). */
+/** The page shape repositories expose (shared/store/core/reads/collections.ts `CollectionPageRequest`). */
 export interface RepositoryPageRequest {
   limit: number;
   exclusiveStartKey?: Record<string, unknown>;

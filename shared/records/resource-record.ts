@@ -21,7 +21,7 @@ export interface ResourceMetadata {
 
 /**
  * A Resource (spec §2.7) at `RESOURCE#{id}` / `RESOURCE` (GSI1 `TENANT#{t}#RESOURCES` / id). What
- * a token needs of it is copied onto its identifier marker (shared/store/resource-token-view.ts).
+ * a token needs of it is copied onto its identifier marker (shared/store/token-path/resource-token-view.ts).
  * - `scope_names`: scope id → scope name, changed in the same transaction as every scope
  *   create/rename/delete (and copied into the marker's view).
  * - `scope_holders`: scope id → number of permission items on it (clients, later roles and
@@ -78,7 +78,7 @@ export const RESOURCE_LIMITS = {
   /** RFC 7518 §3.2: an HS256 key must be at least as long as the hash output (256 bits). */
   minSecretBytes: 32,
   maxSecretBytes: 1024,
-  /** Seconds. One minute to one day; the default (3600) is in shared/store/resource-defaults.ts. */
+  /** Seconds. One minute to one day; the default (3600) is in shared/store/resources/resource-defaults.ts. */
   minTokenLifetime: 60,
   maxTokenLifetime: 86_400,
   scopeName: 255,

@@ -1,5 +1,5 @@
 import type { UserRecord } from '../records/user-record.ts';
-import type { LoginFailuresRepository } from '../store/login-failures-repository.ts';
+import type { LoginFailuresRepository } from '../store/users/login-failures-repository.ts';
 
 export interface CurrentPasswordDeps {
   /** The user lockout's count (docs/users.md "Brute force"): each check counts like a login attempt. */

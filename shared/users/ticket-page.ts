@@ -4,8 +4,8 @@ import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import type { UserRecord } from '../records/user-record.ts';
-import type { TicketRecord, TicketsRepository } from '../store/tickets-repository.ts';
-import type { UsersRepository } from '../store/users-repository.ts';
+import type { TicketRecord, TicketsRepository } from '../store/sessions/tickets-repository.ts';
+import type { UsersRepository } from '../store/users/users-repository.ts';
 import {
   type EnrolmentForm,
   enrolmentPasswordForm,

@@ -1,6 +1,6 @@
 import { errorPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
-import type { TicketRecord, TicketState } from '../store/tickets-repository.ts';
+import type { TicketRecord, TicketState } from '../store/sessions/tickets-repository.ts';
 
 /** The CSRF purpose of the ticket page's forms: a token of another page never passes here. */
 export const TICKET_CSRF_PURPOSE = 'ticket';

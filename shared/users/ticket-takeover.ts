@@ -1,5 +1,5 @@
 import type { UserRecord } from '../records/user-record.ts';
-import type { TicketRecord } from '../store/tickets-repository.ts';
+import type { TicketRecord } from '../store/sessions/tickets-repository.ts';
 
 /** The tickets whose page sets a credential of the user (a password, an authenticator). */
 export const SETS_CREDENTIAL: ReadonlySet<TicketRecord['kind']> = new Set(['password_change', 'otp_enrollment']);

@@ -51,8 +51,8 @@ describe('layer boundaries (docs/design.md §3.13)', () => {
     [
       'pure-layers-no-table-keys',
       {
-        'shared/store/table-keys.ts': 'export const keys = {};\n',
-        'shared/lists/k.ts': "import { keys } from '../store/table-keys.ts';\nexport const k = keys;\n",
+        'shared/store/core/table-keys.ts': 'export const keys = {};\n',
+        'shared/lists/k.ts': "import { keys } from '../store/core/table-keys.ts';\nexport const k = keys;\n",
       },
     ],
     [

@@ -55,7 +55,9 @@ describe('token function bundle (issue 15 item 7)', () => {
   });
 
   it('reads clients and Resources through their read modules, not the repositories with their write paths', () => {
-    expect(ours()).toEqual(expect.arrayContaining(['shared/store/client-token-reads.ts', 'shared/store/resource-token-reads.ts']));
+    expect(ours()).toEqual(
+      expect.arrayContaining(['shared/store/token-path/client-token-reads.ts', 'shared/store/token-path/resource-token-reads.ts']),
+    );
     expect(
       ours().filter((i) => /^shared\/(store\/(clients|resources)-repository|store\/(client|resource)-delete|management\/)/.test(i)),
     ).toEqual([]);
@@ -85,7 +87,7 @@ describe('token function bundle (issue 15 item 7)', () => {
   });
 
   it('polls device codes through device-code-polls.ts, not the repository with creation and the /device decision', () => {
-    expect(ours()).toContain('shared/store/device-code-polls.ts');
+    expect(ours()).toContain('shared/store/sessions/device-code-polls.ts');
     expect(ours().filter((i) => /^shared\/(store\/device-codes-repository|oauth\/device\/)/.test(i))).toEqual([]);
   });
 

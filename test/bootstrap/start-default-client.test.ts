@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { basicAuth } from '../support/local-service.ts';
 
 /**

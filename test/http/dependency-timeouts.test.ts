@@ -4,7 +4,7 @@ import { isDependencyUnavailable } from '#shared/aws/dependency-failure.ts';
 import { toAppError } from '#shared/http/render-error.ts';
 import { httpHandler } from '#shared/http/table-handler.ts';
 import { runWithRuntime } from '#shared/runtime.ts';
-import { translateError } from '#shared/store/translate-error.ts';
+import { translateError } from '#shared/store/core/translate-error.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
 import { testRuntime } from '../support/test-runtime.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runWithRuntime } from '#shared/runtime.ts';
-import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
+import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
 import { handler as token } from '../../functions/oauth/token.ts';
 import { handler as tokeninfo } from '../../functions/oauth/tokeninfo.ts';
 import { TEST_BUDGET } from '../support/dynamodb.ts';

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
-import { TABLE_INDEXES, TABLE_KEYS } from '#shared/store/table-definition.ts';
+import { TABLE_INDEXES, TABLE_KEYS } from '#shared/store/core/table-definition.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { arnRef, functionIds, synth } from './support.ts';
 
@@ -10,7 +10,7 @@ vi.setConfig({ testTimeout: 120_000 });
 const { template } = synth({ stage: 'dev' });
 const { template: prod } = synth({ stage: 'prod' });
 
-describe('table (docs/design.md §3.6, built from shared/store/table-definition.ts)', () => {
+describe('table (docs/design.md §3.6, built from shared/store/core/table-definition.ts)', () => {
   const table = () => Object.values(template.findResources('AWS::DynamoDB::GlobalTable'))[0]!;
 
   it('on-demand, TTL, point-in-time recovery, no physical name', () => {

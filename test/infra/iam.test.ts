@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Route } from '#shared/routes/route.ts';
 import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
-import { TABLE_INDEXES } from '#shared/store/table-definition.ts';
+import { TABLE_INDEXES } from '#shared/store/core/table-definition.ts';
 import {
   type AccessProfile,
   effectiveGrants,

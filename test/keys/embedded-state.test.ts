@@ -10,7 +10,7 @@ import type { AsymmetricAlg } from '#shared/keys/key-store.ts';
 import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from '#shared/keys/key-timing.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
 import { signingKeysRepository } from '#shared/keys/signing-keys-repository.ts';
-import { keys as tableKeys } from '#shared/store/table-keys.ts';
+import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
 import { countingDb } from '../support/counting-db.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { claims, localConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';

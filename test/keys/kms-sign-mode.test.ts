@@ -8,7 +8,7 @@ import { createKeyServices } from '#shared/keys/create-key-services.ts';
 import { jwkOfKey, kidOf } from '#shared/keys/jwk.ts';
 import { RETIRE_MARGIN_SECONDS } from '#shared/keys/key-timing.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
-import { keys as tableKeys } from '#shared/store/table-keys.ts';
+import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { type FakeKms, fakeKms, KMS_KEY_ARN, KMS_SIGNING_KEY_ARN, KMS_SIGNING_KEY_ARN_2 } from '../support/fake-kms.ts';
 import { claims, envelopeConfig, ISSUER, testClock, verifyWithJwks } from '../support/key-test-env.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyServices } from '#shared/keys/create-key-services.ts';
 import { createKeyBackend } from '#shared/keys/key-backend.ts';
 import { loadOrCreateMasterKey } from '#shared/keys/local-master-key.ts';
-import { keys as tableKeys } from '#shared/store/table-keys.ts';
+import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { claims, localConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyServices } from '#shared/keys/create-key-services.ts';
 import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from '#shared/keys/key-timing.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
-import { keys as tableKeys } from '#shared/store/table-keys.ts';
+import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
 import { countingDb } from '../support/counting-db.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { fakeKms } from '../support/fake-kms.ts';

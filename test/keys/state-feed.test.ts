@@ -6,7 +6,7 @@ import { createKeyServices } from '#shared/keys/create-key-services.ts';
 import type { KeyStateFeed, KeyStore } from '#shared/keys/key-store.ts';
 import { NEXT_KEY_MIN_PUBLISHED_SECONDS } from '#shared/keys/key-timing.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
-import { keys as tableKeys } from '#shared/store/table-keys.ts';
+import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
 import { countingDb } from '../support/counting-db.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { type FakeKms, fakeKms, KMS_SIGNING_KEY_ARN } from '../support/fake-kms.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resourcesRepository } from '#shared/store/resources-repository.ts';
+import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
 import { type ClientsFixture, clientsFixture } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;

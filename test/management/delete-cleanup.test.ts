@@ -1,9 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupsRepository } from '#shared/store/groups-repository.ts';
-import { rolesRepository } from '#shared/store/roles-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
-import { usersRepository } from '#shared/store/users-repository.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { groupsRepository } from '#shared/store/rbac/groups-repository.ts';
+import { rolesRepository } from '#shared/store/rbac/roles-repository.ts';
+import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { crashingDb } from '../support/crashing-db.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 

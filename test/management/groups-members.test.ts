@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 

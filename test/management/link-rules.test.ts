@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 

@@ -6,8 +6,8 @@ import { clientsCollection as spec } from '#shared/lists/collections/clients.ts'
 import { type ListEnvelope, listCollection } from '#shared/lists/list-collection.ts';
 import { pagedSource } from '#shared/lists/paged-source.ts';
 import { parseListParams } from '#shared/lists/parse-list-params.ts';
-import { queryPage } from '#shared/store/query-page.ts';
-import { querySource, stripKeys } from '#shared/store/query-source.ts';
+import { queryPage } from '#shared/store/core/reads/query-page.ts';
+import { querySource, stripKeys } from '#shared/store/core/reads/query-source.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { countReads, makeClients, putCollection, type ReadStats, uuidv7 } from '../support/list-fixtures.ts';
 
@@ -158,7 +158,7 @@ describe('cost: items DynamoDB reads (1,000-record collection)', () => {
 });
 
 describe('pagedSource: a repository listPage/listAll/count plugged in', () => {
-  // The shape of shared/store/collections.ts; each call returns at most 4 items, as DynamoDB does
+  // The shape of shared/store/core/reads/collections.ts; each call returns at most 4 items, as DynamoDB does
   // when a page hits 1 MB, so the adapter must keep asking.
   const repo = {
     listPage: async (req: { limit: number; exclusiveStartKey?: Record<string, unknown>; descending?: boolean }) => {

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientPermissionsRepository } from '#shared/store/client-permissions-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { clientPermissionsRepository } from '#shared/store/clients/client-permissions-repository.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SCOPES_PER_RESOURCE } from '#shared/store/scopes-repository.ts';
+import { MAX_SCOPES_PER_RESOURCE } from '#shared/store/resources/scopes-repository.ts';
 import { type ResourcesFixture, resourcesFixture, UNKNOWN_ID } from '../support/resources-fixture.ts';
 
 /** Resource Scopes (docs/contract.md §6 `/resources/{id}/scopes[/{scope_id}]`, spec §2.8). */

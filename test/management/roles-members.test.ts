@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_SWEEP_PAGE } from '#shared/store/role-delete.ts';
-import { keys } from '#shared/store/table-keys.ts';
-import { oauthDeps } from '#shared/store/token-path-records.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { ROLE_SWEEP_PAGE } from '#shared/store/rbac/role-delete.ts';
+import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type RolesFixture, rolesFixture } from '../support/roles-fixture.ts';
 

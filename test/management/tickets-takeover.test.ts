@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ticketsRepository } from '#shared/store/tickets-repository.ts';
+import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
 import { DEFAULT_TENANT } from '../support/clients-fixture.ts';
 import { hiddenValue, type TicketsFixture, ticketsFixture } from '../support/tickets-fixture.ts';
 import { GOOD_PASSWORD } from '../support/users-fixture.ts';

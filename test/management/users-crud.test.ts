@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { GOOD_PASSWORD, MINIMAL_USER_KEYS, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 

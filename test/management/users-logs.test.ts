@@ -8,7 +8,7 @@ vi.hoisted(() => {
 });
 
 const { captureLogLines } = await import('../support/capture-stdout.ts');
-const { keys } = await import('#shared/store/table-keys.ts');
+const { keys } = await import('#shared/store/core/table-keys.ts');
 const { usersFixture } = await import('../support/users-fixture.ts');
 
 let fx: Awaited<ReturnType<typeof usersFixture>>;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '#shared/store/table-keys.ts';
-import { oauthDeps } from '#shared/store/token-path-records.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
 import { base32Decode, totp } from '#shared/users/totp.ts';
 import { DEFAULT_TENANT } from '../support/clients-fixture.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';

@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeHash } from '#shared/store/authorization-codes-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { codeHash } from '#shared/store/sessions/authorization-codes-repository.ts';
 import {
   type Answer,
   authorizeThrough,

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeHash } from '#shared/store/authorization-codes-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { codeHash } from '#shared/store/sessions/authorization-codes-repository.ts';
 import {
   authorizeThrough,
   authorizeUrl,

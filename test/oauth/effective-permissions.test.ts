@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { effectiveAccess, effectiveGroups, type RbacUser } from '#shared/rbac/effective-permissions.ts';
 import { createRuntime, type Runtime } from '#shared/runtime.ts';
-import { cachedRbacRecordReads, rbacRecordReads } from '#shared/store/rbac-records.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import { cachedRbacRecordReads, rbacRecordReads } from '#shared/store/token-path/rbac-records.ts';
 import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
 import { putChain, putGroup, putRole, setUserRbac } from '../support/rbac-items.ts';
 import { testRuntime } from '../support/test-runtime.ts';

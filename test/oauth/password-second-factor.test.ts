@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { base32Decode, hotp, totp, totpStep } from '#shared/users/totp.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';

@@ -3,10 +3,10 @@ import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts'
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
-import { clientsRepository } from '#shared/store/clients-repository.ts';
-import { resourcesRepository } from '#shared/store/resources-repository.ts';
-import { scopesRepository } from '#shared/store/scopes-repository.ts';
-import { oauthDeps } from '#shared/store/token-path-records.ts';
+import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
+import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
+import { scopesRepository } from '#shared/store/resources/scopes-repository.ts';
+import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putChain, putRole, setUserRbac } from '../support/rbac-items.ts';
 import { refreshContainer } from '../support/refresh-container.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { createTenant, managementCaller } from '../support/management-api.ts';
 

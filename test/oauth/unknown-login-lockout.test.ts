@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '#shared/records/user-record.ts';
-import { otpRepository } from '#shared/store/otp-repository.ts';
+import { otpRepository } from '#shared/store/users/otp-repository.ts';
 import { hashPassword } from '#shared/users/password-hash.ts';
 import { base32Decode, hotp, totp, totpStep } from '#shared/users/totp.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';

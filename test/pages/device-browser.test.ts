@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as client from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { browserLogin, PHONE, SCREENSHOT_DIR } from '../support/browser-login.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { storedItem } from '../support/login-grants.ts';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionHash } from '#shared/store/sessions-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { sessionHash } from '#shared/store/sessions/sessions-repository.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
 

@@ -1,8 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { cachedRevocations } from '#shared/store/cached-revocations.ts';
-import { revocationsRepository } from '#shared/store/revocations-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { cachedRevocations } from '#shared/store/revocations/cached-revocations.ts';
+import { revocationsRepository } from '#shared/store/revocations/revocations-repository.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 
 const ref = (jti: string, clientId = 'client-1', verifier = 'key:kid-1') => ({ jti, clientId, verifier });

@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { formatUserCode, newUserCode, normaliseUserCode, USER_CODE_ALPHABET } from '#shared/oauth/device/user-code.ts';
-import { deviceCodeHash, deviceCodesRepository } from '#shared/store/device-codes-repository.ts';
-import { userCodeAttemptsRepository } from '#shared/store/user-code-attempts-repository.ts';
+import { deviceCodeHash, deviceCodesRepository } from '#shared/store/sessions/device-codes-repository.ts';
+import { userCodeAttemptsRepository } from '#shared/store/sessions/user-code-attempts-repository.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 
 const NEW = { clientId: 'client-1', tenantId: 'tenant-1', scopes: ['openid'], lifetimeSeconds: 600, intervalSeconds: 5 };

@@ -1,11 +1,11 @@
 /**
- * shared/store/dynamodb-client.ts keeps DynamoDB endpoint discovery off whatever the environment
+ * shared/store/core/dynamodb-client.ts keeps DynamoDB endpoint discovery off whatever the environment
  * says: the Lambda bundles give its cache a stand-in LRU (infra/bundling/endpoint-lru-cache.ts)
  * that is never to be filled.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
+import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
 import { createTestTable, TEST_BUDGET } from '../support/dynamodb.ts';
 
 afterEach(() => vi.unstubAllEnvs());

@@ -1,7 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { INTERACTION_LIFETIME_SECONDS, interactionsRepository, type NewInteraction } from '#shared/store/interactions-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import {
+  INTERACTION_LIFETIME_SECONDS,
+  interactionsRepository,
+  type NewInteraction,
+} from '#shared/store/sessions/interactions-repository.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let table: TestTable;

@@ -1,10 +1,10 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { conflict } from '#shared/errors.ts';
-import { exists, notExists } from '#shared/store/expression.ts';
-import { commitLinkChange, LinkPlan } from '#shared/store/link-commit.ts';
-import { getItem } from '#shared/store/read-items.ts';
-import { deleteItem, putItem, updateItem } from '#shared/store/writes.ts';
+import { exists, notExists } from '#shared/store/core/expression.ts';
+import { getItem } from '#shared/store/core/reads/read-items.ts';
+import { deleteItem, putItem, updateItem } from '#shared/store/core/writes.ts';
+import { commitLinkChange, LinkPlan } from '#shared/store/rbac/link-commit.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let t: TestTable;

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
-import { loginFailuresRepository } from '#shared/store/login-failures-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
-import { userLoginWrites } from '#shared/store/user-login-writes.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { loginFailuresRepository } from '#shared/store/users/login-failures-repository.ts';
+import { userLoginWrites } from '#shared/store/users/user-login-writes.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let table: TestTable;

@@ -1,8 +1,8 @@
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '#shared/runtime.ts';
-import { SESSION_LIFETIME_SECONDS, sessionHash, sessionsRepository } from '#shared/store/sessions-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { SESSION_LIFETIME_SECONDS, sessionHash, sessionsRepository } from '#shared/store/sessions/sessions-repository.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putUser } from '../support/user-items.ts';
 

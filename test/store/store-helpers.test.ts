@@ -1,17 +1,17 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { conflict } from '#shared/errors.ts';
-import { commitPlan, MAX_PATHS_PER_ITEM } from '#shared/store/commit-plan.ts';
-import { equals, exists, notExists } from '#shared/store/expression.ts';
-import { putMarker } from '#shared/store/markers.ts';
-import { mergePatch } from '#shared/store/merge-patch.ts';
-import { getItem, getItems } from '#shared/store/read-items.ts';
-import { RetryableConflict } from '#shared/store/retry.ts';
-import { translateError } from '#shared/store/translate-error.ts';
-import { ttlOf } from '#shared/store/ttl.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
-import { updateWithRetry, versionedUpdate } from '#shared/store/versioned-update.ts';
-import { checkItem, deleteItem, putItem, updateItem, type Write } from '#shared/store/writes.ts';
+import { commitPlan, MAX_PATHS_PER_ITEM } from '#shared/store/core/commit-plan.ts';
+import { equals, exists, notExists } from '#shared/store/core/expression.ts';
+import { putMarker } from '#shared/store/core/markers.ts';
+import { mergePatch } from '#shared/store/core/merge-patch.ts';
+import { getItem, getItems } from '#shared/store/core/reads/read-items.ts';
+import { RetryableConflict } from '#shared/store/core/retry.ts';
+import { translateError } from '#shared/store/core/translate-error.ts';
+import { ttlOf } from '#shared/store/core/ttl.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import { updateWithRetry, versionedUpdate } from '#shared/store/core/versioned-update.ts';
+import { checkItem, deleteItem, putItem, updateItem, type Write } from '#shared/store/core/writes.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let t: TestTable;
@@ -50,7 +50,7 @@ describe('mergePatch (PATCH merges, docs/contract.md §6)', () => {
   });
 });
 
-describe('reads of keys beyond the key limits (shared/store/read-items.ts)', () => {
+describe('reads of keys beyond the key limits (shared/store/core/reads/read-items.ts)', () => {
   it('are absent, not a ValidationException: a client-sent id can never make a read a 500', async () => {
     // At the limits (2,048 bytes of partition key, 1,024 of sort key, multi-byte counted) the item is found.
     const pk = `P#${'é'.repeat(1023)}`; // 2 + 2,046 bytes
@@ -66,7 +66,7 @@ describe('reads of keys beyond the key limits (shared/store/read-items.ts)', () 
   });
 });
 
-describe('TTL: an expired item is absent on read (shared/store/ttl.ts)', () => {
+describe('TTL: an expired item is absent on read (shared/store/core/ttl.ts)', () => {
   it('getItem hides an item whose ttl has passed, even before DynamoDB deletes it', async () => {
     await t.db.send(new PutCommand({ TableName: t.tableName, Item: { ...k('TTL#old'), ttl: ttlOf(new Date(NOW.getTime() - 1000)) } }));
     await t.db.send(new PutCommand({ TableName: t.tableName, Item: { ...k('TTL#new'), ttl: ttlOf(new Date(NOW.getTime() + 60_000)) } }));

@@ -1,13 +1,13 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClientRecord, TokenGrants } from '#shared/records/client-record.ts';
-import { readClientPartition } from '#shared/store/client-partition.ts';
-import { commitPlan } from '#shared/store/commit-plan.ts';
-import { linkItem, MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT, permissionItem } from '#shared/store/link-writes.ts';
-import { reconcileTokenViews } from '#shared/store/reconcile-token-views.ts';
-import { tokenViewOf } from '#shared/store/resource-token-view.ts';
-import { keys } from '#shared/store/table-keys.ts';
-import { putItem, updateItem } from '#shared/store/writes.ts';
+import { readClientPartition } from '#shared/store/clients/client-partition.ts';
+import { commitPlan } from '#shared/store/core/commit-plan.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { putItem, updateItem } from '#shared/store/core/writes.ts';
+import { linkItem, MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT, permissionItem } from '#shared/store/rbac/link-writes.ts';
+import { reconcileTokenViews } from '#shared/store/token-path/reconcile-token-views.ts';
+import { tokenViewOf } from '#shared/store/token-path/resource-token-view.ts';
 import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
 
 /**

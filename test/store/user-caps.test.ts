@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cappedEntry, pushOut } from '#shared/store/user-caps.ts';
+import { cappedEntry, pushOut } from '#shared/store/users/user-caps.ts';
 
-/** The list arithmetic of the per-user caps (shared/store/user-caps.ts, docs/security.md "Caps"). */
+/** The list arithmetic of the per-user caps (shared/store/users/user-caps.ts, docs/security.md "Caps"). */
 describe('pushOut: a new entry on a list at the cap', () => {
   const now = 1_000_000;
   it('pushes out the oldest live entries only, keeps the order, appends the new one', () => {

@@ -1,10 +1,10 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consentNeeded } from '#shared/browser/consent-needed.ts';
-import { refreshTokensRepository } from '#shared/store/refresh-tokens-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
-import { userGrantsRepository } from '#shared/store/user-grants-repository.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
+import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let table: TestTable;

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { keys } from '#shared/store/table-keys.ts';
-import { userMarker } from '#shared/store/user-markers.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { userMarker } from '#shared/store/users/user-markers.ts';
 import { ACTOR, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
 
 let f: StoreFixture;

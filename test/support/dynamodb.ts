@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { DependencyBudget } from '#shared/aws/dependency-budget.ts';
-import { createDocumentClient } from '#shared/store/dynamodb-client.ts';
+import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
 import { ensureTable } from '../../infra/local/dynamodb-local.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { GroupRecord } from '#shared/records/group-record.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { usersFixture } from './users-fixture.ts';
 
 /** The Users fixture plus what the Groups tests need: `createGroup` over HTTP and stored-state reads. */

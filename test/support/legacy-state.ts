@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AsymmetricAlg } from '#shared/keys/key-store.ts';
-import { keys as tableKeys } from '#shared/store/table-keys.ts';
+import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
 import type { TestTable } from './dynamodb.ts';
 
 /** The stored state item of `alg` (consistent GetItem). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { generateClientSecret } from '#shared/clients/client-secret.ts';
 import { apiDocsOf } from '#shared/openapi/api-docs.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
 import { TEST_BUDGET_ENV } from './dynamodb.ts';
 import { contractChecker, type Exchange } from './openapi-contract.ts';

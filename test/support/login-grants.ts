@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as client from 'openid-client';
 import { expect } from 'vitest';
-import type { Key } from '#shared/store/writes.ts';
+import type { Key } from '#shared/store/core/writes.ts';
 import { basicAuth, type TestService } from './local-service.ts';
 import { managementCaller } from './management-api.ts';
 

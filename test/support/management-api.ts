@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
 import type { Runtime } from '#shared/runtime.ts';
-import { entity } from '#shared/store/entity.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { entity } from '#shared/store/core/entity.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 
 /** What a test sees of one HTTP exchange. */
 export interface Reply {

@@ -11,10 +11,10 @@ import type { NewResource, ResourcePatch, ResourceRecord } from '#shared/records
 import type { NewScope, ScopePatch, ScopeRecord } from '#shared/records/scope-record.ts';
 import { DEFAULT_TENANT_ID, type TenantRecord } from '#shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES } from '#shared/routes/management-scopes.ts';
-import { newClientRecord } from '#shared/store/client-defaults.ts';
-import { type DeepPartial, mergePatch } from '#shared/store/merge-patch.ts';
-import { newResourceRecord, sealSigningSecret } from '#shared/store/resource-defaults.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { newClientRecord } from '#shared/store/clients/client-defaults.ts';
+import { type DeepPartial, mergePatch } from '#shared/store/core/merge-patch.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import { newResourceRecord, sealSigningSecret } from '#shared/store/resources/resource-defaults.ts';
 import { aesSecretBox } from './aes-secret-box.ts';
 
 /**

@@ -4,11 +4,11 @@ import type { ManagementAccess } from '#shared/management/kit/access.ts';
 import type { UserDeps } from '#shared/management/users/user-deps.ts';
 import { DEFAULT_TENANT_ID, type TenantRecord } from '#shared/records/tenant-record.ts';
 import { USER_LOGIN_KINDS, type UserLoginKind, type UserRecord, userMarkerValue } from '#shared/records/user-record.ts';
-import type { AttemptAdmission } from '#shared/store/login-failures-repository.ts';
-import { type DeepPartial, mergePatch } from '#shared/store/merge-patch.ts';
-import { newUserRecord } from '#shared/store/user-defaults.ts';
-import type { UsersRepository } from '#shared/store/users-repository.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { type DeepPartial, mergePatch } from '#shared/store/core/merge-patch.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import type { AttemptAdmission } from '#shared/store/users/login-failures-repository.ts';
+import { newUserRecord } from '#shared/store/users/user-defaults.ts';
+import type { UsersRepository } from '#shared/store/users/users-repository.ts';
 import { aesSecretBox } from './aes-secret-box.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
-import { interactionsRepository, type NewInteraction } from '#shared/store/interactions-repository.ts';
-import { refreshTokensRepository } from '#shared/store/refresh-tokens-repository.ts';
-import { sessionsRepository } from '#shared/store/sessions-repository.ts';
-import { userGrantsRepository } from '#shared/store/user-grants-repository.ts';
+import { interactionsRepository, type NewInteraction } from '#shared/store/sessions/interactions-repository.ts';
+import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
+import { sessionsRepository } from '#shared/store/sessions/sessions-repository.ts';
+import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
 import { base32Decode, totp } from '#shared/users/totp.ts';
 import { GOOD_PASSWORD, usersFixture } from './users-fixture.ts';
 

@@ -2,10 +2,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenGrants } from '#shared/records/client-record.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
-import { entity } from '#shared/store/entity.ts';
-import { newGroupRecord } from '#shared/store/groups-repository.ts';
-import { keys } from '#shared/store/table-keys.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { entity } from '#shared/store/core/entity.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import { newGroupRecord } from '#shared/store/rbac/groups-repository.ts';
 
 /**
  * Roles, groups and a user's RBAC mirrors written straight into the table with the pinned shapes

@@ -1,10 +1,10 @@
 import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
-import { clientLinksRepository } from '#shared/store/client-links-repository.ts';
-import { clientPermissionsRepository } from '#shared/store/client-permissions-repository.ts';
-import { resourcesRepository } from '#shared/store/resources-repository.ts';
-import { scopesRepository } from '#shared/store/scopes-repository.ts';
-import { forgetClient, forgetResources } from '#shared/store/token-path-records.ts';
+import { clientLinksRepository } from '#shared/store/clients/client-links-repository.ts';
+import { clientPermissionsRepository } from '#shared/store/clients/client-permissions-repository.ts';
+import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
+import { scopesRepository } from '#shared/store/resources/scopes-repository.ts';
+import { forgetClient, forgetResources } from '#shared/store/token-path/token-path-records.ts';
 import { createTenant } from './management-api.ts';
 import type { ResourcesFixture } from './resources-fixture.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/store/table-keys.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 import { usersFixture } from './users-fixture.ts';
 
 /** The Users fixture plus Roles helpers: `createRole` over HTTP and raw reads of stored items. */

@@ -1,9 +1,9 @@
 import type { UserRecord } from '#shared/records/user-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
-import { interactionsRepository } from '#shared/store/interactions-repository.ts';
-import { refreshTokensRepository } from '#shared/store/refresh-tokens-repository.ts';
-import { sessionsRepository } from '#shared/store/sessions-repository.ts';
-import { userGrantsRepository } from '#shared/store/user-grants-repository.ts';
+import { interactionsRepository } from '#shared/store/sessions/interactions-repository.ts';
+import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
+import { sessionsRepository } from '#shared/store/sessions/sessions-repository.ts';
+import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
 
 /**
  * A "logged-in browser" and a "finished login and consent" without the hosted pages: the session,

@@ -1,5 +1,5 @@
-import { ticketsRepository } from '#shared/store/tickets-repository.ts';
-import { usersRepository } from '#shared/store/users-repository.ts';
+import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
+import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { startTestService, type TestService } from './local-service.ts';
 import { managementCaller } from './management-api.ts';
 import { readOutbox } from './outbox.ts';

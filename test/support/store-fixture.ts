@@ -1,11 +1,11 @@
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
-import { clientLinksRepository } from '#shared/store/client-links-repository.ts';
-import { clientPermissionsRepository } from '#shared/store/client-permissions-repository.ts';
-import { clientsRepository } from '#shared/store/clients-repository.ts';
-import { resourcesRepository } from '#shared/store/resources-repository.ts';
-import { scopesRepository } from '#shared/store/scopes-repository.ts';
-import { tenantsRepository } from '#shared/store/tenants-repository.ts';
-import { usersRepository } from '#shared/store/users-repository.ts';
+import { clientLinksRepository } from '#shared/store/clients/client-links-repository.ts';
+import { clientPermissionsRepository } from '#shared/store/clients/client-permissions-repository.ts';
+import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
+import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
+import { scopesRepository } from '#shared/store/resources/scopes-repository.ts';
+import { tenantsRepository } from '#shared/store/tenants/tenants-repository.ts';
+import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { aesSecretBox } from './aes-secret-box.ts';
 import { createTestTable, type TestTable } from './dynamodb.ts';
 

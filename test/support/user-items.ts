@@ -2,10 +2,10 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { type UserRecord, userMarkerValue } from '#shared/records/user-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
-import { entity } from '#shared/store/entity.ts';
-import { keys } from '#shared/store/table-keys.ts';
-import { loginMarkerAttributes } from '#shared/store/user-markers.ts';
-import { uuidv7 } from '#shared/store/uuidv7.ts';
+import { entity } from '#shared/store/core/entity.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
+import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import { loginMarkerAttributes } from '#shared/store/users/user-markers.ts';
 
 /**
  * A user written straight into the table as the users repository stores it (`keys.user` item plus

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
-import { entity } from '#shared/store/entity.ts';
-import { keys } from '#shared/store/table-keys.ts';
+import { entity } from '#shared/store/core/entity.ts';
+import { keys } from '#shared/store/core/table-keys.ts';
 
 /**
  * User tokens for tests of what reads them (/userinfo, introspection, the management API's bearer

@@ -11,7 +11,7 @@ const { captureLogLines } = await import('../support/capture-stdout.ts');
 const { loginClient, tokenRequest } = await import('../support/login-grants.ts');
 const { putUser } = await import('../support/user-items.ts');
 const { hashPassword } = await import('#shared/users/password-hash.ts');
-const { otpRepository } = await import('#shared/store/otp-repository.ts');
+const { otpRepository } = await import('#shared/store/users/otp-repository.ts');
 const { base32Decode, totp } = await import('#shared/users/totp.ts');
 type TestService = Awaited<ReturnType<typeof startTestService>>;
 

@@ -3,14 +3,14 @@ import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { Runtime } from '../../runtime.ts';
-import { type ClientLinksRepository, clientLinksRepository } from '../../store/client-links-repository.ts';
-import { type ClientPartition, readClientPartition } from '../../store/client-partition.ts';
-import { type ClientPermissionsRepository, clientPermissionsRepository } from '../../store/client-permissions-repository.ts';
-import { type ClientsRepository, clientsRepository } from '../../store/clients-repository.ts';
-import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
-import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
-import { forgetClient, oauthDeps } from '../../store/token-path-records.ts';
+import { type ClientLinksRepository, clientLinksRepository } from '../../store/clients/client-links-repository.ts';
+import { type ClientPartition, readClientPartition } from '../../store/clients/client-partition.ts';
+import { type ClientPermissionsRepository, clientPermissionsRepository } from '../../store/clients/client-permissions-repository.ts';
+import { type ClientsRepository, clientsRepository } from '../../store/clients/clients-repository.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
+import { type ScopesRepository, scopesRepository } from '../../store/resources/scopes-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
+import { forgetClient, oauthDeps } from '../../store/token-path/token-path-records.ts';
 import { clientManagementScopes } from '../held-scopes.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { RecordParams } from '../../lists/index.ts';
 import type { ClientMetadata } from '../../records/client-record.ts';
-import { defaultGrantTypes } from '../../store/client-defaults.ts';
+import { defaultGrantTypes } from '../../store/clients/client-defaults.ts';
 import type { ManagementAccess } from '../kit/access.ts';
 import { presentRecord } from '../kit/present-record.ts';
 import type { CreateClientInput } from './client-body-schemas.ts';

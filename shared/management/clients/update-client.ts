@@ -1,7 +1,7 @@
 import { conflict, insufficientScope } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
 import type { ClientPatch, ClientRecord } from '../../records/client-record.ts';
-import { type DeepPartial, mergePatch } from '../../store/merge-patch.ts';
+import { type DeepPartial, mergePatch } from '../../store/core/merge-patch.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { assertMergedJsonFits } from '../kit/fields.ts';
 import { presentRecord } from '../kit/present-record.ts';

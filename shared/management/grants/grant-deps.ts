@@ -1,9 +1,9 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
-import { oauthDeps } from '../../store/token-path-records.ts';
-import { type UserGrantsRepository, userGrantsRepository } from '../../store/user-grants-repository.ts';
-import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+import { type UserGrantsRepository, userGrantsRepository } from '../../store/sessions/user-grants-repository.ts';
+import { oauthDeps } from '../../store/token-path/token-path-records.ts';
+import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
 
 /** What the User Grants use cases depend on, passed as an argument (docs/design.md §3.2). */
 export interface GrantDeps {

@@ -1,6 +1,6 @@
 import { notFound } from '../../errors.ts';
 import { type ListEnvelope, type ListParams, listQuerySchema, userGrantsCollection } from '../../lists/index.ts';
-import type { UserGrantRecord } from '../../store/user-grants-repository.ts';
+import type { UserGrantRecord } from '../../store/sessions/user-grants-repository.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import { defineEntity, pickView } from '../kit/entity.ts';
 import { fieldKit, uuid } from '../kit/fields.ts';

@@ -1,14 +1,14 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
-import { type GroupLinksRepository, groupLinksRepository } from '../../store/group-links-repository.ts';
-import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
-import { forgetRbacRecords } from '../../store/rbac-records.ts';
-import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
-import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
-import { forgetUser } from '../../store/user-token-records.ts';
-import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+import { type GroupLinksRepository, groupLinksRepository } from '../../store/rbac/group-links-repository.ts';
+import { type GroupsRepository, groupsRepository } from '../../store/rbac/groups-repository.ts';
+import { type RolesRepository, rolesRepository } from '../../store/rbac/roles-repository.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
+import { forgetRbacRecords } from '../../store/token-path/rbac-records.ts';
+import { forgetUser } from '../../store/token-path/user-token-records.ts';
+import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
 
 /** What the Groups use cases depend on (docs/design.md §3.2). */
 export interface GroupDeps {

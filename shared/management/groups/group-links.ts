@@ -1,5 +1,5 @@
 import type { ListEnvelope, ListParams } from '../../lists/index.ts';
-import type { GroupLinksRepository } from '../../store/group-links-repository.ts';
+import type { GroupLinksRepository } from '../../store/rbac/group-links-repository.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
 import type { EntityDeclaration } from '../kit/entity.ts';
 import { listChildren } from '../kit/present-record.ts';

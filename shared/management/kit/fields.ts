@@ -40,7 +40,7 @@ export const text = (max: number) => v.pipe(string(), safeText(), v.maxLength(ma
 export const optionalText = (max: number) =>
   v.pipe(string(), safeText({ multiline: true, allowEmpty: true }), v.maxLength(max, `must be at most ${max} characters`));
 
-// Ids are stored lower-case (UUIDv7 from shared/store/uuidv7.ts): an upper-case spelling names the same record.
+// Ids are stored lower-case (UUIDv7 from shared/store/core/uuidv7.ts): an upper-case spelling names the same record.
 export const uuid = v.pipe(v.string('must be a UUID'), v.uuid('must be a UUID'), v.toLowerCase());
 
 export const bool = v.boolean('must be true or false');

@@ -2,11 +2,11 @@ import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { RbacRecordReads } from '../../rbac/effective-permissions.ts';
 import type { Runtime } from '../../runtime.ts';
-import { type GroupsRepository, groupsRepository } from '../../store/groups-repository.ts';
-import { rbacRecordReads } from '../../store/rbac-records.ts';
-import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
-import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
-import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+import { type GroupsRepository, groupsRepository } from '../../store/rbac/groups-repository.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
+import { type ScopesRepository, scopesRepository } from '../../store/resources/scopes-repository.ts';
+import { rbacRecordReads } from '../../store/token-path/rbac-records.ts';
+import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
 
 /** What the effective-permission and effective-group lists depend on (docs/design.md §3.2). */
 export interface RbacDeps {

@@ -1,6 +1,6 @@
 import { notFound } from '../../errors.ts';
 import type { RecordParams } from '../../lists/index.ts';
-import { uuidv7 } from '../../store/uuidv7.ts';
+import { uuidv7 } from '../../store/core/uuidv7.ts';
 import type { ManagementAccess } from '../kit/access.ts';
 import { presentRecord } from '../kit/present-record.ts';
 import { checkNewMetadata } from './metadata-rules.ts';

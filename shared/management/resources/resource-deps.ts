@@ -1,12 +1,12 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
-import { type ClientLinksRepository, clientLinksRepository } from '../../store/client-links-repository.ts';
-import { type ClientsRepository, clientsRepository } from '../../store/clients-repository.ts';
-import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
-import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
-import { forgetClient, forgetResources } from '../../store/token-path-records.ts';
+import { type ClientLinksRepository, clientLinksRepository } from '../../store/clients/client-links-repository.ts';
+import { type ClientsRepository, clientsRepository } from '../../store/clients/clients-repository.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
+import { type ScopesRepository, scopesRepository } from '../../store/resources/scopes-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
+import { forgetClient, forgetResources } from '../../store/token-path/token-path-records.ts';
 
 /** What the Resources, Resource Scopes and Resource Clients use cases depend on (docs/design.md §3.2). */
 export interface ResourceDeps {

@@ -1,13 +1,13 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
-import { forgetRbacRecords } from '../../store/rbac-records.ts';
-import { type ResourcesRepository, resourcesRepository } from '../../store/resources-repository.ts';
-import { type RoleLinksRepository, roleLinksRepository } from '../../store/role-links-repository.ts';
-import { type RolesRepository, rolesRepository } from '../../store/roles-repository.ts';
-import { type ScopesRepository, scopesRepository } from '../../store/scopes-repository.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
-import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+import { type RoleLinksRepository, roleLinksRepository } from '../../store/rbac/role-links-repository.ts';
+import { type RolesRepository, rolesRepository } from '../../store/rbac/roles-repository.ts';
+import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
+import { type ScopesRepository, scopesRepository } from '../../store/resources/scopes-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
+import { forgetRbacRecords } from '../../store/token-path/rbac-records.ts';
+import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
 
 /** What the Roles use cases depend on, passed as an argument (docs/design.md §3.2). */
 export interface RoleDeps {

@@ -20,7 +20,7 @@ export interface OtpEnrolment {
  * administrator sends an enrolment ticket instead, POST /tickets/otp-enrollment). A user without a
  * password sets one first (a password-change ticket). A new enrolment replaces the previous
  * authenticator (one per user; it also clears a disabled one, NIST SP 800-63B §5.2.2). The secret
- * is stored sealed (shared/store/otp-repository.ts) and never shown again; the response is `no-store`.
+ * is stored sealed (shared/store/users/otp-repository.ts) and never shown again; the response is `no-store`.
  */
 export async function enrollUserOtp(deps: UserDeps, access: ManagementAccess, userId: string, body: OtpBodyInput): Promise<OtpEnrolment> {
   const { user, self } = await loadSelfOrManaged(deps, access, userId);

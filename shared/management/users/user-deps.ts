@@ -2,12 +2,12 @@ import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { Runtime } from '../../runtime.ts';
-import { type LoginFailuresRepository, loginFailuresRepository } from '../../store/login-failures-repository.ts';
-import { type OtpRepository, otpRepository } from '../../store/otp-repository.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants-repository.ts';
-import { oauthDeps } from '../../store/token-path-records.ts';
-import { forgetUser } from '../../store/user-token-records.ts';
-import { type UsersRepository, usersRepository } from '../../store/users-repository.ts';
+import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
+import { oauthDeps } from '../../store/token-path/token-path-records.ts';
+import { forgetUser } from '../../store/token-path/user-token-records.ts';
+import { type LoginFailuresRepository, loginFailuresRepository } from '../../store/users/login-failures-repository.ts';
+import { type OtpRepository, otpRepository } from '../../store/users/otp-repository.ts';
+import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
 import { hashPassword, verifyPassword } from '../../users/password-hash.ts';
 import { userManagementScopes } from '../held-scopes.ts';
 
@@ -21,7 +21,7 @@ export interface UserDeps {
   readonly hashPassword: (password: string) => Promise<string>;
   /** Constant time; false for a user without a password (after the same work). */
   readonly verifyPassword: (password: string, hash: string | undefined) => Promise<boolean>;
-  /** The user's TOTP authenticator (sealed secret; shared/store/otp-repository.ts). */
+  /** The user's TOTP authenticator (sealed secret; shared/store/users/otp-repository.ts). */
   readonly otp: Pick<OtpRepository, 'enroll' | 'remove'>;
   /** docs/contract.md §7.3 consecutive-failure count: a self password change's `old_password` counts like a login. */
   readonly loginFailures: Pick<LoginFailuresRepository, 'admit' | 'reset'>;

@@ -1,12 +1,12 @@
 import { perRuntime } from '../../per-runtime.ts';
 import type { ResourceRecord } from '../../records/resource-record.ts';
 import type { Runtime } from '../../runtime.ts';
-import type { AuthorizationCodesRepository } from '../../store/authorization-codes-repository.ts';
-import { type InteractionsRepository, interactionsRepository } from '../../store/interactions-repository.ts';
-import { resourcesRepository } from '../../store/resources-repository.ts';
-import { type SessionsRepository, sessionsRepository } from '../../store/sessions-repository.ts';
-import { oauthDeps } from '../../store/token-path-records.ts';
-import { type UserGrantsRepository, userGrantsRepository } from '../../store/user-grants-repository.ts';
+import { resourcesRepository } from '../../store/resources/resources-repository.ts';
+import type { AuthorizationCodesRepository } from '../../store/sessions/authorization-codes-repository.ts';
+import { type InteractionsRepository, interactionsRepository } from '../../store/sessions/interactions-repository.ts';
+import { type SessionsRepository, sessionsRepository } from '../../store/sessions/sessions-repository.ts';
+import { type UserGrantsRepository, userGrantsRepository } from '../../store/sessions/user-grants-repository.ts';
+import { oauthDeps } from '../../store/token-path/token-path-records.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 
 /** What `/authorize` and `/authorize/resume` use (docs/design.md §3.2: dependencies as arguments). */

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { oauthError } from '../../errors.ts';
-import type { DeviceCodesRepository } from '../../store/device-codes-repository.ts';
+import type { DeviceCodesRepository } from '../../store/sessions/device-codes-repository.ts';
 import { presentedCredentials, verifyCredentials } from '../authenticate-client.ts';
 import { pickFields } from '../introspection-request.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';

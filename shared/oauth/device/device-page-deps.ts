@@ -1,10 +1,10 @@
 import { secureCookies } from '../../browser/cookies.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
-import { deviceCodesRepository } from '../../store/device-codes-repository.ts';
-import { interactionsRepository } from '../../store/interactions-repository.ts';
-import { sessionsRepository } from '../../store/sessions-repository.ts';
-import { userCodeAttemptsRepository } from '../../store/user-code-attempts-repository.ts';
+import { deviceCodesRepository } from '../../store/sessions/device-codes-repository.ts';
+import { interactionsRepository } from '../../store/sessions/interactions-repository.ts';
+import { sessionsRepository } from '../../store/sessions/sessions-repository.ts';
+import { userCodeAttemptsRepository } from '../../store/sessions/user-code-attempts-repository.ts';
 import type { DevicePageDeps } from './device-page.ts';
 
 /** Built once per runtime (per container in Lambda, per local stack locally). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { UserRecord } from '../../records/user-record.ts';
-import type { OtpAuthenticator } from '../../store/otp-checks.ts';
+import type { OtpAuthenticator } from '../../store/users/otp-checks.ts';
 import { isTotpCodeShape, matchTotpStep } from '../../users/totp.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { defineGrant } from './token-grant.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { oauthError } from '../../errors.ts';
 import type { UserRecord } from '../../records/user-record.ts';
-import type { StoredRefreshToken } from '../../store/refresh-tokens-repository.ts';
+import type { StoredRefreshToken } from '../../store/sessions/refresh-tokens-repository.ts';
 import { mintAccessToken } from '../mint-access-token.ts';
 import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';

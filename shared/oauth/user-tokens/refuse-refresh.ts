@@ -1,5 +1,5 @@
 import { oauthError } from '../../errors.ts';
-import type { RotateOutcome } from '../../store/refresh-tokens-repository.ts';
+import type { RotateOutcome } from '../../store/sessions/refresh-tokens-repository.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 
 /**

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import type { SecretBox } from '../../keys/key-store.ts';
+import type { NewResource, ResourceMetadata, ResourceRecord } from '../../records/resource-record.ts';
+
+/**
+ * Defaults the spec leaves open, set to what Auth0 users know for an API: ES256 (docs/contract.md §5.1),
+ * one hour tokens, RBAC off, consent skipped for first-party clients.
+ */
+export const RESOURCE_METADATA_DEFAULTS: Omit<ResourceMetadata, 'identifier_url'> = {
+  is_system: false,
+  signing_algorithm: 'ES256',
+  token_lifetime: 3600,
+  rbac_enabled: false,
+  scopes_added: false,
+  skip_consent_for_first_party: true,
+};
+
+/**
+ * Seals a plaintext HS256 secret; an HS256 resource without one gets a 256-bit random secret
+ * (RFC 7518 §3.2: the key must be at least as long as the hash), so no token is ever signed with
+ * an empty key. Returns the metadata with `signing_secret` sealed (or unchanged when not given).
+ */
+export async function sealSigningSecret(
+  metadata: ResourceMetadata,
+  plaintext: string | undefined,
+  secretBox: SecretBox,
+): Promise<ResourceMetadata> {
+  if (plaintext !== undefined) return { ...metadata, signing_secret: await secretBox.seal(plaintext) };
+  if (metadata.signing_algorithm === 'HS256' && !metadata.signing_secret) {
+    return { ...metadata, signing_secret: await secretBox.seal(randomBytes(32).toString('base64url')) };
+  }
+  return metadata;
+}
+
+export async function newResourceRecord(
+  id: string,
+  input: NewResource,
+  actor: string,
+  at: string,
+  secretBox: SecretBox,
+): Promise<ResourceRecord> {
+  const { signing_secret: plaintext, ...given } = input.resource_metadata;
+  const metadata = await sealSigningSecret({ ...RESOURCE_METADATA_DEFAULTS, ...given }, plaintext, secretBox);
+  return {
+    id,
+    tenant_id: input.tenant_id,
+    resource_type: input.resource_type,
+    resource_name: input.resource_name,
+    ...(input.resource_description !== undefined ? { resource_description: input.resource_description } : {}),
+    resource_metadata: metadata,
+    app_metadata: input.app_metadata ?? [],
+    scope_names: {},
+    scope_holders: {},
+    aggregations: { scopes: 0, clients: 0 },
+    links_version: 0,
+    version: 1,
+    created_by: actor,
+    created_date: at,
+    updated_by: actor,
+    updated_date: at,
+  };
+}
