@@ -58,7 +58,7 @@ export interface TokenResource {
 /**
  * What a grant asks the cold token read to fetch besides the client and the signing keys
  * (grants/token-grant.ts `preload`). Each member is an item the request names by itself; a grant
- * that needs a new kind of item adds a member here and its key in store/token-path-records.ts `preload`.
+ * that needs a new kind of item adds a member here and its key in store/token-path/batch-read-planner.ts `preload`.
  */
 export interface TokenPreload {
   /** A Resource by `identifier_url` (its identifier marker, read in the client's tenant). */
@@ -93,7 +93,7 @@ export interface OAuthDeps {
   cachedResource(tenantId: string, identifierUrl: string): TokenResource | undefined;
   /**
    * Reads, in one call, what a token request for this client will look up (the client, what its
-   * grant's `preload` names, the signing keys) and the caches do not hold (store/token-path-records.ts); the
+   * grant's `preload` names, the signing keys) and the caches do not hold (store/token-path/batch-read-planner.ts); the
    * lookups that follow then hit the caches. Never decides anything: authentication and every
    * check still run on what the finders return.
    */

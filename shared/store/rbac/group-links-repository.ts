@@ -1,3 +1,4 @@
+// One piece: member, nesting and role links of a group commit through the same link units and counters (docs/rbac.md).
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../../errors.ts';
 import { newAuditFields } from '../../records/common.ts';

@@ -1,3 +1,4 @@
+// One piece: the depth and cycle checks and the nesting writes read one graph within one commit attempt (docs/rbac.md).
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { type GroupRecord, type IdSet, MAX_GROUP_DEPTH, type NestedGroupLink } from '../../records/group-record.ts';

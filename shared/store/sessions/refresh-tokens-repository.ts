@@ -1,3 +1,4 @@
+// One piece: issue, rotation, reuse detection and family revocation are one state machine over the same items (docs/tokens.md).
 import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { entity } from '../core/entity.ts';

@@ -26,7 +26,7 @@ const perRuntime = new WeakMap<Runtime, Caches>();
  * token stops working"): the User record and the token's login family (`keys.refreshFamily(sid)`),
  * read through per-container caches of `RECORD_CACHE_TTL_SECONDS` (1 s by default), like client
  * records. A cold check reads both in ONE consistent BatchGetItem; `want` lets the introspection
- * and userinfo preloads fold them into their own single read (store/token-path-records.ts).
+ * and userinfo preloads fold them into their own single read (batch-read-planner.ts).
  */
 export function userTokenReads(runtime: Runtime): UserTokenReads {
   return caches(runtime).reads;
