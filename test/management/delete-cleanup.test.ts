@@ -108,7 +108,11 @@ describe('cleanup on delete (docs/data-model.md §4)', () => {
     await expect(crashed.delete(world.user.id)).rejects.toThrow(/simulated crash/);
     expect(await fx.storedUser(world.user.id)).toBeUndefined();
     expect(await index2(keys.userRoles(world.user.id))).toEqual([]);
-    expect(await fx.storedItem(keys.groupMember(world.groups[0]!.id, world.user.id))).toBeDefined();
+    expect(await fx.storedItem(keys.groupMember(world.groups[0]!.id, world.user.id))).toMatchObject({
+      type: 'GroupMember',
+      group_id: world.groups[0]!.id,
+      user_id: world.user.id,
+    });
     expect((await fx.storedGroup(world.groups[0]!.id))?.aggregations.members).toBe(2);
     expect((await fx.call('DELETE', `/users/${world.user.id}`)).status).toBe(404);
     await expectUserCleaned(world);
@@ -124,7 +128,11 @@ describe('cleanup on delete (docs/data-model.md §4)', () => {
     // Interrupted right after the record went (before any sweep page), then finished by a DELETE.
     await expect(rolesRepository(crashingDb(db(), 1), table(), now).delete(role.id)).rejects.toThrow(/simulated crash/);
     expect(await fx.storedItem(keys.role(role.id))).toBeUndefined();
-    expect(await fx.storedItem(keys.groupRole(groups[0]!.id, role.id))).toBeDefined();
+    expect(await fx.storedItem(keys.groupRole(groups[0]!.id, role.id))).toMatchObject({
+      type: 'GroupRole',
+      group_id: groups[0]!.id,
+      role_id: role.id,
+    });
     expect((await fx.call('DELETE', `/roles/${role.id}`)).status).toBe(404);
     for (const g of groups) {
       const stored = await fx.storedGroup(g.id);

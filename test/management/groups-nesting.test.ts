@@ -143,7 +143,11 @@ describe('nested groups (docs/contract.md §6 /groups/{id}/groups, §7.6)', () =
     expect((await closure(p!.id)).groups).toBe(1);
     const missing = await fx.unnest(p!.id, c1!.id, c2!.id);
     expect(missing.status).toBe(404);
-    expect(await fx.storedItem(keys.groupChild(p!.id, c1!.id))).toBeDefined();
+    expect(await fx.storedItem(keys.groupChild(p!.id, c1!.id))).toMatchObject({
+      type: 'NestedGroup',
+      parent_group_id: p!.id,
+      group_id: c1!.id,
+    });
     expect((await fx.call('GET', `/groups/${UNKNOWN_ID}/groups`)).status).toBe(404);
     expect((await fx.nest(UNKNOWN_ID, c1!.id)).status).toBe(404);
     // Several at once: one transaction.

@@ -234,7 +234,8 @@ describe('queryPage', () => {
     const { items, lastEvaluatedKey } = await queryPage(db, tableName, { indexName: 'GSI1', partition: 'TENANT#fat#CLIENTS', limit: 60 });
     expect(items.map((i) => i.id)).toEqual(fat.map((c) => c.id));
     expect(reads.queries).toBeGreaterThan(1);
-    expect(lastEvaluatedKey).toBeDefined();
+    const last = fat.at(-1)!.id;
+    expect(lastEvaluatedKey).toEqual({ PK: `CLIENT#${last}`, SK: 'CLIENT', GSI1PK: 'TENANT#fat#CLIENTS', GSI1SK: last });
     const rest = await queryPage(db, tableName, {
       indexName: 'GSI1',
       partition: 'TENANT#fat#CLIENTS',

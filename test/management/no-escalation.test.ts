@@ -282,7 +282,7 @@ describe('docs/contract.md §8 no takeover: setting a principal credentials need
     expectInsufficientScope(await manage('POST', `/clients/${svc.clientId}/secret`, undefined, keyKeeper.token), 'create:clients');
     expect((await manage('GET', `/clients/${powerful.id}`)).body.updated_at).toBe(secretBefore);
     // The old secret still works.
-    expect((await token(powerful.id, powerful.secret)).access_token).toBeDefined();
+    expect((await token(powerful.id, powerful.secret)).access_token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     const weak = await clientHolding(['read:clients']);
     expect((await manage('POST', `/clients/${weak.id}/secret`, undefined, keyKeeper.token)).status).toBe(200);
     expect((await manage('POST', `/clients/${keyKeeper.id}/secret`, undefined, keyKeeper.token)).status).toBe(200);

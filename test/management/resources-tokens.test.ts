@@ -63,7 +63,10 @@ describe('signing_algorithm (docs/contract.md §5.1)', () => {
     const rotated = `${SECRET}-rotated`;
     expect((await fx.call('PATCH', `/resources/${r.id}`, { body: { resource_metadata: { signing_secret: rotated } } })).status).toBe(200);
     const token = await issue(audience);
-    await expect(jwtVerify(token.access_token, new TextEncoder().encode(rotated), { algorithms: ['HS256'] })).resolves.toBeTruthy();
+    await expect(jwtVerify(token.access_token, new TextEncoder().encode(rotated), { algorithms: ['HS256'] })).resolves.toMatchObject({
+      payload: { aud: audience },
+      protectedHeader: { alg: 'HS256' },
+    });
   });
 
   it('RS256: the token verifies against /.well-known/jwks.json', async () => {

@@ -106,7 +106,12 @@ describe('DELETE /users/{user_id}/grants/{grant_id}', () => {
     const res = await fx.call('DELETE', `/users/${user.id}/grants/${grant.id}`);
     expect(res.status).toBe(204);
     expect(await storedItem(fx.svc, keys.userGrant(user.id, withdrawn.clientId, null))).toBeUndefined();
-    expect(await storedItem(fx.svc, keys.userGrant(user.id, kept.clientId, null))).toBeDefined();
+    expect(await storedItem(fx.svc, keys.userGrant(user.id, kept.clientId, null))).toMatchObject({
+      type: 'UserGrant',
+      user_id: user.id,
+      client_id: kept.clientId,
+      scopes: new Set(['openid']),
+    });
 
     const refused = await tokenRequest(fx.svc, withdrawn.auth, 'refresh_token', { refresh_token: t1.body.refresh_token as string });
     expect(refused.status).toBe(400);
