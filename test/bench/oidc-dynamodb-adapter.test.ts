@@ -139,9 +139,9 @@ describe("oidc-provider's refresh grant on it (the bench's peer process, `dynamo
     const rotated = await refresh(first!);
     expect(rotated.status).toBe(200);
     expect(rotated.body).toMatchObject({ token_type: 'Bearer', scope: 'openid offline_access' });
-    expect(rotated.body.refresh_token).toBeTruthy();
+    expect(rotated.body.refresh_token).toMatch(/^[\w-]{43}$/);
     expect(rotated.body.refresh_token).not.toBe(first);
-    expect(rotated.body.id_token).toBeTruthy();
+    expect(rotated.body.id_token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
 
     // What the peer stored (an opaque token's value is its id): the first consumed, the rotated one live.
     const itsTable = dynamoDbAdapterFactory({ endpoint, tableName: 'oidc-provider' });

@@ -129,7 +129,7 @@ describe('authorization code + PKCE in Chromium (real login and consent pages)',
     await logInAndConsent(page, user.username!);
     await page.waitForURL((u) => u.href.startsWith(callback));
     const post = received.find((r) => r.method === 'POST');
-    expect(post).toBeDefined();
+    expect(post).toMatchObject({ method: 'POST', body: expect.stringContaining('code=') });
     const form = new URLSearchParams(post!.body);
     expect(form.get('state')).toBe('fp');
     expect(form.get('iss')).toBe(svc.url);

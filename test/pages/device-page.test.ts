@@ -199,7 +199,7 @@ describe('the whole flow over HTTP: code → login → consent → resume → to
       username: other.username,
       password: other.password,
     });
-    expect(intruder.cookies.get('session')).toBeDefined();
+    expect(await fx.sessions.findSession(intruder.cookies.get('session') ?? '')).toMatchObject({ user_id: other.id });
     const stolen = await intruder.get(decided.location!);
     expect(stolen.status).toBe(400);
     expect((await fetch(decided.location!)).status).toBe(400); // no cookie at all
@@ -222,7 +222,7 @@ describe('the whole flow over HTTP: code → login → consent → resume → to
     const { id } = await fx.interaction(tv.id);
     const res = await new CookieJar(fx.url).get(`/device/resume?interaction=${id}`);
     expect(res.status).toBe(400);
-    expect(await fx.interactions.readInteraction(id)).toBeDefined();
+    expect(await fx.interactions.readInteraction(id)).toMatchObject({ id, kind: 'authorize' });
   });
 });
 

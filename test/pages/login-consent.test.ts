@@ -55,7 +55,7 @@ describe('/login', () => {
     expect(res.text).toMatch(/<input id="username" name="username"[^>]*value="ada@example.com"/);
     expect(res.text).toMatch(/<input id="password" name="password" type="password"/);
     expect(res.text).toContain('Photo Printer');
-    expect(hiddenIn(res.text, 'csrf_token')).toBeDefined();
+    expect(hiddenIn(res.text, 'csrf_token')).toMatch(/^[\w-]{43}$/); // HMAC-SHA256, base64url (shared/html/csrf.ts)
     // Small: one request, no script, no external stylesheet or font.
     expect(Buffer.byteLength(res.text)).toBeLessThan(3000);
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");

@@ -88,7 +88,7 @@ describe('/logout', () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       expect(res.setCookie).toEqual([]);
     }
-    expect(await fx.sessions.findSession(cookie)).toBeDefined();
+    expect(await fx.sessions.findSession(cookie)).toMatchObject({ user_id: user.id });
   });
 
   it('post_logout_redirect_uri must match exactly: every variant is a 400 page without a redirect', async () => {
@@ -114,7 +114,7 @@ describe('/logout', () => {
     // A client_id that is not the hint's audience.
     const other = await fx.createClient({ client_metadata: { urls: { post_logout_redirect_uris: [BYE] } } });
     expect((await jar.get(logoutUrl({ id_token_hint: hint, client_id: other.id, post_logout_redirect_uri: BYE }))).status).toBe(400);
-    expect(await fx.sessions.findSession(cookie)).toBeDefined();
+    expect(await fx.sessions.findSession(cookie)).toMatchObject({ user_id: user.id });
   });
 
   it('a client_id no client could have (too long for a key, odd characters) is a 400 page, never a 500', async () => {
@@ -132,21 +132,21 @@ describe('/logout', () => {
   });
 
   it('without a hint: a confirmation page; its POST (CSRF bound to the session) ends the session; a POST without the token does not', async () => {
-    const { jar, cookie } = await signedIn();
+    const { user, jar, cookie } = await signedIn();
     const page = await jar.get(logoutUrl({ client_id: app.id, post_logout_redirect_uri: BYE, state: 's1' }));
     expect(page.status).toBe(200);
     expect(page.text).toContain('<button type="submit">Sign out</button>');
     expect(page.text).toContain(`name="post_logout_redirect_uri" value="${BYE}"`);
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://app.example.com");
-    expect(await fx.sessions.findSession(cookie)).toBeDefined();
+    expect(await fx.sessions.findSession(cookie)).toMatchObject({ user_id: user.id });
 
     const noToken = await jar.post('/logout', { client_id: app.id, post_logout_redirect_uri: BYE, state: 's1' });
     expect(noToken.status).toBe(200); // asked again
-    expect(await fx.sessions.findSession(cookie)).toBeDefined();
+    expect(await fx.sessions.findSession(cookie)).toMatchObject({ user_id: user.id });
     const otherBrowser = await signedIn();
     const foreignToken = csrfIn((await otherBrowser.jar.get('/logout')).text);
     expect((await jar.post('/logout', { csrf_token: foreignToken })).status).toBe(200);
-    expect(await fx.sessions.findSession(cookie)).toBeDefined();
+    expect(await fx.sessions.findSession(cookie)).toMatchObject({ user_id: user.id });
 
     const res = await jar.post('/logout', { csrf_token: csrfIn(page.text), client_id: app.id, post_logout_redirect_uri: BYE, state: 's1' });
     expect(res.status).toBe(303);
@@ -156,11 +156,11 @@ describe('/logout', () => {
   });
 
   it("a hint for another user than the session's asks first instead of ending it", async () => {
-    const { jar, cookie } = await signedIn();
+    const { user, jar, cookie } = await signedIn();
     const res = await jar.get(logoutUrl({ id_token_hint: await idToken(randomUUID()) }));
     expect(res.status).toBe(200);
     expect(res.text).toContain('Sign out?');
-    expect(await fx.sessions.findSession(cookie)).toBeDefined();
+    expect(await fx.sessions.findSession(cookie)).toMatchObject({ user_id: user.id });
   });
 
   it('no session: the signed-out page, or the registered redirect; nothing to clear', async () => {
