@@ -76,7 +76,9 @@ process.stdout.write(JSON.stringify(res));`;
     const doc = JSON.parse(res.body) as { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers).toEqual([{ url: 'https://api.example.com/prod' }]);
-    for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
+    for (const r of ROUTES) {
+      expect(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toMatchObject({ operationId: expect.any(String) });
+    }
   }, 60_000);
 
   it('/docs and its files: served from the bundle, nothing else', async () => {
