@@ -88,8 +88,8 @@ export function acknowledge(scope: IConstruct, id: string, reason: string): void
 
 /** The parts of a stage that carry accepted findings. */
 export interface NagAcknowledgedParts {
-  /** Each route's API Gateway method. */
-  readonly routeMethods: ReadonlyMap<Route, IConstruct>;
+  /** Each route's API Gateway methods (a GET row's HEAD method too). */
+  readonly routeMethods: Iterable<readonly [Route, IConstruct]>;
   /** The 404/405 `ANY` methods. */
   readonly fallbackMethods: readonly IConstruct[];
   /** Function roles, when tracing adds X-Ray's `*` statement to them. */

@@ -190,7 +190,7 @@ export class IdentityServiceStack extends Stack {
     });
 
     acknowledgeNagFindings({
-      routeMethods: this.api.routeMethods,
+      routeMethods: [...this.api.routeMethods, ...this.api.headMethods],
       fallbackMethods: this.api.fallbackMethods,
       tracedRoles: stage.tracing ? [this.roles] : [],
       accountRole: this.api.accountRole,

@@ -110,6 +110,8 @@ export class RouteApi extends Construct {
   readonly requestValidator: apigw.RequestValidator;
   /** The method of each route. */
   readonly routeMethods: ReadonlyMap<Route, apigw.Method>;
+  /** The HEAD method beside each GET route, by that route (route-areas.ts). */
+  readonly headMethods: ReadonlyMap<Route, apigw.Method>;
   /** The nested stack of each API area (apiAreaOf), holding its resources and methods. */
   readonly areas: ReadonlyMap<string, NestedStack>;
   /** The `ANY` methods that answer 404/405 (functions/http/fallback.ts). */
@@ -197,6 +199,7 @@ export class RouteApi extends Construct {
     const {
       areas,
       routeMethods,
+      headMethods,
       fallbackMethods: areaFallbacks,
     } = addRouteAreas(this, {
       api: this.api,
@@ -208,6 +211,7 @@ export class RouteApi extends Construct {
     });
     this.areas = areas;
     this.routeMethods = routeMethods;
+    this.headMethods = headMethods;
     this.fallbackMethods = [
       ...areaFallbacks,
       this.api.root.addMethod('ANY', fallback),
@@ -255,11 +259,15 @@ function withEmail(defaults: FunctionDefaults, email: EmailSenderSettings): Func
   };
 }
 
-/** Per-route overrides of the stage throttle, keyed `/<path>/<METHOD>` as API Gateway wants. */
+/**
+ * Per-route overrides of the stage throttle, keyed `/<path>/<METHOD>` as API Gateway wants; a GET
+ * row's HEAD method (route-areas.ts) gets the row's throttle too.
+ */
 function routeThrottles(routes: readonly Route[]): Record<string, apigw.MethodDeploymentOptions> {
   return Object.fromEntries(
     routes
       .filter((r) => r.throttle)
+      .flatMap((r) => (r.method === 'GET' ? [r, { ...r, method: 'HEAD' }] : [r]))
       .map((r) => [`${r.path}/${r.method}`, { throttlingRateLimit: r.throttle!.rateLimit, throttlingBurstLimit: r.throttle!.burstLimit }]),
   );
 }

@@ -21,6 +21,8 @@ export interface RouteAreas {
   readonly areas: ReadonlyMap<string, NestedStack>;
   /** The method of each route. */
   readonly routeMethods: ReadonlyMap<Route, apigw.Method>;
+  /** The HEAD method beside each GET route (RFC 9110 §9.3.2), by that route. */
+  readonly headMethods: ReadonlyMap<Route, apigw.Method>;
   /** The `ANY` method of each route path, answering the methods the path does not serve. */
   readonly fallbackMethods: readonly apigw.Method[];
 }
@@ -33,6 +35,7 @@ export interface RouteAreas {
 export function addRouteAreas(scope: Construct, props: RouteAreasProps): RouteAreas {
   const { api: restApi, stageName, routes } = props;
   const routeMethods = new Map<Route, apigw.Method>();
+  const headMethods = new Map<Route, apigw.Method>();
   const fallbackMethods: apigw.Method[] = [];
   const byArea = new Map<string, [string, Route[]][]>();
   for (const entry of groupByPath(routes)) byArea.set(apiAreaOf(entry[0]), [...(byArea.get(apiAreaOf(entry[0])) ?? []), entry]);
@@ -70,6 +73,15 @@ export function addRouteAreas(scope: Construct, props: RouteAreasProps): RouteAr
           requestParameters,
         });
         routeMethods.set(route, method);
+        // API Gateway serves only the methods it is given: HEAD would reach the ANY fallback (405).
+        // HEAD is GET without the content (RFC 9110 §9.3.2), so it goes to the GET row's function,
+        // which finds that row for it (shared/routes/find-route.ts); docs/deploy.md "Unknown paths and methods".
+        if (route.method === 'GET') {
+          headMethods.set(
+            route,
+            resource.addMethod('HEAD', props.integrationOf(route), { requestValidator: props.requestValidator, requestParameters }),
+          );
+        }
       }
       // Methods beat ANY in API Gateway, so ANY only sees the methods this path does not serve.
       fallbackMethods.push(resource.addMethod('ANY', props.fallback));
@@ -77,9 +89,14 @@ export function addRouteAreas(scope: Construct, props: RouteAreasProps): RouteAr
     // The deployment snapshots the API: it waits for the area's methods, and a new one is made
     // whenever the route table changes (a method of an imported API does not do this itself).
     deployment.node.addDependency(nested);
-    deployment.addToLogicalId({ area, routes: paths.map(([path, rs]) => [path, rs.map((r) => `${r.method} ${r.handler}`)]) });
+    deployment.addToLogicalId({
+      area,
+      routes: paths.map(([path, rs]) => [path, rs.map((r) => `${r.method} ${r.handler}`)]),
+      // The HEAD methods beside GET rows are part of what the stage serves.
+      headForGet: true,
+    });
   }
-  return { areas, routeMethods, fallbackMethods };
+  return { areas, routeMethods, headMethods, fallbackMethods };
 }
 
 /**

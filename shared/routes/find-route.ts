@@ -8,7 +8,8 @@ import type { Route } from './route.ts';
 export function routeFinder(routes: readonly Route[]): (method: string, resource: string) => Route {
   const byMethodAndPath = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
   return (method, resource) => {
-    const route = byMethodAndPath.get(`${method} ${resource}`);
+    // HEAD is GET without the content (RFC 9110 §9.3.2): the API serves it on every GET row (match-route.ts).
+    const route = byMethodAndPath.get(`${method === 'HEAD' ? 'GET' : method} ${resource}`);
     if (!route) throw new Error(`No route for ${method} ${resource}`);
     return route;
   };

@@ -30,13 +30,22 @@ export type Match =
   | { kind: 'method_not_allowed'; allow: HttpMethod[] }
   | { kind: 'not_found' };
 
+/**
+ * The row a method is served by: its own, or for HEAD the path's GET row (RFC 9110 §9.3.2: HEAD is
+ * GET without the content). The CDK app gives every GET row a HEAD method (infra/constructs/route-areas.ts).
+ */
+const servedBy = (routes: readonly Route[], method: string) => {
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  return routes.find((r) => r.method === wanted);
+};
+
 /** Matches a concrete request path against the route table (local server and the API's fallback handler). */
 export function matchRoute(method: string, urlPath: string): Match {
   // A path with no parameters matches only itself and always wins (fewest parameters): one Map
   // lookup serves the hot OAuth endpoints without trying every pattern.
   const literal = literalPaths.get(urlPath);
   if (literal) {
-    const route = literal.routes.find((r) => r.method === method);
+    const route = servedBy(literal.routes, method);
     return route
       ? { kind: 'route', route, pathParameters: {} }
       : { kind: 'method_not_allowed', allow: literal.routes.map((r) => r.method) };
@@ -50,7 +59,7 @@ export function matchRoute(method: string, urlPath: string): Match {
   // API Gateway prefers literal segments over parameters; the fewest parameters wins.
   candidates.sort((a, b) => a.c.params.length - b.c.params.length);
   const { c, values } = candidates[0]!;
-  const route = c.routes.find((r) => r.method === method);
+  const route = servedBy(c.routes, method);
   if (!route) return { kind: 'method_not_allowed', allow: c.routes.map((r) => r.method) };
   const pathParameters: Record<string, string> = {};
   c.params.forEach((name, i) => {

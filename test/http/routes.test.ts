@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { routeFinder } from '#shared/routes/find-route.ts';
 import { matchRoute } from '#shared/routes/match-route.ts';
 import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
 
@@ -25,6 +26,19 @@ describe('route table', () => {
     const m = matchRoute('POST', '/identity/v1/clients/x');
     expect(m.kind).toBe('method_not_allowed');
     expect(m.kind === 'method_not_allowed' && [...m.allow].sort()).toEqual(['DELETE', 'GET', 'PATCH', 'PUT']);
+  });
+
+  it('serves HEAD with the GET row of a path (RFC 9110 §9.3.2), and nowhere GET is not served', () => {
+    expect(matchRoute('HEAD', '/.well-known/openid-configuration')).toMatchObject({ kind: 'route', route: { method: 'GET' } });
+    expect(matchRoute('HEAD', '/identity/v1/clients/x')).toMatchObject({
+      kind: 'route',
+      route: { method: 'GET', handler: 'functions/clients/get-client' },
+      pathParameters: { client_id: 'x' },
+    });
+    expect(matchRoute('HEAD', '/token')).toEqual({ kind: 'method_not_allowed', allow: ['POST'] });
+    const find = routeFinder(ROUTES);
+    expect(find('HEAD', '/identity/v1/clients/{client_id}')).toMatchObject({ method: 'GET', handler: 'functions/clients/get-client' });
+    expect(() => find('HEAD', '/token')).toThrow();
   });
 
   it('answers not_found for an unknown path, a trailing segment, or a regex-like path', () => {

@@ -26,9 +26,23 @@ describe('REST API generated from the route table (docs/design.md §2)', () => {
     expect(found[0]!.props.AuthorizationType).toBe('NONE');
   });
 
-  it('has no method the route table does not list, besides the ANY fallbacks', () => {
-    const routed = methods.filter((m) => m.httpMethod !== 'ANY').map((m) => `${m.httpMethod} ${m.path}`);
+  it('has no method the route table does not list, besides the ANY fallbacks and HEAD on each GET row', () => {
+    const routed = methods.filter((m) => m.httpMethod !== 'ANY' && m.httpMethod !== 'HEAD').map((m) => `${m.httpMethod} ${m.path}`);
     expect(routed.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  it('RFC 9110 §9.3.2: HEAD on every GET row, to the function of that row, with its validator and path parameters', () => {
+    const heads = methods.filter((m) => m.httpMethod === 'HEAD');
+    const gets = ROUTES.filter((r) => r.method === 'GET');
+    expect(heads.map((m) => m.path).sort()).toEqual(gets.map((r) => r.path).sort());
+    for (const route of gets) {
+      const head = heads.find((m) => m.path === route.path)!;
+      const get = methods.find((m) => m.path === route.path && m.httpMethod === 'GET')!;
+      expect(fnOf(head), route.path).toBe(fnIds.get(route.handler));
+      expect(head.props.Integration.Type).toBe('AWS_PROXY');
+      expect(head.props.RequestValidatorId).toEqual(get.props.RequestValidatorId);
+      expect(head.props.RequestParameters).toEqual(get.props.RequestParameters);
+    }
   });
 
   it('docs/contract.md §2: every route path, the root and /{proxy+} have ANY → the 404/405 fallback function', () => {
@@ -160,19 +174,21 @@ describe('stage', () => {
     );
   });
 
-  it.each(ROUTES.filter((r) => r.throttle).map((r) => [r.method, r.path, r.throttle!] as const))(
-    '%s %s has its own throttle',
-    (method, path, throttle) => {
-      expect(stage.MethodSettings).toContainEqual(
-        expect.objectContaining({
-          ResourcePath: `/${path.replaceAll('/', '~1')}`,
-          HttpMethod: method,
-          ThrottlingRateLimit: throttle.rateLimit,
-          ThrottlingBurstLimit: throttle.burstLimit,
-        }),
-      );
-    },
-  );
+  // A GET row's HEAD method shares its throttle (infra/constructs/route-api.ts).
+  it.each(
+    ROUTES.filter((r) => r.throttle).flatMap((r) =>
+      (r.method === 'GET' ? [r.method, 'HEAD'] : [r.method]).map((method) => [method, r.path, r.throttle!] as const),
+    ),
+  )('%s %s has its own throttle', (method, path, throttle) => {
+    expect(stage.MethodSettings).toContainEqual(
+      expect.objectContaining({
+        ResourcePath: `/${path.replaceAll('/', '~1')}`,
+        HttpMethod: method,
+        ThrottlingRateLimit: throttle.rateLimit,
+        ThrottlingBurstLimit: throttle.burstLimit,
+      }),
+    );
+  });
 
   it('writes JSON access logs with the request id and status; execution logs at ERROR only, never bodies', () => {
     const format = JSON.parse(stage.AccessLogSetting.Format);
