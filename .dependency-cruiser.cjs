@@ -33,11 +33,12 @@ module.exports = {
       to: { path: TABLE_KEYS },
     },
     {
-      name: 'store-not-to-management',
+      name: 'store-points-down',
       severity: 'error',
-      comment: 'The store serves management, never the other way round.',
+      comment:
+        "The store serves the layers above it, never the other way round (types included): the ports, record shapes and crypto helpers it needs live in ports/, records/ and crypto/, and the glue that adapts it to a layer's port lives in wiring/.",
       from: { path: '^shared/store/' },
-      to: { path: '^shared/management/' },
+      to: { path: '^shared/(oauth|management|browser|users|tokens|keys|wiring)/' },
     },
     {
       name: 'shared-not-to-infra-or-functions',

@@ -18,7 +18,7 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Provider from 'oidc-provider';
-import { hashPassword } from '#shared/users/password-hash.ts';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { startLocalStack } from '../infra/local/local-stack.ts';
 import { putUser } from '../test/support/user-items.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';

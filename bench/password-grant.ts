@@ -9,7 +9,7 @@
  * (branch `login`); the `bench/` suite owner may fold it into `npm run bench` as a section.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { hashPassword } from '#shared/users/password-hash.ts';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { startLocalStack } from '../infra/local/local-stack.ts';
 import { putUser } from '../test/support/user-items.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';

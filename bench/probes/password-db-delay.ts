@@ -12,7 +12,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { hashPassword } from '#shared/users/password-hash.ts';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { canPin, LOAD_CORE, pinProcess, pinSelf, SERVER_CORE } from '../lib/proc.ts';
 import { median } from '../lib/stats.ts';

@@ -7,7 +7,7 @@
  * JVM's CPU per sample split into its JIT compiler threads and the rest (bench/lib/cpu.ts
  * `jvmCpuSecondsOf`). docs/benchmarks.md "Password grant: the database's JIT" has its table.
  */
-import { hashPassword } from '#shared/users/password-hash.ts';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { databaseProcesses, jvmCpuSecondsOf } from '../lib/cpu.ts';
 import { logsToDevNull } from '../lib/logs-to-dev-null.ts';
 import { startProbeStack } from '../lib/probe-stack.ts';

@@ -163,7 +163,7 @@ export const passwordGrant = (f: UserFixture, scope = REFRESH_SCOPE) =>
   tokenRequest(f, { grant_type: 'password', username: f.username, password: f.password, scope });
 
 /**
- * The service's own argon2id hash (shared/users/password-hash.ts) in a worker process on the
+ * The service's own argon2id hash (shared/crypto/password-hash.ts) in a worker process on the
  * server core (bench/probes/hash-worker.ts), so it runs where the grant's hash runs; undefined when
  * this tree has no password hashing.
  */
@@ -198,7 +198,7 @@ async function passwordLatency(
   serverPid: number | undefined,
 ): Promise<PasswordLatency | string> {
   const worker = await hashWorker();
-  if (!worker) return 'shared/users/password-hash.ts (branch login) is not in this tree';
+  if (!worker) return 'shared/crypto/password-hash.ts (branch login) is not in this tree';
   try {
     const db = serverPid ? databaseProcesses(serverPid) : [];
     const stat = (xs: number[]) => ({ median: round(median(xs)), p90: round(percentile(xs, 90)) });

@@ -1,16 +1,16 @@
 import * as v from 'valibot';
+import { hashPassword, verifyPassword } from '#shared/crypto/password-hash.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
 import { httpHandler } from '#shared/http/table-handler.ts';
 import { userManagementScopes } from '#shared/management/held-scopes.ts';
 import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
-import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
-import { forgetUser } from '#shared/store/token-path/user-token-records.ts';
 import { loginFailuresRepository } from '#shared/store/users/login-failures-repository.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
-import { hashPassword, verifyPassword } from '#shared/users/password-hash.ts';
 import { showTicketPage, submitTicketPage, type TicketPageDeps } from '#shared/users/ticket-page.ts';
+import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { forgetUser } from '#shared/wiring/token-path/user-token-records.ts';
 
 /** The forms' fields; anything else a browser or a robot adds is ignored (a page, not an API). */
 export const TicketFormBody = v.optional(

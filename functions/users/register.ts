@@ -5,10 +5,10 @@ import { httpHandler } from '#shared/http/table-handler.ts';
 import { usersCollection } from '#shared/lists/index.ts';
 import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
 import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
-import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { RegisterBody } from '#shared/users/register-body.ts';
 import { registerUser } from '#shared/users/register-user.ts';
+import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
 
 /** POST /identity/v1/users/register (docs/contract.md §6, §7.5, §7.6): 201 with the new, unverified User. */
 export const handler = httpHandler({ body: RegisterBody, responses: { 201: record(usersCollection) } }, async (req) => {

@@ -11,9 +11,9 @@ import { type InteractionsRepository, interactionsRepository } from '../store/se
 import { refreshTokensRepository } from '../store/sessions/refresh-tokens-repository.ts';
 import { type SessionsRepository, sessionsRepository } from '../store/sessions/sessions-repository.ts';
 import { type UserGrantsRepository, userGrantsRepository } from '../store/sessions/user-grants-repository.ts';
-import { oauthDeps } from '../store/token-path/token-path-records.ts';
 import { type UserRehashWrite, userRehashWrite } from '../store/users/user-login-writes.ts';
 import { usersRepository } from '../store/users/users-repository.ts';
+import { oauthDeps } from '../wiring/token-path/token-path-records.ts';
 import { secureCookies } from './cookies.ts';
 
 /** What the hosted login, consent and logout pages depend on, passed as an argument (docs/design.md §3.2). */

@@ -1,3 +1,4 @@
+import { isTotpCodeShape } from '../crypto/totp.ts';
 import { isAppError } from '../errors.ts';
 import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
@@ -9,7 +10,6 @@ import type { UserRecord } from '../records/user-record.ts';
 import type { InteractionRecord } from '../store/sessions/interactions-repository.ts';
 import type { AuthMethod, SessionRecord } from '../store/sessions/sessions-repository.ts';
 import type { Rehash } from '../store/users/user-login-writes.ts';
-import { isTotpCodeShape } from '../users/totp.ts';
 import type { BrowserDeps } from './browser-deps.ts';
 import { browserBinding, formToken, interactionGone, isFormToken, seeOther, withCookie } from './browser-responses.ts';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';

@@ -2,11 +2,11 @@ import { insufficientScope, unauthorized } from '../errors.ts';
 import { HEALTH_KEY_WAIT_MS } from '../health/check-health.ts';
 import { lastKnownKeys } from '../health/last-known-keys.ts';
 import { activeTokenUser, isUserToken } from '../oauth/user-token-state.ts';
+import { revocationRef } from '../records/revocation-ref.ts';
 import type { Route } from '../routes/route.ts';
 import type { Runtime } from '../runtime.ts';
-import { userTokenReads } from '../store/token-path/user-token-records.ts';
-import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
+import { userTokenReads } from '../wiring/token-path/user-token-records.ts';
 
 /** docs/contract.md §2: management and health answer 401 `unauthorized`, with RFC 6750 §3's challenge. */
 const invalidToken = (message = 'The access token is missing, invalid, expired or revoked.') =>

@@ -46,10 +46,5 @@ export interface KeyStateFeed {
   offer(items: readonly Record<string, unknown>[], readAt?: Date): void;
 }
 
-/** Encrypts small secrets at rest (client secrets, HS256 signing secrets). */
-export interface SecretBox {
-  seal(plaintext: string): Promise<string>;
-  open(sealed: string): Promise<string>;
-  /** Sealed in the current format (under the data key); false: an older value the bootstrap reseals. */
-  isCurrent(sealed: string): boolean;
-}
+/** The secret box port lives with the other ports (docs/architecture.md); re-exported for keys/ callers. */
+export type { SecretBox } from '../ports/secret-box.ts';

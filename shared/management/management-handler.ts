@@ -2,7 +2,7 @@ import type * as v from 'valibot';
 import type { HandlerSpec, Request } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { httpHandler } from '../http/table-handler.ts';
-import { oauthDeps } from '../store/token-path/token-path-records.ts';
+import { oauthDeps } from '../wiring/token-path/token-path-records.ts';
 import { heldScopes } from './held-scopes.ts';
 import { type ManagementAccess, managementAccess } from './kit/access.ts';
 import { type ManagementContext, managementContext } from './management-context.ts';

@@ -1,7 +1,7 @@
 import { invalidClient, oauthError } from '../errors.ts';
 import { bearerToken } from '../http/authenticate.ts';
+import { revocationRef } from '../records/revocation-ref.ts';
 import type { UserRecord } from '../records/user-record.ts';
-import { revocationRef } from '../tokens/revocation-ref.ts';
 import { InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
 import { maySee } from './may-see-token.ts';

@@ -3,7 +3,7 @@ import { bearerToken } from '../http/authenticate.ts';
 import { oauthHandler } from '../http/oauth-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
 import { json } from '../http/response-spec.ts';
-import { oauthDeps } from '../store/token-path/token-path-records.ts';
+import { oauthDeps } from '../wiring/token-path/token-path-records.ts';
 import { claimedClientId } from './authenticate-client.ts';
 import { authenticateIntrospectionCaller, type Introspection, introspectFor } from './introspect-token.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';

@@ -2,6 +2,7 @@ import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { ServiceMetrics } from '../observability/service-metrics.ts';
 import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
+import type { RevocationRef } from '../records/revocation-ref.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { RevocationsRepository } from '../store/revocations/revocations-repository.ts';
 import type { AuthorizationCodesRepository } from '../store/sessions/authorization-codes-repository.ts';
@@ -11,7 +12,6 @@ import type { LoginFailuresRepository } from '../store/users/login-failures-repo
 import type { OtpChecks } from '../store/users/otp-checks.ts';
 import type { UserLoginWrites } from '../store/users/user-login-writes.ts';
 import type { LoginHintWrite } from '../store/users/user-markers.ts';
-import type { RevocationRef } from '../tokens/revocation-ref.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { UserTokenReads } from './user-token-state.ts';
 

@@ -1,7 +1,7 @@
 import { oauthHandler } from '../http/oauth-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
 import { json } from '../http/response-spec.ts';
-import { oauthDeps } from '../store/token-path/token-path-records.ts';
+import { oauthDeps } from '../wiring/token-path/token-path-records.ts';
 import { pickFields } from './introspection-request.ts';
 import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
 import { userInfo } from './userinfo.ts';

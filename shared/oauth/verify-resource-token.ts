@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import { CACHES } from '../observability/service-metrics.ts';
+import { revocationRef } from '../records/revocation-ref.ts';
 import { jsonPart } from '../tokens/compact-jws.ts';
-import { revocationRef } from '../tokens/revocation-ref.ts';
 import { type AccessTokenClaims, checkIssuedAt, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
 import type { OAuthDeps, VerifiedToken } from './oauth-deps.ts';
 import { isUserToken } from './user-token-state.ts';

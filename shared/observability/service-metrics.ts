@@ -30,9 +30,9 @@ export const NO_METRICS: ServiceMetrics = { count: () => {}, invocationDone: () 
 
 /**
  * The caches whose hits and misses are counted: `record` the token path's client and resource
- * records (shared/store/token-path/token-path-records.ts), `verified_token` the signatures already verified
+ * records (shared/wiring/token-path/token-path-records.ts), `verified_token` the signatures already verified
  * (shared/oauth/verify-resource-token.ts), `key` the signing-key snapshot (shared/keys/key-cache.ts),
- * `user` the users and login families a user token's check reads (shared/store/token-path/user-token-records.ts),
+ * `user` the users and login families a user token's check reads (shared/wiring/token-path/user-token-records.ts),
  * `rbac` the roles and groups of a user's effective permissions (shared/store/token-path/rbac-records.ts).
  */
 export const CACHES = {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { base32Decode, base32Encode, generateTotpSecret, isTotpCodeShape, matchTotpStep, otpauthUri } from '../crypto/totp.ts';
 import { isAppError } from '../errors.ts';
 import { csrfToken, isValidCsrfToken } from '../html/csrf.ts';
 import { html } from '../html/html.ts';
@@ -11,7 +12,6 @@ import type { OtpRepository } from '../store/users/otp-repository.ts';
 import { type CurrentPasswordDeps, checkCurrentPassword } from './current-password.ts';
 import { qrSvg } from './qr-svg.ts';
 import { accountGone, done, redirectOrigins, refusal } from './ticket-responses.ts';
-import { base32Decode, base32Encode, generateTotpSecret, isTotpCodeShape, matchTotpStep, otpauthUri } from './totp.ts';
 
 export interface OtpEnrollmentDeps extends CurrentPasswordDeps {
   tickets: Pick<TicketsRepository, 'stagePendingOtp' | 'redeem'>;

@@ -1,3 +1,4 @@
+import { hashPassword } from '../crypto/password-hash.ts';
 import type { EmailSender } from '../email/email-sender.ts';
 import { badRequest, notImplemented } from '../errors.ts';
 import { authenticateClient } from '../oauth/authenticate-client.ts';
@@ -5,7 +6,6 @@ import type { OAuthDeps } from '../oauth/oauth-deps.ts';
 import { type USER_STORAGE_ONLY, USER_VIEW_FIELDS, type UserRecord } from '../records/user-record.ts';
 import type { TicketsRepository } from '../store/sessions/tickets-repository.ts';
 import type { UsersRepository } from '../store/users/users-repository.ts';
-import { hashPassword } from './password-hash.ts';
 import { passwordProblem } from './password-rules.ts';
 import type { RegisterInput } from './register-body.ts';
 import { verificationEmail } from './verification-email.ts';

@@ -56,10 +56,33 @@ describe('layer boundaries (docs/design.md §3.13)', () => {
       },
     ],
     [
-      'store-not-to-management',
+      'store-points-down',
       {
         'shared/management/m.ts': 'export const m = 1;\n',
         'shared/store/s.ts': "import { m } from '../management/m.ts';\nexport const s = m;\n",
+      },
+    ],
+    [
+      'store-points-down',
+      {
+        'shared/oauth/oauth-deps.ts': 'export interface OAuthDeps {\n  issuer: string;\n}\n',
+        'shared/store/token-path/t.ts':
+          "import type { OAuthDeps } from '../../oauth/oauth-deps.ts';\nexport const t = (d: OAuthDeps) => d.issuer;\n",
+      },
+    ],
+    [
+      'store-points-down',
+      {
+        'shared/keys/key-store.ts': 'export interface SecretBox {\n  open(s: string): string;\n}\n',
+        'shared/store/clients/c.ts':
+          "import type { SecretBox } from '../../keys/key-store.ts';\nexport const c = (b: SecretBox) => b.open('x');\n",
+      },
+    ],
+    [
+      'store-points-down',
+      {
+        'shared/wiring/w.ts': 'export const w = 1;\n',
+        'shared/store/s.ts': "import { w } from '../wiring/w.ts';\nexport const s = w;\n",
       },
     ],
     [

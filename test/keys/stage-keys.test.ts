@@ -5,7 +5,7 @@ import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
 import { createKeyBackend } from '#shared/keys/key-backend.ts';
 import { contexts } from '#shared/keys/key-wrapper.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { forgetClient, forgetResources } from '#shared/store/token-path/token-path-records.ts';
+import { forgetClient, forgetResources } from '#shared/wiring/token-path/token-path-records.ts';
 import { FAKE_KMS_KEY_ARN, installFakeKms } from '../../bench/lib/fake-kms.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';

@@ -5,7 +5,7 @@ import type { ManagementAccess } from '#shared/management/kit/access.ts';
 import type { TokenResource } from '#shared/oauth/oauth-deps.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES } from '#shared/routes/management-scopes.ts';
-import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
 import type { Reply } from '../support/management-api.ts';
 import { type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 

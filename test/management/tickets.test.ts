@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '#shared/users/password-hash.ts';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { managementCaller } from '../support/management-api.ts';

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import type * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import type { HttpResponse } from '#shared/http/response.ts';
 import { DeviceCodeRequestSchema } from '#shared/oauth/device/device-authorization.ts';
 import { TokenRequestSchema } from '#shared/oauth/grants/token-grant.ts';
@@ -18,7 +19,6 @@ import { clientLinksRepository } from '#shared/store/clients/client-links-reposi
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { hashPassword } from '#shared/users/password-hash.ts';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';

@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, passwordHashPrefix } from '#shared/crypto/password-hash.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { userMarker } from '#shared/store/users/user-markers.ts';
-import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, passwordHashPrefix } from '#shared/users/password-hash.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { managementCaller } from '../support/management-api.ts';

@@ -1,11 +1,11 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { base32Decode, hotp, totp, totpStep } from '#shared/crypto/totp.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import type { Key } from '#shared/store/core/writes.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { base32Decode, hotp, totp, totpStep } from '#shared/users/totp.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { putUser } from '../support/user-items.ts';

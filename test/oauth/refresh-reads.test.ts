@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
 import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
-import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
-import { hashPassword } from '#shared/users/password-hash.ts';
+import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { refreshContainer } from '../support/refresh-container.ts';
 import { testRuntime } from '../support/test-runtime.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
+import { base32Decode, hotp, totp, totpStep } from '#shared/crypto/totp.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { hashPassword } from '#shared/users/password-hash.ts';
-import { base32Decode, hotp, totp, totpStep } from '#shared/users/totp.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/login-grants.ts';
 import { putUser } from '../support/user-items.ts';

@@ -10,7 +10,7 @@ const { basicAuth, startTestService } = await import('../support/local-service.t
 const { captureLogLines } = await import('../support/capture-stdout.ts');
 const { managementCaller } = await import('../support/management-api.ts');
 const { putUser } = await import('../support/user-items.ts');
-const { oauthDeps } = await import('#shared/store/token-path/token-path-records.ts');
+const { oauthDeps } = await import('#shared/wiring/token-path/token-path-records.ts');
 const { issueUserTokens } = await import('#shared/oauth/user-tokens/issue-user-tokens.ts');
 type TestService = Awaited<ReturnType<typeof startTestService>>;
 

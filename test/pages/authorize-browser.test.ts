@@ -5,7 +5,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '#shared/users/password-hash.ts';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { type FlowClient, flowClient } from '../support/authorize-flow.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';

@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, passwordHashPrefix, verifyPassword } from '#shared/crypto/password-hash.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { sessionHash } from '#shared/store/sessions/sessions-repository.ts';
 import { userMarker } from '#shared/store/users/user-markers.ts';
-import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, passwordHashPrefix, verifyPassword } from '#shared/users/password-hash.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/pages-fixture.ts';
 

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, totp } from '#shared/users/totp.ts';
+import { base32Decode, totp } from '#shared/crypto/totp.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { type TicketsFixture, ticketsFixture } from '../support/tickets-fixture.ts';
 import { GOOD_PASSWORD } from '../support/users-fixture.ts';
@@ -8,7 +8,7 @@ import { GOOD_PASSWORD } from '../support/users-fixture.ts';
 /**
  * The authenticator enrolment ticket in headless Chromium (docs/users.md "Enrolment ticket"): a
  * manager makes it over the API, the user opens the link, gives its current password, reads the key
- * off the page (the test computes the code from it as an app would, shared/users/totp.ts), confirms
+ * off the page (the test computes the code from it as an app would, shared/crypto/totp.ts), confirms
  * the code; then the `otp` grant works for the user. With JavaScript on and off, and no breach of
  * the page's Content-Security-Policy (the QR code is inline SVG).
  */

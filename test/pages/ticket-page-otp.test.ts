@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, hotp, totp, totpStep } from '#shared/users/totp.ts';
+import { base32Decode, hotp, totp, totpStep } from '#shared/crypto/totp.ts';
 import { hiddenValue, shownSecret, type TicketsFixture, ticketsFixture } from '../support/tickets-fixture.ts';
 import { GOOD_PASSWORD } from '../support/users-fixture.ts';
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Dimension, MetricName, ServiceMetrics } from '#shared/observability/service-metrics.ts';
 import { createRuntime, type Runtime } from '#shared/runtime.ts';
 import { cachedRbacRecordReads } from '#shared/store/token-path/rbac-records.ts';
-import { userTokenReads } from '#shared/store/token-path/user-token-records.ts';
+import { userTokenReads } from '#shared/wiring/token-path/user-token-records.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putGroup, putRole } from '../support/rbac-items.ts';
 import { testRuntime } from '../support/test-runtime.ts';

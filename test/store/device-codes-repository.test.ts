@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { formatUserCode, newUserCode, normaliseUserCode, USER_CODE_ALPHABET } from '#shared/oauth/device/user-code.ts';
+import { formatUserCode, newUserCode, normaliseUserCode, USER_CODE_ALPHABET } from '#shared/records/user-code.ts';
 import { deviceCodeHash, deviceCodesRepository } from '#shared/store/sessions/device-codes-repository.ts';
 import { userCodeAttemptsRepository } from '#shared/store/sessions/user-code-attempts-repository.ts';
 import { createTestTable } from '../support/dynamodb.ts';

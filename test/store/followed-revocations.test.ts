@@ -1,11 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { backfillRevocationLog } from '#shared/bootstrap/backfill-revocation-log.ts';
+import { verifierDigest } from '#shared/records/revocation-ref.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { cachedRevocations } from '#shared/store/revocations/cached-revocations.ts';
 import { followedRevocations } from '#shared/store/revocations/followed-revocations.ts';
 import { revocationLogItem, revocationsRepository } from '#shared/store/revocations/revocations-repository.ts';
-import { verifierDigest } from '#shared/tokens/revocation-ref.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 
 const ref = (jti: string, clientId = 'client-1', verifier = 'key:kid-1') => ({ jti, clientId, verifier });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { base32Decode, base32Encode } from '#shared/crypto/totp.ts';
 import type { Runtime } from '#shared/runtime.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { base32Decode, base32Encode } from '#shared/users/totp.ts';
 import { aesSecretBox } from '../support/aes-secret-box.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putUser } from '../support/user-items.ts';

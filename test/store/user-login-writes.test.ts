@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword, passwordHashPrefix } from '#shared/crypto/password-hash.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { userLoginWrites, userRehashWrite } from '#shared/store/users/user-login-writes.ts';
 import { loginHintWrite, userLoginMarkers } from '#shared/store/users/user-markers.ts';
-import { hashPassword, passwordHashPrefix } from '#shared/users/password-hash.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putUser } from '../support/user-items.ts';
 

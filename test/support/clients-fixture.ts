@@ -5,7 +5,7 @@ import type { ScopeRecord } from '#shared/records/scope-record.ts';
 import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '#shared/records/tenant-record.ts';
 import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
 import { scopesRepository } from '#shared/store/resources/scopes-repository.ts';
-import { forgetResources } from '#shared/store/token-path/token-path-records.ts';
+import { forgetResources } from '#shared/wiring/token-path/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from './local-service.ts';
 import { type CallOptions, createTenant, managementCaller, type Reply } from './management-api.ts';
 

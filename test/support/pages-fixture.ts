@@ -1,10 +1,10 @@
 import { expect } from 'vitest';
+import { base32Decode, totp } from '#shared/crypto/totp.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { interactionsRepository, type NewInteraction } from '#shared/store/sessions/interactions-repository.ts';
 import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
 import { sessionsRepository } from '#shared/store/sessions/sessions-repository.ts';
 import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
-import { base32Decode, totp } from '#shared/users/totp.ts';
 import { GOOD_PASSWORD, usersFixture } from './users-fixture.ts';
 
 /** Where the test interactions return: a page of this service anyone may GET. */

@@ -3,7 +3,7 @@ import { generateClientSecret } from '#shared/clients/client-secret.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { clientPermissionsRepository } from '#shared/store/clients/client-permissions-repository.ts';
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
-import { forgetClient } from '#shared/store/token-path/token-path-records.ts';
+import { forgetClient } from '#shared/wiring/token-path/token-path-records.ts';
 import { basicAuth, startTestService, type TestService } from './local-service.ts';
 import { type CallOptions, managementCaller, type Reply } from './management-api.ts';
 

@@ -4,7 +4,7 @@ import { clientLinksRepository } from '#shared/store/clients/client-links-reposi
 import { clientPermissionsRepository } from '#shared/store/clients/client-permissions-repository.ts';
 import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
 import { scopesRepository } from '#shared/store/resources/scopes-repository.ts';
-import { forgetClient, forgetResources } from '#shared/store/token-path/token-path-records.ts';
+import { forgetClient, forgetResources } from '#shared/wiring/token-path/token-path-records.ts';
 import { createTenant } from './management-api.ts';
 import type { ResourcesFixture } from './resources-fixture.ts';
 

@@ -1,11 +1,11 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { interactionsRepository } from '#shared/store/sessions/interactions-repository.ts';
-import { hashPassword } from '#shared/users/password-hash.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, TEST_RETURN_TO } from '../support/pages-fixture.ts';
 import { putUser } from '../support/user-items.ts';

@@ -10,9 +10,9 @@ const { startTestService } = await import('../support/local-service.ts');
 const { captureLogLines } = await import('../support/capture-stdout.ts');
 const { loginClient, tokenRequest } = await import('../support/login-grants.ts');
 const { putUser } = await import('../support/user-items.ts');
-const { hashPassword } = await import('#shared/users/password-hash.ts');
+const { hashPassword } = await import('#shared/crypto/password-hash.ts');
 const { otpRepository } = await import('#shared/store/users/otp-repository.ts');
-const { base32Decode, totp } = await import('#shared/users/totp.ts');
+const { base32Decode, totp } = await import('#shared/crypto/totp.ts');
 type TestService = Awaited<ReturnType<typeof startTestService>>;
 
 let svc: TestService;

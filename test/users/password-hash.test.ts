@@ -9,7 +9,7 @@ import {
   parsePasswordHash,
   passwordHashPrefix,
   verifyPassword,
-} from '#shared/users/password-hash.ts';
+} from '#shared/crypto/password-hash.ts';
 
 /** Made by the reference implementation (Debian's `argon2` CLI, phc-winner-argon2):
  * `echo -n "correct horse battery" | argon2 saltsaltsaltsalt -id -t 2 -k 19456 -p 1 -l 32 -e` */

@@ -3,10 +3,10 @@ import type { EmailMessage, EmailSender } from '#shared/email/email-sender.ts';
 import { isAppError } from '#shared/errors.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
-import { oauthDeps } from '#shared/store/token-path/token-path-records.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
 import type { RegisterInput } from '#shared/users/register-body.ts';
 import { type RegisterDeps, registerUser } from '#shared/users/register-user.ts';
+import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
 import { type SignupService, startSignupService } from '../support/signup.ts';
 
 /**

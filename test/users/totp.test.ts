@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base32Decode, base32Encode, hotp, isTotpCodeShape, matchTotpStep, otpauthUri, totp, totpStep } from '#shared/users/totp.ts';
+import { base32Decode, base32Encode, hotp, isTotpCodeShape, matchTotpStep, otpauthUri, totp, totpStep } from '#shared/crypto/totp.ts';
 
 /** RFC 6238 Appendix B: the SHA-1 seed is the ASCII string "12345678901234567890". */
 const SEED = Buffer.from('12345678901234567890', 'ascii');

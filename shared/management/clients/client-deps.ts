@@ -10,7 +10,7 @@ import { type ClientsRepository, clientsRepository } from '../../store/clients/c
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
 import { type ScopesRepository, scopesRepository } from '../../store/resources/scopes-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
-import { forgetClient, oauthDeps } from '../../store/token-path/token-path-records.ts';
+import { forgetClient, oauthDeps } from '../../wiring/token-path/token-path-records.ts';
 import { clientManagementScopes } from '../held-scopes.ts';
 
 /**

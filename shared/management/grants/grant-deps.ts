@@ -2,8 +2,8 @@ import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type UserGrantsRepository, userGrantsRepository } from '../../store/sessions/user-grants-repository.ts';
-import { oauthDeps } from '../../store/token-path/token-path-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
+import { oauthDeps } from '../../wiring/token-path/token-path-records.ts';
 
 /** What the User Grants use cases depend on, passed as an argument (docs/design.md §3.2). */
 export interface GrantDeps {

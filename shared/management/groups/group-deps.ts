@@ -7,8 +7,8 @@ import { type RolesRepository, rolesRepository } from '../../store/rbac/roles-re
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
 import { forgetRbacRecords } from '../../store/token-path/rbac-records.ts';
-import { forgetUser } from '../../store/token-path/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
+import { forgetUser } from '../../wiring/token-path/user-token-records.ts';
 
 /** What the Groups use cases depend on (docs/design.md §3.2). */
 export interface GroupDeps {

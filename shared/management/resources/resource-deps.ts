@@ -6,7 +6,7 @@ import { type ClientsRepository, clientsRepository } from '../../store/clients/c
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
 import { type ScopesRepository, scopesRepository } from '../../store/resources/scopes-repository.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
-import { forgetClient, forgetResources } from '../../store/token-path/token-path-records.ts';
+import { forgetClient, forgetResources } from '../../wiring/token-path/token-path-records.ts';
 
 /** What the Resources, Resource Scopes and Resource Clients use cases depend on (docs/design.md §3.2). */
 export interface ResourceDeps {

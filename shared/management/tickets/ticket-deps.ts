@@ -1,7 +1,7 @@
 import type { Runtime } from '../../runtime.ts';
 import { ticketsRepository } from '../../store/sessions/tickets-repository.ts';
-import { oauthDeps } from '../../store/token-path/token-path-records.ts';
 import { usersRepository } from '../../store/users/users-repository.ts';
+import { oauthDeps } from '../../wiring/token-path/token-path-records.ts';
 import { userManagementScopes } from '../held-scopes.ts';
 import type { TicketDeps } from './create-ticket.ts';
 

@@ -1,5 +1,5 @@
+import { base32Decode, otpauthUri } from '../../crypto/totp.ts';
 import { badRequest, forbidden } from '../../errors.ts';
-import { base32Decode, otpauthUri } from '../../users/totp.ts';
 import type { ManagementAccess } from '../kit/access.ts';
 import { assertCurrentPassword } from './self-password.ts';
 import type { OtpBodyInput } from './user-body-schemas.ts';

@@ -1,14 +1,14 @@
+import { hashPassword, verifyPassword } from '../../crypto/password-hash.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
 import { perRuntime } from '../../per-runtime.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
-import { oauthDeps } from '../../store/token-path/token-path-records.ts';
-import { forgetUser } from '../../store/token-path/user-token-records.ts';
 import { type LoginFailuresRepository, loginFailuresRepository } from '../../store/users/login-failures-repository.ts';
 import { type OtpRepository, otpRepository } from '../../store/users/otp-repository.ts';
 import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
-import { hashPassword, verifyPassword } from '../../users/password-hash.ts';
+import { oauthDeps } from '../../wiring/token-path/token-path-records.ts';
+import { forgetUser } from '../../wiring/token-path/user-token-records.ts';
 import { userManagementScopes } from '../held-scopes.ts';
 
 /** What the Users use cases depend on, passed as an argument (docs/design.md §3.2). */
@@ -17,7 +17,7 @@ export interface UserDeps {
   readonly tenants: Pick<TenantsRepository, 'get'>;
   /** docs/contract.md §4 multi-tenant mode (a stage setting). */
   readonly multiTenant: boolean;
-  /** argon2id (shared/users/password-hash.ts); tests may hand a cheaper one. */
+  /** argon2id (shared/crypto/password-hash.ts); tests may hand a cheaper one. */
   readonly hashPassword: (password: string) => Promise<string>;
   /** Constant time; false for a user without a password (after the same work). */
   readonly verifyPassword: (password: string, hash: string | undefined) => Promise<boolean>;

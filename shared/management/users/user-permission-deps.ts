@@ -2,8 +2,8 @@ import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { type HeldPermissions, heldPermissions } from '../../store/rbac/held-permissions.ts';
 import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
-import { forgetUser } from '../../store/token-path/user-token-records.ts';
 import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
+import { forgetUser } from '../../wiring/token-path/user-token-records.ts';
 
 /** What the direct user permission use cases depend on (docs/design.md §3.2). */
 export interface UserPermissionDeps {

@@ -6,7 +6,7 @@ import type { AuthorizationCodesRepository } from '../../store/sessions/authoriz
 import { type InteractionsRepository, interactionsRepository } from '../../store/sessions/interactions-repository.ts';
 import { type SessionsRepository, sessionsRepository } from '../../store/sessions/sessions-repository.ts';
 import { type UserGrantsRepository, userGrantsRepository } from '../../store/sessions/user-grants-repository.ts';
-import { oauthDeps } from '../../store/token-path/token-path-records.ts';
+import { oauthDeps } from '../../wiring/token-path/token-path-records.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 
 /** What `/authorize` and `/authorize/resume` use (docs/design.md §3.2: dependencies as arguments). */

@@ -1,7 +1,7 @@
 import { perRuntime } from '../../per-runtime.ts';
 import type { Runtime } from '../../runtime.ts';
 import { deviceCodesRepository } from '../../store/sessions/device-codes-repository.ts';
-import { oauthDeps } from '../../store/token-path/token-path-records.ts';
+import { oauthDeps } from '../../wiring/token-path/token-path-records.ts';
 import type { DeviceAuthorizationDeps } from './device-authorization.ts';
 
 /**

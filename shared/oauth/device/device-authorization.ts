@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { oauthError } from '../../errors.ts';
+import { formatUserCode } from '../../records/user-code.ts';
 import type { DeviceCodesRepository } from '../../store/sessions/device-codes-repository.ts';
 import { presentedCredentials, verifyCredentials } from '../authenticate-client.ts';
 import { pickFields } from '../introspection-request.ts';
@@ -7,7 +8,6 @@ import type { OAuthDeps } from '../oauth-deps.ts';
 import { parseScope } from '../parse-scope.ts';
 import { assertMayCarryUserTokens } from '../user-tokens/management-api-link.ts';
 import { audienceResource, requestedAudience } from '../user-tokens/user-token-scopes.ts';
-import { formatUserCode } from './user-code.ts';
 
 /** Plan decision: a device code lives 10 minutes (RFC 8628 §3.2 `expires_in`). */
 export const DEVICE_CODE_LIFETIME_SECONDS = 600;

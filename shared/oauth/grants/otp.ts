@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
+import { isTotpCodeShape, matchTotpStep } from '../../crypto/totp.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { OtpAuthenticator } from '../../store/users/otp-checks.ts';
-import { isTotpCodeShape, matchTotpStep } from '../../users/totp.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { defineGrant } from './token-grant.ts';
 import { logUserIn, type SecretCheck } from './user-login.ts';

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
+import { beginPasswordCheck, hashPassword, needsRehash } from '../../crypto/password-hash.ts';
+import { isTotpCodeShape } from '../../crypto/totp.ts';
 import { oauthError } from '../../errors.ts';
 import type { UserRecord } from '../../records/user-record.ts';
-import { beginPasswordCheck, hashPassword, needsRehash } from '../../users/password-hash.ts';
-import { isTotpCodeShape } from '../../users/totp.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { acceptTotp, authenticatorOf } from './otp.ts';
 import { defineGrant } from './token-grant.ts';

@@ -1,7 +1,7 @@
+import { passwordHashPrefix } from '../../crypto/password-hash.ts';
 import { oauthError } from '../../errors.ts';
 import type { ServiceMetrics } from '../../observability/service-metrics.ts';
 import type { UserRecord } from '../../records/user-record.ts';
-import { passwordHashPrefix } from '../../users/password-hash.ts';
 import type { LoginStores, OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';

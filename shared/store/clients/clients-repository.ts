@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateClientSecret, hashClientSecret } from '../../clients/client-secret.ts';
 import { conflict, notFound } from '../../errors.ts';
-import type { SecretBox } from '../../keys/key-store.ts';
 import type { CollectionSource } from '../../lists/collection-source.ts';
+import type { SecretBox } from '../../ports/secret-box.ts';
 import type { ClientPatch, ClientRecord, NewClient } from '../../records/client-record.ts';
 import { commitPlan } from '../core/commit-plan.ts';
 import { entity, toRecord } from '../core/entity.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SecretBox } from '../../keys/key-store.ts';
+import type { SecretBox } from '../../ports/secret-box.ts';
 import type { NewResource, ResourceMetadata, ResourceRecord } from '../../records/resource-record.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.ts';
-import type { SecretBox } from '../../keys/key-store.ts';
 import type { CollectionSource } from '../../lists/collection-source.ts';
+import type { SecretBox } from '../../ports/secret-box.ts';
 import { newAuditFields } from '../../records/common.ts';
 import type { NewResource, ResourcePatch, ResourceRecord } from '../../records/resource-record.ts';
 import type { NewScope, ScopeRecord } from '../../records/scope-record.ts';

@@ -1,4 +1,4 @@
-import { type RevocationRef, refString } from '../../tokens/revocation-ref.ts';
+import { type RevocationRef, refString } from '../../records/revocation-ref.ts';
 import type { LoggedRevocation, RevocationLog, RevocationsRepository } from './revocations-repository.ts';
 
 export interface FollowOptions {

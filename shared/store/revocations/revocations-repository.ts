@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { type RevocationRef, verifierDigest } from '../../tokens/revocation-ref.ts';
+import { type RevocationRef, verifierDigest } from '../../records/revocation-ref.ts';
 import { queryAll } from '../core/reads/query-all.ts';
 import { getItem } from '../core/reads/read-items.ts';
 import { keys } from '../core/table-keys.ts';
@@ -11,7 +11,7 @@ type Item = Record<string, unknown>;
 
 /**
  * Revoked access tokens (RFC 7009 §2), bound to what verified the token and to its client
- * (docs/contract.md §8; shared/tokens/revocation-ref.ts). Item: PK `REVOKED#{jti}`, SK
+ * (docs/contract.md §8; shared/records/revocation-ref.ts). Item: PK `REVOKED#{jti}`, SK
  * `BOUND#{sha256(verifier)}`, `verifier`, `client_id` (the token's client, who revoked it),
  * `ttl` (the token's exp: after that the token is dead anyway). A token is revoked when the entry
  * of its own binding exists, names its client and is live.

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { newUserCode } from '../../oauth/device/user-code.ts';
+import { newUserCode } from '../../records/user-code.ts';
 import { entity } from '../core/entity.ts';
 import { getItem } from '../core/reads/read-items.ts';
 import { keys } from '../core/table-keys.ts';

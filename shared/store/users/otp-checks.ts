@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SecretBox } from '../../keys/key-store.ts';
-import { base32Decode } from '../../users/totp.ts';
+import { base32Decode } from '../../crypto/totp.ts';
+import type { SecretBox } from '../../ports/secret-box.ts';
 import { getItem } from '../core/reads/read-items.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';

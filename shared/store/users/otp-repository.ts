@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { base32Encode, generateTotpSecret } from '../../crypto/totp.ts';
 import { notFound } from '../../errors.ts';
-import type { SecretBox } from '../../keys/key-store.ts';
-import { base32Encode, generateTotpSecret } from '../../users/totp.ts';
+import type { SecretBox } from '../../ports/secret-box.ts';
 import { entity } from '../core/entity.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { passwordHashPrefix } from '../../crypto/password-hash.ts';
 import { USER_LOGIN_KINDS, type UserLoginKind, type UserRecord, userMarkerValue } from '../../records/user-record.ts';
-import { passwordHashPrefix } from '../../users/password-hash.ts';
 import { keys, type MarkerKind } from '../core/table-keys.ts';
 
 const MARKER_KIND: Record<UserLoginKind, MarkerKind> = { email: 'USER_EMAIL', username: 'USER_NAME', phone_number: 'USER_PHONE' };

@@ -1,8 +1,8 @@
 import { isStorableClientId } from '../../oauth/authenticate-client.ts';
-import { type RevocationRef, revocationRef } from '../../tokens/revocation-ref.ts';
+import { type RevocationRef, revocationRef } from '../../records/revocation-ref.ts';
 
 /**
- * What the token path reads about a token before verifying it (shared/store/token-path/batch-read-planner.ts
+ * What the token path reads about a token before verifying it (shared/wiring/token-path/batch-read-planner.ts
  * `preloadTokens`): its parts and revocation binding, decoded without any check, so a batch read
  * can fetch its client, user and revocation entry at once. Never a basis for a decision: the
  * verification that follows is.

@@ -4,10 +4,10 @@ import type { UserTokenReads, UserTokenWant } from '../../oauth/user-token-state
 import { cacheCounter } from '../../observability/service-metrics.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { Runtime } from '../../runtime.ts';
-import { toRecord } from '../core/entity.ts';
-import { getItems } from '../core/reads/read-items.ts';
-import { keys } from '../core/table-keys.ts';
-import { keyString } from '../core/writes.ts';
+import { toRecord } from '../../store/core/entity.ts';
+import { getItems } from '../../store/core/reads/read-items.ts';
+import { keys } from '../../store/core/table-keys.ts';
+import { keyString } from '../../store/core/writes.ts';
 
 type Item = Record<string, unknown>;
 

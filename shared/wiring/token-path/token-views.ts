@@ -1,6 +1,6 @@
 import type { OAuthClient, TokenResource } from '../../oauth/oauth-deps.ts';
-import type { ClientWithGrants } from './client-token-reads.ts';
-import type { ResourceTokenView } from './resource-token-view.ts';
+import type { ClientWithGrants } from '../../store/token-path/client-token-reads.ts';
+import type { ResourceTokenView } from '../../store/token-path/resource-token-view.ts';
 
 /** A stored URL list (client-metadata-schema.ts validated it on the way in); anything else is none. */
 const stringList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((u): u is string => typeof u === 'string') : []);

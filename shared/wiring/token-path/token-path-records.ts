@@ -1,22 +1,27 @@
 import { TtlCache } from '../../cache/ttl-cache.ts';
 import type { OAuthDeps, TokenResource } from '../../oauth/oauth-deps.ts';
 import type { Runtime } from '../../runtime.ts';
-import { getItem, getItems } from '../core/reads/read-items.ts';
-import { keys } from '../core/table-keys.ts';
-import { keyString } from '../core/writes.ts';
-import { authorizationCodesRepository } from '../sessions/authorization-codes-repository.ts';
-import { deviceCodePolls } from '../sessions/device-code-polls.ts';
-import { refreshTokenHash, refreshTokenOfItem, refreshTokensRepository, userIdHint } from '../sessions/refresh-tokens-repository.ts';
-import { loginFailuresRepository } from '../users/login-failures-repository.ts';
-import { loginMarker } from '../users/login-marker.ts';
-import { otpChecks } from '../users/otp-checks.ts';
-import { userLoginWrites } from '../users/user-login-writes.ts';
-import { loginHintWrite } from '../users/user-markers.ts';
+import { getItem, getItems } from '../../store/core/reads/read-items.ts';
+import { keys } from '../../store/core/table-keys.ts';
+import { keyString } from '../../store/core/writes.ts';
+import { authorizationCodesRepository } from '../../store/sessions/authorization-codes-repository.ts';
+import { deviceCodePolls } from '../../store/sessions/device-code-polls.ts';
+import {
+  refreshTokenHash,
+  refreshTokenOfItem,
+  refreshTokensRepository,
+  userIdHint,
+} from '../../store/sessions/refresh-tokens-repository.ts';
+import { clientTokenReads } from '../../store/token-path/client-token-reads.ts';
+import { cachedRbacRecordReads } from '../../store/token-path/rbac-records.ts';
+import { resourceTokenReads } from '../../store/token-path/resource-token-reads.ts';
+import { loginFailuresRepository } from '../../store/users/login-failures-repository.ts';
+import { loginMarker } from '../../store/users/login-marker.ts';
+import { otpChecks } from '../../store/users/otp-checks.ts';
+import { userLoginWrites } from '../../store/users/user-login-writes.ts';
+import { loginHintWrite } from '../../store/users/user-markers.ts';
 import { batchReadPlanner, cachedClient, cachedResource, type RefreshTokenWant } from './batch-read-planner.ts';
-import { clientTokenReads } from './client-token-reads.ts';
-import { cachedRbacRecordReads } from './rbac-records.ts';
 import { AHEAD, resourceKey, type TokenPathCaches, tokenPathCaches, VERIFIED_TOKEN_TTL_MS } from './record-caches.ts';
-import { resourceTokenReads } from './resource-token-reads.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
 
 interface RecordCaches {

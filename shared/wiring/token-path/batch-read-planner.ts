@@ -1,18 +1,18 @@
 import { isStorableClientId } from '../../oauth/authenticate-client.ts';
 import type { OAuthDeps } from '../../oauth/oauth-deps.ts';
 import { isUserToken, loginOf, type UserTokenWant } from '../../oauth/user-token-state.ts';
+import type { RevocationRef } from '../../records/revocation-ref.ts';
+import { verifiedByResource } from '../../records/revocation-ref.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { Runtime } from '../../runtime.ts';
-import type { RevocationRef } from '../../tokens/revocation-ref.ts';
-import { verifiedByResource } from '../../tokens/revocation-ref.ts';
-import { getItems } from '../core/reads/read-items.ts';
-import { keys } from '../core/table-keys.ts';
-import { type Key, keyString } from '../core/writes.ts';
-import type { StoredRefreshToken } from '../sessions/refresh-tokens-repository.ts';
-import type { ClientWithGrants } from './client-token-reads.ts';
+import { getItems } from '../../store/core/reads/read-items.ts';
+import { keys } from '../../store/core/table-keys.ts';
+import { type Key, keyString } from '../../store/core/writes.ts';
+import type { StoredRefreshToken } from '../../store/sessions/refresh-tokens-repository.ts';
+import type { ClientWithGrants } from '../../store/token-path/client-token-reads.ts';
+import { isPossibleIdentifier } from '../../store/token-path/resource-token-reads.ts';
+import type { ResourceTokenView } from '../../store/token-path/resource-token-view.ts';
 import { AHEAD, resourceKey, type TokenPathCaches } from './record-caches.ts';
-import { isPossibleIdentifier } from './resource-token-reads.ts';
-import type { ResourceTokenView } from './resource-token-view.ts';
 import { clientOfRecord, resourceOfView } from './token-views.ts';
 import { unverifiedParts, unverifiedRef } from './unverified-token.ts';
 
