@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import type { PageRendering } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
+import { PERMISSIONS_POLICY } from '../http/security-headers.ts';
 import { errorPage, pageCsp } from './page.ts';
 
 /**
@@ -17,6 +18,8 @@ function pageSecurityHeaders(): middy.MiddlewareObj<unknown, HttpResponse> {
     const own = request.response.headers?.['Content-Security-Policy'];
     (base[hook] as (r: typeof request) => void)(request);
     request.response.headers['Content-Security-Policy'] = own ?? pageCsp();
+    // Middy's default names features Chromium reports as unrecognised on every page (security-headers.ts).
+    request.response.headers['Permissions-Policy'] = PERMISSIONS_POLICY;
   };
   return { after: apply('after'), onError: apply('onError') };
 }

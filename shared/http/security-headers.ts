@@ -2,13 +2,61 @@ import type middy from '@middy/core';
 import type { HttpResponse } from './response.ts';
 
 /**
+ * Every powerful feature denied to every origin (`feature=()`), as middy's (helmet's) default
+ * Permissions-Policy means it, less the names Chromium does not recognise, each of which it reports
+ * as an error in the console of every page (test/pages/api-reference-page.test.ts): features that
+ * were removed (`document-domain`, `sync-script`, `vertical-scroll`, ...), never shipped
+ * (`monetization`, `navigation-override`, `battery`, ...) or are origin trials
+ * (`focus-without-user-activation`). Renamed features keep their intent under their current name:
+ * `window-management` (was `window-placement`), `private-state-token-redemption` (was
+ * `trust-token-redemption`); `conversion-measurement`'s successor, `attribution-reporting`, is
+ * unknown to Debian's Chromium too, and left out. API answers
+ * and hosted pages (shared/html/hosted-page.ts) send the same policy.
+ */
+export const PERMISSIONS_POLICY_FEATURES: readonly string[] = Object.freeze([
+  'accelerometer',
+  'autoplay',
+  'camera',
+  'cross-origin-isolated',
+  'display-capture',
+  'encrypted-media',
+  'fullscreen',
+  'geolocation',
+  'gyroscope',
+  'keyboard-map',
+  'magnetometer',
+  'microphone',
+  'midi',
+  'payment',
+  'picture-in-picture',
+  'publickey-credentials-get',
+  'screen-wake-lock',
+  'sync-xhr',
+  'usb',
+  'xr-spatial-tracking',
+  'clipboard-read',
+  'clipboard-write',
+  'gamepad',
+  'speaker-selection',
+  'hid',
+  'idle-detection',
+  'interest-cohort',
+  'serial',
+  'window-management',
+  'private-state-token-redemption',
+]);
+
+/** The `Permissions-Policy` header value of every answer. */
+export const PERMISSIONS_POLICY = PERMISSIONS_POLICY_FEATURES.map((feature) => `${feature}=()`).join(', ');
+
+/**
  * The one set of security headers of the API's answers (docs/contract.md §8 "Errors": every response carries
  * `X-Content-Type-Options: nosniff`): middy's http-security-headers defaults (helmet's) with a
  * deny-all CSP, since the API serves JSON only. Written out rather than made by that middleware at
  * start: its option schema and policy builders weigh 5.5 KB in every API function's bundle, for a
  * set that never varies with the response. test/http/security-headers.test.ts checks that they
- * are exactly what the middleware writes with these options, so a middy update that changes its
- * defaults fails there. Hosted HTML pages keep the middleware (shared/html/hosted-page.ts).
+ * are exactly what the middleware writes with these options, Permissions-Policy aside (above), so
+ * a middy update that changes its defaults fails there. Hosted HTML pages keep the middleware (shared/html/hosted-page.ts).
  */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Content-Security-Policy':
@@ -16,53 +64,7 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fre
   'Cross-Origin-Embedder-Policy': 'require-corp',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',
-  'Permissions-Policy': [
-    'accelerometer',
-    'all-screens-capture',
-    'ambient-light-sensor',
-    'autoplay',
-    'battery',
-    'camera',
-    'cross-origin-isolated',
-    'display-capture',
-    'document-domain',
-    'encrypted-media',
-    'execution-while-not-rendered',
-    'execution-while-out-of-viewport',
-    'fullscreen',
-    'geolocation',
-    'gyroscope',
-    'keyboard-map',
-    'magnetometer',
-    'microphone',
-    'midi',
-    'monetization',
-    'navigation-override',
-    'payment',
-    'picture-in-picture',
-    'publickey-credentials-get',
-    'screen-wake-lock',
-    'sync-xhr',
-    'usb',
-    'web-share',
-    'xr-spatial-tracking',
-    'clipboard-read',
-    'clipboard-write',
-    'gamepad',
-    'speaker-selection',
-    'conversion-measurement',
-    'focus-without-user-activation',
-    'hid',
-    'idle-detection',
-    'interest-cohort',
-    'serial',
-    'sync-script',
-    'trust-token-redemption',
-    'window-placement',
-    'vertical-scroll',
-  ]
-    .map((feature) => `${feature}=()`)
-    .join(', '),
+  'Permissions-Policy': PERMISSIONS_POLICY,
   'Origin-Agent-Cluster': '?1',
   'Referrer-Policy': 'no-referrer',
   'Strict-Transport-Security': 'max-age=15552000; includeSubDomains',

@@ -1,7 +1,13 @@
 import httpSecurityHeaders from '@middy/http-security-headers';
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '#shared/http/response.ts';
-import { API_SECURITY_HEADERS, securityHeaders, withSecurityHeaders } from '#shared/http/security-headers.ts';
+import {
+  API_SECURITY_HEADERS,
+  PERMISSIONS_POLICY,
+  PERMISSIONS_POLICY_FEATURES,
+  securityHeaders,
+  withSecurityHeaders,
+} from '#shared/http/security-headers.ts';
 
 /**
  * The API's security headers are written out in shared/http/security-headers.ts instead of made by
@@ -16,14 +22,47 @@ const middyWrites = (response: HttpResponse) => {
   return request.response;
 };
 
+/** The Permissions-Policy features of middy's default that Chromium does not recognise (its console says so on every page). */
+const UNRECOGNISED = [
+  'all-screens-capture',
+  'ambient-light-sensor',
+  'battery',
+  'document-domain',
+  'execution-while-not-rendered',
+  'execution-while-out-of-viewport',
+  'monetization',
+  'navigation-override',
+  'web-share',
+  'conversion-measurement',
+  'focus-without-user-activation',
+  'sync-script',
+  'trust-token-redemption',
+  'window-placement',
+  'vertical-scroll',
+];
+/** Their current names, where a feature was renamed. */
+const RENAMED = ['private-state-token-redemption', 'window-management'];
+const features = (policy: string) => policy.split(', ').map((f) => f.replace(/=\(\)$/, ''));
+
 describe('API security headers', () => {
-  it("are exactly middy's, for a plain answer and for one naming its server", () => {
+  it("are exactly middy's, Permissions-Policy aside, for a plain answer and for one naming its server", () => {
     const responses: HttpResponse[] = [
       { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{}' },
       { statusCode: 429, headers: { 'Retry-After': '1', Server: 'x', 'X-Powered-By': 'y', 'X-Frame-Options': 'SAMEORIGIN' }, body: '' },
     ];
-    for (const response of responses) expect(withSecurityHeaders(response)).toEqual(middyWrites(response));
+    for (const response of responses) {
+      const middy = middyWrites(response);
+      expect(withSecurityHeaders(response)).toEqual({ ...middy, headers: { ...middy.headers, 'Permissions-Policy': PERMISSIONS_POLICY } });
+    }
     expect(API_SECURITY_HEADERS['X-Content-Type-Options']).toBe('nosniff');
+  });
+
+  it("Permissions-Policy denies middy's features to every origin, less those Chromium does not know, renamed ones by their new name", () => {
+    const middy = middyWrites({ statusCode: 200, headers: {}, body: '' }).headers['Permissions-Policy']!;
+    expect(PERMISSIONS_POLICY).toMatch(/^[a-z-]+=\(\)(, [a-z-]+=\(\))*$/);
+    const ours = features(PERMISSIONS_POLICY);
+    expect(ours.sort()).toEqual([...features(middy).filter((f) => !UNRECOGNISED.includes(f)), ...RENAMED].sort());
+    expect(PERMISSIONS_POLICY_FEATURES).toEqual(features(PERMISSIONS_POLICY));
   });
 
   it('the pipeline middleware adds them to answers and error answers alike, and leaves the answer it was given unchanged', () => {

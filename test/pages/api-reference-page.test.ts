@@ -24,7 +24,8 @@ describe('GET /docs in Chromium', () => {
     const problems: string[] = [];
     const requests: string[] = [];
     page.on('console', (m) => {
-      if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(m.text());
+      // Chromium warns once per feature of Permissions-Policy it does not know (docs/security.md).
+      if (m.type() === 'error' || /Content Security Policy|Permissions-Policy/i.test(m.text())) problems.push(m.text());
     });
     page.on('pageerror', (e) => problems.push(e.message));
     page.on('request', (r) => requests.push(r.url()));
