@@ -41,6 +41,14 @@ module.exports = {
       to: { path: '^shared/(oauth|management|browser|users|tokens|keys|wiring)/' },
     },
     {
+      name: 'management-through-ports',
+      severity: 'error',
+      comment:
+        'Management reads the token path (clients, the management API, users, RBAC records) only through the PrincipalReads port in shared/ports/, never by importing an OAuth module, types included.',
+      from: { path: '^shared/management/' },
+      to: { path: '^shared/oauth/' },
+    },
+    {
       name: 'shared-not-to-infra-or-functions',
       severity: 'error',
       comment: 'shared/ is what handlers and infra build on; it never reaches back into them.',

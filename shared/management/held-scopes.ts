@@ -1,8 +1,7 @@
 import { insufficientScope } from '../errors.ts';
 import type { Caller } from '../http/authenticate.ts';
-import type { OAuthDeps } from '../oauth/oauth-deps.ts';
-import { isUserToken } from '../oauth/user-token-state.ts';
-import { userPermissions } from '../oauth/user-tokens/user-permissions.ts';
+import { isUserToken, type PrincipalReads } from '../ports/token-path.ts';
+import { userPermissions } from '../rbac/user-permissions.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 
@@ -33,7 +32,7 @@ export async function heldScopes(caller: Caller, routeScope: string | undefined,
 }
 
 /** What the management scopes of a user or a client are read through: the token path's 1 s caches. */
-export type PrincipalScopeDeps = Pick<OAuthDeps, 'findClient' | 'findResource' | 'findUser' | 'managementAudience' | 'rbac'>;
+export type PrincipalScopeDeps = PrincipalReads;
 
 const managementApi = (deps: PrincipalScopeDeps) => deps.findResource(DEFAULT_TENANT_ID, deps.managementAudience);
 

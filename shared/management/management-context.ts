@@ -2,8 +2,7 @@ import * as v from 'valibot';
 import { forbidden, notFound, unauthorized } from '../errors.ts';
 import type { Caller } from '../http/authenticate.ts';
 import { validate } from '../http/validate.ts';
-import type { OAuthDeps } from '../oauth/oauth-deps.ts';
-import { isUserToken } from '../oauth/user-token-state.ts';
+import { isUserToken, type PrincipalReads } from '../ports/token-path.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 
@@ -42,7 +41,7 @@ export async function managementContext(
   caller: Caller | undefined,
   headers: Record<string, string | undefined>,
   multiTenant: boolean,
-  findClient: OAuthDeps['findClient'],
+  findClient: PrincipalReads['findClient'],
   findUser: FindUser,
 ): Promise<Omit<ManagementContext, 'scopes'>> {
   if (!caller) throw new Error('managementContext on a route without bearer auth');

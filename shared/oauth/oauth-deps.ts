@@ -1,6 +1,7 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { ServiceMetrics } from '../observability/service-metrics.ts';
+import type { OAuthClient, TokenResource } from '../ports/token-path.ts';
 import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
 import type { RevocationRef } from '../records/revocation-ref.ts';
 import type { UserRecord } from '../records/user-record.ts';
@@ -15,45 +16,7 @@ import type { LoginHintWrite } from '../store/users/user-markers.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { UserTokenReads } from './user-token-state.ts';
 
-/** What the OAuth endpoints need to know of a client (built from the stored Client record). */
-export interface OAuthClient {
-  id: string;
-  tenant_id: string;
-  is_public: boolean;
-  is_global: boolean;
-  grant_types: readonly string[];
-  /** SHA-256 of the secret (confidential clients only). */
-  secret_hash: string | undefined;
-  client_secret_expires_at: string | null | undefined;
-  /** Resources authorized to the client (Client Resources). */
-  resources: ReadonlySet<string>;
-  /** Scope ids granted per resource id (Client Permissions). */
-  grants: ReadonlyMap<string, ReadonlySet<string>>;
-  /** `client_metadata.refresh_token` (spec 2.3): lifetime of the refresh tokens issued to it. */
-  refresh_token: { expiration_enabled: boolean; expiration_lifetime: number };
-  /** `client_metadata.id_token.expiration_lifetime` (seconds). */
-  id_token_lifetime: number;
-  /** `client_metadata.urls.redirect_uris`: `/authorize` matches `redirect_uri` against them exactly (docs/contract.md §7.4). */
-  redirect_uris: readonly string[];
-  /** Consent may be skipped for first-party clients (docs/contract.md §7.4). */
-  is_first_party: boolean;
-}
-
-/** What minting an access token for a Resource needs (spec 2.7 resource_metadata). */
-export interface TokenResource {
-  id: string;
-  tenant_id: string;
-  identifier_url: string;
-  signing_algorithm: 'ES256' | 'RS256' | 'HS256';
-  /** HS256 only, already unsealed. */
-  signing_secret: string | undefined;
-  token_lifetime: number;
-  rbac_enabled: boolean;
-  /** The management API: shared by every tenant (docs/contract.md §4). */
-  is_system: boolean;
-  /** Scope id → scope name. */
-  scope_names: Readonly<Record<string, string>>;
-}
+export type { OAuthClient, TokenResource } from '../ports/token-path.ts';
 
 /**
  * What a grant asks the cold token read to fetch besides the client and the signing keys

@@ -28,12 +28,7 @@ export interface UserTokenReads {
   want(userId: string, sid: string | undefined, options?: Lookahead): UserTokenWant;
 }
 
-/**
- * Plan decision 1: a token acts for a user when its `sub` is not its client (client_credentials
- * tokens carry `sub = client_id`; both are UUIDs and a user id never equals a client id).
- */
-export const isUserToken = (claims: { sub?: unknown; client_id?: unknown }): boolean =>
-  typeof claims.sub === 'string' && claims.sub !== claims.client_id;
+export { isUserToken } from '../ports/token-path.ts';
 
 /**
  * The user and login (`sid`, its refresh family id: plan decision 2) a user token names, or

@@ -86,6 +86,14 @@ describe('layer boundaries (docs/design.md §3.13)', () => {
       },
     ],
     [
+      'management-through-ports',
+      {
+        'shared/oauth/oauth-deps.ts': 'export interface OAuthDeps {\n  issuer: string;\n}\n',
+        'shared/management/held.ts':
+          "import type { OAuthDeps } from '../oauth/oauth-deps.ts';\nexport const h = (d: OAuthDeps) => d.issuer;\n",
+      },
+    ],
+    [
       'shared-not-to-infra-or-functions',
       { 'infra/i.ts': 'export const i = 1;\n', 'shared/x.ts': "import { i } from '../infra/i.ts';\nexport const x = i;\n" },
     ],

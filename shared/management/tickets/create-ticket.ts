@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { badRequest } from '../../errors.ts';
-import type { OAuthDeps } from '../../oauth/oauth-deps.ts';
+import type { PrincipalReads } from '../../ports/token-path.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { TicketKind, TicketsRepository } from '../../store/sessions/tickets-repository.ts';
 import type { UsersRepository } from '../../store/users/users-repository.ts';
@@ -26,7 +26,7 @@ export type CreateTicketInput = v.InferOutput<typeof CreateTicketBody>;
 export interface TicketDeps {
   tickets: Pick<TicketsRepository, 'create'>;
   users: Pick<UsersRepository, 'get'>;
-  findClient: OAuthDeps['findClient'];
+  findClient: PrincipalReads['findClient'];
   /** `{base_url}`: a ticket's URL is `{base_url}/tickets/{value}`. */
   issuer: string;
   /** The user's management-API scopes (what a password-change ticket would hand over). */

@@ -1,11 +1,11 @@
 import { oauthError } from '../../errors.ts';
+import { userPermissions } from '../../rbac/user-permissions.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import { RESOURCE_METADATA_DEFAULTS } from '../../store/resources/resource-defaults.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth-deps.ts';
 import { parseScope } from '../parse-scope.ts';
 import { assertMayCarryUserTokens } from './management-api-link.ts';
-import { userPermissions } from './user-permissions.ts';
 
 /** OIDC Core §5.4 / §11: always allowed to a user token; they decide the claims (docs/contract.md §7.1). */
 export const OIDC_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'address', 'phone', 'offline_access']);

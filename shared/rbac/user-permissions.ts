@@ -1,5 +1,5 @@
-import { heldScopeIds, type RbacRecordReads, type RbacUser } from '../../rbac/effective-permissions.ts';
-import type { TokenResource } from '../oauth-deps.ts';
+import type { TokenResource } from '../ports/token-path.ts';
+import { heldScopeIds, type RbacRecordReads, type RbacUser } from './effective-permissions.ts';
 
 /**
  * The scope names of `resource` the user effectively holds (docs/contract.md §7.1): its direct permissions,
