@@ -19,6 +19,8 @@ import { OAUTH_ERROR_PATHS } from '#shared/routes/oauth-routes.ts';
  */
 export function fallback(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path'>, docsUrl: string | undefined): HttpResponse {
   const match = matchRoute(event.httpMethod, event.path);
+  // `/docs/` and the like: a permanent redirect to the path without the slash (shared/routes/docs-routes.ts).
+  if (match.kind === 'redirect') return withSecurityHeaders({ statusCode: 308, headers: { Location: match.location }, body: '' });
   // `route` can only mean API Gateway and the route table disagree (an encoded `/` in a
   // parameter, a stale deployment): nothing here can serve it, so it is not found.
   const error = match.kind === 'method_not_allowed' ? methodNotAllowed(match.allow) : notFound();

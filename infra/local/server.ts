@@ -122,6 +122,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'not_found') return fail(notFound());
     if (match.kind === 'method_not_allowed') return gatewayFail(methodNotAllowed(match.allow), url.pathname);
+    // As the API's fallback function answers it (functions/http/fallback.ts).
+    if (match.kind === 'redirect') return withSecurityHeaders({ statusCode: 308, headers: { Location: match.location }, body: '' });
     const route = stateOf(match.route);
     if (!route.bucket.take()) return gatewayFail(tooManyRequests(), match.route.path);
     const event = toProxyEvent(req, url, method, match.route, match.pathParameters, body, stage);

@@ -1,3 +1,4 @@
+import { TRAILING_SLASH_REDIRECTS } from './docs-routes.ts';
 import type { HttpMethod, Route } from './route.ts';
 import { ROUTES } from './route-table.ts';
 
@@ -28,6 +29,8 @@ const literalPaths = new Map(compiled.filter((c) => c.params.length === 0).map((
 export type Match =
   | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: HttpMethod[] }
+  /** A 308 to `location`, a reference relative to the request path (so a stage prefix in the URL is kept). */
+  | { kind: 'redirect'; location: string }
   | { kind: 'not_found' };
 
 /**
@@ -55,7 +58,7 @@ export function matchRoute(method: string, urlPath: string): Match {
     const m = c.regex.exec(urlPath);
     if (m) candidates.push({ c, values: m.slice(1) });
   }
-  if (candidates.length === 0) return { kind: 'not_found' };
+  if (candidates.length === 0) return redirectOf(urlPath) ?? { kind: 'not_found' };
   // API Gateway prefers literal segments over parameters; the fewest parameters wins.
   candidates.sort((a, b) => a.c.params.length - b.c.params.length);
   const { c, values } = candidates[0]!;
@@ -66,6 +69,13 @@ export function matchRoute(method: string, urlPath: string): Match {
     pathParameters[name] = safeDecode(values[i]!);
   });
   return { kind: 'route', route, pathParameters };
+}
+
+/** `/docs/` → `../docs`: RFC 3986 §5.2 resolves it against `/docs/` (or `/<stage>/docs/`) to the path without the slash. */
+function redirectOf(urlPath: string): Match | undefined {
+  const path = urlPath.slice(0, -1);
+  if (!urlPath.endsWith('/') || !TRAILING_SLASH_REDIRECTS.includes(path)) return undefined;
+  return { kind: 'redirect', location: `../${path.slice(path.lastIndexOf('/') + 1)}` };
 }
 
 function safeDecode(s: string): string {

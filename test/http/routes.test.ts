@@ -41,6 +41,14 @@ describe('route table', () => {
     expect(() => find('HEAD', '/token')).toThrow();
   });
 
+  it('redirects /docs/ to /docs by a reference relative to the request, which keeps a stage prefix (RFC 3986 §5.2)', () => {
+    for (const method of ['GET', 'HEAD']) expect(matchRoute(method, '/docs/')).toEqual({ kind: 'redirect', location: '../docs' });
+    expect(new URL('../docs', 'https://id.example.com/docs/').pathname).toBe('/docs');
+    expect(new URL('../docs', 'https://abc.execute-api.eu-west-1.amazonaws.com/dev/docs/').pathname).toBe('/dev/docs');
+    // Only the listed paths: an API path with a slash stays unknown.
+    for (const path of ['/openapi.json/', '/identity/v1/clients/', '/docs//']) expect(matchRoute('GET', path).kind, path).toBe('not_found');
+  });
+
   it('answers not_found for an unknown path, a trailing segment, or a regex-like path', () => {
     expect(matchRoute('GET', '/nope')).toEqual({ kind: 'not_found' });
     expect(matchRoute('GET', '/company/v1/health/x')).toEqual({ kind: 'not_found' });

@@ -34,6 +34,14 @@ describe('functions/http/fallback.ts: what API Gateway routes to no endpoint (do
     expect(r.headers.Allow!.split(', ').sort()).toEqual(['DELETE', 'GET', 'PATCH', 'PUT']);
   });
 
+  it('/docs/ is a permanent redirect to the reference page, with the security headers and no body', () => {
+    const r = fallback(event('GET', '/docs/'), undefined);
+    expect(r.statusCode).toBe(308);
+    expect(r.headers.Location).toBe('../docs');
+    expect(r.headers['X-Content-Type-Options']).toBe('nosniff');
+    expect(r.body).toBe('');
+  });
+
   it('a path one segment past a route is not found, not 405', () => {
     expect(fallback(event('GET', '/token/extra'), undefined).statusCode).toBe(404);
   });

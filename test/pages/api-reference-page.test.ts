@@ -60,4 +60,14 @@ describe('GET /docs in Chromium', () => {
     expect(requests.filter((u) => !u.startsWith(svc.url) && !u.startsWith('data:'))).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('/docs/ leads to the page at /docs (a 308, as the deployed fallback answers it)', async () => {
+    const page = await browser.newPage();
+    const res = await page.goto(`${svc.url}/docs/`);
+    expect(res?.status()).toBe(200);
+    expect(page.url()).toBe(`${svc.url}/docs`);
+    expect(res?.request().redirectedFrom()?.url()).toBe(`${svc.url}/docs/`);
+    await page.waitForSelector('.opblock-tag', { timeout: 30_000 });
+    await page.close();
+  }, 60_000);
 });

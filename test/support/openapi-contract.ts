@@ -45,6 +45,7 @@ export function contractChecker(document: Json) {
   return (x: Exchange): string[] => {
     const where = `${x.method} ${x.path} → ${x.status}`;
     const match = matchRoute(x.method, x.path);
+    if (match.kind === 'redirect') return x.status === 308 ? [] : [`${where}: a redirect`];
     if (match.kind !== 'route') return x.status === 404 || x.status === 405 ? [] : [`${where}: no route`];
     // HEAD is checked as the GET row it is served by (docs/deploy.md "Unknown paths and methods").
     const operation = document.paths?.[match.route.path]?.[match.route.method.toLowerCase()] as Json | undefined;
