@@ -7,8 +7,10 @@ const database = { globalSetup: ['test/support/global-setup.ts'] };
 
 export default defineConfig({
   test: {
-    // Service logs stay quiet in test output; tests that check logs raise the level themselves.
-    env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+    // Service logs stay out of test output, warnings and errors too (the expected 503s and 500s of
+    // fault tests log them): tests that check logs raise the level themselves and capture stdout
+    // (test/support/capture-stdout.ts).
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     fileParallelism: true,
