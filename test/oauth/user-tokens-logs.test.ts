@@ -7,7 +7,7 @@ vi.hoisted(() => {
 });
 
 const { basicAuth, startTestService } = await import('../support/local-service.ts');
-const { captureLogLines } = await import('../support/capture-stdout.ts');
+const { captureLogLines, captureStdout } = await import('../support/capture-stdout.ts');
 const { managementCaller } = await import('../support/management-api.ts');
 const { putUser } = await import('../support/user-items.ts');
 const { oauthDeps } = await import('#shared/wiring/token-path/token-path-records.ts');
@@ -23,9 +23,13 @@ afterAll(async () => svc?.stop());
 /** Plan decision 11: no refresh token (nor any token) reaches a log line, on success or failure. */
 describe('logs of the refresh_token grant and /revoke', () => {
   it('carry no refresh, access or ID token, at DEBUG, through rotation, reuse, a refused scope and a revocation', async () => {
-    const call = managementCaller(svc.url, await svc.managementToken());
-    const created = await call('POST', '/clients', {
-      body: { client_name: 'logs rp', client_metadata: { grant_types: ['refresh_token'] } },
+    // The setup's own request lines are not what this test checks: kept off the test output.
+    let created!: Awaited<ReturnType<ReturnType<typeof managementCaller>>>;
+    await captureStdout(async () => {
+      const call = managementCaller(svc.url, await svc.managementToken());
+      created = await call('POST', '/clients', {
+        body: { client_name: 'logs rp', client_metadata: { grant_types: ['refresh_token'] } },
+      });
     });
     expect(created.status).toBe(201);
     const auth = basicAuth(created.body.id, created.body.client_secret);
