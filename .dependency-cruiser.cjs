@@ -49,6 +49,21 @@ module.exports = {
       to: { path: '^shared/oauth/' },
     },
     {
+      name: 'one-composition-root',
+      severity: 'error',
+      comment:
+        'shared/wiring/ builds every dependency from the runtime; handlers (functions/), tests, benchmarks and the local stand-ins import it, and no other shared module does: a use case receives its dependencies, it never fetches them.',
+      from: { path: '^shared/', pathNot: '^shared/wiring/' },
+      to: { path: '^shared/wiring/' },
+    },
+    {
+      name: 'functions-through-wiring',
+      severity: 'error',
+      comment: 'A handler gets its repositories from shared/wiring/, never by building them from the store itself.',
+      from: { path: '^functions/' },
+      to: { path: '^shared/store/' },
+    },
+    {
       name: 'shared-not-to-infra-or-functions',
       severity: 'error',
       comment: 'shared/ is what handlers and infra build on; it never reaches back into them.',

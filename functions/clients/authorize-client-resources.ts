@@ -2,9 +2,9 @@ import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
 import { authorizeClientResources } from '#shared/management/clients/authorize-client-resources.ts';
 import { ClientPath } from '#shared/management/clients/client-body-schemas.ts';
-import { clientDeps } from '#shared/management/clients/client-deps.ts';
 import { ResourcesBody } from '#shared/management/clients/link-body-schemas.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
+import { clientDeps } from '#shared/wiring/clients.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
 
 /** POST /identity/v1/clients/{client_id}/resources: 204 (docs/contract.md §6). */
 export const handler = managementHandler({ path: ClientPath, body: ResourcesBody, responses: NO_CONTENT }, async (req) => {

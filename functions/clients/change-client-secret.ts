@@ -1,11 +1,11 @@
 import { record } from '#shared/http/response-spec.ts';
 import { changeClientSecret } from '#shared/management/clients/change-client-secret.ts';
 import { ClientPath } from '#shared/management/clients/client-body-schemas.ts';
-import { clientDeps } from '#shared/management/clients/client-deps.ts';
 import { clientEntity } from '#shared/management/clients/client-entity.ts';
 import { clientRecordQuery } from '#shared/management/clients/client-request.ts';
 import { recordResponse } from '#shared/management/kit/present-record.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
+import { clientDeps } from '#shared/wiring/clients.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
 
 /** POST /identity/v1/clients/{client_id}/secret (spec §4.3): 200 with the Client and its new secret (no-store). */
 export const handler = managementHandler(

@@ -1,10 +1,10 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
 import { ClientPath } from '#shared/management/clients/client-body-schemas.ts';
-import { clientDeps } from '#shared/management/clients/client-deps.ts';
 import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
 import { revokeClientPermissions } from '#shared/management/clients/revoke-client-permissions.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
+import { clientDeps } from '#shared/wiring/clients.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
 
 /** DELETE /identity/v1/clients/{client_id}/permissions: 204 (docs/contract.md §6). */
 export const handler = managementHandler({ path: ClientPath, body: PermissionsBody, responses: NO_CONTENT }, async (req) => {

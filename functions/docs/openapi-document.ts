@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { jsonResponse } from '#shared/http/response.ts';
 import { json } from '#shared/http/response-spec.ts';
-import { httpHandler } from '#shared/http/table-handler.ts';
 import { apiDocsOf } from '#shared/openapi/api-docs.ts';
+import { httpHandler } from '#shared/wiring/http-handler.ts';
 
 const OpenApiDocument = v.object({
   openapi: v.string(),

@@ -2,9 +2,9 @@ import * as v from 'valibot';
 import { notFound } from '#shared/errors.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { file } from '#shared/http/response-spec.ts';
-import { httpHandler } from '#shared/http/table-handler.ts';
 import { apiDocsOf } from '#shared/openapi/api-docs.ts';
 import { referenceFile, referencePage } from '#shared/openapi/reference-page.ts';
+import { httpHandler } from '#shared/wiring/http-handler.ts';
 
 /** `/docs` has no parameter; `/docs/{file}` names one of the page's files. */
 const ReferencePath = v.object({ file: v.optional(v.pipe(v.string(), v.maxLength(64))) });

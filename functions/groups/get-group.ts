@@ -1,11 +1,11 @@
 import { record } from '#shared/http/response-spec.ts';
 import { getGroup } from '#shared/management/groups/get-group.ts';
 import { GroupPath } from '#shared/management/groups/group-body-schemas.ts';
-import { groupDeps } from '#shared/management/groups/group-deps.ts';
 import { groupEntity } from '#shared/management/groups/group-entity.ts';
 import { groupRecordQuery } from '#shared/management/groups/group-request.ts';
 import { recordResponse } from '#shared/management/kit/present-record.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
+import { groupDeps } from '#shared/wiring/groups.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
 
 /** GET /identity/v1/groups/{group_id} (docs/contract.md §6). */
 export const handler = managementHandler(

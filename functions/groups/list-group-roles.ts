@@ -2,10 +2,10 @@ import { jsonResponse } from '#shared/http/response.ts';
 import { list } from '#shared/http/response-spec.ts';
 import { groupRolesCollection } from '#shared/lists/index.ts';
 import { GroupPath } from '#shared/management/groups/group-body-schemas.ts';
-import { groupDeps } from '#shared/management/groups/group-deps.ts';
 import { groupRolesListQuery } from '#shared/management/groups/group-request.ts';
 import { listGroupRoles } from '#shared/management/groups/group-roles.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
+import { groupDeps } from '#shared/wiring/groups.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
 
 /** GET /identity/v1/groups/{group_id}/roles (docs/contract.md §6). */
 export const handler = managementHandler(

@@ -1,9 +1,9 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
 import { GroupPath, RolesBody } from '#shared/management/groups/group-body-schemas.ts';
-import { groupDeps } from '#shared/management/groups/group-deps.ts';
 import { removeGroupRoles } from '#shared/management/groups/group-roles.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
+import { groupDeps } from '#shared/wiring/groups.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
 
 /** DELETE /identity/v1/groups/{group_id}/roles: 204 (docs/contract.md §6). */
 export const handler = managementHandler({ path: GroupPath, body: RolesBody, responses: NO_CONTENT }, async (req) => {

@@ -1,11 +1,11 @@
 import { record } from '#shared/http/response-spec.ts';
 import { GroupPath, UpdateGroupBody } from '#shared/management/groups/group-body-schemas.ts';
-import { groupDeps } from '#shared/management/groups/group-deps.ts';
 import { groupEntity } from '#shared/management/groups/group-entity.ts';
 import { groupRecordQuery } from '#shared/management/groups/group-request.ts';
 import { updateGroup } from '#shared/management/groups/update-group.ts';
 import { recordResponse } from '#shared/management/kit/present-record.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
+import { groupDeps } from '#shared/wiring/groups.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
 
 /** PATCH and PUT /identity/v1/groups/{group_id} (docs/contract.md §6: PUT is a synonym, both merge). */
 export const handler = managementHandler(

@@ -3,8 +3,8 @@ import { readCookie, SESSION_COOKIE } from '#shared/browser/cookies.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { oauthHandler } from '#shared/http/oauth-handler.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { authorizeDeps } from '#shared/oauth/authorize/authorize-deps.ts';
 import { resumeAuthorization } from '#shared/oauth/authorize/resume-authorization.ts';
+import { authorizeDeps } from '#shared/wiring/authorize.ts';
 
 /** The interaction id is opaque here: one we never issued is an unknown interaction (a page), not a field error. */
 const Query = v.looseObject({ interaction: v.optional(v.string(), '') });

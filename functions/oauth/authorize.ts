@@ -3,8 +3,8 @@ import { readCookie, SESSION_COOKIE } from '#shared/browser/cookies.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { oauthHandler } from '#shared/http/oauth-handler.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { authorizeDeps } from '#shared/oauth/authorize/authorize-deps.ts';
 import { startAuthorization } from '#shared/oauth/authorize/start-authorization.ts';
+import { authorizeDeps } from '#shared/wiring/authorize.ts';
 
 /**
  * The parameters as sent: each is checked by the use case (authorize-request.ts), because which

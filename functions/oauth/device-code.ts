@@ -2,9 +2,9 @@ import { oauthHandler } from '#shared/http/oauth-handler.ts';
 import { jsonResponse, NO_STORE } from '#shared/http/response.ts';
 import { json } from '#shared/http/response-spec.ts';
 import { authorizeDevice, DeviceCodeRequestSchema } from '#shared/oauth/device/device-authorization.ts';
-import { deviceAuthorizationDeps } from '#shared/oauth/device/device-authorization-deps.ts';
 import { DeviceAuthorizationResponseSchema } from '#shared/oauth/device-authorization-response-schema.ts';
 import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
+import { deviceAuthorizationDeps } from '#shared/wiring/authorize.ts';
 
 /**
  * POST /device_code (RFC 8628 §3.1: a form body), and GET with the same parameters in the query

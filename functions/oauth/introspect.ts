@@ -1,6 +1,7 @@
 import { IntrospectResponseSchema } from '#shared/oauth/introspect-response-schema.ts';
 import { introspectionHandler } from '#shared/oauth/introspection-handler.ts';
 import { INTROSPECT_FIELDS, introspectView } from '#shared/oauth/introspection-views.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 
 /** POST /introspect: RFC 7662 §2.2, NumericDates and registered claim names. */
-export const handler = introspectionHandler(introspectView, INTROSPECT_FIELDS, IntrospectResponseSchema);
+export const handler = introspectionHandler(introspectView, INTROSPECT_FIELDS, IntrospectResponseSchema, oauthDeps);

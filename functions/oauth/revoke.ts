@@ -2,7 +2,7 @@ import { oauthHandler } from '#shared/http/oauth-handler.ts';
 import { NO_STORE } from '#shared/http/response.ts';
 import { empty } from '#shared/http/response-spec.ts';
 import { RevokeRequestSchema, revokeToken } from '#shared/oauth/revoke-token.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 
 /** POST /revoke (spec 4.2, RFC 7009): 200 with an empty body on success. */
 export const handler = oauthHandler(

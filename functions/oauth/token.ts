@@ -5,7 +5,7 @@ import { TokenRequestSchema } from '#shared/oauth/grants/token-grant.ts';
 import { issueToken } from '#shared/oauth/issue-token.ts';
 import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
 import { TokenResponseSchema } from '#shared/oauth/token-response-schema.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 
 /** POST /token (spec 4.2, docs/contract.md §5.1). */
 export const handler = oauthHandler(

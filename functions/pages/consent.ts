@@ -1,10 +1,10 @@
-import { browserDeps } from '#shared/browser/browser-deps.ts';
 import { showConsent, submitConsent } from '#shared/browser/consent-page.ts';
 import { missingInteraction } from '#shared/browser/login-page.ts';
 import { ConsentFormBody, InteractionQuery } from '#shared/browser/page-forms.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { httpHandler } from '#shared/http/table-handler.ts';
+import { httpHandler } from '#shared/wiring/http-handler.ts';
+import { browserDeps } from '#shared/wiring/pages.ts';
 
 /** GET, POST /consent (docs/contract.md §5, §7.4; docs/browser-flows.md "Consent"): the hosted consent page. */
 export const handler = httpHandler(

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { httpHandler } from '#shared/http/table-handler.ts';
 import { resumeDevice } from '#shared/oauth/device/device-page.ts';
-import { devicePageDeps } from '#shared/oauth/device/device-page-deps.ts';
+import { httpHandler } from '#shared/wiring/http-handler.ts';
+import { devicePageDeps } from '#shared/wiring/pages.ts';
 
 const ResumeQuery = v.looseObject({ interaction: v.optional(v.unknown()) });
 

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { httpHandler } from '#shared/http/table-handler.ts';
 import { showDevicePage, submitDevicePage } from '#shared/oauth/device/device-page.ts';
-import { devicePageDeps } from '#shared/oauth/device/device-page-deps.ts';
+import { httpHandler } from '#shared/wiring/http-handler.ts';
+import { devicePageDeps } from '#shared/wiring/pages.ts';
 
 /** A page is not an API: fields a browser adds are ignored, and the use case checks each value's type. */
 const DeviceForm = v.optional(v.looseObject({ csrf_token: v.optional(v.unknown()), user_code: v.optional(v.unknown()) }), {});

@@ -1,9 +1,9 @@
-import { browserDeps } from '#shared/browser/browser-deps.ts';
 import { missingInteraction, showLogin, submitLogin } from '#shared/browser/login-page.ts';
 import { InteractionQuery, LoginFormBody } from '#shared/browser/page-forms.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { httpHandler } from '#shared/http/table-handler.ts';
+import { httpHandler } from '#shared/wiring/http-handler.ts';
+import { browserDeps } from '#shared/wiring/pages.ts';
 
 /** GET, POST /login (docs/contract.md §5, §7.4; docs/browser-flows.md "Login"): the hosted login page. */
 export const handler = httpHandler(

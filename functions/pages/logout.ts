@@ -1,9 +1,9 @@
-import { browserDeps } from '#shared/browser/browser-deps.ts';
 import { logout } from '#shared/browser/logout-page.ts';
 import { LogoutParams } from '#shared/browser/page-forms.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { httpHandler } from '#shared/http/table-handler.ts';
+import { httpHandler } from '#shared/wiring/http-handler.ts';
+import { browserDeps } from '#shared/wiring/pages.ts';
 
 /**
  * GET, POST /logout (docs/contract.md §5, OIDC RP-Initiated Logout 1.0; docs/browser-flows.md "Logout").

@@ -1,16 +1,9 @@
 import * as v from 'valibot';
-import { hashPassword, verifyPassword } from '#shared/crypto/password-hash.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { httpHandler } from '#shared/http/table-handler.ts';
-import { userManagementScopes } from '#shared/management/held-scopes.ts';
-import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
-import { loginFailuresRepository } from '#shared/store/users/login-failures-repository.ts';
-import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { usersRepository } from '#shared/store/users/users-repository.ts';
-import { showTicketPage, submitTicketPage, type TicketPageDeps } from '#shared/users/ticket-page.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
-import { forgetUser } from '#shared/wiring/token-path/user-token-records.ts';
+import { showTicketPage, submitTicketPage } from '#shared/users/ticket-page.ts';
+import { httpHandler } from '#shared/wiring/http-handler.ts';
+import { ticketPageDeps } from '#shared/wiring/pages.ts';
 
 /** The forms' fields; anything else a browser or a robot adds is ignored (a page, not an API). */
 export const TicketFormBody = v.optional(
@@ -34,22 +27,7 @@ export const handler = httpHandler(
     responses: { 200: html(), 303: redirect('To the ticket’s `result_url` once used') },
   },
   async (req) => {
-    const { runtime } = req;
-    const { config, db, now, serviceSecret, secretBox } = runtime;
-    const deps: TicketPageDeps = {
-      tickets: ticketsRepository(db, config.tableName, now),
-      users: usersRepository(db, config.tableName, now),
-      csrfKey: () => serviceSecret('hosted-pages'),
-      hashPassword: (password: string) => hashPassword(password),
-      verifyPassword,
-      loginFailures: loginFailuresRepository(db, config.tableName, now, config.login),
-      otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
-      secretBox,
-      issuer: config.issuer,
-      managementScopesOf: (user) => userManagementScopes(user, oauthDeps(runtime)),
-      forget: (userId: string) => forgetUser(runtime, userId),
-      now,
-    };
+    const deps = ticketPageDeps(req.runtime);
     const { ticket } = req.path;
     return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body, deps);
   },

@@ -1,11 +1,11 @@
 import { jsonResponse } from '#shared/http/response.ts';
 import { record } from '#shared/http/response-spec.ts';
 import { recordQuerySchema, scopesCollection } from '#shared/lists/index.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { createResourceScope } from '#shared/management/resources/create-resource-scope.ts';
 import { resourcePath } from '#shared/management/resources/request-params.ts';
-import { resourceDeps } from '#shared/management/resources/resource-deps.ts';
 import { createScopeBody } from '#shared/management/resources/scope-bodies.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { resourceDeps } from '#shared/wiring/resources.ts';
 
 /** POST /identity/v1/resources/{resource_id}/scopes (docs/contract.md §6): 201 Scope. */
 export const handler = managementHandler(

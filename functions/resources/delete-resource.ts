@@ -1,9 +1,9 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { deleteResource } from '#shared/management/resources/delete-resource.ts';
 import { resourcePath } from '#shared/management/resources/request-params.ts';
-import { resourceDeps } from '#shared/management/resources/resource-deps.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { resourceDeps } from '#shared/wiring/resources.ts';
 
 /** DELETE /identity/v1/resources/{resource_id} (docs/contract.md §6): 204; the system resource: 403. */
 export const handler = managementHandler({ path: resourcePath, responses: NO_CONTENT }, async (req) => {

@@ -1,10 +1,10 @@
 import { jsonResponse } from '#shared/http/response.ts';
 import { list } from '#shared/http/response-spec.ts';
 import { listQuerySchema, scopesCollection } from '#shared/lists/index.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { listResourceScopes } from '#shared/management/resources/list-resource-scopes.ts';
 import { resourcePath } from '#shared/management/resources/request-params.ts';
-import { resourceDeps } from '#shared/management/resources/resource-deps.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { resourceDeps } from '#shared/wiring/resources.ts';
 
 /** GET /identity/v1/resources/{resource_id}/scopes (docs/contract.md §6). */
 export const handler = managementHandler(

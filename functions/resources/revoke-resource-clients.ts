@@ -1,9 +1,9 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { clientIdsBody, resourcePath } from '#shared/management/resources/request-params.ts';
-import { resourceDeps } from '#shared/management/resources/resource-deps.ts';
 import { revokeResourceClients } from '#shared/management/resources/revoke-resource-clients.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { resourceDeps } from '#shared/wiring/resources.ts';
 
 /** DELETE /identity/v1/resources/{resource_id}/clients `{clients: [id]}` (docs/contract.md §6): 204. */
 export const handler = managementHandler({ path: resourcePath, body: clientIdsBody, responses: NO_CONTENT }, async (req) => {

@@ -1,11 +1,11 @@
 import { record } from '#shared/http/response-spec.ts';
 import { recordResponse } from '#shared/management/kit/present-record.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { createRole } from '#shared/management/roles/create-role.ts';
 import { CreateRoleBody } from '#shared/management/roles/role-body-schemas.ts';
-import { roleDeps } from '#shared/management/roles/role-deps.ts';
 import { roleEntity } from '#shared/management/roles/role-entity.ts';
 import { roleRecordQuery } from '#shared/management/roles/role-request.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { roleDeps } from '#shared/wiring/roles.ts';
 
 /** POST /identity/v1/roles (docs/contract.md §6): 201 with the Role. */
 export const handler = managementHandler(

@@ -1,11 +1,11 @@
 import { list } from '#shared/http/response-spec.ts';
 import { listResponse } from '#shared/management/kit/present-record.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { listRoleMembers } from '#shared/management/roles/list-role-members.ts';
 import { RolePath } from '#shared/management/roles/role-body-schemas.ts';
-import { roleDeps } from '#shared/management/roles/role-deps.ts';
 import { roleMemberEntity } from '#shared/management/roles/role-entity.ts';
 import { roleMemberListQuery } from '#shared/management/roles/role-request.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { roleDeps } from '#shared/wiring/roles.ts';
 
 /** GET /identity/v1/roles/{role_id}/members (docs/contract.md §6). */
 export const handler = managementHandler(

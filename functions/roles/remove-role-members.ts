@@ -1,9 +1,9 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { removeRoleMembers } from '#shared/management/roles/remove-role-members.ts';
 import { RoleMembersBody, RolePath } from '#shared/management/roles/role-body-schemas.ts';
-import { roleDeps } from '#shared/management/roles/role-deps.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { roleDeps } from '#shared/wiring/roles.ts';
 
 /** DELETE /identity/v1/roles/{role_id}/members: 204 (docs/contract.md §6). */
 export const handler = managementHandler({ path: RolePath, body: RoleMembersBody, responses: NO_CONTENT }, async (req) => {

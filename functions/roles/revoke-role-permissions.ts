@@ -1,10 +1,10 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
 import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { revokeRolePermissions } from '#shared/management/roles/revoke-role-permissions.ts';
 import { RolePath } from '#shared/management/roles/role-body-schemas.ts';
-import { roleDeps } from '#shared/management/roles/role-deps.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { roleDeps } from '#shared/wiring/roles.ts';
 
 /** DELETE /identity/v1/roles/{role_id}/permissions: 204 (docs/contract.md §6). */
 export const handler = managementHandler({ path: RolePath, body: PermissionsBody, responses: NO_CONTENT }, async (req) => {

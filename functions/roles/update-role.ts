@@ -1,11 +1,11 @@
 import { record } from '#shared/http/response-spec.ts';
 import { recordResponse } from '#shared/management/kit/present-record.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { RolePath, UpdateRoleBody } from '#shared/management/roles/role-body-schemas.ts';
-import { roleDeps } from '#shared/management/roles/role-deps.ts';
 import { roleEntity } from '#shared/management/roles/role-entity.ts';
 import { roleRecordQuery } from '#shared/management/roles/role-request.ts';
 import { updateRole } from '#shared/management/roles/update-role.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { roleDeps } from '#shared/wiring/roles.ts';
 
 /** PATCH / PUT /identity/v1/roles/{role_id} (docs/contract.md §6): merge. */
 export const handler = managementHandler(

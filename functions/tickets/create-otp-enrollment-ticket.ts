@@ -1,8 +1,8 @@
 import { jsonResponse, NO_STORE } from '#shared/http/response.ts';
 import { json } from '#shared/http/response-spec.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { CreatedTicketSchema, CreateTicketBody, createTicket } from '#shared/management/tickets/create-ticket.ts';
-import { ticketDeps } from '#shared/management/tickets/ticket-deps.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { ticketDeps } from '#shared/wiring/tickets.ts';
 
 /**
  * POST /identity/v1/tickets/otp-enrollment: 201 {id, ticket, expires_at}. The user opens the link,

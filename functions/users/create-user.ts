@@ -1,11 +1,11 @@
 import { record } from '#shared/http/response-spec.ts';
 import { recordResponse } from '#shared/management/kit/present-record.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { createUser } from '#shared/management/users/create-user.ts';
 import { CreateUserBody } from '#shared/management/users/user-body-schemas.ts';
-import { userDeps } from '#shared/management/users/user-deps.ts';
 import { userEntity } from '#shared/management/users/user-entity.ts';
 import { userRecordQuery } from '#shared/management/users/user-request.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { userDeps } from '#shared/wiring/users.ts';
 
 /** POST /identity/v1/users (docs/contract.md §7.5): 201 with the User (never its password). */
 export const handler = managementHandler(

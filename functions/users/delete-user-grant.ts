@@ -1,8 +1,8 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
-import { grantDeps } from '#shared/management/grants/grant-deps.ts';
 import { deleteUserGrant, UserGrantPath } from '#shared/management/grants/user-grants.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { grantDeps } from '#shared/wiring/users.ts';
 
 /** DELETE /identity/v1/users/{user_id}/grants/{grant_id}: 204 (docs/contract.md §6; docs/browser-flows.md "User Grants"). */
 export const handler = managementHandler({ path: UserGrantPath, responses: NO_CONTENT }, async (req) => {

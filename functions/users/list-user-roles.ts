@@ -1,11 +1,11 @@
 import { list } from '#shared/http/response-spec.ts';
 import { listResponse } from '#shared/management/kit/present-record.ts';
-import { managementHandler } from '#shared/management/management-handler.ts';
 import { listUserRoles } from '#shared/management/roles/list-user-roles.ts';
-import { roleDeps } from '#shared/management/roles/role-deps.ts';
 import { userRoleEntity } from '#shared/management/roles/role-entity.ts';
 import { userRoleListQuery } from '#shared/management/roles/role-request.ts';
 import { UserPath } from '#shared/management/users/user-body-schemas.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { roleDeps } from '#shared/wiring/roles.ts';
 
 /** GET /identity/v1/users/{user_id}/roles (docs/contract.md §6). */
 export const handler = managementHandler(

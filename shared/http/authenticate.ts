@@ -1,12 +1,11 @@
 import { insufficientScope, unauthorized } from '../errors.ts';
 import { HEALTH_KEY_WAIT_MS } from '../health/check-health.ts';
 import { lastKnownKeys } from '../health/last-known-keys.ts';
-import { activeTokenUser, isUserToken } from '../oauth/user-token-state.ts';
+import { activeTokenUser, isUserToken, type UserTokenReads } from '../oauth/user-token-state.ts';
 import { revocationRef } from '../records/revocation-ref.ts';
 import type { Route } from '../routes/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { type AccessTokenClaims, InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
-import { userTokenReads } from '../wiring/token-path/user-token-records.ts';
 
 /** docs/contract.md §2: management and health answer 401 `unauthorized`, with RFC 6750 §3's challenge. */
 const invalidToken = (message = 'The access token is missing, invalid, expired or revoked.') =>
@@ -47,7 +46,8 @@ export async function authenticate(
   route: Route,
   headers: Record<string, string | undefined>,
   runtime: Runtime,
-  pathParameters: Record<string, string | undefined> = {},
+  pathParameters: Record<string, string | undefined>,
+  userTokens: (runtime: Runtime) => UserTokenReads,
 ): Promise<Caller | undefined> {
   if (route.auth.type !== 'bearer') return undefined;
   const token = bearerToken(headers);
@@ -71,7 +71,7 @@ export async function authenticate(
     const ref = revocationRef(header, claims);
     if (!ref || (await runtime.revocations.isRevoked(ref))) throw invalidToken();
     // A user's token dies with the user's right to tokens (blocked, deleted, "revoke all", family revoked).
-    if (isUserToken(claims) && !(await activeTokenUser(claims, userTokenReads(runtime)))) throw invalidToken();
+    if (isUserToken(claims) && !(await activeTokenUser(claims, userTokens(runtime)))) throw invalidToken();
   }
   const scopes = new Set((claims.scope ?? '').split(' ').filter(Boolean));
   const self = isSelf(route.auth, claims, pathParameters);

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { type KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import { derToJose } from '../crypto/der-to-jose.ts';
+import { createJwsEncoder } from '../crypto/jws.ts';
 import { internalError, notImplemented } from '../errors.ts';
 import type { CacheCounter } from '../observability/service-metrics.ts';
-import { derToJose } from './der-to-jose.ts';
-import { createJwsEncoder } from './jws.ts';
 import { createKeyCache } from './key-cache.ts';
 import type { KeyStore } from './key-store.ts';
 import { type KmsSigningKeyRegistration, registerKmsSigningKey } from './register-kms-signing-key.ts';

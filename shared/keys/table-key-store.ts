@@ -1,9 +1,9 @@
 import type { KeyObject } from 'node:crypto';
+import { createJwsEncoder, signInput } from '../crypto/jws.ts';
 import { internalError, serviceUnavailable } from '../errors.ts';
 import { logger } from '../logger.ts';
 import type { CacheCounter } from '../observability/service-metrics.ts';
 import { jwkOfKey, samePublicKey } from './jwk.ts';
-import { createJwsEncoder, signInput } from './jws.ts';
 import { createKeyCache } from './key-cache.ts';
 import type { KeyPairSource } from './key-pair-source.ts';
 import type { KeySnapshot, SnapshotKey } from './key-snapshot.ts';

@@ -3,22 +3,27 @@ import { bearerToken } from '../http/authenticate.ts';
 import { oauthHandler } from '../http/oauth-handler.ts';
 import { jsonResponse, NO_STORE } from '../http/response.ts';
 import { json } from '../http/response-spec.ts';
-import { oauthDeps } from '../wiring/token-path/token-path-records.ts';
+import type { Runtime } from '../runtime.ts';
 import { claimedClientId } from './authenticate-client.ts';
 import { authenticateIntrospectionCaller, type Introspection, introspectFor } from './introspect-token.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';
+import type { OAuthDeps } from './oauth-deps.ts';
 
-/** `/tokeninfo` and `/introspect` differ only in the view of the same introspection. */
+/**
+ * `/tokeninfo` and `/introspect` differ only in the view of the same introspection. The function
+ * hands in its dependencies (`depsOf`, from shared/wiring/oauth.ts).
+ */
 export function introspectionHandler(
   view: (r: Introspection) => Record<string, unknown>,
   fields: readonly string[],
   answer: v.GenericSchema,
+  depsOf: (runtime: Runtime) => OAuthDeps,
 ) {
   const responses = { 200: json(answer) };
   return oauthHandler(
     { oauth: true, quietSuccess: true, body: IntrospectionBodySchema, query: IntrospectionQuerySchema, responses },
     async (req) => {
-      const deps = oauthDeps(req.runtime);
+      const deps = depsOf(req.runtime);
       // One DynamoDB read for what a cold container needs below (docs/tokens.md "Hot path").
       const presented = [bearerToken(req.headers), req.body.token ?? req.query.token].filter((t) => t !== undefined);
       await deps.preloadIntrospection(claimedClientId(req.headers, req.body), presented);

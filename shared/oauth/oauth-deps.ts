@@ -103,7 +103,7 @@ export interface OAuthDeps {
   login: LoginStores;
   /**
    * The `device_code` grant's polls of RFC 8628 device authorizations; `/device_code` and the
-   * `/device` page take the whole repository (device-authorization-deps.ts, device-page-deps.ts).
+   * `/device` page take the whole repository (shared/wiring/authorize.ts, shared/wiring/pages.ts).
    */
   deviceCodes: DeviceCodePolls;
   /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */

@@ -2,7 +2,7 @@ import { type KeyObject, verify } from 'node:crypto';
 
 /**
  * A compact JWS (RFC 7515 §7.1) taken apart for verification by the service keys. The signature is
- * checked synchronously with node:crypto, the mirror of shared/keys/jws.ts: jose's `jwtVerify` goes
+ * checked synchronously with node:crypto, the mirror of shared/crypto/jws.ts: jose's `jwtVerify` goes
  * through WebCrypto, whose `verify` is an asynchronous job on the libuv thread pool, and that hop
  * cost more than a third of an uncached introspection's CPU over HTTP (docs/benchmarks.md "Item 9,
  * round 3"). HS256 tokens of a Resource's own secret still go through jose

@@ -94,6 +94,21 @@ describe('layer boundaries (docs/design.md §3.13)', () => {
       },
     ],
     [
+      'one-composition-root',
+      {
+        'shared/wiring/roles.ts': 'export const roleDeps = () => ({});\n',
+        'shared/management/roles/r.ts': "import { roleDeps } from '../../wiring/roles.ts';\nexport const r = roleDeps;\n",
+      },
+    ],
+    [
+      'functions-through-wiring',
+      {
+        'shared/store/users/users-repository.ts': 'export const usersRepository = () => ({});\n',
+        'functions/f.ts':
+          "import { usersRepository } from '../shared/store/users/users-repository.ts';\nexport const f = usersRepository;\n",
+      },
+    ],
+    [
       'shared-not-to-infra-or-functions',
       { 'infra/i.ts': 'export const i = 1;\n', 'shared/x.ts': "import { i } from '../infra/i.ts';\nexport const x = i;\n" },
     ],

@@ -5,7 +5,7 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { httpHandler } = await import('#shared/http/table-handler.ts');
+const { httpHandler } = await import('#shared/wiring/http-handler.ts');
 const { jsonResponse, NO_STORE } = await import('#shared/http/response.ts');
 const { badRequest } = await import('#shared/errors.ts');
 const { runWithRuntime } = await import('#shared/runtime.ts');

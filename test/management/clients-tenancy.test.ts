@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { type ClientsFixture, clientsFixture, DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 
 let fx: ClientsFixture;

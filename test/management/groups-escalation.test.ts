@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { DEFAULT_TENANT } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientDeps, clientDeps } from '#shared/management/clients/client-deps.ts';
+import type { ClientDeps } from '#shared/management/clients/client-deps.ts';
 import { updateClient } from '#shared/management/clients/update-client.ts';
 import type { ManagementAccess } from '#shared/management/kit/access.ts';
 import type { TokenResource } from '#shared/oauth/oauth-deps.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES } from '#shared/routes/management-scopes.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { clientDeps } from '#shared/wiring/clients.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import type { Reply } from '../support/management-api.ts';
 import { type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 

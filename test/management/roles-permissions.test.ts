@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../support/clients-fixture.ts';
 import { type RolesFixture, rolesFixture } from '../support/roles-fixture.ts';
 

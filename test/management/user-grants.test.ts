@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { type UsersFixture, usersFixture } from '../support/users-fixture.ts';
 

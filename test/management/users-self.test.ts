@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totp } from '#shared/crypto/totp.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { DEFAULT_TENANT } from '../support/clients-fixture.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';

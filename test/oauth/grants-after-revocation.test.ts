@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
 import { deviceCodesRepository } from '#shared/store/sessions/device-codes-repository.ts';
 import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { type FlowClient, flowClient, REDIRECT } from '../support/authorize-flow.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { putUser, updateUser } from '../support/user-items.ts';

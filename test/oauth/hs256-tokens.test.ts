@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { putUser } from '../support/user-items.ts';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenResource } from '#shared/oauth/oauth-deps.ts';
 import { NOT_LINKED_MESSAGE } from '#shared/oauth/user-tokens/management-api-link.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import {
   authorizeThrough,
   authorizeUrl,

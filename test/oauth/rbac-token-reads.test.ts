@@ -6,7 +6,7 @@ import type { Runtime } from '#shared/runtime.ts';
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
 import { scopesRepository } from '#shared/store/resources/scopes-repository.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { putChain, putRole, setUserRbac } from '../support/rbac-items.ts';
 import { refreshContainer } from '../support/refresh-container.ts';

@@ -3,7 +3,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { GOOD_PASSWORD } from '../support/users-fixture.ts';

@@ -7,7 +7,7 @@ import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 import { refreshContainer } from '../support/refresh-container.ts';
 import { testRuntime } from '../support/test-runtime.ts';

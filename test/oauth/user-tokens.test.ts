@@ -9,7 +9,7 @@ import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { refreshTokenHash } from '#shared/store/sessions/refresh-tokens-repository.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { forgetUser } from '#shared/wiring/token-path/user-token-records.ts';
 import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
 import { managementCaller } from '../support/management-api.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifyIssuedToken } from '#shared/oauth/verify-resource-token.ts';
 import { InvalidAccessToken } from '#shared/tokens/verify-access-token.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { testRuntime } from '../support/test-runtime.ts';
 

@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devicePageDeps } from '#shared/oauth/device/device-page-deps.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { deviceCodeHash } from '#shared/store/sessions/device-codes-repository.ts';
+import { devicePageDeps } from '#shared/wiring/pages.ts';
 import { storedItem } from '../support/login-grants.ts';
 import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { ticketHash } from '#shared/store/sessions/tickets-repository.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { DEFAULT_TENANT } from './clients-fixture.ts';
 import { loginClient, storedItem, tokenRequest } from './login-grants.ts';
 import { managementCaller } from './management-api.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { clientsFixture, DEFAULT_TENANT } from './clients-fixture.ts';
 
 /** A password the rules of docs/contract.md §7.2 accept (long, not common). */

@@ -6,7 +6,7 @@ import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts'
 import { usersRepository } from '#shared/store/users/users-repository.ts';
 import type { RegisterInput } from '#shared/users/register-body.ts';
 import { type RegisterDeps, registerUser } from '#shared/users/register-user.ts';
-import { oauthDeps } from '#shared/wiring/token-path/token-path-records.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { type SignupService, startSignupService } from '../support/signup.ts';
 
 /**

@@ -1,17 +1,11 @@
-import { generateClientSecret } from '../../clients/client-secret.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
-import { perRuntime } from '../../per-runtime.ts';
-import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
-import type { Runtime } from '../../runtime.ts';
-import { type ClientLinksRepository, clientLinksRepository } from '../../store/clients/client-links-repository.ts';
-import { type ClientPartition, readClientPartition } from '../../store/clients/client-partition.ts';
-import { type ClientPermissionsRepository, clientPermissionsRepository } from '../../store/clients/client-permissions-repository.ts';
-import { type ClientsRepository, clientsRepository } from '../../store/clients/clients-repository.ts';
-import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
-import { type ScopesRepository, scopesRepository } from '../../store/resources/scopes-repository.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
-import { forgetClient, oauthDeps } from '../../wiring/token-path/token-path-records.ts';
-import { clientManagementScopes } from '../held-scopes.ts';
+import type { ClientLinksRepository } from '../../store/clients/client-links-repository.ts';
+import type { ClientPartition } from '../../store/clients/client-partition.ts';
+import type { ClientPermissionsRepository } from '../../store/clients/client-permissions-repository.ts';
+import type { ClientsRepository } from '../../store/clients/clients-repository.ts';
+import type { ResourcesRepository } from '../../store/resources/resources-repository.ts';
+import type { ScopesRepository } from '../../store/resources/scopes-repository.ts';
+import type { TenantsRepository } from '../../store/tenants/tenants-repository.ts';
 
 /**
  * What the Clients use cases depend on, passed as an argument (docs/design.md §3.2) so a test can hand
@@ -39,26 +33,3 @@ export interface ClientDeps {
   /** The management API (its id), through the token path's 1 s cache. */
   managementApi: () => Promise<{ id: string } | undefined>;
 }
-
-/** The composition of ClientDeps from the runtime, once per runtime (per container). */
-export const clientDeps = perRuntime((runtime: Runtime): ClientDeps => {
-  const { db, config, now, secretBox } = runtime;
-  const table = config.tableName;
-  return {
-    clients: clientsRepository(db, table, now, secretBox),
-    links: clientLinksRepository(db, table, now),
-    permissions: clientPermissionsRepository(db, table, now),
-    resources: resourcesRepository(db, table, now, secretBox),
-    scopes: scopesRepository(db, table, now),
-    tenants: tenantsRepository(db, table, now),
-    readPartition: (clientId) => readClientPartition(db, table, clientId),
-    secretBox,
-    generateSecret: generateClientSecret,
-    multiTenant: config.multiTenant,
-    cursorKey: () => runtime.serviceSecret('cursor'),
-    now,
-    forget: (clientId) => forgetClient(runtime, clientId),
-    managementScopesOf: (clientId) => clientManagementScopes(clientId, oauthDeps(runtime)),
-    managementApi: () => oauthDeps(runtime).findResource(DEFAULT_TENANT_ID, config.managementAudience),
-  };
-});

@@ -1,14 +1,10 @@
 import type { SecretBox } from '../../keys/key-store.ts';
-import { perRuntime } from '../../per-runtime.ts';
-import type { Runtime } from '../../runtime.ts';
-import { type GroupLinksRepository, groupLinksRepository } from '../../store/rbac/group-links-repository.ts';
-import { type GroupsRepository, groupsRepository } from '../../store/rbac/groups-repository.ts';
-import { type RolesRepository, rolesRepository } from '../../store/rbac/roles-repository.ts';
-import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
-import { forgetRbacRecords } from '../../store/token-path/rbac-records.ts';
-import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
-import { forgetUser } from '../../wiring/token-path/user-token-records.ts';
+import type { GroupLinksRepository } from '../../store/rbac/group-links-repository.ts';
+import type { GroupsRepository } from '../../store/rbac/groups-repository.ts';
+import type { RolesRepository } from '../../store/rbac/roles-repository.ts';
+import type { ResourcesRepository } from '../../store/resources/resources-repository.ts';
+import type { TenantsRepository } from '../../store/tenants/tenants-repository.ts';
+import type { UsersRepository } from '../../store/users/users-repository.ts';
 
 /** What the Groups use cases depend on (docs/design.md §3.2). */
 export interface GroupDeps {
@@ -28,21 +24,3 @@ export interface GroupDeps {
   /** Drops this container's cached roles and groups after a change of the RBAC graph (rbac-records.ts). */
   readonly forgetRbacRecords: () => void;
 }
-
-export const groupDeps = perRuntime((runtime: Runtime): GroupDeps => {
-  const { db, config, now, secretBox } = runtime;
-  return {
-    groups: groupsRepository(db, config.tableName, now),
-    links: groupLinksRepository(db, config.tableName, now),
-    users: usersRepository(db, config.tableName, now),
-    roles: rolesRepository(db, config.tableName, now),
-    resources: resourcesRepository(db, config.tableName, now, secretBox),
-    tenants: tenantsRepository(db, config.tableName, now),
-    multiTenant: config.multiTenant,
-    secretBox,
-    cursorKey: () => runtime.serviceSecret('cursor'),
-    now,
-    forgetUser: (userId) => forgetUser(runtime, userId),
-    forgetRbacRecords: () => forgetRbacRecords(runtime),
-  };
-});

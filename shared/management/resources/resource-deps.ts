@@ -1,12 +1,9 @@
 import type { SecretBox } from '../../keys/key-store.ts';
-import { perRuntime } from '../../per-runtime.ts';
-import type { Runtime } from '../../runtime.ts';
-import { type ClientLinksRepository, clientLinksRepository } from '../../store/clients/client-links-repository.ts';
-import { type ClientsRepository, clientsRepository } from '../../store/clients/clients-repository.ts';
-import { type ResourcesRepository, resourcesRepository } from '../../store/resources/resources-repository.ts';
-import { type ScopesRepository, scopesRepository } from '../../store/resources/scopes-repository.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
-import { forgetClient, forgetResources } from '../../wiring/token-path/token-path-records.ts';
+import type { ClientLinksRepository } from '../../store/clients/client-links-repository.ts';
+import type { ClientsRepository } from '../../store/clients/clients-repository.ts';
+import type { ResourcesRepository } from '../../store/resources/resources-repository.ts';
+import type { ScopesRepository } from '../../store/resources/scopes-repository.ts';
+import type { TenantsRepository } from '../../store/tenants/tenants-repository.ts';
 
 /** What the Resources, Resource Scopes and Resource Clients use cases depend on (docs/design.md §3.2). */
 export interface ResourceDeps {
@@ -29,21 +26,3 @@ export interface ResourceDeps {
   readonly forgetResources: () => void;
   readonly forgetClient: (clientId: string) => void;
 }
-
-/** Built once per runtime (per container in Lambda, per local stack locally). */
-export const resourceDeps = perRuntime((runtime: Runtime): ResourceDeps => {
-  const { db, config, now, secretBox } = runtime;
-  return {
-    resources: resourcesRepository(db, config.tableName, now, secretBox),
-    scopes: scopesRepository(db, config.tableName, now),
-    links: clientLinksRepository(db, config.tableName, now),
-    clients: clientsRepository(db, config.tableName, now, secretBox),
-    tenants: tenantsRepository(db, config.tableName, now),
-    multiTenant: config.multiTenant,
-    managementAudience: config.managementAudience,
-    secretBox,
-    cursorKey: () => runtime.serviceSecret('cursor'),
-    forgetResources: () => forgetResources(runtime),
-    forgetClient: (clientId) => forgetClient(runtime, clientId),
-  };
-});

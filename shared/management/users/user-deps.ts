@@ -1,15 +1,9 @@
-import { hashPassword, verifyPassword } from '../../crypto/password-hash.ts';
 import type { SecretBox } from '../../keys/key-store.ts';
-import { perRuntime } from '../../per-runtime.ts';
 import type { UserRecord } from '../../records/user-record.ts';
-import type { Runtime } from '../../runtime.ts';
-import { type TenantsRepository, tenantsRepository } from '../../store/tenants/tenants-repository.ts';
-import { type LoginFailuresRepository, loginFailuresRepository } from '../../store/users/login-failures-repository.ts';
-import { type OtpRepository, otpRepository } from '../../store/users/otp-repository.ts';
-import { type UsersRepository, usersRepository } from '../../store/users/users-repository.ts';
-import { oauthDeps } from '../../wiring/token-path/token-path-records.ts';
-import { forgetUser } from '../../wiring/token-path/user-token-records.ts';
-import { userManagementScopes } from '../held-scopes.ts';
+import type { TenantsRepository } from '../../store/tenants/tenants-repository.ts';
+import type { LoginFailuresRepository } from '../../store/users/login-failures-repository.ts';
+import type { OtpRepository } from '../../store/users/otp-repository.ts';
+import type { UsersRepository } from '../../store/users/users-repository.ts';
 
 /** What the Users use cases depend on, passed as an argument (docs/design.md §3.2). */
 export interface UserDeps {
@@ -40,23 +34,3 @@ export interface UserDeps {
   /** The management-API scopes the user effectively holds (RBAC, through the 1 s caches): what taking it over would give. */
   readonly managementScopesOf: (user: UserRecord) => Promise<ReadonlySet<string>>;
 }
-
-/** Built once per runtime (per container in Lambda, per local stack locally). */
-export const userDeps = perRuntime((runtime: Runtime): UserDeps => {
-  const { db, config, now, secretBox } = runtime;
-  return {
-    users: usersRepository(db, config.tableName, now),
-    tenants: tenantsRepository(db, config.tableName, now),
-    multiTenant: config.multiTenant,
-    hashPassword: (p) => hashPassword(p),
-    otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),
-    loginFailures: loginFailuresRepository(db, config.tableName, now, config.login),
-    issuer: config.issuer,
-    verifyPassword,
-    secretBox,
-    cursorKey: () => runtime.serviceSecret('cursor'),
-    now,
-    forget: (userId) => forgetUser(runtime, userId),
-    managementScopesOf: (user) => userManagementScopes(user, oauthDeps(runtime)),
-  };
-});

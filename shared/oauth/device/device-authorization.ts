@@ -42,7 +42,7 @@ export interface DeviceAuthorizationResponse {
 }
 const RESPONSE_FIELDS = ['device_code', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval'];
 
-/** The OAuth dependencies, with device authorizations that can be created (device-authorization-deps.ts). */
+/** The OAuth dependencies, with device authorizations that can be created (built in shared/wiring/authorize.ts). */
 export type DeviceAuthorizationDeps = Omit<OAuthDeps, 'deviceCodes'> & { deviceCodes: Pick<DeviceCodesRepository, 'create'> };
 
 /**

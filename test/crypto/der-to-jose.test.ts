@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { derToJose } from '#shared/keys/der-to-jose.ts';
+import { derToJose } from '#shared/crypto/der-to-jose.ts';
 import { signDigestP256 } from '../support/p256.ts';
 
 describe('derToJose (RFC 7518 §3.4: ES256 signature = r || s, 64 bytes)', () => {

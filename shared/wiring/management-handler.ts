@@ -1,11 +1,11 @@
 import type * as v from 'valibot';
 import type { HandlerSpec, Request } from '../http/http-handler.ts';
 import type { HttpResponse } from '../http/response.ts';
-import { httpHandler } from '../http/table-handler.ts';
-import { oauthDeps } from '../wiring/token-path/token-path-records.ts';
-import { heldScopes } from './held-scopes.ts';
-import { type ManagementAccess, managementAccess } from './kit/access.ts';
-import { type ManagementContext, managementContext } from './management-context.ts';
+import { heldScopes } from '../management/held-scopes.ts';
+import { type ManagementAccess, managementAccess } from '../management/kit/access.ts';
+import { type ManagementContext, managementContext } from '../management/management-context.ts';
+import { httpHandler } from './http-handler.ts';
+import { oauthDeps } from './token-path/token-path-records.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 

@@ -1,4 +1,4 @@
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from '../runtime.ts';
 
 /**
  * `build` run once per runtime (once per container in Lambda, once per local stack locally), its

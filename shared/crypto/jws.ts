@@ -1,5 +1,5 @@
 import { type KeyObject, sign } from 'node:crypto';
-import type { AsymmetricAlg } from './key-store.ts';
+import type { AsymmetricAlg } from '../keys/key-store.ts';
 
 /** Encoded headers are few (one per alg, kid and typ); the bound only guards against odd callers. */
 const MAX_CACHED_HEADERS = 256;
