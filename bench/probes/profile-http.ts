@@ -69,7 +69,7 @@ const PIECES: Piece[] = [
     any(
       file('shared/oauth/authenticate-client.ts'),
       file('shared/oauth/parse-basic-credentials.ts'),
-      file('shared/clients/client-secret.ts'),
+      file('shared/crypto/client-secret.ts'),
     ),
   ],
   [

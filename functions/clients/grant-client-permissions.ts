@@ -2,7 +2,7 @@ import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
 import { ClientPath } from '#shared/management/clients/client-body-schemas.ts';
 import { grantClientPermissions } from '#shared/management/clients/grant-client-permissions.ts';
-import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
+import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
 import { clientDeps } from '#shared/wiring/clients.ts';
 import { managementHandler } from '#shared/wiring/management-handler.ts';
 

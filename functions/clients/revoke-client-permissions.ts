@@ -1,8 +1,8 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
 import { ClientPath } from '#shared/management/clients/client-body-schemas.ts';
-import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
 import { revokeClientPermissions } from '#shared/management/clients/revoke-client-permissions.ts';
+import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
 import { clientDeps } from '#shared/wiring/clients.ts';
 import { managementHandler } from '#shared/wiring/management-handler.ts';
 

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { showDevicePage, submitDevicePage } from '#shared/browser/device-page.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { showDevicePage, submitDevicePage } from '#shared/oauth/device/device-page.ts';
 import { httpHandler } from '#shared/wiring/http-handler.ts';
 import { devicePageDeps } from '#shared/wiring/pages.ts';
 

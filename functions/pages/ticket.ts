@@ -1,22 +1,9 @@
-import * as v from 'valibot';
+import { TicketFormBody, TicketPath } from '#shared/browser/page-forms.ts';
+import { showTicketPage, submitTicketPage } from '#shared/browser/ticket-page.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
-import { showTicketPage, submitTicketPage } from '#shared/users/ticket-page.ts';
 import { httpHandler } from '#shared/wiring/http-handler.ts';
 import { ticketPageDeps } from '#shared/wiring/pages.ts';
-
-/** The forms' fields; anything else a browser or a robot adds is ignored (a page, not an API). */
-export const TicketFormBody = v.optional(
-  v.looseObject({
-    csrf_token: v.optional(v.unknown()),
-    password: v.optional(v.unknown()),
-    code: v.optional(v.unknown()),
-    enrolment: v.optional(v.unknown()),
-  }),
-  {},
-);
-/** The ticket is opaque here: a value we never issued is an unknown ticket (the 404 page), not a 400. */
-export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });
 
 /** GET, POST /tickets/{ticket}: the hosted ticket page (docs/users.md "The ticket page"). */
 export const handler = httpHandler(

@@ -1,6 +1,6 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
-import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
+import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
 import { grantRolePermissions } from '#shared/management/roles/grant-role-permissions.ts';
 import { RolePath } from '#shared/management/roles/role-body-schemas.ts';
 import { managementHandler } from '#shared/wiring/management-handler.ts';

@@ -1,6 +1,6 @@
 import { noContent } from '#shared/http/response.ts';
 import { NO_CONTENT } from '#shared/http/response-spec.ts';
-import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
+import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
 import { revokeUserPermissions } from '#shared/management/users/revoke-user-permissions.ts';
 import { UserPath } from '#shared/management/users/user-body-schemas.ts';
 import { managementHandler } from '#shared/wiring/management-handler.ts';

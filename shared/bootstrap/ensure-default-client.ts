@@ -1,4 +1,4 @@
-import { generateClientSecret, verifyClientSecret } from '../clients/client-secret.ts';
+import { generateClientSecret, verifyClientSecret } from '../crypto/client-secret.ts';
 import { isAppError } from '../errors.ts';
 import { SYSTEM_ACTOR_ID } from '../records/common.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';

@@ -1,4 +1,4 @@
-import { generateClientSecret } from '../clients/client-secret.ts';
+import { generateClientSecret } from '../crypto/client-secret.ts';
 import { SYSTEM_ACTOR_ID } from '../records/common.ts';
 import type { Runtime } from '../runtime.ts';
 import { clientsRepository } from '../store/clients/clients-repository.ts';

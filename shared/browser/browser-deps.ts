@@ -3,16 +3,16 @@ import type { OAuthDeps } from '../oauth/oauth-deps.ts';
 import type { ClientRecord } from '../records/client-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
+import type { ConsentsRepository } from '../store/sessions/consents-repository.ts';
 import type { InteractionsRepository } from '../store/sessions/interactions-repository.ts';
 import type { SessionsRepository } from '../store/sessions/sessions-repository.ts';
-import type { UserGrantsRepository } from '../store/sessions/user-grants-repository.ts';
 import type { UserRehashWrite } from '../store/users/user-login-writes.ts';
 
 /** What the hosted login, consent and logout pages depend on, passed as an argument (docs/design.md §3.2). */
 export interface BrowserDeps {
   sessions: SessionsRepository;
   interactions: InteractionsRepository;
-  userGrants: Pick<UserGrantsRepository, 'findUserGrant' | 'saveUserGrant'>;
+  consents: Pick<ConsentsRepository, 'findConsent' | 'saveConsent'>;
   /** Consistent reads of the records the pages show or check. */
   getClient(id: string): Promise<ClientRecord | undefined>;
   getResource(id: string): Promise<ResourceRecord | undefined>;

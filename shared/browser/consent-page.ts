@@ -72,7 +72,7 @@ export async function showConsent(req: ConsentRequest, deps: BrowserDeps): Promi
   const [client, resource, grant] = await Promise.all([
     deps.getClient(interaction.client_id),
     interaction.resource_id ? deps.getResource(interaction.resource_id) : undefined,
-    deps.userGrants.findUserGrant(session.user_id, interaction.client_id, interaction.resource_id),
+    deps.consents.findConsent(session.user_id, interaction.client_id, interaction.resource_id),
   ]);
   if (!client || client.tenant_id !== interaction.tenant_id) return interactionGone();
   const ask = consentNeeded({ client, resource, grant, scopes: interaction.scopes, prompt: interaction.prompt });
@@ -127,7 +127,7 @@ export async function submitConsent(req: ConsentRequest, form: ConsentForm, deps
     const recorded = await deps.interactions.recordDecision(interaction.id, session.id, { decision: 'deny' });
     return recorded ? returnTo(deps, recorded) : interactionGone();
   }
-  await deps.userGrants.saveUserGrant({
+  await deps.consents.saveConsent({
     userId: session.user_id,
     tenantId: interaction.tenant_id,
     clientId: interaction.client_id,

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 
 /**
- * The request shapes of the hosted login, consent and logout pages. A page is not an API: a
+ * The request shapes of the hosted login, consent, logout and ticket pages. A page is not an API: a
  * field a browser or a password manager adds is ignored, and the use cases check each value's
  * type themselves (an unexpected one gets the page's own message, never a 500).
  */
@@ -22,3 +22,9 @@ export const LogoutParams = v.optional(
   v.looseObject({ id_token_hint: field, post_logout_redirect_uri: field, state: field, client_id: field, csrf_token: field }),
   {},
 );
+
+/** The ticket page's forms (password, enrolment step, code). */
+export const TicketFormBody = v.optional(v.looseObject({ csrf_token: field, password: field, code: field, enrolment: field }), {});
+
+/** The ticket is opaque here: a value we never issued is an unknown ticket (the 404 page), not a 400. */
+export const TicketPath = v.looseObject({ ticket: v.optional(v.string(), '') });

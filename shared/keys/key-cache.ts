@@ -1,5 +1,5 @@
-import { type Lookahead, readAheadMs } from '../cache/ttl-cache.ts';
 import type { CacheCounter } from '../observability/service-metrics.ts';
+import { type Lookahead, readAheadMs } from '../ttl-cache.ts';
 import { buildSnapshot, isPublished, type KeySnapshot, type PublicKeyCache } from './key-snapshot.ts';
 import type { PublicKeyEntry } from './key-store.ts';
 import { MISS_REFRESH_MS } from './key-timing.ts';

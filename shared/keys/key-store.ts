@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import type { Lookahead } from '../cache/ttl-cache.ts';
+import type { Lookahead } from '../ttl-cache.ts';
 
 /** Algorithms of keys held by the key store (HS256 uses a Resource's own secret, not a key here). */
 export type AsymmetricAlg = 'ES256' | 'RS256';

@@ -6,13 +6,13 @@
 export { arraySource, type CollectionSource, mapSource, type PageEntry, type PageRequest, type StartKey } from './collection-source.ts';
 export { type AttributeType, type CollectionSpec, defineCollection, type SortKey } from './collection-spec.ts';
 export { clientsCollection } from './collections/clients.ts';
+export { consentsCollection } from './collections/consents.ts';
 export { groupMembersCollection, groupRolesCollection, groupsCollection, nestedGroupsCollection } from './collections/groups.ts';
 export { clientPermissionsCollection, clientResourcesCollection, resourceClientsCollection } from './collections/links.ts';
 export { userGroupsCollection, userPermissionsCollection } from './collections/rbac.ts';
 export { resourcesCollection } from './collections/resources.ts';
 export { roleMembersCollection, rolePermissionsCollection, rolesCollection, userRolesCollection } from './collections/roles.ts';
 export { scopesCollection } from './collections/scopes.ts';
-export { userGrantsCollection } from './collections/user-grants.ts';
 export { usersCollection } from './collections/users.ts';
 export { type ListCollectionInput, type ListEnvelope, listCollection } from './list-collection.ts';
 export { type FilterTerm, LIST_LIMITS, type ListParams, type RecordParams } from './list-params.ts';

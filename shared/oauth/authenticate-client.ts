@@ -1,4 +1,4 @@
-import { verifyClientSecret } from '../clients/client-secret.ts';
+import { verifyClientSecret } from '../crypto/client-secret.ts';
 import { invalidClient, oauthError } from '../errors.ts';
 import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
 import { parseBasicCredentials } from './parse-basic-credentials.ts';

@@ -1,4 +1,3 @@
-import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { ServiceMetrics } from '../observability/service-metrics.ts';
 import type { OAuthClient, TokenResource } from '../ports/token-path.ts';
@@ -14,6 +13,7 @@ import type { OtpChecks } from '../store/users/otp-checks.ts';
 import type { UserLoginWrites } from '../store/users/user-login-writes.ts';
 import type { LoginHintWrite } from '../store/users/user-markers.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import type { TtlCache } from '../ttl-cache.ts';
 import type { UserTokenReads } from './user-token-state.ts';
 
 export type { OAuthClient, TokenResource } from '../ports/token-path.ts';

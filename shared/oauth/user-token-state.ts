@@ -1,6 +1,6 @@
-import type { Lookahead } from '../cache/ttl-cache.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
+import type { Lookahead } from '../ttl-cache.ts';
 
 type Item = Record<string, unknown>;
 

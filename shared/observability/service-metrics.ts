@@ -43,7 +43,7 @@ export const CACHES = {
   rbac: ['cache', 'rbac'],
 } as const satisfies Record<string, Dimension>;
 
-/** One hit-or-miss counter of a cache, bound to its dimension (passed to shared/cache/ttl-cache.ts). */
+/** One hit-or-miss counter of a cache, bound to its dimension (passed to shared/ttl-cache.ts). */
 export type CacheCounter = (hit: boolean) => void;
 
 export function cacheCounter(metrics: ServiceMetrics, cache: keyof typeof CACHES): CacheCounter {

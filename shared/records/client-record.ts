@@ -17,7 +17,7 @@ export interface ClientMetadata {
  * A Client (spec §2.2) as stored at `CLIENT#{id}` / `CLIENT` (GSI1 `TENANT#{t}#CLIENTS` / id).
  * Beyond the spec's fields it stores:
  * - `secret_hash`: SHA-256 (base64url) of the secret, what `/token` verifies against
- *   (shared/clients/client-secret.ts); absent for public clients.
+ *   (shared/crypto/client-secret.ts); absent for public clients.
  * - `secret_sealed`: the secret encrypted with the SecretBox, opened only for `read:client_keys`
  *   callers and for the response of a secret change; absent for public clients.
  * - `is_default`: the Default Client made at bootstrap (docs/contract.md §4): never deleted (403).

@@ -6,10 +6,10 @@ import type { AuthorizeDeps } from '../oauth/authorize/authorize-deps.ts';
 import type { DeviceAuthorizationDeps } from '../oauth/device/device-authorization.ts';
 import type { Runtime } from '../runtime.ts';
 import { resourcesRepository } from '../store/resources/resources-repository.ts';
+import { consentsRepository } from '../store/sessions/consents-repository.ts';
 import { deviceCodesRepository } from '../store/sessions/device-codes-repository.ts';
 import { interactionsRepository } from '../store/sessions/interactions-repository.ts';
 import { sessionsRepository } from '../store/sessions/sessions-repository.ts';
-import { userGrantsRepository } from '../store/sessions/user-grants-repository.ts';
 import { perRuntime } from './per-runtime.ts';
 import { oauthDeps } from './token-path/token-path-records.ts';
 
@@ -23,7 +23,7 @@ export const authorizeDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Auth
     oauth,
     sessions: sessionsRepository(db, table, now),
     interactions: interactionsRepository(db, table, now),
-    userGrants: userGrantsRepository(db, table, now, oauth.refreshTokens),
+    consents: consentsRepository(db, table, now, oauth.refreshTokens),
     codes: oauth.authorizationCodes,
     getResource: (id) => resources.get(id),
   };

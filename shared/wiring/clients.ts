@@ -2,7 +2,7 @@
  * The Clients functions' dependencies (functions/clients/), built from the runtime once per
  * container. Only handlers import this folder (docs/architecture.md "Composition root").
  */
-import { generateClientSecret } from '../clients/client-secret.ts';
+import { generateClientSecret } from '../crypto/client-secret.ts';
 import type { ClientDeps } from '../management/clients/client-deps.ts';
 import { clientManagementScopes } from '../management/held-scopes.ts';
 import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';

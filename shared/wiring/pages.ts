@@ -4,24 +4,24 @@
  */
 import type { BrowserDeps } from '../browser/browser-deps.ts';
 import { secureCookies } from '../browser/cookies.ts';
+import type { DevicePageDeps } from '../browser/device-page.ts';
+import type { TicketPageDeps } from '../browser/ticket-page.ts';
 import { hashPassword, verifyPassword } from '../crypto/password-hash.ts';
 import { userManagementScopes } from '../management/held-scopes.ts';
-import type { DevicePageDeps } from '../oauth/device/device-page.ts';
 import type { Runtime } from '../runtime.ts';
 import { clientsRepository } from '../store/clients/clients-repository.ts';
 import { resourcesRepository } from '../store/resources/resources-repository.ts';
+import { consentsRepository } from '../store/sessions/consents-repository.ts';
 import { deviceCodesRepository } from '../store/sessions/device-codes-repository.ts';
 import { interactionsRepository } from '../store/sessions/interactions-repository.ts';
 import { refreshTokensRepository } from '../store/sessions/refresh-tokens-repository.ts';
 import { sessionsRepository } from '../store/sessions/sessions-repository.ts';
 import { ticketsRepository } from '../store/sessions/tickets-repository.ts';
 import { userCodeAttemptsRepository } from '../store/sessions/user-code-attempts-repository.ts';
-import { userGrantsRepository } from '../store/sessions/user-grants-repository.ts';
 import { loginFailuresRepository } from '../store/users/login-failures-repository.ts';
 import { otpRepository } from '../store/users/otp-repository.ts';
 import { userRehashWrite } from '../store/users/user-login-writes.ts';
 import { usersRepository } from '../store/users/users-repository.ts';
-import type { TicketPageDeps } from '../users/ticket-page.ts';
 import { perRuntime } from './per-runtime.ts';
 import { oauthDeps } from './token-path/token-path-records.ts';
 import { forgetUser } from './token-path/user-token-records.ts';
@@ -36,7 +36,7 @@ export const browserDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Browse
   return {
     sessions: sessionsRepository(db, table, now, config.caps.sessions),
     interactions: interactionsRepository(db, table, now),
-    userGrants: userGrantsRepository(db, table, now, refreshTokensRepository(db, table, now)),
+    consents: consentsRepository(db, table, now, refreshTokensRepository(db, table, now)),
     // A page's `client_id` (logout's) is whatever the browser sent: a key DynamoDB could not hold
     // is "absent" without a call (read-items.ts `isStorableKey`).
     getClient: (id) => clients.get(id),

@@ -4,7 +4,7 @@
  */
 import { hashPassword, verifyPassword } from '../crypto/password-hash.ts';
 import { emailSenderOf } from '../email/email-sender-of.ts';
-import type { GrantDeps } from '../management/grants/grant-deps.ts';
+import type { ConsentDeps } from '../management/consents/consent-deps.ts';
 import { userManagementScopes } from '../management/held-scopes.ts';
 import type { RbacDeps } from '../management/rbac/rbac-deps.ts';
 import type { UserDeps } from '../management/users/user-deps.ts';
@@ -14,8 +14,8 @@ import { groupsRepository } from '../store/rbac/groups-repository.ts';
 import { heldPermissions } from '../store/rbac/held-permissions.ts';
 import { resourcesRepository } from '../store/resources/resources-repository.ts';
 import { scopesRepository } from '../store/resources/scopes-repository.ts';
+import { consentsRepository } from '../store/sessions/consents-repository.ts';
 import { ticketsRepository } from '../store/sessions/tickets-repository.ts';
-import { userGrantsRepository } from '../store/sessions/user-grants-repository.ts';
 import { tenantsRepository } from '../store/tenants/tenants-repository.ts';
 import { rbacRecordReads } from '../store/token-path/rbac-records.ts';
 import { loginFailuresRepository } from '../store/users/login-failures-repository.ts';
@@ -72,11 +72,11 @@ export const rbacDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): RbacDeps 
 });
 
 /** Built once per runtime (per container in Lambda, per local stack locally). */
-export const grantDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): GrantDeps => {
+export const consentDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): ConsentDeps => {
   const { db, config, now, secretBox } = runtime;
   return {
     // The token path's refresh tokens: a family revoked here is inactive in this container at once.
-    grants: userGrantsRepository(db, config.tableName, now, oauthDeps(runtime).refreshTokens),
+    consents: consentsRepository(db, config.tableName, now, oauthDeps(runtime).refreshTokens),
     users: usersRepository(db, config.tableName, now),
     cursorKey: () => runtime.serviceSecret('cursor'),
     secretBox,

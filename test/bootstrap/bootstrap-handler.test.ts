@@ -8,7 +8,7 @@ vi.hoisted(() => {
 });
 
 const { handler, PHYSICAL_RESOURCE_ID } = await import('../../functions/admin/bootstrap.ts');
-const { verifyClientSecret } = await import('#shared/clients/client-secret.ts');
+const { verifyClientSecret } = await import('#shared/crypto/client-secret.ts');
 const { signingKeysRepository } = await import('#shared/keys/signing-keys-repository.ts');
 const { runWithRuntime } = await import('#shared/runtime.ts');
 const { clientsRepository } = await import('#shared/store/clients/clients-repository.ts');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type BootstrapInput, bootstrap } from '#shared/bootstrap/bootstrap.ts';
 import { ensureDefaultClient } from '#shared/bootstrap/ensure-default-client.ts';
 import { ensureSystemResource } from '#shared/bootstrap/ensure-system-resource.ts';
-import { verifyClientSecret } from '#shared/clients/client-secret.ts';
+import { verifyClientSecret } from '#shared/crypto/client-secret.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES } from '#shared/routes/management-scopes.ts';
 import { storeFixture } from '../support/store-fixture.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateClientSecret } from '#shared/clients/client-secret.ts';
+import { generateClientSecret } from '#shared/crypto/client-secret.ts';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';

@@ -6,7 +6,8 @@ import {
   clientRecordQuery,
   clientResourcesListQuery,
 } from '#shared/management/clients/client-request.ts';
-import { PermissionsBody, ResourcesBody } from '#shared/management/clients/link-body-schemas.ts';
+import { ResourcesBody } from '#shared/management/clients/link-body-schemas.ts';
+import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { userGrantsCollection } from '#shared/lists/index.ts';
-import { UserGrantPath, userGrantListQuery } from '#shared/management/grants/user-grants.ts';
+import { consentsCollection } from '#shared/lists/index.ts';
+import { ConsentPath, consentListQuery } from '#shared/management/consents/consents.ts';
 import { UserPath } from '#shared/management/users/user-body-schemas.ts';
 import { type FuzzRoute, fuzzArea, M } from '../support/fuzz-support.ts';
 
@@ -10,8 +10,8 @@ import { type FuzzRoute, fuzzArea, M } from '../support/fuzz-support.ts';
 const G = `${M}/users/{user_id}/grants`;
 
 const routes: FuzzRoute[] = [
-  { route: `GET ${G}`, path: UserPath, collection: userGrantsCollection, query: userGrantListQuery },
-  { route: `DELETE ${G}/{grant_id}`, path: UserGrantPath },
+  { route: `GET ${G}`, path: UserPath, collection: consentsCollection, query: consentListQuery },
+  { route: `DELETE ${G}/{grant_id}`, path: ConsentPath },
 ];
 
 fuzzArea('fuzz: User Grants endpoints never answer 5xx to client input', {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { listQuerySchema, rolesCollection } from '#shared/lists/index.ts';
-import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
+import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
 import { CreateRoleBody, RoleMembersBody, RolePath, UpdateRoleBody, UserRolesBody } from '#shared/management/roles/role-body-schemas.ts';
 import { roleMemberListQuery, rolePermissionListQuery, roleRecordQuery, userRoleListQuery } from '#shared/management/roles/role-request.ts';
 import { UserPath } from '#shared/management/users/user-body-schemas.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { listQuerySchema, usersCollection } from '#shared/lists/index.ts';
-import { PermissionsBody } from '#shared/management/clients/link-body-schemas.ts';
+import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
 import { CreateUserBody, SetPasswordBody, UpdateUserBody, UserPath } from '#shared/management/users/user-body-schemas.ts';
 import { userRecordQuery } from '#shared/management/users/user-request.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../support/fuzz-support.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
+import { consentsRepository } from '#shared/store/sessions/consents-repository.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
 import { type UsersFixture, usersFixture } from '../support/users-fixture.ts';
@@ -25,7 +25,7 @@ afterAll(async () => fx?.stop());
 
 const repo = () => {
   const { runtime } = fx.svc.stack;
-  return userGrantsRepository(runtime.db, runtime.config.tableName, runtime.now, oauthDeps(runtime).refreshTokens);
+  return consentsRepository(runtime.db, runtime.config.tableName, runtime.now, oauthDeps(runtime).refreshTokens);
 };
 
 describe('GET /users/{user_id}/grants', () => {
@@ -34,14 +34,14 @@ describe('GET /users/{user_id}/grants', () => {
     const a = await fx.createClient();
     const b = await fx.createClient();
     const api = await fx.createResource(['read']);
-    const g1 = await repo().saveUserGrant({
+    const g1 = await repo().saveConsent({
       userId: user.id,
       tenantId: user.tenant_id,
       clientId: a.id,
       resourceId: api.id,
       scopes: ['read', 'openid'],
     });
-    const g2 = await repo().saveUserGrant({
+    const g2 = await repo().saveConsent({
       userId: user.id,
       tenantId: user.tenant_id,
       clientId: b.id,
@@ -88,14 +88,14 @@ describe('DELETE /users/{user_id}/grants/{grant_id}', () => {
     const [t1, t2] = [await login(withdrawn.auth), await login(kept.auth)];
     expect(t1.status).toBe(200);
     expect(t2.status).toBe(200);
-    const grant = await repo().saveUserGrant({
+    const grant = await repo().saveConsent({
       userId: user.id,
       tenantId: user.tenant_id,
       clientId: withdrawn.clientId,
       resourceId: null,
       scopes: ['openid', 'offline_access'],
     });
-    await repo().saveUserGrant({
+    await repo().saveConsent({
       userId: user.id,
       tenantId: user.tenant_id,
       clientId: kept.clientId,
@@ -105,8 +105,8 @@ describe('DELETE /users/{user_id}/grants/{grant_id}', () => {
 
     const res = await fx.call('DELETE', `/users/${user.id}/grants/${grant.id}`);
     expect(res.status).toBe(204);
-    expect(await storedItem(fx.svc, keys.userGrant(user.id, withdrawn.clientId, null))).toBeUndefined();
-    expect(await storedItem(fx.svc, keys.userGrant(user.id, kept.clientId, null))).toMatchObject({
+    expect(await storedItem(fx.svc, keys.consent(user.id, withdrawn.clientId, null))).toBeUndefined();
+    expect(await storedItem(fx.svc, keys.consent(user.id, kept.clientId, null))).toMatchObject({
       type: 'UserGrant',
       user_id: user.id,
       client_id: kept.clientId,
@@ -132,7 +132,7 @@ describe('DELETE /users/{user_id}/grants/{grant_id}', () => {
     const user = await fx.createUser();
     const other = await fx.createUser();
     const c = await fx.createClient();
-    const grant = await repo().saveUserGrant({
+    const grant = await repo().saveConsent({
       userId: user.id,
       tenantId: user.tenant_id,
       clientId: c.id,
@@ -143,15 +143,15 @@ describe('DELETE /users/{user_id}/grants/{grant_id}', () => {
     expect((await fx.call('DELETE', `/users/${user.id}/grants/${grant.id}`, { token })).status).toBe(403);
     expect((await fx.call('DELETE', `/users/${other.id}/grants/${grant.id}`)).status).toBe(404);
     expect((await fx.call('DELETE', `/users/${user.id}/grants/not-a-uuid`)).status).toBe(400);
-    expect(await repo().findUserGrant(user.id, c.id, null)).toEqual(grant);
+    expect(await repo().findConsent(user.id, c.id, null)).toEqual(grant);
   });
 
   it("tenancy: a tenant-bound caller sees and deletes its tenant's grants; another tenant's user is 404 and nothing changes", async () => {
     const mine = await fx.createUser({ tenant_id: tenantB });
     const theirs = await fx.createUser();
     const c = await fx.createClient();
-    const g1 = await repo().saveUserGrant({ userId: mine.id, tenantId: tenantB, clientId: c.id, resourceId: null, scopes: ['openid'] });
-    const g2 = await repo().saveUserGrant({
+    const g1 = await repo().saveConsent({ userId: mine.id, tenantId: tenantB, clientId: c.id, resourceId: null, scopes: ['openid'] });
+    const g2 = await repo().saveConsent({
       userId: theirs.id,
       tenantId: theirs.tenant_id,
       clientId: c.id,
@@ -163,7 +163,7 @@ describe('DELETE /users/{user_id}/grants/{grant_id}', () => {
     expect(listed.body.items.map((g: any) => g.id)).toEqual([g1.id]);
     expect((await fx.call('GET', `/users/${theirs.id}/grants`, { token: boundToken })).status).toBe(404);
     expect((await fx.call('DELETE', `/users/${theirs.id}/grants/${g2.id}`, { token: boundToken })).status).toBe(404);
-    expect(await repo().findUserGrant(theirs.id, c.id, null)).toEqual(g2);
+    expect(await repo().findConsent(theirs.id, c.id, null)).toEqual(g2);
     expect((await fx.call('DELETE', `/users/${mine.id}/grants/${g1.id}`, { token: boundToken })).status).toBe(204);
   });
 });

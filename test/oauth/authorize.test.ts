@@ -20,7 +20,7 @@ import {
 } from '../support/authorize-flow.ts';
 import { startTestService, type TestService } from '../support/local-service.ts';
 import { storedItem } from '../support/login-grants.ts';
-import { finishInteraction, readInteraction, seedSession, seedUserGrant } from '../support/seed-session.ts';
+import { finishInteraction, readInteraction, seedConsent, seedSession } from '../support/seed-session.ts';
 import { putUser, updateUser } from '../support/user-items.ts';
 
 /**
@@ -323,7 +323,7 @@ describe('prompt=none and max_age (OIDC Core §3.1.2.1, §3.1.2.6)', () => {
     const params = codeParams(pub, challenge, { prompt: 'none' });
     const before = await browserGet(authorizeUrl(svc, params), session.header);
     expect(responseParams(before.location!).get('error')).toBe('consent_required');
-    await seedUserGrant(runtime(), user, pub.clientId, ['openid', 'email', 'offline_access']);
+    await seedConsent(runtime(), user, pub.clientId, ['openid', 'email', 'offline_access']);
     const after = await browserGet(authorizeUrl(svc, params), session.header);
     const code = responseParams(after.location!).get('code')!;
     const redeemed = await redeem(pub, code, verifier);

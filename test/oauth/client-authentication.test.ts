@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateClientSecret, hashClientSecret, verifyClientSecret } from '#shared/clients/client-secret.ts';
+import { generateClientSecret, hashClientSecret, verifyClientSecret } from '#shared/crypto/client-secret.ts';
 import { authenticateClient } from '#shared/oauth/authenticate-client.ts';
 import type { OAuthClient } from '#shared/oauth/oauth-deps.ts';
 

@@ -17,7 +17,7 @@ import {
 } from '../support/authorize-flow.ts';
 import { loginClient, tokenRequest } from '../support/login-grants.ts';
 import { CookieJar, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
-import { finishInteraction, seedSession, seedUserGrant } from '../support/seed-session.ts';
+import { finishInteraction, seedConsent, seedSession } from '../support/seed-session.ts';
 import { GOOD_PASSWORD } from '../support/users-fixture.ts';
 
 /**
@@ -231,7 +231,7 @@ describe('consent for the management API is never skipped for a first-party clie
     expect(consent.text).toContain('name="decision" value="allow"');
 
     // A remembered grant covering the scopes: prompt=none gives the token.
-    await seedUserGrant(runtime(), admin, rp.clientId, ['read:users'], api.id);
+    await seedConsent(runtime(), admin, rp.clientId, ['read:users'], api.id);
     const remembered = await jar.get(authorizeUrl(fx.svc, { ...params, prompt: 'none' }));
     const token = responseParams(remembered.location!).get('access_token')!;
     const { payload } = await jwtVerify(token, jwks, { issuer: fx.svc.url, audience: audience(), typ: 'at+jwt' });

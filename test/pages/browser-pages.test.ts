@@ -63,7 +63,7 @@ describe('hosted pages in Chromium', () => {
         expect(result.shown).toEqual(['login', 'consent']);
         expect(result.url).toBe(`${fx.url}${TEST_RETURN_TO}`);
         expect(await fx.interactions.readInteraction(id)).toMatchObject({ user_id: user.id, decision: 'allow' });
-        expect((await fx.grants.findUserGrant(user.id, app.id, api.id))?.scopes).toContain('write:photos');
+        expect((await fx.grants.findConsent(user.id, app.id, api.id))?.scopes).toContain('write:photos');
         expect(violations).toEqual([]);
       } finally {
         await close();

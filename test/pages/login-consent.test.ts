@@ -290,7 +290,7 @@ describe('/login', () => {
     const user = await fx.createLoginUser();
     const jar = new CookieJar(fx.url);
     expect((await signIn(jar, (await fx.interaction(thirdParty.id)).id, user.username, user.password)).status).toBe(303);
-    await fx.grants.saveUserGrant({
+    await fx.grants.saveConsent({
       userId: user.id,
       tenantId: user.tenant_id,
       clientId: thirdParty.id,
@@ -300,7 +300,7 @@ describe('/login', () => {
     const cookie = jar.cookies.get('session')!;
     expect((await fx.call('DELETE', `/users/${user.id}`)).status).toBe(204);
     expect((await storedItem(fx.svc, keys.session(sessionHash(cookie))))?.ended_at).toEqual(expect.any(String));
-    expect(await storedItem(fx.svc, keys.userGrant(user.id, thirdParty.id, null))).toBeUndefined();
+    expect(await storedItem(fx.svc, keys.consent(user.id, thirdParty.id, null))).toBeUndefined();
   });
 });
 
@@ -330,7 +330,7 @@ describe('/consent', () => {
       decision: 'allow',
       granted_scopes: ['openid', 'email', 'read:photos'],
     });
-    const grant = await fx.grants.findUserGrant(user.id, thirdParty.id, api.id);
+    const grant = await fx.grants.findConsent(user.id, thirdParty.id, api.id);
     expect(grant).toMatchObject({
       user_id: user.id,
       client_id: thirdParty.id,
@@ -345,12 +345,12 @@ describe('/consent', () => {
     const res = await jar.post(consentPath(id), { csrf_token: csrfIn(page.text), decision: 'deny' });
     expect(res.status).toBe(303);
     expect((await fx.interactions.readInteraction(id))?.decision).toBe('deny');
-    expect(await fx.grants.findUserGrant(user.id, thirdParty.id, null)).toBeUndefined();
+    expect(await fx.grants.findConsent(user.id, thirdParty.id, null)).toBeUndefined();
   });
 
   it('remembered: a grant covering the scopes skips the page (303, allow); more scopes or prompt=consent ask again', async () => {
     const { user, jar } = await loggedIn();
-    await fx.grants.saveUserGrant({
+    await fx.grants.saveConsent({
       userId: user.id,
       tenantId: user.tenant_id,
       clientId: thirdParty.id,
@@ -394,7 +394,7 @@ describe('/consent', () => {
     const anonymous = await new CookieJar(fx.url).post(consentPath(id), { csrf_token: csrfIn(page.text), decision: 'allow' });
     expect(anonymous.status).toBe(400);
     expect((await fx.interactions.readInteraction(id))?.decision).toBeUndefined();
-    expect(await fx.grants.findUserGrant(intruder.user.id, thirdParty.id, null)).toBeUndefined();
+    expect(await fx.grants.findConsent(intruder.user.id, thirdParty.id, null)).toBeUndefined();
   });
 
   it('CSRF: a missing or wrong token is a 400 page and decides nothing; an unknown decision too', async () => {

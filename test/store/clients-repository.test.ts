@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verifyClientSecret } from '#shared/clients/client-secret.ts';
+import { verifyClientSecret } from '#shared/crypto/client-secret.ts';
 import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
 
 let f: StoreFixture;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAheadMs, TtlCache } from '#shared/cache/ttl-cache.ts';
+import { readAheadMs, TtlCache } from '#shared/ttl-cache.ts';
 
 /** The per-container record cache's TTL and its read-ahead (ttl-cache.ts), on a clock the test moves. */
 describe('TtlCache', () => {

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
-import { generateClientSecret } from '#shared/clients/client-secret.ts';
+import { generateClientSecret } from '#shared/crypto/client-secret.ts';
 import type { HttpResponse } from '#shared/http/response.ts';
 import type { CollectionSpec } from '#shared/lists/collection-spec.ts';
 import {

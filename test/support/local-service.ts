@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { generateClientSecret } from '#shared/clients/client-secret.ts';
+import { generateClientSecret } from '#shared/crypto/client-secret.ts';
 import { apiDocsOf } from '#shared/openapi/api-docs.ts';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hashClientSecret } from '#shared/clients/client-secret.ts';
+import { hashClientSecret } from '#shared/crypto/client-secret.ts';
 import { conflict, notFound } from '#shared/errors.ts';
 import { arraySource } from '#shared/lists/index.ts';
 import type { ClientDeps } from '#shared/management/clients/client-deps.ts';

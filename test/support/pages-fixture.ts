@@ -1,10 +1,10 @@
 import { expect } from 'vitest';
 import { base32Decode, totp } from '#shared/crypto/totp.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { consentsRepository } from '#shared/store/sessions/consents-repository.ts';
 import { interactionsRepository, type NewInteraction } from '#shared/store/sessions/interactions-repository.ts';
 import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
 import { sessionsRepository } from '#shared/store/sessions/sessions-repository.ts';
-import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
 import { GOOD_PASSWORD, usersFixture } from './users-fixture.ts';
 
 /** Where the test interactions return: a page of this service anyone may GET. */
@@ -26,7 +26,7 @@ export async function pagesFixture() {
     url: fx.svc.url,
     interactions,
     sessions: sessionsRepository(db, config.tableName, now),
-    grants: userGrantsRepository(db, config.tableName, now, refreshTokensRepository(db, config.tableName, now)),
+    grants: consentsRepository(db, config.tableName, now, refreshTokensRepository(db, config.tableName, now)),
     /** A user of the default tenant with GOOD_PASSWORD and a fresh username. */
     async createLoginUser(extra: Record<string, unknown> = {}) {
       const user = await fx.createUser({ username: `pages_user_${++n}_${Date.now()}`, password: GOOD_PASSWORD, ...extra });

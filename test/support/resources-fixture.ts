@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { generateClientSecret } from '#shared/clients/client-secret.ts';
+import { generateClientSecret } from '#shared/crypto/client-secret.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { clientPermissionsRepository } from '#shared/store/clients/client-permissions-repository.ts';
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';

@@ -1,9 +1,9 @@
 import type { UserRecord } from '#shared/records/user-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
+import { consentsRepository } from '#shared/store/sessions/consents-repository.ts';
 import { interactionsRepository } from '#shared/store/sessions/interactions-repository.ts';
 import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
 import { sessionsRepository } from '#shared/store/sessions/sessions-repository.ts';
-import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
 
 /**
  * A "logged-in browser" and a "finished login and consent" without the hosted pages: the session,
@@ -24,7 +24,7 @@ const repos = (runtime: Runtime) => {
   return {
     sessions: sessionsRepository(db, config.tableName, now),
     interactions: interactionsRepository(db, config.tableName, now),
-    grants: userGrantsRepository(db, config.tableName, now, refreshTokensRepository(db, config.tableName, now)),
+    grants: consentsRepository(db, config.tableName, now, refreshTokensRepository(db, config.tableName, now)),
   };
 };
 
@@ -68,11 +68,11 @@ export async function finishInteraction(
 /** The live interaction, as the pages read it. */
 export const readInteraction = (runtime: Runtime, id: string) => repos(runtime).interactions.readInteraction(id);
 
-/** A stored User Grant (the consent page's `saveUserGrant`). */
-export const seedUserGrant = (
+/** A stored User Grant (the consent page's `saveConsent`). */
+export const seedConsent = (
   runtime: Runtime,
   user: Pick<UserRecord, 'id' | 'tenant_id'>,
   clientId: string,
   scopes: string[],
   resourceId?: string,
-) => repos(runtime).grants.saveUserGrant({ userId: user.id, tenantId: user.tenant_id, clientId, resourceId: resourceId ?? null, scopes });
+) => repos(runtime).grants.saveConsent({ userId: user.id, tenantId: user.tenant_id, clientId, resourceId: resourceId ?? null, scopes });

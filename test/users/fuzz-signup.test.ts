@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TicketFormBody } from '#shared/browser/page-forms.ts';
 import { csrfToken } from '#shared/html/csrf.ts';
 import type { HttpResponse } from '#shared/http/response.ts';
 import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
@@ -14,7 +15,6 @@ import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { RegisterBody } from '#shared/users/register-body.ts';
-import { TicketFormBody } from '../../functions/pages/ticket.ts';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
 import { createTestTable } from '../support/dynamodb.ts';
 import { lambdaContext, restEvent } from '../support/events.ts';
@@ -64,7 +64,7 @@ beforeAll(async () => {
     });
     liveTickets.push(made.value);
   }
-  // The pages' CSRF tokens of those tickets (shared/users/ticket-page.ts), so some posts get through to the redemption.
+  // The pages' CSRF tokens of those tickets (shared/browser/ticket-page.ts), so some posts get through to the redemption.
   const key = await runtime.serviceSecret('hosted-pages');
   liveCsrf = liveTickets.map((t) => csrfToken(key, 'ticket', t));
 });

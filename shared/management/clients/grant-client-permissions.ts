@@ -1,9 +1,9 @@
 import type { PermissionRequest } from '../../records/client-link-records.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { namingPermissionsField } from '../kit/permissions-body.ts';
 import { assertMayGrant } from '../no-escalation.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { assertMayChange, assertResourcesVisible } from './client-guards.ts';
-import { namingPermissionsField } from './link-body-schemas.ts';
 
 /**
  * POST /clients/{client_id}/permissions `{permissions: [{resource_id, scopes}]}` (spec §4.3,

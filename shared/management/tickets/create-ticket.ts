@@ -49,7 +49,7 @@ export interface CreatedTicket {
 
 /**
  * Creates a one-time ticket for a user the caller can see (another tenant's user is 404), for the
- * hosted page `/tickets/{ticket}` (shared/users/ticket-page.ts): a password change,
+ * hosted page `/tickets/{ticket}` (shared/browser/ticket-page.ts): a password change,
  * an authenticator enrolment (the user gives its current password on the page, then confirms a
  * code: the secret is shown to the user only), or the verification of the user's current email
  * address (a user without one: 400). `client_id`, when given, must name a client the caller can

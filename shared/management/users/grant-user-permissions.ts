@@ -1,6 +1,6 @@
 import type { PermissionRequest } from '../../records/client-link-records.ts';
-import { namingPermissionsField } from '../clients/link-body-schemas.ts';
 import { loadVisible, type ManagementAccess } from '../kit/access.ts';
+import { namingPermissionsField } from '../kit/permissions-body.ts';
 import { assertMayGrant } from '../no-escalation.ts';
 import type { UserPermissionDeps } from './user-permission-deps.ts';
 

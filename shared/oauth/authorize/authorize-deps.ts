@@ -1,8 +1,8 @@
 import type { ResourceRecord } from '../../records/resource-record.ts';
 import type { AuthorizationCodesRepository } from '../../store/sessions/authorization-codes-repository.ts';
+import type { ConsentsRepository } from '../../store/sessions/consents-repository.ts';
 import type { InteractionsRepository } from '../../store/sessions/interactions-repository.ts';
 import type { SessionsRepository } from '../../store/sessions/sessions-repository.ts';
-import type { UserGrantsRepository } from '../../store/sessions/user-grants-repository.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 
 /** What `/authorize` and `/authorize/resume` use (docs/design.md §3.2: dependencies as arguments). */
@@ -10,7 +10,7 @@ export interface AuthorizeDeps {
   oauth: OAuthDeps;
   sessions: Pick<SessionsRepository, 'findSession'>;
   interactions: Pick<InteractionsRepository, 'createInteraction' | 'readInteraction' | 'consumeInteraction'>;
-  userGrants: Pick<UserGrantsRepository, 'findUserGrant'>;
+  consents: Pick<ConsentsRepository, 'findConsent'>;
   codes: AuthorizationCodesRepository;
   /** A Resource record (its `skip_consent_for_first_party`, docs/contract.md §7.4), by id. */
   getResource(id: string): Promise<ResourceRecord | undefined>;

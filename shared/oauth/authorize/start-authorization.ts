@@ -126,7 +126,7 @@ async function answerWithoutInteraction(
     throw new AuthorizeError('login_required', 'The sign-in is older than max_age.');
   }
   const [grant, resourceRecord] = await Promise.all([
-    deps.userGrants.findUserGrant(session.user_id, client.id, resource?.id),
+    deps.consents.findConsent(session.user_id, client.id, resource?.id),
     resource ? deps.getResource(resource.id) : undefined,
   ]);
   const consent = consentNeeded({

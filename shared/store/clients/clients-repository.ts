@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { generateClientSecret, hashClientSecret } from '../../clients/client-secret.ts';
+import { generateClientSecret, hashClientSecret } from '../../crypto/client-secret.ts';
 import { conflict, notFound } from '../../errors.ts';
 import type { CollectionSource } from '../../lists/collection-source.ts';
 import type { SecretBox } from '../../ports/secret-box.ts';

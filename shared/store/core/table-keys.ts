@@ -124,11 +124,11 @@ export const keys = {
   /** A login/consent interaction between `/authorize` (or `/device`) and the pages; `ttl`. */
   interaction: (id: string) => ({ PK: `INTERACTION#${id}`, SK: 'INTERACTION' }),
   /** A User Grant (consent) of a user to a client for a Resource (`userinfo` when none). */
-  userGrant: (userId: string, clientId: string, resourceId: string | null) => ({
+  consent: (userId: string, clientId: string, resourceId: string | null) => ({
     PK: `USER#${userId}`,
     SK: `GRANT#${clientId}#${resourceId ?? 'userinfo'}`,
   }),
-  userGrantPrefix: 'GRANT#',
+  consentPrefix: 'GRANT#',
   /** GSI2PK of the grants given to a client (GSI2SK = user id). */
   clientGrants: (clientId: string) => `CLIENT#${clientId}#GRANTS`,
   // device: device authorizations, user codes, user-code attempts.

@@ -1,5 +1,5 @@
-import { TtlCache } from '../../cache/ttl-cache.ts';
 import { refString } from '../../records/revocation-ref.ts';
+import { TtlCache } from '../../ttl-cache.ts';
 import { type RevocationsRepository, revocationKeys, revokes } from './revocations-repository.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TtlCache } from '../../cache/ttl-cache.ts';
 import { cacheCounter } from '../../observability/service-metrics.ts';
 import type { RbacGroup, RbacRecordReads, RbacRecords, RbacRole } from '../../rbac/effective-permissions.ts';
 import type { IdSet } from '../../records/group-record.ts';
 import type { Runtime } from '../../runtime.ts';
+import { TtlCache } from '../../ttl-cache.ts';
 import { getItems } from '../core/reads/read-items.ts';
 import { keys } from '../core/table-keys.ts';
 import { type Key, keyString } from '../core/writes.ts';

@@ -67,11 +67,7 @@ export async function deleteUser(
   await sweepUserPermissions(db, tableName, userId);
   // Browser flows: the user's consents go, and any session still open ends (a session
   // of a missing user is refused anyway: sessions-repository.ts `findSession`).
-  await batchDelete(
-    db,
-    tableName,
-    (await queryPrefix(db, tableName, keys.userPartition(userId), keys.userGrantPrefix)) as unknown as Key[],
-  );
+  await batchDelete(db, tableName, (await queryPrefix(db, tableName, keys.userPartition(userId), keys.consentPrefix)) as unknown as Key[]);
   await sessionsRepository(db, tableName, now).endUserSessions(userId);
   return deleted;
 }

@@ -1,8 +1,8 @@
-import { type Lookahead, TtlCache } from '../../cache/ttl-cache.ts';
 import type { OAuthClient, TokenResource } from '../../oauth/oauth-deps.ts';
 import { cacheCounter } from '../../observability/service-metrics.ts';
 import type { Runtime } from '../../runtime.ts';
 import type { StoredRefreshToken } from '../../store/sessions/refresh-tokens-repository.ts';
+import { type Lookahead, TtlCache } from '../../ttl-cache.ts';
 
 /**
  * Where a request decides what to fold into the one read it makes, a record about to expire

@@ -1,4 +1,3 @@
-import { TtlCache } from '../../cache/ttl-cache.ts';
 import type { OAuthDeps, TokenResource } from '../../oauth/oauth-deps.ts';
 import type { Runtime } from '../../runtime.ts';
 import { getItem, getItems } from '../../store/core/reads/read-items.ts';
@@ -20,6 +19,7 @@ import { loginMarker } from '../../store/users/login-marker.ts';
 import { otpChecks } from '../../store/users/otp-checks.ts';
 import { userLoginWrites } from '../../store/users/user-login-writes.ts';
 import { loginHintWrite } from '../../store/users/user-markers.ts';
+import { TtlCache } from '../../ttl-cache.ts';
 import { batchReadPlanner, cachedClient, cachedResource, type RefreshTokenWant } from './batch-read-planner.ts';
 import { AHEAD, resourceKey, type TokenPathCaches, tokenPathCaches, VERIFIED_TOKEN_TTL_MS } from './record-caches.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';

@@ -1,5 +1,3 @@
-import type { Lookahead } from '../../cache/ttl-cache.ts';
-import { TtlCache } from '../../cache/ttl-cache.ts';
 import type { UserTokenReads, UserTokenWant } from '../../oauth/user-token-state.ts';
 import { cacheCounter } from '../../observability/service-metrics.ts';
 import type { UserRecord } from '../../records/user-record.ts';
@@ -8,6 +6,8 @@ import { toRecord } from '../../store/core/entity.ts';
 import { getItems } from '../../store/core/reads/read-items.ts';
 import { keys } from '../../store/core/table-keys.ts';
 import { keyString } from '../../store/core/writes.ts';
+import type { Lookahead } from '../../ttl-cache.ts';
+import { TtlCache } from '../../ttl-cache.ts';
 
 type Item = Record<string, unknown>;
 

@@ -12,7 +12,7 @@ import type { RefreshTokensRepository } from './refresh-tokens-repository.ts';
  * client for a Resource (`resource_id` null: the OIDC scopes of a `/userinfo` token), at
  * `USER#{u}` / `GRANT#{client_id}#{resource_id or 'userinfo'}` (GSI2 `CLIENT#{c}#GRANTS` / user id).
  */
-export interface UserGrantRecord {
+export interface ConsentRecord {
   id: string;
   user_id: string;
   tenant_id: string;
@@ -31,37 +31,37 @@ export interface GrantToSave {
   scopes: readonly string[];
 }
 
-export interface UserGrantsRepository {
-  findUserGrant(userId: string, clientId: string, resourceId: string | null | undefined): Promise<UserGrantRecord | undefined>;
+export interface ConsentsRepository {
+  findConsent(userId: string, clientId: string, resourceId: string | null | undefined): Promise<ConsentRecord | undefined>;
   /**
    * Creates the grant or adds scopes to it, in ONE UpdateItem whose `ADD` on a string set is the
    * union: two consents saved at once both keep their scopes. The id and `created_at` are the first save's.
    */
-  saveUserGrant(grant: GrantToSave): Promise<UserGrantRecord>;
+  saveConsent(grant: GrantToSave): Promise<ConsentRecord>;
   /** The user's grants, in key order (client, then resource). */
-  listUserGrants(userId: string): Promise<UserGrantRecord[]>;
+  listConsents(userId: string): Promise<ConsentRecord[]>;
   /**
    * Withdraws the grant with this id (undefined when the user has none such) and revokes the
    * refresh-token families of that client for the user (docs/contract.md §6): every refresh token of them
    * is refused and their access tokens turn inactive (the families are the tokens' `sid`).
    */
-  deleteUserGrant(userId: string, grantId: string): Promise<UserGrantRecord | undefined>;
+  deleteConsent(userId: string, grantId: string): Promise<ConsentRecord | undefined>;
 }
 
 /** A stored item as its record: the string set back to a sorted array. */
-function grantOf(item: Record<string, unknown>): UserGrantRecord {
-  const record = toRecord<UserGrantRecord & { scopes: Set<string> | string[] }>(item);
+function grantOf(item: Record<string, unknown>): ConsentRecord {
+  const record = toRecord<ConsentRecord & { scopes: Set<string> | string[] }>(item);
   return { ...record, scopes: [...(record.scopes ?? [])].sort() };
 }
 
-export function userGrantsRepository(
+export function consentsRepository(
   db: DynamoDBDocumentClient,
   tableName: string,
   now: () => Date,
   refreshTokens: Pick<RefreshTokensRepository, 'revokeFamily'>,
-): UserGrantsRepository {
+): ConsentsRepository {
   const list = async (userId: string) =>
-    (await queryPrefix(db, tableName, keys.userPartition(userId), keys.userGrantPrefix)).filter((i) => i.type === 'UserGrant').map(grantOf);
+    (await queryPrefix(db, tableName, keys.userPartition(userId), keys.consentPrefix)).filter((i) => i.type === 'UserGrant').map(grantOf);
 
   /** The user's refresh-token families issued to one client (GSI1 `USER#{u}#REFRESH_TOKENS`, the `FAMILY#` entries). */
   const familiesOf = async (userId: string, clientId: string): Promise<string[]> => {
@@ -77,19 +77,19 @@ export function userGrantsRepository(
   };
 
   return {
-    async findUserGrant(userId, clientId, resourceId) {
-      const item = await getItem(db, tableName, keys.userGrant(userId, clientId, resourceId ?? null), now());
+    async findConsent(userId, clientId, resourceId) {
+      const item = await getItem(db, tableName, keys.consent(userId, clientId, resourceId ?? null), now());
       return item?.type === 'UserGrant' ? grantOf(item) : undefined;
     },
 
-    async saveUserGrant({ userId, tenantId, clientId, resourceId, scopes }) {
+    async saveConsent({ userId, tenantId, clientId, resourceId, scopes }) {
       const at = now().toISOString();
       const adding = scopes.length > 0;
       try {
         const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: keys.userGrant(userId, clientId, resourceId),
+            Key: keys.consent(userId, clientId, resourceId),
             UpdateExpression: `SET #type = :type, schema_version = :sv, id = if_not_exists(id, :id), user_id = :user, tenant_id = :tenant, client_id = :client, resource_id = :resource, GSI2PK = :gsi2pk, GSI2SK = :user, created_at = if_not_exists(created_at, :at), updated_at = :at${adding ? ' ADD scopes :scopes' : ''}`,
             ExpressionAttributeNames: { '#type': 'type' },
             ExpressionAttributeValues: {
@@ -113,9 +113,9 @@ export function userGrantsRepository(
       }
     },
 
-    listUserGrants: list,
+    listConsents: list,
 
-    async deleteUserGrant(userId, grantId) {
+    async deleteConsent(userId, grantId) {
       const grant = (await list(userId)).find((g) => g.id === grantId);
       if (!grant) return undefined;
       // Tokens first: if the delete below never happens (a crash), the grant is still listed and
@@ -125,7 +125,7 @@ export function userGrantsRepository(
         await db.send(
           new DeleteCommand({
             TableName: tableName,
-            Key: keys.userGrant(userId, grant.client_id, grant.resource_id),
+            Key: keys.consent(userId, grant.client_id, grant.resource_id),
             // Only the grant that was read: a withdrawn and given-again grant has a new id.
             ConditionExpression: 'id = :id',
             ExpressionAttributeValues: { ':id': grantId },

@@ -3,15 +3,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { consentNeeded } from '#shared/browser/consent-needed.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
+import { consentsRepository } from '#shared/store/sessions/consents-repository.ts';
 import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
-import { userGrantsRepository } from '#shared/store/sessions/user-grants-repository.ts';
 import { createTestTable, type TestTable } from '../support/dynamodb.ts';
 
 let table: TestTable;
 let clock = new Date('2030-01-01T00:00:00.000Z');
 const now = () => clock;
 const refresh = () => refreshTokensRepository(table.db, table.tableName, now);
-const repo = () => userGrantsRepository(table.db, table.tableName, now, refresh());
+const repo = () => consentsRepository(table.db, table.tableName, now, refresh());
 const family = async (id: string) =>
   (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.refreshFamily(id), ConsistentRead: true }))).Item;
 
@@ -41,7 +41,7 @@ describe('user grants repository (docs/contract.md §6 grants, §7.4)', () => {
   it('saves, finds (resource or userinfo), unions scopes, keeps id and created_at', async () => {
     const user = uuidv7();
     clock = new Date('2030-01-01T00:00:00.000Z');
-    const first = await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c1', resourceId: 'r1', scopes: ['read', 'openid'] });
+    const first = await repo().saveConsent({ userId: user, tenantId: 't', clientId: 'c1', resourceId: 'r1', scopes: ['read', 'openid'] });
     expect(first).toEqual({
       id: first.id,
       user_id: user,
@@ -52,17 +52,17 @@ describe('user grants repository (docs/contract.md §6 grants, §7.4)', () => {
       created_at: '2030-01-01T00:00:00.000Z',
       updated_at: '2030-01-01T00:00:00.000Z',
     });
-    const item = (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.userGrant(user, 'c1', 'r1') }))).Item;
+    const item = (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.consent(user, 'c1', 'r1') }))).Item;
     expect(item).toMatchObject({ PK: `USER#${user}`, SK: 'GRANT#c1#r1', GSI2PK: 'CLIENT#c1#GRANTS', GSI2SK: user, type: 'UserGrant' });
     clock = new Date('2030-01-01T01:00:00.000Z');
-    const second = await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c1', resourceId: 'r1', scopes: ['write'] });
+    const second = await repo().saveConsent({ userId: user, tenantId: 't', clientId: 'c1', resourceId: 'r1', scopes: ['write'] });
     expect(second).toMatchObject({ id: first.id, created_at: first.created_at, updated_at: '2030-01-01T01:00:00.000Z' });
     expect(second.scopes).toEqual(['openid', 'read', 'write']);
-    await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c1', resourceId: null, scopes: ['openid', 'email'] });
-    expect((await repo().findUserGrant(user, 'c1', undefined))?.scopes).toEqual(['email', 'openid']);
-    expect((await repo().findUserGrant(user, 'c1', 'r1'))?.id).toBe(first.id);
-    expect(await repo().findUserGrant(user, 'c2', 'r1')).toBeUndefined();
-    expect((await repo().listUserGrants(user)).map((g) => [g.client_id, g.resource_id])).toEqual([
+    await repo().saveConsent({ userId: user, tenantId: 't', clientId: 'c1', resourceId: null, scopes: ['openid', 'email'] });
+    expect((await repo().findConsent(user, 'c1', undefined))?.scopes).toEqual(['email', 'openid']);
+    expect((await repo().findConsent(user, 'c1', 'r1'))?.id).toBe(first.id);
+    expect(await repo().findConsent(user, 'c2', 'r1')).toBeUndefined();
+    expect((await repo().listConsents(user)).map((g) => [g.client_id, g.resource_id])).toEqual([
       ['c1', 'r1'],
       ['c1', null],
     ]);
@@ -72,33 +72,33 @@ describe('user grants repository (docs/contract.md §6 grants, §7.4)', () => {
     const user = uuidv7();
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c', resourceId: 'r', scopes: [`s${i}`] }),
+        repo().saveConsent({ userId: user, tenantId: 't', clientId: 'c', resourceId: 'r', scopes: [`s${i}`] }),
       ),
     );
-    const grant = await repo().findUserGrant(user, 'c', 'r');
+    const grant = await repo().findConsent(user, 'c', 'r');
     expect(grant?.scopes).toHaveLength(20);
-    expect(await repo().listUserGrants(user)).toHaveLength(1);
+    expect(await repo().listConsents(user)).toHaveLength(1);
   });
 
-  it("deleteUserGrant removes the grant and revokes that client's refresh families of the user, no others", async () => {
+  it("deleteConsent removes the grant and revokes that client's refresh families of the user, no others", async () => {
     const user = uuidv7();
     const other = uuidv7();
-    const grant = await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c1', resourceId: null, scopes: ['openid'] });
-    const keep = await repo().saveUserGrant({ userId: user, tenantId: 't', clientId: 'c2', resourceId: null, scopes: ['openid'] });
+    const grant = await repo().saveConsent({ userId: user, tenantId: 't', clientId: 'c1', resourceId: null, scopes: ['openid'] });
+    const keep = await repo().saveConsent({ userId: user, tenantId: 't', clientId: 'c2', resourceId: null, scopes: ['openid'] });
     const mine = [await issue(user, 'c1'), await issue(user, 'c1')];
     const otherClient = await issue(user, 'c2');
     const otherUser = await issue(other, 'c1');
     const fam = async (t: Awaited<ReturnType<typeof issue>>) => (await refresh().find((t as { token: string }).token))!.family_id;
 
-    expect(await repo().deleteUserGrant(user, uuidv7())).toBeUndefined();
-    expect(await repo().deleteUserGrant(other, grant.id)).toBeUndefined(); // not that user's grant
-    expect(await repo().deleteUserGrant(user, grant.id)).toEqual(grant);
-    expect(await repo().findUserGrant(user, 'c1', null)).toBeUndefined();
-    expect(await repo().findUserGrant(user, 'c2', null)).toEqual(keep);
+    expect(await repo().deleteConsent(user, uuidv7())).toBeUndefined();
+    expect(await repo().deleteConsent(other, grant.id)).toBeUndefined(); // not that user's grant
+    expect(await repo().deleteConsent(user, grant.id)).toEqual(grant);
+    expect(await repo().findConsent(user, 'c1', null)).toBeUndefined();
+    expect(await repo().findConsent(user, 'c2', null)).toEqual(keep);
     for (const t of mine) expect((await family(await fam(t)))?.revoked).toBe(true);
     expect((await family(await fam(otherClient)))?.revoked).toBe(false);
     expect((await family(await fam(otherUser)))?.revoked).toBe(false);
-    expect(await repo().deleteUserGrant(user, grant.id)).toBeUndefined();
+    expect(await repo().deleteConsent(user, grant.id)).toBeUndefined();
   });
 });
 

@@ -1,7 +1,7 @@
 import { defineCollection } from '../collection-spec.ts';
 
 /** `GET /users/{user_id}/grants` (docs/contract.md §6): the consents a user gave, one per client and Resource. */
-export const userGrantsCollection = defineCollection({
+export const consentsCollection = defineCollection({
   name: 'user-grants',
   attributes: {
     id: 'uuid',

@@ -6,6 +6,8 @@ import type { HttpResponse } from '../http/response.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { TicketRecord, TicketsRepository } from '../store/sessions/tickets-repository.ts';
 import type { UsersRepository } from '../store/users/users-repository.ts';
+import { passwordProblem } from '../users/password-rules.ts';
+import { ticketStillCovers } from '../users/ticket-takeover.ts';
 import {
   type EnrolmentForm,
   enrolmentPasswordForm,
@@ -13,9 +15,7 @@ import {
   type OtpEnrollmentDeps,
   submitEnrolment,
 } from './otp-enrollment-page.ts';
-import { passwordProblem } from './password-rules.ts';
 import { accountGone, done, noLongerUsable, redirectOrigins, refusal, TICKET_CSRF_PURPOSE } from './ticket-responses.ts';
-import { ticketStillCovers } from './ticket-takeover.ts';
 
 export interface TicketPageDeps extends OtpEnrollmentDeps {
   tickets: Pick<TicketsRepository, 'find' | 'redeem' | 'stagePendingOtp'>;

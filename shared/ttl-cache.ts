@@ -1,4 +1,4 @@
-import type { CacheCounter } from '../observability/service-metrics.ts';
+import type { CacheCounter } from './observability/service-metrics.ts';
 
 /**
  * How long before its expiry an entry counts as stale where a request decides what to fold into

@@ -1,10 +1,10 @@
 import type { SecretBox } from '../../keys/key-store.ts';
-import type { UserGrantsRepository } from '../../store/sessions/user-grants-repository.ts';
+import type { ConsentsRepository } from '../../store/sessions/consents-repository.ts';
 import type { UsersRepository } from '../../store/users/users-repository.ts';
 
 /** What the User Grants use cases depend on, passed as an argument (docs/design.md §3.2). */
-export interface GrantDeps {
-  readonly grants: Pick<UserGrantsRepository, 'listUserGrants' | 'deleteUserGrant'>;
+export interface ConsentDeps {
+  readonly consents: Pick<ConsentsRepository, 'listConsents' | 'deleteConsent'>;
   readonly users: Pick<UsersRepository, 'get'>;
   /** The list cursors' HMAC key (docs/lists.md §5). */
   readonly cursorKey: () => Promise<Buffer>;

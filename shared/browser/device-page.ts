@@ -1,14 +1,14 @@
-import { browserBinding, formToken, interactionGone, isFormToken, seeOther, withCookie } from '../../browser/browser-responses.ts';
-import { CSRF_COOKIE, readCookie, SESSION_COOKIE } from '../../browser/cookies.ts';
-import { html } from '../../html/html.ts';
-import { errorPage, htmlPage } from '../../html/page.ts';
-import type { HttpResponse } from '../../http/response.ts';
-import { formatUserCode, normaliseUserCode } from '../../records/user-code.ts';
-import type { DeviceCodesRepository } from '../../store/sessions/device-codes-repository.ts';
-import type { InteractionsRepository } from '../../store/sessions/interactions-repository.ts';
-import type { SessionsRepository } from '../../store/sessions/sessions-repository.ts';
-import type { UserCodeAttemptsRepository } from '../../store/sessions/user-code-attempts-repository.ts';
-import { attemptSource } from './attempt-source.ts';
+import { html } from '../html/html.ts';
+import { errorPage, htmlPage } from '../html/page.ts';
+import type { HttpResponse } from '../http/response.ts';
+import { attemptSource } from '../oauth/device/attempt-source.ts';
+import { formatUserCode, normaliseUserCode } from '../records/user-code.ts';
+import type { DeviceCodesRepository } from '../store/sessions/device-codes-repository.ts';
+import type { InteractionsRepository } from '../store/sessions/interactions-repository.ts';
+import type { SessionsRepository } from '../store/sessions/sessions-repository.ts';
+import type { UserCodeAttemptsRepository } from '../store/sessions/user-code-attempts-repository.ts';
+import { browserBinding, formToken, interactionGone, isFormToken, seeOther, withCookie } from './browser-responses.ts';
+import { CSRF_COOKIE, readCookie, SESSION_COOKIE } from './cookies.ts';
 
 /** What the `/device` page and `/device/resume` depend on (docs/design.md §3.2). */
 export interface DevicePageDeps {

@@ -9,7 +9,7 @@ import type { SecretBox } from '../keys/key-store.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { TicketRecord, TicketsRepository } from '../store/sessions/tickets-repository.ts';
 import type { OtpRepository } from '../store/users/otp-repository.ts';
-import { type CurrentPasswordDeps, checkCurrentPassword } from './current-password.ts';
+import { type CurrentPasswordDeps, checkCurrentPassword } from '../users/current-password.ts';
 import { qrSvg } from './qr-svg.ts';
 import { accountGone, done, redirectOrigins, refusal } from './ticket-responses.ts';
 
