@@ -3,13 +3,13 @@ import { testTiers } from './test/tiers.ts';
 
 const tiers = testTiers();
 /** DynamoDB Local for the whole run (Java); test files each create their own table. */
-const database = { globalSetup: ['test/support/global-setup.ts'] };
+const database = { globalSetup: ['test/support/service/global-setup.ts'] };
 
 export default defineConfig({
   test: {
     // Service logs stay out of test output, warnings and errors too (the expected 503s and 500s of
     // fault tests log them): tests that check logs raise the level themselves and capture stdout
-    // (test/support/capture-stdout.ts).
+    // (test/support/service/capture-stdout.ts).
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import Provider from 'oidc-provider';
 import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { startLocalStack } from '../infra/local/local-stack.ts';
-import { putUser } from '../test/support/user-items.ts';
+import { putUser } from '../test/support/store/user-items.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';
 import { attachDdbMeter } from './lib/ddb-meter.ts';
 import { median, percentile, round } from './lib/stats.ts';

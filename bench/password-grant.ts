@@ -11,7 +11,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { startLocalStack } from '../infra/local/local-stack.ts';
-import { putUser } from '../test/support/user-items.ts';
+import { putUser } from '../test/support/store/user-items.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';
 
 const samples = Number(process.argv.find((a) => a.startsWith('--samples='))?.split('=')[1] ?? 40);

@@ -4,16 +4,16 @@ import { dirname, join, relative, resolve } from 'node:path';
 /**
  * The test tiers, by what a test file needs to run, read from its imports (followed through the
  * repository's own modules) so that no file has to be tagged by hand:
- * - `browser`: Chromium (it reaches test/support/chromium.ts), and DynamoDB Local behind the pages;
- * - `integration`: DynamoDB Local (it reaches test/support/dynamodb.ts or the local stack), so Java;
+ * - `browser`: Chromium (it reaches test/support/service/chromium.ts), and DynamoDB Local behind the pages;
+ * - `integration`: DynamoDB Local (it reaches test/support/service/dynamodb.ts or the local stack), so Java;
  * - `infra`: the CDK app's template assertions (test/infra/), no Java but seconds per synth;
  * - `unit`: none of these: pure modules, in-memory fakes, in seconds (`npm run test:unit`).
  */
 export type Tier = 'unit' | 'infra' | 'integration' | 'browser';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const NEEDS_BROWSER = new Set(['test/support/chromium.ts']);
-const NEEDS_DATABASE = new Set(['test/support/dynamodb.ts', 'infra/local/dynamodb-local.ts']);
+const NEEDS_BROWSER = new Set(['test/support/service/chromium.ts']);
+const NEEDS_DATABASE = new Set(['test/support/service/dynamodb.ts', 'infra/local/dynamodb-local.ts']);
 /** Imports of the repository's own modules: relative ones, and `#shared/` (package.json `imports`). */
 const OWN_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+|#shared\/[^'"]+)['"]/g;
 

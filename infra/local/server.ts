@@ -45,7 +45,7 @@ export interface LocalServerOptions {
   docsUrl?: string | undefined;
   /** The runtime every handler of this server sees (several local stacks can share a process). */
   runtime: Runtime;
-  /** Sees every answer (the tests' OpenAPI contract check, test/support/local-service.ts). */
+  /** Sees every answer (the tests' OpenAPI contract check, test/support/service/local-service.ts). */
   observe?: (exchange: ObservedExchange) => void;
 }
 

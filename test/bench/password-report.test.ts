@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../bench/lib/report.ts';
 import { checkTargets } from '../../bench/lib/targets.ts';
-import { sectionNineResults } from '../support/bench-results.ts';
+import { sectionNineResults } from '../support/service/bench-results.ts';
 
 const TARGET = 'Password grant latency ≤ 1.3× one argon2id hash';
 const password = (ratio: number, ownCoreRatio?: number) => ({

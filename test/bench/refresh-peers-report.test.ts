@@ -9,7 +9,7 @@ import { renderMarkdown } from '../../bench/lib/report.ts';
 import type { ComparisonResult, SideSummary, Spread } from '../../bench/lib/side-by-side.ts';
 import { checkTargets, DYNAMODB_PEER, REFRESH_TARGET } from '../../bench/lib/targets.ts';
 import type { BenchResults } from '../../bench/lib/types.ts';
-import { sectionNineResults } from '../support/bench-results.ts';
+import { sectionNineResults } from '../support/service/bench-results.ts';
 
 const MEMORY = 'oidc-provider (memory)';
 const REDIS = 'oidc-provider (Redis)';

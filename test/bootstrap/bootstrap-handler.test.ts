@@ -14,9 +14,9 @@ const { runWithRuntime } = await import('#shared/runtime.ts');
 const { clientsRepository } = await import('#shared/store/clients/clients-repository.ts');
 const { keys } = await import('#shared/store/core/table-keys.ts');
 const { SYSTEM_ACTOR_ID } = await import('#shared/records/common.ts');
-const { createTestTable } = await import('../support/dynamodb.ts');
-const { testRuntime } = await import('../support/test-runtime.ts');
-const { customResourceEvent, lambdaContext, responseUrlServer } = await import('../support/custom-resource.ts');
+const { createTestTable } = await import('../support/service/dynamodb.ts');
+const { testRuntime } = await import('../support/service/test-runtime.ts');
+const { customResourceEvent, lambdaContext, responseUrlServer } = await import('../support/service/custom-resource.ts');
 
 type Runtime = ReturnType<typeof testRuntime>;
 type Output = import('#shared/bootstrap/run-bootstrap.ts').BootstrapOutput | undefined;

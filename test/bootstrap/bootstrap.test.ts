@@ -6,7 +6,7 @@ import { ensureSystemResource } from '#shared/bootstrap/ensure-system-resource.t
 import { verifyClientSecret } from '#shared/crypto/client-secret.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { MANAGEMENT_SCOPES } from '#shared/routes/management-scopes.ts';
-import { storeFixture } from '../support/store-fixture.ts';
+import { storeFixture } from '../support/store/store-fixture.ts';
 
 const AUDIENCE = 'http://localhost:3000/identity/v1/';
 

@@ -2,9 +2,9 @@ import { EncryptCommand } from '@aws-sdk/client-kms';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '#shared/errors.ts';
 import { createKeyServices } from '#shared/keys/create-key-services.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { fakeKms, KmsError } from '../support/fake-kms.ts';
-import { envelopeConfig, testClock } from '../support/key-test-env.ts';
+import { fakeKms, KmsError } from '../support/keys/fake-kms.ts';
+import { envelopeConfig, testClock } from '../support/keys/key-test-env.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 /**
  * A list function's role has table read and kms:Decrypt only (shared/routes/access-profiles.ts LIST): it can read

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
-import { basicAuth } from '../support/local-service.ts';
+import { basicAuth } from '../support/service/local-service.ts';
 
 /**
  * Issue 9 item 6, as a newcomer meets it: `npm start` (infra/local/start.ts, run as npm runs it)

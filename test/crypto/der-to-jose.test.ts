@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { derToJose } from '#shared/crypto/der-to-jose.ts';
-import { signDigestP256 } from '../support/p256.ts';
+import { signDigestP256 } from '../support/keys/p256.ts';
 
 describe('derToJose (RFC 7518 §3.4: ES256 signature = r || s, 64 bytes)', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

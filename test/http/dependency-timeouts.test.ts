@@ -5,9 +5,9 @@ import { toAppError } from '#shared/http/render-error.ts';
 import { runWithRuntime } from '#shared/runtime.ts';
 import { translateError } from '#shared/store/core/translate-error.ts';
 import { httpHandler } from '#shared/wiring/http-handler.ts';
-import { createTestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
 
 /** What the SDK throws when an attempt outlives DYNAMODB_ATTEMPT_TIMEOUT_MS (throwOnRequestTimeout). */
 const sdkTimeout = () => Object.assign(new Error('Request timed out after 500 ms'), { name: 'TimeoutError', $metadata: {} });

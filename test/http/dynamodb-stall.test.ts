@@ -6,8 +6,8 @@ import { generateClientSecret } from '#shared/crypto/client-secret.ts';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
-import { basicAuth } from '../support/local-service.ts';
-import { managementCaller, type Reply } from '../support/management-api.ts';
+import { basicAuth } from '../support/service/local-service.ts';
+import { managementCaller, type Reply } from '../support/service/management-api.ts';
 
 /**
  * Issue 16: a hung or dead DynamoDB is a fast 503 with Retry-After, health says `degraded`,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
  * The exhaustion bounds (docs/security.md "Exhaustion bounds") over HTTP against the local service:

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Route } from '#shared/routes/route.ts';
 import { ROUTES } from '#shared/routes/route-table.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
  * Exhaustion (docs/security.md "Exhaustion bounds"): every route of the route table, over the real

@@ -3,9 +3,9 @@ import { runWithRuntime } from '#shared/runtime.ts';
 import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
 import { handler as token } from '../../functions/oauth/token.ts';
 import { handler as tokeninfo } from '../../functions/oauth/tokeninfo.ts';
-import { TEST_BUDGET } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { TEST_BUDGET } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
 
 /** docs/design.md §3.8 (fosite CVE-2020-15223): a storage failure while checking is a 503, never a success. */
 describe('fail closed when DynamoDB cannot be reached', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
-import { startTestService, type TestService } from '../support/local-service.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
 
 let svc: TestService;
 let token: string;

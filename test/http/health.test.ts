@@ -2,9 +2,9 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
 import { handler } from '../../functions/health/get-health.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
 
 let table: TestTable;
 let runtime: Runtime;

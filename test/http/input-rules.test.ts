@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
  * docs/contract.md §8 "Strings" and "Bodies and headers" (issue 10 item 4), over HTTP against the whole

@@ -6,8 +6,8 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 });
 
-const { basicAuth, startTestService } = await import('../support/local-service.ts');
-const { captureLogLines } = await import('../support/capture-stdout.ts');
+const { basicAuth, startTestService } = await import('../support/service/local-service.ts');
+const { captureLogLines } = await import('../support/service/capture-stdout.ts');
 type TestService = Awaited<ReturnType<typeof startTestService>>;
 
 let svc: TestService;

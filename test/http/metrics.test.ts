@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emfMetrics } from '#shared/observability/service-metrics.ts';
-import { captureStdout } from '../support/capture-stdout.ts';
-import { basicAuth } from '../support/local-service.ts';
-import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/login-grants.ts';
-import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
+import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/management/users-fixture.ts';
+import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/oauth/login-grants.ts';
+import { captureStdout } from '../support/service/capture-stdout.ts';
+import { basicAuth } from '../support/service/local-service.ts';
 
 type Emf = Record<string, unknown> & {
   _aws: {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#shared/routes/route-table.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
  * Issue 9 item 6: a missing field says `is required`, on every endpoint, never valibot's own

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
  * docs/contract.md §8: "an error never echoes the request path or a request value". Over the real local

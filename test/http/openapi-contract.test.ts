@@ -3,10 +3,10 @@ import { matchRoute } from '#shared/routes/match-route.ts';
 import { ROUTES } from '#shared/routes/route-table.ts';
 import { WAF_ERRORS } from '../../infra/constructs/edge-protection.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody } from '../../infra/constructs/gateway-responses.ts';
-import { basicAuth, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { contractChecker, type Exchange, recordExchanges } from '../support/openapi-contract.ts';
-import { type SignupService, startSignupService } from '../support/signup.ts';
+import { type SignupService, startSignupService } from '../support/oauth/signup.ts';
+import { basicAuth, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
+import { contractChecker, type Exchange, recordExchanges } from '../support/service/openapi-contract.ts';
 
 /**
  * The contract test (docs/openapi.md): real requests to the local service over HTTP, against

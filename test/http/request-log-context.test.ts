@@ -9,10 +9,10 @@ const { httpHandler } = await import('#shared/wiring/http-handler.ts');
 const { jsonResponse, NO_STORE } = await import('#shared/http/response.ts');
 const { badRequest } = await import('#shared/errors.ts');
 const { runWithRuntime } = await import('#shared/runtime.ts');
-const { captureLogLines } = await import('../support/capture-stdout.ts');
-const { createTestTable } = await import('../support/dynamodb.ts');
-const { lambdaContext, restEvent } = await import('../support/events.ts');
-const { testRuntime } = await import('../support/test-runtime.ts');
+const { captureLogLines } = await import('../support/service/capture-stdout.ts');
+const { createTestTable } = await import('../support/service/dynamodb.ts');
+const { lambdaContext, restEvent } = await import('../support/service/events.ts');
+const { testRuntime } = await import('../support/service/test-runtime.ts');
 
 describe('request log lines carry their own invocation (the Lambda context middleware)', () => {
   it("a failure's line names the function and its own request id; a quiet success writes nothing at INFO", async () => {

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
 import { FAKE_KMS_KEY_ARN } from '../../bench/lib/fake-kms.ts';
 import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
-import { createTestTable, TEST_BUDGET_ENV, type TestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { tokenEvent } from '../support/refresh-container.ts';
-import { testConfig } from '../support/test-runtime.ts';
+import { createTestTable, TEST_BUDGET_ENV, type TestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { testConfig } from '../support/service/test-runtime.ts';
+import { tokenEvent } from '../support/store/refresh-container.ts';
 
 /**
  * Powertools Tracer for real, with a UDP listener standing in for the X-Ray daemon. The X-Ray SDK

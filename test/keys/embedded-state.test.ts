@@ -11,10 +11,10 @@ import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from '#shared/k
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
 import { signingKeysRepository } from '#shared/keys/signing-keys-repository.ts';
 import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
-import { countingDb } from '../support/counting-db.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { claims, localConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
-import { makeLegacyState, stateItemOf } from '../support/legacy-state.ts';
+import { claims, localConfig, testClock, verifyWithJwks } from '../support/keys/key-test-env.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { countingDb } from '../support/store/counting-db.ts';
+import { makeLegacyState, stateItemOf } from '../support/store/legacy-state.ts';
 
 type Item = Record<string, unknown>;
 const RETIRE = 3600;

@@ -7,9 +7,9 @@ import { AppError } from '#shared/errors.ts';
 import { createKeyServices } from '#shared/keys/create-key-services.ts';
 import { createKeyBackend } from '#shared/keys/key-backend.ts';
 import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { type FakeKms, fakeKms, KMS_KEY_ARN, KmsError } from '../support/fake-kms.ts';
-import { claims, envelopeConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
+import { type FakeKms, fakeKms, KMS_KEY_ARN, KmsError } from '../support/keys/fake-kms.ts';
+import { claims, envelopeConfig, testClock, verifyWithJwks } from '../support/keys/key-test-env.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 

@@ -10,8 +10,8 @@ import { createRuntime, type Runtime, setRuntime } from '#shared/runtime.ts';
 import { handler as rotate } from '../../functions/keys/rotate-keys.ts';
 import { handler as discovery } from '../../functions/oauth/discovery.ts';
 import { handler as jwks } from '../../functions/oauth/jwks.ts';
-import { createTestTable } from '../support/dynamodb.ts';
-import { claims, ISSUER, localConfig } from '../support/key-test-env.ts';
+import { claims, ISSUER, localConfig } from '../support/keys/key-test-env.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 

@@ -9,9 +9,9 @@ import { jwkOfKey, kidOf } from '#shared/keys/jwk.ts';
 import { RETIRE_MARGIN_SECONDS } from '#shared/keys/key-timing.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
 import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { type FakeKms, fakeKms, KMS_KEY_ARN, KMS_SIGNING_KEY_ARN, KMS_SIGNING_KEY_ARN_2 } from '../support/fake-kms.ts';
-import { claims, envelopeConfig, ISSUER, testClock, verifyWithJwks } from '../support/key-test-env.ts';
+import { type FakeKms, fakeKms, KMS_KEY_ARN, KMS_SIGNING_KEY_ARN, KMS_SIGNING_KEY_ARN_2 } from '../support/keys/fake-kms.ts';
+import { claims, envelopeConfig, ISSUER, testClock, verifyWithJwks } from '../support/keys/key-test-env.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 describe('kms-sign mode (docs/design.md §4): the private key never leaves KMS', () => {
   let table: TestTable;

@@ -7,8 +7,8 @@ import { createKeyServices } from '#shared/keys/create-key-services.ts';
 import { createKeyBackend } from '#shared/keys/key-backend.ts';
 import { loadOrCreateMasterKey } from '#shared/keys/local-master-key.ts';
 import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { claims, localConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
+import { claims, localConfig, testClock, verifyWithJwks } from '../support/keys/key-test-env.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 describe('local mode (docs/design.md §1): AES-256-GCM master key file stands where KMS stands, against DynamoDB Local', () => {
   let table: TestTable;

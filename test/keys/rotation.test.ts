@@ -9,10 +9,10 @@ import { createKeyServices } from '#shared/keys/create-key-services.ts';
 import { NEXT_KEY_MIN_PUBLISHED_SECONDS, RETIRE_MARGIN_SECONDS } from '#shared/keys/key-timing.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
 import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
-import { countingDb } from '../support/counting-db.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { fakeKms } from '../support/fake-kms.ts';
-import { claims, envelopeConfig, localConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
+import { fakeKms } from '../support/keys/fake-kms.ts';
+import { claims, envelopeConfig, localConfig, testClock, verifyWithJwks } from '../support/keys/key-test-env.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { countingDb } from '../support/store/counting-db.ts';
 
 const kidOf = (token: string) => decodeProtectedHeader(token).kid!;
 

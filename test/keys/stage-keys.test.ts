@@ -7,8 +7,8 @@ import { contexts } from '#shared/keys/key-wrapper.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { forgetClient, forgetResources } from '#shared/wiring/token-path/token-path-records.ts';
 import { FAKE_KMS_KEY_ARN, installFakeKms } from '../../bench/lib/fake-kms.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
 
 /**
  * Issue 10 items 7 and 8, over HTTP against the local service in envelope key mode, with KMS

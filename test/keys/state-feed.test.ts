@@ -7,11 +7,11 @@ import type { KeyStateFeed, KeyStore } from '#shared/keys/key-store.ts';
 import { NEXT_KEY_MIN_PUBLISHED_SECONDS } from '#shared/keys/key-timing.ts';
 import { rotateKeys } from '#shared/keys/rotate-keys.ts';
 import { keys as tableKeys } from '#shared/store/core/table-keys.ts';
-import { countingDb } from '../support/counting-db.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { type FakeKms, fakeKms, KMS_SIGNING_KEY_ARN } from '../support/fake-kms.ts';
-import { claims, envelopeConfig, testClock, verifyWithJwks } from '../support/key-test-env.ts';
-import { makeLegacyState } from '../support/legacy-state.ts';
+import { type FakeKms, fakeKms, KMS_SIGNING_KEY_ARN } from '../support/keys/fake-kms.ts';
+import { claims, envelopeConfig, testClock, verifyWithJwks } from '../support/keys/key-test-env.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { countingDb } from '../support/store/counting-db.ts';
+import { makeLegacyState } from '../support/store/legacy-state.ts';
 
 const STATE_KEYS = [tableKeys.signingKeyState('ES256'), tableKeys.signingKeyState('RS256')];
 

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
-import { managementCaller } from '../support/management-api.ts';
+import { managementCaller } from '../support/service/management-api.ts';
 
 /**
  * The walk-throughs of the users, sign-up, browser-flow and RBAC pages run as written (bash, curl,

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
-import { managementCaller } from '../support/management-api.ts';
+import { managementCaller } from '../support/service/management-api.ts';
 
 /**
  * The shell walk-throughs of the docs and the README's curl run as written (bash,

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/local-service.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
  * `curl -I`: HEAD is GET without the content (RFC 9110 §9.3.2). The deployed API serves it on every

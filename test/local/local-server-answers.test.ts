@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAUTH_ERROR_PATHS } from '#shared/routes/oauth-routes.ts';
 import { ROUTES } from '#shared/routes/route-table.ts';
 import { loadRouteSpecs } from '../../infra/openapi/route-specs.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
  * Issue 10 item 5: what the local server answers itself, before any handler runs (404, 405, 429,

@@ -4,8 +4,8 @@ import { keys } from '#shared/store/core/table-keys.ts';
 import { groupsRepository } from '#shared/store/rbac/groups-repository.ts';
 import { rolesRepository } from '#shared/store/rbac/roles-repository.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
-import { crashingDb } from '../support/crashing-db.ts';
-import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
+import { type GroupsFixture, groupsFixture } from '../support/management/groups-fixture.ts';
+import { crashingDb } from '../support/store/crashing-db.ts';
 
 /**
  * docs/data-model.md §4: deleting a user, a role or a group removes its links and the mirrors and

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { UNKNOWN_ID } from '../support/clients-fixture.ts';
-import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
+import { UNKNOWN_ID } from '../support/management/clients-fixture.ts';
+import { type GroupsFixture, groupsFixture } from '../support/management/groups-fixture.ts';
 
 /**
  * docs/contract.md §6 link rules, the same on EVERY link route (§7.6: size and shape before existence):

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientPermissionsRepository } from '#shared/store/clients/client-permissions-repository.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
  * docs/contract.md §8 "No escalation" (issue 10 item 1): a caller never grants what it does not hold, and a

@@ -2,8 +2,8 @@ import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KeyStore, PublicKeyEntry } from '#shared/keys/key-store.ts';
 import { InvalidAccessToken, verifyAccessToken } from '#shared/tokens/verify-access-token.ts';
-import { createTestTable } from '../support/dynamodb.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
 
 /**
  * The synchronous verifier of our access tokens (shared/tokens/compact-jws.ts, verifyAccessToken)

@@ -2,6 +2,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { codeHash } from '#shared/store/sessions/authorization-codes-repository.ts';
+import { finishInteraction, readInteraction, seedSession } from '../support/browser/seed-session.ts';
 import {
   type Answer,
   authorizeThrough,
@@ -16,11 +17,10 @@ import {
   REDIRECT,
   redeemCode,
   responseParams,
-} from '../support/authorize-flow.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { storedItem } from '../support/login-grants.ts';
-import { finishInteraction, readInteraction, seedSession } from '../support/seed-session.ts';
-import { putUser } from '../support/user-items.ts';
+} from '../support/oauth/authorize-flow.ts';
+import { storedItem } from '../support/oauth/login-grants.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * Attacks on /authorize and the code grant, kept as tests (RFC 9700 §4; docs/contract.md §7.4, §7.8, §8):

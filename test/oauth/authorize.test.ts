@@ -4,6 +4,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { codeHash } from '#shared/store/sessions/authorization-codes-repository.ts';
+import { finishInteraction, readInteraction, seedConsent, seedSession } from '../support/browser/seed-session.ts';
 import {
   authorizeThrough,
   authorizeUrl,
@@ -17,16 +18,15 @@ import {
   REDIRECT,
   redeemCode,
   responseParams,
-} from '../support/authorize-flow.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { storedItem } from '../support/login-grants.ts';
-import { finishInteraction, readInteraction, seedConsent, seedSession } from '../support/seed-session.ts';
-import { putUser, updateUser } from '../support/user-items.ts';
+} from '../support/oauth/authorize-flow.ts';
+import { storedItem } from '../support/oauth/login-grants.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
+import { putUser, updateUser } from '../support/store/user-items.ts';
 
 /**
  * GET|POST /authorize, /authorize/resume and the authorization_code grant end to end (docs/contract.md §5,
  * §5.1, §7.4, §7.8): openid-client is the relying party, tokens are verified with jose against our
- * JWKS, and the login/consent pages' part is played by the pinned items (test/support/seed-session.ts).
+ * JWKS, and the login/consent pages' part is played by the pinned items (test/support/browser/seed-session.ts).
  */
 let svc: TestService;
 let offsetMs = 0;

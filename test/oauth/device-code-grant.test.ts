@@ -6,10 +6,10 @@ import { NOT_LINKED_MESSAGE } from '#shared/oauth/user-tokens/management-api-lin
 import { keys } from '#shared/store/core/table-keys.ts';
 import { deviceCodeHash } from '#shared/store/sessions/device-codes-repository.ts';
 import { devicePageDeps } from '#shared/wiring/pages.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { storedItem } from '../support/login-grants.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { putUser } from '../support/user-items.ts';
+import { storedItem } from '../support/oauth/login-grants.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * RFC 8628 over HTTP (docs/contract.md §5, §5.1, §7.8): `/device_code` (POST and GET), and the

@@ -3,10 +3,10 @@ import { effectiveAccess, effectiveGroups, type RbacUser } from '#shared/rbac/ef
 import { createRuntime, type Runtime } from '#shared/runtime.ts';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { cachedRbacRecordReads, rbacRecordReads } from '#shared/store/token-path/rbac-records.ts';
-import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
-import { putChain, putGroup, putRole, setUserRbac } from '../support/rbac-items.ts';
-import { testRuntime } from '../support/test-runtime.ts';
-import { putUser } from '../support/user-items.ts';
+import { createTestTable, recordingClient, type TestTable } from '../support/service/dynamodb.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
+import { putChain, putGroup, putRole, setUserRbac } from '../support/store/rbac-items.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * The effective-permissions resolver (shared/rbac/effective-permissions.ts) against DynamoDB

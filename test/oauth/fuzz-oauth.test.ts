@@ -19,13 +19,13 @@ import { clientLinksRepository } from '#shared/store/clients/client-links-reposi
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
-import { createTestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { formName, toJsonText } from '../support/fuzz-values.ts';
-import { testRuntime } from '../support/test-runtime.ts';
-import { putUser } from '../support/user-items.ts';
-import { userToken } from '../support/user-tokens.ts';
+import { arbitraryFromSchema } from '../support/fuzz/arbitrary-from-schema.ts';
+import { formName, toJsonText } from '../support/fuzz/fuzz-values.ts';
+import { userToken } from '../support/oauth/user-tokens.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 type Handler = (e: APIGatewayProxyEvent, c: Context) => Promise<HttpResponse>;
 let runtime: Runtime;

@@ -4,9 +4,9 @@ import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts'
 import { deviceCodesRepository } from '#shared/store/sessions/device-codes-repository.ts';
 import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { type FlowClient, flowClient, REDIRECT } from '../support/authorize-flow.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { putUser, updateUser } from '../support/user-items.ts';
+import { type FlowClient, flowClient, REDIRECT } from '../support/oauth/authorize-flow.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
+import { putUser, updateUser } from '../support/store/user-items.ts';
 
 /**
  * docs/contract.md §7.1: a password change or a block (the user's `tokens_revoked_at`) kills every token

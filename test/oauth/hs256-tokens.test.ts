@@ -3,8 +3,8 @@ import { jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { putUser } from '../support/user-items.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 let svc: TestService;
 let admin: string;

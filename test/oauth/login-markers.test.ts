@@ -4,10 +4,10 @@ import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, passwordHashPref
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { userMarker } from '#shared/store/users/user-markers.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { putUser } from '../support/user-items.ts';
+import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/oauth/login-grants.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * The login markers keep the prefix of the user's password hash (parameters and salt, never the

@@ -5,6 +5,9 @@ import type { TokenResource } from '#shared/oauth/oauth-deps.ts';
 import { NOT_LINKED_MESSAGE } from '#shared/oauth/user-tokens/management-api-link.ts';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
+import { CookieJar, type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
+import { finishInteraction, seedConsent, seedSession } from '../support/browser/seed-session.ts';
+import { GOOD_PASSWORD } from '../support/management/users-fixture.ts';
 import {
   authorizeThrough,
   authorizeUrl,
@@ -14,11 +17,8 @@ import {
   pkce,
   REDIRECT,
   responseParams,
-} from '../support/authorize-flow.ts';
-import { loginClient, tokenRequest } from '../support/login-grants.ts';
-import { CookieJar, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
-import { finishInteraction, seedConsent, seedSession } from '../support/seed-session.ts';
-import { GOOD_PASSWORD } from '../support/users-fixture.ts';
+} from '../support/oauth/authorize-flow.ts';
+import { loginClient, tokenRequest } from '../support/oauth/login-grants.ts';
 
 /**
  * The management API is a Resource like no other (docs/security.md "The management API"), over

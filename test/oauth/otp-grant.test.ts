@@ -6,9 +6,9 @@ import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import type { Key } from '#shared/store/core/writes.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
-import { putUser } from '../support/user-items.ts';
+import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/oauth/login-grants.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * The `otp` grant end to end (docs/contract.md §5.1, §7.3): TOTP codes of an enrolled authenticator, replay

@@ -6,10 +6,10 @@ import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, verifyPassword }
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import type { Key } from '#shared/store/core/writes.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { putUser } from '../support/user-items.ts';
+import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/oauth/login-grants.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * The `password` grant end to end (docs/contract.md §5.1, §7.3): openid-client's generic grant request, the

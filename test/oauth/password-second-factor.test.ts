@@ -4,10 +4,10 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, hotp, totp, totpStep } from '#shared/crypto/totp.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/login-grants.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { userToken } from '../support/user-tokens.ts';
+import { INVALID_CREDENTIALS, loginClient, storedItem, tokenRequest } from '../support/oauth/login-grants.ts';
+import { userToken } from '../support/oauth/user-tokens.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
 
 /**
  * The password grant of a user with a TOTP authenticator (docs/users.md "Second factor"): the

@@ -7,11 +7,11 @@ import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
 import { scopesRepository } from '#shared/store/resources/scopes-repository.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { putChain, putRole, setUserRbac } from '../support/rbac-items.ts';
-import { refreshContainer } from '../support/refresh-container.ts';
-import { deployedRuntime } from '../support/test-runtime.ts';
-import { putUser } from '../support/user-items.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { deployedRuntime } from '../support/service/test-runtime.ts';
+import { putChain, putRole, setUserRbac } from '../support/store/rbac-items.ts';
+import { refreshContainer } from '../support/store/refresh-container.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * Issue 12 item 5: "a token for a user in 5 groups nested 10 deep reads at most 3 BatchGetItem

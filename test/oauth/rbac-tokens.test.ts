@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { type GroupsFixture, groupsFixture } from '../support/groups-fixture.ts';
-import { loginClient, tokenRequest } from '../support/login-grants.ts';
-import { GOOD_PASSWORD } from '../support/users-fixture.ts';
+import { type GroupsFixture, groupsFixture } from '../support/management/groups-fixture.ts';
+import { GOOD_PASSWORD } from '../support/management/users-fixture.ts';
+import { loginClient, tokenRequest } from '../support/oauth/login-grants.ts';
 
 /**
  * Issue 12 "Done when", end to end over HTTP on DynamoDB Local: permissions that come through a

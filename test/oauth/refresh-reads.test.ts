@@ -8,10 +8,10 @@ import type { UserRecord } from '#shared/records/user-record.ts';
 import type { Runtime } from '#shared/runtime.ts';
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { refreshContainer } from '../support/refresh-container.ts';
-import { testRuntime } from '../support/test-runtime.ts';
-import { putUser } from '../support/user-items.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
+import { refreshContainer } from '../support/store/refresh-container.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * Issue 11 "Done when": a warm refresh costs at most one DynamoDB read and one write. A container

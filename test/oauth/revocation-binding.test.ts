@@ -3,8 +3,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { createTenant, managementCaller } from '../support/management-api.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
+import { createTenant, managementCaller } from '../support/service/management-api.ts';
 
 /**
  * Issue 10 items 2, 3 and 5 (iat), over HTTP against the local service in multi-tenant mode:

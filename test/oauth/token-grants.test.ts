@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { supportedGrantTypes } from '#shared/oauth/grants/grant-registry.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
 
 /**
  * The grant registry of `/token` (shared/oauth/grants/, docs/tokens.md): dispatch by every

@@ -13,10 +13,10 @@ import { resourcesRepository } from '#shared/store/resources/resources-repositor
 import { handler as introspectHandler } from '../../functions/oauth/introspect.ts';
 import { handler as tokenHandler } from '../../functions/oauth/token.ts';
 import { handler as tokeninfoHandler } from '../../functions/oauth/tokeninfo.ts';
-import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { createTenant } from '../support/management-api.ts';
-import { deployedRuntime } from '../support/test-runtime.ts';
+import { createTestTable, recordingClient, type TestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { createTenant } from '../support/service/management-api.ts';
+import { deployedRuntime } from '../support/service/test-runtime.ts';
 
 /**
  * Issue 3 item 7: "a client_credentials token costs at most one DynamoDB read". Each test starts a

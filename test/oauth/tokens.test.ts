@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, type JWK, jwtVerify, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 let svc: TestService;
 let config: client.Configuration;

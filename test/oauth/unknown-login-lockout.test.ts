@@ -3,9 +3,9 @@ import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { base32Decode, hotp, totp, totpStep } from '#shared/crypto/totp.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/login-grants.ts';
-import { putUser } from '../support/user-items.ts';
+import { INVALID_CREDENTIALS, loginClient, tokenRequest } from '../support/oauth/login-grants.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * The lockout of docs/contract.md §7.3 for a login that names no user (docs/users.md "Brute force"): over

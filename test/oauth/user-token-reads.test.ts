@@ -9,11 +9,11 @@ import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { resourcesRepository } from '#shared/store/resources/resources-repository.ts';
 import { handler as introspectHandler } from '../../functions/oauth/introspect.ts';
 import { handler as userinfoHandler } from '../../functions/oauth/userinfo.ts';
-import { createTestTable, recordingClient, type TestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { deployedRuntime } from '../support/test-runtime.ts';
-import { putUser } from '../support/user-items.ts';
-import { userToken } from '../support/user-tokens.ts';
+import { userToken } from '../support/oauth/user-tokens.ts';
+import { createTestTable, recordingClient, type TestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { deployedRuntime } from '../support/service/test-runtime.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * Issue 11 "DynamoDB reads per userinfo request: 1 at most", and the user-token check folded into

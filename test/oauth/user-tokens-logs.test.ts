@@ -6,10 +6,10 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 });
 
-const { basicAuth, startTestService } = await import('../support/local-service.ts');
-const { captureLogLines, captureStdout } = await import('../support/capture-stdout.ts');
-const { managementCaller } = await import('../support/management-api.ts');
-const { putUser } = await import('../support/user-items.ts');
+const { basicAuth, startTestService } = await import('../support/service/local-service.ts');
+const { captureLogLines, captureStdout } = await import('../support/service/capture-stdout.ts');
+const { managementCaller } = await import('../support/service/management-api.ts');
+const { putUser } = await import('../support/store/user-items.ts');
 const { oauthDeps } = await import('#shared/wiring/token-path/token-path-records.ts');
 const { issueUserTokens } = await import('#shared/oauth/user-tokens/issue-user-tokens.ts');
 type TestService = Awaited<ReturnType<typeof startTestService>>;

@@ -11,9 +11,9 @@ import { keys } from '#shared/store/core/table-keys.ts';
 import { refreshTokenHash } from '#shared/store/sessions/refresh-tokens-repository.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { forgetUser } from '#shared/wiring/token-path/user-token-records.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { putUser, updateUser } from '../support/user-items.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
+import { putUser, updateUser } from '../support/store/user-items.ts';
 
 /**
  * The user-token core (shared/oauth/user-tokens/), the refresh_token grant with rotation and

@@ -7,16 +7,16 @@ import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts'
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { basicAuth, startTestService, type TestService } from '../support/local-service.ts';
-import { managementCaller } from '../support/management-api.ts';
-import { putUser, updateUser } from '../support/user-items.ts';
-import { putFamily, userToken } from '../support/user-tokens.ts';
+import { putFamily, userToken } from '../support/oauth/user-tokens.ts';
+import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
+import { managementCaller } from '../support/service/management-api.ts';
+import { putUser, updateUser } from '../support/store/user-items.ts';
 
 /**
  * Issue 11 item 6 and decision 3, over HTTP against the local service: GET/POST /userinfo (OIDC
  * Core §5.3, spec 4.2 Get user info, docs/contract.md §7.1), and when a user's token stops counting there,
  * at /tokeninfo, /introspect and on the management API. User tokens are signed with the stage's
- * keys as the user-token core mints them (test/support/user-tokens.ts). The service's clock is
+ * keys as the user-token core mints them (test/support/oauth/user-tokens.ts). The service's clock is
  * the test's, so the 1 s record caches are passed by moving it (`passCaches`).
  */
 let svc: TestService;

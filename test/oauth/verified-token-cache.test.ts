@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { verifyIssuedToken } from '#shared/oauth/verify-resource-token.ts';
 import { InvalidAccessToken } from '#shared/tokens/verify-access-token.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { createTestTable } from '../support/dynamodb.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
 
 describe('verified-token cache of the introspection path', () => {
   it('remembers a verified signature but re-checks expiry on every use, and never trusts another string', async () => {

@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_CSP } from '#shared/openapi/reference-page.ts';
-import { launchChromium } from '../support/chromium.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
+import { launchChromium } from '../support/service/chromium.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
 
 /** `/docs` in headless Chromium (docs/openapi.md): Swagger UI from the service itself, every route group shown, nothing the CSP blocks. */
 describe('GET /docs in Chromium', () => {

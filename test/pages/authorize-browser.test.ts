@@ -6,10 +6,10 @@ import * as client from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '#shared/crypto/password-hash.ts';
-import { type FlowClient, flowClient } from '../support/authorize-flow.ts';
-import { launchChromium } from '../support/chromium.ts';
-import { startTestService, type TestService } from '../support/local-service.ts';
-import { putUser } from '../support/user-items.ts';
+import { type FlowClient, flowClient } from '../support/oauth/authorize-flow.ts';
+import { launchChromium } from '../support/service/chromium.ts';
+import { startTestService, type TestService } from '../support/service/local-service.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * The authorization-code flow in headless Chromium through the real hosted pages: /authorize →

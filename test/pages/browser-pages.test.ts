@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserLogin, PHONE, SCREENSHOT_DIR } from '../support/browser-login.ts';
-import { launchChromium } from '../support/chromium.ts';
-import { type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/pages-fixture.ts';
+import { browserLogin, PHONE, SCREENSHOT_DIR } from '../support/browser/browser-login.ts';
+import { type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/browser/pages-fixture.ts';
+import { launchChromium } from '../support/service/chromium.ts';
 
 /**
  * The login, OTP, consent and logout pages in headless Chromium at a phone-sized viewport, with
  * JavaScript on and off (docs/contract.md §7.4: every page works without it), through the helper the
- * /authorize and /device tests use (test/support/browser-login.ts). Screenshots of every page go to
+ * /authorize and /device tests use (test/support/browser/browser-login.ts). Screenshots of every page go to
  * test-results/screenshots/. No page breaks its own Content-Security-Policy.
  */
 let fx: PagesFixture;

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserBinding, formToken } from '#shared/browser/browser-responses.ts';
 import type { HttpResponse } from '#shared/http/response.ts';
 import { runWithRuntime } from '#shared/runtime.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
+import { type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
 
 /**
  * The `/device` page's limit on wrong user codes (RFC 8628 §5.1, docs/browser-flows.md "Device

@@ -6,10 +6,10 @@ import * as client from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { browserLogin, PHONE, SCREENSHOT_DIR } from '../support/browser-login.ts';
-import { launchChromium } from '../support/chromium.ts';
-import { storedItem } from '../support/login-grants.ts';
-import { type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
+import { browserLogin, PHONE, SCREENSHOT_DIR } from '../support/browser/browser-login.ts';
+import { type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
+import { storedItem } from '../support/oauth/login-grants.ts';
+import { launchChromium } from '../support/service/chromium.ts';
 
 /**
  * The device flow and the management API's tickets in headless Chromium at a phone-sized
@@ -146,7 +146,7 @@ describe('tickets of the management API in Chromium', () => {
         await expect(page.locator('[role=alert]').textContent()).resolves.toContain('already been used');
         expect(csp).toEqual([]);
       });
-      // A new hash, and every earlier token revoked (the password grant with it: test/management/tickets.test.ts).
+      // A new hash, and every earlier token revoked (the password grant with it: test/management/tickets/tickets.test.ts).
       const stored = await storedItem(fx.svc, keys.user(user.id));
       expect(stored?.password_hash).not.toBe(before?.password_hash);
       expect(stored?.tokens_revoked_at).toEqual(expect.any(String));

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { deviceCodeHash } from '#shared/store/sessions/device-codes-repository.ts';
 import { devicePageDeps } from '#shared/wiring/pages.ts';
-import { storedItem } from '../support/login-grants.ts';
-import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
+import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
+import { storedItem } from '../support/oauth/login-grants.ts';
 
 /**
  * The `/device` page and `/device/resume` over HTTP (docs/contract.md §7.8, RFC 8628 §3.3, §5.1;

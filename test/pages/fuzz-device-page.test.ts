@@ -10,9 +10,9 @@ import { type Runtime, runWithRuntime } from '#shared/runtime.ts';
 import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { interactionsRepository } from '#shared/store/sessions/interactions-repository.ts';
 import { deviceAuthorizationDeps } from '#shared/wiring/authorize.ts';
-import { createTestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
 
 /**
  * docs/design.md §3.12 over the device pages (`GET|POST /device`, `GET /device/resume`): whatever the

@@ -11,12 +11,12 @@ import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { interactionsRepository } from '#shared/store/sessions/interactions-repository.ts';
 import { sessionsRepository } from '#shared/store/sessions/sessions-repository.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
-import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
-import { createTestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { fuzzParams } from '../support/fuzz-support.ts';
-import { formName, toJsonText } from '../support/fuzz-values.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { arbitraryFromSchema } from '../support/fuzz/arbitrary-from-schema.ts';
+import { fuzzParams } from '../support/fuzz/fuzz-support.ts';
+import { formName, toJsonText } from '../support/fuzz/fuzz-values.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
 
 /**
  * docs/design.md §3.12 over `/login`, `/consent` and `/logout` (docs/browser-flows.md): whatever the

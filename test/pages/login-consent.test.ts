@@ -4,8 +4,8 @@ import { hashPassword, PASSWORD_HASH_PARAMS, parsePasswordHash, passwordHashPref
 import { keys } from '#shared/store/core/table-keys.ts';
 import { sessionHash } from '#shared/store/sessions/sessions-repository.ts';
 import { userMarker } from '#shared/store/users/user-markers.ts';
-import { storedItem } from '../support/login-grants.ts';
-import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/pages-fixture.ts';
+import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture, TEST_RETURN_TO } from '../support/browser/pages-fixture.ts';
+import { storedItem } from '../support/oauth/login-grants.ts';
 
 /**
  * The hosted login and consent pages over HTTP (docs/browser-flows.md "Login", "Consent"), with

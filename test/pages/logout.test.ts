@@ -3,8 +3,8 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { sessionHash } from '#shared/store/sessions/sessions-repository.ts';
-import { storedItem } from '../support/login-grants.ts';
-import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
+import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
+import { storedItem } from '../support/oauth/login-grants.ts';
 
 /**
  * `/logout` (OIDC RP-Initiated Logout 1.0; docs/browser-flows.md "Logout"): the hint verified

@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totp } from '#shared/crypto/totp.ts';
-import { launchChromium } from '../support/chromium.ts';
-import { type TicketsFixture, ticketsFixture } from '../support/tickets-fixture.ts';
-import { GOOD_PASSWORD } from '../support/users-fixture.ts';
+import { type TicketsFixture, ticketsFixture } from '../support/browser/tickets-fixture.ts';
+import { GOOD_PASSWORD } from '../support/management/users-fixture.ts';
+import { launchChromium } from '../support/service/chromium.ts';
 
 /**
  * The authenticator enrolment ticket in headless Chromium (docs/users.md "Enrolment ticket"): a

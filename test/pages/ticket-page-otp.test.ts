@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, hotp, totp, totpStep } from '#shared/crypto/totp.ts';
-import { hiddenValue, shownSecret, type TicketsFixture, ticketsFixture } from '../support/tickets-fixture.ts';
-import { GOOD_PASSWORD } from '../support/users-fixture.ts';
+import { hiddenValue, shownSecret, type TicketsFixture, ticketsFixture } from '../support/browser/tickets-fixture.ts';
+import { GOOD_PASSWORD } from '../support/management/users-fixture.ts';
 
 /**
  * The authenticator enrolment ticket over HTTP (docs/users.md "Enrolment ticket"): a manager makes

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.ts';
-import { type SignupService, startSignupService } from '../support/signup.ts';
+import { type SignupService, startSignupService } from '../support/oauth/signup.ts';
+import { launchChromium } from '../support/service/chromium.ts';
 
 /**
  * The verification link in a real browser (docs/contract.md §7.4, §7.8; docs/users.md "Registration and

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/pages-fixture.ts';
+import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
 
 /**
  * The hosted login page's lockout (docs/contract.md §7.3, docs/users.md "Brute force") for a username that

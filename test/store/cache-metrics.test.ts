@@ -3,10 +3,10 @@ import type { Dimension, MetricName, ServiceMetrics } from '#shared/observabilit
 import { createRuntime, type Runtime } from '#shared/runtime.ts';
 import { cachedRbacRecordReads } from '#shared/store/token-path/rbac-records.ts';
 import { userTokenReads } from '#shared/wiring/token-path/user-token-records.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { putGroup, putRole } from '../support/rbac-items.ts';
-import { testRuntime } from '../support/test-runtime.ts';
-import { putUser } from '../support/user-items.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
+import { putGroup, putRole } from '../support/store/rbac-items.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * `CacheHit` / `CacheMiss` of the user-token and RBAC caches (issue 15 item 2, docs/operations.md

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { cachedRevocations } from '#shared/store/revocations/cached-revocations.ts';
 import { revocationsRepository } from '#shared/store/revocations/revocations-repository.ts';
-import { createTestTable } from '../support/dynamodb.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
 
 const ref = (jti: string, clientId = 'client-1', verifier = 'key:kid-1') => ({ jti, clientId, verifier });
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ACTOR, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
+import { ACTOR, type StoreFixture, storeFixture } from '../support/store/store-fixture.ts';
 
 let f: StoreFixture;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyClientSecret } from '#shared/crypto/client-secret.ts';
-import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
+import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store/store-fixture.ts';
 
 let f: StoreFixture;
 beforeAll(async () => {

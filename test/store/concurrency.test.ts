@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '#shared/errors.ts';
 import { queryGsi2 } from '#shared/store/core/reads/query-all.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
+import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store/store-fixture.ts';
 
 let f: StoreFixture;
 beforeAll(async () => {

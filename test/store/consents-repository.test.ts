@@ -5,7 +5,7 @@ import { keys } from '#shared/store/core/table-keys.ts';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { consentsRepository } from '#shared/store/sessions/consents-repository.ts';
 import { refreshTokensRepository } from '#shared/store/sessions/refresh-tokens-repository.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 let table: TestTable;
 let clock = new Date('2030-01-01T00:00:00.000Z');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatUserCode, newUserCode, normaliseUserCode, USER_CODE_ALPHABET } from '#shared/records/user-code.ts';
 import { deviceCodeHash, deviceCodesRepository } from '#shared/store/sessions/device-codes-repository.ts';
 import { userCodeAttemptsRepository } from '#shared/store/sessions/user-code-attempts-repository.ts';
-import { createTestTable } from '../support/dynamodb.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
 
 const NEW = { clientId: 'client-1', tenantId: 'tenant-1', scopes: ['openid'], lifetimeSeconds: 600, intervalSeconds: 5 };
 

@@ -6,7 +6,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
-import { createTestTable, TEST_BUDGET } from '../support/dynamodb.ts';
+import { createTestTable, TEST_BUDGET } from '../support/service/dynamodb.ts';
 
 afterEach(() => vi.unstubAllEnvs());
 

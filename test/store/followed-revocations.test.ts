@@ -6,7 +6,7 @@ import { keys } from '#shared/store/core/table-keys.ts';
 import { cachedRevocations } from '#shared/store/revocations/cached-revocations.ts';
 import { followedRevocations } from '#shared/store/revocations/followed-revocations.ts';
 import { revocationLogItem, revocationsRepository } from '#shared/store/revocations/revocations-repository.ts';
-import { createTestTable } from '../support/dynamodb.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
 
 const ref = (jti: string, clientId = 'client-1', verifier = 'key:kid-1') => ({ jti, clientId, verifier });
 

@@ -6,7 +6,7 @@ import {
   interactionsRepository,
   type NewInteraction,
 } from '#shared/store/sessions/interactions-repository.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 let table: TestTable;
 let clock = new Date('2030-01-01T00:00:00.000Z');

@@ -5,7 +5,7 @@ import { exists, notExists } from '#shared/store/core/expression.ts';
 import { getItem } from '#shared/store/core/reads/read-items.ts';
 import { deleteItem, putItem, updateItem } from '#shared/store/core/writes.ts';
 import { commitLinkChange, LinkPlan } from '#shared/store/rbac/link-commit.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 let t: TestTable;
 beforeAll(async () => {

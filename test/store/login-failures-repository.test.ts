@@ -5,7 +5,7 @@ import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { loginFailuresRepository } from '#shared/store/users/login-failures-repository.ts';
 import { userLoginWrites } from '#shared/store/users/user-login-writes.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 let table: TestTable;
 let clock = new Date('2026-03-01T12:00:00.000Z');

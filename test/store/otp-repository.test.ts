@@ -5,9 +5,9 @@ import { base32Decode, base32Encode } from '#shared/crypto/totp.ts';
 import type { Runtime } from '#shared/runtime.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
-import { aesSecretBox } from '../support/aes-secret-box.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { putUser } from '../support/user-items.ts';
+import { aesSecretBox } from '../support/keys/aes-secret-box.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 let table: TestTable;
 const now = () => new Date('2026-03-01T12:00:00.000Z');

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '#shared/runtime.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { SESSION_LIFETIME_SECONDS, sessionHash, sessionsRepository } from '#shared/store/sessions/sessions-repository.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { putUser } from '../support/user-items.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 let table: TestTable;
 let clock = new Date('2030-01-01T00:00:00.000Z');

@@ -12,7 +12,7 @@ import { ttlOf } from '#shared/store/core/ttl.ts';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from '#shared/store/core/versioned-update.ts';
 import { checkItem, deleteItem, putItem, updateItem, type Write } from '#shared/store/core/writes.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
 
 let t: TestTable;
 beforeAll(async () => {

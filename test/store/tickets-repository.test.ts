@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isAppError } from '#shared/errors.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { ticketHash, ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
-import { createTestTable } from '../support/dynamodb.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
 
 const NEW = { kind: 'email_verification' as const, userId: 'user-1', tenantId: 'tenant-1', ttlSeconds: 3600, email: 'ada@example.com' };
 

@@ -8,7 +8,7 @@ import { putItem, updateItem } from '#shared/store/core/writes.ts';
 import { linkItem, MAX_PERMISSIONS_PER_CLIENT, MAX_RESOURCES_PER_CLIENT, permissionItem } from '#shared/store/rbac/link-writes.ts';
 import { reconcileTokenViews } from '#shared/store/token-path/reconcile-token-views.ts';
 import { tokenViewOf } from '#shared/store/token-path/resource-token-view.ts';
-import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
+import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/store/store-fixture.ts';
 
 /**
  * The token path reads a client's grants from its item (`token_grants`) and a resource from its

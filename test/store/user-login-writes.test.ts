@@ -7,8 +7,8 @@ import type { Runtime } from '#shared/runtime.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { userLoginWrites, userRehashWrite } from '#shared/store/users/user-login-writes.ts';
 import { loginHintWrite, userLoginMarkers } from '#shared/store/users/user-markers.ts';
-import { createTestTable, type TestTable } from '../support/dynamodb.ts';
-import { putUser } from '../support/user-items.ts';
+import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 let table: TestTable;
 const at = new Date('2026-03-01T12:00:00.000Z');

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { userMarker } from '#shared/store/users/user-markers.ts';
-import { ACTOR, type StoreFixture, storeFixture } from '../support/store-fixture.ts';
+import { ACTOR, type StoreFixture, storeFixture } from '../support/store/store-fixture.ts';
 
 let f: StoreFixture;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { loadConfig } from '#shared/config.ts';
 import { outboxEmailSender } from '#shared/email/outbox-email-sender.ts';
 import { sesEmailSender } from '#shared/email/ses-email-sender.ts';
 import { isAppError } from '#shared/errors.ts';
-import { readOutbox } from '../support/outbox.ts';
+import { readOutbox } from '../support/service/outbox.ts';
 
 const MESSAGE = { to: 'ada@example.com', subject: 'Verify', text: 'Open https://x/tickets/t', html: '<p>Open</p>' };
 

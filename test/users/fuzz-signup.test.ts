@@ -15,12 +15,12 @@ import { clientsRepository } from '#shared/store/clients/clients-repository.ts';
 import { ticketsRepository } from '#shared/store/sessions/tickets-repository.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { RegisterBody } from '#shared/users/register-body.ts';
-import { arbitraryFromSchema } from '../support/arbitrary-from-schema.ts';
-import { createTestTable } from '../support/dynamodb.ts';
-import { lambdaContext, restEvent } from '../support/events.ts';
-import { fuzzParams } from '../support/fuzz-support.ts';
-import { formName, toJsonText } from '../support/fuzz-values.ts';
-import { testRuntime } from '../support/test-runtime.ts';
+import { arbitraryFromSchema } from '../support/fuzz/arbitrary-from-schema.ts';
+import { fuzzParams } from '../support/fuzz/fuzz-support.ts';
+import { formName, toJsonText } from '../support/fuzz/fuzz-values.ts';
+import { createTestTable } from '../support/service/dynamodb.ts';
+import { lambdaContext, restEvent } from '../support/service/events.ts';
+import { testRuntime } from '../support/service/test-runtime.ts';
 
 /**
  * docs/design.md §3.12 over the sign-up routes (docs/users.md "Registration and email"): whatever the

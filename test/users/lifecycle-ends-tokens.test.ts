@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginClient, tokenRequest } from '../support/login-grants.ts';
-import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/users-fixture.ts';
+import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/management/users-fixture.ts';
+import { loginClient, tokenRequest } from '../support/oauth/login-grants.ts';
 
 /**
  * Issue 11 items 2 and 3, end to end through the management routes themselves (not by writing the

@@ -6,10 +6,10 @@ import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { interactionsRepository } from '#shared/store/sessions/interactions-repository.ts';
-import { loginClient, tokenRequest } from '../support/login-grants.ts';
-import { CookieJar, csrfIn, TEST_RETURN_TO } from '../support/pages-fixture.ts';
-import { putUser } from '../support/user-items.ts';
-import { usersFixture } from '../support/users-fixture.ts';
+import { CookieJar, csrfIn, TEST_RETURN_TO } from '../support/browser/pages-fixture.ts';
+import { usersFixture } from '../support/management/users-fixture.ts';
+import { loginClient, tokenRequest } from '../support/oauth/login-grants.ts';
+import { putUser } from '../support/store/user-items.ts';
 
 /**
  * Per-user caps (docs/security.md "Caps"), over HTTP with small caps set through the service's

@@ -6,10 +6,10 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 });
 
-const { startTestService } = await import('../support/local-service.ts');
-const { captureLogLines, captureStdout } = await import('../support/capture-stdout.ts');
-const { loginClient, tokenRequest } = await import('../support/login-grants.ts');
-const { putUser } = await import('../support/user-items.ts');
+const { startTestService } = await import('../support/service/local-service.ts');
+const { captureLogLines, captureStdout } = await import('../support/service/capture-stdout.ts');
+const { loginClient, tokenRequest } = await import('../support/oauth/login-grants.ts');
+const { putUser } = await import('../support/store/user-items.ts');
 const { hashPassword } = await import('#shared/crypto/password-hash.ts');
 const { otpRepository } = await import('#shared/store/users/otp-repository.ts');
 const { base32Decode, totp } = await import('#shared/crypto/totp.ts');

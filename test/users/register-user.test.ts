@@ -7,7 +7,7 @@ import { usersRepository } from '#shared/store/users/users-repository.ts';
 import type { RegisterInput } from '#shared/users/register-body.ts';
 import { type RegisterDeps, registerUser } from '#shared/users/register-user.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { type SignupService, startSignupService } from '../support/signup.ts';
+import { type SignupService, startSignupService } from '../support/oauth/signup.ts';
 
 /**
  * registerUser's failure paths against DynamoDB Local (docs/users.md "Registration and email"):

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID as DEFAULT_TENANT } from '#shared/records/tenant-record.ts';
-import { basicAuth } from '../support/local-service.ts';
-import { createTenant } from '../support/management-api.ts';
-import { csrfOf, type SignupService, startSignupService } from '../support/signup.ts';
+import { csrfOf, type SignupService, startSignupService } from '../support/oauth/signup.ts';
+import { basicAuth } from '../support/service/local-service.ts';
+import { createTenant } from '../support/service/management-api.ts';
 
 /**
  * The registration and ticket page attacked the way a reviewer would (issue 11; docs/contract.md §7.4, §7.8,

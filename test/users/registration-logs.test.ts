@@ -5,8 +5,8 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { csrfOf, startSignupService } = await import('../support/signup.ts');
-const { captureLogLines, captureStdout } = await import('../support/capture-stdout.ts');
+const { csrfOf, startSignupService } = await import('../support/oauth/signup.ts');
+const { captureLogLines, captureStdout } = await import('../support/service/capture-stdout.ts');
 const { DEFAULT_TENANT_ID: DEFAULT_TENANT } = await import('#shared/records/tenant-record.ts');
 
 let s: Awaited<ReturnType<typeof startSignupService>>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth } from '../support/local-service.ts';
-import { csrfOf, SIGNUP_PASSWORD, type SignupService, startSignupService } from '../support/signup.ts';
+import { csrfOf, SIGNUP_PASSWORD, type SignupService, startSignupService } from '../support/oauth/signup.ts';
+import { basicAuth } from '../support/service/local-service.ts';
 
 /**
  * Registration and email verification over HTTP (docs/contract.md §6 `/users/register`, §7.2, §7.5, §7.8;

@@ -12,7 +12,7 @@ import { safeText } from '../../validation/safe-text.ts';
  * silently keeps a default. A group may declare `'drop'` instead, once, in its field set
  * (`fieldKit('drop')`), when callers are promised that a record read with GET can be sent back with
  * PUT (its `id`, `aggregations`, dates... are then ignored): Resources and their Scopes do, and
- * tests hold them to it (test/management/resources-crud.test.ts). Every object of a group's bodies,
+ * tests hold them to it (test/management/resources/crud.test.ts). Every object of a group's bodies,
  * nested ones included, follows the group's one policy.
  */
 export type UnknownFields = 'reject' | 'drop';
@@ -85,7 +85,7 @@ export const APP_METADATA_LIMITS = { entries: 50, key: 255, value: 1024 } as con
  * "Empty attribute name", nesting past 32 levels (counted from the item's top attribute) is
  * refused, numbers must lie within ±(2^53 - 1) for the SDK to marshal them exactly and must not
  * fall below 1e-130 in magnitude, member names must be well-formed Unicode. Each was a 500
- * (test/management/fuzz-management-clients.test.ts);
+ * (test/management/clients/fuzz.test.ts);
  * refused here they are a 400 naming the member. 16 levels leave room for where the object sits.
  */
 export const OPEN_OBJECT_MAX_DEPTH = 16;
