@@ -15,7 +15,7 @@ export interface MintInput {
    * also holds OIDC scopes, its permissions only the Resource's (docs/contract.md §7.1).
    */
   permissions?: readonly string[];
-  /** User tokens: the login they come from (plan decision 2); revoking its family ends them. */
+  /** User tokens: the login they come from (`sid`); revoking its family ends them. */
   sid?: string;
   now: Date;
 }

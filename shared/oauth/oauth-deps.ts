@@ -73,7 +73,7 @@ export interface OAuthDeps {
    */
   preloadBearer(token: string): Promise<void>;
   /**
-   * A user by id, through the 1 s record cache (plan decision 6; staleness bound: docs/tokens.md
+   * A user by id, through the 1 s record cache (staleness bound: docs/tokens.md
    * "User tokens"). Storage-only fields included (the caller never hands the record out).
    */
   findUser(userId: string): Promise<UserRecord | undefined>;

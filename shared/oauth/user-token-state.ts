@@ -31,7 +31,7 @@ export interface UserTokenReads {
 export { isUserToken } from '../ports/token-path.ts';
 
 /**
- * The user and login (`sid`, its refresh family id: plan decision 2) a user token names, or
+ * The user and login (`sid`, its refresh family id) a user token names, or
  * undefined when they are not ids we could have stored (bounded like client ids, so junk from a
  * token forged under an HS256 Resource's secret never reaches the table). A token with no `sid`
  * is judged on its user alone.
@@ -44,7 +44,7 @@ export function loginOf(claims: { sub?: unknown; sid?: unknown }): { userId: str
 }
 
 /**
- * Whether a verified user token still counts, from what was read for it (plan decision 3, docs/contract.md
+ * Whether a verified user token still counts, from what was read for it (docs/contract.md
  * §7.1): its user exists, in the token's tenant, and is not blocked; the token was issued AFTER the
  * whole second of the user's `tokens_revoked_at` (`revokedTokensSecond`); and its login family is
  * not revoked. Returns the user when it does.

@@ -30,7 +30,7 @@ export interface UserTokenInput {
   authorizedAt: string;
   /** OIDC Core §3.1.2.1 `nonce` of the authentication request, echoed in the ID token. */
   nonce?: string;
-  /** The login this comes from (plan decision 2); a new one when absent. */
+  /** The login this comes from (`sid`); a new one when absent. */
   sid?: string;
   /**
    * The refresh token this request presents (the `refresh_token` grant): it is rotated, and its
@@ -40,7 +40,7 @@ export interface UserTokenInput {
 }
 
 /**
- * The user-token core (plan decision 5) every grant that acts for a user calls: the RFC 9068
+ * The user-token core every grant that acts for a user calls: the RFC 9068
  * access token (`sub` = user, `sid` = the login), the ID token when `openid` is granted, and a
  * refresh token when the client may use the `refresh_token` grant and `offline_access` is granted
  * (docs/contract.md §7.1). The refresh token is stored last, after every token is minted, so a failure

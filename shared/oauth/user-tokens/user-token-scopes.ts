@@ -25,7 +25,7 @@ export interface UserTokenScopes {
  * The scopes of a user token (docs/contract.md §7.1, §7.6). OIDC scopes are always allowed. With
  * `audience` (or RFC 8707 `resource`), a requested scope is kept when it exists on that Resource
  * and, for an RBAC Resource, when the user effectively holds it (user-permissions.ts); the
- * management API is RBAC for users (plan decision 5), so a user's management scopes are its
+ * management API is RBAC for users (docs/contract.md §7.6), so a user's management scopes are its
  * effective permissions on it. A scope the user may not have is dropped, not refused (§7.6).
  * Without an audience the token is for `/userinfo` only and keeps only OIDC scopes. A client's
  * own permissions never apply to user tokens, nor do its Resource links (§7.1: the user's

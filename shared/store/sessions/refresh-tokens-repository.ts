@@ -11,7 +11,7 @@ import { ttlOf } from '../core/ttl.ts';
 import { addWithCap, type CappedList, cappedEntry, type RawItem } from '../users/user-caps.ts';
 
 /**
- * A refresh token as stored at `keys.refreshToken(hash)` (plan decision 4). The value itself is
+ * A refresh token as stored at `keys.refreshToken(hash)`. The value itself is
  * never stored, only its SHA-256 (docs/contract.md §7.1).
  */
 export interface StoredRefreshToken {
@@ -19,7 +19,7 @@ export interface StoredRefreshToken {
   user_id: string;
   client_id: string;
   tenant_id: string;
-  /** The login it comes from: the `sid` of every token of the chain (plan decision 2). */
+  /** The login it comes from: the `sid` of every token of the chain. */
   family_id: string;
   scope: string[];
   /** The Resource identifier its access tokens are for; null: `{issuer}/userinfo`. */

@@ -2,7 +2,7 @@ import type { UserLoginKind } from '../../records/user-record.ts';
 import { userMarker } from './user-markers.ts';
 
 /**
- * What a login names, by its form alone (plan decision 6: the same read whether or not it exists):
+ * What a login names, by its form alone (the same read whether or not it exists):
  * an email holds `@`, a phone number starts with `+` (E.164), and a username can hold neither
  * (user-body-schemas.ts), so no login can name two users.
  */

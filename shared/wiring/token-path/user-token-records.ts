@@ -22,7 +22,7 @@ interface Caches {
 const perRuntime = new WeakMap<Runtime, Caches>();
 
 /**
- * What decides whether a user's token still counts (plan decision 3, docs/tokens.md "When a user
+ * What decides whether a user's token still counts (docs/tokens.md "When a user
  * token stops working"): the User record and the token's login family (`keys.refreshFamily(sid)`),
  * read through per-container caches of `RECORD_CACHE_TTL_SECONDS` (1 s by default), like client
  * records. A cold check reads both in ONE consistent BatchGetItem; `want` lets the introspection
