@@ -41,6 +41,14 @@ module.exports = {
       to: { path: '^shared/(oauth|management|browser|users|tokens|keys|wiring)/' },
     },
     {
+      name: 'foundations-point-down',
+      severity: 'error',
+      comment:
+        'Record shapes, ports and crypto helpers are what every layer (the store included) builds on; they import only each other and the pure RBAC rules, never a layer above.',
+      from: { path: '^shared/(records|ports|crypto)/' },
+      to: { path: '^shared/(store|oauth|management|browser|users|tokens|keys|wiring|http|bootstrap|lists)/' },
+    },
+    {
       name: 'management-through-ports',
       severity: 'error',
       comment:

@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/authorize-flow.ts [--flows=N]`: the authorization-code flow without a
- * browser (issue 13 "Done when"), ours and node-oidc-provider's side by side in one run.
+ * browser, ours and node-oidc-provider's side by side in one run.
  *
  * Both run in this process over loopback HTTP, one request at a time, alternating flow by flow so
  * a change of load on the machine shifts both alike. A "flow" is what a relying party does for a

@@ -1,12 +1,12 @@
 /**
  * `node --import tsx bench/password-grant.ts [--samples=N]`: the password grant's latency as a
- * multiple of one argon2id hash (issue 11 "Done when": target ≤ 1.3×), measured on the local
+ * multiple of one argon2id hash (target ≤ 1.3×), measured on the local
  * service (DynamoDB Local in memory, local key mode) over HTTP, one request at a time.
  *
  * Prints the median and p90 of: one `hashPassword` in this process; a password grant that succeeds
  * (marker read, counting write that returns the user, one hash, the login write with token signing); a wrong password;
- * an unknown login (dummy hash). The ratio is success median ÷ hash median. A standalone script
- * (branch `login`); the `bench/` suite owner may fold it into `npm run bench` as a section.
+ * an unknown login (dummy hash). The ratio is success median ÷ hash median. A standalone script;
+ * `npm run bench` section 9 measures the same ratio (bench/sections/user-flows.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hashPassword } from '#shared/crypto/password-hash.ts';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the benchmark suite of issue 5 (docs/benchmarks.md). Prints the report and writes
+ * `npm run bench`: the benchmark suite (docs/benchmarks.md). Prints the report and writes
  * bench/results/latest.json and bench/results/latest.md.
  *
  * Options: --quick (short runs, for trying the harness), --sections=1,2,3,4,5,6,7 (a subset),
@@ -217,7 +217,7 @@ try {
   results.meta.redis = redis ? { version: redis.version } : { missing: redisMissing };
   if (redisSections && !redis) log(`REDIS MISSING: ${redisMissing}`);
   if (redis) children.push(redis.child);
-  // oidc-provider on DynamoDB Local (issue 11's like-for-like refresh peer, section 9 only): a
+  // oidc-provider on DynamoDB Local (the like-for-like refresh peer, section 9 only): a
   // DynamoDB Local of its own on the server core, whose CPU is that side's database, as ours is ours.
   let dynamodbPeerMissing = sections.has(9) ? '' : 'section 9 not run';
   const peerDdbFailed = (err: unknown) => {
@@ -319,7 +319,7 @@ try {
     if ('error' in http) results.errors.push({ section: '1-2 http', message: http.error });
     else results.http = http;
   }
-  // ---- 9. user flows over HTTP (issue 11): password ÷ argon2id, refresh and /userinfo side by side ----------
+  // ---- 9. user flows over HTTP: password ÷ argon2id, refresh and /userinfo side by side ----------
   if (sections.has(9)) {
     const theirUser = (t: TheirsReady, child: ChildProcess, name: string, dbPids?: number[]) => ({
       name,
@@ -630,7 +630,7 @@ try {
     );
   }
 
-  // ---- 11. the authorization-code flow (issue 13), in a process of its own -----------------------------------
+  // ---- 11. the authorization-code flow, in a process of its own -----------------------------------
   if (sections.has(11)) {
     results.authorizeFlow = await section('11 authorization-code flow', () => benchAuthorizeFlow({ flows: opts.authorizeFlows, log }));
   }
@@ -656,7 +656,7 @@ try {
 
   // ---- 7. cost -----------------------------------------------------------------------------------------------
   if (sections.has(7)) {
-    // What metrics and traces add per token (issue 15 item 2), side by side in a process of its own.
+    // What metrics and traces add per token (docs/operations.md "Metrics and traces"), side by side in a process of its own.
     results.observability = await section('7 metrics and traces', () =>
       benchObservability({ dynamodbEndpoint: ours.dynamodbEndpoint, slices: quick ? 4 : 10, sliceMs: 300 }),
     );

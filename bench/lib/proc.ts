@@ -215,7 +215,7 @@ export async function startRedis(core: number): Promise<{ child: ChildProcess; u
  * core seen at start, the same JVM sizing. Throws when it cannot start (no Java). Section 9 starts
  * it on the load core and moves it to the server core only after the password latency: a JVM
  * that has just started compiles for seconds, and on the server core that CPU landed in the
- * password grant's latency (2.19× instead of 1.40× in a `--quick --sections=9` run, session 7).
+ * password grant's latency (2.19× instead of 1.40× in a `--quick --sections=9` run).
  */
 export async function startPeerDynamoDbLocal(core: number): Promise<DynamoDbLocal> {
   const ddb = await startDynamoDbLocal({ dataDir: null });

@@ -520,10 +520,10 @@ export function renderMarkdown(r: BenchResults): string {
   return out.join('\n');
 }
 
-/** Section 11: the authorization-code flow (issue 13), as bench/authorize-flow.ts prints it. */
+/** Section 11: the authorization-code flow, as bench/authorize-flow.ts prints it. */
 function authorizeFlow(r: BenchResults['authorizeFlow']): string[] {
   if (!r) return [];
-  const out = ['## 11. Authorization-code flow (issue 13)', ''];
+  const out = ['## 11. Authorization-code flow', ''];
   if ('error' in r) return [...out, `Failed: ${r.error.slice(0, 300)}`, ''];
   out.push(
     `authorize (\`prompt=none\`, a signed-in browser's session cookie, PKCE S256) → code → token, ${r.flows} flows each side, alternating, one at a time over loopback HTTP; ours on DynamoDB Local, oidc-provider in memory.`,
@@ -532,9 +532,9 @@ function authorizeFlow(r: BenchResults['authorizeFlow']): string[] {
   return out;
 }
 
-/** Section 10: RBAC (issue 12): token reads for a user 10 levels deep; a role added to a group of many members. */
+/** Section 10: RBAC: token reads for a user 10 levels deep; a role added to a group of many members. */
 function rbac(r: BenchResults['rbac']): string[] {
-  const out = ['## 10. RBAC (issue 12): tokens through nested groups, a role added to a big group', ''];
+  const out = ['## 10. RBAC: tokens through nested groups, a role added to a big group', ''];
   if (!r) return [...out, 'Not run.', ''];
   if (isErr(r)) return [...out, `Failed: ${r.error}`, ''];
   const s = r.shape;
@@ -579,9 +579,9 @@ const dbCpu = (db: { all: number; compiler: number } | undefined, explain = fals
     ? `; during the measure our DynamoDB Local took ${n(db.all, 2)} ms of CPU per sample (one hash, one grant), ${n(db.compiler, 2)} ms of it in its JIT compiler threads${explain ? ` (near 0 = a warm database; read in 10 ms ticks, so 40 samples resolve 0.25 ms; docs/benchmarks.md "Password grant: the database's JIT")` : ''}`
     : '';
 
-/** Section 9: the user flows of issue 11; a part not measured says why, never a number. */
+/** Section 9: the user flows; a part not measured says why, never a number. */
 function userFlows(u: BenchResults['users'], dynamodbPeer: BenchResults['meta']['dynamodbPeer']): string[] {
-  const out = ['## 9. User flows (issue 11): password, refresh, /userinfo', ''];
+  const out = ['## 9. User flows: password, refresh, /userinfo', ''];
   if (!u) return [...out, 'Not run.', ''];
   if (isErr(u)) return [...out, `Failed: ${u.error}`, ''];
   if (dynamodbPeer && 'missing' in dynamodbPeer) out.push(`**${DYNAMODB_PEER.toUpperCase()} NOT MEASURED: ${dynamodbPeer.missing}.**`, '');
@@ -621,7 +621,7 @@ function userFlows(u: BenchResults['users'], dynamodbPeer: BenchResults['meta'][
   if (u.refresh) {
     out.push('### Refresh grant, side by side (each connection rotates its own refresh token)', '', comparison(u.refresh), '');
     out.push(
-      `Peers: oidc-provider in memory (its development-only store), on Redis, and on DynamoDB Local (its DynamoDB storage, bench/servers/oidc-dynamodb-adapter.ts, against a DynamoDB Local of its own on the server core: a durable store on both sides, each side's DynamoDB Local counted on its side; issue 11's target is judged against this one, docs/benchmarks.md "Refresh: the measure"). The ${likeForLike(u.refresh, dynamodbPeer)}.`,
+      `Peers: oidc-provider in memory (its development-only store), on Redis, and on DynamoDB Local (its DynamoDB storage, bench/servers/oidc-dynamodb-adapter.ts, against a DynamoDB Local of its own on the server core: a durable store on both sides, each side's DynamoDB Local counted on its side; the refresh target is judged against this one, docs/benchmarks.md "Refresh: the measure"). The ${likeForLike(u.refresh, dynamodbPeer)}.`,
       '',
     );
   }

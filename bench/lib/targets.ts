@@ -7,7 +7,7 @@ export type { TargetCheck } from './types.ts';
 /** Section 9's third refresh peer: oidc-provider with its storage in a DynamoDB Local of its own (like for like with ours). */
 export const DYNAMODB_PEER = 'oidc-provider (DynamoDB Local)';
 
-/** Issue 11's refresh target, judged against {@link DYNAMODB_PEER}. */
+/** Section 9's refresh target, judged against {@link DYNAMODB_PEER}. */
 export const REFRESH_TARGET =
   'Refresh grant ≥ 1.0× oidc-provider per CPU-second, like for like (both on DynamoDB Local, each side counting its own)';
 
@@ -58,7 +58,7 @@ function httpTarget(target: string, c: ComparisonResult | { error: string } | un
   };
 }
 
-/** The targets (issue 5, issue 14), checked against this run. */
+/** The targets (docs/benchmarks.md), checked against this run. */
 export function checkTargets(r: BenchResults): TargetCheck[] {
   const out: TargetCheck[] = [];
   const peerMem = 'oidc-provider (memory)';
@@ -140,7 +140,7 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   return out;
 }
 
-/** Issue 12's targets (section 10): the resolver's reads per token, and a role added to a big group. */
+/** The RBAC targets (section 10): the resolver's reads per token, and a role added to a big group. */
 function rbacTargets(r: BenchResults): TargetCheck[] {
   const x = r.rbac && !('error' in r.rbac) ? r.rbac : undefined;
   const failed = r.rbac && 'error' in r.rbac ? `failed: ${r.rbac.error.slice(0, 200)}` : 'not measured';
@@ -175,7 +175,7 @@ function rbacTargets(r: BenchResults): TargetCheck[] {
   ];
 }
 
-/** Issue 11's targets (section 9). */
+/** The user-flow targets (section 9). */
 function userTargets(r: BenchResults): TargetCheck[] {
   const u = r.users && !('error' in r.users) ? r.users : undefined;
   const why = (part: string) => u?.missing.find((m) => m.startsWith(part)) ?? u?.missing.find((m) => m.startsWith('every user flow'));

@@ -49,13 +49,13 @@ export interface BenchResults {
   ddb: { operations: OperationCost[] } | undefined;
   cost: (CostResult & { memory: ReturnType<typeof memoryOptions> | undefined }) | SectionError | undefined;
   leak: LeakResult | SectionError | undefined;
-  /** Section 9: the user flows of issue 11. */
+  /** Section 9: the user flows. */
   users: UserFlowsResult | SectionError | undefined;
-  /** Section 10: RBAC (issue 12). */
+  /** Section 10: RBAC. */
   rbac?: RbacBenchResult | SectionError | undefined;
-  /** Section 11: the authorization-code flow side by side with oidc-provider (issue 13). */
+  /** Section 11: the authorization-code flow side by side with oidc-provider. */
   authorizeFlow?: AuthorizeFlowResult | SectionError | undefined;
-  /** Section 7: metrics and traces on the token path, side by side (issue 15 item 2). */
+  /** Section 7: metrics and traces on the token path, side by side. */
   observability?: ObservabilityCost | SectionError | undefined;
   targets: TargetCheck[];
   errors: { section: string; message: string }[];

@@ -7,7 +7,7 @@ export interface AuthorizeFlowResult {
 }
 
 /**
- * Section 11 (issue 13): the authorization-code flow without a browser, ours and oidc-provider's
+ * Section 11: the authorization-code flow without a browser, ours and oidc-provider's
  * side by side (`bench/authorize-flow.ts`, which also runs alone). It runs as a child process of
  * its own: it starts its own local stack and DynamoDB Local and its own oidc-provider, so nothing
  * of the other sections' state (caches, tables, throttles) leaks into it.

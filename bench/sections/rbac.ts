@@ -1,5 +1,5 @@
 /**
- * Section 10: RBAC (issue 12, docs/rbac.md). On the metered in-process stack:
+ * Section 10: RBAC (docs/rbac.md). On the metered in-process stack:
  *
  * 1. Token issuance for an `rbac_enabled` Resource, the user in 5 groups each at the bottom of a
  *    chain of 10 nested groups, every group holding a role: DynamoDB calls per token for a cold

@@ -1,5 +1,5 @@
 /**
- * Section 9: the user flows of issue 11 (docs/benchmarks.md). Over HTTP against the servers of
+ * Section 9: the user flows (docs/benchmarks.md). Over HTTP against the servers of
  * sections 1-2: the password grant's latency as a multiple of one argon2id hash, the refresh
  * grant side by side with oidc-provider's, `/userinfo` side by side with oidc-provider's `/me`.
  * On the in-process stack (metered DynamoDB): reads and writes per password, refresh and userinfo
@@ -198,7 +198,7 @@ async function passwordLatency(
   serverPid: number | undefined,
 ): Promise<PasswordLatency | string> {
   const worker = await hashWorker();
-  if (!worker) return 'shared/crypto/password-hash.ts (branch login) is not in this tree';
+  if (!worker) return 'shared/crypto/password-hash.ts is not in this tree';
   try {
     const db = serverPid ? databaseProcesses(serverPid) : [];
     const stat = (xs: number[]) => ({ median: round(median(xs)), p90: round(percentile(xs, 90)) });

@@ -1,5 +1,5 @@
 /**
- * oidc-provider's storage on DynamoDB (its `adapter` option): the like-for-like peer of issue 11's
+ * oidc-provider's storage on DynamoDB (its `adapter` option): the like-for-like peer of section 9's
  * refresh comparison, a durable store on each side instead of our DynamoDB against its Map.
  *
  * One table, laid out like oidc-provider's contributed DynamoDB adapter

@@ -9,7 +9,7 @@
  *   (lib/shared/reject_structured_tokens.js), so the introspection benchmark asks for a token of a
  *   second resource, `https://opaque.bench.example/`, whose tokens are opaque and live in the
  *   provider's storage: that is the only token oidc-provider can introspect.
- * - refresh tokens (issue 11's refresh comparison): a second confidential client, `bench-refresh`
+ * - refresh tokens (section 9's refresh comparison): a second confidential client, `bench-refresh`
  *   (grants `authorization_code` and `refresh_token`), and refresh tokens that always rotate
  *   (`rotateRefreshToken: true`, as ours do). Its refresh tokens come from an authorization code
  *   flow, which a load generator cannot drive; `POST /bench/refresh-tokens?n=N` (this process only,

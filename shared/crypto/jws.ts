@@ -1,5 +1,7 @@
 import { type KeyObject, sign } from 'node:crypto';
-import type { AsymmetricAlg } from '../keys/key-store.ts';
+
+/** The asymmetric JWS algorithms our signing keys use (RFC 7518 §3.4, §3.3). */
+export type AsymmetricAlg = 'ES256' | 'RS256';
 
 /** Encoded headers are few (one per alg, kid and typ); the bound only guards against odd callers. */
 const MAX_CACHED_HEADERS = 256;

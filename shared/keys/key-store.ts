@@ -1,9 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+/** Algorithms of keys held by the key store (HS256 uses a Resource's own secret, not a key here). */
+import type { AsymmetricAlg } from '../crypto/jws.ts';
 import type { Lookahead } from '../ttl-cache.ts';
 
-/** Algorithms of keys held by the key store (HS256 uses a Resource's own secret, not a key here). */
-export type AsymmetricAlg = 'ES256' | 'RS256';
+export type { AsymmetricAlg };
 
 /** Where a key is in its life (docs/design.md §4): published before it signs, kept after it stops. */
 export type KeyStatus = 'next' | 'current' | 'previous';

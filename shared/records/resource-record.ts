@@ -78,9 +78,22 @@ export const RESOURCE_LIMITS = {
   /** RFC 7518 §3.2: an HS256 key must be at least as long as the hash output (256 bits). */
   minSecretBytes: 32,
   maxSecretBytes: 1024,
-  /** Seconds. One minute to one day; the default (3600) is in shared/store/resources/resource-defaults.ts. */
+  /** Seconds. One minute to one day; the default (3600) is `RESOURCE_METADATA_DEFAULTS`. */
   minTokenLifetime: 60,
   maxTokenLifetime: 86_400,
   scopeName: 255,
   scopeDescription: 500,
 } as const;
+
+/**
+ * Defaults the spec leaves open, set to what Auth0 users know for an API: ES256 (docs/contract.md §5.1),
+ * one hour tokens, RBAC off, consent skipped for first-party clients.
+ */
+export const RESOURCE_METADATA_DEFAULTS: Omit<ResourceMetadata, 'identifier_url'> = {
+  is_system: false,
+  signing_algorithm: 'ES256',
+  token_lifetime: 3600,
+  rbac_enabled: false,
+  scopes_added: false,
+  skip_consent_for_first_party: true,
+};

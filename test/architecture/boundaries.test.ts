@@ -86,6 +86,13 @@ describe('layer boundaries (docs/design.md §3.13)', () => {
       },
     ],
     [
+      'foundations-point-down',
+      {
+        'shared/store/resources/defaults.ts': 'export const DEFAULTS = {};\n',
+        'shared/records/resource-record.ts': "import { DEFAULTS } from '../store/resources/defaults.ts';\nexport const r = DEFAULTS;\n",
+      },
+    ],
+    [
       'management-through-ports',
       {
         'shared/oauth/oauth-deps.ts': 'export interface OAuthDeps {\n  issuer: string;\n}\n',

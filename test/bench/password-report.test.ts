@@ -1,5 +1,5 @@
 /**
- * Section 9's password latency (issue 11: grant ÷ one argon2id hash ≤ 1.3×): the target is judged
+ * Section 9's password latency (target: grant ÷ one argon2id hash ≤ 1.3×): the target is judged
  * on the measure with our DynamoDB Local on the server core, as every other section counts it; the
  * same measure with the database on a core of its own is printed beside it and never judged
  * (docs/benchmarks.md "Password grant: three stages"). Numbers are given, nothing is timed.

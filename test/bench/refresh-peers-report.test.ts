@@ -1,5 +1,5 @@
 /**
- * Section 9's refresh comparison with its third peer, oidc-provider on DynamoDB Local (issue 11):
+ * Section 9's refresh comparison with its third peer, oidc-provider on DynamoDB Local:
  * the report's rows and ratio line, the target judged like for like against that peer with the
  * in-memory and Redis ratios printed beside it (docs/benchmarks.md "Refresh: the measure"), and
  * what the report says when that peer could not start. Numbers are given, nothing is timed.

@@ -47,7 +47,7 @@ function largestInputs(n = 15): string {
 
 const ours = () => Object.keys(metafile.inputs).filter((i) => !i.includes('node_modules/'));
 
-describe('token function bundle (issue 15 item 7)', () => {
+describe('token function bundle', () => {
   it(`stays within ${TOKEN_BUNDLE_LIMIT_KB} KB, built with the construct's bundling options`, () => {
     expect(bytes, `token bundle ${(bytes / 1024).toFixed(1)} KB; largest inputs:\n${largestInputs()}`).toBeLessThanOrEqual(
       TOKEN_BUNDLE_LIMIT_KB * 1024,

@@ -8,7 +8,7 @@ import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import { basicAuth } from '../support/service/local-service.ts';
 
 /**
- * Issue 9 item 6, as a newcomer meets it: `npm start` (infra/local/start.ts, run as npm runs it)
+ * The Default Client as a newcomer meets it: `npm start` (infra/local/start.ts, run as npm runs it)
  * on one data folder, started again with other DEFAULT_CLIENT_* settings. The run's DynamoDB Local
  * stands in for the one npm start would spawn (DYNAMODB_ENDPOINT, one table for this file).
  */

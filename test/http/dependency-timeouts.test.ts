@@ -12,7 +12,7 @@ import { testRuntime } from '../support/service/test-runtime.ts';
 /** What the SDK throws when an attempt outlives DYNAMODB_ATTEMPT_TIMEOUT_MS (throwOnRequestTimeout). */
 const sdkTimeout = () => Object.assign(new Error('Request timed out after 500 ms'), { name: 'TimeoutError', $metadata: {} });
 
-describe('a timed-out or unreachable dependency is a 503 with Retry-After, never a 500 (issue 16)', () => {
+describe('a timed-out or unreachable dependency is a 503 with Retry-After, never a 500 (docs/operations.md)', () => {
   it('an SDK timeout, a refused connection and an AWS 5XX are "unavailable"; a validation error is not', () => {
     expect(isDependencyUnavailable(sdkTimeout())).toBe(true);
     expect(isDependencyUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);

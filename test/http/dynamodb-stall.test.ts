@@ -10,12 +10,12 @@ import { basicAuth } from '../support/service/local-service.ts';
 import { managementCaller, type Reply } from '../support/service/management-api.ts';
 
 /**
- * Issue 16: a hung or dead DynamoDB is a fast 503 with Retry-After, health says `degraded`,
+ * A hung or dead DynamoDB (docs/operations.md "Failure modes") is a fast 503 with Retry-After, health says `degraded`,
  * nothing is half-written, and the service recovers by itself. Real parts: this file's OWN
  * DynamoDB Local (pausing the run's shared one would stall every other test file), paused with
  * SIGSTOP (a hung connection or stalled partition: connections are accepted, nothing answers)
  * and killed with SIGKILL, and the whole local service over HTTP with the service's DEFAULT
- * budgets (not the tests' generous ones). The answer-time bounds are the issue's, with margin for
+ * budgets (not the tests' generous ones). The answer-time bounds are the service's, with margin for
  * a loaded machine: management API < 5 s, /token for a cold record < 2 s, health < 2 s (its own
  * budget is about one second).
  */

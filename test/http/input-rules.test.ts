@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
- * docs/contract.md §8 "Strings" and "Bodies and headers" (issue 10 item 4), over HTTP against the whole
+ * docs/contract.md §8 "Strings" and "Bodies and headers", over HTTP against the whole
  * local service. Every refusal is a 400 naming the field, and nothing is stored.
  */
 let svc: TestService;

@@ -3,7 +3,7 @@ import { ROUTES } from '#shared/routes/route-table.ts';
 import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
- * Issue 9 item 6: a missing field says `is required`, on every endpoint, never valibot's own
+ * A missing field says `is required`, on every endpoint, never valibot's own
  * wording ("Invalid key: Expected ... but received undefined").
  */
 let svc: TestService;

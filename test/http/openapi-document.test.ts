@@ -152,7 +152,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents hosted pages and form bodies by themselves: a new page row needs nothing more', () => {
-    // What the browser-flow branches add: rows like these and handlers built the usual way.
+    // What a browser-flow page adds: rows like these and handlers built the usual way.
     const login: Route = {
       method: 'POST',
       path: '/login',

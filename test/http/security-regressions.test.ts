@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
-/** Each test names a hole found in review and shows it closed, over HTTP against the local service. */
+/** Each test names a hole an attacker would try and shows it closed, over HTTP against the local service. */
 let svc: TestService;
 let admin: string;
 

@@ -7,7 +7,7 @@ import { actionsOf, functionIds, functionRole, roleStatements, synth } from './s
 vi.setConfig({ testTimeout: 120_000 });
 
 /**
- * Email and sign-up in the CDK app (issue 11 item 8; docs/users.md "Registration and email"): only
+ * Email and sign-up in the CDK app (docs/users.md "Registration and email"): only
  * the function that sends email may call SES, as the stage's sender only, and knows the sender;
  * `/token` and `/users/register` carry their own throttles.
  */

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
 import { cdkJson } from './support.ts';
 
-/** Issue 9 item 6: `npm run synth` prints its result and nothing else. */
+/** `npm run synth` prints its result and nothing else. */
 describe('npm run synth is quiet', () => {
   it('cdk.json sets every feature flag the CLI would list as "not configured"', () => {
     // The CLI's rule (aws-cdk `FlagOperations.filterNeedsAttention`): not obsolete, not set by the

@@ -18,7 +18,7 @@ const ids = functionIds(template);
 const resources = template.toJSON().Resources as Record<string, { Properties: { Timeout: number } }>;
 const timeoutOf = (handlerModule: string) => resources[ids.get(handlerModule)!]!.Properties.Timeout;
 
-describe('function timeouts per route group (issue 16)', () => {
+describe('function timeouts per route group', () => {
   it('each route group has its own explicit timeout: OAuth short, management longer, health and the fallback shortest', () => {
     expect(timeoutOf('functions/oauth/token')).toBe(6);
     expect(timeoutOf('functions/oauth/introspect')).toBe(6);

@@ -17,7 +17,7 @@ const { template: prod } = synth({ stage: 'prod' });
 const acl = () => Object.values(prod.findResources('AWS::WAFv2::WebACL'))[0]!.Properties as Json;
 const rule = (name: string) => (acl().Rules as Json[]).find((r) => r.Name === name)!;
 
-describe('WAF web ACL per stage (issue 15 item 6; docs/deploy.md "WAF")', () => {
+describe('WAF web ACL per stage (docs/deploy.md "WAF")', () => {
   it('on by default on a production stage: a regional web ACL associated with the API stage', () => {
     expect(acl()).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
     const [association] = Object.values(prod.findResources('AWS::WAFv2::WebACLAssociation'));

@@ -11,7 +11,7 @@ import { basicAuth, startTestService, type TestService } from '../support/servic
 import { managementCaller } from '../support/service/management-api.ts';
 
 /**
- * Issue 10 items 7 and 8, over HTTP against the local service in envelope key mode, with KMS
+ * Signing keys and sealed secrets, over HTTP against the local service in envelope key mode, with KMS
  * stood in by aws-sdk-client-mock with real AES-GCM and key generation behind it (bench/lib/fake-kms.ts),
  * counting every KMS command the service sends.
  */
@@ -41,7 +41,7 @@ async function kmsCallsOf(fn: () => Promise<unknown>): Promise<Record<string, nu
   );
 }
 
-describe('the JWKS holds the current signing keys from the first start (docs/contract.md §8, issue 10 item 8)', () => {
+describe('the JWKS holds the current signing keys from the first start (docs/contract.md §8)', () => {
   it('a fresh stack serves an ES256 and an RS256 key before any token exists, and the first token is signed by one of them', async () => {
     const fresh = await startTestService();
     try {
@@ -62,7 +62,7 @@ describe('the JWKS holds the current signing keys from the first start (docs/con
   });
 });
 
-describe('secrets sealed under a data key: revealing them costs no KMS call warm (issue 10 item 7)', () => {
+describe('secrets sealed under a data key: revealing them costs no KMS call warm', () => {
   it('a list page of clients revealed to read:client_keys (every secret opened) sends no KMS command', async () => {
     for (let i = 0; i < 12; i++) expect((await call('POST', '/clients', { body: { client_name: `sealed ${i}` } })).status).toBe(201);
     const reader = await svc.managementToken('read:clients read:client_keys');

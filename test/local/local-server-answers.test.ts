@@ -7,7 +7,7 @@ import { loadRouteSpecs } from '../../infra/openapi/route-specs.ts';
 import { startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
- * Issue 10 item 5: what the local server answers itself, before any handler runs (404, 405, 429,
+ * What the local server answers itself, before any handler runs (404, 405, 429,
  * 431, malformed HTTP), carries the pipeline's security headers and the `{code, message}` body,
  * never echoes the request (docs/contract.md §8 "Errors"), and a request target starting with `//` is not
  * read as a host.

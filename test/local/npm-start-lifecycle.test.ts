@@ -104,7 +104,7 @@ afterEach(() => {
   }
 });
 
-describe('npm start lifecycle (issue 9: a stopped npm start leaves nothing behind)', () => {
+describe('npm start lifecycle: a stopped npm start leaves nothing behind', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(
       `${signal} to the npm process stops the server and DynamoDB Local`,

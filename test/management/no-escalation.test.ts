@@ -5,7 +5,7 @@ import { keys } from '#shared/store/core/table-keys.ts';
 import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 
 /**
- * docs/contract.md §8 "No escalation" (issue 10 item 1): a caller never grants what it does not hold, and a
+ * docs/contract.md §8 "No escalation": a caller never grants what it does not hold, and a
  * removed scope stops working for tokens already issued within the record cache bound. Over HTTP
  * against the whole local service; every refusal also checks that nothing changed.
  */
@@ -81,7 +81,7 @@ beforeAll(async () => {
 afterAll(async () => svc?.stop());
 
 describe('docs/contract.md §8 no escalation: client permissions (client side)', () => {
-  it('issue 10 item 1: read:clients update:clients cannot grant itself every management scope, nor then read the Default Client secret', async () => {
+  it('read:clients update:clients cannot grant itself every management scope, nor then read the Default Client secret', async () => {
     const attacker = await clientHolding(['read:clients', 'update:clients']);
     const every = [...scopeIds.keys()];
     const tried = await manage('POST', `/clients/${attacker.id}/permissions`, grantBody(every), attacker.token);

@@ -403,7 +403,7 @@ describe('the authorization_code grant (docs/contract.md §5.1)', () => {
   });
 });
 
-describe('discovery lists the authorization endpoint (issue 13 item 6)', () => {
+describe('discovery lists the authorization endpoint', () => {
   it('authorization_endpoint, response types and modes, S256 only, RFC 9207, the code grant', async () => {
     const doc = (await (await fetch(`${svc.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(doc).toMatchObject({

@@ -179,7 +179,7 @@ describe('fuzz: OAuth endpoints never answer 5xx to client input', () => {
 });
 
 /**
- * Issue 10 items 2, 3, 5: tokens forged by a client that holds an HS256 Resource's secret, with
+ * Revocation is bound (docs/contract.md §8): tokens forged by a client that holds an HS256 Resource's secret, with
  * every claim fuzzed (jti taken from other clients' tokens or made up, client_id, tenant_id, aud,
  * iat up to hours ahead, alg and kid headers). Whatever it posts to /revoke: never a 5xx, only 200
  * or 400 unauthorized_client, and never another client's token revoked; /introspect never calls a

@@ -12,8 +12,8 @@ import { putUser, updateUser } from '../support/store/user-items.ts';
  * docs/contract.md §7.1: a password change or a block (the user's `tokens_revoked_at`) kills every token
  * issued before it, and every grant given before it too: an authorization code or a device approval
  * from before the change yields nothing after it, and above all no refresh token that would outlive
- * the change (found by a review: the code grants compared nothing, and a refresh token's
- * `created_at` was the redemption's time, after the revocation).
+ * the change: the code grants compare the grant's time with the user's, and a refresh token's
+ * `created_at` is the time of the grant it comes from, not the redemption's (after the revocation).
  */
 let svc: TestService;
 let clock = Date.now();

@@ -12,7 +12,7 @@ import { managementCaller } from '../support/service/management-api.ts';
 /**
  * The password grant of a user with a TOTP authenticator (docs/users.md "Second factor"): the
  * hosted login asks for the code after the password (docs/contract.md §7.4), so the password grant must
- * not be the way round it (a review found it was). The code goes in the same request as `otp`;
+ * not be a way round it. The code goes in the same request as `otp`;
  * without it the answer is invalid_grant naming `body.otp`, and only once the password was right.
  */
 let svc: TestService;

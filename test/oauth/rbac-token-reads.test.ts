@@ -14,8 +14,8 @@ import { refreshContainer } from '../support/store/refresh-container.ts';
 import { putUser } from '../support/store/user-items.ts';
 
 /**
- * Issue 12 item 5: "a token for a user in 5 groups nested 10 deep reads at most 3 BatchGetItem
- * cold, 0 warm". Counted on a real /token handler (the refresh grant: its token and user come in
+ * A token for a user in 5 groups nested 10 deep reads at most 3 BatchGetItem cold, 0 warm
+ * (docs/rbac.md "How it is computed"). Counted on a real /token handler (the refresh grant: its token and user come in
  * one BatchGetItem) in a container whose client, keys and Resource are warm, on every DynamoDB
  * command it sends: after the user's read, the resolver's three batches, then the rotation.
  */

@@ -9,7 +9,7 @@ import { GOOD_PASSWORD } from '../support/management/users-fixture.ts';
 import { loginClient, tokenRequest } from '../support/oauth/login-grants.ts';
 
 /**
- * Issue 12 "Done when", end to end over HTTP on DynamoDB Local: permissions that come through a
+ * End to end over HTTP on DynamoDB Local: permissions that come through a
  * grand-parent group appear in GET /users/{id}/permissions with the right `sources` and in a new
  * token's `permissions` (verified with jose against our JWKS), and disappear once the membership
  * is removed; every other removal (role permission, group role, nesting link, role membership) is
@@ -77,7 +77,7 @@ async function tokenOf(user: Record<string, any>, scope: string, audience = api.
 
 const permissionsOf = async (userId: string, query = '') => ok(await fx.call('GET', `/users/${userId}/permissions${query}`), 200);
 
-describe('permissions through a grand-parent group (issue 12 "Done when")', () => {
+describe('permissions through a grand-parent group', () => {
   it('appear in /users/{id}/permissions with their sources and in a new token, and disappear after the membership is removed', async () => {
     const read = api.scope('read:docs');
     const write = api.scope('write:docs');

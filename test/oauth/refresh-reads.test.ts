@@ -14,7 +14,7 @@ import { refreshContainer } from '../support/store/refresh-container.ts';
 import { putUser } from '../support/store/user-items.ts';
 
 /**
- * Issue 11 "Done when": a warm refresh costs at most one DynamoDB read and one write. A container
+ * A warm refresh costs at most one DynamoDB read and one write. A container
  * with its caches warm (client, keys) but never having seen the user: the refresh token and its
  * user come in ONE BatchGetItem (the token's value names the user), the rotation is ONE
  * TransactWriteItems. Every DynamoDB command the container sends is recorded.
@@ -96,8 +96,8 @@ describe('DynamoDB calls of a refresh and of a password login', () => {
 
   it('past the record TTL: every refresh makes at most ONE read call and ONE write call, cold container included', async () => {
     // A clock this test moves: three refreshes per 1 s TTL, so the client, the user and the
-    // signing-key states each expire between requests (issue 11: a stale record used to cost a read
-    // call of its own before the refresh token's).
+    // signing-key states each expire between requests (a stale record is read again in the refresh
+    // token's own BatchGetItem, never in a call of its own).
     let at = Date.now();
     const c = refreshContainer(table, setup.config, { id: clientId, secret: SECRET }, () => new Date(at));
     let token = await loginOf(await putUser(setup), 'openid offline_access');
@@ -121,7 +121,7 @@ describe('DynamoDB calls of a refresh and of a password login', () => {
   it('a record expiring DURING a request costs it no second read call: the one read takes what would expire before the request ends', async () => {
     // A clock that moves on every time it is read: a request spans tens of milliseconds of it, so
     // the 1 s caches (client, key states, user) run out inside requests, at every point of them,
-    // not only between them (the bench saw one refresh in 499 make two reads that way).
+    // not only between them (under load, about one refresh in 500 would otherwise make two reads).
     let at = Date.now();
     let reads = 0;
     const c = refreshContainer(table, setup.config, { id: clientId, secret: SECRET }, () => {

@@ -7,7 +7,7 @@ import { basicAuth, startTestService, type TestService } from '../support/servic
 import { createTenant, managementCaller } from '../support/service/management-api.ts';
 
 /**
- * Issue 10 items 2, 3 and 5 (iat), over HTTP against the local service in multi-tenant mode:
+ * Revocation and `iat`, over HTTP against the local service in multi-tenant mode:
  * a revocation is bound to what verified the token and to its client (docs/contract.md §8), so a token can
  * only ever revoke itself; /revoke does not tell a caller about tokens of tenants it cannot see
  * (RFC 7009 §2.2); an HS256 token "issued" in the future is inactive.
@@ -80,7 +80,7 @@ function forge(secret: string, claims: { client_id: string; tenant_id: string; a
     .sign(new TextEncoder().encode(secret));
 }
 
-describe("a revocation is bound to the token's verifier and client (docs/contract.md §8, issue 10 item 2)", () => {
+describe("a revocation is bound to the token's verifier and client (docs/contract.md §8)", () => {
   for (const where of ['another tenant', 'the same tenant'] as const) {
     it(`a token forged under an HS256 Resource with the jti of the Default Client's management token does not revoke it (${where})`, async () => {
       const tenant = where === 'another tenant' ? tenantB : undefined;
@@ -143,7 +143,7 @@ describe("a revocation is bound to the token's verifier and client (docs/contrac
   });
 });
 
-describe('/revoke does not reveal tokens of tenants the caller cannot see (RFC 7009 §2.2, issue 10 item 3)', () => {
+describe('/revoke does not reveal tokens of tenants the caller cannot see (RFC 7009 §2.2)', () => {
   it('a tenant-B token posted by a default-tenant client is "unknown": 200, as for an invalid token, and it stays active', async () => {
     const caller = await client(undefined, 'tenant A caller');
     const owner = await client(tenantB, 'tenant B owner');
@@ -171,7 +171,7 @@ describe('/revoke does not reveal tokens of tenants the caller cannot see (RFC 7
   });
 });
 
-describe('iat more than 60 s in the future makes a token inactive (docs/contract.md §8, issue 10 item 5)', () => {
+describe('iat more than 60 s in the future makes a token inactive (docs/contract.md §8)', () => {
   it('an HS256 token "issued" an hour from now introspects inactive and revokes nothing; 30 s ahead is still fine', async () => {
     const holder = await client(undefined, 'secret holder');
     const secret = `hs-secret-${randomUUID()}`;

@@ -7,7 +7,7 @@ import { managementCaller } from '../support/service/management-api.ts';
  * The grant registry of `/token` (shared/oauth/grants/, docs/tokens.md): dispatch by every
  * spelling of docs/contract.md §5.1, `unsupported_grant_type` for anything else, `unauthorized_client` for a
  * known grant the client does not list (by its short name, docs/contract.md §7.7), and the error wording a
- * newcomer meets first (issue 9 item 6).
+ * newcomer meets first.
  */
 let svc: TestService;
 let call: ReturnType<typeof managementCaller>;
@@ -116,7 +116,7 @@ describe('grant dispatch (docs/contract.md §5.1)', () => {
   });
 });
 
-describe('what a newcomer reads (issue 9 item 6)', () => {
+describe('what a newcomer reads', () => {
   it('a missing grant_type is "body.grant_type: is required", in a form or a JSON body', async () => {
     expect(await token({ audience: svc.managementAudience })).toEqual({
       status: 400,

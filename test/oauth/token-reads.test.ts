@@ -19,7 +19,8 @@ import { createTenant } from '../support/service/management-api.ts';
 import { deployedRuntime } from '../support/service/test-runtime.ts';
 
 /**
- * Issue 3 item 7: "a client_credentials token costs at most one DynamoDB read". Each test starts a
+ * A client_credentials token costs at most one DynamoDB read (docs/data-model.md "The token path
+ * reads items it can name from the request alone"). Each test starts a
  * fresh runtime (a cold Lambda container: empty caches, no key opened) on a table that a deploy
  * has already filled (bootstrap data, signing keys), and counts every DynamoDB command it sends.
  */

@@ -16,8 +16,8 @@ import { deployedRuntime } from '../support/service/test-runtime.ts';
 import { putUser } from '../support/store/user-items.ts';
 
 /**
- * Issue 11 "DynamoDB reads per userinfo request: 1 at most", and the user-token check folded into
- * introspection's one cold read (decision 3). Each test starts a fresh runtime (a cold Lambda
+ * A /userinfo request makes 1 DynamoDB read at most, and the user-token check is folded into
+ * introspection's one cold read (docs/tokens.md "When a user token stops working"). Each test starts a fresh runtime (a cold Lambda
  * container) on a table a deploy has filled, and counts every DynamoDB command it sends.
  */
 const ACTOR = '019b0000-0000-7000-8000-0000000000aa';

@@ -20,7 +20,7 @@ const claims = (over: Partial<AccessTokenClaims> = {}): AccessTokenClaims => ({
 });
 const live = { user, familyRevoked: false };
 
-describe('user-token-state (plan decisions 1 and 3)', () => {
+describe('user-token-state', () => {
   it('a token is a user’s when sub is not its client_id', () => {
     expect(isUserToken(claims())).toBe(true);
     expect(isUserToken(claims({ sub: claims().client_id }))).toBe(false);

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-/** Plan decision 11: no refresh token (nor any token) reaches a log line, on success or failure. */
+/** No refresh token (nor any token) reaches a log line, on success or failure (docs/tokens.md "Logs"). */
 describe('logs of the refresh_token grant and /revoke', () => {
   it('carry no refresh, access or ID token, at DEBUG, through rotation, reuse, a refused scope and a revocation', async () => {
     // The setup's own request lines are not what this test checks: kept off the test output.

@@ -128,7 +128,7 @@ describe('user tokens from the core (docs/contract.md §7.1)', () => {
     });
     expect(id.payload).not.toHaveProperty('phone_number'); // no `phone` scope
 
-    // Stored as a hash only, with its family (plan decision 4)
+    // Stored as a hash only, with its family (docs/tokens.md "Refresh tokens: rotation and family revocation")
     const item = await storedItem(keys.refreshToken(refreshTokenHash(tokens.refresh_token!)));
     expect(item).toMatchObject({
       user_id: user.id,
@@ -229,7 +229,7 @@ describe('introspection with a bearer token (spec 4.2 Token info)', () => {
     const self = await asBearer(mine.access_token, mine.access_token);
     expect(self.status).toBe(200);
     expect(self.body).toMatchObject({ active: true, client_id: rp.id });
-    // Another user's token of the same client and tenant: nothing (a review found the whole answer).
+    // Another user's token of the same client and tenant: nothing, not even part of the answer.
     expect(await asBearer(mine.access_token, theirs.access_token)).toMatchObject({ status: 200, body: { active: false } });
     expect((await post('/tokeninfo', { token: theirs.access_token }, `Bearer ${mine.access_token}`)).body).toEqual({ active: false });
     // A confidential client's own client_credentials token speaks for it, as its secret does.
@@ -345,7 +345,7 @@ describe('refresh_token grant (RFC 6749 §6, docs/contract.md §5.1)', () => {
     expect(await refresh(first.refresh_token!)).toMatchObject({ status: 400, body: invalidGrant }); // reuse
     expect(await storedItem(keys.refreshFamily(payload.sid as string))).toMatchObject({ revoked: true, revoked_at: expect.any(String) });
     expect(await refresh(second.body.refresh_token)).toMatchObject({ status: 400, body: invalidGrant });
-    // Decision 3: every access token of the family (same `sid`) is inactive
+    // Every access token of the family (same `sid`) is inactive (docs/tokens.md "When a user token stops working")
     expect(await introspect(first.access_token)).toEqual({ active: false });
     expect(await introspect(second.body.access_token)).toEqual({ active: false });
     // ...and a login of the same user with another sid is untouched

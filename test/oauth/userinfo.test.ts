@@ -13,7 +13,7 @@ import { managementCaller } from '../support/service/management-api.ts';
 import { putUser, updateUser } from '../support/store/user-items.ts';
 
 /**
- * Issue 11 item 6 and decision 3, over HTTP against the local service: GET/POST /userinfo (OIDC
+ * Over HTTP against the local service: GET/POST /userinfo (OIDC
  * Core §5.3, spec 4.2 Get user info, docs/contract.md §7.1), and when a user's token stops counting there,
  * at /tokeninfo, /introspect and on the management API. User tokens are signed with the stage's
  * keys as the user-token core mints them (test/support/oauth/user-tokens.ts). The service's clock is
@@ -346,7 +346,7 @@ describe('/userinfo: 401 invalid_token for a missing, bad or inactive token (RFC
   });
 });
 
-describe('when a user token stops working (decision 3): /userinfo 401, /tokeninfo and /introspect active:false', () => {
+describe('when a user token stops working: /userinfo 401, /tokeninfo and /introspect active:false', () => {
   async function expectDead(t: string) {
     expectInvalidToken(await userinfo(t));
     expect(await introspection('/tokeninfo', t)).toEqual({ active: false });
@@ -383,7 +383,7 @@ describe('when a user token stops working (decision 3): /userinfo 401, /tokeninf
     const revokedAt = new Date(clock);
     const second = Math.floor(revokedAt.getTime() / 1000);
     const before = await token(user, 'openid', { iat: second - 1 });
-    // Minted earlier in the very second of the block or password change: it used to survive it.
+    // Minted earlier in the very second of the block or password change: it dies too.
     const sameSecond = await token(user, 'openid', { iat: second });
     const after = await token(user, 'openid', { iat: second + 1 });
     await updateUser(runtime(), user, { tokens_revoked_at: revokedAt.toISOString() });
@@ -455,12 +455,12 @@ describe('/tokeninfo and /introspect of a user token: username and subject (spec
   });
 });
 
-describe('the management API refuses inactive user tokens: 401 invalid_token (decision 3)', () => {
-  it('a blocked user’s management-API token is 401 with WWW-Authenticate; before, it got past authentication (403 for a scope it lacks)', async () => {
+describe('the management API refuses inactive user tokens: 401 invalid_token', () => {
+  it('a blocked user’s management-API token is 401 with WWW-Authenticate; unblocked, it passes authentication (403 for a scope it lacks)', async () => {
     const user = await putUser(runtime(), ada);
     const t = await token(user, '', { aud: svc.managementAudience });
     const before = await call('GET', '/clients', { token: t });
-    expect(before.status).toBe(403); // authenticated; a user holds no management scope yet (decision 5)
+    expect(before.status).toBe(403); // authenticated; a user holds no management scope yet
     expect(before.body.code).toBe('insufficient_scope');
     await updateUser(runtime(), user, { blocked: true });
     passCaches();
@@ -516,7 +516,7 @@ describe('tokens minted by the user-token core (issueUserTokens) and rotated at 
     // docs/contract.md §7.1: presenting the rotated token again revokes its whole family...
     await expect(client.refreshTokenGrant(rpConfig, tokens.refresh_token!)).rejects.toThrow();
     passCaches();
-    // ...and the access tokens issued from it stop working at /userinfo (decision 3).
+    // ...and the access tokens issued from it stop working at /userinfo.
     expectInvalidToken(await userinfo(tokens.access_token));
     expectInvalidToken(await userinfo(rotated.access_token));
   });

@@ -9,7 +9,7 @@ import { putGroup, putRole } from '../support/store/rbac-items.ts';
 import { putUser } from '../support/store/user-items.ts';
 
 /**
- * `CacheHit` / `CacheMiss` of the user-token and RBAC caches (issue 15 item 2, docs/operations.md
+ * `CacheHit` / `CacheMiss` of the user-token and RBAC caches (docs/operations.md
  * "Metrics and traces"): one lookup counted per record asked for, a miss when it had to be read.
  * A container with its clock stopped, so its 1 s caches hold however loaded the machine is.
  */

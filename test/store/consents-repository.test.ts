@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 const issue = async (userId: string, clientId: string) => {
-  // The issue checks the user item (not blocked, no later tokens_revoked_at): a minimal one.
+  // Issuing checks the user item (not blocked, no later tokens_revoked_at): a minimal one.
   await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.user(userId), blocked: false } }));
   return refresh().issue(
     {

@@ -12,7 +12,7 @@ import { ACTOR, newResource, type StoreFixture, storeFixture } from '../support/
 
 /**
  * The token path reads a client's grants from its item (`token_grants`) and a resource from its
- * identifier marker (`token_view`) instead of the client partition and GSI2 (issue 3 item 7).
+ * identifier marker (`token_view`) instead of the client partition and GSI2 (one read per token).
  * These copies are only as good as their upkeep: after every kind of write, each must equal what
  * the source items say.
  */

@@ -3,7 +3,7 @@ import { GOOD_PASSWORD, type UsersFixture, usersFixture } from '../support/manag
 import { loginClient, tokenRequest } from '../support/oauth/login-grants.ts';
 
 /**
- * Issue 11 items 2 and 3, end to end through the management routes themselves (not by writing the
+ * End to end through the management routes themselves (not by writing the
  * user item): what a password change, a block and a delete do to the tokens a user already holds.
  * Each step is the route an administrator calls, then the refresh grant and /userinfo as the
  * client would call them.

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-describe('login logs (plan decision 11)', () => {
+describe('login logs', () => {
   it('no password, hash, OTP secret or code reaches a log line, for successes, failures and lockouts', async () => {
     // The setup's own request lines are not what this test checks: kept off the test output.
     let auth = '';

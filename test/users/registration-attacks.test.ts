@@ -5,7 +5,7 @@ import { basicAuth } from '../support/service/local-service.ts';
 import { createTenant } from '../support/service/management-api.ts';
 
 /**
- * The registration and ticket page attacked the way a reviewer would (issue 11; docs/contract.md §7.4, §7.8,
+ * The registration and ticket page attacked the way an attacker would (docs/contract.md §7.4, §7.8,
  * §8): reflected markup, trust fields, replay, a ticket of another tenant, CSRF, open redirects
  * and a changed address (secrets in logs: registration-logs.test.ts). Each attempt stays as a test.
  */

@@ -22,7 +22,7 @@ const users = () => s.users();
 const register = (body: Record<string, unknown>) => s.register(body);
 const linkFor = (to: string) => s.linkFor(to);
 
-describe('logs (decision 11: no secret in logs)', () => {
+describe('logs: no secret in logs', () => {
   it('registering and confirming log no password, hash, ticket, CSRF token or mail body', async () => {
     const email = 'logs@example.com';
     let link = '';

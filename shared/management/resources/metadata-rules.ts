@@ -1,6 +1,6 @@
 import { badRequest, forbidden } from '../../errors.ts';
 import type { ResourceRecord, SigningAlgorithm } from '../../records/resource-record.ts';
-import { RESOURCE_METADATA_DEFAULTS } from '../../store/resources/resource-defaults.ts';
+import { RESOURCE_METADATA_DEFAULTS } from '../../records/resource-record.ts';
 import type { ResourceMetadataBody, UpdateResourceBody } from './resource-bodies.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { oauthError } from '../../errors.ts';
 import { userPermissions } from '../../rbac/user-permissions.ts';
+import { RESOURCE_METADATA_DEFAULTS } from '../../records/resource-record.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { UserRecord } from '../../records/user-record.ts';
-import { RESOURCE_METADATA_DEFAULTS } from '../../store/resources/resource-defaults.ts';
 import type { OAuthClient, OAuthDeps, TokenResource } from '../oauth-deps.ts';
 import { parseScope } from '../parse-scope.ts';
 import { assertMayCarryUserTokens } from './management-api-link.ts';

@@ -1,19 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SecretBox } from '../../ports/secret-box.ts';
-import type { NewResource, ResourceMetadata, ResourceRecord } from '../../records/resource-record.ts';
-
-/**
- * Defaults the spec leaves open, set to what Auth0 users know for an API: ES256 (docs/contract.md §5.1),
- * one hour tokens, RBAC off, consent skipped for first-party clients.
- */
-export const RESOURCE_METADATA_DEFAULTS: Omit<ResourceMetadata, 'identifier_url'> = {
-  is_system: false,
-  signing_algorithm: 'ES256',
-  token_lifetime: 3600,
-  rbac_enabled: false,
-  scopes_added: false,
-  skip_consent_for_first_party: true,
-};
+import { type NewResource, RESOURCE_METADATA_DEFAULTS, type ResourceMetadata, type ResourceRecord } from '../../records/resource-record.ts';
 
 /**
  * Seals a plaintext HS256 secret; an HS256 resource without one gets a 256-bit random secret

@@ -11,7 +11,7 @@ import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { accessOf, memoryWorld } from '../../support/management/memory-deps.ts';
 
 /**
- * Use-case tier (issue 9 item 5): the Clients use cases against in-memory deps. What they decide
+ * Use-case tier: the Clients use cases against in-memory deps. What they decide
  * (secrets shown or not, tenant visibility, scopes needed, expansion) without the store; the same
  * behaviour over HTTP and DynamoDB Local is in test/management/clients/.
  */

@@ -12,7 +12,7 @@ import { listResourceScopes } from '#shared/management/resources/list-resource-s
 import { accessOf, memoryWorld } from '../../support/management/memory-deps.ts';
 
 /**
- * Use-case tier (issue 9 item 5): the Resources use cases against in-memory deps. The same
+ * Use-case tier: the Resources use cases against in-memory deps. The same
  * behaviour over HTTP and DynamoDB Local is in test/management/resources/.
  */
 const SECRET = 'an-hs256-secret-of-at-least-32-bytes!!';

@@ -7,7 +7,7 @@ import { managementCaller } from '../../support/service/management-api.ts';
 import { putUser } from '../../support/store/user-items.ts';
 
 /**
- * Tickets made through the management API (docs/contract.md §6, §7.8; issue 13 item 5) and their page over
+ * Tickets made through the management API (docs/contract.md §6, §7.8) and their page over
  * HTTP: `POST /identity/v1/tickets/password-change` and `/email-verification` → 201
  * `{id, ticket, expires_at}`; the page redeems once, redirects to `result_url` only after a
  * success, and a password change revokes the user's refresh tokens. Chromium:

@@ -102,8 +102,9 @@ describe('Users CRUD over HTTP (docs/contract.md §6, §7.5)', () => {
   });
 
   it('user_metadata merged over PATCHes keeps its 16 KB bound: 400 naming the field, the record unchanged', async () => {
-    // A review found each PATCH within the bound could add keys until the item passed DynamoDB's
-    // 400 KB limit: every write of the user, logins and blocking included, was then a 500.
+    // The bound holds for the merged result, not each PATCH: PATCHes each within it could otherwise
+    // add keys until the item passed DynamoDB's 400 KB limit, and every write of the user, logins and
+    // blocking included, would then be a 500.
     const u = await fx.createUser({ username: `grow-${Date.now()}` });
     const chunk = 'x'.repeat(6000);
     for (const key of ['k1', 'k2']) {

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.stop());
 
-describe('Users logs (plan decision 11)', () => {
+describe('Users logs', () => {
   it('no password, old password or hash reaches a log line, on success or failure', async () => {
     const secret = 'Log-me-never-7781-xyz';
     let id = '';

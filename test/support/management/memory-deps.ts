@@ -18,7 +18,7 @@ import { newResourceRecord, sealSigningSecret } from '#shared/store/resources/re
 import { aesSecretBox } from '../keys/aes-secret-box.ts';
 
 /**
- * The fast use-case tier (issue 9 item 5): the `*Deps` interfaces of the management groups backed
+ * The fast use-case tier: the `*Deps` interfaces of the management groups backed
  * by maps in memory, so a use case runs in microseconds without DynamoDB Local. The fakes keep the
  * records' shapes (the store's own record builders and merge) and the rules a use case relies on
  * (404 unknown, 409 existing link, counts), not the store's transactions, races or keys: those stay

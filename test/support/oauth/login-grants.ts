@@ -5,7 +5,7 @@ import type { Key } from '#shared/store/core/writes.ts';
 import { basicAuth, type TestService } from '../service/local-service.ts';
 import { managementCaller } from '../service/management-api.ts';
 
-/** The one answer of the password and otp grants for wrong, unknown and blocked (plan decision 10). */
+/** The one answer of the password and otp grants for wrong, unknown and blocked (docs/contract.md §7.3). */
 export const INVALID_CREDENTIALS = {
   code: 'invalid_grant',
   message: 'The credentials are not valid.',

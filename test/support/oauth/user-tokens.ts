@@ -8,10 +8,10 @@ import { keys } from '#shared/store/core/table-keys.ts';
 /**
  * User tokens for tests of what reads them (/userinfo, introspection, the management API's bearer
  * check): access tokens signed with the stage's own keys the way the user-token core mints them
- * (RFC 9068, `sub` = the user, `sid` = the login; plan decisions 1, 2), but with any claim a test
+ * (RFC 9068, `sub` = the user, `sid` = the login; docs/tokens.md "User tokens"), but with any claim a test
  * needs (an old `iat`, another `typ`, a foreign `aud`). Users themselves: test/support/store/user-items.ts.
  */
-/** A login's refresh family, revoked or not (plan decision 4: a reused refresh token revokes it). */
+/** A login's refresh family, revoked or not (a reused refresh token revokes it). */
 export async function putFamily(runtime: Runtime, sid: string, revoked: boolean): Promise<void> {
   await runtime.db.send(
     new PutCommand({ TableName: runtime.config.tableName, Item: { ...keys.refreshFamily(sid), ...entity('RefreshFamily'), revoked } }),

@@ -9,7 +9,7 @@ import { newGroupRecord } from '#shared/store/rbac/groups-repository.ts';
 
 /**
  * Roles, groups and a user's RBAC mirrors written straight into the table with the pinned shapes
- * of the issue-12 plan (role `token_grants`; group `role_ids`/`parent_ids`/`ancestor_ids`/`depth`/
+ * of docs/data-model.md (role `token_grants`; group `role_ids`/`parent_ids`/`ancestor_ids`/`depth`/
  * `height`; user `token_grants`/`role_ids`/`group_ids`), for resolver and read-count tests that
  * need many records quickly. The HTTP tests build the same through the routes.
  */
