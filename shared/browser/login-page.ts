@@ -14,6 +14,9 @@ import type { BrowserDeps } from './browser-deps.ts';
 import { browserBinding, formToken, interactionGone, isFormToken, seeOther, withCookie } from './browser-responses.ts';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 
+// One piece: the password and code steps of one login share the interaction, the CSRF token and
+// the lockout attempt, and each step's form is rendered next to the step that checks it.
+
 /** The fields of the login forms (docs/contract.md §7.4: `username`, `password`, then `otp`; §7.8 `csrf_token`). */
 export interface LoginForm {
   csrf_token?: unknown;

@@ -21,6 +21,9 @@ import { securityHeaders } from './security-headers.ts';
 import { strictBody } from './strict-body.ts';
 import { validate } from './validate.ts';
 
+// One piece: the pipeline's middlewares are ordered against each other (middy runs onError hooks
+// last-registered first), so their order and the types they share are read in one place.
+
 /** Bodies above this are refused with 413 before parsing (API Gateway's own limit is 10 MB). */
 export const MAX_BODY_BYTES = 64 * 1024;
 

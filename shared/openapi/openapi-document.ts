@@ -7,6 +7,9 @@ import type { Route } from '../routes/route.ts';
 import { listJsonSchema, recordJsonSchema } from './collection-json-schema.ts';
 import { type JsonSchema, jsonSchemaOf } from './valibot-json-schema.ts';
 
+// One piece: a single pass over the route table, whose parts (operations, parameters, bodies,
+// responses, security) share the operation ids, tags and error components built here (docs/openapi.md).
+
 /** What the generator reads of a handler: the spec it was built with (DocumentedHandler). */
 export type RouteSpec = HandlerSpec<v.GenericSchema | undefined, v.GenericSchema | undefined, v.GenericSchema | undefined>;
 
