@@ -2,7 +2,7 @@ import { oauthHandler } from '#shared/http/oauth-handler.ts';
 import { jsonResponse, NO_STORE } from '#shared/http/response.ts';
 import { json } from '#shared/http/response-spec.ts';
 import { authorizeDevice, DeviceCodeRequestSchema } from '#shared/oauth/device/device-authorization.ts';
-import { DeviceAuthorizationResponseSchema } from '#shared/oauth/device-authorization-response-schema.ts';
+import { DeviceAuthorizationResponseSchema } from '#shared/oauth/device/device-authorization-response-schema.ts';
 import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
 import { deviceAuthorizationDeps } from '#shared/wiring/authorize.ts';
 

@@ -1,6 +1,6 @@
-import { IntrospectResponseSchema } from '#shared/oauth/introspect-response-schema.ts';
-import { introspectionHandler } from '#shared/oauth/introspection-handler.ts';
-import { INTROSPECT_FIELDS, introspectView } from '#shared/oauth/introspection-views.ts';
+import { IntrospectResponseSchema } from '#shared/oauth/introspection/introspect-response-schema.ts';
+import { introspectionHandler } from '#shared/oauth/introspection/introspection-handler.ts';
+import { INTROSPECT_FIELDS, introspectView } from '#shared/oauth/introspection/introspection-views.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
 
 /** POST /introspect: RFC 7662 §2.2, NumericDates and registered claim names. */

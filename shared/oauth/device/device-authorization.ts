@@ -3,7 +3,7 @@ import { oauthError } from '../../errors.ts';
 import { formatUserCode } from '../../records/user-code.ts';
 import type { DeviceCodesRepository } from '../../store/sessions/device-codes-repository.ts';
 import { presentedCredentials, verifyCredentials } from '../authenticate-client.ts';
-import { pickFields } from '../introspection-request.ts';
+import { pickFields } from '../introspection/introspection-request.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { parseScope } from '../parse-scope.ts';
 import { assertMayCarryUserTokens } from '../user-tokens/management-api-link.ts';

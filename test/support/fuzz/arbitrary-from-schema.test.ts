@@ -8,7 +8,7 @@ import { clientIdsBody, scopePath } from '#shared/management/resources/request-p
 import { createResourceBody, updateResourceBody } from '#shared/management/resources/resource-bodies.ts';
 import { createScopeBody, updateScopeBody } from '#shared/management/resources/scope-bodies.ts';
 import { TokenRequestSchema } from '#shared/oauth/grants/token-grant.ts';
-import { IntrospectionBodySchema, IntrospectionQuerySchema } from '#shared/oauth/introspection-request.ts';
+import { IntrospectionBodySchema, IntrospectionQuerySchema } from '#shared/oauth/introspection/introspection-request.ts';
 import { RevokeRequestSchema } from '#shared/oauth/revoke-token.ts';
 import { arbitraryFromSchema, deriveFromSchema, entriesOf } from './arbitrary-from-schema.ts';
 import { HOSTILE_CHARS, toJsonText } from './fuzz-values.ts';

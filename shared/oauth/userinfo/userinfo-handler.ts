@@ -1,10 +1,10 @@
-import { oauthHandler } from '../http/oauth-handler.ts';
-import { jsonResponse, NO_STORE } from '../http/response.ts';
-import { json } from '../http/response-spec.ts';
-import type { Runtime } from '../runtime.ts';
-import { pickFields } from './introspection-request.ts';
-import type { OAuthDeps } from './oauth-deps.ts';
-import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
+import { oauthHandler } from '../../http/oauth-handler.ts';
+import { jsonResponse, NO_STORE } from '../../http/response.ts';
+import { json } from '../../http/response-spec.ts';
+import type { Runtime } from '../../runtime.ts';
+import { pickFields } from '../introspection/introspection-request.ts';
+import type { OAuthDeps } from '../oauth-deps.ts';
+import { USERINFO_CLAIMS } from '../user-tokens/user-claims.ts';
 import { userInfo } from './userinfo.ts';
 import { presentedToken, UserinfoBodySchema, UserinfoQuerySchema } from './userinfo-request.ts';
 import { UserinfoResponseSchema } from './userinfo-response-schema.ts';

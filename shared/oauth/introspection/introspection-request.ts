@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { oauthError } from '../errors.ts';
+import { oauthError } from '../../errors.ts';
 
 const optional = v.optional(v.pipe(v.string(), v.maxLength(8192)));
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { jsonSeconds, jsonString } from '../http/response-members.ts';
+import { jsonSeconds, jsonString } from '../../http/response-members.ts';
 
 /** RFC 7662 §2.2 (`/introspect`): NumericDates and registered claim names. */
 export const IntrospectResponseSchema = v.object({

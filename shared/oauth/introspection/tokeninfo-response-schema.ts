@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { jsonString } from '../http/response-members.ts';
+import { jsonString } from '../../http/response-members.ts';
 
 /** Spec 2.11 (`/tokeninfo`): ISO timestamps and `subject`; an inactive token is `{active: false}` only. */
 export const TokeninfoResponseSchema = v.object({

@@ -1,13 +1,13 @@
 import type * as v from 'valibot';
-import { bearerToken } from '../http/authenticate.ts';
-import { oauthHandler } from '../http/oauth-handler.ts';
-import { jsonResponse, NO_STORE } from '../http/response.ts';
-import { json } from '../http/response-spec.ts';
-import type { Runtime } from '../runtime.ts';
-import { claimedClientId } from './authenticate-client.ts';
+import { bearerToken } from '../../http/authenticate.ts';
+import { oauthHandler } from '../../http/oauth-handler.ts';
+import { jsonResponse, NO_STORE } from '../../http/response.ts';
+import { json } from '../../http/response-spec.ts';
+import type { Runtime } from '../../runtime.ts';
+import { claimedClientId } from '../authenticate-client.ts';
+import type { OAuthDeps } from '../oauth-deps.ts';
 import { authenticateIntrospectionCaller, type Introspection, introspectFor } from './introspect-token.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema, projectFields, requireToken } from './introspection-request.ts';
-import type { OAuthDeps } from './oauth-deps.ts';
 
 /**
  * `/tokeninfo` and `/introspect` differ only in the view of the same introspection. The function

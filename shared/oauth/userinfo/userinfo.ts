@@ -1,11 +1,11 @@
 import { decodeProtectedHeader } from 'jose';
-import { insufficientScope, invalidToken, missingBearer } from '../errors.ts';
-import { DEFAULT_TENANT_ID } from '../records/tenant-record.ts';
-import { InvalidAccessToken } from '../tokens/verify-access-token.ts';
-import { tokenState } from './introspect-token.ts';
-import type { OAuthDeps, VerifiedToken } from './oauth-deps.ts';
-import { userClaims } from './user-tokens/user-claims.ts';
-import { verifyIssuedToken } from './verify-resource-token.ts';
+import { insufficientScope, invalidToken, missingBearer } from '../../errors.ts';
+import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
+import { InvalidAccessToken } from '../../tokens/verify-access-token.ts';
+import { tokenState } from '../introspection/introspect-token.ts';
+import type { OAuthDeps, VerifiedToken } from '../oauth-deps.ts';
+import { userClaims } from '../user-tokens/user-claims.ts';
+import { verifyIssuedToken } from '../verify-resource-token.ts';
 
 /** RFC 6750 §3.1: one answer for every token that does not count here, whatever the reason. */
 const notValid = () => invalidToken('The access token is missing, invalid, expired or revoked.');

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { badRequest } from '../errors.ts';
-import { bearerToken } from '../http/authenticate.ts';
+import { badRequest } from '../../errors.ts';
+import { bearerToken } from '../../http/authenticate.ts';
 
 /** RFC 6750 §2.2: a POST may carry the token as the form parameter `access_token`; other parameters are ignored. */
 export const UserinfoBodySchema = v.looseObject({

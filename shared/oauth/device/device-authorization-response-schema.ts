@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { jsonSeconds, jsonString } from '../http/response-members.ts';
+import { jsonSeconds, jsonString } from '../../http/response-members.ts';
 
 /**
  * RFC 8628 §3.2 device authorization response (spec 2.13). `fields` (spec 4.2) may leave out any

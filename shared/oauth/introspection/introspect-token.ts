@@ -1,13 +1,13 @@
-import { invalidClient, oauthError } from '../errors.ts';
-import { bearerToken } from '../http/authenticate.ts';
-import { revocationRef } from '../records/revocation-ref.ts';
-import type { UserRecord } from '../records/user-record.ts';
-import { InvalidAccessToken, verifyAccessToken } from '../tokens/verify-access-token.ts';
-import { authenticateClient } from './authenticate-client.ts';
-import { maySee } from './may-see-token.ts';
-import type { OAuthClient, OAuthDeps, VerifiedToken } from './oauth-deps.ts';
-import { activeTokenUser, isUserToken, userHonoursRefreshToken } from './user-token-state.ts';
-import { verifyIssuedToken } from './verify-resource-token.ts';
+import { invalidClient, oauthError } from '../../errors.ts';
+import { bearerToken } from '../../http/authenticate.ts';
+import { revocationRef } from '../../records/revocation-ref.ts';
+import type { UserRecord } from '../../records/user-record.ts';
+import { InvalidAccessToken, verifyAccessToken } from '../../tokens/verify-access-token.ts';
+import { authenticateClient } from '../authenticate-client.ts';
+import { maySee } from '../may-see-token.ts';
+import type { OAuthClient, OAuthDeps, VerifiedToken } from '../oauth-deps.ts';
+import { activeTokenUser, isUserToken, userHonoursRefreshToken } from '../user-token-state.ts';
+import { verifyIssuedToken } from '../verify-resource-token.ts';
 
 /** RFC 6750 §3.1: a bad bearer credential is 401 invalid_token with a Bearer challenge. */
 const invalidBearer = () =>
