@@ -128,6 +128,14 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     access: { ...WRITE, email: true },
     throttle: { rateLimit: 10, burstLimit: 20 },
   },
+  // Tenants (docs/contract.md §4, §6; docs/tenants.md): who may call is decided in the use cases.
+  ...managementGroup('tenants', [
+    ['GET', '', 'list-tenants', 'read', LIST],
+    ['POST', '', 'create-tenant', 'create', WRITE],
+    ['GET', '/{tenant_id}', 'get-tenant', 'read', READ],
+    ['PATCH', '/{tenant_id}', 'update-tenant', 'update', WRITE],
+    ['DELETE', '/{tenant_id}', 'delete-tenant', 'delete', WRITE],
+  ]),
   // Tickets (docs/contract.md §6; docs/browser-flows.md "Tickets"): the page's links.
   ...managementGroup('tickets', [
     ['POST', '/password-change', 'create-password-change-ticket', 'create:tickets', WRITE],

@@ -218,6 +218,7 @@ describe('the OpenAPI document', () => {
       'Management: groups',
       'Management: resources',
       'Management: roles',
+      'Management: tenants',
       'Management: tickets',
       'Management: users',
       'OAuth 2.0 / OIDC',

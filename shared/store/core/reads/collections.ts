@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { notFound } from '../../../errors.ts';
 import type { CollectionSource } from '../../../lists/collection-source.ts';
 import type { RepositoryPage, RepositoryPageRequest } from '../../../lists/paged-source.ts';
 import { entity, toRecord } from '../entity.ts';
@@ -57,7 +58,15 @@ export async function collectionCount(
   return typeof item?.count === 'number' ? item.count : 0;
 }
 
-/** The counter write that goes into a create (+1) or delete (-1) transaction. */
+/** Set on a tenant's counters by the tenant's delete (store/tenants/tenants-repository.ts). */
+export const TENANT_DELETED = 'tenant_deleted';
+
+/**
+ * The counter write that goes into a create (+1) or delete (-1) transaction. An increment requires
+ * the tenant not deleted: the tenant's delete marks its counters in the transaction that checks
+ * them at 0, so a create that read the tenant before the delete still cannot commit into it
+ * (docs/tenants.md "Deleting a tenant").
+ */
 export function countWrite(tenantId: string, kind: CollectionKind, delta: number): Write {
   const e = entity('Counter');
   return updateItem(keys.collectionCounter(tenantId, kind), {
@@ -66,6 +75,9 @@ export function countWrite(tenantId: string, kind: CollectionKind, delta: number
       ['schema_version', e.schema_version],
     ],
     add: [['count', delta]],
+    ...(delta > 0
+      ? { condition: (x) => `attribute_not_exists(${x.name(TENANT_DELETED)})`, onFail: () => notFound('The tenant no longer exists.') }
+      : {}),
   });
 }
 

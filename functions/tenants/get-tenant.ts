@@ -1,0 +1,14 @@
+import { record } from '#shared/http/response-spec.ts';
+import { recordResponse } from '#shared/management/kit/present-record.ts';
+import { getTenant } from '#shared/management/tenants/get-tenant.ts';
+import { TenantPath } from '#shared/management/tenants/tenant-body-schemas.ts';
+import { tenantEntity } from '#shared/management/tenants/tenant-entity.ts';
+import { tenantRecordQuery } from '#shared/management/tenants/tenant-request.ts';
+import { managementHandler } from '#shared/wiring/management-handler.ts';
+import { tenantDeps } from '#shared/wiring/tenants.ts';
+
+/** GET /identity/v1/tenants/{tenant_id} (docs/contract.md §6). */
+export const handler = managementHandler(
+  { path: TenantPath, query: tenantRecordQuery, responses: { 200: record(tenantEntity) } },
+  async (req) => recordResponse(tenantEntity, 200, await getTenant(tenantDeps(req.runtime), req.access, req.path.tenant_id, req.query)),
+);

@@ -1,0 +1,6 @@
+import { tenantsCollection } from '../../lists/collections/tenants.ts';
+import { listQuerySchema, recordQuerySchema } from '../../lists/index.ts';
+
+/** Query schemas of this area, built once per container (docs/lists.md §9). */
+export const tenantRecordQuery = recordQuerySchema(tenantsCollection);
+export const tenantListQuery = listQuerySchema(tenantsCollection);
