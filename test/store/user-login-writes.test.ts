@@ -8,6 +8,7 @@ import { keys } from '#shared/store/core/table-keys.ts';
 import { userLoginWrites, userRehashWrite } from '#shared/store/users/user-login-writes.ts';
 import { loginHintWrite, userLoginMarkers } from '#shared/store/users/user-markers.ts';
 import { createTestTable, type TestTable } from '../support/service/dynamodb.ts';
+import { conflictingDb } from '../support/store/conflicting-db.ts';
 import { putUser } from '../support/store/user-items.ts';
 
 let table: TestTable;
@@ -129,5 +130,32 @@ describe('user login writes', () => {
 
     // A failing call (no such table) is swallowed: the hint is not worth failing a stored change for.
     await expect(loginHintWrite(table.db, 'no-such-table')(user, current)).resolves.toBeUndefined();
+  });
+});
+
+describe('a login write meets a transaction on the user item', () => {
+  it('the login is recorded once the transaction is done (retried, counted once)', async () => {
+    const user = await putUser(tableRuntime(), { password_hash: 'checked' });
+    const busy = conflictingDb(table.db, 'UpdateCommand', 3);
+    await userLoginWrites(busy.db, table.tableName)({ user, at, rehash: { oldHash: 'checked', newHash: 'fresh' } });
+    expect(busy.count()).toBe(3);
+    expect(await stored(user.id)).toMatchObject({ last_login: at.toISOString(), logins_count: 1, password_hash: 'fresh' });
+  });
+
+  it('a rehash alone is stored once the transaction is done', async () => {
+    const user = await putUser(tableRuntime(), { password_hash: 'checked' });
+    const busy = conflictingDb(table.db, 'UpdateCommand', 2);
+    await userRehashWrite(busy.db, table.tableName)(user, { oldHash: 'checked', newHash: 'fresh' });
+    expect(busy.count()).toBe(2);
+    expect(await stored(user.id)).toMatchObject({ password_hash: 'fresh' });
+  });
+
+  it('a transaction that never ends is a 409 conflict after the retries, and nothing is written', async () => {
+    const user = await putUser(tableRuntime(), { password_hash: 'checked' });
+    const before = await stored(user.id);
+    const busy = conflictingDb(table.db, 'UpdateCommand', 1_000);
+    await expect(userLoginWrites(busy.db, table.tableName)({ user, at })).rejects.toMatchObject({ status: 409, code: 'conflict' });
+    expect(busy.count()).toBe(8);
+    expect(await stored(user.id)).toEqual(before);
   });
 });

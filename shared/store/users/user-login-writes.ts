@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserLoginKind, UserRecord } from '../../records/user-record.ts';
+import { RetryableConflict, withRetries } from '../core/retry.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
 import { CLEAR_LOGIN_FAILURES } from './login-failures-repository.ts';
@@ -35,9 +36,26 @@ export type UserLoginWrites = (login: LoginRecord) => Promise<void>;
 
 const failedCondition = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
+/**
+ * Sends a single-item write, again while a transaction holds the item: DynamoDB refuses the write
+ * with `TransactionConflictException` then (a refresh rotation checks the user item in its
+ * transaction), and the SDK does not retry that error itself. A conflict that outlasts the retries
+ * is a 409.
+ */
+const sendPastTransactions = (db: DynamoDBDocumentClient, command: UpdateCommand) =>
+  withRetries(async () => {
+    try {
+      return await db.send(command);
+    } catch (err) {
+      if ((err as { name?: string }).name === 'TransactionConflictException') throw new RetryableConflict(undefined, err);
+      throw err;
+    }
+  });
+
 export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): UserLoginWrites {
   const write = (login: LoginRecord, withRehash: boolean) =>
-    db.send(
+    sendPastTransactions(
+      db,
       new UpdateCommand({
         TableName: tableName,
         Key: keys.user(login.user.id),
@@ -87,7 +105,8 @@ export function userRehashWrite(db: DynamoDBDocumentClient, tableName: string): 
   const writeLoginHint = loginHintWrite(db, tableName);
   return async (user, rehash) => {
     try {
-      await db.send(
+      await sendPastTransactions(
+        db,
         new UpdateCommand({
           TableName: tableName,
           Key: keys.user(user.id),
