@@ -48,7 +48,7 @@ const handlers = new Map<string, Handler>();
 async function handlerOf(module: string): Promise<Handler> {
   let h = handlers.get(module);
   // The route table names modules two levels deep, past what Vite's dynamic-import rewriting takes.
-  if (!h) handlers.set(module, (h = ((await import(/* @vite-ignore */ `../../${module}.ts`)) as { handler: Handler }).handler));
+  if (!h) handlers.set(module, (h = ((await import(/* @vite-ignore */ `../../../${module}.ts`)) as { handler: Handler }).handler));
   return h;
 }
 
@@ -880,6 +880,7 @@ export function pathParams(
     scope_id: ids.scope,
     user_id: ids.user,
     role_id: ids.role,
+    tenant_id: ids.tenant,
   };
   const pooled = fc.record(Object.fromEntries(names.map((n) => [n, byName[n] ?? ids.any])));
   const derived = spec.path
