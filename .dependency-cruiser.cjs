@@ -4,7 +4,7 @@
  */
 
 /** Pure layers: use cases, list machinery, records and OAuth rules. They see ports, never AWS. */
-const PURE = '^shared/(management|lists|records|oauth|rbac|tokens|clients|http|health|validation|html|browser)/';
+const PURE = '^shared/(management|lists|records|oauth|rbac|tokens|clients|http|health|validation|html|browser|federation)/';
 const AWS_SDK = '^(node_modules/)?@aws-sdk/';
 const TABLE_KEYS = '^shared/store/core/table-keys[.]ts$';
 

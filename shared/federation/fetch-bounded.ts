@@ -1,0 +1,119 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import { ProviderError } from './federation-errors.ts';
+import { checkProviderUrl, type UrlPolicy } from './provider-url.ts';
+
+/**
+ * The HTTP adapter of docs/federation.md "Reading a provider": one GET of a JSON document, bounded
+ * in time and size, with every failure a `ProviderError` naming its reason.
+ *
+ * Built on node:http(s) rather than `fetch`: Node's fetch has no connect timeout of its own (its
+ * dispatcher would need the `undici` package), and node:http never follows a redirect, which is
+ * what we want: a provider's discovery document and JWKS are answered at their URL, and a 3xx is
+ * refused as `redirect` (as jose's own remote JWKS does with `redirect: 'manual'`), so a redirect
+ * can neither leave the origin nor downgrade to http.
+ */
+/**
+ * Default bounds: the OAuth functions run 6 s (shared/routes/function-groups.ts), and a cold
+ * container may read a discovery document and then a JWKS, one after the other: 2 × 2 s leaves
+ * time to answer. A loopback or same-region provider connects in milliseconds; 1 s is generous.
+ */
+export const CONNECT_TIMEOUT_MS = 1000;
+export const TOTAL_TIMEOUT_MS = 2000;
+
+export interface FetchLimits {
+  /** Bytes of body read at most; past it the connection is dropped (`too_large`). */
+  maxBytes: number;
+}
+
+/** The port the pure modules read through: a GET of one JSON document. */
+export type FetchJson = (url: URL, limits: FetchLimits) => Promise<unknown>;
+
+export interface BoundedFetchOptions extends UrlPolicy {
+  /** TCP (and TLS) connection set-up, from the socket's creation. */
+  connectTimeoutMs: number;
+  /** The whole exchange: connect, request, headers and body. */
+  totalTimeoutMs: number;
+}
+
+/** `application/json` and the `+json` types (`application/jwk-set+json`, RFC 7517 §8.5.1). */
+const JSON_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
+
+export function boundedJsonGetter(options: BoundedFetchOptions): FetchJson {
+  return (url, limits) => getJson(url, limits, options);
+}
+
+export async function getJson(url: URL, limits: FetchLimits, options: BoundedFetchOptions): Promise<unknown> {
+  // The URL policy holds whoever built the URL (a discovery document's jwks_uri included).
+  checkProviderUrl(url.href, options);
+  const where = `${url.origin}${url.pathname}`;
+  return await new Promise<unknown>((resolve, reject) => {
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const finish = (error: ProviderError | undefined, value?: unknown) => {
+      if (settled) return;
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      if (error) {
+        req.destroy();
+        reject(error);
+      } else resolve(value);
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, {
+      method: 'GET',
+      headers: { accept: 'application/json, application/jwk-set+json', 'user-agent': 'identity-service-federation' },
+      // A socket per read: a kept-alive socket to a provider would outlive its container's use of it.
+      agent: false,
+    });
+    timers.push(
+      setTimeout(
+        () => finish(new ProviderError('timeout', `${where} did not answer within ${options.totalTimeoutMs} ms.`)),
+        options.totalTimeoutMs,
+      ),
+    );
+    req.on('socket', (socket: Socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(
+        () => finish(new ProviderError('connect_timeout', `${where}: no connection within ${options.connectTimeoutMs} ms.`)),
+        options.connectTimeoutMs,
+      );
+      timers.push(timer);
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      finish(new ProviderError('unreachable', `${where} is unreachable (${err.code ?? err.message}).`, { cause: err }));
+    });
+    req.on('response', (res: IncomingMessage) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400)
+        return finish(new ProviderError('redirect', `${where} answered a redirect (${status}); none is followed.`));
+      if (status !== 200) return finish(new ProviderError('bad_status', `${where} answered ${status}, not 200.`));
+      const type = String(res.headers['content-type'] ?? '');
+      if (!JSON_TYPE.test(type)) return finish(new ProviderError('not_json', `${where} answered ${type || 'no content type'}, not JSON.`));
+      const tooLarge = () => new ProviderError('too_large', `${where} answered more than ${limits.maxBytes} bytes.`);
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > limits.maxBytes) return finish(tooLarge());
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limits.maxBytes) return finish(tooLarge());
+        chunks.push(chunk);
+      });
+      res.on('error', (err) =>
+        finish(new ProviderError('unreachable', `${where}: the answer broke off (${err.message}).`, { cause: err })),
+      );
+      res.on('aborted', () => finish(new ProviderError('unreachable', `${where}: the answer broke off.`)));
+      res.on('end', () => {
+        try {
+          finish(undefined, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch (cause) {
+          finish(new ProviderError('bad_json', `${where} answered a body that is not JSON.`, { cause }));
+        }
+      });
+    });
+    req.end();
+  });
+}
