@@ -10,7 +10,8 @@ import { managementCaller } from '../support/service/management-api.ts';
 
 /**
  * The walk-throughs of the users, sign-up, browser-flow and RBAC pages run as written (bash, curl,
- * node), in any order and twice on one service, and leave no record behind. The service is the
+ * node), in any order and twice on one service, and leave no record behind; the tenants page's the
+ * same on a multi-tenant service of its own. The service is the
  * local stack with the Default Client the pages export; its email goes to an outbox folder the
  * sign-up walk-through reads through OUTBOX_DIR, as it would read `$DATA_DIR/outbox` of `npm start`.
  */
@@ -151,4 +152,50 @@ describe('users, sign-up, browser-flow and RBAC walk-throughs against the local 
     for (const walk of order.reverse()) await walk();
     expect(await totals()).toEqual(before);
   }, 480_000);
+});
+
+/** docs/tenants.md's walk-through needs a multi-tenant service: its own stack, the same Default Client. */
+const tenantsPage = walkthrough('docs/tenants.md');
+/** What the page says the walk-through prints (its first `text` block). */
+const tenantsPrinted = /```text\n([\s\S]*?)```/.exec(readFileSync(resolve(ROOT, 'docs/tenants.md'), 'utf8'))![1]!;
+
+describe('the tenants walk-through against a multi-tenant local service', () => {
+  let multi: LocalStack;
+  beforeAll(async () => {
+    expect([tenantsPage.clientId, tenantsPage.secret]).toEqual([clientId, secret]);
+    multi = await startLocalStack({
+      port: 0,
+      dataDir: null,
+      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      tableName: `docs-tenants-${randomUUID()}`,
+      stageThrottle: { rateLimit: 10_000, burstLimit: 10_000 },
+      env: { MULTI_TENANT: 'true' },
+      defaultClientId: clientId,
+      defaultClientSecret: secret,
+    });
+  });
+  afterAll(async () => multi?.stop());
+
+  it('prints what the page says, twice on one service; only the default tenant is left', async () => {
+    const env = { ...process.env, PORT: new URL(multi.url).port, DEFAULT_CLIENT_ID: clientId, DEFAULT_CLIENT_SECRET: secret };
+    for (let i = 0; i < 2; i++) {
+      const { stdout, stderr } = await run('bash', ['-c', tenantsPage.script], { env, timeout: 120_000 });
+      expect(stderr).toBe('');
+      expect(stdout).toBe(tenantsPrinted);
+    }
+    const token = await (
+      await fetch(`${multi.url}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'client_credentials', audience: `${multi.url}/identity/v1/` }),
+      })
+    ).json();
+    const call = managementCaller(multi.url, (token as { access_token: string }).access_token);
+    const tenants = await call('GET', '/tenants?total_count=true&fields=id');
+    expect(tenants.status).toBe(200);
+    expect(tenants.body).toMatchObject({ total_count: 1, items: [{ id: '00000000-0000-7000-8000-000000000001' }] });
+  }, 240_000);
 });
