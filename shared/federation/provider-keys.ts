@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
 import * as v from 'valibot';
 import { ProviderError } from './federation-errors.ts';
 import type { FetchJson } from './fetch-bounded.ts';
@@ -14,8 +14,8 @@ import { checkProviderUrl, type UrlPolicy } from './provider-url.ts';
  * sharing the one read in flight. What jose lacks is wrapped here: its reads go through our
  * bounded fetch (URL policy, connect and total timeout, size bound) and a key-count bound; the
  * number of providers is bounded; and a provider whose last read failed is not read again for
- * `failureBackoffMs` while nothing usable is cached, so a provider that hangs costs one timeout
- * per back-off, not one per request.
+ * `failureBackoffMs` (its fresh cached keys, if any, still verify), so a provider that hangs
+ * costs one timeout per back-off, not one per request.
  *
  * A provider is its issuer plus, when configured, its JWKS URL: the cache key holds both, so one
  * provider's keys never verify another's tokens, even when two are configured with one `jwks_uri`.
@@ -152,7 +152,12 @@ export class ProviderKeyCache {
     entry.remote = remote;
     const getKey: JWTVerifyGetKey = async (header, token) => {
       const failure = entry.failure;
-      if (failure && this.clock() - failure.at < this.backoffMs && !remote.fresh) throw failure.error;
+      if (failure && this.clock() - failure.at < this.backoffMs) {
+        // Backing off: no read at all; the keys still fresh in the cache verify, an unknown kid is refused.
+        const held = remote.fresh ? remote.jwks() : undefined;
+        if (!held) throw failure.error;
+        return createLocalJWKSet(held)(header, token);
+      }
       try {
         return await remote(header, token);
       } catch (error) {

@@ -139,8 +139,10 @@ function tokenError(error: unknown): Error {
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
     return new ProviderTokenError('alg_not_allowed', "The ID token's algorithm is not allowed.", { cause: error });
   }
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
+  if (error instanceof errors.JWKSNoMatchingKey)
     return new ProviderTokenError('unknown_key', "The ID token's key is not among the provider's keys.", { cause: error });
+  if (error instanceof errors.JWKSMultipleMatchingKeys) {
+    return new ProviderTokenError('unknown_key', "The ID token's key header matches several of the provider's keys.", { cause: error });
   }
   if (error instanceof errors.JWSSignatureVerificationFailed)
     return new ProviderTokenError('bad_signature', "The ID token's signature is invalid.", { cause: error });

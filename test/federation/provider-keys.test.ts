@@ -87,6 +87,30 @@ describe('provider key refresh', () => {
     expect(jwksReads()).toBe(3);
   });
 
+  it('when a refresh times out, backs off: cached keys still verify, unknown kids are refused without a read', async () => {
+    const cache = providerKeyCache();
+    const keys = await cache.keysOf({ issuer: provider.issuer });
+    const check = { audience: provider.clientId };
+    const known = await provider.mintIdToken({ sub: 'a' });
+    await verifyProviderIdToken(known, keys, check);
+    const stranger = await startExternalProvider();
+    const unknown = await stranger.mintIdToken({ sub: 'x' });
+    await stranger.stop();
+
+    provider.hang();
+    advance(REFRESH_COOLDOWN_MS + 1);
+    const started = performance.now();
+    expect(await outcome(verifyProviderIdToken(unknown, keys, check))).toMatch(/did not answer within 2000 ms/);
+    expect(performance.now() - started).toBeLessThan(2750);
+    expect(jwksReads()).toBe(2);
+
+    const again = performance.now();
+    await expect(verifyProviderIdToken(known, keys, check)).resolves.toMatchObject({ sub: 'a' });
+    expect(await outcome(verifyProviderIdToken(unknown, keys, check))).toBe('unknown_key');
+    expect(performance.now() - again).toBeLessThan(1000);
+    expect(jwksReads()).toBe(2);
+  });
+
   it('keeps each provider its own keys, and a bounded number of providers', async () => {
     const second = await startExternalProvider();
     try {

@@ -1,4 +1,6 @@
-import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
+import { connect, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '#shared/federation/federation-errors.ts';
 import { boundedJsonGetter, CONNECT_TIMEOUT_MS, TOTAL_TIMEOUT_MS } from '#shared/federation/fetch-bounded.ts';
@@ -128,11 +130,46 @@ describe('a provider that is down, slow or too large', () => {
     const issuer = `http://127.0.0.1:${await closedPort()}`;
     const started = performance.now();
     const error = await failure(providerKeyCache().keysOf({ issuer }));
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(CONNECT_TIMEOUT_MS);
     expect(error).toMatchObject({
       reason: 'unreachable',
       message: `${issuer}/.well-known/openid-configuration is unreachable (ECONNREFUSED).`,
     });
+  });
+
+  it('takes no connection: a connect timeout, within the connect bound', async () => {
+    // A stopped process listening with a backlog of 1: once its accept queue is full, the kernel
+    // drops further SYNs, as a firewalled or overloaded host does.
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        "const s = require('node:net').createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => console.log(s.address().port))",
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const fillers: ReturnType<typeof connect>[] = [];
+    try {
+      const port = await new Promise<number>((res) => child.stdout.once('data', (d) => res(Number(String(d).trim()))));
+      child.kill('SIGSTOP');
+      for (let i = 0; i < 4; i++) fillers.push(connect(port, '127.0.0.1').on('error', () => undefined));
+      await new Promise((res) => setTimeout(res, 200));
+      const issuer = `http://127.0.0.1:${port}`;
+      const started = performance.now();
+      const error = await failure(providerKeyCache().keysOf({ issuer }));
+      const elapsed = performance.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS - 5);
+      expect(elapsed).toBeLessThan(CONNECT_TIMEOUT_MS + 500);
+      expect(error).toMatchObject({
+        reason: 'connect_timeout',
+        message: `${issuer}/.well-known/openid-configuration: no connection within ${CONNECT_TIMEOUT_MS} ms.`,
+      });
+    } finally {
+      for (const f of fillers) f.destroy();
+      child.kill('SIGKILL');
+    }
   });
 
   it('never answers: a timeout within the total bound, then no second wait during the back-off', async () => {
@@ -144,14 +181,14 @@ describe('a provider that is down, slow or too large', () => {
       const error = await failure(cache.keysOf({ issuer: slow.issuer }));
       const elapsed = performance.now() - started;
       expect(elapsed).toBeGreaterThanOrEqual(TOTAL_TIMEOUT_MS - 5);
-      expect(elapsed).toBeLessThan(TOTAL_TIMEOUT_MS + 500);
+      expect(elapsed).toBeLessThan(TOTAL_TIMEOUT_MS + 750);
       expect(error).toMatchObject({
         reason: 'timeout',
         message: `${slow.issuer}/.well-known/openid-configuration did not answer within ${TOTAL_TIMEOUT_MS} ms.`,
       });
       const again = performance.now();
       expect(await failure(cache.keysOf({ issuer: slow.issuer }))).toBe(error);
-      expect(performance.now() - again).toBeLessThan(50);
+      expect(performance.now() - again).toBeLessThan(CONNECT_TIMEOUT_MS);
       expect(slow.requests).toEqual(['/.well-known/openid-configuration']);
     } finally {
       await slow.stop();
@@ -166,12 +203,12 @@ describe('a provider that is down, slow or too large', () => {
       slow.hang();
       const started = performance.now();
       const error = await failure(verifyProviderIdToken(token, keys, { audience: slow.clientId }));
-      expect(performance.now() - started).toBeLessThan(TOTAL_TIMEOUT_MS + 500);
+      expect(performance.now() - started).toBeLessThan(TOTAL_TIMEOUT_MS + 750);
       expect(error).toMatchObject({ reason: 'timeout', message: `${slow.jwksUri} did not answer within ${TOTAL_TIMEOUT_MS} ms.` });
       // During the back-off the next token fails at once, without another request.
       const again = performance.now();
       expect(await failure(verifyProviderIdToken(token, keys, { audience: slow.clientId }))).toBe(error);
-      expect(performance.now() - again).toBeLessThan(50);
+      expect(performance.now() - again).toBeLessThan(CONNECT_TIMEOUT_MS);
       expect(slow.requests.filter((p) => p === '/jwks')).toHaveLength(1);
     } finally {
       await slow.stop();
@@ -212,6 +249,30 @@ describe('a provider that is down, slow or too large', () => {
       ).toBe('bad_jwks');
     } finally {
       await big.stop();
+    }
+  });
+
+  it('redirects (never followed) or answers something other than JSON', async () => {
+    // A front of the provider: one path redirects to the provider's real JWKS, another answers HTML.
+    const front = createHttpServer((req, res) => {
+      if (req.url === '/moved') return void res.writeHead(302, { location: provider.jwksUri }).end();
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+    });
+    await new Promise<void>((res) => front.listen(0, '127.0.0.1', res));
+    const origin = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+    try {
+      const before = provider.requests.length;
+      expect(await failure(fetchJson(new URL(`${origin}/moved`), { maxBytes: JWKS_MAX_BYTES }))).toMatchObject({
+        reason: 'redirect',
+        message: `${origin}/moved answered a redirect (302); none is followed.`,
+      });
+      expect(provider.requests.length).toBe(before);
+      expect(await failure(fetchJson(new URL(`${origin}/page`), { maxBytes: JWKS_MAX_BYTES }))).toMatchObject({
+        reason: 'not_json',
+        message: `${origin}/page answered text/html, not JSON.`,
+      });
+    } finally {
+      await new Promise<void>((res) => front.close(() => res()));
     }
   });
 
