@@ -110,8 +110,12 @@ export class ProviderKeyCache {
     }
     const entry: Entry = { createdAt: now, keys: Promise.resolve(undefined as never) };
     entry.keys = this.load(source, entry);
-    // A failed first read stays as the entry's failure (see the back-off above), never as a rejected promise to reuse.
-    entry.keys.catch(() => undefined);
+    // A failed discovery stays as the entry's failure (the back-off above), never as a rejected
+    // promise reused for the hour; a failure that is not the provider's drops the entry.
+    entry.keys.catch((error: unknown) => {
+      if (error instanceof ProviderError) entry.failure = { at: this.clock(), error };
+      else if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
     if (this.entries.size >= (this.options.maxProviders ?? MAX_PROVIDERS)) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
@@ -131,17 +135,11 @@ export class ProviderKeyCache {
 
   private async load(source: ProviderSource, entry: Entry): Promise<ProviderKeys> {
     const policy = { allowLoopbackHttp: this.options.allowLoopbackHttp };
-    let metadata: ProviderMetadata | undefined;
-    try {
-      checkProviderUrl(source.issuer, policy);
-      metadata =
-        source.jwksUri === undefined
-          ? await fetchProviderMetadata(source.issuer, this.options.fetchJson, policy, source.discoveryUrl)
-          : undefined;
-    } catch (error) {
-      if (error instanceof ProviderError) entry.failure = { at: this.clock(), error };
-      throw error;
-    }
+    checkProviderUrl(source.issuer, policy);
+    const metadata =
+      source.jwksUri === undefined
+        ? await fetchProviderMetadata(source.issuer, this.options.fetchJson, policy, source.discoveryUrl)
+        : undefined;
     const jwksUri = checkProviderUrl(source.jwksUri ?? metadata!.jwks_uri, policy);
     const remote = createRemoteJWKSet(jwksUri, {
       cooldownDuration: this.options.cooldownMs ?? REFRESH_COOLDOWN_MS,

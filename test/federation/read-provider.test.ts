@@ -80,6 +80,30 @@ describe('the discovery document', () => {
     });
   });
 
+  it('is refused when it names a jwks_uri the URL policy refuses, or lacks a required member', async () => {
+    // The provider's own document, its jwks_uri or id_token_signing_alg_values_supported altered by a front.
+    const real = (await fetchJson(new URL(`${provider.issuer}/.well-known/openid-configuration`), {
+      maxBytes: METADATA_MAX_BYTES,
+    })) as Record<string, unknown>;
+    let served: Record<string, unknown> = {};
+    const front = createHttpServer(
+      (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served)),
+    );
+    await new Promise<void>((res) => front.listen(0, '127.0.0.1', res));
+    const issuer = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+    try {
+      served = { ...real, issuer, jwks_uri: 'http://keys.example.com/jwks' };
+      expect((await failure(providerKeyCache().keysOf({ issuer }))).reason).toBe('not_https');
+      served = { ...real, issuer, id_token_signing_alg_values_supported: undefined };
+      expect(await failure(fetchProviderMetadata(issuer, fetchJson, local))).toMatchObject({
+        reason: 'bad_metadata',
+        message: `The discovery document of ${issuer} is invalid at id_token_signing_alg_values_supported: Invalid key: Expected "id_token_signing_alg_values_supported" but received undefined`,
+      });
+    } finally {
+      await new Promise<void>((res) => front.close(() => res()));
+    }
+  });
+
   it('is refused when the URL answers 404 (bad_status)', async () => {
     const error = await failure(fetchProviderMetadata(`${provider.issuer}/tenant-x`, fetchJson, local));
     expect(error).toMatchObject({
