@@ -41,6 +41,8 @@ export interface ProviderTokenCheck {
   audience: string;
   /** A narrower allow-list (the provider's configured algorithms); never wider than PROVIDER_ID_TOKEN_ALGS. */
   algorithms?: readonly ProviderIdTokenAlg[];
+  /** Federated login: the `nonce` sent in the authentication request (OIDC Core §3.1.3.7 (11)); the token must carry it. */
+  nonce?: string;
   /** The verifier's clock (tests). */
   now?: Date;
 }
@@ -107,6 +109,9 @@ export async function verifyProviderIdToken(token: string, keys: ProviderKeys, c
   // OIDC Core §3.1.3.7 (4), (5): with azp present, it must be our client id.
   if (payload.azp !== undefined && payload.azp !== check.audience) {
     throw new ProviderTokenError('audience', 'The ID token was issued to another party (azp).');
+  }
+  if (check.nonce !== undefined && payload.nonce !== check.nonce) {
+    throw new ProviderTokenError('claims', "The ID token's nonce is not the one of this login.");
   }
   const claims = v.safeParse(IdentityClaims, payload);
   if (!claims.success) {

@@ -115,6 +115,20 @@ describe('a provider ID token', () => {
     expect((await refusal(azp)).reason).toBe('audience');
   });
 
+  it('carries the nonce of the login when one is expected (OIDC Core §3.1.3.7)', async () => {
+    const token = await provider.mintIdToken(claims, { nonce: 'n-0S6_WzA2Mj' });
+    await expect(verifyProviderIdToken(token, keys, { audience: provider.clientId, nonce: 'n-0S6_WzA2Mj' })).resolves.toMatchObject({
+      sub: 'user-42',
+    });
+    expect(await refusal(token, { audience: provider.clientId, nonce: 'another' })).toMatchObject({
+      reason: 'claims',
+      message: "The ID token's nonce is not the one of this login.",
+    });
+    expect((await refusal(await provider.mintIdToken(claims), { audience: provider.clientId, nonce: 'n-0S6_WzA2Mj' })).reason).toBe(
+      'claims',
+    );
+  });
+
   it("is refused with another issuer, even signed with this provider's key", async () => {
     const now = Math.floor(Date.now() / 1000);
     const token = await signedByProvider({ ...claims, iss: other.issuer, aud: provider.clientId, iat: now, exp: now + 600 });

@@ -34,7 +34,8 @@ export interface ExternalProvider {
   alg: ProviderAlg;
   /** Paths of every request the provider received, in order. */
   requests: string[];
-  mintIdToken(claims: Record<string, unknown> & { sub: string }): Promise<string>;
+  /** An ID token for the test client; `nonce` as a code flow would echo it. */
+  mintIdToken(claims: Record<string, unknown> & { sub: string }, options?: { nonce?: string }): Promise<string>;
   rotateKeys(): void;
   hang(): void;
   /** From now on the JWKS endpoint answers `body` (undefined: the provider's own), with a length or chunked. */
@@ -148,11 +149,12 @@ export async function startExternalProvider(options: { alg?: ProviderAlg; host?:
     clientId: CLIENT_ID,
     jwksUri: `${issuer}/jwks`,
     requests,
-    async mintIdToken(claims: Record<string, unknown> & { sub: string }) {
+    async mintIdToken(claims: Record<string, unknown> & { sub: string }, options: { nonce?: string } = {}) {
       const client = await provider.Client.find(CLIENT_ID);
       const token = new provider.IdToken(claims, { client: client! });
       // The claims an `openid email profile` grant releases (the model masks the rest).
       Object.assign(token, { scope: 'openid email profile' });
+      if (options.nonce !== undefined) token.set('nonce', options.nonce);
       return (await token.issue({ use: 'idtoken' })) as string;
     },
     rotateKeys: build,
