@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
+import { rolesRepository } from '#shared/store/rbac/roles-repository.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../../support/management/clients-fixture.ts';
 import { TENANT_KEYS, type TenantsFixture, tenantsFixture } from '../../support/management/tenants-fixture.ts';
 
@@ -180,6 +181,19 @@ describe('Tenants CRUD over HTTP (docs/contract.md §6, docs/tenants.md)', () =>
     expect((await fx.call('DELETE', `/tenants/${t.id}`)).status).toBe(204);
     const res = await fx.call('POST', '/roles', { body: { role_name: 'ghost' }, headers: { tenant_id: t.id } });
     expect(res.status).toBe(404);
+    expect((await fx.item(keys.collectionCounter(t.id, 'ROLES')))?.count ?? 0).toBe(0);
+  });
+  it('the counters a delete marked refuse a create that read the tenant before the delete (no tenant check here)', async () => {
+    const t = await fx.createTenantApi();
+    expect((await fx.call('DELETE', `/tenants/${t.id}`)).status).toBe(204);
+    const { runtime } = fx.svc.stack;
+    const roles = rolesRepository(runtime.db, runtime.config.tableName, runtime.now);
+    await expect(roles.create({ tenant_id: t.id, role_name: 'late' }, fx.svc.clientId)).rejects.toMatchObject({
+      status: 404,
+      message: 'The tenant no longer exists.',
+    });
+    expect(await fx.item(keys.marker('ROLE_NAME', t.id, 'late'))).toBeUndefined();
+    expect(await fx.item(keys.collectionCounter(t.id, 'ROLES'))).toMatchObject({ tenant_deleted: true });
     expect((await fx.item(keys.collectionCounter(t.id, 'ROLES')))?.count ?? 0).toBe(0);
   });
 });
