@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { bundleFunctionSync } from '../bundling/function-bundles.ts';
 
 /** The repository root: route-table handler modules (`functions/oauth/token`) are relative to it. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -168,17 +169,16 @@ function bundlingOf(props: ServiceFunctionProps): BundlingOptions {
   return (props.tracer ?? 'sdk') === 'sdk' ? { ...BUNDLING, esbuildArgs: { ...BUNDLING.esbuildArgs, ...SDK_TRACING_ALIAS } } : BUNDLING;
 }
 
-/** The child that runs esbuild (infra/bundling/bundle-function.ts), relative to the project root. */
-const BUNDLE_FUNCTION = 'infra/bundling/bundle-function.ts';
-
 /**
- * The handler bundled into `index.mjs` (with its source map) by infra/bundling/bundle-function.ts,
- * then `afterBundling`'s commands run in the output folder's shell, as NodejsFunction ran its
- * command hooks. The asset is hashed by its output like NodejsFunction's, and skipped like it when
- * the stack is not being bundled (`aws:cdk:bundling-stacks`).
+ * The handler bundled into `index.mjs` (with its source map) by esbuild in the synth's bundle worker
+ * (infra/bundling/function-bundles.ts), then `afterBundling`'s commands run in the output folder's
+ * shell, as NodejsFunction ran its command hooks. The asset is hashed by its output like
+ * NodejsFunction's, and skipped like it when the stack is not being bundled
+ * (`aws:cdk:bundling-stacks`). Every stage of one synth shares the bundle: CDK's asset cache is
+ * keyed by `command`, which names the entry and the options.
  */
 function bundledCode(entry: string, bundling: BundlingOptions, afterBundling?: (outputDir: string) => string[]): lambda.Code {
-  const args = [BUNDLE_FUNCTION, relative(PROJECT_ROOT, entry), JSON.stringify(bundling)];
+  const module = relative(PROJECT_ROOT, entry);
   const env = { ...process.env, ...bundling.environment };
   return lambda.Code.fromAsset(PROJECT_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
@@ -186,12 +186,12 @@ function bundledCode(entry: string, bundling: BundlingOptions, afterBundling?: (
       // Never pulled: bundling always runs locally (esbuild is a dependency of the project).
       image: DockerImage.fromRegistry('dummy'),
       // Names what is built, so that no two functions share an entry of CDK's bundling cache.
-      command: [...args, ...(afterBundling?.('<output>') ?? [])],
+      command: ['esbuild', module, JSON.stringify(bundling), ...(afterBundling?.('<output>') ?? [])],
       local: {
         tryBundle(outputDir) {
+          bundleFunctionSync(module, outputDir, bundling as unknown as Record<string, unknown>, PROJECT_ROOT);
           // Whatever they print goes to stderr: the app's stdout is CDK's.
           const options: ExecFileSyncOptions = { cwd: PROJECT_ROOT, env, stdio: ['ignore', process.stderr, 'inherit'] };
-          execFileSync(process.execPath, ['--import', 'tsx', args[0]!, args[1]!, outputDir, args[2]!], options);
           for (const command of afterBundling?.(outputDir) ?? []) execFileSync('bash', ['-c', command], options);
           return true;
         },
