@@ -19,6 +19,12 @@ interface Bundler {
 }
 
 let bundler: Bundler | undefined;
+let built = 0;
+
+/** How many bundles this process has built: one per function and bundling options, whatever the stage count. */
+export function bundlesBuilt(): number {
+  return built;
+}
 
 /** A build taking longer than this means the worker is gone (a busy CI machine builds one in seconds). */
 const BUILD_TIMEOUT_MS = 10 * 60_000;
@@ -34,6 +40,7 @@ export function bundleFunctionSync(entry: string, outputDir: string, options: Re
   }
   const answer = receiveMessageOnPort(port)?.message as { ok: boolean; message?: string } | undefined;
   if (!answer?.ok) throw new Error(`Bundling ${entry} failed: ${answer?.message ?? 'no answer from infra/bundling/bundle-worker.ts'}`);
+  built += 1;
 }
 
 function startWorker(): Bundler {

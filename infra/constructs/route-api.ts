@@ -127,6 +127,8 @@ export class RouteApi extends Construct {
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     this.api = new apigw.RestApi(this, 'Api', {
+      // The stage's own name: several stages of one account are told apart in the console and CLI.
+      restApiName: `identity-service-${props.stageName}`,
       description: `Identity service (${props.stageName})`,
       endpointTypes: [apigw.EndpointType.REGIONAL],
       // Our own account role (below) instead of CDK's, which attaches an AWS managed policy.
