@@ -193,7 +193,7 @@ export async function createWorld(prefix: string): Promise<World> {
 
   const otherTenantId = randomUUID();
   const at = new Date().toISOString();
-  // The Tenants endpoints do not exist yet: the record is written as tenants-repository.ts shapes it.
+  // Written straight into the table as tenants-repository.ts shapes it, before any handler runs.
   await single.db.send(
     new PutCommand({
       TableName: single.config.tableName,

@@ -66,7 +66,7 @@ export async function clientsFixture(env: Record<string, string> = {}) {
       const scope = (name: string) => scopes.find((s) => s.scope_name === name)!.id;
       return { resource, id: resource.id, audience: resource.resource_metadata.identifier_url, scopes, scope };
     },
-    /** A tenant record, written directly (the Tenants endpoints are not built yet). */
+    /** A tenant record, written directly into the table (no management token or HTTP call needed). */
     createTenant: (name?: string) => createTenant(runtime, name),
     /** POST /token client_credentials with Basic authentication. */
     async token(clientId: string, secret: string, audience: string, scope?: string): Promise<Reply> {

@@ -9,7 +9,7 @@ import { createTenant } from '../service/management-api.ts';
 import type { ResourcesFixture } from './resources-fixture.ts';
 
 /**
- * Multi-tenant fixtures made with the repositories (the Tenants endpoints do not exist yet).
+ * Multi-tenant fixtures made with the repositories, without HTTP (a test of the Tenants API itself uses POST /tenants).
  *
  * A non-global client gets its management token from /token like anyone: the management API is
  * the system resource of the default tenant, shared by every tenant (docs/contract.md §4); the client is
