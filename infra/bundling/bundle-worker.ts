@@ -1,12 +1,12 @@
 /**
  * The worker thread that runs esbuild for the CDK app (infra/bundling/function-bundles.ts): one per
  * synth process, started at the first bundle, so that every function is built by the same esbuild
- * service instead of a node process each. A request is `{ entry, outputDir, options }` (the
- * construct's `BUNDLING` shape, through `esbuildOptionsOf`, as infra/bundling/bundle-function.ts
- * builds); the answer goes to `workerData.port`, then the shared flag wakes the waiting app thread.
+ * service instead of a node process each. A request is `{ entry, outputDir, options, cwd }` (options
+ * in the construct's `BUNDLING` shape) for infra/bundling/bundle-function.ts; the answer goes to
+ * `workerData.port`, then the shared flag wakes the waiting app thread.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { buildFunction } from './build-function.ts';
+import { bundleFunction } from './bundle-function.ts';
 
 interface Request {
   entry: string;
@@ -19,7 +19,7 @@ const { flag, port } = workerData as { flag: Int32Array; port: MessagePort };
 
 parentPort!.on('message', async (request: Request) => {
   try {
-    await buildFunction(request.entry, request.outputDir, request.options, request.cwd);
+    await bundleFunction(request.entry, request.outputDir, request.options, request.cwd);
     port.postMessage({ ok: true });
   } catch (error) {
     port.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) });
