@@ -11,6 +11,7 @@ import { resourcesRepository } from '../store/resources/resources-repository.ts'
 import { scopesRepository } from '../store/resources/scopes-repository.ts';
 import { tenantsRepository } from '../store/tenants/tenants-repository.ts';
 import { reconcileTokenViews } from '../store/token-path/reconcile-token-views.ts';
+import { backfillIdentifierClaims } from './backfill-identifier-claims.ts';
 import { backfillRevocationLog } from './backfill-revocation-log.ts';
 import { type DefaultClientResult, ensureDefaultClient } from './ensure-default-client.ts';
 import { ensureSystemResource } from './ensure-system-resource.ts';
@@ -57,6 +58,8 @@ export async function bootstrap(input: BootstrapInput): Promise<BootstrapResult>
   if (resealed.clients || resealed.resources || resealed.failed) logger.info('sealed secrets moved to the data key', { ...resealed });
   const logged = await backfillRevocationLog(db, tableName, now);
   if (logged.copied) logger.info('revocations copied into the revocation log', { copied: logged.copied });
+  const claims = await backfillIdentifierClaims(db, tableName, now);
+  if (claims.claimed || claims.failed) logger.info('identifier_url markers claimed stage-wide', { ...claims });
   const system = await ensureSystemResource(resources, scopes, input.managementAudience, MANAGEMENT_SCOPES);
   return ensureDefaultClient(
     { clients, links: clientLinksRepository(db, tableName, now), permissions: clientPermissionsRepository(db, tableName, now) },

@@ -51,7 +51,7 @@ describe('resources repository', () => {
     expect(Buffer.from(await f.secretBox.open(generated.resource_metadata.signing_secret!), 'base64url')).toHaveLength(32);
   });
 
-  it('identifier_url is unique per tenant: a duplicate is 409 and changes nothing; another tenant may use it', async () => {
+  it('identifier_url is unique stage-wide: a duplicate in its tenant or another is 409 and changes nothing', async () => {
     const r = await f.resources.create(newResource(f.tenantId), ACTOR);
     const url = r.resource_metadata.identifier_url;
     const before = await f.resources.count(f.tenantId);
@@ -60,8 +60,12 @@ describe('resources repository', () => {
       message: 'body.resource_metadata.identifier_url: a resource with this identifier_url already exists.', // docs/contract.md §8: not echoed
     });
     expect(await f.resources.count(f.tenantId)).toBe(before);
-    const other = await f.resources.create(newResource(OTHER_TENANT, { resource_metadata: { identifier_url: url } }), ACTOR);
-    expect(await f.resourceByIdentifier(OTHER_TENANT, url)).toEqual(other);
+    await expect(
+      f.resources.create(newResource(OTHER_TENANT, { resource_metadata: { identifier_url: url } }), ACTOR),
+    ).rejects.toMatchObject({
+      status: 409,
+    });
+    expect(await f.resourceByIdentifier(OTHER_TENANT, url)).toBeUndefined();
   });
 
   it('PATCH merges resource_metadata and moves the identifier marker in the same transaction', async () => {

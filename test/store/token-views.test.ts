@@ -392,8 +392,9 @@ describe('reconciliation (bootstrap): copies missing or left behind by another w
     const r = await g.resources.create(
       newResource(g.tenantId),
       ACTOR,
-      Array.from({ length: 48 }, (_, i) => ({ scope_name: `f${i}` })),
+      Array.from({ length: 47 }, (_, i) => ({ scope_name: `f${i}` })),
     );
+    await g.scopes.create(r.id, { scope_name: 'f47' }, ACTOR);
     await g.scopes.create(r.id, { scope_name: 'f48' }, ACTOR);
     await g.scopes.create(r.id, { scope_name: 'f49' }, ACTOR);
     await g.links.authorize(c.id, [r.id], ACTOR);

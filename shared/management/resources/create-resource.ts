@@ -10,7 +10,7 @@ import { resourceEntity } from './resource-entity.ts';
 
 /**
  * `POST /resources` (spec §4.3 "Create a resource", docs/contract.md §6): 201 with the Resource, in the
- * caller's tenant (docs/contract.md §4). `identifier_url` is unique per tenant (409, enforced by the
+ * caller's tenant (docs/contract.md §4). `identifier_url` is unique stage-wide (409, enforced by the
  * repository's marker, so parallel creates give exactly one 201); when left out it is derived from
  * the new id as `urn:uuid:{id}` (RFC 4122 §3), because the spec makes `resource_metadata` optional
  * while every resource needs an audience (docs/management-resources.md).

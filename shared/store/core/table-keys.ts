@@ -154,6 +154,8 @@ export const keys = {
 export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS';
 export type MarkerKind =
   | 'RESOURCE_ID_URL'
+  /** A Resource's identifier_url across every tenant (`UNIQUE#RESOURCE_ID_URL_STAGE#{url}`): docs/management-resources.md. */
+  | 'RESOURCE_ID_URL_STAGE'
   | 'TENANT_NAME'
   | 'DEFAULT_CLIENT'
   | 'USER_EMAIL'

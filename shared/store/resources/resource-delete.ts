@@ -21,8 +21,8 @@ import {
   revokeHeldPermissionUnit,
 } from '../rbac/held-permission-writes.ts';
 import { unlinkUnits } from '../rbac/link-writes.ts';
-import { deleteIdentifierMarker } from '../token-path/resource-token-view.ts';
 import { clientHolder } from '../token-path/token-copies.ts';
+import { releaseIdentifier } from './identifier-claim.ts';
 
 /**
  * Deletes a resource and everything hanging off it (docs/contract.md §6; a system resource: 403). One
@@ -31,7 +31,7 @@ import { clientHolder } from '../token-path/token-copies.ts';
  *   1. per linked client: its permissions on the resource, the link, both ends' counts; then each
  *      role's and user's permission on its scopes, with the holder's count and `token_grants` entry;
  *   2. per scope: the scope with its entries in the resource's maps and count, and its name marker;
- *   3. the resource, its identifier_url marker, its tenant's `COUNT#RESOURCES`.
+ *   3. the resource, its identifier_url markers (identifier-claim.ts), its tenant's `COUNT#RESOURCES`.
  * The linked clients come from the GSI2 reverse index, which may lag: the delete only proceeds
  * when the index agrees with the resource's exact `aggregations.clients`. Every step is guarded by
  * the `links_version` of the resource and of each client it touches, so a link, permission or
@@ -125,7 +125,7 @@ export function deleteResource(db: DynamoDBDocumentClient, tableName: string, re
       }
       units.push([
         deleteItem(keys.resource(resourceId), { condition: exists }),
-        deleteIdentifierMarker(resource),
+        ...releaseIdentifier(resource),
         countWrite(resource.tenant_id, 'RESOURCES', -1),
       ]);
       await commitPlan(db, tableName, units, { guards });

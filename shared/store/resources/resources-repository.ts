@@ -17,24 +17,25 @@ import { uuidv7 } from '../core/uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from '../core/versioned-update.ts';
 import { putItem, type Write } from '../core/writes.ts';
 import { type ResourceTokenReads, resourceTokenReads } from '../token-path/resource-token-reads.ts';
-import { deleteIdentifierMarker, putIdentifierMarker } from '../token-path/resource-token-view.ts';
 import { copyWrites } from '../token-path/token-copies.ts';
+import { claimIdentifier, releaseIdentifier } from './identifier-claim.ts';
 import { newResourceRecord, sealSigningSecret } from './resource-defaults.ts';
 import { deleteResource } from './resource-delete.ts';
 import { putScopeWrites } from './scope-items.ts';
 
 /**
  * Resources (spec §2.7; fields documented on ResourceRecord). Items: `RESOURCE#{id}` / `RESOURCE`
- * in GSI1 `TENANT#{t}#RESOURCES` / id; the identifier is unique per tenant through
- * `UNIQUE#RESOURCE_ID_URL#{t}#{url}`, which also carries the token view (resource-token-view.ts)
- * and moves in the same transaction when it changes; the tenant's `COUNT#RESOURCES` changes with
+ * in GSI1 `TENANT#{t}#RESOURCES` / id; the identifier is unique across the stage through two
+ * markers (identifier-claim.ts): `UNIQUE#RESOURCE_ID_URL#{t}#{url}`, which also carries the token
+ * view (resource-token-view.ts), and the stage-wide `UNIQUE#RESOURCE_ID_URL_STAGE#{url}`; both move
+ * in the same transaction when it changes; the tenant's `COUNT#RESOURCES` changes with
  * create/delete.
  * `resource_metadata.signing_secret` arrives in plaintext and is stored sealed.
  */
 export interface ResourcesRepository extends ResourceTokenReads {
   /**
-   * Creates a resource, optionally with its first scopes in the same transaction (at most 48, so
-   * record + markers fit one transaction). 409 if the identifier_url is taken in the tenant.
+   * Creates a resource, optionally with its first scopes in the same transaction (at most 47, so
+   * record + markers fit one transaction of 100). 409 if the identifier_url is taken in any tenant.
    */
   create(input: NewResource, actor: string, scopes?: readonly NewScope[]): Promise<ResourceRecord>;
   /** Consistent GetItem. */
@@ -53,7 +54,7 @@ export interface ResourcesRepository extends ResourceTokenReads {
 }
 
 const EDITABLE: readonly (keyof ResourceRecord)[] = ['resource_name', 'resource_description', 'resource_metadata', 'app_metadata'];
-const MAX_SCOPES_ON_CREATE = 48;
+const MAX_SCOPES_ON_CREATE = 47;
 
 export function resourcesRepository(
   db: DynamoDBDocumentClient,
@@ -93,7 +94,7 @@ export function resourcesRepository(
             condition: notExists,
             onFail: () => conflict(`A resource with id ${record.id} already exists.`),
           }),
-          putIdentifierMarker(record, identifierTaken),
+          ...claimIdentifier(record, identifierTaken),
           countWrite(record.tenant_id, 'RESOURCES', 1),
           ...scopeRecords.flatMap(putScopeWrites),
         ],
@@ -142,7 +143,7 @@ export function resourcesRepository(
                 remove: ['GSI2PK', 'GSI2SK'],
               }),
             );
-            writes.push(deleteIdentifierMarker(current), putIdentifierMarker(next, identifierTaken));
+            writes.push(...releaseIdentifier(current), ...claimIdentifier(next, identifierTaken));
           } else {
             writes.push(versionedUpdate(keys.resource(id), changed, current.version));
             writes.push(...copyWrites([{ kind: 'resource-changed', before: current, after: next }]));

@@ -40,14 +40,15 @@ describe('a global caller (the Default Client) chooses the tenant with the tenan
     expect((await fx.call('GET', `/resources/${made.body.id}`)).status).toBe(200);
   });
 
-  it('identifier_url is unique per tenant: the same one may exist in two tenants', async () => {
+  it('identifier_url is unique across tenants: not even a global caller reuses one in another tenant (stage-identifiers.test.ts)', async () => {
     const audience = fx.audience();
     await fx.createResource({ resource_metadata: { identifier_url: audience } });
     const inB = await fx.call('POST', '/resources', {
       body: { resource_type: 'api', resource_name: 'same id', resource_metadata: { identifier_url: audience } },
       headers: { tenant_id: tenantB },
     });
-    expect(inB.status).toBe(201);
+    expect(inB.status).toBe(409);
+    expect(inB.body.message).toMatch(/^body\.resource_metadata\.identifier_url: /);
     const again = await fx.call('POST', '/resources', {
       body: { resource_type: 'api', resource_name: 'dup', resource_metadata: { identifier_url: audience } },
       headers: { tenant_id: tenantB },
