@@ -6,7 +6,6 @@
  * `workerData.port`, then the shared flag wakes the waiting app thread.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { bundleFunction } from './bundle-function.ts';
 
 interface Request {
   entry: string;
@@ -19,6 +18,9 @@ const { flag, port } = workerData as { flag: Int32Array; port: MessagePort };
 
 parentPort!.on('message', async (request: Request) => {
   try {
+    // Imported here, not at the top: a module that fails to load is then an answer naming the error,
+    // not a worker that never answers while the app thread waits.
+    const { bundleFunction } = await import('./bundle-function.ts');
     await bundleFunction(request.entry, request.outputDir, request.options, request.cwd);
     port.postMessage({ ok: true });
   } catch (error) {
