@@ -6,7 +6,7 @@ export type SigningAlgorithm = 'ES256' | 'RS256' | 'HS256';
 export interface ResourceMetadata {
   /** The management API itself (docs/contract.md §4): cannot be deleted or lose its scopes. */
   is_system: boolean;
-  /** The `aud` of its tokens, the `audience`/`resource` a client asks for; unique per tenant. */
+  /** The `aud` of its tokens, the `audience`/`resource` a client asks for; unique across all tenants (docs/management-resources.md). */
   identifier_url: string;
   signing_algorithm: SigningAlgorithm;
   /** HS256 only: the shared secret, SEALED with the SecretBox (open it before use). */
