@@ -15,6 +15,8 @@ export type ProviderFailure =
   | 'bad_url'
   /** http to a host that is not loopback, or loopback while the stage does not allow it. */
   | 'not_https'
+  /** The host is, or resolves to, an address not on the internet (private, loopback, link-local...). */
+  | 'private_address'
   /** Connection refused, host unknown, TLS failure, connection reset. */
   | 'unreachable'
   | 'connect_timeout'

@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { ProviderError } from './federation-errors.ts';
+import { checkLiteralHost, guardedLookup } from './provider-address.ts';
 import { checkProviderUrl, type UrlPolicy } from './provider-url.ts';
 
 /**
@@ -47,6 +48,7 @@ export function boundedJsonGetter(options: BoundedFetchOptions): FetchJson {
 export async function getJson(url: URL, limits: FetchLimits, options: BoundedFetchOptions): Promise<unknown> {
   // The URL policy holds whoever built the URL (a discovery document's jwks_uri included).
   checkProviderUrl(url.href, options);
+  checkLiteralHost(url.hostname, options.allowLoopbackHttp);
   const where = `${url.origin}${url.pathname}`;
   return await new Promise<unknown>((resolve, reject) => {
     let settled = false;
@@ -66,6 +68,8 @@ export async function getJson(url: URL, limits: FetchLimits, options: BoundedFet
       headers: { accept: 'application/json, application/jwk-set+json', 'user-agent': 'identity-service-federation' },
       // A socket per read: a kept-alive socket to a provider would outlive its container's use of it.
       agent: false,
+      // Every address the name resolves to must be public (provider-address.ts); loopback in local mode.
+      lookup: guardedLookup(options.allowLoopbackHttp),
     });
     timers.push(
       setTimeout(
@@ -83,6 +87,7 @@ export async function getJson(url: URL, limits: FetchLimits, options: BoundedFet
       socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer));
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err instanceof ProviderError) return finish(err);
       finish(new ProviderError('unreachable', `${where} is unreachable (${err.code ?? err.message}).`, { cause: err }));
     });
     req.on('response', (res: IncomingMessage) => {
