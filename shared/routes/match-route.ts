@@ -28,7 +28,7 @@ const literalPaths = new Map(compiled.filter((c) => c.params.length === 0).map((
 
 export type Match =
   | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
-  | { kind: 'method_not_allowed'; allow: HttpMethod[] }
+  | { kind: 'method_not_allowed'; allow: (HttpMethod | 'HEAD')[] }
   /** A 308 to `location`, a reference relative to the request path (so a stage prefix in the URL is kept). */
   | { kind: 'redirect'; location: string }
   | { kind: 'not_found' };
@@ -42,6 +42,10 @@ const servedBy = (routes: readonly Route[], method: string) => {
   return routes.find((r) => r.method === wanted);
 };
 
+/** RFC 9110 §10.2.1: `Allow` names every method the resource supports, HEAD wherever GET is (`servedBy`). */
+const allowOf = (routes: readonly Route[]): (HttpMethod | 'HEAD')[] =>
+  routes.flatMap((r): (HttpMethod | 'HEAD')[] => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]));
+
 /** Matches a concrete request path against the route table (local server and the API's fallback handler). */
 export function matchRoute(method: string, urlPath: string): Match {
   // A path with no parameters matches only itself and always wins (fewest parameters): one Map
@@ -49,9 +53,7 @@ export function matchRoute(method: string, urlPath: string): Match {
   const literal = literalPaths.get(urlPath);
   if (literal) {
     const route = servedBy(literal.routes, method);
-    return route
-      ? { kind: 'route', route, pathParameters: {} }
-      : { kind: 'method_not_allowed', allow: literal.routes.map((r) => r.method) };
+    return route ? { kind: 'route', route, pathParameters: {} } : { kind: 'method_not_allowed', allow: allowOf(literal.routes) };
   }
   const candidates: { c: CompiledPath; values: string[] }[] = [];
   for (const c of compiled) {
@@ -63,7 +65,7 @@ export function matchRoute(method: string, urlPath: string): Match {
   candidates.sort((a, b) => a.c.params.length - b.c.params.length);
   const { c, values } = candidates[0]!;
   const route = servedBy(c.routes, method);
-  if (!route) return { kind: 'method_not_allowed', allow: c.routes.map((r) => r.method) };
+  if (!route) return { kind: 'method_not_allowed', allow: allowOf(c.routes) };
   const pathParameters: Record<string, string> = {};
   c.params.forEach((name, i) => {
     pathParameters[name] = safeDecode(values[i]!);

@@ -25,7 +25,7 @@ describe('route table', () => {
     expect(matchRoute('DELETE', '/token')).toEqual({ kind: 'method_not_allowed', allow: ['POST'] });
     const m = matchRoute('POST', '/identity/v1/clients/x');
     expect(m.kind).toBe('method_not_allowed');
-    expect(m.kind === 'method_not_allowed' && [...m.allow].sort()).toEqual(['DELETE', 'GET', 'PATCH', 'PUT']);
+    expect(m.kind === 'method_not_allowed' && [...m.allow].sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH', 'PUT']);
   });
 
   it('serves HEAD with the GET row of a path (RFC 9110 §9.3.2), and nowhere GET is not served', () => {

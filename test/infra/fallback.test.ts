@@ -31,7 +31,7 @@ describe('functions/http/fallback.ts: what API Gateway routes to no endpoint (do
   it('405 on a parameterised path lists every method of that path', () => {
     const r = fallback(event('POST', '/identity/v1/clients/0191f2a0-7c1e-7000-8000-000000000000'), undefined);
     expect(r.statusCode).toBe(405);
-    expect(r.headers.Allow!.split(', ').sort()).toEqual(['DELETE', 'GET', 'PATCH', 'PUT']);
+    expect(r.headers.Allow!.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH', 'PUT']);
   });
 
   it('/docs/ is a permanent redirect to the reference page, with the security headers and no body', () => {
@@ -72,7 +72,7 @@ describe('the Lambda handler', () => {
     const { handler } = await import('../../functions/http/fallback.ts');
     const r = await handler({ httpMethod: 'PUT', path: '/.well-known/jwks.json' } as APIGatewayProxyEvent);
     expect(r.statusCode).toBe(405);
-    expect(r.headers.Allow).toBe('GET');
-    expect(body(r).message).toBe('Method not allowed. Allowed: GET. See https://docs.example.com/errors#method_not_allowed');
+    expect(r.headers.Allow).toBe('GET, HEAD');
+    expect(body(r).message).toBe('Method not allowed. Allowed: GET, HEAD. See https://docs.example.com/errors#method_not_allowed');
   });
 });

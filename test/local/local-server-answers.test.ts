@@ -109,7 +109,7 @@ describe("the local server's own answers: security headers, error body, nothing 
   it('405 carries Allow, the headers and the body', async () => {
     const r = await raw('DELETE', '/identity/v1/clients');
     expectErrorShape(r, 405, 'method_not_allowed');
-    expect(r.headers.allow).toBe('GET, POST');
+    expect(r.headers.allow).toBe('GET, HEAD, POST');
   });
 
   it('405 on an OAuth endpoint also carries error and error_description, as the fallback function answers there', async () => {
