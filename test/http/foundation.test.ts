@@ -60,7 +60,7 @@ describe('local server: spec-shaped errors (docs/contract.md §2)', () => {
   it('a known path with another method is 405 with Allow', async () => {
     const res = await fetch(`${svc.url}/company/v1/health`, { method: 'POST' });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
     expect((await res.json()) as any).toEqual({ code: 'method_not_allowed', message: expect.any(String) });
   });
 
