@@ -89,6 +89,11 @@ const EnvSchema = v.object({
   POWERTOOLS_SERVICE_NAME: v.optional(v.pipe(v.string(), v.minLength(1)), 'identity-service'),
   POWERTOOLS_METRICS_NAMESPACE: v.optional(v.pipe(v.string(), v.minLength(1))),
   METRICS_PUBLISH_SECONDS: int(60, 0, 300),
+  /**
+   * Plain-http identity providers on loopback addresses (docs/federation.md "URL policy"): allowed
+   * only in local mode, where a test provider listens on 127.0.0.1; `false` refuses them there too.
+   */
+  FEDERATION_LOOPBACK_HTTP: v.optional(v.picklist(['true', 'false']), 'true'),
 });
 
 export type Config = Readonly<{
@@ -119,6 +124,8 @@ export type Config = Readonly<{
   caps: UserCaps;
   serviceName: string;
   serviceDescription: string;
+  /** Identity providers: plain http to a loopback address is allowed (local mode only; docs/federation.md). */
+  federation: Readonly<{ allowLoopbackHttp: boolean }>;
   /** Metrics: published when `namespace` is set (docs/operations.md "Metrics and traces"). */
   observability: Readonly<{ serviceName: string; metricsNamespace: string | undefined; metricsPublishMs: number }>;
 }>;
@@ -183,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     caps: Object.freeze({ refreshFamilies: e.USER_MAX_REFRESH_FAMILIES, sessions: e.USER_MAX_SESSIONS }),
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,
+    federation: Object.freeze({ allowLoopbackHttp: e.STAGE === 'local' && e.FEDERATION_LOOPBACK_HTTP === 'true' }),
     observability: Object.freeze({
       serviceName: e.POWERTOOLS_SERVICE_NAME,
       metricsNamespace: e.POWERTOOLS_METRICS_NAMESPACE,
