@@ -33,5 +33,5 @@ export interface TenantPatch {
 }
 
 /** The kinds of records a tenant holds that keep a per-tenant counter: a tenant is deletable only when all are 0. */
-export const TENANT_HELD_KINDS = ['clients', 'resources', 'users', 'roles', 'groups'] as const;
+export const TENANT_HELD_KINDS = ['clients', 'resources', 'users', 'roles', 'groups', 'identity_providers'] as const;
 export type TenantHeldKind = (typeof TENANT_HELD_KINDS)[number];

@@ -16,6 +16,7 @@ export type EntityType =
   | 'RoleMember'
   | 'RolePermission'
   | 'UserPermission'
+  | 'UserIdentity'
   | 'UserOtp'
   | 'UnknownLoginFailures'
   | 'RefreshToken'
@@ -27,12 +28,15 @@ export type EntityType =
   | 'UserCodeAttempts'
   | 'Session'
   | 'Interaction'
+  | 'FederatedLogin'
   | 'UserGrant'
   | 'Group'
   | 'GroupMember'
   | 'GroupRole'
   | 'NestedGroup'
   | 'GroupGraph'
+  | 'TenantAdmin'
+  | 'IdentityProvider'
   | 'UniqueMarker'
   | 'Counter';
 

@@ -95,6 +95,9 @@ export const keys = {
     PK: `USER#${userId}`,
     SK: `PERMISSION#${resourceId}#${scopeId}`,
   }),
+  /** A user's account at an external provider (docs/management-users.md "User identities"); unique through the `IDENTITY` marker. */
+  userIdentity: (userId: string, identityId: string) => ({ PK: `USER#${userId}`, SK: `IDENTITY#${identityId}` }),
+  identityPrefix: 'IDENTITY#',
 
   // Groups (shared/records/group-record.ts, docs/management-groups.md). The record and its links
   // share one partition; each link is also listed from its far end through GSI2.
@@ -115,6 +118,18 @@ export const keys = {
   /** The tenant's group graph version: every nesting change is conditioned on it and raises it. */
   groupGraph: (tenantId: string) => ({ PK: `GROUP_GRAPH#${tenantId}`, SK: 'GRAPH' }),
 
+  // Tenant admins (docs/tenants.md "Tenant admins"): in their tenant's partition, mirrored on the user's `tenant_admin`.
+  tenantAdmin: (tenantId: string, userId: string) => ({ PK: `TENANT#${tenantId}`, SK: `ADMIN#${userId}` }),
+  tenantAdminPrefix: 'ADMIN#',
+  /** GSI2PK of the tenants a user administers (GSI2SK = tenant id). */
+  userAdminOf: (userId: string) => `USER#${userId}#ADMIN_OF`,
+
+  // Identity providers (shared/records/identity-provider-record.ts, docs/federation.md "Identity providers"):
+  // in their tenant's partition, so a read by id names the tenant and never finds another tenant's.
+  identityProvider: (tenantId: string, providerId: string) => ({ PK: `TENANT#${tenantId}`, SK: `IDP#${providerId}` }),
+  /** GSI2PK of a tenant's providers with one issuer (GSI2SK = provider id): token exchange finds them by `iss`. */
+  identityProviderIssuer: (tenantId: string, issuer: string) => `IDP_ISSUER#${tenantId}#${issuer}`,
+
   // Browser flows (docs/browser-flows.md).
   // pages: sessions, interactions, user grants.
   /** A browser session by the SHA-256 of its cookie value (the value itself is never stored); `ttl`. */
@@ -123,6 +138,8 @@ export const keys = {
   userSessions: (userId: string) => `USER#${userId}#SESSIONS`,
   /** A login/consent interaction between `/authorize` (or `/device`) and the pages; `ttl`. */
   interaction: (id: string) => ({ PK: `INTERACTION#${id}`, SK: 'INTERACTION' }),
+  /** A sign-in sent to an external provider, by the SHA-256 of its `state` (docs/federation.md "Federated login"); `ttl`. */
+  federatedLogin: (stateHash: string) => ({ PK: `FEDERATION#${stateHash}`, SK: 'FEDERATION' }),
   /** A User Grant (consent) of a user to a client for a Resource (`userinfo` when none). */
   consent: (userId: string, clientId: string, resourceId: string | null) => ({
     PK: `USER#${userId}`,
@@ -151,7 +168,7 @@ export const keys = {
   authorizationCode: (codeHash: string) => ({ PK: `CODE#${codeHash}`, SK: 'CODE' }),
 } as const;
 
-export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS';
+export type CollectionKind = 'CLIENTS' | 'RESOURCES' | 'USERS' | 'ROLES' | 'GROUPS' | 'IDENTITY_PROVIDERS';
 export type MarkerKind =
   | 'RESOURCE_ID_URL'
   /** A Resource's identifier_url across every tenant (`UNIQUE#RESOURCE_ID_URL_STAGE#{url}`): docs/management-resources.md. */
@@ -163,4 +180,6 @@ export type MarkerKind =
   | 'USER_PHONE'
   | 'ROLE_NAME'
   | 'GROUP_NAME'
+  /** A provider_name within its tenant (`UNIQUE#IDP_NAME#{t}#{name}`). */
+  | 'IDP_NAME'
   | 'IDENTITY';
