@@ -136,6 +136,16 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['PATCH', '/{tenant_id}', 'update-tenant', 'update', WRITE],
     ['DELETE', '/{tenant_id}', 'delete-tenant', 'delete', WRITE],
   ]),
+  // Tenant Identity Providers (docs/contract.md §6, §7.5; docs/federation.md "Identity providers"): paths
+  // under a tenant, handlers in their own folder. Create and modify seal the provider's client secret.
+  ...managementGroup('tenants', [
+    ['GET', '/{tenant_id}/identity-providers', 'list-identity-providers', 'read:identity_providers', LIST],
+    ['POST', '/{tenant_id}/identity-providers', 'create-identity-provider', 'create:identity_providers', SECRETS],
+    ['GET', '/{tenant_id}/identity-providers/{provider_id}', 'get-identity-provider', 'read:identity_providers', READ],
+    ['PATCH', '/{tenant_id}/identity-providers/{provider_id}', 'update-identity-provider', 'update:identity_providers', SECRETS],
+    ['PUT', '/{tenant_id}/identity-providers/{provider_id}', 'update-identity-provider', 'update:identity_providers', SECRETS],
+    ['DELETE', '/{tenant_id}/identity-providers/{provider_id}', 'delete-identity-provider', 'delete:identity_providers', WRITE],
+  ]).map((route) => ({ ...route, handler: route.handler.replace('functions/tenants/', 'functions/identity-providers/') })),
   // Tickets (docs/contract.md §6; docs/browser-flows.md "Tickets"): the page's links.
   ...managementGroup('tickets', [
     ['POST', '/password-change', 'create-password-change-ticket', 'create:tickets', WRITE],
