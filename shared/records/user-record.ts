@@ -62,6 +62,9 @@ export interface UserProfile {
  * - `refresh_families`, `live_sessions`: the user's refresh-token families and hosted-page
  *   sessions, oldest first, bounded by the per-user caps (store/user-caps.ts, docs/security.md
  *   "Caps"), written only in the transactions that store a new one.
+ * - `identity_count`: how many User Identities the user has (store/users/user-identities-repository.ts),
+ *   raised and lowered in the transactions that link and unlink one, so the per-user cap holds under
+ *   concurrent links. Absent: none.
  */
 export interface UserRecord extends AuditFields, UserProfile {
   id: string;
@@ -80,6 +83,7 @@ export interface UserRecord extends AuditFields, UserProfile {
   otp_enrolled?: boolean;
   refresh_families?: string[];
   live_sessions?: string[];
+  identity_count?: number;
   version: number;
 }
 
@@ -114,6 +118,7 @@ export const USER_STORAGE_ONLY = [
   'login_attempt_at',
   'refresh_families',
   'live_sessions',
+  'identity_count',
 ] as const;
 
 /**

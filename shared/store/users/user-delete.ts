@@ -16,6 +16,7 @@ import { removeGroupMemberUnit } from '../rbac/group-links-repository.ts';
 import { revokeHeldPermissionUnit } from '../rbac/held-permission-writes.ts';
 import { sweepUserRoleLinks } from '../rbac/role-delete.ts';
 import { sessionsRepository } from '../sessions/sessions-repository.ts';
+import { sweepUserIdentities } from './user-identity-writes.ts';
 import { userLoginMarkers } from './user-markers.ts';
 
 /** Refresh tokens read per Query page of the sweep (then deleted 25 per BatchWriteItem). */
@@ -33,7 +34,8 @@ const SWEEP_PAGE = 100;
  * Then, in pages the same way (sweep-pages.ts: one transaction a page, re-runnable): its role
  * member links with the roles' member counts (role-delete.ts `sweepUserRoleLinks`), its group
  * member links with the groups' member counts, and its direct permissions with the scopes' holder
- * counts. Then its User Grants, and its browser sessions are ended (`now`: their `ended_at`).
+ * counts. Then its User Identities with their markers (user-identity-writes.ts), its User Grants, and
+ * its browser sessions are ended (`now`: their `ended_at`).
  * `load` is the consistent read of the user; undefined → nothing to delete in step 1.
  */
 export async function deleteUser(
@@ -65,6 +67,8 @@ export async function deleteUser(
   await sweepUserRoleLinks(db, tableName, userId);
   await sweepUserGroupLinks(db, tableName, userId);
   await sweepUserPermissions(db, tableName, userId);
+  // Its identities with their markers, so the provider user may sign in again as a new user.
+  await sweepUserIdentities(db, tableName, userId);
   // Browser flows: the user's consents go, and any session still open ends (a session
   // of a missing user is refused anyway: sessions-repository.ts `findSession`).
   await batchDelete(db, tableName, (await queryPrefix(db, tableName, keys.userPartition(userId), keys.consentPrefix)) as unknown as Key[]);

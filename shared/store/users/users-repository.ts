@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conflict, notFound } from '../../errors.ts';
+import { type AppError, conflict, notFound } from '../../errors.ts';
 import type { CollectionSource } from '../../lists/collection-source.ts';
 import {
   type NewUser,
@@ -124,24 +124,7 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
 
     async create(input, actor) {
       const record = newUserRecord(input.id ?? uuidv7(), input, actor, now().toISOString());
-      const markers = USER_LOGIN_KINDS.flatMap((kind) => {
-        const value = record[kind];
-        return value === undefined
-          ? []
-          : [
-              putMarker(userMarker(record.tenant_id, kind, value), record.id, {
-                attributes: loginMarkerAttributes(record.password_hash),
-                onTaken: taken(kind),
-              }),
-            ];
-      });
-      await commitPlan(db, tableName, [
-        [
-          putItem(userItem(record), { condition: notExists, onFail: () => conflict(`A user with id ${record.id} already exists.`) }),
-          ...markers,
-          countWrite(record.tenant_id, 'USERS', 1),
-        ],
-      ]);
+      await commitPlan(db, tableName, [userCreateWrites(record)]);
       return record;
     },
 
@@ -227,6 +210,31 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
 
     ...tenantCollectionMethods<UserRecord>(db, tableName, 'USERS', now),
   };
+}
+
+/**
+ * The writes that create `record`, to land in one transaction: the item, one marker per login
+ * identifier (`onTaken` the error when a value is taken: 409 naming the field by default) and the
+ * tenant's `COUNT#USERS` (which refuses a deleted tenant). Shared with the federated-user create
+ * (user-identities-repository.ts), which adds its identity to the same transaction.
+ */
+export function userCreateWrites(record: UserRecord, onTaken: (kind: UserLoginKind) => () => AppError = taken): Write[] {
+  const markers = USER_LOGIN_KINDS.flatMap((kind) => {
+    const value = record[kind];
+    return value === undefined
+      ? []
+      : [
+          putMarker(userMarker(record.tenant_id, kind, value), record.id, {
+            attributes: loginMarkerAttributes(record.password_hash),
+            onTaken: onTaken(kind),
+          }),
+        ];
+  });
+  return [
+    putItem(userItem(record), { condition: notExists, onFail: () => conflict(`A user with id ${record.id} already exists.`) }),
+    ...markers,
+    countWrite(record.tenant_id, 'USERS', 1),
+  ];
 }
 
 export function userItem(record: UserRecord) {
