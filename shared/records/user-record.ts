@@ -81,6 +81,8 @@ export interface UserRecord extends AuditFields, UserProfile {
   password_hash?: string;
   tokens_revoked_at?: string;
   otp_enrolled?: boolean;
+  /** Mirror of the user's Tenant admin link (tenant-admin-record.ts), written in the link's transaction. */
+  tenant_admin?: boolean;
   refresh_families?: string[];
   live_sessions?: string[];
   identity_count?: number;
@@ -113,6 +115,7 @@ export const USER_STORAGE_ONLY = [
   'password_hash',
   'tokens_revoked_at',
   'otp_enrolled',
+  'tenant_admin',
   'version',
   'login_failures',
   'login_attempt_at',

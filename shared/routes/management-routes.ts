@@ -135,6 +135,9 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['GET', '/{tenant_id}', 'get-tenant', 'read', READ],
     ['PATCH', '/{tenant_id}', 'update-tenant', 'update', WRITE],
     ['DELETE', '/{tenant_id}', 'delete-tenant', 'delete', WRITE],
+    ['GET', '/{tenant_id}/admins', 'list-tenant-admins', 'read', LIST],
+    ['POST', '/{tenant_id}/admins', 'add-tenant-admins', 'update', WRITE],
+    ['DELETE', '/{tenant_id}/admins', 'remove-tenant-admins', 'update', WRITE],
   ]),
   // Tenant Identity Providers (docs/contract.md §6, §7.5; docs/federation.md "Identity providers"): paths
   // under a tenant, handlers in their own folder. Create and modify seal the provider's client secret.

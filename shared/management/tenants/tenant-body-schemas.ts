@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { fieldKit, optionalText, text, uuid } from '../kit/fields.ts';
+import { fieldKit, idList, optionalText, text, uuid } from '../kit/fields.ts';
 
 /**
  * The Tenants bodies and path (docs/contract.md §6, docs/tenants.md). Unknown fields are rejected
@@ -26,3 +26,6 @@ export const UpdateTenantBody = tenantFields.object({
 export type UpdateTenantInput = v.InferOutput<typeof UpdateTenantBody>;
 
 export const TenantPath = tenantFields.object({ tenant_id: uuid });
+
+/** `{users: [user_id]}` of POST / DELETE /tenants/{tenant_id}/admins: 1 to 50 ids, checked before any read (docs/contract.md §7.6). */
+export const TenantAdminsBody = tenantFields.object({ users: idList('user') });
