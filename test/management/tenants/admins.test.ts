@@ -132,6 +132,22 @@ describe('POST / GET / DELETE /tenants/{tenant_id}/admins', () => {
     }
   });
 
+  it('concurrent changes: parallel adds of different users all land; parallel adds of one user make one link (one 204, the rest 409)', async () => {
+    const many = await Promise.all(Array.from({ length: 6 }, () => userOf(tenant)));
+    const answers = await Promise.all(many.map((u) => fx.call('POST', admins(tenant), { body: { users: [u.id] } })));
+    expect(answers.map((r) => r.status)).toEqual(many.map(() => 204));
+    for (const u of many) {
+      expect(await fx.item(keys.tenantAdmin(tenant.id, u.id))).toBeDefined();
+      expect(await mirror(u.id)).toBe(true);
+    }
+
+    const one = await userOf(tenant);
+    const same = await Promise.all(Array.from({ length: 5 }, () => fx.call('POST', admins(tenant), { body: { users: [one.id] } })));
+    expect(same.map((r) => r.status).sort()).toEqual([204, 409, 409, 409, 409]);
+    expect((await adminItems(tenant.id)).filter((i) => i.user_id === one.id)).toHaveLength(1);
+    expect(await mirror(one.id)).toBe(true);
+  });
+
   it('deleting the user removes its admin link with it', async () => {
     const a = await userOf(tenant);
     expect((await fx.call('POST', admins(tenant), { body: { users: [a.id] } })).status).toBe(204);
@@ -178,6 +194,18 @@ describe('who may call (docs/tenants.md "Who may call", docs/contract.md §8)', 
     const removed = await fx.call('DELETE', admins(tenant), { token, body: { users: [a.id] } });
     expect(removed.status).toBe(204);
     expect(await mirror(a.id)).toBeUndefined();
+  });
+
+  it("no takeover: update:users alone cannot change a tenant admin's email (403 naming a scope the admin holds), an ordinary user's it can", async () => {
+    const [a, plain] = [await userOf(tenant), await userOf(tenant)];
+    expect((await fx.call('POST', admins(tenant), { body: { users: [a.id] } })).status).toBe(204);
+    const { token } = await fx.boundToken(tenant.id, 'read:users update:users');
+    const res = await fx.call('PATCH', `/users/${a.id}`, { token, body: { email: `taken-${randomUUID()}@example.com` } });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('insufficient_scope');
+    expect((await fx.item(keys.user(a.id)))?.email).toBe(a.email);
+    const ok = await fx.call('PATCH', `/users/${plain.id}`, { token, body: { email: `moved-${randomUUID()}@example.com` } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 
   it('each route needs its scope: read:tenants to list, update:tenants to change', async () => {
