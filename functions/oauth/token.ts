@@ -6,13 +6,14 @@ import { issueToken } from '#shared/oauth/issue-token.ts';
 import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
 import { TokenResponseSchema } from '#shared/oauth/token-response-schema.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
+import { tokenExchangeDeps } from '#shared/wiring/token-exchange.ts';
 
 /** POST /token (spec 4.2, docs/contract.md §5.1). */
 export const handler = oauthHandler(
   { oauth: true, quietSuccess: true, body: TokenRequestSchema, responses: { 200: json(TokenResponseSchema) } },
   async (req) => {
     rejectDuplicateParams(req.body, req.rawBody, req.headers['content-type']);
-    const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime));
+    const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime), tokenExchangeDeps(req.runtime));
     return jsonResponse(200, response, NO_STORE);
   },
 );

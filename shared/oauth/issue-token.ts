@@ -2,6 +2,7 @@ import { oauthError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import { presentedCredentials, verifyCredentials } from './authenticate-client.ts';
 import { findGrant } from './grants/grant-registry.ts';
+import type { TokenExchangeDeps } from './grants/token-exchange-deps.ts';
 import type { TokenRequest } from './grants/token-grant.ts';
 import type { OAuthDeps } from './oauth-deps.ts';
 import type { TokenResponse } from './token-response.ts';
@@ -12,7 +13,12 @@ import type { TokenResponse } from './token-response.ts';
  * grant → grant allowed for the client → the grant's handler. Every grant rule lives in its module
  * under grants/; this only dispatches.
  */
-export async function issueToken(headers: Record<string, string | undefined>, body: TokenRequest, deps: OAuthDeps): Promise<TokenResponse> {
+export async function issueToken(
+  headers: Record<string, string | undefined>,
+  body: TokenRequest,
+  deps: OAuthDeps,
+  exchange: TokenExchangeDeps,
+): Promise<TokenResponse> {
   const credentials = presentedCredentials(headers, body);
   const grant = findGrant(body.grant_type);
   const request = grant?.params ? { ...body, ...validate(grant.params, body, 'body') } : body;
@@ -24,7 +30,7 @@ export async function issueToken(headers: Record<string, string | undefined>, bo
   if (!authenticated.client.grant_types.includes(grant.name)) {
     throw oauthError(400, 'unauthorized_client', `body.grant_type: the client may not use ${grant.name}.`);
   }
-  const tokens = await grant.handle(authenticated, request, deps);
+  const tokens = await grant.handle(authenticated, request, deps, { headers, exchange });
   deps.metrics.count('TokensIssued', ['grant_type', grant.name]);
   return tokens;
 }

@@ -7,4 +7,6 @@ export interface TokenResponse {
   /** Seconds (RFC 6749 §5.1). */
   expires_in: number;
   scope?: string;
+  /** RFC 8693 §2.2.1: what a token exchange issued (`urn:ietf:params:oauth:token-type:access_token`). */
+  issued_token_type?: string;
 }

@@ -103,6 +103,8 @@ describe('well-known handlers', () => {
         'authorization_code_verifier',
         'device_code',
         'urn:ietf:params:oauth:grant-type:device_code',
+        'token_exchange',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
         'implicit',
       ],
       device_authorization_endpoint: `${ISSUER}/device_code`,

@@ -37,7 +37,7 @@ describe('grant registry', () => {
     }
   });
 
-  it('discovery lists only the grants that work end to end', () => {
+  it('discovery lists every grant, by each of its spellings', () => {
     expect(supportedGrantTypes).toEqual([
       'client_credentials',
       'refresh_token',
@@ -48,6 +48,8 @@ describe('grant registry', () => {
       'authorization_code_verifier',
       'device_code',
       'urn:ietf:params:oauth:grant-type:device_code',
+      'token_exchange',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
     ]);
     expect(findGrant('client_credentials')).toBe(clientCredentials);
     expect(findGrant('refresh_token')).toBe(refreshToken);

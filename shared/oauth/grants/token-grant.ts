@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { AuthenticatedClient } from '../authenticate-client.ts';
 import type { OAuthDeps, TokenPreload } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
+import type { TokenExchangeDeps } from './token-exchange-deps.ts';
 
 const optional = v.optional(v.pipe(v.string(), v.maxLength(4096)));
 
@@ -20,6 +21,14 @@ export const TokenRequestSchema = v.looseObject({
   resource: optional,
 });
 export type TokenRequest = v.InferOutput<typeof TokenRequestSchema>;
+
+/** What the token endpoint hands a grant besides the client, its parameters and the token path's dependencies. */
+export interface GrantContext {
+  /** The request's headers (lower-case names): token exchange reads a global client's `tenant_id` (docs/contract.md §7.7). */
+  headers: Record<string, string | undefined>;
+  /** Token exchange's own dependencies (identity providers, their keys, federated users): only /token builds them. */
+  exchange: TokenExchangeDeps;
+}
 
 /**
  * One grant of `/token`, in the spirit of node-oidc-provider's `grantTypeHandlers` (each of its
@@ -44,7 +53,7 @@ export interface TokenGrant<P extends object = object> {
    */
   preload?(request: TokenRequest & P): TokenPreload;
   /** Issues the token to a client that authenticated and may use this grant (RFC 6749 §5.1 / §5.2). */
-  handle(client: AuthenticatedClient, request: TokenRequest & P, deps: OAuthDeps): Promise<TokenResponse>;
+  handle(client: AuthenticatedClient, request: TokenRequest & P, deps: OAuthDeps, context: GrantContext): Promise<TokenResponse>;
 }
 
 /** A grant of any parameter shape, as the registry holds them. */

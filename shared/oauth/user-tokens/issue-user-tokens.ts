@@ -37,6 +37,11 @@ export interface UserTokenInput {
    * successor keeps its scope, audience, family and expiry (RFC 6749 §6).
    */
   refresh?: StoredRefreshToken;
+  /**
+   * The access token alone: no ID token and no refresh token whatever the scopes (token exchange,
+   * RFC 8693: it is not a login; docs/federation.md "Token exchange").
+   */
+  accessOnly?: boolean;
 }
 
 /**
@@ -51,7 +56,7 @@ export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): P
   const { granted, sid, access, idToken } = await mintUserTokens(input, true, deps);
   const refreshToken = input.refresh
     ? await rotate(input.refresh, deps)
-    : client.grant_types.includes('refresh_token') && granted.scopes.includes('offline_access')
+    : !input.accessOnly && client.grant_types.includes('refresh_token') && granted.scopes.includes('offline_access')
       ? await issueRefresh(input, granted.scopes, granted.audience, sid, deps)
       : undefined;
   return {
@@ -115,23 +120,24 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
         deps.keys,
       )
     : undefined;
-  const idToken = granted.scopes.includes('openid')
-    ? await mintIdToken(
-        {
-          issuer: deps.issuer,
-          userId: user.id,
-          clientId: client.id,
-          lifetime: client.id_token_lifetime,
-          authTime: input.authTime,
-          nonce: input.nonce,
-          sid,
-          accessToken: access?.token,
-          claims: userClaims(user, granted.scopes),
-          now,
-        },
-        deps.keys,
-      )
-    : undefined;
+  const idToken =
+    granted.scopes.includes('openid') && !input.accessOnly
+      ? await mintIdToken(
+          {
+            issuer: deps.issuer,
+            userId: user.id,
+            clientId: client.id,
+            lifetime: client.id_token_lifetime,
+            authTime: input.authTime,
+            nonce: input.nonce,
+            sid,
+            accessToken: access?.token,
+            claims: userClaims(user, granted.scopes),
+            now,
+          },
+          deps.keys,
+        )
+      : undefined;
   return { granted, sid, access, idToken };
 }
 

@@ -1,0 +1,55 @@
+import { oauthError } from '../../errors.ts';
+import { InvalidAccessToken } from '../../tokens/verify-access-token.ts';
+import type { OAuthClient, OAuthDeps, VerifiedToken } from '../oauth-deps.ts';
+import { parseScope } from '../parse-scope.ts';
+import type { TokenResponse } from '../token-response.ts';
+import { activeTokenUser, isUserToken } from '../user-token-state.ts';
+import { verifyIssuedToken } from '../verify-resource-token.ts';
+import { issueExchangedToken } from './token-exchange-issue.ts';
+import type { ExchangeRequest } from './token-exchange-types.ts';
+
+/** One answer for every token that does not count here, so none tells which check failed. */
+const inactive = () => oauthError(400, 'invalid_request', 'body.subject_token: is not an active access token of this tenant.');
+
+/**
+ * One of our own user access tokens exchanged for another audience (docs/federation.md "Token
+ * exchange"): active as introspection would say (signature, times, not revoked, its client and
+ * user still there, the user not blocked and its tokens not revoked since: verify-resource-token.ts,
+ * user-token-state.ts), of the exchange's tenant, and a user's (a client's own token has no user
+ * to act for). The new token's scopes are the requested ones (none: the subject's), each held by
+ * the subject token (more is `invalid_scope`, as a refresh that widens, RFC 6749 §6), then what the
+ * user holds on the new audience (the user-token core drops the rest).
+ */
+export async function exchangeOwnToken(
+  client: OAuthClient,
+  tenantId: string,
+  request: ExchangeRequest,
+  deps: OAuthDeps,
+): Promise<TokenResponse> {
+  const { claims, ref } = await verifiedSubject(request.subject_token, deps);
+  if (!isUserToken(claims)) {
+    throw oauthError(400, 'invalid_request', 'body.subject_token: was issued to a client, not to a user.');
+  }
+  if (claims.tenant_id !== tenantId) throw inactive();
+  if (await deps.revocations.isRevoked(ref)) throw inactive();
+  if (!(await deps.findClient(claims.client_id))) throw inactive();
+  const user = await activeTokenUser(claims, deps.userTokens);
+  if (!user) throw inactive();
+  const held = parseScope(typeof claims.scope === 'string' ? claims.scope : undefined);
+  const requested = parseScope(request.scope);
+  // docs/contract.md §8: the field is named, the scopes are not echoed.
+  if (requested.some((s) => !held.includes(s))) {
+    throw oauthError(400, 'invalid_scope', 'body.scope: asks for more than the subject token was granted.');
+  }
+  const scope = (requested.length ? requested : held).join(' ');
+  return issueExchangedToken(client, user, { ...request, scope }, new Date(claims.iat * 1000).toISOString(), deps);
+}
+
+async function verifiedSubject(token: string, deps: OAuthDeps): Promise<VerifiedToken> {
+  try {
+    return await verifyIssuedToken(token, deps);
+  } catch (error) {
+    if (error instanceof InvalidAccessToken) throw inactive();
+    throw error;
+  }
+}
