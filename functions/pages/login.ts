@@ -1,5 +1,5 @@
 import { missingInteraction, showLogin, submitLogin } from '#shared/browser/login-page.ts';
-import { InteractionQuery, LoginFormBody } from '#shared/browser/page-forms.ts';
+import { LoginFormBody, LoginQuery } from '#shared/browser/page-forms.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
 import { httpHandler } from '#shared/wiring/http-handler.ts';
@@ -9,15 +9,17 @@ import { browserDeps } from '#shared/wiring/pages.ts';
 export const handler = httpHandler(
   {
     page: HOSTED_PAGE,
-    query: InteractionQuery,
+    query: LoginQuery,
     body: LoginFormBody,
-    responses: { 200: html(), 303: redirect('Logged in: on to the consent page or back to the flow') },
+    responses: { 200: html(), 303: redirect('Logged in: on to the consent page or back to the flow; or to an identity provider') },
   },
   async (req) => {
-    const interactionId = req.query.interaction;
+    const { interaction: interactionId, connection, csrf_token } = req.query;
     if (!interactionId) return missingInteraction();
     const deps = browserDeps(req.runtime);
     const request = { interactionId, headers: req.headers };
-    return req.route.method === 'GET' ? showLogin(request, deps) : submitLogin(request, req.body, deps);
+    if (req.route.method === 'POST') return submitLogin(request, req.body, deps);
+    // A provider link of the login page (docs/federation.md "Federated login").
+    return showLogin(connection === undefined ? request : { ...request, connection: { name: connection, csrfToken: csrf_token } }, deps);
   },
 );

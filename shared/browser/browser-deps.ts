@@ -7,6 +7,7 @@ import type { ConsentsRepository } from '../store/sessions/consents-repository.t
 import type { InteractionsRepository } from '../store/sessions/interactions-repository.ts';
 import type { SessionsRepository } from '../store/sessions/sessions-repository.ts';
 import type { UserRehashWrite } from '../store/users/user-login-writes.ts';
+import type { FederatedLoginDeps } from './federated-login.ts';
 
 /** What the hosted login, consent and logout pages depend on, passed as an argument (docs/design.md §3.2). */
 export interface BrowserDeps {
@@ -24,6 +25,8 @@ export interface BrowserDeps {
    * in `login`: the token path never stores one alone, and its bundle stays without it.
    */
   storeRehash: UserRehashWrite;
+  /** The tenant's identity providers on the login page and its provider links (federated-login.ts); absent: none offered. */
+  federation?: FederatedLoginDeps;
   /** Public keys, to verify an `id_token_hint` (`/logout`). */
   keys: Pick<KeyStore, 'publicKey'>;
   /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */

@@ -13,6 +13,7 @@ import type { Rehash } from '../store/users/user-login-writes.ts';
 import type { BrowserDeps } from './browser-deps.ts';
 import { browserBinding, formToken, interactionGone, isFormToken, seeOther, withCookie } from './browser-responses.ts';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
+import { FederationUnavailable, startFederatedLogin } from './federated-login.ts';
 
 // One piece: the password and code steps of one login share the interaction, the CSRF token and
 // the lockout attempt, and each step's form is rendered next to the step that checks it.
@@ -30,6 +31,8 @@ export interface LoginForm {
 export interface LoginRequest {
   interactionId: string;
   headers: Record<string, string | undefined>;
+  /** A provider link of the login page (docs/federation.md "Federated login"): its `provider_name` and CSRF token. */
+  connection?: { name: unknown; csrfToken: unknown };
 }
 
 /** How long the OTP step may follow the password step. */
@@ -57,6 +60,7 @@ const consentUrl = (deps: BrowserDeps, interactionId: string) => `${deps.issuer}
 export async function showLogin(req: LoginRequest, deps: BrowserDeps): Promise<HttpResponse> {
   const interaction = await deps.interactions.readInteraction(req.interactionId);
   if (!interaction) return interactionGone();
+  if (req.connection) return followProviderLink(req, req.connection, interaction, deps);
   const cookie = readCookie(req.headers, SESSION_COOKIE);
   const session = cookie ? await deps.sessions.findSession(cookie) : undefined;
   if (sessionServes(session, interaction, nowSeconds(deps))) {
@@ -171,8 +175,47 @@ async function attempt(subject: LoginSubject, check: SecretCheck, deps: BrowserD
   }
 }
 
-/** The whole login succeeded: login recorded on the user (its count cleared), a new session, the interaction told. */
-async function completeLogin(
+/**
+ * A provider link of the login page: a GET, so its token (bound like the form's to the interaction
+ * and the browser's `csrf` cookie, and to the provider) is what keeps another site from starting
+ * a sign-in in this browser; the page's `Referrer-Policy: no-referrer` keeps the URL to us.
+ */
+async function followProviderLink(
+  req: LoginRequest,
+  link: { name: unknown; csrfToken: unknown },
+  interaction: InteractionRecord,
+  deps: BrowserDeps,
+): Promise<HttpResponse> {
+  const binding = browserBinding(req.headers, deps.secureCookies);
+  const name = str(link.name);
+  const valid =
+    binding.setCookie === undefined &&
+    (await isFormToken(deps.csrfKey, link.csrfToken, 'login-provider', interaction.id, binding.value, name));
+  const provider = valid && deps.federation ? await deps.federation.providers.byName(interaction.tenant_id, name) : undefined;
+  if (!provider?.enabled) {
+    return passwordForm(req, interaction, deps, {
+      status: 400,
+      username: '',
+      error: 'This sign-in option is not available. Please try again.',
+    });
+  }
+  try {
+    return await startFederatedLogin(interaction, provider, deps.federation!);
+  } catch (err) {
+    if (!(err instanceof FederationUnavailable)) throw err;
+    return passwordForm(req, interaction, deps, {
+      status: 502,
+      username: '',
+      error: `${provider.provider_name} cannot be used right now. Please try again later.`,
+    });
+  }
+}
+
+/**
+ * The whole login succeeded: login recorded on the user (its count cleared), a new session, the
+ * interaction told. Also the end of a federated login (federated-login.ts), with `amr` `fed`.
+ */
+export async function completeLogin(
   req: LoginRequest,
   interaction: InteractionRecord,
   user: UserRecord,
@@ -217,7 +260,11 @@ async function passwordForm(
   state: FormState & { username: string },
 ): Promise<HttpResponse> {
   const binding = browserBinding(req.headers, deps.secureCookies);
-  const [token, name] = await Promise.all([formToken(deps.csrfKey, 'login', interaction.id, binding.value), clientName(interaction, deps)]);
+  const [token, name, providers] = await Promise.all([
+    formToken(deps.csrfKey, 'login', interaction.id, binding.value),
+    clientName(interaction, deps),
+    providerLinks(interaction, binding.value, deps),
+  ]);
   const page = htmlPage({
     status: state.status,
     title: 'Sign in',
@@ -231,9 +278,29 @@ ${state.error ? html`<p class="error" role="alert">${state.error}</p>` : ''}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
 <button type="submit">Sign in</button>
-</form>`,
+</form>
+${providers}`,
   });
   return withCookie({ ...page, headers: { ...state.headers, ...page.headers } }, binding.setCookie);
+}
+
+/**
+ * The tenant's enabled identity providers, one link each, named by `provider_name` (docs/contract.md
+ * §7.7); each carries its own token (followProviderLink). Plain links: no JavaScript needed.
+ */
+async function providerLinks(interaction: InteractionRecord, browser: string, deps: BrowserDeps) {
+  const providers = deps.federation ? await deps.federation.providers.enabled(interaction.tenant_id) : [];
+  if (providers.length === 0) return '';
+  const links = await Promise.all(
+    providers.map(async (p) => {
+      const token = await formToken(deps.csrfKey, 'login-provider', interaction.id, browser, p.provider_name);
+      const query = new URLSearchParams({ interaction: interaction.id, connection: p.provider_name, csrf_token: token });
+      return html`<li><a href="${`${deps.issuer}/login?${query}`}">Sign in with ${p.provider_name}</a></li>\n`;
+    }),
+  );
+  return html`<p>Or</p>
+<ul class="providers">
+${links}</ul>`;
 }
 
 async function otpForm(

@@ -10,6 +10,24 @@ const field = v.optional(v.unknown());
 /** The interaction a login or consent page serves (a repeated parameter is a 400 page). */
 export const InteractionQuery = v.looseObject({ interaction: v.optional(v.string()) });
 
+/** The login page's: its provider links add the provider's name and their CSRF token (federated-login.ts). */
+export const LoginQuery = v.looseObject({
+  interaction: v.optional(v.string()),
+  connection: v.optional(v.pipe(v.string(), v.maxLength(1024))),
+  csrf_token: v.optional(v.pipe(v.string(), v.maxLength(256))),
+});
+
+/**
+ * A provider's authorization response at `/login/callback` (RFC 6749 §4.1.2, §4.1.2.1; RFC 9207
+ * `iss`), each value bounded; `error_description` and `error_uri` are accepted and never used.
+ */
+export const CallbackQuery = v.looseObject({
+  state: v.optional(v.pipe(v.string(), v.maxLength(256))),
+  code: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+  error: v.optional(v.pipe(v.string(), v.maxLength(256))),
+  iss: v.optional(v.pipe(v.string(), v.maxLength(2048))),
+});
+
 export const LoginFormBody = v.optional(
   v.looseObject({ csrf_token: field, username: field, password: field, otp: field, otp_state: field }),
   {},

@@ -29,6 +29,8 @@ export const ProviderMetadataSchema = v.object({
   response_types_supported: v.optional(Names),
   scopes_supported: v.optional(Names),
   token_endpoint_auth_methods_supported: v.optional(Names),
+  /** RFC 9207 §3: the provider names itself in `iss` on every authorization response; federated login then requires it. */
+  authorization_response_iss_parameter_supported: v.optional(v.boolean()),
 });
 
 export type ProviderMetadata = v.InferOutput<typeof ProviderMetadataSchema>;

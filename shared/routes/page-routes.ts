@@ -36,4 +36,13 @@ export const PAGE_ROUTES: readonly Route[] = [
       }),
     ),
   ),
+  // Where identity providers send the browser back (docs/federation.md "Federated login"): HTML.
+  // Decrypt opens the provider's sealed client secret and the hosted pages' CSRF key.
+  {
+    method: 'GET',
+    path: '/login/callback',
+    handler: 'functions/pages/login-callback',
+    auth: none,
+    access: { table: 'readwrite', kms: ['decrypt'] },
+  },
 ];

@@ -10,6 +10,7 @@ import { consentsRepository } from '../store/sessions/consents-repository.ts';
 import { deviceCodesRepository } from '../store/sessions/device-codes-repository.ts';
 import { interactionsRepository } from '../store/sessions/interactions-repository.ts';
 import { sessionsRepository } from '../store/sessions/sessions-repository.ts';
+import { federatedLoginDeps } from './federated-login.ts';
 import { perRuntime } from './per-runtime.ts';
 import { oauthDeps } from './token-path/token-path-records.ts';
 
@@ -26,6 +27,7 @@ export const authorizeDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Auth
     consents: consentsRepository(db, table, now, oauth.refreshTokens),
     codes: oauth.authorizationCodes,
     getResource: (id) => resources.get(id),
+    federation: federatedLoginDeps(runtime),
   };
 });
 

@@ -22,6 +22,7 @@ import { loginFailuresRepository } from '../store/users/login-failures-repositor
 import { otpRepository } from '../store/users/otp-repository.ts';
 import { userRehashWrite } from '../store/users/user-login-writes.ts';
 import { usersRepository } from '../store/users/users-repository.ts';
+import { federatedLoginDeps } from './federated-login.ts';
 import { perRuntime } from './per-runtime.ts';
 import { oauthDeps } from './token-path/token-path-records.ts';
 import { forgetUser } from './token-path/user-token-records.ts';
@@ -44,6 +45,7 @@ export const browserDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Browse
     getUser: (id) => users.get(id),
     login: oauthDeps(runtime),
     storeRehash: userRehashWrite(db, table),
+    federation: federatedLoginDeps(runtime),
     keys: runtime.keys,
     csrfKey: () => runtime.serviceSecret('hosted-pages'),
     issuer: config.issuer,

@@ -1,3 +1,4 @@
+import type { FederatedLoginDeps } from '../../browser/federated-login.ts';
 import type { ResourceRecord } from '../../records/resource-record.ts';
 import type { AuthorizationCodesRepository } from '../../store/sessions/authorization-codes-repository.ts';
 import type { ConsentsRepository } from '../../store/sessions/consents-repository.ts';
@@ -14,4 +15,6 @@ export interface AuthorizeDeps {
   codes: AuthorizationCodesRepository;
   /** A Resource record (its `skip_consent_for_first_party`, docs/contract.md §7.4), by id. */
   getResource(id: string): Promise<ResourceRecord | undefined>;
+  /** `connection=` (docs/federation.md "Federated login"): the tenant's providers and the sign-in sent to one; absent: refused. */
+  federation?: FederatedLoginDeps;
 }

@@ -1,6 +1,8 @@
 import { consentNeeded } from '../../browser/consent-needed.ts';
+import { FederationUnavailable, startFederatedLogin } from '../../browser/federated-login.ts';
 import { isAppError } from '../../errors.ts';
 import type { HttpResponse } from '../../http/response.ts';
+import type { IdentityProviderRecord } from '../../records/identity-provider-record.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { OAuthClient, TokenResource } from '../oauth-deps.ts';
 import { mayCarryUserTokens, NOT_LINKED_MESSAGE } from '../user-tokens/management-api-link.ts';
@@ -30,7 +32,9 @@ export const resumePath = (interactionId: string) => `/authorize/resume?interact
  *    for a client authorized on it (RFC 8707 `invalid_target`, before any login or consent);
  * 4. `prompt=none` answers at once from the browser's session (OIDC Core §3.1.2.6:
  *    `login_required`, `consent_required`, or the code/tokens);
- * 5. otherwise an Interaction is stored and the browser goes to the login page (303).
+ * 5. otherwise an Interaction is stored and the browser goes to the login page (303), or, with
+ *    `connection=<provider_name>`, straight to that identity provider of the client's tenant
+ *    (docs/federation.md "Federated login"; an unknown or disabled one is `invalid_request`).
  */
 export async function startAuthorization(
   params: Record<string, unknown>,
@@ -49,6 +53,7 @@ export async function startAuthorization(
   return answerErrorsToClient(target, deps, async () => {
     const request = parseAuthorizeRequest(params, client, redirectUri, target);
     const resource = await targetResource(client, request, deps);
+    const provider = await connectionOf(params, client, deps);
     if (request.prompt.includes('none')) return answerWithoutInteraction(client, request, resource, cookie, deps);
     const interaction = await deps.interactions.createInteraction({
       kind: 'authorize',
@@ -65,12 +70,39 @@ export async function startAuthorization(
       // origin, or a native app's scheme (a CSP scheme-source).
       form_actions: [/^https?:\/\//i.test(redirectUri) ? new URL(redirectUri).origin : new URL(redirectUri).protocol],
     });
+    if (provider) {
+      try {
+        return await startFederatedLogin(interaction, provider, deps.federation!);
+      } catch (err) {
+        if (err instanceof FederationUnavailable) throw new AuthorizeError(err.error, `connection: ${err.message}`);
+        throw err;
+      }
+    }
     return {
       statusCode: 303,
       headers: { Location: `${deps.oauth.issuer}/login?interaction=${encodeURIComponent(interaction.id)}`, 'Cache-Control': 'no-store' },
       body: '',
     };
   });
+}
+
+/**
+ * The identity provider `connection` names: one of the client's tenant, enabled, by
+ * `provider_name` (docs/contract.md §7.4); undefined without the parameter.
+ */
+async function connectionOf(
+  params: Record<string, unknown>,
+  client: OAuthClient,
+  deps: AuthorizeDeps,
+): Promise<IdentityProviderRecord | undefined> {
+  const name = params.connection;
+  if (name === undefined) return undefined;
+  if (typeof name !== 'string' || name.length === 0 || name.length > 2048) {
+    throw new AuthorizeError('invalid_request', 'connection: must be one provider name.');
+  }
+  const provider = deps.federation ? await deps.federation.providers.byName(client.tenant_id, name) : undefined;
+  if (!provider?.enabled) throw new AuthorizeError('invalid_request', 'connection: names no enabled identity provider of this tenant.');
+  return provider;
 }
 
 /** Runs `answer`; an AuthorizeError (or an OAuth error of the token core) goes to the client's redirect URI. */

@@ -17,8 +17,11 @@ export const SESSION_LIFETIME_SECONDS = 24 * 3600;
 /** Live sessions a user keeps by default (config `USER_MAX_SESSIONS`). */
 export const DEFAULT_MAX_SESSIONS = 50;
 
-/** How the user proved who they are (RFC 8176 `amr` values): a password, then a TOTP code. */
-export type AuthMethod = 'pwd' | 'otp';
+/**
+ * How the user proved who they are (RFC 8176 `amr` values): a password, then a TOTP code; `fed` a
+ * sign-in at an external provider (docs/federation.md "Federated login": RFC 8176 has no value for it).
+ */
+export type AuthMethod = 'pwd' | 'otp' | 'fed';
 
 /** A browser session as stored at `SESSION#{sha256(cookie)}` / `SESSION` (the cookie value is never stored). */
 export interface SessionRecord {

@@ -13,6 +13,11 @@
  *   provider's side, not on ours;
  * - `hang()` makes the provider accept connections and never answer; `serveJwks(body)` makes its
  *   JWKS endpoint answer with a given body (a huge one, say); `stop()` closes the port.
+ * - with `login: { redirectUri }`, a second client (`login-client`, confidential, PKCE S256
+ *   required) that signs in through the provider's development pages (any login, any password;
+ *   then a "Continue" consent; "Cancel" answers `access_denied`), for federated login in
+ *   Chromium; `accounts` sets the claims an account's ID token carries. The provider then keeps
+ *   its sessions and codes in memory (oidc-provider's own adapter).
  */
 import { generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -41,9 +46,21 @@ export interface ExternalProvider {
   /** From now on the JWKS endpoint answers `body` (undefined: the provider's own), with a length or chunked. */
   serveJwks(body: string | undefined, options?: { chunked?: boolean }): void;
   stop(): Promise<void>;
+  /** With `login`: the sign-in client's credentials at the provider. */
+  loginClient?: { clientId: string; clientSecret: string };
+  /** With `login`: claims by account id (the login typed at the provider's page); `sub` is the account id. */
+  accounts: Map<string, Record<string, unknown>>;
 }
 
 const CLIENT_ID = 'federation-client';
+const LOGIN_CLIENT = { clientId: 'login-client', clientSecret: 'login-secret-0123456789abcdef0123456789abcdef' };
+
+export interface ExternalProviderOptions {
+  alg?: ProviderAlg;
+  host?: string;
+  /** Adds the sign-in client, whose one redirect URI is `redirectUri` (ours: `{base_url}/login/callback`). */
+  login?: { redirectUri: string };
+}
 
 /** oidc-provider's storage interface, keeping nothing: these tests never read back a stored artefact. */
 class NoStorage implements Adapter {
@@ -68,7 +85,7 @@ function keyPair(alg: ProviderAlg): { privateKey: KeyObject; publicKey: KeyObjec
   return generateKeyPairSync('rsa', { modulusLength: 2048 });
 }
 
-export async function startExternalProvider(options: { alg?: ProviderAlg; host?: string } = {}): Promise<ExternalProvider> {
+export async function startExternalProvider(options: ExternalProviderOptions = {}): Promise<ExternalProvider> {
   const alg = options.alg ?? 'ES256';
   const host = options.host ?? '127.0.0.1';
   const requests: string[] = [];
@@ -78,6 +95,8 @@ export async function startExternalProvider(options: { alg?: ProviderAlg; host?:
   let generation = 0;
   // Each provider's kids are its own, so another provider's token names a kid this one never had.
   const keyPrefix = randomUUID().slice(0, 8);
+  const accounts = new Map<string, Record<string, unknown>>();
+  const login = options.login;
 
   const server = createServer();
   server.on('connection', (s) => {
@@ -107,6 +126,18 @@ export async function startExternalProvider(options: { alg?: ProviderAlg; host?:
           redirect_uris: ['https://rp.federation.example/cb'],
           id_token_signed_response_alg: alg,
         },
+        ...(login
+          ? [
+              {
+                client_id: LOGIN_CLIENT.clientId,
+                client_secret: LOGIN_CLIENT.clientSecret,
+                grant_types: ['authorization_code'],
+                response_types: ['code'],
+                redirect_uris: [login.redirectUri],
+                id_token_signed_response_alg: alg,
+              },
+            ]
+          : []),
       ],
       jwks: { keys: [jwk] },
       claims: {
@@ -117,9 +148,11 @@ export async function startExternalProvider(options: { alg?: ProviderAlg; host?:
       enabledJWA: { idTokenSigningAlgValues: [alg] },
       ttl: { IdToken: 3600 },
       // Minting an ID token stores nothing; a store that keeps nothing keeps the provider quiet.
-      adapter: NoStorage,
-      findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
-      features: { devInteractions: { enabled: false } },
+      // A sign-in needs its interaction, session and code kept: oidc-provider's memory adapter.
+      // The account's claims in the ID token itself (as most providers do), not only at userinfo.
+      ...(login ? { pkce: { required: () => true }, conformIdTokenClaims: false } : { adapter: NoStorage }),
+      findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ ...accounts.get(sub), sub }) }),
+      features: { devInteractions: { enabled: login !== undefined } },
     });
     // The provider's misconfigurations reach stderr; it logs nothing per request.
     provider.on('server_error', (_ctx, err) => process.stderr.write(`external provider server_error: ${String(err)}\n`));
@@ -148,6 +181,8 @@ export async function startExternalProvider(options: { alg?: ProviderAlg; host?:
     issuer,
     clientId: CLIENT_ID,
     jwksUri: `${issuer}/jwks`,
+    ...(login ? { loginClient: LOGIN_CLIENT } : {}),
+    accounts,
     requests,
     async mintIdToken(claims: Record<string, unknown> & { sub: string }, options: { nonce?: string } = {}) {
       const client = await provider.Client.find(CLIENT_ID);
