@@ -17,7 +17,8 @@ import type { UserRecord } from '../records/user-record.ts';
  * Client tokens (`sub` = `client_id`, client_credentials) are narrowed to their Client
  * Permissions. A user token (`sub` ≠ `client_id`) is narrowed to its user's effective permissions
  * on the management API (RBAC: direct, from roles, from groups and their ancestors;
- * shared/rbac/), read through the same 1 s record caches as the token path: a role, membership,
+ * shared/rbac/; and a tenant admin's scopes, docs/tenants.md "Tenant admins"), read through the
+ * same 1 s record caches as the token path: a role, membership,
  * permission or nesting link removed stops a scope of tokens already issued within the TTL. Its
  * client's permissions never apply to it (docs/contract.md §7.1), whatever its `scope` claim says. Without
  * any, it reaches only the "self" routes, as the user the path names (`caller.self`).

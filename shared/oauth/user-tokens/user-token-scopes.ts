@@ -26,7 +26,9 @@ export interface UserTokenScopes {
  * `audience` (or RFC 8707 `resource`), a requested scope is kept when it exists on that Resource
  * and, for an RBAC Resource, when the user effectively holds it (user-permissions.ts); the
  * management API is RBAC for users (docs/contract.md §7.6), so a user's management scopes are its
- * effective permissions on it. A scope the user may not have is dropped, not refused (§7.6).
+ * effective permissions on it, and a tenant admin's every management scope but `create:tenants` /
+ * `delete:tenants` besides (§7.7; shared/rbac/user-permissions.ts). A scope the user may not have
+ * is dropped, not refused (§7.6).
  * Without an audience the token is for `/userinfo` only and keeps only OIDC scopes. A client's
  * own permissions never apply to user tokens, nor do its Resource links (§7.1: the user's
  * permissions decide), except that the management API is issued only through a client authorized
