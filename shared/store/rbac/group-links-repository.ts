@@ -177,7 +177,10 @@ export function groupLinksRepository(db: DynamoDBDocumentClient, tableName: stri
       const gi = found.get(keyString(keys.group(g)));
       const ui = found.get(keyString(keys.user(u)));
       if (!gi) throw notFound(say.group);
-      if (!ui || ui.tenant_id !== gi.tenant_id) throw notFound(say.user);
+      if (!ui) throw notFound(say.user);
+      // Ends in two tenants: the body's end is the other tenant's (the caller sees the path's end), and
+      // it answers as an unknown id of that end would (docs/contract.md §4: no existence oracle).
+      if (ui.tenant_id !== gi.tenant_id) throw notFound(from === 'group' ? say.user : say.group);
       users.push(toRecord<UserRecord>(ui));
       const existing = found.get(keyString(keys.groupMember(g, u)));
       if (existing && !done.has(String(existing.id))) throw conflict(say.already);
