@@ -42,14 +42,15 @@ export async function postToken(
   return { status: res.status, headers: res.headers, body, ms: performance.now() - started };
 }
 
-/** A tenant's identity provider for `external`, created through the management API (POST, 201). */
+/** A tenant's identity provider for `external` (default: in the default tenant), created through the management API (POST, 201). */
 export async function registerProvider(
   svc: TestService,
   external: Pick<ExternalProvider, 'issuer' | 'clientId'>,
   fields: Record<string, unknown> = {},
+  tenantId = DEFAULT_TENANT_ID,
 ): Promise<IdentityProviderView> {
   const call = managementCaller(svc.url, await svc.managementToken());
-  const res = await call('POST', `/tenants/${DEFAULT_TENANT_ID}/identity-providers`, {
+  const res = await call('POST', `/tenants/${tenantId}/identity-providers`, {
     body: {
       provider_name: `idp-${randomUUID().slice(0, 8)}`,
       provider_type: 'oidc',
