@@ -16,7 +16,7 @@ import { type FlowClient, flowClient } from '../support/oauth/authorize-flow.ts'
 import { type ExternalProvider, startExternalProvider } from '../support/oauth/external-provider.ts';
 import { launchChromium } from '../support/service/chromium.ts';
 import { startTestService, type TestService } from '../support/service/local-service.ts';
-import { updateUser } from '../support/store/user-items.ts';
+import { putUser, updateUser } from '../support/store/user-items.ts';
 
 /**
  * Federated login end to end (docs/federation.md "Federated login"): our relying party
@@ -303,6 +303,36 @@ describe('the callback refuses what is not this browser’s sign-in', () => {
     expect((await identityOf(acme.id, sub))?.user_id).toBe(userId);
   });
 
+  it('iss (RFC 9207): another issuer, or none from a provider that announces it, is a 400 page and nothing is used', async () => {
+    for (const iss of ['http://127.0.0.1:1/other', undefined]) {
+      const sub = account();
+      const { jar, answer } = await answerOfProvider(sub);
+      const mixed = new URL(answer);
+      if (iss === undefined) mixed.searchParams.delete('iss');
+      else mixed.searchParams.set('iss', iss);
+      const res = await jar.get(mixed.href);
+      expect(res.status).toBe(400);
+      expect(res.location).toBeNull();
+      expect(res.text).toContain('could not be verified');
+      expect(await identityOf(acme.id, sub)).toBeUndefined();
+    }
+  });
+
+  it('an email address another user of the tenant has: invalid_request to our client, nothing linked', async () => {
+    const taken = `taken-${Date.now()}@example.com`;
+    await putUser(svc.stack.runtime, { username: `owner_${Date.now()}`, email: taken });
+    const sub = account({ email: taken });
+    const { jar, answer } = await answerOfProvider(sub);
+    const back = await jar.get(answer.href);
+    expect(back.status).toBe(303);
+    const location = new URL(back.location!);
+    expect(location.href.startsWith(callback)).toBe(true);
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.get('error_description')).toMatch(/^email:/);
+    expect(back.setCookie.some((c) => c.startsWith('session='))).toBe(false);
+    expect(await identityOf(acme.id, sub)).toBeUndefined();
+  });
+
   it('a user blocked since: access_denied to our client with its state', async () => {
     const sub = account();
     const first = await answerOfProvider(sub);
@@ -348,5 +378,28 @@ describe('/authorize?connection=', () => {
       expect(location.searchParams.get('state')).toBe(started.state);
     }
     expect(disabled.enabled).toBe(false);
+  });
+
+  it('a provider configured with a jwks_uri only (no discovery) cannot be used for sign-in: server_error to our client', async () => {
+    const { runtime } = svc.stack;
+    const providers = identityProvidersRepository(runtime.db, runtime.config.tableName, runtime.now);
+    await providers.create(
+      {
+        tenant_id: DEFAULT_TENANT_ID,
+        provider_name: 'keys-only',
+        issuer: idp.issuer,
+        jwks_uri: idp.jwksUri,
+        client_id: idp.loginClient!.clientId,
+        scopes: ['openid'],
+        enabled: true,
+      },
+      '00000000-0000-0000-0000-000000000000',
+    );
+    const started = await authorizeUrl({ connection: 'keys-only' });
+    const { status, location } = await follow(started.url);
+    expect(status).toBe(303);
+    expect(location.searchParams.get('error')).toBe('server_error');
+    expect(location.searchParams.get('error_description')).toMatch(/^connection: .*not configured for sign-in/);
+    expect(location.searchParams.get('state')).toBe(started.state);
   });
 });
