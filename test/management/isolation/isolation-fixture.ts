@@ -11,7 +11,7 @@ import { pkce, REDIRECT } from '../../support/oauth/authorize-flow.ts';
 import { basicAuth } from '../../support/service/local-service.ts';
 
 /** The kinds of record a path parameter or a body may name (walk-table.ts fills them). */
-export type Kind = 'tenant' | 'client' | 'resource' | 'scope' | 'user' | 'role' | 'group' | 'grant';
+export type Kind = 'tenant' | 'client' | 'resource' | 'scope' | 'user' | 'role' | 'group' | 'grant' | 'provider';
 
 /** The ids of one tenant's records, by kind. */
 export type Ids = Record<Kind, string | undefined>;
@@ -24,8 +24,9 @@ export interface Caller {
 /**
  * Two tenants of one multi-tenant local service (docs/contract.md §4): B holds one record of every
  * kind, each with its links (made by the global Default Client with the `tenant_id` header, and a
- * User Grant by a real login through the hosted pages); A holds its own records and the two callers
- * bound to it: a non-global client of A and a user of A, each with every management scope.
+ * User Grant by a real login through the hosted pages); A holds its own records and the callers
+ * bound to it: a non-global client of A and a user of A, each with every management scope, and a
+ * tenant admin of A.
  */
 export async function isolationFixture() {
   const fx = await tenantsFixture();
@@ -86,8 +87,16 @@ export async function isolationFixture() {
       call('POST', `/groups/${group.id}/members`, { users: [user.id] }, 204)
         .then(() => call('POST', `/groups/${group.id}/roles`, { roles: [role.id] }, 204))
         .then(() => call('POST', `/groups/${group.id}/groups`, { groups: [child.id] }, 204)),
+      call('POST', `/tenants/${tenant}/admins`, { users: [user.id] }, 204),
     ]);
-    return { client, resource, scope, role, group, child, user };
+    const provider = await call('POST', `/tenants/${tenant}/identity-providers`, {
+      provider_name: `${label}-idp`,
+      provider_type: 'oidc',
+      issuer: `https://${label}-idp.example.com`,
+      client_id: `${label}-rp`,
+      client_secret: `${label}-secret-${randomUUID()}`,
+    });
+    return { client, resource, scope, role, group, child, user, provider };
   }
 
   const [b, a] = await Promise.all([records(tenantB, 'b'), records(tenantA, 'a')]);
@@ -95,7 +104,7 @@ export async function isolationFixture() {
   // A User Grant of B's user, through the real pages (/authorize, /login, /consent, the code at
   // /token), before it enrols an authenticator with its own token (docs/contract.md §7.6); a User
   // Grant of A's user; the callers bound to A: a non-global client of A and a user of A, each with
-  // every management scope.
+  // every management scope, and a tenant admin of A.
   const inB = async () => {
     const tokens = await loginThroughPages(url, b.client, b.resource.resource_metadata.identifier_url, b.scope.scope_name, b.user.username);
     const grants = await as(tenantB)('GET', `/users/${b.user.id}/grants`);
@@ -125,7 +134,15 @@ export async function isolationFixture() {
     const clientToken = await fx.clientToken(client, everyScope.join(' '));
     await as(tenantA)('POST', `/users/${admin.id}/permissions`, { permissions: [{ resource_id: api.id, scopes: everyScopeId }] }, 204);
     const userToken = await passwordToken(url, client, admin.username, runtime.config.managementAudience, everyScope.join(' '));
-    return { client, admin, clientToken, userToken };
+    // A tenant admin of A (docs/tenants.md "Tenant admins"): every management scope but creating and deleting tenants.
+    const tenantAdmin = await as(tenantA)('POST', '/users', {
+      username: `a_tenant_admin_${randomUUID().slice(0, 8)}`,
+      password: GOOD_PASSWORD,
+    });
+    await as(tenantA)('POST', `/tenants/${tenantA}/admins`, { users: [tenantAdmin.id] }, 204);
+    const adminScopes = everyScope.filter((s) => s !== 'create:tenants' && s !== 'delete:tenants').join(' ');
+    const tenantAdminToken = await passwordToken(url, client, tenantAdmin.username, runtime.config.managementAudience, adminScopes);
+    return { client, admin, tenantAdmin, clientToken, userToken, tenantAdminToken };
   };
   // One after the other: each holds an argon2id check (docs/contract.md §7.2), and several at once on
   // a loaded machine can outlast the pages function's timeout (a 503 that is not the test's).
@@ -142,6 +159,7 @@ export async function isolationFixture() {
     role: t.role.id,
     group: t.group.id,
     grant,
+    provider: t.provider.id,
   });
 
   return {
@@ -155,9 +173,11 @@ export async function isolationFixture() {
     bIds: idsOf(b, tenantB, ofB.grant),
     aCallerClient: callers.client,
     aAdmin: callers.admin,
+    aTenantAdmin: callers.tenantAdmin,
     callers: [
       { name: 'a non-global client of A', token: callers.clientToken },
-      { name: 'a user of A (password grant)', token: callers.userToken },
+      { name: 'a user of A holding every management scope (password grant)', token: callers.userToken },
+      { name: 'a tenant admin of A (password grant)', token: callers.tenantAdminToken },
     ] satisfies Caller[],
     call: (method: string, path: string, options: CallOptions = {}): Promise<Reply> => fx.call(method, path, options),
     /** Every item of the table, sorted by key: the stored state the walk must leave as it was. */

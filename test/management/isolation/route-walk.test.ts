@@ -30,7 +30,7 @@ afterAll(async () => w?.stop());
 /** Fresh random UUIDv7 ids for every kind: the control an id of B is compared with. */
 const unknownIds = (): Ids =>
   Object.fromEntries(
-    (['tenant', 'client', 'resource', 'scope', 'user', 'role', 'group', 'grant'] as Kind[]).map((k) => [k, uuidv7()]),
+    (['tenant', 'client', 'resource', 'scope', 'user', 'role', 'group', 'grant', 'provider'] as Kind[]).map((k) => [k, uuidv7()]),
   ) as Ids;
 
 interface Call {
@@ -132,7 +132,7 @@ describe('the isolation walk over the route table (docs/contract.md §4)', () =>
     expect(Object.keys(BODIES).filter((k) => !known.has(k))).toEqual([]);
   });
 
-  for (const index of [0, 1]) {
+  for (const index of [0, 1, 2]) {
     it(`caller ${index + 1} bound to A: every id of B answers exactly as an unknown id, on every route and method`, async () => {
       const caller = w.callers[index]!;
       expect({ caller: caller.name, problems: await walk(caller) }).toEqual({ caller: caller.name, problems: [] });
@@ -161,7 +161,7 @@ describe('the isolation walk over the route table (docs/contract.md §4)', () =>
       const own: Record<string, string[]> = {
         '/clients': [w.a.client.id, w.aCallerClient.id],
         '/resources': [w.a.resource.id],
-        '/users': [w.a.user.id, w.aAdmin.id],
+        '/users': [w.a.user.id, w.aAdmin.id, w.aTenantAdmin.id],
         '/roles': [w.a.role.id],
         '/groups': [w.a.group.id, w.a.child.id],
         '/tenants': [w.tenantA],

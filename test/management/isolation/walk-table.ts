@@ -17,6 +17,7 @@ export const PATH_KINDS: Readonly<Record<string, Kind>> = {
   group_id: 'group',
   grant_id: 'grant',
   tenant_id: 'tenant',
+  provider_id: 'provider',
 };
 
 /** The id of a record of `kind` on the side being walked (A's own, B's, or a fresh unknown one). */
@@ -125,6 +126,20 @@ export const BODIES: Readonly<Record<string, BodyOf>> = {
   [`GET ${M}/tenants/{tenant_id}`]: 'none',
   [`PATCH ${M}/tenants/{tenant_id}`]: (_, n) => ({ tenant_description: `walk ${n}` }),
   [`DELETE ${M}/tenants/{tenant_id}`]: 'none',
+  [`GET ${M}/tenants/{tenant_id}/admins`]: 'none',
+  [`POST ${M}/tenants/{tenant_id}/admins`]: users,
+  [`DELETE ${M}/tenants/{tenant_id}/admins`]: users,
+  [`GET ${M}/tenants/{tenant_id}/identity-providers`]: 'none',
+  [`POST ${M}/tenants/{tenant_id}/identity-providers`]: (_, n) => ({
+    provider_name: `walk-${n}`,
+    provider_type: 'oidc',
+    issuer: `https://walk-${n}.example.com`,
+    client_id: 'walk',
+  }),
+  [`GET ${M}/tenants/{tenant_id}/identity-providers/{provider_id}`]: 'none',
+  [`PATCH ${M}/tenants/{tenant_id}/identity-providers/{provider_id}`]: () => ({ enabled: false }),
+  [`PUT ${M}/tenants/{tenant_id}/identity-providers/{provider_id}`]: () => ({ enabled: false }),
+  [`DELETE ${M}/tenants/{tenant_id}/identity-providers/{provider_id}`]: 'none',
 
   [`POST ${M}/tickets/password-change`]: ticket,
   [`POST ${M}/tickets/email-verification`]: ticket,
