@@ -170,8 +170,8 @@ describe('federated login in Chromium', () => {
     expect(await read(keys.session(secretHash(session!.value)))).toMatchObject({ user_id: user!.id, amr: ['fed'] });
     await context.close();
 
-    // Another browser, through the login page's link this time: the same user, no second one.
-    const again = await browser.newContext();
+    // Another browser, JavaScript off, through the login page's link this time: the same user, no second one.
+    const again = await browser.newContext({ javaScriptEnabled: false });
     const page2 = await again.newPage();
     const second = await authorizeUrl();
     await page2.goto(second.url);
