@@ -5,7 +5,7 @@ import { presentRecord } from '../kit/present-record.ts';
 import type { CreateIdentityProviderInput } from './identity-provider-body-schemas.ts';
 import type { IdentityProviderDeps } from './identity-provider-deps.ts';
 import { identityProviderEntity } from './identity-provider-entity.ts';
-import { assertProviderUrls, assertVisibleTenant } from './identity-provider-rules.ts';
+import { assertOpenIdScope, assertProviderUrls, assertVisibleTenant } from './identity-provider-rules.ts';
 
 /**
  * POST /tenants/{tenant_id}/identity-providers (docs/contract.md §6, §7.5, §7.7): 201 with the provider.
@@ -23,6 +23,7 @@ export async function createIdentityProvider(
   await assertVisibleTenant(deps, access.ctx, tenantId);
   if (input.provider_type !== 'oidc') throw notImplemented('SAML identity providers are not implemented; provider_type must be "oidc".');
   assertProviderUrls(deps, input);
+  assertOpenIdScope(input.scopes);
   const { client_secret, provider_type: _, ...fields } = input;
   const record = await deps.providers.create(
     {

@@ -48,8 +48,6 @@ const scopes = v.pipe(
   ),
   v.maxLength(IDENTITY_PROVIDER_LIMITS.scopes, `must hold at most ${IDENTITY_PROVIDER_LIMITS.scopes} scopes`),
   v.check((a) => new Set(a).size === a.length, 'must not repeat a scope'),
-  // OIDC Core §3.1.2.1: an authentication request without `openid` is not OpenID Connect.
-  v.check((a) => a.includes('openid'), 'must include "openid"'),
 );
 
 /** OIDC Core §3.1.2.1's default set, what most providers answer with the claims we copy (docs/contract.md §7.7). */

@@ -61,3 +61,13 @@ export function assertProviderUrls(deps: Pick<IdentityProviderDeps, 'allowLoopba
     }
   }
 }
+
+/**
+ * OIDC Core §3.1.2.1: an authentication request without `openid` is not OpenID Connect, so a
+ * provider's `scopes` must hold it (checked here rather than in the body schema, which says only
+ * what a scope list looks like).
+ */
+export function assertOpenIdScope(scopes: readonly string[] | undefined): void {
+  if (scopes !== undefined && !scopes.includes('openid'))
+    throw badRequest('body.scopes: must include "openid" (OpenID Connect Core 1.0 §3.1.2.1).');
+}

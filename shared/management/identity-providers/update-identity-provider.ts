@@ -5,7 +5,7 @@ import { presentRecord } from '../kit/present-record.ts';
 import type { UpdateIdentityProviderInput } from './identity-provider-body-schemas.ts';
 import type { IdentityProviderDeps } from './identity-provider-deps.ts';
 import { identityProviderEntity } from './identity-provider-entity.ts';
-import { assertProviderUrls, loadVisibleProvider } from './identity-provider-rules.ts';
+import { assertOpenIdScope, assertProviderUrls, loadVisibleProvider } from './identity-provider-rules.ts';
 
 /**
  * PATCH /tenants/{tenant_id}/identity-providers/{provider_id} (docs/contract.md §6): merges under the
@@ -22,6 +22,7 @@ export async function updateIdentityProvider(
 ): Promise<Record<string, unknown>> {
   await loadVisibleProvider(deps, access.ctx, tenantId, providerId);
   assertProviderUrls(deps, body);
+  assertOpenIdScope(body.scopes);
   const { client_secret, provider_type: _, ...fields } = body;
   const patch: IdentityProviderPatch = {
     ...fields,
