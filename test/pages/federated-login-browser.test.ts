@@ -349,9 +349,19 @@ describe('the callback refuses what is not this browser’s sign-in', () => {
     expect(back.setCookie.some((c) => c.startsWith('session='))).toBe(false);
   });
 
-  it('no state or a malformed one: a 400 page, never a redirect', async () => {
+  it('no state, or a malformed, repeated or overlong value: a 400 page, never a redirect', async () => {
     const jar = new CookieJar(svc.url);
-    for (const query of ['', '?code=abc', '?state=%3Cscript%3E&error=access_denied']) {
+    const over = (name: string, n: number) => `?${name}=${'a'.repeat(n)}`;
+    for (const query of [
+      '',
+      '?code=abc',
+      '?state=%3Cscript%3E&error=access_denied',
+      '?state=a&state=b',
+      over('state', 257),
+      over('code', 4097),
+      over('error', 257),
+      over('iss', 2049),
+    ]) {
       const res = await jar.get(`/login/callback${query}`);
       expect(res.status).toBe(400);
       expect(res.location).toBeNull();
