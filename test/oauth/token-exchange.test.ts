@@ -323,6 +323,32 @@ describe('token exchange of our own access token (RFC 8693 §2.1, subject_token_
     expect(res4.body).toMatchObject(inactive);
   });
 
+  it("refuses a token signed with a Resource's HS256 secret: its resource server holds that secret", async () => {
+    const identifier = `https://hs-${crypto.randomUUID()}.example.com/`;
+    const created = await call('POST', '/resources', {
+      body: {
+        resource_type: 'api',
+        resource_name: 'hs256 api',
+        resource_metadata: {
+          identifier_url: identifier,
+          signing_algorithm: 'HS256',
+          signing_secret: 'hs256-exchange-secret-0123456789abcdefghijkl',
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const { idToken } = await person();
+    const hs = await exchange({ subject_token: idToken, subject_token_type: 'acme', audience: identifier });
+    expectExchanged(hs);
+    expect(JSON.parse(Buffer.from(hs.body.access_token.split('.')[0], 'base64url').toString()).alg).toBe('HS256');
+    const res = await exchange({ subject_token: hs.body.access_token, subject_token_type: ACCESS_TOKEN_TYPE, audience: identifierB });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'invalid_request',
+      error_description: 'body.subject_token: is not an active access token of this tenant.',
+    });
+  });
+
   it("a blocked user's token is inactive: refused", async () => {
     const { sub, idToken } = await person();
     const got = await exchange({ subject_token: idToken, subject_token_type: 'acme', audience: identifierA, scope: 'shared' });

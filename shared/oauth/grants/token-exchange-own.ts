@@ -1,10 +1,10 @@
 import { oauthError } from '../../errors.ts';
-import { InvalidAccessToken } from '../../tokens/verify-access-token.ts';
+import { revocationRef } from '../../records/revocation-ref.ts';
+import { InvalidAccessToken, verifyAccessToken } from '../../tokens/verify-access-token.ts';
 import type { OAuthClient, OAuthDeps, VerifiedToken } from '../oauth-deps.ts';
 import { parseScope } from '../parse-scope.ts';
 import type { TokenResponse } from '../token-response.ts';
 import { activeTokenUser, isUserToken } from '../user-token-state.ts';
-import { verifyIssuedToken } from '../verify-resource-token.ts';
 import { issueExchangedToken } from './token-exchange-issue.ts';
 import type { ExchangeRequest } from './token-exchange-types.ts';
 
@@ -13,9 +13,10 @@ const inactive = () => oauthError(400, 'invalid_request', 'body.subject_token: i
 
 /**
  * One of our own user access tokens exchanged for another audience (docs/federation.md "Token
- * exchange"): active as introspection would say (signature, times, not revoked, its client and
- * user still there, the user not blocked and its tokens not revoked since: verify-resource-token.ts,
- * user-token-state.ts), of the exchange's tenant, and a user's (a client's own token has no user
+ * exchange"): signed with the service's keys, never a Resource's HS256 secret (a resource server
+ * holds that secret, so it could forge a user's token and turn it into one for another audience),
+ * active as introspection would say (times, not revoked, its client and user still there, the user
+ * not blocked and its tokens not revoked since: user-token-state.ts), of the exchange's tenant, and a user's (a client's own token has no user
  * to act for). The new token's scopes are the requested ones (none: the subject's), each held by
  * the subject token (more is `invalid_scope`, as a refresh that widens, RFC 6749 §6), then what the
  * user holds on the new audience (the user-token core drops the rest).
@@ -46,10 +47,14 @@ export async function exchangeOwnToken(
 }
 
 async function verifiedSubject(token: string, deps: OAuthDeps): Promise<VerifiedToken> {
+  let verified: Awaited<ReturnType<typeof verifyAccessToken>>;
   try {
-    return await verifyIssuedToken(token, deps);
+    verified = await verifyAccessToken(token, deps);
   } catch (error) {
     if (error instanceof InvalidAccessToken) throw inactive();
     throw error;
   }
+  const ref = revocationRef(verified.header, verified.claims);
+  if (!ref) throw inactive();
+  return { claims: verified.claims, ref };
 }
