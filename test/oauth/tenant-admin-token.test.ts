@@ -36,7 +36,11 @@ beforeAll(async () => {
   tenant = await fx.createTenantApi();
   other = await fx.createTenantApi();
   // A confidential client of the tenant, allowed the password grant, linked to the management API.
-  const made = await fx.createClient({ tenant_id: tenant.id, is_global: false, client_metadata: { grant_types: ['password'] } });
+  const made = await fx.createClient({
+    tenant_id: tenant.id,
+    is_global: false,
+    client_metadata: { grant_types: ['password', 'refresh_token'] },
+  });
   rpId = made.id;
   expect((await fx.call('POST', `/clients/${rpId}/resources`, { body: { resources: [api.id] } })).status).toBe(204);
   rp = await client.discovery(new URL(fx.svc.url), rpId, undefined, client.ClientSecretBasic(made.client_secret), {
@@ -46,23 +50,28 @@ beforeAll(async () => {
 afterAll(async () => fx?.stop());
 
 /** A user of `t` with a username and a password. */
-async function loginUser(t: Record<string, any>) {
+async function loginUser(t: Record<string, any>): Promise<Record<string, any> & { username: string }> {
   const username = `u-${randomUUID().slice(0, 8)}`;
   const user = await fx.createUser({ username, password: GOOD_PASSWORD }, inTenant(t));
   return { ...user, username };
 }
 
-/** The password grant through the tenant's client, asking for every management scope; the token verified with jose. */
-async function signIn(username: string) {
+/** The password grant through the tenant's client, asking for every management scope (and `extra`); the token verified with jose. */
+async function signIn(username: string, extra: readonly string[] = []) {
   const tokens = await client.genericGrantRequest(rp, 'password', {
     username,
     password: GOOD_PASSWORD,
     audience: audience(),
-    scope: EVERY_SCOPE().join(' '),
+    scope: [...EVERY_SCOPE(), ...extra].join(' '),
   });
-  const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: fx.svc.url, audience: audience(), typ: 'at+jwt' });
+  return { ...(await verified(tokens.access_token)), refreshToken: tokens.refresh_token };
+}
+
+/** An access token checked with jose against /jwks (RFC 9068), and its scopes sorted. */
+async function verified(token: string) {
+  const { payload } = await jwtVerify(token, jwks, { issuer: fx.svc.url, audience: audience(), typ: 'at+jwt' });
   return {
-    token: tokens.access_token,
+    token,
     payload,
     scopes: String(payload.scope ?? '')
       .split(' ')
@@ -165,10 +174,12 @@ describe("a tenant admin's management token", () => {
     }
   });
 
-  it('removed as admin: a new token carries no management scope, and the old one stops working', async () => {
+  it('removed as admin: a new token carries no management scope, nor does a refresh, and the old token stops working', async () => {
     const admin = await loginUser(tenant);
     await makeAdmin(admin.id);
-    const before = await signIn(admin.username);
+    const before = await signIn(admin.username, ['offline_access']);
+    expect(before.scopes).toEqual([...TENANT_ADMIN_SCOPES, 'offline_access'].sort());
+    expect(before.refreshToken).toEqual(expect.any(String));
     expect((await fx.call('GET', '/users', { token: before.token })).status).toBe(200);
 
     const removed = await fx.call('DELETE', `/tenants/${tenant.id}/admins`, { body: { users: [admin.id] } });
@@ -176,6 +187,8 @@ describe("a tenant admin's management token", () => {
     expect((await fx.item(keys.user(admin.id)))?.tenant_admin).toBeUndefined();
     const after = await signIn(admin.username);
     expect(after.scopes).toEqual([]);
+    const refreshed = await client.refreshTokenGrant(rp, before.refreshToken!);
+    expect((await verified(refreshed.access_token)).scopes).toEqual(['offline_access']);
     // The management API checks what the user holds now (held-scopes.ts), not the token's claim.
     const old = await fx.call('GET', '/users', { token: before.token });
     expect(old.status).toBe(403);
