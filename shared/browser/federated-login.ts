@@ -148,6 +148,10 @@ export async function startFederatedLogin(
     nonce,
     code_challenge: s256(verifier),
     code_challenge_method: 'S256',
+    // The client's own hints carry over (OIDC Core §3.1.2.1): who is expected, and that the user
+    // must sign in again rather than ride on a session at the provider.
+    ...(interaction.login_hint !== undefined ? { login_hint: interaction.login_hint } : {}),
+    ...(interaction.prompt.includes('login') ? { prompt: 'login' } : {}),
   };
   for (const [k, v] of Object.entries(params)) endpoint.searchParams.set(k, v);
   const cookie = serialize(FEDERATION_COOKIE, binding, {

@@ -206,7 +206,20 @@ describe('federated login in Chromium', () => {
     const go = await jar.get(href.replace(svc.url, ''));
     expect(go.status).toBe(303);
     expect(go.location!.startsWith(`${idp.issuer}/auth?`)).toBe(true);
+    expect(new URL(go.location!).searchParams.get('login_hint')).toBeNull();
+    expect(new URL(go.location!).searchParams.get('prompt')).toBeNull();
     expect(go.setCookie.join('\n')).toMatch(/^federation=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/login\/callback; HttpOnly; SameSite=Lax$/m);
+  });
+
+  it('login_hint and prompt=login of our client are passed on to the provider', async () => {
+    const jar = new CookieJar(svc.url);
+    const started = await authorizeUrl({ connection: 'acme', login_hint: 'ada@example.com', prompt: 'login' });
+    const go = await jar.get(started.url.replace(svc.url, ''));
+    expect(go.status).toBe(303);
+    const sent = new URL(go.location!);
+    expect(sent.origin).toBe(idp.issuer);
+    expect(sent.searchParams.get('login_hint')).toBe('ada@example.com');
+    expect(sent.searchParams.get('prompt')).toBe('login');
   });
 
   it('the user cancels at the provider: our client receives access_denied with its state, nothing is stored', async () => {
