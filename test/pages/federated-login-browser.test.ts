@@ -316,6 +316,18 @@ describe('the callback refuses what is not this browser’s sign-in', () => {
     expect((await identityOf(acme.id, sub))?.user_id).toBe(userId);
   });
 
+  it('the same answer 10 times at once: exactly one finishes (one conditional delete), one user', async () => {
+    const sub = account();
+    const { jar, answer } = await answerOfProvider(sub);
+    const cookie = jar.header();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => fetch(answer.href, { redirect: 'manual', headers: { cookie } }).then((r) => r.status)),
+    );
+    expect(answers.filter((st) => st === 303)).toHaveLength(1);
+    expect(answers.filter((st) => st === 400)).toHaveLength(9);
+    expect((await identityOf(acme.id, sub))?.user_id).toEqual(expect.any(String));
+  });
+
   it('iss (RFC 9207): another issuer, or none from a provider that announces it, is a 400 page and nothing is used', async () => {
     for (const iss of ['http://127.0.0.1:1/other', undefined]) {
       const sub = account();
