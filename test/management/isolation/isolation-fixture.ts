@@ -11,7 +11,8 @@ import { pkce, REDIRECT } from '../../support/oauth/authorize-flow.ts';
 import { basicAuth } from '../../support/service/local-service.ts';
 
 /** The kinds of record a path parameter or a body may name (walk-table.ts fills them). */
-export type Kind = 'tenant' | 'client' | 'resource' | 'scope' | 'user' | 'role' | 'group' | 'grant' | 'provider';
+export const KINDS = ['tenant', 'client', 'resource', 'scope', 'user', 'role', 'group', 'grant', 'provider'] as const;
+export type Kind = (typeof KINDS)[number];
 
 /** The ids of one tenant's records, by kind. */
 export type Ids = Record<Kind, string | undefined>;

@@ -98,6 +98,53 @@ describe("/introspect, /tokeninfo and /revoke of B's tokens by a client of A", (
   });
 });
 
+describe("B's audience at /authorize and /device_code with a client of A", () => {
+  const unknownAudience = () => `https://unknown-${randomUUID()}.example.com/`;
+
+  it('/authorize redirects with invalid_target as for an unknown audience, before any login', async () => {
+    const authorize = async (audience: string) => {
+      const query = new URLSearchParams({
+        client_id: w.a.client.id,
+        response_type: 'code',
+        redirect_uri: w.a.client.client_metadata.urls.redirect_uris[0],
+        scope: 'openid',
+        audience,
+        state: 'isolation',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      });
+      const res = await fetch(`${w.url}/authorize?${query}`, { redirect: 'manual' });
+      const location = res.headers.get('location')?.replace(/interaction=[A-Za-z0-9_-]+/, 'interaction={handle}');
+      return { status: res.status, location, body: (await res.text()).replace(/[A-Za-z0-9_-]{43}/g, '{token}') };
+    };
+    const ofB = await authorize(w.b.resource.resource_metadata.identifier_url);
+    expect(ofB.status).toBe(303);
+    expect(new URL(ofB.location!).searchParams.get('error')).toBe('invalid_target');
+    expect(ofB).toEqual(await authorize(unknownAudience()));
+  });
+
+  it('/device_code answers as for an unknown audience', async () => {
+    const tv = await w.call('POST', '/clients', {
+      headers: { tenant_id: w.tenantA },
+      body: {
+        client_name: 'A TV',
+        tenant_id: w.tenantA,
+        is_global: false,
+        is_public: true,
+        client_metadata: { grant_types: ['device_code'] },
+      },
+    });
+    expect(tv.status).toBe(201);
+    const device = async (audience: string) => {
+      const res = await post('/device_code', undefined, { client_id: tv.body.id, scope: 'openid', audience });
+      return { ...res, body: res.status === 200 ? Object.keys(res.body).sort() : res.body };
+    };
+    const ofB = await device(w.b.resource.resource_metadata.identifier_url);
+    expect(ofB.status).toBe(400);
+    expect(ofB).toEqual(await device(unknownAudience()));
+  });
+});
+
 /** The alert of an HTML page, or undefined. */
 const alertOf = (html: string) => /role="alert">([^<]*)</.exec(html)?.[1];
 

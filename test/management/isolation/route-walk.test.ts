@@ -3,7 +3,7 @@ import type { Route } from '#shared/routes/route.ts';
 import { ROUTES } from '#shared/routes/route-table.ts';
 import { uuidv7 } from '#shared/store/core/uuidv7.ts';
 import type { Reply } from '../../support/management/clients-fixture.ts';
-import { type Caller, type Ids, type IsolationFixture, isolationFixture, type Kind } from './isolation-fixture.ts';
+import { type Caller, type Ids, type IsolationFixture, isolationFixture, KINDS, type Kind } from './isolation-fixture.ts';
 import { BODIES, missingFillers, NOT_BEARER, PATH_KINDS, pathParams, routeKey } from './walk-table.ts';
 
 /**
@@ -17,6 +17,8 @@ const MANAGEMENT = ROUTES.filter((r) => r.path.startsWith('/identity/v1/'));
 const WALKED = MANAGEMENT.filter((r) => !NOT_BEARER.has(routeKey(r)));
 
 type Side = 'a' | 'b' | 'unknown';
+/** The side each kind of id in a body comes from. */
+type BodySides = (kind: Kind) => Side;
 
 let w: IsolationFixture;
 let before: Record<string, unknown>[];
@@ -28,10 +30,13 @@ beforeAll(async () => {
 afterAll(async () => w?.stop());
 
 /** Fresh random UUIDv7 ids for every kind: the control an id of B is compared with. */
-const unknownIds = (): Ids =>
-  Object.fromEntries(
-    (['tenant', 'client', 'resource', 'scope', 'user', 'role', 'group', 'grant', 'provider'] as Kind[]).map((k) => [k, uuidv7()]),
-  ) as Ids;
+const unknownIds = (): Ids => Object.fromEntries(KINDS.map((k) => [k, uuidv7()])) as Ids;
+
+/** `user:b` for a body whose user id is B's and the rest A's. */
+const sidesLabel = (sides: BodySides) =>
+  KINDS.filter((k) => sides(k) !== 'a')
+    .map((k) => `${k}:${sides(k)}`)
+    .join(',') || 'a';
 
 interface Call {
   reply: Reply;
@@ -42,8 +47,15 @@ interface Call {
   label: string;
 }
 
-/** One request of `caller` to `route`: path parameter i from `pathSides[i]`, the body's ids from `bodySide`. */
-async function send(route: Route, caller: Caller, pathSides: Side[], bodySide: Side, n: string, headers: Record<string, string> = {}) {
+/** One request of `caller` to `route`: path parameter i from `pathSides[i]`, the body's ids from `bodySides`. */
+async function send(
+  route: Route,
+  caller: Caller,
+  pathSides: Side[],
+  bodySides: BodySides,
+  n: string,
+  headers: Record<string, string> = {},
+) {
   const sides: Record<Side, Ids> = { a: w.aIds, b: w.bIds, unknown: unknownIds() };
   const named = new Set<string>();
   const idOf = (side: Side, kind: Kind) => {
@@ -56,10 +68,10 @@ async function send(route: Route, caller: Caller, pathSides: Side[], bodySide: S
   let i = 0;
   const path = route.path.replace(/\{([a-z_]+)\}/g, () => idOf(pathSides[i]!, PATH_KINDS[params[i++]!]!)).slice('/identity/v1'.length);
   const spec = BODIES[routeKey(route)]!;
-  const body = spec === 'none' ? undefined : spec((kind) => idOf(bodySide, kind), n);
+  const body = spec === 'none' ? undefined : spec((kind) => idOf(bodySides(kind), kind), n);
   for (const v of Object.values(headers)) named.add(v);
   const reply = await w.call(route.method, path, { token: caller.token, headers, ...(body !== undefined ? { body } : {}) });
-  return { reply, path, named: [...named], label: `${routeKey(route)} path=[${pathSides}] body=${bodySide}` } satisfies Call;
+  return { reply, path, named: [...named], label: `${routeKey(route)} path=[${pathSides}] body=${sidesLabel(bodySides)}` } satisfies Call;
 }
 
 /** The parts of an answer that may not differ between an id of B and an unknown id. */
@@ -92,14 +104,20 @@ async function pool<T>(tasks: (() => Promise<T>)[], width = 6): Promise<T[]> {
 }
 
 /** The pairs (B, unknown) of one route: B's ids in the path, then the path's last id only, then only the body's ids. */
-function variants(route: Route): { path: (s: Side) => Side[]; body: (s: Side) => Side }[] {
+function variants(route: Route): { path: (s: Side) => Side[]; body: (s: Side) => BodySides }[] {
   const k = pathParams(route.path).length;
   const spec = BODIES[routeKey(route)]!;
-  const namesIds = spec !== 'none' && JSON.stringify(spec(() => '\u0000', 'x')).includes('\\u0000');
-  const out: { path: (s: Side) => Side[]; body: (s: Side) => Side }[] = [];
-  if (k > 0) out.push({ path: (s) => Array(k).fill(s), body: (s) => s });
-  if (k > 1) out.push({ path: (s) => [...Array(k - 1).fill('a'), s], body: () => 'a' });
-  if (namesIds) out.push({ path: () => Array(k).fill('a'), body: (s) => s });
+  const named = new Set<Kind>();
+  if (spec !== 'none')
+    spec((kind) => {
+      named.add(kind);
+      return uuidv7();
+    }, 'x');
+  const out: { path: (s: Side) => Side[]; body: (s: Side) => BodySides }[] = [];
+  if (k > 0) out.push({ path: (s) => Array(k).fill(s), body: (s) => () => s });
+  if (k > 1) out.push({ path: (s) => [...Array(k - 1).fill('a'), s], body: () => () => 'a' });
+  // Each id of the body on its own, the rest A's: one id of B among A's must not show either.
+  for (const kind of named) out.push({ path: () => Array(k).fill('a'), body: (s) => (of) => (of === kind ? s : 'a') });
   return out;
 }
 
@@ -143,8 +161,8 @@ describe('the isolation walk over the route table (docs/contract.md §4)', () =>
       const tasks = WALKED.map((route) => async () => {
         const k = pathParams(route.path).length;
         const n = uuidv7();
-        const ofB = await send(route, caller, Array(k).fill('a'), 'a', n, { tenant_id: w.tenantB });
-        const ofUnknown = await send(route, caller, Array(k).fill('a'), 'a', n, { tenant_id: uuidv7() });
+        const ofB = await send(route, caller, Array(k).fill('a'), () => 'a', n, { tenant_id: w.tenantB });
+        const ofUnknown = await send(route, caller, Array(k).fill('a'), () => 'a', n, { tenant_id: uuidv7() });
         const [b, u] = [answerOf(ofB), answerOf(ofUnknown)];
         return [
           ...(b.status === 403 ? [] : [`${ofB.label}: a tenant_id header of B answered ${b.status} ${JSON.stringify(b.body)}`]),
@@ -179,7 +197,7 @@ describe('the isolation walk over the route table (docs/contract.md §4)', () =>
       const tasks = [
         ...gets.map((route) => async () => {
           const k = pathParams(route.path).length;
-          const call = await send(route, caller, Array(k).fill('a'), 'a', '');
+          const call = await send(route, caller, Array(k).fill('a'), () => 'a', '');
           return { path: call.path, reply: call.reply, label: call.label };
         }),
         ...filters.map((path) => async () => ({ path, reply: await w.call('GET', path, { token: caller.token }), label: `GET ${path}` })),
