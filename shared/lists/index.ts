@@ -13,6 +13,7 @@ export { userGroupsCollection, userPermissionsCollection } from './collections/r
 export { resourcesCollection } from './collections/resources.ts';
 export { roleMembersCollection, rolePermissionsCollection, rolesCollection, userRolesCollection } from './collections/roles.ts';
 export { scopesCollection } from './collections/scopes.ts';
+export { userIdentitiesCollection } from './collections/user-identities.ts';
 export { usersCollection } from './collections/users.ts';
 export { type ListCollectionInput, type ListEnvelope, listCollection } from './list-collection.ts';
 export { type FilterTerm, LIST_LIMITS, type ListParams, type RecordParams } from './list-params.ts';

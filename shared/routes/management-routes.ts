@@ -109,6 +109,13 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['DELETE', '/{user_id}/permissions', 'revoke-user-permissions', 'update', WRITE],
   ]),
 
+  // User Identities (docs/contract.md §6, §7.7; docs/management-users.md "User identities").
+  ...managementGroup('users', [
+    ['GET', '/{user_id}/identities', 'list-user-identities', 'read', LIST],
+    ['POST', '/{user_id}/identities', 'link-user-identity', 'update', WRITE],
+    ['DELETE', '/{user_id}/identities/{identity_id}', 'unlink-user-identity', 'update', WRITE],
+  ]),
+
   // User Grants (docs/browser-flows.md "User Grants"): withdrawing one
   // revokes that client's refresh tokens of the user.
   ...managementGroup('users', [

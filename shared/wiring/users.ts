@@ -10,6 +10,7 @@ import type { RbacDeps } from '../management/rbac/rbac-deps.ts';
 import type { UserDeps } from '../management/users/user-deps.ts';
 import type { UserPermissionDeps } from '../management/users/user-permission-deps.ts';
 import type { Runtime } from '../runtime.ts';
+import { identityProviderReads } from '../store/federation/identity-providers-repository.ts';
 import { groupsRepository } from '../store/rbac/groups-repository.ts';
 import { heldPermissions } from '../store/rbac/held-permissions.ts';
 import { resourcesRepository } from '../store/resources/resources-repository.ts';
@@ -20,6 +21,7 @@ import { tenantsRepository } from '../store/tenants/tenants-repository.ts';
 import { rbacRecordReads } from '../store/token-path/rbac-records.ts';
 import { loginFailuresRepository } from '../store/users/login-failures-repository.ts';
 import { otpRepository } from '../store/users/otp-repository.ts';
+import { userIdentitiesRepository } from '../store/users/user-identities-repository.ts';
 import { usersRepository } from '../store/users/users-repository.ts';
 import type { RegisterDeps } from '../users/register-user.ts';
 import { perRuntime } from './per-runtime.ts';
@@ -32,6 +34,8 @@ export const userDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): UserDeps 
   return {
     users: usersRepository(db, config.tableName, now),
     tenants: tenantsRepository(db, config.tableName, now),
+    identities: userIdentitiesRepository(db, config.tableName, now),
+    providers: identityProviderReads(db, config.tableName),
     multiTenant: config.multiTenant,
     hashPassword: (p) => hashPassword(p),
     otp: otpRepository(db, config.tableName, now, secretBox, { maxFailures: config.login.otpMaxFailures }),

@@ -36,4 +36,6 @@ export const usersCollection = defineCollection({
     aggregations: 'object',
     ...AUDIT_FIELDS,
   },
+  /** The user's User Identities (docs/management-users.md "User identities"): `expand=all` only, an empty list when none. */
+  children: ['identities'],
 });

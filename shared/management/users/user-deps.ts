@@ -1,14 +1,19 @@
 import type { SecretBox } from '../../keys/key-store.ts';
 import type { UserRecord } from '../../records/user-record.ts';
+import type { IdentityProviderReads } from '../../store/federation/identity-providers-repository.ts';
 import type { TenantsRepository } from '../../store/tenants/tenants-repository.ts';
 import type { LoginFailuresRepository } from '../../store/users/login-failures-repository.ts';
 import type { OtpRepository } from '../../store/users/otp-repository.ts';
+import type { UserIdentitiesRepository } from '../../store/users/user-identities-repository.ts';
 import type { UsersRepository } from '../../store/users/users-repository.ts';
 
 /** What the Users use cases depend on, passed as an argument (docs/design.md §3.2). */
 export interface UserDeps {
   readonly users: UsersRepository;
   readonly tenants: Pick<TenantsRepository, 'get'>;
+  /** `expand=all`: the user's identities (one Query of its partition) and their providers (`provider_data`). */
+  readonly identities: Pick<UserIdentitiesRepository, 'list'>;
+  readonly providers: Pick<IdentityProviderReads, 'byId'>;
   /** docs/contract.md §4 multi-tenant mode (a stage setting). */
   readonly multiTenant: boolean;
   /** argon2id (shared/crypto/password-hash.ts); tests may hand a cheaper one. */

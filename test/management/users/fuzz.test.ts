@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { listQuerySchema, usersCollection } from '#shared/lists/index.ts';
+import { listQuerySchema, userIdentitiesCollection, usersCollection } from '#shared/lists/index.ts';
 import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
 import { CreateUserBody, SetPasswordBody, UpdateUserBody, UserPath } from '#shared/management/users/user-body-schemas.ts';
+import {
+  LinkIdentityBody,
+  UserIdentityPath,
+  userIdentityListQuery,
+  userIdentityRecordQuery,
+} from '#shared/management/users/user-identities.ts';
 import { userRecordQuery } from '#shared/management/users/user-request.ts';
 import { type FuzzRoute, fuzzArea, M, type Seeds } from '../../support/fuzz/fuzz-support.ts';
 
@@ -58,6 +64,17 @@ const routes: FuzzRoute[] = [
       permission(s.resourceId, [s.scopeId, s.scopeId]),
     ],
   })),
+  // User Identities (no provider is seeded: a link names an unknown one, a 404).
+  { route: `GET ${U}/{user_id}/identities`, path: UserPath, collection: userIdentitiesCollection, query: userIdentityListQuery },
+  {
+    route: `POST ${U}/{user_id}/identities`,
+    path: UserPath,
+    body: LinkIdentityBody,
+    collection: userIdentitiesCollection,
+    query: userIdentityRecordQuery,
+    fitting: () => [{ provider_id: randomUUID(), provider_user_id: `fit-${randomUUID()}` }],
+  },
+  { route: `DELETE ${U}/{user_id}/identities/{identity_id}`, path: UserIdentityPath },
 ];
 
 fuzzArea('fuzz: Users endpoints never answer 5xx to client input', {

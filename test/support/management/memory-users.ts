@@ -87,6 +87,9 @@ export function memoryUsers(options: { lockoutFailures?: number } = {}) {
   const deps: UserDeps = {
     users: repo as UsersRepository,
     tenants: { get: async (id) => (id === DEFAULT_TENANT_ID ? ({ id } as TenantRecord) : undefined) },
+    // No federation here: users have no identities (test/management/users/identities.test.ts has them).
+    identities: { list: async () => [] },
+    providers: { byId: async () => undefined },
     multiTenant: false,
     async hashPassword(p) {
       hashed.push(p);
