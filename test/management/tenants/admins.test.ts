@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TENANT_ADMIN_SCOPES } from '#shared/rbac/tenant-admin-scopes.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { UNKNOWN_ID } from '../../support/management/clients-fixture.ts';
+import { DEFAULT_TENANT, UNKNOWN_ID } from '../../support/management/clients-fixture.ts';
 import { type TenantsFixture, tenantsFixture } from '../../support/management/tenants-fixture.ts';
 
 /**
@@ -218,5 +218,27 @@ describe('who may call (docs/tenants.md "Who may call", docs/contract.md §8)', 
     expect(add.status).toBe(403);
     expect(add.headers.get('www-authenticate')).toContain('scope="update:tenants"');
     expect(await mirror(a.id)).toBeUndefined();
+  });
+});
+
+describe('single-tenant mode (docs/tenants.md "Tenant admins")', () => {
+  let single: TenantsFixture;
+  beforeAll(async () => {
+    single = await tenantsFixture({});
+  });
+  afterAll(async () => single?.stop());
+
+  it('the default tenant has admins like any other; any other tenant id is 404', async () => {
+    const a = await single.createUser();
+    const added = await single.call('POST', `/tenants/${DEFAULT_TENANT}/admins`, { body: { users: [a.id] } });
+    expect(added.status, JSON.stringify(added.body)).toBe(204);
+    expect((await single.item(keys.user(a.id)))?.tenant_admin).toBe(true);
+    expect(await single.item(keys.tenantAdmin(DEFAULT_TENANT, a.id))).toMatchObject({ user_id: a.id, tenant_id: DEFAULT_TENANT });
+    const list = await single.call('GET', `/tenants/${DEFAULT_TENANT}/admins`);
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((i: any) => i.user_id)).toEqual([a.id]);
+    const elsewhere = await single.call('GET', `/tenants/${UNKNOWN_ID}/admins`);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body).toEqual({ code: 'not_found', message: 'Tenant not found.' });
   });
 });
