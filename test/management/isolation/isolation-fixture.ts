@@ -11,7 +11,7 @@ import { pkce, REDIRECT } from '../../support/oauth/authorize-flow.ts';
 import { basicAuth } from '../../support/service/local-service.ts';
 
 /** The kinds of record a path parameter or a body may name (walk-table.ts fills them). */
-export const KINDS = ['tenant', 'client', 'resource', 'scope', 'user', 'role', 'group', 'grant', 'provider'] as const;
+export const KINDS = ['tenant', 'client', 'resource', 'scope', 'user', 'role', 'group', 'grant', 'provider', 'identity'] as const;
 export type Kind = (typeof KINDS)[number];
 
 /** The ids of one tenant's records, by kind. */
@@ -97,7 +97,8 @@ export async function isolationFixture() {
       client_id: `${label}-rp`,
       client_secret: `${label}-secret-${randomUUID()}`,
     });
-    return { client, resource, scope, role, group, child, user, provider };
+    const identity = await call('POST', `/users/${user.id}/identities`, { provider_id: provider.id, provider_user_id: `${label}-sub` });
+    return { client, resource, scope, role, group, child, user, provider, identity };
   }
 
   const [b, a] = await Promise.all([records(tenantB, 'b'), records(tenantA, 'a')]);
@@ -161,6 +162,7 @@ export async function isolationFixture() {
     group: t.group.id,
     grant,
     provider: t.provider.id,
+    identity: t.identity.id,
   });
 
   return {

@@ -18,6 +18,7 @@ export const PATH_KINDS: Readonly<Record<string, Kind>> = {
   grant_id: 'grant',
   tenant_id: 'tenant',
   provider_id: 'provider',
+  identity_id: 'identity',
 };
 
 /** The id of a record of `kind` on the side being walked (A's own, B's, or a fresh unknown one). */
@@ -89,6 +90,9 @@ export const BODIES: Readonly<Record<string, BodyOf>> = {
   [`GET ${M}/users/{user_id}/permissions`]: 'none',
   [`POST ${M}/users/{user_id}/permissions`]: permissions,
   [`DELETE ${M}/users/{user_id}/permissions`]: permissions,
+  [`GET ${M}/users/{user_id}/identities`]: 'none',
+  [`POST ${M}/users/{user_id}/identities`]: (id, n) => ({ provider_id: id('provider'), provider_user_id: `walk-${n}` }),
+  [`DELETE ${M}/users/{user_id}/identities/{identity_id}`]: 'none',
   [`GET ${M}/users/{user_id}/grants`]: 'none',
   [`DELETE ${M}/users/{user_id}/grants/{grant_id}`]: 'none',
 
