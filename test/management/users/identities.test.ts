@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { MAX_IDENTITIES_PER_USER } from '#shared/store/users/user-identities-repository.ts';
 import { DEFAULT_TENANT, UNKNOWN_ID } from '../../support/management/clients-fixture.ts';
@@ -159,6 +160,29 @@ describe('User Identities over HTTP (docs/contract.md §6, §7.7)', () => {
     expect(projected.body).toEqual({ id: user.id, identities: filled.body.identities });
     const list = await fx.call('GET', `/users?expand=all&q=${encodeURIComponent(`(email=${user.email})`)}`);
     expect(list.body.items).toEqual([filled.body]);
+  });
+
+  it('expand=all costs one Query of the user partition (IDENTITY#); none without it', async () => {
+    const user = await fx.createUser();
+    const { runtime } = fx.svc.stack;
+    const callsOf = async (path: string) => {
+      const send = vi.spyOn(runtime.db, 'send');
+      try {
+        expect((await fx.call('GET', path)).status).toBe(200);
+        return send.mock.calls.map(([cmd]) => cmd as any);
+      } finally {
+        send.mockRestore();
+      }
+    };
+    const identityQueries = (calls: any[]) =>
+      calls.filter((c) => c instanceof QueryCommand && c.input.ExpressionAttributeValues?.[':prefix'] === keys.identityPrefix);
+    const plain = await callsOf(`/users/${user.id}`);
+    const expanded = await callsOf(`/users/${user.id}?expand=all`);
+    expect(identityQueries(plain)).toEqual([]);
+    expect(identityQueries(expanded)).toHaveLength(1);
+    expect(identityQueries(expanded)[0].input.ExpressionAttributeValues[':pk']).toBe(`USER#${user.id}`);
+    // No identity, so no provider read either (provider_data is read per distinct provider of the page).
+    expect(expanded.filter((c) => String(c.input?.Key?.SK ?? '').startsWith('IDP#'))).toEqual([]);
   });
 
   it('deleting the user removes its identities and their markers; the pair is free again', async () => {
