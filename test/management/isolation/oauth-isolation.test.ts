@@ -145,6 +145,65 @@ describe("B's audience at /authorize and /device_code with a client of A", () =>
   });
 });
 
+describe("B's identity provider with a client of A (docs/federation.md)", () => {
+  it("/authorize?connection= naming B's provider answers as naming no provider", async () => {
+    const authorize = async (connection: string) => {
+      const query = new URLSearchParams({
+        client_id: w.a.client.id,
+        response_type: 'code',
+        redirect_uri: w.a.client.client_metadata.urls.redirect_uris[0],
+        scope: 'openid',
+        connection,
+        state: 'isolation',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      });
+      const res = await fetch(`${w.url}/authorize?${query}`, { redirect: 'manual' });
+      return { status: res.status, location: res.headers.get('location'), body: await res.text() };
+    };
+    const ofB = await authorize(w.b.provider.provider_name);
+    expect(ofB.status).toBe(303);
+    expect(new URL(ofB.location!).searchParams.get('error')).toBe('invalid_request');
+    expect(ofB).toEqual(await authorize(`nobody-${randomUUID().slice(0, 8)}`));
+  });
+
+  it("token exchange: B's provider by name or by issuer, or B's own access token, answers as an unknown one", async () => {
+    const exchanger = await w.call('POST', '/clients', {
+      headers: { tenant_id: w.tenantA },
+      body: { client_name: 'A exchanger', tenant_id: w.tenantA, is_global: false, client_metadata: { grant_types: ['token_exchange'] } },
+    });
+    expect(exchanger.status).toBe(201);
+    const auth = basicAuth(exchanger.body.id, exchanger.body.client_secret);
+    const jwt = (claims: Record<string, unknown>) =>
+      [{ alg: 'RS256', typ: 'JWT', kid: 'k' }, claims, 'sig']
+        .map((p) => Buffer.from(typeof p === 'string' ? p : JSON.stringify(p)).toString('base64url'))
+        .join('.');
+    const exchange = (subject_token_type: string, subject_token: string) =>
+      post('/token', auth, { grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token_type, subject_token });
+    const now = Math.floor(Date.now() / 1000);
+    const external = (iss: string) => jwt({ iss, sub: 'someone', aud: 'b-rp', iat: now, exp: now + 300 });
+    const cases = [
+      [
+        exchange(w.b.provider.provider_name, external(w.b.provider.issuer)),
+        exchange(`nobody-${randomUUID().slice(0, 8)}`, external(w.b.provider.issuer)),
+      ],
+      [
+        exchange('urn:ietf:params:oauth:token-type:id_token', external(w.b.provider.issuer)),
+        exchange('urn:ietf:params:oauth:token-type:id_token', external(`https://nobody-${randomUUID()}.example.com`)),
+      ],
+      [
+        exchange('urn:ietf:params:oauth:token-type:access_token', w.b.tokens.access_token),
+        exchange('urn:ietf:params:oauth:token-type:access_token', jwt({ iss: w.url, sub: 'someone', iat: now, exp: now + 300 })),
+      ],
+    ];
+    for (const [ofB, unknown] of cases) {
+      const [b, u] = await Promise.all([ofB!, unknown!]);
+      expect(b.status).toBe(400);
+      expect(b).toEqual(u);
+    }
+  });
+});
+
 /** The alert of an HTML page, or undefined. */
 const alertOf = (html: string) => /role="alert">([^<]*)</.exec(html)?.[1];
 
