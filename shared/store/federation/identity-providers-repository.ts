@@ -5,16 +5,16 @@ import { newAuditFields } from '../../records/common.ts';
 import type { IdentityProviderRecord } from '../../records/identity-provider-record.ts';
 import { commitPlan } from '../core/commit-plan.ts';
 import { entity, toRecord } from '../core/entity.ts';
-import { and, equals, exists, notExists } from '../core/expression.ts';
+import { and, type Condition, equals, exists, notExists } from '../core/expression.ts';
 import { deleteMarker, putMarker } from '../core/markers.ts';
-import { countWrite, tenantCollectionMethods } from '../core/reads/collections.ts';
+import { countWrite, TENANT_DELETED, tenantCollectionMethods } from '../core/reads/collections.ts';
 import { queryGsi2 } from '../core/reads/query-all.ts';
 import { getItem } from '../core/reads/read-items.ts';
 import { withRetries } from '../core/retry.ts';
 import { keys } from '../core/table-keys.ts';
 import { uuidv7 } from '../core/uuidv7.ts';
 import { updateWithRetry, versionedUpdate } from '../core/versioned-update.ts';
-import { deleteItem, putItem, type Write } from '../core/writes.ts';
+import { deleteItem, putItem, updateItem, type Write } from '../core/writes.ts';
 
 /**
  * What token exchange and federated login read of a tenant's identity providers (docs/federation.md
@@ -60,7 +60,10 @@ export interface IdentityProviderPatch {
 
 /** The reads plus the management API's writes (shared/management/identity-providers/). */
 export interface IdentityProvidersRepository extends IdentityProviderReads {
-  /** The record, its name marker and the tenant's counter in one transaction; 409 naming `provider_name` when taken. */
+  /**
+   * The record, its name marker and the tenant's counter in one transaction; 409 naming `provider_name`
+   * when taken, 409 when the tenant holds MAX_IDENTITY_PROVIDERS, 404 when the tenant was deleted.
+   */
   create(input: NewIdentityProvider, actor: string): Promise<IdentityProviderRecord>;
   /** Merge under the version lock (no lost update); a new name moves its marker in the same transaction. 404 if missing. */
   update(tenantId: string, id: string, patch: IdentityProviderPatch, actor: string): Promise<IdentityProviderRecord>;
@@ -74,6 +77,18 @@ export const providerNameMarker = (tenantId: string, providerName: string) => ke
 
 const nameTaken = () => conflict('body.provider_name: an identity provider with this provider_name already exists in the tenant.');
 const missing = () => notFound('Identity provider not found.');
+
+/**
+ * The most providers one tenant holds (docs/federation.md "Identity providers"): the login page
+ * offers every enabled one, and token exchange and the page read the whole list.
+ */
+export const MAX_IDENTITY_PROVIDERS = 50;
+
+const COUNTER = entity('Counter');
+
+/** The tenant's counter: not closed by the tenant's delete (collections.ts `countWrite`), and below the cap. */
+const belowCapInLiveTenant: Condition = (x) =>
+  `attribute_not_exists(${x.name(TENANT_DELETED)}) AND (attribute_not_exists(${x.name('count')}) OR ${x.name('count')} < ${x.value(MAX_IDENTITY_PROVIDERS)})`;
 
 const OPTIONAL_FIELDS = ['jwks_uri', 'discovery_url', 'client_secret_sealed', 'audience'] as const;
 const REQUIRED_FIELDS = ['provider_name', 'issuer', 'client_id', 'scopes', 'enabled'] as const;
@@ -126,17 +141,35 @@ export function identityProvidersRepository(db: DynamoDBDocumentClient, tableNam
         version: 1,
         ...newAuditFields(actor, now().toISOString()),
       };
-      await commitPlan(db, tableName, [
-        [
-          putItem(providerItem(record), {
-            condition: notExists,
-            onFail: () => conflict(`An identity provider with id ${record.id} already exists.`),
-          }),
-          putMarker(providerNameMarker(record.tenant_id, record.provider_name), record.id, { onTaken: nameTaken }),
-          countWrite(record.tenant_id, 'IDENTITY_PROVIDERS', 1),
-        ],
-      ]);
-      return record;
+      const counter = keys.collectionCounter(record.tenant_id, 'IDENTITY_PROVIDERS');
+      return withRetries(async () => {
+        // The cap and the tenant's delete are decided on this read; the increment's condition holds
+        // them under a race, failing as a RetryableConflict so the next round reads the answer here.
+        const current = await getItem(db, tableName, counter, now());
+        if (current?.[TENANT_DELETED]) throw notFound('The tenant no longer exists.');
+        const count = typeof current?.count === 'number' ? current.count : 0;
+        if (count >= MAX_IDENTITY_PROVIDERS) {
+          throw conflict(`The tenant already holds ${MAX_IDENTITY_PROVIDERS} identity providers, the most it may hold.`);
+        }
+        await commitPlan(db, tableName, [
+          [
+            putItem(providerItem(record), {
+              condition: notExists,
+              onFail: () => conflict(`An identity provider with id ${record.id} already exists.`),
+            }),
+            putMarker(providerNameMarker(record.tenant_id, record.provider_name), record.id, { onTaken: nameTaken }),
+            updateItem(counter, {
+              set: [
+                ['type', COUNTER.type],
+                ['schema_version', COUNTER.schema_version],
+              ],
+              add: [['count', 1]],
+              condition: belowCapInLiveTenant,
+            }),
+          ],
+        ]);
+        return record;
+      });
     },
 
     update(tenantId, id, patch, actor) {

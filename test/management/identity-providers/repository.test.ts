@@ -5,8 +5,10 @@ import {
   type IdentityProvidersRepository,
   identityProviderReads,
   identityProvidersRepository,
+  MAX_IDENTITY_PROVIDERS,
   type NewIdentityProvider,
 } from '#shared/store/federation/identity-providers-repository.ts';
+import { tenantsRepository } from '#shared/store/tenants/tenants-repository.ts';
 import { createTestTable, type TestTable } from '../../support/service/dynamodb.ts';
 
 const ACTOR = '019b0000-0000-7000-8000-0000000000aa';
@@ -76,5 +78,35 @@ describe('identity providers repository', () => {
     expect(await repo.byId(T, p.id)).toBeUndefined();
     expect(await rawItem(table, { PK: `UNIQUE#IDP_NAME#${T}#renamed-to`, SK: 'UNIQUE' })).toBeUndefined();
     expect(await repo.count(T)).toBe(before - 1);
+  });
+
+  it(`a tenant holds at most ${MAX_IDENTITY_PROVIDERS} providers, also when creates race for the last places`, async () => {
+    const tenant = '019b0000-0000-7000-8000-00000000ca01';
+    const some = (name: string) => input(name, { tenant_id: tenant });
+    for (let i = 0; i < MAX_IDENTITY_PROVIDERS - 2; i++) await repo.create(some(`cap-${i}`), ACTOR);
+    const raced = await Promise.allSettled([0, 1, 2, 3].map((i) => repo.create(some(`race-${i}`), ACTOR)));
+    expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    for (const r of raced.filter((x) => x.status === 'rejected')) {
+      expect((r as PromiseRejectedResult).reason).toMatchObject({
+        status: 409,
+        message: expect.stringContaining(`${MAX_IDENTITY_PROVIDERS}`),
+      });
+    }
+    expect(await repo.count(tenant)).toBe(MAX_IDENTITY_PROVIDERS);
+    expect(await repo.enabled(tenant)).toHaveLength(MAX_IDENTITY_PROVIDERS);
+    await expect(repo.create(some('one-more'), ACTOR)).rejects.toMatchObject({ status: 409 });
+    expect(await rawItem(table, { PK: `UNIQUE#IDP_NAME#${tenant}#one-more`, SK: 'UNIQUE' })).toBeUndefined();
+  });
+
+  it('a create into a tenant deleted after the caller read it fails on the closed counter: 404, nothing stored', async () => {
+    const tenants = tenantsRepository(table.db, table.tableName, () => new Date());
+    const t = await tenants.create({ tenant_name: 'short-lived' }, ACTOR);
+    expect(await tenants.delete(t.id)).toBe(true);
+    await expect(repo.create(input('too-late', { tenant_id: t.id }), ACTOR)).rejects.toMatchObject({
+      status: 404,
+      message: 'The tenant no longer exists.',
+    });
+    expect(await rawItem(table, { PK: `UNIQUE#IDP_NAME#${t.id}#too-late`, SK: 'UNIQUE' })).toBeUndefined();
+    expect(await rawItem(table, { PK: `TENANT#${t.id}`, SK: 'COUNT#IDENTITY_PROVIDERS' })).toMatchObject({ tenant_deleted: true });
   });
 });
