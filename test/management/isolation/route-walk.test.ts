@@ -148,6 +148,12 @@ describe('the isolation walk over the route table (docs/contract.md §4)', () =>
     // An entry for a route that is gone is a walk that no longer runs.
     const known = new Set(MANAGEMENT.map(routeKey));
     expect(Object.keys(BODIES).filter((k) => !known.has(k))).toEqual([]);
+    // A route added without fillers is named with what to add.
+    const added = { ...MANAGEMENT[0]!, method: 'POST' as const, path: '/identity/v1/widgets/{widget_id}/parts' };
+    expect(missingFillers(added)).toEqual([
+      'POST /identity/v1/widgets/{widget_id}/parts: path parameter {widget_id} has no kind; add it to PATH_KINDS in test/management/isolation/walk-table.ts',
+      "POST /identity/v1/widgets/{widget_id}/parts: no body; add it to BODIES in test/management/isolation/walk-table.ts ('none' or a valid body)",
+    ]);
   });
 
   for (const index of [0, 1, 2]) {
