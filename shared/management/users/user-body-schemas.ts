@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { emailAddress, httpUrl, PROFILE_CLAIM_LIMITS, personName } from '../../validation/profile-claims.ts';
 import { safeText } from '../../validation/safe-text.ts';
 import { bool, fieldKit, freeJson, text, uuid } from '../kit/fields.ts';
 
@@ -9,13 +10,10 @@ import { bool, fieldKit, freeJson, text, uuid } from '../kit/fields.ts';
 export const userFields = fieldKit('reject');
 
 export const USER_LIMITS = {
-  /** RFC 5321 §4.5.3.1.3: a path holds at most 256 octets, so an address at most 254. */
-  email: 254,
+  email: PROFILE_CLAIM_LIMITS.email,
   username: 128,
-  /** Names, nickname, gender. */
-  name: 255,
-  /** picture, website. */
-  url: 2048,
+  name: PROFILE_CLAIM_LIMITS.name,
+  url: PROFILE_CLAIM_LIMITS.url,
   zoneinfo: 64,
   locale: 35,
   addressPart: 255,
@@ -25,20 +23,6 @@ export const USER_LIMITS = {
   /** Shape bound of `password` / `old_password` before the rules (which allow 8 to 128 characters). */
   passwordShape: 1024,
 } as const;
-
-/**
- * Email: one `@`, no white space, a dot in the domain (what Auth0 and Keycloak accept in practice;
- * RFC 5322's full grammar admits quoted forms nobody can log in with). Compared without case, so
- * printable ASCII only: Unicode case folding would make look-alikes one address (`\u212A` KELVIN
- * SIGN lower-cases to `k`) or keep homographs apart (fullwidth `ａ`). An internationalized domain
- * is given in its `xn--` form.
- */
-const email = v.pipe(
-  v.string('must be a string'),
-  safeText(),
-  v.maxLength(USER_LIMITS.email, `must be at most ${USER_LIMITS.email} characters`),
-  v.regex(/^[!-?A-~]+@[!-?A-~]+\.[!-?A-~]+$/, 'must be an email address (printable ASCII; an internationalized domain in its xn-- form)'),
-);
 
 /**
  * Username: ASCII letters, digits, `.`, `_`, `-`. No `@` and no leading `+`, so a username can
@@ -55,13 +39,6 @@ const username = v.pipe(
 const phoneNumber = v.pipe(
   v.string('must be a string'),
   v.regex(/^\+[1-9][0-9]{1,14}$/, 'must be an E.164 phone number such as +14155550100'),
-);
-
-const httpUrl = v.pipe(
-  v.string('must be a string'),
-  safeText(),
-  v.maxLength(USER_LIMITS.url, `must be at most ${USER_LIMITS.url} characters`),
-  v.check((s) => URL.canParse(s) && /^https?:\/\//i.test(s), 'must be an absolute http or https URL'),
 );
 
 const isCalendarDay = (y: number, m: number, d: number) => {
@@ -142,11 +119,12 @@ const addressPatch = userFields.object({
   formatted: v.optional(v.nullable(ADDRESS.formatted)),
 });
 
-const name = text(USER_LIMITS.name);
+// The profile claims a federated sign-in copies share their rule with it (shared/validation/profile-claims.ts).
+const name = personName;
 
 /** The profile fields (docs/contract.md §6 User). */
 const PROFILE = {
-  email,
+  email: emailAddress,
   username,
   phone_number: phoneNumber,
   name,

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import { badRequest, conflict } from '../../errors.ts';
 import type { ProviderIdentity } from '../../federation/verify-provider-id-token.ts';
-import { CreateUserBody } from '../../management/users/user-body-schemas.ts';
 import type { IdentityProviderRecord } from '../../records/identity-provider-record.ts';
 import type { NewUser, UserRecord } from '../../records/user-record.ts';
 import type { UserIdentitiesRepository } from '../../store/users/user-identities-repository.ts';
 import type { UsersRepository } from '../../store/users/users-repository.ts';
+import { emailAddress, httpUrl, personName } from '../../validation/profile-claims.ts';
 
 /** What `resolveFederatedUser` depends on (built in shared/wiring/federated-user.ts). */
 export interface FederatedUserDeps {
@@ -14,8 +14,7 @@ export interface FederatedUserDeps {
 }
 
 /** The claims a new user copies (docs/contract.md §7.7), each held to the Users API's own rules. */
-const COPIED = ['email', 'name', 'given_name', 'family_name', 'picture'] as const;
-const USER_FIELDS = CreateUserBody.pipe[2].entries;
+const COPIED = { email: emailAddress, name: personName, given_name: personName, family_name: personName, picture: httpUrl } as const;
 
 /**
  * The profile of a new federated user: each copied claim that passes the Users API's rule for its
@@ -26,9 +25,9 @@ const USER_FIELDS = CreateUserBody.pipe[2].entries;
  */
 export function federatedProfile(identity: ProviderIdentity): Omit<NewUser, 'tenant_id'> {
   const out: Record<string, unknown> = {};
-  for (const field of COPIED) {
-    const value = identity[field];
-    if (value !== undefined && v.is(USER_FIELDS[field], value)) out[field] = value;
+  for (const [field, rule] of Object.entries(COPIED)) {
+    const value = identity[field as keyof typeof COPIED];
+    if (value !== undefined && v.is(rule, value)) out[field] = value;
   }
   if (out.email !== undefined) out.email_verified = identity.email_verified === true;
   return out as Omit<NewUser, 'tenant_id'>;
