@@ -1,5 +1,5 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, type JWK } from 'jose';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import type { JWK } from 'jose';
 import type { AsymmetricAlg } from './key-store.ts';
 
 /**
@@ -44,8 +44,23 @@ export function jwkOfKey(key: KeyObject): JWK {
 /** KMS returns public keys as DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7). */
 export const jwkOfSpki = (spki: Uint8Array): JWK => jwkOfKey(createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }));
 
-/** kid = RFC 7638 thumbprint: stable, derived from the key itself, the same in every container. */
-export const kidOf = (jwk: JWK): Promise<string> => calculateJwkThumbprint(jwk, 'sha256');
+/** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
+const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = { EC: ['crv', 'kty', 'x', 'y'], RSA: ['e', 'kty', 'n'] };
+
+/**
+ * kid = RFC 7638 thumbprint (SHA-256): stable, derived from the key itself, the same in every
+ * container. Computed here rather than with jose: the token function would otherwise reach jose's
+ * key modules at every cold start, and with them every part of those files its lazily loaded
+ * token-exchange chunk uses (docs/benchmarks.md "Token function bundle, token exchange").
+ */
+export async function kidOf(jwk: JWK): Promise<string> {
+  const members = THUMBPRINT_MEMBERS[String(jwk.kty)];
+  const member = (m: string) => (jwk as Record<string, unknown>)[m];
+  if (!members?.every((m) => typeof member(m) === 'string')) throw new Error(`No RFC 7638 thumbprint for this ${String(jwk.kty)} key`);
+  // RFC 7638 §3.3: the members as JSON with no whitespace, in that order, hashed as UTF-8.
+  const canonical = JSON.stringify(Object.fromEntries(members.map((m) => [m, member(m)])));
+  return createHash('sha256').update(canonical).digest('base64url');
+}
 
 /** Refuses a key that does not fit the algorithm (RFC 7518 §3.3: RSA keys of 2048 bits or more). */
 export function assertKeyFitsAlg(jwk: JWK, alg: AsymmetricAlg): void {
