@@ -6,14 +6,16 @@ import { issueToken } from '#shared/oauth/issue-token.ts';
 import { rejectDuplicateParams } from '#shared/oauth/reject-duplicate-params.ts';
 import { TokenResponseSchema } from '#shared/oauth/token-response-schema.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
-import { tokenExchangeDeps } from '#shared/wiring/token-exchange.ts';
 
 /** POST /token (spec 4.2, docs/contract.md §5.1). */
 export const handler = oauthHandler(
   { oauth: true, quietSuccess: true, body: TokenRequestSchema, responses: { 200: json(TokenResponseSchema) } },
   async (req) => {
     rejectDuplicateParams(req.body, req.rawBody, req.headers['content-type']);
-    const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime), tokenExchangeDeps(req.runtime));
+    // Token exchange's dependencies and their code load with the first exchange, not at a cold start
+    // (docs/benchmarks.md "Token function bundle, token exchange"); built once per container.
+    const exchange = async () => (await import('#shared/wiring/token-exchange.ts')).tokenExchangeDeps(req.runtime);
+    const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime), exchange);
     return jsonResponse(200, response, NO_STORE);
   },
 );

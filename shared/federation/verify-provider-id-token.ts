@@ -1,6 +1,7 @@
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import { ProviderError, ProviderTokenError } from './federation-errors.ts';
+import { MAX_ID_TOKEN_LENGTH } from './id-token-length.ts';
 import type { ProviderKeys } from './provider-keys.ts';
 
 /**
@@ -33,8 +34,6 @@ export type ProviderIdTokenAlg = (typeof PROVIDER_ID_TOKEN_ALGS)[number];
 
 /** Seconds of clock skew between us and the provider allowed on `exp`, `nbf` and `iat`. */
 export const CLOCK_TOLERANCE_S = 60;
-/** A provider's ID token is a few KB (an RSA signature is 342 characters); 16 KB bounds parsing. */
-export const MAX_ID_TOKEN_LENGTH = 16 * 1024;
 
 export interface ProviderTokenCheck {
   /** The client id we are registered under at the provider (or the configured audience). */

@@ -17,7 +17,7 @@ export async function issueToken(
   headers: Record<string, string | undefined>,
   body: TokenRequest,
   deps: OAuthDeps,
-  exchange: TokenExchangeDeps,
+  exchange: () => Promise<TokenExchangeDeps>,
 ): Promise<TokenResponse> {
   const credentials = presentedCredentials(headers, body);
   const grant = findGrant(body.grant_type);

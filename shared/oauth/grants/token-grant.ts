@@ -26,8 +26,12 @@ export type TokenRequest = v.InferOutput<typeof TokenRequestSchema>;
 export interface GrantContext {
   /** The request's headers (lower-case names): token exchange reads a global client's `tenant_id` (docs/contract.md §7.7). */
   headers: Record<string, string | undefined>;
-  /** Token exchange's own dependencies (identity providers, their keys, federated users): only /token builds them. */
-  exchange: TokenExchangeDeps;
+  /**
+   * Token exchange's own dependencies (identity providers, their keys, federated users), built on
+   * the first call: only /token has them, and it loads their code with the first exchange
+   * (docs/benchmarks.md "Token function bundle, token exchange").
+   */
+  exchange: () => Promise<TokenExchangeDeps>;
 }
 
 /**
