@@ -132,7 +132,7 @@ export async function startExternalProvider(options: ExternalProviderOptions = {
                 client_id: LOGIN_CLIENT.clientId,
                 client_secret: LOGIN_CLIENT.clientSecret,
                 grant_types: ['authorization_code'],
-                response_types: ['code'],
+                response_types: ['code' as const],
                 redirect_uris: [login.redirectUri],
                 id_token_signed_response_alg: alg,
               },
