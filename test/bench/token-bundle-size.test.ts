@@ -15,12 +15,15 @@ import { esbuildOptionsOf } from '../../infra/bundling/esbuild-options.ts';
 import { BUNDLING, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
 
 /**
- * In KB of 1,024 bytes as docs/benchmarks.md reports sizes. The target is 350 KB; the limit
- * allows 352 KB since the token path gained its input bounds, the count of unknown logins and
- * the per-user cap on refresh-token families (3.9 KB of our code; docs/benchmarks.md "Token
- * function bundle, security bounds"). A cut that brings it back under 350 KB lowers this again.
+ * In KB of 1,024 bytes as docs/benchmarks.md reports sizes. The target is 350 KB. The limit
+ * allows 358 KB: 352 KB since the token path gained its input bounds, the count of unknown logins
+ * and the per-user cap on refresh-token families (3.9 KB of our code), and 6 KB more since token
+ * exchange is a chunk loaded at the first exchange: the code it shares with the token path moves
+ * into the chunks a cold start loads, with the import and export lists between chunks
+ * (docs/benchmarks.md "Token function bundle, token exchange"). A cut that brings it back under
+ * 352 KB lowers this again.
  */
-const TOKEN_BUNDLE_LIMIT_KB = 352;
+const TOKEN_BUNDLE_LIMIT_KB = 358;
 
 let bytes = 0;
 let metafile: Metafile;
