@@ -7,7 +7,8 @@ import { checkProviderUrl, type UrlPolicy } from './provider-url.ts';
 
 /**
  * The HTTP adapter of docs/federation.md "Reading a provider": one GET of a JSON document, bounded
- * in time and size, with every failure a `ProviderError` naming its reason.
+ * in time and size, with every failure a `ProviderError` naming its reason. `requestJson` is that
+ * request, shared with the token endpoint's POST of federated login (post-bounded.ts).
  *
  * Built on node:http(s) rather than `fetch`: Node's fetch has no connect timeout of its own (its
  * dispatcher would need the `undici` package), and node:http never follows a redirect, which is
@@ -46,26 +47,52 @@ export function boundedJsonGetter(options: BoundedFetchOptions): FetchJson {
 }
 
 export async function getJson(url: URL, limits: FetchLimits, options: BoundedFetchOptions): Promise<unknown> {
+  const answer = await requestJson(
+    url,
+    { method: 'GET', headers: { accept: 'application/json, application/jwk-set+json' }, maxBytes: limits.maxBytes, okOnly: true },
+    options,
+  );
+  return answer.body;
+}
+
+/** One request of `requestJson`: what is sent, and which answers count. */
+export interface BoundedRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** Bytes of answer read at most; past it the connection is dropped (`too_large`). */
+  maxBytes: number;
+  /** Only a 200 is an answer (a document); otherwise any non-redirect status is, with its JSON body (a token endpoint's errors). */
+  okOnly: boolean;
+}
+
+/** The JSON answer to one request and its status, under every rule above; the GET and the POST adapter share it. */
+export async function requestJson(
+  url: URL,
+  request: BoundedRequest,
+  options: BoundedFetchOptions,
+): Promise<{ status: number; body: unknown }> {
   // The URL policy holds whoever built the URL (a discovery document's jwks_uri included).
   checkProviderUrl(url.href, options);
   checkLiteralHost(url.hostname, options.allowLoopbackHttp);
   const where = `${url.origin}${url.pathname}`;
-  return await new Promise<unknown>((resolve, reject) => {
+  const { maxBytes } = request;
+  return await new Promise((resolve, reject) => {
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
-    const finish = (error: ProviderError | undefined, value?: unknown) => {
+    const finish = (error: ProviderError | undefined, value?: { status: number; body: unknown }) => {
       if (settled) return;
       settled = true;
       for (const t of timers) clearTimeout(t);
       if (error) {
         req.destroy();
         reject(error);
-      } else resolve(value);
+      } else resolve(value!);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, {
-      method: 'GET',
-      headers: { accept: 'application/json, application/jwk-set+json', 'user-agent': 'identity-service-federation' },
+      method: request.method,
+      headers: { ...request.headers, 'user-agent': 'identity-service-federation' },
       // A socket per read: a kept-alive socket to a provider would outlive its container's use of it.
       agent: false,
       // Every address the name resolves to must be public (provider-address.ts); loopback in local mode.
@@ -94,17 +121,17 @@ export async function getJson(url: URL, limits: FetchLimits, options: BoundedFet
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400)
         return finish(new ProviderError('redirect', `${where} answered a redirect (${status}); none is followed.`));
-      if (status !== 200) return finish(new ProviderError('bad_status', `${where} answered ${status}, not 200.`));
+      if (request.okOnly && status !== 200) return finish(new ProviderError('bad_status', `${where} answered ${status}, not 200.`));
       const type = String(res.headers['content-type'] ?? '');
       if (!JSON_TYPE.test(type)) return finish(new ProviderError('not_json', `${where} answered ${type || 'no content type'}, not JSON.`));
-      const tooLarge = () => new ProviderError('too_large', `${where} answered more than ${limits.maxBytes} bytes.`);
+      const tooLarge = () => new ProviderError('too_large', `${where} answered more than ${maxBytes} bytes.`);
       const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > limits.maxBytes) return finish(tooLarge());
+      if (Number.isFinite(declared) && declared > maxBytes) return finish(tooLarge());
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > limits.maxBytes) return finish(tooLarge());
+        if (size > maxBytes) return finish(tooLarge());
         chunks.push(chunk);
       });
       res.on('error', (err) =>
@@ -113,12 +140,12 @@ export async function getJson(url: URL, limits: FetchLimits, options: BoundedFet
       res.on('aborted', () => finish(new ProviderError('unreachable', `${where}: the answer broke off.`)));
       res.on('end', () => {
         try {
-          finish(undefined, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          finish(undefined, { status, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
         } catch (cause) {
           finish(new ProviderError('bad_json', `${where} answered a body that is not JSON.`, { cause }));
         }
       });
     });
-    req.end();
+    req.end(request.body);
   });
 }
