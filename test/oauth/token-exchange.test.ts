@@ -323,6 +323,22 @@ describe('token exchange of our own access token (RFC 8693 §2.1, subject_token_
     expect(res4.body).toMatchObject(inactive);
   });
 
+  it('only the client the token was issued to may exchange it: another client of the tenant is refused', async () => {
+    const res = await postToken(svc, {
+      grant_type: EXCHANGE,
+      client_id: confidentialId,
+      client_secret: confidentialSecret,
+      subject_token: subjectToken,
+      subject_token_type: ACCESS_TOKEN_TYPE,
+      audience: identifierB,
+    });
+    expect(res.status).toBe(400);
+    const description = 'body.subject_token: was issued to another client; only that client may exchange it.';
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: description, code: 'invalid_request', message: description });
+    // Its own client still may.
+    expectExchanged(await exchange({ subject_token: subjectToken, subject_token_type: ACCESS_TOKEN_TYPE, audience: identifierB }));
+  });
+
   it("refuses a token signed with a Resource's HS256 secret: its resource server holds that secret", async () => {
     const identifier = `https://hs-${crypto.randomUUID()}.example.com/`;
     const created = await call('POST', '/resources', {

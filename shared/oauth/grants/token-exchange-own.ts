@@ -16,8 +16,8 @@ const inactive = () => oauthError(400, 'invalid_request', 'body.subject_token: i
  * exchange"): signed with the service's keys, never a Resource's HS256 secret (a resource server
  * holds that secret, so it could forge a user's token and turn it into one for another audience),
  * active as introspection would say (times, not revoked, its client and user still there, the user
- * not blocked and its tokens not revoked since: user-token-state.ts), of the exchange's tenant, and a user's (a client's own token has no user
- * to act for). The new token's scopes are the requested ones (none: the subject's), each held by
+ * not blocked and its tokens not revoked since: user-token-state.ts), of the exchange's tenant, a user's (a client's own token has no user
+ * to act for), and issued to the client exchanging it. The new token's scopes are the requested ones (none: the subject's), each held by
  * the subject token (more is `invalid_scope`, as a refresh that widens, RFC 6749 §6), then what the
  * user holds on the new audience (the user-token core drops the rest).
  */
@@ -32,6 +32,12 @@ export async function exchangeOwnToken(
     throw oauthError(400, 'invalid_request', 'body.subject_token: was issued to a client, not to a user.');
   }
   if (claims.tenant_id !== tenantId) throw inactive();
+  // Only the client the token was issued to may exchange it (Keycloak's rule for its own tokens):
+  // a bearer token that reached another client (a leak, a resource server it was sent to) buys
+  // that client no token of its own for other audiences.
+  if (claims.client_id !== client.id) {
+    throw oauthError(400, 'invalid_request', 'body.subject_token: was issued to another client; only that client may exchange it.');
+  }
   if (await deps.revocations.isRevoked(ref)) throw inactive();
   if (!(await deps.findClient(claims.client_id))) throw inactive();
   const user = await activeTokenUser(claims, deps.userTokens);
