@@ -6,7 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { jwkOfKey, kidOf } from '../../shared/keys/jwk.ts';
+import { jwkOfKey, kidOf } from '#shared/keys/jwk.ts';
 
 describe('kidOf', () => {
   it("is jose's RFC 7638 SHA-256 thumbprint for EC P-256 and RSA keys, private members ignored", async () => {
