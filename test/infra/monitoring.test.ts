@@ -133,7 +133,7 @@ describe('alarms (docs/operations.md "Alarms")', () => {
   it('a group of more than 10 functions: alarms of 10 joined by a composite alarm, which alone notifies', () => {
     const { monitoring: t } = synth({
       stage: 'dev',
-      routes: syntheticRoutes(150, 110),
+      routes: syntheticRoutes(150, 120),
       settings: { alarms: { emails: ['ops@example.com'] } },
     });
     const all = t.findResources('AWS::CloudWatch::Alarm');

@@ -13,7 +13,7 @@ const SECRETS: Access = { table: 'readwrite', kms: ['decrypt', 'encrypt'] };
  * routes served by `handlerCount` handler modules. Extra routes share handlers the way PATCH and
  * PUT already do. The handler modules do not exist; tests give them stub code.
  */
-export function syntheticRoutes(routeCount = 150, handlerCount = 110): Route[] {
+export function syntheticRoutes(routeCount = 150, handlerCount = 120): Route[] {
   const routes: Route[] = [...ROUTES];
   const add = (method: HttpMethod, path: string, handler: string, access: Access) =>
     routes.push({ method, path, handler, auth: { type: 'bearer', scope: 'read:x' }, access });

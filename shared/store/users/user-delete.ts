@@ -26,7 +26,8 @@ const SWEEP_PAGE = 100;
  * Deletes a user in bounded work, in two steps:
  *   1. ONE transaction: the user item (conditioned on the version read, so a concurrent email
  *      change fails it and the delete re-reads; its login-failure count is on it), its uniqueness
- *      markers, its OTP authenticator, its Tenant admin link and the tenant's `COUNT#USERS`. At most 7 items whatever the user holds.
+ *      markers, its OTP authenticator, its Tenant admin link when it is one (the user's `tenant_admin` mirror) and the tenant's
+ *      `COUNT#USERS`. At most 7 items whatever the user holds.
  *   2. The user's refresh tokens (GSI1 `USER#{id}#REFRESH_TOKENS`), page by page, 25 per
  *      BatchWriteItem. They are already dead once step 1 lands (a refresh token of a missing user
  *      is `invalid_grant`), so no transaction spans them and a crash between pages loses nothing:
@@ -57,7 +58,8 @@ export async function deleteUser(
         ...markers,
         deleteItem(keys.userOtp(user.id)),
         // Its Tenant admin link (at most one: a user administers only its own tenant), with the user.
-        deleteItem(keys.tenantAdmin(user.tenant_id, user.id)),
+        // The mirror on the item read under this version says whether the link exists.
+        ...(user.tenant_admin ? [deleteItem(keys.tenantAdmin(user.tenant_id, user.id))] : []),
         countWrite(user.tenant_id, 'USERS', -1),
       ],
     ]);
