@@ -229,6 +229,32 @@ describe('token exchange of a provider ID token (docs/contract.md §7.7)', () =>
   });
 });
 
+describe('token exchange and the management API (docs/security.md "The management API")', () => {
+  it('an exchange for the management API through a client not linked to it is invalid_target; no user is provisioned', async () => {
+    const { sub, idToken } = await person();
+    const res = await exchange({
+      subject_token: idToken,
+      subject_token_type: 'acme',
+      audience: `${svc.url}/identity/v1/`,
+      scope: 'read:users',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'invalid_target',
+      error_description: 'audience: the management API issues user tokens only through clients authorized on it.',
+    });
+    expect(res.body.access_token).toBeUndefined();
+    expect(await linkedUserId(svc, idp.id, sub)).toBeUndefined();
+
+    // An audience that is no Resource: the same, before anyone is provisioned.
+    const other = await person();
+    const unknown = await exchange({ subject_token: other.idToken, subject_token_type: 'acme', audience: 'https://nowhere.example.com/' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toBe('invalid_target');
+    expect(await linkedUserId(svc, idp.id, other.sub)).toBeUndefined();
+  });
+});
+
 describe('token exchange of our own access token (RFC 8693 §2.1, subject_token_type access_token)', () => {
   let identifierA: string;
   let identifierB: string;

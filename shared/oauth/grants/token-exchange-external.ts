@@ -5,6 +5,8 @@ import { verifyProviderIdToken } from '../../federation/verify-provider-id-token
 import type { IdentityProviderRecord } from '../../records/identity-provider-record.ts';
 import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
+import { assertMayCarryUserTokens } from '../user-tokens/management-api-link.ts';
+import { audienceResource, requestedAudience } from '../user-tokens/user-token-scopes.ts';
 import type { TokenExchangeDeps } from './token-exchange-deps.ts';
 import { issueExchangedToken } from './token-exchange-issue.ts';
 import { type ExchangeRequest, TOKEN_TYPE_PREFIX } from './token-exchange-types.ts';
@@ -23,7 +25,8 @@ const MAX_ISSUER_BYTES = 1024;
  * user (docs/federation.md "Token exchange"): the provider named, or found by the token's `iss`;
  * the token verified against that provider's keys, issuer, audience (its `audience`, else its
  * `client_id`: docs/contract.md §7.7), `exp`, `nbf` and `iat`; then the user linked to (provider,
- * `sub`), or created and linked. Nothing is stored before the token verified.
+ * `sub`), or created and linked. Nothing is stored before the token verified and the target
+ * was found allowed.
  */
 export async function exchangeExternalToken(
   client: OAuthClient,
@@ -36,6 +39,7 @@ export async function exchangeExternalToken(
     ? await providerByIssuer(tenantId, request.subject_token, exchange)
     : await providerByName(tenantId, request.subject_token_type, exchange);
   const identity = await verifySubjectToken(provider, request.subject_token, deps, exchange);
+  await checkTarget(client, tenantId, request, deps);
   const user = await exchange.resolveUser(provider, identity, client.id);
   // As the password grant answers a blocked user (docs/contract.md §5.1): invalid_grant.
   if (user.blocked) throw oauthError(400, 'invalid_grant', 'The user is blocked.');
@@ -99,4 +103,15 @@ async function verifySubjectToken(provider: IdentityProviderRecord, token: strin
     }
     throw error;
   }
+}
+
+/**
+ * The audience, checked before any user is created or linked: an exchange refused for its target
+ * (no such Resource: `invalid_target`; the management API through a client not linked to it,
+ * docs/security.md "The management API") provisions nobody. The lookups go through the token
+ * path's caches, which the token's issuance then reads again.
+ */
+async function checkTarget(client: OAuthClient, tenantId: string, request: ExchangeRequest, deps: OAuthDeps): Promise<void> {
+  const audience = requestedAudience(request);
+  if (audience) assertMayCarryUserTokens(client, await audienceResource(tenantId, audience, deps));
 }
