@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../../errors.ts';
 import type { CollectionSource } from '../../lists/collection-source.ts';
-import { newAuditFields } from '../../records/common.ts';
+import { type AuditFields, newAuditFields } from '../../records/common.ts';
 import type { IdentityProviderRecord } from '../../records/identity-provider-record.ts';
 import { commitPlan } from '../core/commit-plan.ts';
 import { entity, toRecord } from '../core/entity.ts';
@@ -32,18 +32,7 @@ export interface IdentityProviderReads {
 }
 
 /** What POST stores; the secret arrives sealed (the use case seals it, the store never sees it). */
-export interface NewIdentityProvider {
-  tenant_id: string;
-  provider_name: string;
-  issuer: string;
-  jwks_uri?: string;
-  discovery_url?: string;
-  client_id: string;
-  client_secret_sealed?: string;
-  scopes: string[];
-  audience?: string;
-  enabled: boolean;
-}
+export type NewIdentityProvider = Omit<IdentityProviderRecord, 'id' | 'provider_type' | 'version' | keyof AuditFields>;
 
 /** A PATCH: absent fields stay; `null` removes an optional one (`client_secret_sealed: null` removes the secret). */
 export interface IdentityProviderPatch {

@@ -12,7 +12,7 @@ import { getItem } from '../core/reads/read-items.ts';
 import { withRetries } from '../core/retry.ts';
 import { keys } from '../core/table-keys.ts';
 import { uuidv7 } from '../core/uuidv7.ts';
-import { checkItem, deleteItem, putItem, updateItem, type Write } from '../core/writes.ts';
+import { checkItem, putItem, updateItem, type Write } from '../core/writes.ts';
 import { newUserRecord } from './user-defaults.ts';
 import { type IdentityKey, identityMarker, unlinkWrites } from './user-identity-writes.ts';
 import { userCreateWrites } from './users-repository.ts';
@@ -78,6 +78,23 @@ class Taken extends AppError {
   }
 }
 
+/** A new identity of `user` (a fresh id, audit fields of `actor` at `at`). */
+function newIdentityRecord(
+  user: Pick<UserRecord, 'id' | 'tenant_id'>,
+  identity: IdentityKey,
+  actor: string,
+  at: string,
+): UserIdentityRecord {
+  return {
+    id: uuidv7(),
+    tenant_id: user.tenant_id,
+    user_id: user.id,
+    provider_id: identity.providerId,
+    provider_user_id: identity.providerUserId,
+    ...newAuditFields(actor, at),
+  };
+}
+
 function identityItem(record: UserIdentityRecord) {
   return { ...keys.userIdentity(record.user_id, record.id), ...entity('UserIdentity'), ...record };
 }
@@ -116,14 +133,7 @@ export function userIdentitiesRepository(db: DynamoDBDocumentClient, tableName: 
     },
 
     async link(user, identity, actor) {
-      const record: UserIdentityRecord = {
-        id: uuidv7(),
-        tenant_id: user.tenant_id,
-        user_id: user.id,
-        provider_id: identity.providerId,
-        provider_user_id: identity.providerUserId,
-        ...newAuditFields(actor, now().toISOString()),
-      };
+      const record = newIdentityRecord(user, identity, actor, now().toISOString());
       const count = updateItem(keys.user(user.id), {
         add: [['identity_count', 1]],
         condition: and(
@@ -160,14 +170,7 @@ export function userIdentitiesRepository(db: DynamoDBDocumentClient, tableName: 
     async createUserWithIdentity(input, identity, actor) {
       const at = now().toISOString();
       const user: UserRecord = { ...newUserRecord(uuidv7(), input, actor, at), identity_count: 1 };
-      const record: UserIdentityRecord = {
-        id: uuidv7(),
-        tenant_id: user.tenant_id,
-        user_id: user.id,
-        provider_id: identity.providerId,
-        provider_user_id: identity.providerUserId,
-        ...newAuditFields(actor, at),
-      };
+      const record = newIdentityRecord(user, identity, actor, at);
       const onTaken = (kind: UserLoginKind) => () => (kind === 'email' ? new Taken('email') : conflict(`body.${kind}: taken.`));
       try {
         // The identity's writes first: when the pair and the email are both taken, the pair is reported (the race the caller resolves).
