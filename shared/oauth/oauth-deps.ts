@@ -7,6 +7,7 @@ import type { UserRecord } from '../records/user-record.ts';
 import type { RevocationsRepository } from '../store/revocations/revocations-repository.ts';
 import type { AuthorizationCodesRepository } from '../store/sessions/authorization-codes-repository.ts';
 import type { DeviceCodePolls } from '../store/sessions/device-code-polls.ts';
+import type { OneTimeIds } from '../store/sessions/one-time-ids-repository.ts';
 import type { RefreshTokensRepository, StoredRefreshToken } from '../store/sessions/refresh-tokens-repository.ts';
 import type { LoginFailuresRepository } from '../store/users/login-failures-repository.ts';
 import type { OtpChecks } from '../store/users/otp-checks.ts';
@@ -106,6 +107,8 @@ export interface OAuthDeps {
    * `/device` page take the whole repository (shared/wiring/authorize.ts, shared/wiring/pages.ts).
    */
   deviceCodes: DeviceCodePolls;
+  /** `jti`s of client assertions and DPoP proofs, each accepted once (docs/client-authentication.md). */
+  oneTimeIds: OneTimeIds;
   /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
   userTokens: UserTokenReads;
   /**

@@ -1,4 +1,5 @@
 import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
+import type { IdTokenSigningAlg, TokenEndpointAuthMethod } from '../records/client-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 
 /**
@@ -28,6 +29,18 @@ export interface OAuthClient {
   redirect_uris: readonly string[];
   /** Consent may be skipped for first-party clients (docs/contract.md §7.4). */
   is_first_party: boolean;
+  /** `client_metadata.token_endpoint_auth_method`; undefined: the defaults (docs/client-authentication.md). */
+  token_endpoint_auth_method: TokenEndpointAuthMethod | undefined;
+  /** `client_metadata.jwks` (inline public keys for `private_key_jwt`). */
+  jwks: { keys: Record<string, unknown>[] } | undefined;
+  /** `client_metadata.jwks_uri`. */
+  jwks_uri: string | undefined;
+  /** `client_metadata.id_token_signed_response_alg`, RS256 when absent (OIDC Registration §2). */
+  id_token_signed_response_alg: IdTokenSigningAlg;
+  /** `client_metadata.require_pushed_authorization_requests` (RFC 9126 §6). */
+  require_pushed_authorization_requests: boolean;
+  /** `client_metadata.dpop_bound_access_tokens` (RFC 9449 §5.2). */
+  dpop_bound_access_tokens: boolean;
 }
 
 /** What minting an access token for a Resource needs (spec 2.7 resource_metadata). */

@@ -11,7 +11,29 @@ export interface ClientMetadata {
   oauth: Record<string, unknown>;
   saml: Record<string, unknown>;
   wsfed: Record<string, unknown>;
+  // Client settings under their registered names (RFC 7591 §2, OIDC Registration §2, RFC 9126 §6,
+  // RFC 9449 §5.2): each absent on a client that never set one, which keeps the defaults of
+  // docs/client-authentication.md; `null` is what a PATCH stores to clear one.
+  /** Absent: a confidential client may use `client_secret_basic` or `client_secret_post`; a public one `none`. */
+  token_endpoint_auth_method?: TokenEndpointAuthMethod | null;
+  /** The client's public keys for `private_key_jwt` (RFC 7517 JWK Set); never together with `jwks_uri`. */
+  jwks?: { keys: Record<string, unknown>[] } | null;
+  jwks_uri?: string | null;
+  /** Absent: RS256 (OIDC Registration §2 default). */
+  id_token_signed_response_alg?: IdTokenSigningAlg | null;
+  /** Absent: false. */
+  require_pushed_authorization_requests?: boolean | null;
+  /** Absent: false. */
+  dpop_bound_access_tokens?: boolean | null;
 }
+
+/** RFC 7591 §2 client authentication methods this service accepts at its client-authenticated endpoints. */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+
+/** Algorithms of the keys the service holds (shared/keys/), so the ones an ID token can be signed with. */
+export const ID_TOKEN_SIGNING_ALGS = ['RS256', 'ES256'] as const;
+export type IdTokenSigningAlg = (typeof ID_TOKEN_SIGNING_ALGS)[number];
 
 /**
  * A Client (spec §2.2) as stored at `CLIENT#{id}` / `CLIENT` (GSI1 `TENANT#{t}#CLIENTS` / id).

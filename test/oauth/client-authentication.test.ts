@@ -18,6 +18,12 @@ const confidential: OAuthClient = {
   id_token_lifetime: 36_000,
   redirect_uris: [],
   is_first_party: false,
+  token_endpoint_auth_method: undefined,
+  jwks: undefined,
+  jwks_uri: undefined,
+  id_token_signed_response_alg: 'RS256',
+  require_pushed_authorization_requests: false,
+  dpop_bound_access_tokens: false,
 };
 const publicClient: OAuthClient = { ...confidential, id: 'p1', is_public: true, secret_hash: undefined };
 const deps = {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
+import { ID_TOKEN_SIGNING_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from '../../records/client-record.ts';
 import { safeText } from '../../validation/safe-text.ts';
-import { bool, freeJson, integer, jsonBytesAtMost, notArray, storableJson } from '../kit/fields.ts';
+import { bool, freeJson, integer, jsonBytesAtMost, notArray, storableJson, storableJsonOf } from '../kit/fields.ts';
 import { clientFields } from './client-fields.ts';
 
 /**
@@ -84,6 +85,55 @@ const MAX_REFRESH_LIFETIME = 31_536_000;
 /** 30 days: an ID token is a login proof, not a session. */
 const MAX_ID_TOKEN_LIFETIME = 2_592_000;
 
+/** Members a private or symmetric JWK carries (RFC 7518 §6.2.2, §6.3.2, §6.4.1): a client registers public keys only. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+export const MAX_CLIENT_JWKS = 10;
+export const CLIENT_JWKS_BYTES = 16_384;
+
+/** RFC 7591 §2 `jwks`: a JWK Set of public keys, bounded in count and size (docs/client-authentication.md). */
+type JwkSet = { keys: ({ kty: string } & Record<string, unknown>)[] } & Record<string, unknown>;
+const jwks = v.pipe(
+  v.unknown(),
+  notArray,
+  v.looseObject(
+    {
+      keys: v.pipe(
+        v.array(
+          v.pipe(
+            v.unknown(),
+            notArray,
+            v.looseObject(
+              { kty: v.pipe(v.string('must be a string'), v.maxLength(16, 'must be at most 16 characters')) },
+              'must be a JSON object',
+            ),
+            v.check((k) => !PRIVATE_JWK_MEMBERS.some((m) => m in k), 'must be a public key (no private or symmetric key members)'),
+          ),
+          'must be an array of JWKs',
+        ),
+        v.minLength(1, 'must hold at least one key'),
+        v.maxLength(MAX_CLIENT_JWKS, `must hold at most ${MAX_CLIENT_JWKS} keys`),
+      ),
+    },
+    'must be a JSON object',
+  ),
+  jsonBytesAtMost<JwkSet>(CLIENT_JWKS_BYTES),
+  storableJsonOf<JwkSet>(),
+);
+
+/**
+ * RFC 7591 §2 `jwks_uri`: https, or http on a loopback host (a developer's key server; the fetch
+ * itself allows it only in local mode, docs/client-authentication.md).
+ */
+const jwksUri = v.pipe(
+  absoluteUrl,
+  v.check((s) => {
+    const u = new URL(s);
+    return u.protocol === 'https:' || (u.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname));
+  }, 'must be an https URL'),
+);
+
+const nullable = <T extends v.GenericSchema>(schema: T) => v.optional(v.nullable(schema));
+
 export const ClientMetadataSchema = clientFields.object({
   grant_types: v.optional(grantTypes),
   urls: v.optional(urls),
@@ -97,6 +147,14 @@ export const ClientMetadataSchema = clientFields.object({
   oauth: v.optional(freeJson(OPEN_METADATA_BYTES.oauth)),
   saml: v.optional(freeJson(OPEN_METADATA_BYTES.saml)),
   wsfed: v.optional(freeJson(OPEN_METADATA_BYTES.wsfed)),
+  // Registered client metadata (RFC 7591 §2, OIDC Registration §2, RFC 9126 §6, RFC 9449 §5.2);
+  // null clears one back to its default (docs/client-authentication.md).
+  token_endpoint_auth_method: nullable(v.picklist(TOKEN_ENDPOINT_AUTH_METHODS, `must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}`)),
+  jwks: nullable(jwks),
+  jwks_uri: nullable(jwksUri),
+  id_token_signed_response_alg: nullable(v.picklist(ID_TOKEN_SIGNING_ALGS, `must be one of ${ID_TOKEN_SIGNING_ALGS.join(', ')}`)),
+  require_pushed_authorization_requests: nullable(bool),
+  dpop_bound_access_tokens: nullable(bool),
 });
 
 export type ClientMetadataInput = v.InferOutput<typeof ClientMetadataSchema>;

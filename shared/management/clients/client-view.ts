@@ -61,7 +61,8 @@ function orderedMetadata(m: ClientMetadata): ClientMetadata {
     oauth,
     saml,
     wsfed,
-    ...rest,
+    // A setting cleared with null is as if never set: not shown.
+    ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== null)),
   };
 }
 

@@ -112,18 +112,17 @@ function unstorable(value: unknown, path: string, depth: number): string | undef
 }
 
 /** Refuses what DynamoDB cannot store (see `unstorable`), naming the member. */
-export const storableJson = v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
-  if (!dataset.typed) return;
-  const problem = unstorable(dataset.value, '', 1);
-  if (problem) addIssue({ message: problem });
-});
+export const storableJsonOf = <T extends object>() =>
+  v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const problem = unstorable(dataset.value, '', 1);
+    if (problem) addIssue({ message: problem });
+  });
+export const storableJson = storableJsonOf<Record<string, unknown>>();
 
 /** Whether the serialised value stays within `maxBytes`. */
-export const jsonBytesAtMost = (maxBytes: number) =>
-  v.check<Record<string, unknown>, string>(
-    (o) => Buffer.byteLength(JSON.stringify(o)) <= maxBytes,
-    `must be at most ${maxBytes} bytes as JSON`,
-  );
+export const jsonBytesAtMost = <T extends object = Record<string, unknown>>(maxBytes: number) =>
+  v.check<T, string>((o) => Buffer.byteLength(JSON.stringify(o)) <= maxBytes, `must be at most ${maxBytes} bytes as JSON`);
 
 /**
  * A free JSON object (spec §2.3's urls/oauth/saml/wsfed: "inner fields not shown"), bounded by its

@@ -156,6 +156,12 @@ export const keys = {
   /** Wrong user codes from one source address in one window (RFC 8628 §5.1; store/user-code-attempts-repository.ts); `ttl` set. */
   userCodeAttempts: (sourceHash: string, window: number) => ({ PK: `USER_CODE_ATTEMPTS#${sourceHash}`, SK: `WINDOW#${window}` }),
 
+  /**
+   * A `jti` seen once, by kind and SHA-256 of issuer and jti (store/sessions/one-time-ids-repository.ts):
+   * client assertions and DPoP proofs (docs/client-authentication.md); `ttl` at the JWT's end.
+   */
+  oneTimeId: (kind: string, hash: string) => ({ PK: `JTI#${kind}#${hash}`, SK: 'JTI' }),
+
   /** "The Default Client's secret has been shown once" (shared/store/clients/credentials-reveal.ts). */
   defaultClientSecretShown: { PK: 'BOOTSTRAP', SK: 'DEFAULT_CLIENT_SECRET_SHOWN' },
   /** Never written: health reads it to see that the table answers (store/table-probe.ts). */

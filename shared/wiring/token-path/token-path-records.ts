@@ -5,6 +5,7 @@ import { keys } from '../../store/core/table-keys.ts';
 import { keyString } from '../../store/core/writes.ts';
 import { authorizationCodesRepository } from '../../store/sessions/authorization-codes-repository.ts';
 import { deviceCodePolls } from '../../store/sessions/device-code-polls.ts';
+import { oneTimeIdsRepository } from '../../store/sessions/one-time-ids-repository.ts';
 import {
   refreshTokenHash,
   refreshTokenOfItem,
@@ -130,6 +131,7 @@ function records(runtime: Runtime): RecordCaches {
     userTokens,
     rbac: cachedRbacRecordReads(runtime),
     deviceCodes: deviceCodePolls(db, config.tableName, now),
+    oneTimeIds: oneTimeIdsRepository(db, config.tableName),
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,

@@ -7,6 +7,7 @@ const stringList = (value: unknown): string[] => (Array.isArray(value) ? value.f
 
 /** The token path's view of a client: what `/token` and introspection check, nothing else. */
 export function clientOfRecord({ client, resources, grants }: ClientWithGrants): OAuthClient {
+  const m = client.client_metadata;
   return {
     id: client.id,
     tenant_id: client.tenant_id,
@@ -21,6 +22,12 @@ export function clientOfRecord({ client, resources, grants }: ClientWithGrants):
     id_token_lifetime: client.client_metadata.id_token.expiration_lifetime,
     redirect_uris: stringList(client.client_metadata.urls?.redirect_uris),
     is_first_party: client.is_first_party,
+    token_endpoint_auth_method: m.token_endpoint_auth_method ?? undefined,
+    jwks: m.jwks ?? undefined,
+    jwks_uri: m.jwks_uri ?? undefined,
+    id_token_signed_response_alg: m.id_token_signed_response_alg ?? 'RS256',
+    require_pushed_authorization_requests: m.require_pushed_authorization_requests === true,
+    dpop_bound_access_tokens: m.dpop_bound_access_tokens === true,
   };
 }
 
