@@ -4,4 +4,4 @@ import { INTROSPECT_FIELDS, introspectView } from '#shared/oauth/introspection/i
 import { oauthDeps } from '#shared/wiring/oauth.ts';
 
 /** POST /introspect: RFC 7662 §2.2, NumericDates and registered claim names. */
-export const handler = introspectionHandler(introspectView, INTROSPECT_FIELDS, IntrospectResponseSchema, oauthDeps);
+export const handler = introspectionHandler(introspectView, INTROSPECT_FIELDS, IntrospectResponseSchema, oauthDeps, '/introspect');

@@ -4,4 +4,4 @@ import { TokeninfoResponseSchema } from '#shared/oauth/introspection/tokeninfo-r
 import { oauthDeps } from '#shared/wiring/oauth.ts';
 
 /** POST /tokeninfo: the spec's introspection (2.11), ISO timestamps and `subject`. */
-export const handler = introspectionHandler(tokeninfoView, TOKENINFO_FIELDS, TokeninfoResponseSchema, oauthDeps);
+export const handler = introspectionHandler(tokeninfoView, TOKENINFO_FIELDS, TokeninfoResponseSchema, oauthDeps, '/tokeninfo');

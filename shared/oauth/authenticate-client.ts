@@ -5,6 +5,12 @@ import { parseBasicCredentials } from './parse-basic-credentials.ts';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
+/**
+ * The client-authenticated endpoints, by path. A client assertion names the one it was made for, or
+ * the issuer, in its `aud` (RFC 7523 §3 item 3; docs/client-authentication.md).
+ */
+export type ClientAuthEndpoint = '/token' | '/introspect' | '/tokeninfo' | '/revoke' | '/device_code' | '/par' | '/users/register';
+
 export interface AuthenticatedClient {
   client: OAuthClient;
   method: ClientAuthMethod;
@@ -68,14 +74,16 @@ export async function authenticateClient(
   headers: Record<string, string | undefined>,
   body: { client_id?: string | undefined; client_secret?: string | undefined },
   deps: Pick<OAuthDeps, 'findClient' | 'now'>,
+  endpoint: ClientAuthEndpoint,
 ): Promise<AuthenticatedClient> {
-  return verifyCredentials(presentedCredentials(headers, body), deps);
+  return verifyCredentials(presentedCredentials(headers, body), deps, endpoint);
 }
 
 /** Checks presented credentials against the stored client (the second half of authenticateClient). */
 export async function verifyCredentials(
   { clientId, secret, method }: PresentedCredentials,
   deps: Pick<OAuthDeps, 'findClient' | 'now'>,
+  _endpoint: ClientAuthEndpoint,
 ): Promise<AuthenticatedClient> {
   const client = await deps.findClient(clientId);
   if (!client) {

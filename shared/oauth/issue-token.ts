@@ -24,7 +24,7 @@ export async function issueToken(
   const request = grant?.params ? { ...body, ...validate(grant.params, body, 'body') } : body;
   // One DynamoDB read for everything below when this container is cold.
   await deps.preload(credentials.clientId, grant?.preload?.(request) ?? {});
-  const authenticated = await verifyCredentials(credentials, deps);
+  const authenticated = await verifyCredentials(credentials, deps, '/token');
   if (!grant) throw oauthError(400, 'unsupported_grant_type', 'body.grant_type: is not a supported grant type.');
   // docs/contract.md §5.1 / §7.7: the client lists the grant's short name, whatever spelling was sent.
   if (!authenticated.client.grant_types.includes(grant.name)) {

@@ -38,7 +38,7 @@ const notYours = () => oauthError(400, 'unauthorized_client', 'body.token: was n
  * changes nothing.
  */
 export async function revokeToken(headers: Record<string, string | undefined>, body: RevokeRequest, deps: OAuthDeps): Promise<void> {
-  const { client } = await authenticateClient(headers, body, deps);
+  const { client } = await authenticateClient(headers, body, deps, '/revoke');
   if (!body.token.includes('.')) return revokeRefreshToken(client, body.token, deps);
   let verified;
   try {

@@ -46,7 +46,7 @@ export async function registerUser(
   input: RegisterInput,
   deps: RegisterDeps,
 ): Promise<ReturnType<typeof publicUser>> {
-  const { client } = await authenticateClient(headers, input, deps.oauth);
+  const { client } = await authenticateClient(headers, input, deps.oauth, '/users/register');
   if (!deps.email) throw notImplemented('Registration needs an email sender, and this stage has none configured.');
   const { client_id: _id, client_secret: _secret, password, ...profile } = input;
   const problem = passwordProblem(password, profile);

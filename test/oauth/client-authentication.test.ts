@@ -41,10 +41,10 @@ describe('client authentication (RFC 6749 §2.3)', () => {
   });
 
   it('§2.3.1 accepts client_secret_basic and client_secret_post', async () => {
-    await expect(authenticateClient({ authorization: basic('c1', secret) }, {}, deps)).resolves.toMatchObject({
+    await expect(authenticateClient({ authorization: basic('c1', secret) }, {}, deps, '/token')).resolves.toMatchObject({
       method: 'client_secret_basic',
     });
-    await expect(authenticateClient({}, { client_id: 'c1', client_secret: secret }, deps)).resolves.toMatchObject({
+    await expect(authenticateClient({}, { client_id: 'c1', client_secret: secret }, deps, '/token')).resolves.toMatchObject({
       method: 'client_secret_post',
     });
   });
@@ -56,26 +56,30 @@ describe('client authentication (RFC 6749 §2.3)', () => {
       [{}, {}],
       [{}, { client_id: 'c1' }],
     ] as const) {
-      await expect(authenticateClient(headers, body, deps)).rejects.toMatchObject({ status: 401, code: 'invalid_client' });
+      await expect(authenticateClient(headers, body, deps, '/token')).rejects.toMatchObject({ status: 401, code: 'invalid_client' });
     }
   });
 
   it('§2.3 refuses two methods at once', async () => {
-    await expect(authenticateClient({ authorization: basic('c1', secret) }, { client_secret: secret }, deps)).rejects.toMatchObject({
+    await expect(
+      authenticateClient({ authorization: basic('c1', secret) }, { client_secret: secret }, deps, '/token'),
+    ).rejects.toMatchObject({
       status: 400,
       code: 'invalid_request',
     });
   });
 
   it('a public client authenticates with its id only, and never with a secret', async () => {
-    await expect(authenticateClient({}, { client_id: 'p1' }, deps)).resolves.toMatchObject({ method: 'none' });
-    await expect(authenticateClient({}, { client_id: 'p1', client_secret: 'x' }, deps)).rejects.toMatchObject({ code: 'invalid_client' });
+    await expect(authenticateClient({}, { client_id: 'p1' }, deps, '/token')).resolves.toMatchObject({ method: 'none' });
+    await expect(authenticateClient({}, { client_id: 'p1', client_secret: 'x' }, deps, '/token')).rejects.toMatchObject({
+      code: 'invalid_client',
+    });
   });
 
   it('an expired secret is refused', async () => {
     const expired = { ...confidential, client_secret_expires_at: '2025-12-31T23:59:59.000Z' };
     await expect(
-      authenticateClient({ authorization: basic('c1', secret) }, {}, { ...deps, findClient: async () => expired }),
+      authenticateClient({ authorization: basic('c1', secret) }, {}, { ...deps, findClient: async () => expired }, '/token'),
     ).rejects.toMatchObject({
       code: 'invalid_client',
     });

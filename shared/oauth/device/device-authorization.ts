@@ -60,7 +60,7 @@ export async function authorizeDevice(
   const credentials = presentedCredentials(headers, request);
   const audience = requestedAudience(request);
   await deps.preload(credentials.clientId, { audience });
-  const { client } = await verifyCredentials(credentials, deps);
+  const { client } = await verifyCredentials(credentials, deps, '/device_code');
   if (!client.grant_types.includes('device_code')) {
     throw oauthError(400, 'unauthorized_client', 'The client may not use device_code.');
   }

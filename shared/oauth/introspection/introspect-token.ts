@@ -64,6 +64,7 @@ export async function authenticateIntrospectionCaller(
   headers: Record<string, string | undefined>,
   body: { client_id?: string | undefined; client_secret?: string | undefined },
   deps: OAuthDeps,
+  endpoint: '/introspect' | '/tokeninfo',
 ): Promise<IntrospectionCaller> {
   const bearer = bearerToken(headers);
   if (bearer) {
@@ -82,7 +83,7 @@ export async function authenticateIntrospectionCaller(
     if (userToken && !(await activeTokenUser(verified.claims, deps.userTokens))) throw invalidBearer();
     return userToken || client.is_public ? { client, onlyItself: bearer } : { client };
   }
-  const { client, method } = await authenticateClient(headers, body, deps);
+  const { client, method } = await authenticateClient(headers, body, deps, endpoint);
   if (method === 'none') throw invalidClient('Public clients cannot introspect tokens.');
   return { client };
 }

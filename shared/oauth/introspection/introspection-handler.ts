@@ -18,6 +18,7 @@ export function introspectionHandler(
   fields: readonly string[],
   answer: v.GenericSchema,
   depsOf: (runtime: Runtime) => OAuthDeps,
+  endpoint: '/introspect' | '/tokeninfo',
 ) {
   const responses = { 200: json(answer) };
   return oauthHandler(
@@ -27,7 +28,7 @@ export function introspectionHandler(
       // One DynamoDB read for what a cold container needs below (docs/tokens.md "Hot path").
       const presented = [bearerToken(req.headers), req.body.token ?? req.query.token].filter((t) => t !== undefined);
       await deps.preloadIntrospection(claimedClientId(req.headers, req.body), presented);
-      const caller = await authenticateIntrospectionCaller(req.headers, req.body, deps);
+      const caller = await authenticateIntrospectionCaller(req.headers, req.body, deps, endpoint);
       const result = await introspectFor(requireToken(req.body, req.query), caller, deps);
       return jsonResponse(200, projectFields(view(result), req.query.fields, fields), NO_STORE);
     },
