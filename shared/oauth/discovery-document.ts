@@ -1,12 +1,14 @@
 import type { Config } from '../config.ts';
 import { RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.ts';
+import { CLIENT_ASSERTION_ALGS } from './client-auth/client-assertion.ts';
 import { supportedGrantTypes } from './grants/grant-registry.ts';
 import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
 import { OIDC_SCOPES } from './user-tokens/user-token-scopes.ts';
 
 /** Algorithms of the keys the service holds (key-store.ts); RS256 is also what OIDC Discovery requires. */
 const SIGNING_ALGS = ['ES256', 'RS256'];
-const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post'];
+// docs/client-authentication.md "Client authentication methods": the same methods at every client-authenticated endpoint.
+const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 /**
  * Authorization server metadata (RFC 8414 §2, OIDC Discovery 1.0 §3): the endpoints, the grants
  * of the grant registry, the OIDC scopes and the user claims. Only what works end to end is
@@ -34,12 +36,16 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     device_authorization_endpoint: `${iss}/device_code`,
     // `none`: public clients identify themselves with client_id only (docs/contract.md §5.1).
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
+    // RFC 8414 §2: the algorithms a private_key_jwt assertion may use (client-auth/client-assertion.ts).
+    token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     introspection_endpoint: `${iss}/introspect`,
     // RFC 7662 §2.1: the caller of introspection must be authenticated.
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH,
+    introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     revocation_endpoint: `${iss}/revoke`,
     // RFC 7009 §2.1: a public client revokes its own tokens with its client_id.
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH, 'none'],
+    revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     // OIDC Core §5.3; answers plain JSON (no signed or encrypted userinfo responses).
     userinfo_endpoint: `${iss}/userinfo`,
     // OIDC RP-Initiated Logout 1.0 §2.1 (shared/browser/logout-page.ts).

@@ -15,6 +15,7 @@ import type { UserLoginWrites } from '../store/users/user-login-writes.ts';
 import type { LoginHintWrite } from '../store/users/user-markers.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { TtlCache } from '../ttl-cache.ts';
+import type { ClientAssertionVerifier } from './client-auth/client-assertion.ts';
 import type { UserTokenReads } from './user-token-state.ts';
 
 export type { OAuthClient, TokenResource } from '../ports/token-path.ts';
@@ -109,6 +110,12 @@ export interface OAuthDeps {
   deviceCodes: DeviceCodePolls;
   /** `jti`s of client assertions and DPoP proofs, each accepted once (docs/client-authentication.md). */
   oneTimeIds: OneTimeIds;
+  /**
+   * The `private_key_jwt` check (client-auth/verify-client-assertion.ts), loaded with the first
+   * client assertion so that a token request with a secret loads none of its code or keys
+   * (docs/client-authentication.md "private_key_jwt"); built once per container.
+   */
+  clientAssertions(): Promise<ClientAssertionVerifier>;
   /** The user and login family behind a user token, through 1 s caches (user-token-state.ts). */
   userTokens: UserTokenReads;
   /**

@@ -5,8 +5,9 @@ import { CreateUserBody, password, userFields } from '../management/users/user-b
  * What a registering client may set (docs/users.md "Registration and email"): the fields Auth0's
  * sign-up endpoint (`POST /dbconnections/signup`) takes, no more: `email` and `password`
  * (required), `username`, `name`, `given_name`, `family_name`, `nickname`, `picture`,
- * `user_metadata`; plus the client's own credentials (`client_id`, `client_secret`, as at
- * `/token`). Everything that states trust or belongs to an administrator is refused by name
+ * `user_metadata`; plus the client's own credentials (`client_id`, `client_secret`, or
+ * `client_assertion` and `client_assertion_type`, as at `/token`). Everything that states trust or
+ * belongs to an administrator is refused by name
  * (`email_verified`, `phone_verified`, `phone_number` (unverifiable here, and a login
  * identifier), `app_metadata`, `blocked`, `tenant_id`, `id`); any other field is an unknown field
  * (400), as in every management body. The bounds are the Users API's (USER_LIMITS).
@@ -22,6 +23,9 @@ const credential = v.optional(v.pipe(v.string('must be a string'), v.maxLength(1
 export const RegisterBody = userFields.object({
   client_id: credential,
   client_secret: credential,
+  // private_key_jwt (RFC 7523 §2.2), as at `/token`; bounded here as authenticate-client.ts bounds it.
+  client_assertion: v.optional(v.pipe(v.string('must be a string'), v.maxLength(8192, 'must be at most 8192 characters'))),
+  client_assertion_type: credential,
   email: v.unwrap(user.email),
   password,
   username: user.username,

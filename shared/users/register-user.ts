@@ -14,7 +14,7 @@ import { verificationEmail } from './verification-email.ts';
 export const VERIFICATION_TICKET_TTL_SECONDS = 432_000;
 
 export interface RegisterDeps {
-  oauth: Pick<OAuthDeps, 'findClient' | 'now'>;
+  oauth: Pick<OAuthDeps, 'findClient' | 'now' | 'clientAssertions'>;
   users: Pick<UsersRepository, 'create' | 'delete'>;
   tickets: Pick<TicketsRepository, 'create'>;
   /** Undefined when the stage sends no email: registration is then refused (501) before any write. */
@@ -48,7 +48,7 @@ export async function registerUser(
 ): Promise<ReturnType<typeof publicUser>> {
   const { client } = await authenticateClient(headers, input, deps.oauth, '/users/register');
   if (!deps.email) throw notImplemented('Registration needs an email sender, and this stage has none configured.');
-  const { client_id: _id, client_secret: _secret, password, ...profile } = input;
+  const { client_id: _id, client_secret: _secret, client_assertion: _a, client_assertion_type: _t, password, ...profile } = input;
   const problem = passwordProblem(password, profile);
   if (problem) throw badRequest(`body.password: ${problem}`);
   const user = await deps.users.create(

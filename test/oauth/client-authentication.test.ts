@@ -29,6 +29,8 @@ const publicClient: OAuthClient = { ...confidential, id: 'p1', is_public: true, 
 const deps = {
   findClient: async (id: string) => [confidential, publicClient].find((c) => c.id === id),
   now: () => new Date('2026-01-01T00:00:00Z'),
+  // Assertions have their own tests (private-key-jwt*.test.ts); none is sent here.
+  clientAssertions: async () => async () => false,
 };
 const basic = (id: string, s: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(s)}`).toString('base64')}`;
 

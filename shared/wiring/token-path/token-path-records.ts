@@ -132,6 +132,8 @@ function records(runtime: Runtime): RecordCaches {
     rbac: cachedRbacRecordReads(runtime),
     deviceCodes: deviceCodePolls(db, config.tableName, now),
     oneTimeIds: oneTimeIdsRepository(db, config.tableName),
+    // Loaded with the first client assertion: a secret-based token loads none of its code (client-keys.ts).
+    clientAssertions: async () => (await import('../client-keys.ts')).clientAssertions(runtime),
     issuer: config.issuer,
     managementAudience: config.managementAudience,
     now,
