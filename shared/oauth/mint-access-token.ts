@@ -17,6 +17,8 @@ export interface MintInput {
   permissions?: readonly string[];
   /** User tokens: the login they come from (`sid`); revoking its family ends them. */
   sid?: string;
+  /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to (`cnf.jkt`). */
+  jkt?: string | undefined;
   now: Date;
 }
 
@@ -30,7 +32,8 @@ const HS256_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'at+jwt' })
 
 /**
  * An RFC 9068 JWT access token: `typ: at+jwt`, iss, sub, aud, client_id, scope, iat, nbf, exp, jti,
- * tenant_id, `permissions` when the Resource has RBAC on (docs/contract.md §5), and `sid` for user tokens. ES256/RS256 tokens are
+ * tenant_id, `permissions` when the Resource has RBAC on (docs/contract.md §5), `sid` for user tokens, and `cnf.jkt`
+ * for a DPoP-bound token (RFC 9449 §6.1). ES256/RS256 tokens are
  * signed by the key store (no KMS call once warm); HS256 with the Resource's own secret.
  */
 export async function mintAccessToken(input: MintInput, keys: KeyStore): Promise<MintedToken> {
@@ -50,6 +53,7 @@ export async function mintAccessToken(input: MintInput, keys: KeyStore): Promise
     tenant_id: input.tenantId,
   };
   if (input.sid !== undefined) payload.sid = input.sid;
+  if (input.jkt !== undefined) payload.cnf = { jkt: input.jkt };
   if (input.resource.rbac_enabled) payload.permissions = [...(input.permissions ?? input.scopes)];
   const alg = input.resource.signing_algorithm;
   const token = alg === 'HS256' ? signHs256(payload, input.resource.signing_secret) : await keys.signJwt(alg, { typ: 'at+jwt' }, payload);

@@ -3,7 +3,8 @@ export interface TokenResponse {
   access_token: string;
   refresh_token?: string;
   id_token?: string;
-  token_type: 'Bearer';
+  /** `DPoP` when the access token is bound to the key of the request's proof (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP';
   /** Seconds (RFC 6749 §5.1). */
   expires_in: number;
   scope?: string;

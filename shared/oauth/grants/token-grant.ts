@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { AuthenticatedClient } from '../authenticate-client.ts';
+import type { DpopBinding } from '../dpop/token-dpop.ts';
 import type { OAuthDeps, TokenPreload } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
 import type { TokenExchangeDeps } from './token-exchange-deps.ts';
@@ -32,6 +33,11 @@ export interface GrantContext {
    * (docs/benchmarks.md "Token function bundle, token exchange").
    */
   exchange: () => Promise<TokenExchangeDeps>;
+  /**
+   * The key of the request's checked DPoP proof (dpop/token-dpop.ts): a grant binds the access
+   * token it issues to it (`cnf.jkt`, RFC 9449 §6.1) and answers `token_type: DPoP`.
+   */
+  dpop?: DpopBinding | undefined;
 }
 
 /**

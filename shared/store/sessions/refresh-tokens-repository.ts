@@ -31,6 +31,11 @@ export interface StoredRefreshToken {
   expires_at: string | null;
   /** Set when it was exchanged for its successor: presenting it again is reuse. */
   rotated_at?: string;
+  /**
+   * RFC 9449 §5: a public client's token issued with a DPoP proof is bound to that key's
+   * thumbprint; a refresh must prove the same key. Kept through rotations.
+   */
+  dpop_jkt?: string;
 }
 
 /** What the caller decides about a new refresh token; the repository adds value, hash and times. */
@@ -94,6 +99,7 @@ const TOKEN_FIELDS = [
   'created_at',
   'expires_at',
   'rotated_at',
+  'dpop_jkt',
 ] as const;
 
 /**
@@ -190,6 +196,7 @@ export function refreshTokensRepository(
     auth_time: grant.auth_time,
     created_at: createdAt.toISOString(),
     expires_at: grant.expires_at,
+    ...(grant.dpop_jkt ? { dpop_jkt: grant.dpop_jkt } : {}),
     ...(grant.expires_at ? { ttl: ttlOf(new Date(grant.expires_at)) } : {}),
   });
 
