@@ -1,12 +1,17 @@
 import type { Config } from '../config.ts';
+import { ID_TOKEN_SIGNING_ALGS, type IdTokenSigningAlg } from '../records/client-record.ts';
 import { RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.ts';
 import { CLIENT_ASSERTION_ALGS } from './client-auth/client-assertion.ts';
 import { supportedGrantTypes } from './grants/grant-registry.ts';
 import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
 import { OIDC_SCOPES } from './user-tokens/user-token-scopes.ts';
 
-/** Algorithms of the keys the service holds (key-store.ts); RS256 is also what OIDC Discovery requires. */
-const SIGNING_ALGS = ['ES256', 'RS256'];
+/**
+ * The ID token algorithms a client may choose (`client_metadata.id_token_signed_response_alg`),
+ * RS256 first: the default (OIDC Registration §2) and what OIDC Discovery §3 requires listed.
+ * kms-sign mode holds one ES256 key only (docs/keys.md "Modes"), so it lists that alone.
+ */
+const idTokenAlgs = (keyMode: Config['keyMode']): IdTokenSigningAlg[] => (keyMode === 'kms-sign' ? ['ES256'] : [...ID_TOKEN_SIGNING_ALGS]);
 // docs/client-authentication.md "Client authentication methods": the same methods at every client-authenticated endpoint.
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 /**
@@ -15,7 +20,7 @@ const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'private_key_j
  * listed: a relying party that reads `grant_types_supported` or `response_types_supported` must be
  * able to use what it finds (docs/keys.md, "Discovery"). A new endpoint adds its member here.
  */
-export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'>): Record<string, unknown> {
+export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl' | 'keyMode'>): Record<string, unknown> {
   const iss = config.issuer;
   return {
     // RFC 8414 §3.3 / OIDC Discovery §4.3: must equal the `iss` of our tokens and the URL prefix.
@@ -30,8 +35,13 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3: every authorization response carries `iss`.
     authorization_response_iss_parameter_supported: true,
-    // RFC 8414 §2: `implicit` is a grant of the authorization endpoint, listed with /token's.
+    // RFC 8414 §2: registered names only (grant-registry.ts); `implicit` is a grant of the
+    // authorization endpoint, listed with /token's.
     grant_types_supported: [...supportedGrantTypes, 'implicit'],
+    // OIDC Discovery §3: both default to a promise (`request_uri_parameter_supported` to true) that
+    // /authorize does not keep: it takes no request objects (OIDC Core §6).
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
     // RFC 8628 §4: the device authorization endpoint (POST; GET accepted, docs/contract.md §5).
     device_authorization_endpoint: `${iss}/device_code`,
     // `none`: public clients identify themselves with client_id only (docs/contract.md §5.1).
@@ -55,9 +65,9 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     // RECOMMENDED: every claim about the user /userinfo and ID tokens may carry, both spellings (docs/contract.md §7.1).
     // ID tokens add the protocol claims (OIDC Core §2) to the user's.
     claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
-    // OIDC Discovery §3 REQUIRED members; ID tokens are signed with the same keys.
+    // OIDC Discovery §3 REQUIRED members.
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: SIGNING_ALGS,
+    id_token_signing_alg_values_supported: idTokenAlgs(config.keyMode),
     ...(config.docsUrl ? { service_documentation: config.docsUrl } : {}),
   };
 }

@@ -93,20 +93,18 @@ describe('well-known handlers', () => {
       response_modes_supported: ['query', 'fragment', 'form_post'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
+      // RFC 8414 §2: registered names only; the spec's aliases and `otp` are not listed (docs/tokens.md).
       grant_types_supported: [
         'client_credentials',
         'refresh_token',
         'password',
-        'otp',
         'authorization_code',
-        'code',
-        'authorization_code_verifier',
-        'device_code',
         'urn:ietf:params:oauth:grant-type:device_code',
-        'token_exchange',
         'urn:ietf:params:oauth:grant-type:token-exchange',
         'implicit',
       ],
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
       device_authorization_endpoint: `${ISSUER}/device_code`,
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       introspection_endpoint: `${ISSUER}/introspect`,
@@ -118,7 +116,7 @@ describe('well-known handlers', () => {
       scopes_supported: ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'],
       claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['ES256', 'RS256'],
+      id_token_signing_alg_values_supported: ['RS256', 'ES256'],
       service_documentation: 'https://docs.example.test',
     });
     expect(a.headers['Cache-Control']).toBe('public, max-age=300');

@@ -213,13 +213,17 @@ describe('codes are single use (RFC 6749 §4.1.2)', () => {
 });
 
 describe('alg: none and other forgeries', () => {
-  it('a code-flow access token re-signed with alg none is inactive; ours are ES256 with a kid', async () => {
+  it('a code-flow access token re-signed with alg none is inactive; ours are signed with a kid (ES256 access, RS256 ID token)', async () => {
     const { verifier, challenge } = await pkce();
     const code = await codeFor(pub, { code_challenge: challenge, code_challenge_method: 'S256' });
     const { access_token, id_token } = (await redeem(code, verifier)).body;
-    for (const t of [access_token, id_token]) {
+    // The ID token follows the client's id_token_signed_response_alg, RS256 when unset (OIDC Registration §2).
+    for (const [t, alg] of [
+      [access_token, 'ES256'],
+      [id_token, 'RS256'],
+    ]) {
       const header = JSON.parse(Buffer.from(t.split('.')[0], 'base64url').toString());
-      expect(header).toMatchObject({ alg: 'ES256', kid: expect.any(String) });
+      expect(header).toMatchObject({ alg, kid: expect.any(String) });
     }
     const [, payload] = access_token.split('.');
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${payload}.`;

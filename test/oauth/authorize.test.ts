@@ -131,7 +131,8 @@ describe('code + PKCE with openid-client (RFC 6749 §4.1, RFC 7636, OIDC Core §
     expect(tokens.refresh_token).toEqual(expect.any(String));
     const access = await jwtVerify(tokens.access_token, jwks, { issuer: svc.url, audience: `${svc.url}/userinfo`, typ: 'at+jwt' });
     expect(access.payload).toMatchObject({ sub: user.id, client_id: pub.clientId, sid: item!.sid });
-    const idt = await jwtVerify(tokens.id_token!, jwks, { issuer: svc.url, audience: pub.clientId, algorithms: ['ES256'] });
+    // RS256: the client registered no id_token_signed_response_alg (OIDC Registration §2).
+    const idt = await jwtVerify(tokens.id_token!, jwks, { issuer: svc.url, audience: pub.clientId, algorithms: ['RS256'] });
     expect(idt.payload).toMatchObject({ sub: user.id, nonce, auth_time: session.authTime, email: user.email, name: 'Ada Lovelace' });
     const atHash = createHash('sha256').update(tokens.access_token).digest().subarray(0, 16).toString('base64url');
     expect(idt.payload.at_hash).toBe(atHash);

@@ -404,9 +404,10 @@ describe('token exchange of our own access token (RFC 8693 §2.1, subject_token_
 });
 
 describe('discovery and the provider key cache', () => {
-  it('discovery names both spellings of token_exchange among grant_types_supported', async () => {
+  it('discovery names token exchange by its RFC 8693 §5.2 URN only (RFC 8414 §2: registered names)', async () => {
     const doc = (await (await fetch(`${svc.url}/.well-known/openid-configuration`)).json()) as Record<string, any>;
-    expect(doc.grant_types_supported).toEqual(expect.arrayContaining(['token_exchange', EXCHANGE, 'client_credentials']));
+    expect(doc.grant_types_supported).toEqual(expect.arrayContaining([EXCHANGE, 'client_credentials']));
+    expect(doc.grant_types_supported).not.toContain('token_exchange');
   });
 
   it("reads the provider's discovery document and JWKS once per container, however many exchanges", async () => {

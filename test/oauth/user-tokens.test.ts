@@ -109,8 +109,11 @@ describe('user tokens from the core (docs/contract.md §7.1)', () => {
     expect(at.payload.permissions).toBeUndefined();
 
     // OIDC Core §2, §3.1.3.6, §3.1.3.7
-    const id = await jwtVerify(tokens.id_token!, jwks, { issuer: svc.url, audience: rp.id, algorithms: ['ES256'] });
-    expect(id.protectedHeader.kid).toBe(at.protectedHeader.kid);
+    // RS256: the client registered no id_token_signed_response_alg (OIDC Registration §2); the
+    // access token keeps its Resource's ES256, so the two carry different keys.
+    const id = await jwtVerify(tokens.id_token!, jwks, { issuer: svc.url, audience: rp.id, algorithms: ['RS256'] });
+    expect(id.protectedHeader).toEqual({ alg: 'RS256', typ: 'JWT', kid: expect.any(String) });
+    expect(at.protectedHeader.alg).toBe('ES256');
     expect(id.payload).toEqual({
       iss: svc.url,
       sub: user.id,
@@ -124,7 +127,8 @@ describe('user tokens from the core (docs/contract.md §7.1)', () => {
       name: 'Ada Lovelace',
       email: 'ada@example.com',
       email_verified: true,
-      updated_at: user.updated_at,
+      // OIDC Core §5.1: a NumericDate in the ID token (/userinfo keeps the ISO time: docs/tokens.md "ID tokens").
+      updated_at: Math.floor(Date.parse(user.updated_at) / 1000),
     });
     expect(id.payload).not.toHaveProperty('phone_number'); // no `phone` scope
 

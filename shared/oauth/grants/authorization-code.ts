@@ -1,22 +1,21 @@
 import { createHash } from 'node:crypto';
-import * as v from 'valibot';
 import { oauthError } from '../../errors.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
+import { type CodeName, CodeParametersSchema } from './code-parameters.ts';
 import { defineGrant } from './token-grant.ts';
-
-/** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
-const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-const required = v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(4096));
 
 /** The spec's name for the PKCE exchange: the verifier is required (docs/contract.md §5.1). */
 const VERIFIER_REQUIRED = 'authorization_code_verifier';
 
-/** One message for every refused code, so the answer does not say which rule refused it. */
-const invalidCode = () =>
+/**
+ * One message for every refused code, so the answer does not say which rule refused it; it names
+ * the code by the spelling the client sent.
+ */
+const invalidCode = (name: CodeName) =>
   oauthError(
     400,
     'invalid_grant',
-    'body.code: is invalid, expired, used, or was issued for another client, redirect_uri or code_verifier.',
+    `body.${name}: is invalid, expired, used, or was issued for another client, redirect_uri or code_verifier.`,
   );
 
 /**
@@ -32,15 +31,14 @@ const invalidCode = () =>
 export const authorizationCode = defineGrant({
   name: 'authorization_code',
   aliases: ['code', VERIFIER_REQUIRED],
-  params: v.looseObject({
-    code: required,
-    redirect_uri: required,
-    code_verifier: v.optional(v.pipe(v.string(), v.regex(VERIFIER, 'must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)'))),
-  }),
+  // Both spellings of the code and of the verifier, with either grant_type (spec 4.2).
+  params: CodeParametersSchema,
 
   async handle({ client }, request, deps) {
     if (request.grant_type === VERIFIER_REQUIRED && request.code_verifier === undefined) {
-      throw oauthError(400, 'invalid_request', 'body.code_verifier: is required.');
+      // The spelling that goes with the code's: a client that says `authorization_code` reads the spec's names.
+      const name = request.code_name === 'authorization_code' ? 'authorization_code_verifier' : 'code_verifier';
+      throw oauthError(400, 'invalid_request', `body.${name}: is required.`);
     }
     const outcome = await deps.authorizationCodes.redeem(request.code, {
       clientId: client.id,
@@ -50,12 +48,12 @@ export const authorizationCode = defineGrant({
     if (outcome.state === 'reused') {
       // Only the code's own client revokes: another client cannot end a login it never had.
       if (outcome.code.client_id === client.id) await deps.refreshTokens.revokeFamily(outcome.code.sid);
-      throw invalidCode();
+      throw invalidCode(request.code_name);
     }
-    if (outcome.state !== 'redeemed') throw invalidCode();
+    if (outcome.state !== 'redeemed') throw invalidCode(request.code_name);
     const { code } = outcome;
     const user = await deps.findUser(code.user_id);
-    if (!user || user.blocked || user.tenant_id !== code.tenant_id) throw invalidCode();
+    if (!user || user.blocked || user.tenant_id !== code.tenant_id) throw invalidCode(request.code_name);
     return issueUserTokens(
       {
         client,

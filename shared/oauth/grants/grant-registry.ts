@@ -20,8 +20,17 @@ const BY_SPELLING = indexBySpelling(GRANTS);
 /** The grant a `grant_type` names, by its name or an alias; undefined for anything else. */
 export const findGrant = (grantType: string): AnyTokenGrant | undefined => BY_SPELLING.get(grantType);
 
-/** Every `grant_type` spelling, for discovery's `grant_types_supported` (RFC 8414 §2). */
-export const supportedGrantTypes: readonly string[] = GRANTS.flatMap((g) => [g.name, ...(g.aliases ?? [])]);
+/**
+ * Discovery's `grant_types_supported` (RFC 8414 §2: "grant type values used at the token
+ * endpoint"): each grant once, by its name in the IANA OAuth registry (an RFC URN where the
+ * grant's RFC defines one: RFC 8628 §7.2, RFC 8693 §5.2), never by the spec's other spellings,
+ * which `/token` accepts all the same (docs/contract.md §5.1). `otp` is left out: it is no
+ * registered name, and an extension grant's name must be an absolute URI (RFC 6749 §4.5), so a
+ * relying party could not tell what it means (docs/keys.md "Discovery").
+ */
+export const supportedGrantTypes: readonly string[] = GRANTS.filter((g) => g !== otp).map(
+  (g) => g.aliases?.find((a) => a.startsWith('urn:ietf:params:oauth:grant-type:')) ?? g.name,
+);
 
 /** The short names of every grant (what `client_metadata.grant_types` may name). */
 export const knownGrantNames: readonly string[] = GRANTS.map((g) => g.name);

@@ -8,7 +8,7 @@ import type { TokenResponse } from '../token-response.ts';
 import { mintableNow } from '../user-token-state.ts';
 import { mintIdToken } from './mint-id-token.ts';
 import { refuseRefresh } from './refuse-refresh.ts';
-import { userClaims } from './user-claims.ts';
+import { idTokenClaims } from './user-claims.ts';
 import { resolveUserScopes } from './user-token-scopes.ts';
 
 /** A grant from before the user's `tokens_revoked_at` (a password change, a block). */
@@ -127,12 +127,13 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
             issuer: deps.issuer,
             userId: user.id,
             clientId: client.id,
+            alg: client.id_token_signed_response_alg,
             lifetime: client.id_token_lifetime,
             authTime: input.authTime,
             nonce: input.nonce,
             sid,
             accessToken: access?.token,
-            claims: userClaims(user, granted.scopes),
+            claims: idTokenClaims(user, granted.scopes),
             now,
           },
           deps.keys,

@@ -62,7 +62,7 @@ function addressClaim(address: UserAddress | undefined): Claims | undefined {
  * - Spec 2.12 names three of them differently; both spellings are released (docs/contract.md §7.1):
  *   `phone` = phone_number, `phone_verified` = phone_number_verified, `birthday` = birthdate.
  * - `updated_at` is the record's ISO 8601 time, as spec 2.12 types it (docs/contract.md §7.6), not OIDC's
- *   NumericDate.
+ *   NumericDate: this is `/userinfo`'s answer. ID tokens take `idTokenClaims`, which makes it a number.
  * - Only claims that have a value appear (OIDC Core §5.3.2); a `*_verified` flag only with the
  *   address or number it qualifies.
  */
@@ -87,6 +87,22 @@ export function userClaims(user: UserRecord, scopes: Iterable<string>): Claims {
     out.phone_number_verified = verified;
     out.phone = user.phone_number;
     out.phone_verified = verified;
+  }
+  return out;
+}
+
+/**
+ * The claims an ID token carries for these scopes: `userClaims`, with `updated_at` as a NumericDate
+ * (OIDC Core §5.1: "seconds from 1970-01-01T00:00:00Z"), which a relying party's library checks as
+ * a number. `/userinfo` keeps the ISO time docs/contract.md §7.6 pins (docs/tokens.md "ID tokens").
+ */
+export function idTokenClaims(user: UserRecord, scopes: Iterable<string>): Claims {
+  const out = userClaims(user, scopes);
+  if (typeof out.updated_at === 'string') {
+    const ms = Date.parse(out.updated_at);
+    // A stored time that does not parse is left out rather than sent in the wrong type (§5.3.2).
+    if (Number.isFinite(ms)) out.updated_at = Math.floor(ms / 1000);
+    else delete out.updated_at;
   }
   return out;
 }
