@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/client-auth.ts [--rounds=300] [--blocks=10]` (`npm run bench:client-auth`):
+ * `node --import tsx bench/client-auth.ts [--rounds=300] [--blocks=10] [--warmup=200]` (`npm run bench:client-auth`):
  * what key-based client authentication (private_key_jwt, RFC 7523 §2.2) and sender-constrained tokens
  * (DPoP, RFC 9449) cost next to a plain client_credentials token, on the local service over HTTP, one
  * request at a time (docs/client-authentication.md, docs/benchmarks.md "Client authentication and DPoP").
@@ -32,8 +32,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { oneTimeIdsRepository } from '#shared/store/sessions/one-time-ids-repository.ts';
 import { startLocalStack } from '../infra/local/local-stack.ts';
 import { basicAuth, FORM } from './lib/api-event.ts';
+import { jvmCpuSecondsOf } from './lib/cpu.ts';
 import { attachDdbMeter, type DdbUsage, emptyUsage } from './lib/ddb-meter.ts';
 import { logsToDevNull } from './lib/logs-to-dev-null.ts';
 import { median, percentile, round } from './lib/stats.ts';
@@ -41,7 +43,9 @@ import { median, percentile, round } from './lib/stats.ts';
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const rounds = Number(arg('rounds') ?? 300);
 const blockCount = Math.max(1, Math.min(rounds, Number(arg('blocks') ?? 10)));
-const WARMUP = 20;
+// DynamoDB Local's JIT compiles the conditional PutItem's path over its first few hundred calls
+// (docs/benchmarks.md "Password grant: the database's JIT"): the warm-up gives it those calls.
+const warmup = Number(arg('warmup') ?? 200);
 const ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 const load0 = loadavg();
@@ -178,6 +182,11 @@ try {
   };
 
   const form = { grant_type: 'client_credentials', audience };
+  const oneTimeIds = oneTimeIdsRepository(stack.runtime.db, stack.tableName);
+  const jtiWrite = async () => {
+    const fresh = await oneTimeIds.useOnce('client_assertion', 'bench', randomUUID(), new Date(Date.now() + 60_000));
+    return { status: fresh ? 200 : 409, body: {}, nonce: null, retries: 0 };
+  };
   const secretRequest = (c: Client) => async () => {
     const a = await post(tokenEndpoint, { authorization: basicAuth(c.id, c.secret) }, form);
     return { ...a, retries: 0 };
@@ -215,6 +224,8 @@ try {
     { label: '(b) private_key_jwt, inline jwks', prepare: keyRequest(keyed), accepts: bearer },
     { label: '(c) DPoP-bound, client_secret_basic', prepare: dpopRequest(dpop, false), accepts: dpopBound },
     { label: '(d) DPoP-bound, private_key_jwt', prepare: dpopRequest(both, true), accepts: dpopBound },
+    // What the one-time jti write costs by itself: the store's own call, in this process, no HTTP.
+    { label: 'reference: one jti write alone (no HTTP)', prepare: async () => jtiWrite, accepts: (a: Answer) => a.status === 200 },
   ].map((k) => ({ ...k, available: true, why: '', samples: [] }));
 
   // The first request of each kind says whether its feature is here; then warm-up (caches, JIT,
@@ -228,46 +239,51 @@ try {
   }
   if (!kinds[0]!.available) throw new Error(`the baseline failed: ${kinds[0]!.why}`);
   const live = kinds.filter((k) => k.available);
-  for (let i = 0; i < WARMUP; i++) for (const k of live) await measure(k);
+  for (let i = 0; i < warmup; i++) for (const k of live) await measure(k);
   for (const k of live) k.samples = [];
 
   const jvm0 = jvmRunMs();
+  const compiler0 = jvmPid === undefined ? 0 : jvmCpuSecondsOf([jvmPid]).compiler;
   const started = performance.now();
   for (let r = 0; r < rounds; r++) {
     for (const k of r % 2 === 0 ? live : [...live].reverse()) k.samples.push(await measure(k));
   }
   const runSeconds = (performance.now() - started) / 1000;
   const jvmRun = jvmRunMs() - jvm0;
+  const compilerMs = jvmPid === undefined ? 0 : (jvmCpuSecondsOf([jvmPid]).compiler - compiler0) * 1000;
   const load1 = loadavg();
 
   // ---- report -------------------------------------------------------------------------------------
   const base = kinds[0]!;
   const total = (xs: Sample[]) => xs.reduce((s, x) => s + x.cpuMs + x.dbMs, 0);
+  const own = (xs: Sample[]) => xs.reduce((s, x) => s + x.cpuMs, 0);
   const blockOf = (xs: Sample[], b: number) =>
     xs.slice(Math.floor((b * xs.length) / blockCount), Math.floor(((b + 1) * xs.length) / blockCount));
   const commit = execSync('git rev-parse --short HEAD').toString().trim();
   const dirty = execSync('git status --porcelain --untracked-files=no').toString().trim() !== '';
   const out: string[] = [
-    `client authentication and DPoP vs client_secret_basic: ${rounds} rounds after ${WARMUP} warm-up rounds, one ` +
+    `client authentication and DPoP vs client_secret_basic: ${rounds} rounds after ${warmup} warm-up rounds, one ` +
       `request of each kind per round, one at a time, ${round(runSeconds)} s; commit ${commit}` +
       `${dirty ? ' (tree with uncommitted changes)' : ''}; node ${process.version}; load average ` +
       `${load0.map((l) => l.toFixed(1)).join(' ')} before, ${load1.map((l) => l.toFixed(1)).join(' ')} after`,
     '',
-    `| client_credentials token | CPU ms median (ours + db) | CPU ms p90 | tokens per CPU-second | ÷ (a) per CPU-second, median of ${blockCount} blocks (min–max) | wall ms median | DynamoDB calls per token (mean, by operation) | most in one request | use_dpop_nonce retries |`,
-    '|---|---|---|---|---|---|---|---|---|',
+    `| client_credentials token | CPU ms median (ours + db) | CPU ms p90 | tokens per CPU-second | ÷ (a) per CPU-second, median of ${blockCount} blocks (min–max) | ÷ (a) per CPU-second of this process alone | wall ms median | DynamoDB calls per token (mean, by operation) | most in one request | use_dpop_nonce retries |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const k of kinds) {
     if (!k.available) {
-      out.push(`| ${k.label} | not available (first answer: ${k.why.replace(/\|/g, '\\|')}) | | | | | | | |`);
+      out.push(`| ${k.label} | not available (first answer: ${k.why.replace(/\|/g, '\\|')}) | | | | | | | | |`);
       continue;
     }
     const cpu = k.samples.map((x) => x.cpuMs + x.dbMs);
     const ratios = Array.from({ length: blockCount }, (_, b) => total(blockOf(base.samples, b)) / total(blockOf(k.samples, b)));
     const ratio = k === base ? '1' : `**${round(median(ratios))}×** (${round(Math.min(...ratios))}–${round(Math.max(...ratios))})`;
+    const ours = Array.from({ length: blockCount }, (_, b) => own(blockOf(base.samples, b)) / own(blockOf(k.samples, b)));
+    const oursRatio = k === base ? '1' : `${round(median(ours))}× (${round(Math.min(...ours))}–${round(Math.max(...ours))})`;
     const most = k.samples.reduce((m, x) => (x.usage.calls > m.calls ? x.usage : m), emptyUsage());
     out.push(
       `| ${k.label} | ${round(median(cpu))} (${round(median(k.samples.map((x) => x.cpuMs)))} + ${round(median(k.samples.map((x) => x.dbMs)))}) | ` +
-        `${round(percentile(cpu, 90))} | ${Math.round((1000 * k.samples.length) / total(k.samples))} | ${ratio} | ` +
+        `${round(percentile(cpu, 90))} | ${Math.round((1000 * k.samples.length) / total(k.samples))} | ${ratio} | ${oursRatio} | ` +
         `${round(median(k.samples.map((x) => x.wallMs)))} | ${perToken(k.samples)} | ${commands(most)} | ` +
         `${k.samples.reduce((s, x) => s + x.nonceRetries, 0)} of ${k.samples.length} |`,
     );
@@ -278,7 +294,8 @@ try {
     "(a)'s CPU over the kind's CPU in the same rounds. The JVM's CPU includes its background threads (GC,",
     'compiler) in whichever request they ran.',
     `DynamoDB Local (pid ${jvmPid}, ${jvmPid === undefined ? '' : readFileSync(`/proc/${jvmPid}/comm`, 'utf8').trim()}): ` +
-      `${round(jvmRun)} ms of CPU over the rounds, ${round(jvmRun - live.reduce((s, k) => s + k.samples.reduce((t, x) => t + x.dbMs, 0), 0))} ms of it between requests.`,
+      `${round(jvmRun)} ms of CPU over the rounds, ${round(jvmRun - live.reduce((s, k) => s + k.samples.reduce((t, x) => t + x.dbMs, 0), 0))} ms of it between requests, ` +
+      `${round(compilerMs)} ms in its JIT compiler threads (10 ms ticks).`,
   );
   report(`${out.join('\n')}\n`);
 } finally {
