@@ -145,7 +145,8 @@ const created = await fetch(`${ours}/identity/v1/clients`, {
   body: JSON.stringify({
     client_name: 'bench spa',
     is_public: true,
-    client_metadata: { grant_types: ['authorization_code'], urls: { redirect_uris: [REDIRECT] } },
+    // ES256 ID tokens like oidc-provider's client above, so both sides sign alike (RS256 is the default).
+    client_metadata: { grant_types: ['authorization_code'], urls: { redirect_uris: [REDIRECT] }, id_token_signed_response_alg: 'ES256' },
   }),
 });
 const ourClient = ((await created.json()) as { id: string }).id;

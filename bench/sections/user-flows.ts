@@ -141,7 +141,8 @@ export async function prepareUserFixture(side: OurUserSide, tag: string): Promis
   };
   const client = await post('/identity/v1/clients', {
     client_name: `bench users ${tag}`,
-    client_metadata: { grant_types: ['password', 'refresh_token'] },
+    // ES256 ID tokens like the oidc-provider clients (bench/servers/oidc-provider.ts): both sides sign alike.
+    client_metadata: { grant_types: ['password', 'refresh_token'], id_token_signed_response_alg: 'ES256' },
   });
   const username = `bench_${tag}_${Date.now().toString(36)}`;
   await post('/identity/v1/users', { username, email: `${username}@bench.example`, password: PASSWORD, email_verified: true });
