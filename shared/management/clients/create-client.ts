@@ -6,7 +6,7 @@ import { presentRecord } from '../kit/present-record.ts';
 import type { CreateClientInput } from './client-body-schemas.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { clientEntity } from './client-entity.ts';
-import { assertFutureExpiry, assertGrantTypesFit } from './client-guards.ts';
+import { assertClientAuthFits, assertFutureExpiry, assertGrantTypesFit } from './client-guards.ts';
 import { clientView, NO_SECRET } from './client-view.ts';
 import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
 
@@ -28,6 +28,7 @@ export async function createClient(
   const isPublic = input.is_public ?? false;
   assertGrantTypesFit(isPublic, input.client_metadata?.grant_types ?? defaultGrantTypes(isPublic));
   assertFutureExpiry(input.client_secret_expires_at, isPublic, deps.now());
+  assertClientAuthFits(isPublic, input.client_metadata);
   const secret = isPublic ? undefined : deps.generateSecret();
 
   const record = await deps.clients.create(

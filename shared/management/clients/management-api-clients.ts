@@ -3,6 +3,7 @@ import type { ManagementContext } from '../management-context.ts';
 import { assertHoldsEveryManagementScope, holdsEveryManagementScope } from '../no-escalation.ts';
 import type { UpdateClientInput } from './client-body-schemas.ts';
 import type { ClientDeps } from './client-deps.ts';
+import { changesClientAuth } from './client-guards.ts';
 
 /**
  * Clients linked to the management API (docs/security.md "The management API"). Such a client can
@@ -23,8 +24,9 @@ export async function assertMayLinkManagementApi(
 
 /**
  * Whether `next` changes who can receive the client's tokens: first party (consent skipped),
- * public (no secret needed at /token), the redirect URIs (where /authorize delivers codes and
- * tokens) or the grant types (which flows deliver them). Any change counts, narrowing too: the
+ * public (no secret needed at /token), how it authenticates (its method and keys: whoever holds the
+ * key receives its tokens), the redirect URIs (where /authorize delivers codes and tokens) or the
+ * grant types (which flows deliver them). Any change counts, narrowing too: the
  * rule stays one simple line, and narrowing a linked client is an administrator's work anyway.
  * Post-logout redirect URIs and origins carry no token and are not guarded.
  */
@@ -32,6 +34,7 @@ export function changesTokenDelivery(current: ClientRecord, next: ClientRecord):
   return (
     current.is_first_party !== next.is_first_party ||
     current.is_public !== next.is_public ||
+    changesClientAuth(current, next) ||
     !sameList(current.client_metadata.urls?.redirect_uris, next.client_metadata.urls?.redirect_uris) ||
     !sameList(current.client_metadata.grant_types, next.client_metadata.grant_types)
   );
@@ -47,6 +50,9 @@ function touchesTokenDelivery(body: UpdateClientInput): boolean {
     body.is_first_party !== undefined ||
     body.is_public !== undefined ||
     metadata?.grant_types !== undefined ||
+    metadata?.token_endpoint_auth_method !== undefined ||
+    metadata?.jwks !== undefined ||
+    metadata?.jwks_uri !== undefined ||
     (metadata?.urls as Record<string, unknown> | undefined)?.redirect_uris !== undefined
   );
 }

@@ -9,7 +9,14 @@ import { assertMayActAs } from '../no-escalation.ts';
 import type { UpdateClientInput } from './client-body-schemas.ts';
 import type { ClientDeps } from './client-deps.ts';
 import { clientEntity } from './client-entity.ts';
-import { assertDefaultClientKept, assertFutureExpiry, assertGrantTypesFit, assertMayChange } from './client-guards.ts';
+import {
+  assertClientAuthFits,
+  assertDefaultClientKept,
+  assertFutureExpiry,
+  assertGrantTypesFit,
+  assertMayChange,
+  changesClientAuth,
+} from './client-guards.ts';
 import { OPEN_METADATA_BYTES } from './client-metadata-schema.ts';
 import { clientView } from './client-view.ts';
 import { tokenDeliveryGuard } from './management-api-clients.ts';
@@ -24,7 +31,9 @@ import { resolveClientTenant, resolveIsGlobal } from './tenant-rules.ts';
  * (tenant-rules.ts; only for a client without resource links, whose links would otherwise point
  * into another tenant: 409), the Default Client's invariants (403), grant types of a public client
  * (400), and who receives the tokens of a client linked to the management API
- * (management-api-clients.ts: every management scope, 403). A public client that becomes
+ * (management-api-clients.ts: every management scope, 403), the client-authentication members
+ * (client-guards.ts: 400; changing them is a key change, `update:client_keys` and no escalation,
+ * 403). A public client that becomes
  * confidential gets a new secret first (shown in this response), so there is no moment at which
  * it is confidential with a stale secret.
  */
@@ -51,6 +60,14 @@ export async function updateClient(
   assertGrantTypesFit(next.is_public, next.client_metadata.grant_types);
   assertOpenMetadataFits(next);
   assertFutureExpiry(body.client_secret_expires_at, next.is_public, deps.now());
+  assertClientAuthFits(next.is_public, next.client_metadata);
+  // How the client authenticates is its credential, as its secret is (change-client-secret.ts).
+  const keyGuard = async (latest: ClientRecord, merged: ClientRecord) => {
+    if (!changesClientAuth(latest, merged)) return;
+    if (!access.rotatesKeys) throw insufficientScope('update:client_keys');
+    await assertMayActAs(ctx, clientId, () => deps.managementScopesOf(clientId));
+  };
+  await keyGuard(current, next);
   // A client linked to the management API: who receives its tokens is every management scope's business.
   const deliveryGuard = await tokenDeliveryGuard(deps, ctx, clientId, body);
   await deliveryGuard?.(current, next);
@@ -69,6 +86,8 @@ export async function updateClient(
       assertDefaultClientKept(latest, merged);
       assertGrantTypesFit(merged.is_public, merged.client_metadata.grant_types);
       assertOpenMetadataFits(merged);
+      assertClientAuthFits(merged.is_public, merged.client_metadata);
+      await keyGuard(latest, merged);
       await deliveryGuard?.(latest, merged);
     },
     linksUnchanged: deliveryGuard !== undefined,
