@@ -42,6 +42,10 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     // /authorize does not keep: it takes no request objects (OIDC Core §6).
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // RFC 9126 §5: pushed authorization requests; a client may require them
+    // (`client_metadata.require_pushed_authorization_requests`), the stage does not.
+    pushed_authorization_request_endpoint: `${iss}/par`,
+    require_pushed_authorization_requests: false,
     // RFC 8628 §4: the device authorization endpoint (POST; GET accepted, docs/contract.md §5).
     device_authorization_endpoint: `${iss}/device_code`,
     // `none`: public clients identify themselves with client_id only (docs/contract.md §5.1).

@@ -38,16 +38,16 @@ export const OAUTH_ROUTES: readonly Route[] = [
   },
   { method: 'POST', path: '/revoke', handler: 'functions/oauth/revoke', auth: client, access: WRITE },
   // OIDC Core §5.3: the handler checks the bearer token itself (user, audience, `openid`), so the
-  // rule is `client` (the use case authenticates), not the management API's `bearer`. Reads only:
+  // rule is `client` (the use case authenticates), not the management API's `bearer`. No KMS:
   // HS256 tokens are refused there, so no Resource secret is ever opened.
   // Relying parties call it after every login, resource servers may on every request: the
-  // introspection endpoints' throttle.
+  // introspection endpoints' throttle. Writes: a DPoP proof's jti, once (RFC 9449 §11.1).
   ...(['GET', 'POST'] as const).map((method) => ({
     method,
     path: '/userinfo',
     handler: 'functions/oauth/userinfo',
     auth: client,
-    access: READ,
+    access: WRITE,
     throttle: { rateLimit: 2000, burstLimit: 4000 },
   })),
 
@@ -76,6 +76,17 @@ export const OAUTH_ROUTES: readonly Route[] = [
     access: WRITE_DECRYPT,
     throttle: { rateLimit: 50, burstLimit: 100 },
   })),
+  // Pushed authorization requests (RFC 9126; docs/client-authentication.md "Pushed authorization
+  // requests (PAR)"). Each push writes one item: the stage-wide bucket caps that as /device_code's.
+  {
+    method: 'POST',
+    path: '/par',
+    handler: 'functions/oauth/par',
+    auth: client,
+    // Decrypt: naming an HS256 Resource opens its sealed secret (token-path-records.ts).
+    access: WRITE_DECRYPT,
+    throttle: { rateLimit: 50, burstLimit: 100 },
+  },
   // The user-code page: GET shows (and pre-fills), POST checks the code. Its POST bucket caps the
   // guesses of the whole stage (RFC 8628 §5.1); the page also limits each source address itself.
   { method: 'GET', path: '/device', handler: 'functions/pages/device', auth: none, access: { table: 'read', kms: ['decrypt'] } },
@@ -104,4 +115,5 @@ export const OAUTH_ERROR_PATHS: ReadonlySet<string> = new Set([
   '/revoke',
   '/userinfo',
   '/device_code',
+  '/par',
 ]);

@@ -1,6 +1,6 @@
 /**
- * The dependencies of `/authorize`, `/authorize/resume` and `/device_code` (functions/oauth/): the
- * token path's, plus the sessions, interactions, User Grants and device codes they write.
+ * The dependencies of `/authorize`, `/authorize/resume`, `/par` and `/device_code` (functions/oauth/): the
+ * token path's, plus the sessions, interactions, User Grants, pushed requests and device codes they write.
  */
 import type { AuthorizeDeps } from '../oauth/authorize/authorize-deps.ts';
 import type { DeviceAuthorizationDeps } from '../oauth/device/device-authorization.ts';
@@ -9,6 +9,7 @@ import { resourcesRepository } from '../store/resources/resources-repository.ts'
 import { consentsRepository } from '../store/sessions/consents-repository.ts';
 import { deviceCodesRepository } from '../store/sessions/device-codes-repository.ts';
 import { interactionsRepository } from '../store/sessions/interactions-repository.ts';
+import { pushedRequestsRepository } from '../store/sessions/pushed-requests-repository.ts';
 import { sessionsRepository } from '../store/sessions/sessions-repository.ts';
 import { federatedLoginDeps } from './federated-login.ts';
 import { perRuntime } from './per-runtime.ts';
@@ -26,6 +27,7 @@ export const authorizeDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Auth
     interactions: interactionsRepository(db, table, now),
     consents: consentsRepository(db, table, now, oauth.refreshTokens),
     codes: oauth.authorizationCodes,
+    pushedRequests: pushedRequestsRepository(db, table, now),
     getResource: (id) => resources.get(id),
     federation: federatedLoginDeps(runtime),
   };

@@ -105,6 +105,8 @@ describe('well-known handlers', () => {
       ],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
+      pushed_authorization_request_endpoint: `${ISSUER}/par`,
+      require_pushed_authorization_requests: false,
       device_authorization_endpoint: `${ISSUER}/device_code`,
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       introspection_endpoint: `${ISSUER}/introspect`,

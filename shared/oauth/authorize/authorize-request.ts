@@ -10,6 +10,28 @@ export const RESPONSE_TYPES: readonly ResponseType[] = ['code', 'token', 'id_tok
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
 export const PROMPTS = ['none', 'login', 'consent'] as const;
 
+/**
+ * Every parameter `/authorize` reads besides `client_id`: what `/par` keeps of a pushed request
+ * (RFC 9126 §2.1), so a parameter added to the checks below is added here too. Client
+ * credentials and unknown parameters are never stored.
+ */
+export const AUTHORIZE_PARAMETERS = [
+  'response_type',
+  'response_mode',
+  'redirect_uri',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+  'max_age',
+  'login_hint',
+  'audience',
+  'resource',
+  'connection',
+] as const;
+
 /** A validated authorization request (RFC 6749 §4.1.1, §4.2.1; OIDC Core §3.1.2.1). */
 export interface AuthorizeRequest {
   responseType: ResponseType;
@@ -123,14 +145,14 @@ function normaliseResponseType(value: string | undefined): ResponseType | undefi
  *   required of public clients for `code`;
  * - `nonce` required when an ID token comes from this endpoint (OIDC Core §3.2.2.1);
  * - `prompt` values known, `none` alone (OIDC Core §3.1.2.1); `max_age` a non-negative integer;
- * - `audience` and `resource` equal when both are sent; `request`/`request_uri` not supported.
+ * - `audience` and `resource` equal when both are sent; `request` (request objects) not supported;
+ *   `request_uri` never reaches here: start-authorization.ts resolves it first (RFC 9126 §4).
  */
 export function parseAuthorizeRequest(params: Params, client: OAuthClient, redirectUri: string, target: RedirectTarget): AuthorizeRequest {
   const fail = (message: string) => new AuthorizeError('invalid_request', message);
   const get = (name: string) => single(params, name, fail);
 
   if (params.request !== undefined) throw new AuthorizeError('request_not_supported', 'request: request objects are not supported.');
-  if (params.request_uri !== undefined) throw new AuthorizeError('request_uri_not_supported', 'request_uri: is not supported.');
 
   const rawType = get('response_type');
   if (!rawType) throw fail('response_type: is required.');

@@ -18,12 +18,15 @@ import {
   verifyClientAndRedirect,
 } from './authorize-request.ts';
 import { issueAuthorization } from './issue-authorization.ts';
+import { takePushedRequest } from './pushed-request.ts';
 
 /** Where the pages send the browser back after login and consent (flows-plan.md "The flow", step 4). */
 export const resumePath = (interactionId: string) => `/authorize/resume?interaction=${interactionId}`;
 
 /**
  * GET and POST /authorize (RFC 6749 §4.1.1, §4.2.1; OIDC Core §3.1.2; docs/contract.md §5, §7.4):
+ * 0. with `request_uri`, the pushed request is taken once and its parameters are the request's
+ *    (pushed-request.ts, RFC 9126 §4); a client that requires PAR sends nothing else (§5);
  * 1. the client and its redirect URI are verified first; any error before that is an HTML page
  *    (400), never a redirect (RFC 6749 §4.1.2.1, RFC 9700 §4.1);
  * 2. every other parameter (authorize-request.ts); an error goes back to the redirect URI with
@@ -37,10 +40,17 @@ export const resumePath = (interactionId: string) => `/authorize/resume?interact
  *    (docs/federation.md "Federated login"; an unknown or disabled one is `invalid_request`).
  */
 export async function startAuthorization(
-  params: Record<string, unknown>,
+  sent: Record<string, unknown>,
   cookie: string | undefined,
   deps: AuthorizeDeps,
 ): Promise<HttpResponse> {
+  let params = sent;
+  const pushed = sent.request_uri !== undefined;
+  if (pushed) {
+    const taken = await takePushedRequest(sent, deps);
+    if ('response' in taken) return taken.response;
+    params = taken.params;
+  }
   let verified: { client: OAuthClient; redirectUri: string };
   try {
     verified = await verifyClientAndRedirect(params, (id) => deps.oauth.findClient(id));
@@ -51,9 +61,11 @@ export async function startAuthorization(
   const { client, redirectUri } = verified;
   const target = redirectTarget(params, redirectUri);
   return answerErrorsToClient(target, deps, async () => {
-    const request = parseAuthorizeRequest(params, client, redirectUri, target);
-    const resource = await targetResource(client, request, deps);
-    const provider = await connectionOf(params, client, deps);
+    // RFC 9126 §5: such a client's requests come only through /par.
+    if (client.require_pushed_authorization_requests && !pushed) {
+      throw new AuthorizeError('invalid_request', 'request_uri: this client must push its authorization requests to /par first.');
+    }
+    const { request, resource, provider } = await checkAuthorizeRequest(params, client, redirectUri, target, deps);
     if (request.prompt.includes('none')) return answerWithoutInteraction(client, request, resource, cookie, deps);
     const interaction = await deps.interactions.createInteraction({
       kind: 'authorize',
@@ -87,13 +99,31 @@ export async function startAuthorization(
 }
 
 /**
+ * Phases 2 and 3 of `/authorize` for a verified client and redirect URI: the parameters, the
+ * target Resource and the `connection`. `/par` runs the same checks on a pushed request (RFC 9126
+ * §2.1), so what a pushed request may hold is what `/authorize` accepts.
+ */
+export async function checkAuthorizeRequest(
+  params: Record<string, unknown>,
+  client: OAuthClient,
+  redirectUri: string,
+  target: RedirectTarget,
+  deps: Pick<AuthorizeDeps, 'oauth' | 'federation'>,
+): Promise<{ request: AuthorizeRequest; resource: TokenResource | undefined; provider: IdentityProviderRecord | undefined }> {
+  const request = parseAuthorizeRequest(params, client, redirectUri, target);
+  const resource = await targetResource(client, request, deps);
+  const provider = await connectionOf(params, client, deps);
+  return { request, resource, provider };
+}
+
+/**
  * The identity provider `connection` names: one of the client's tenant, enabled, by
  * `provider_name` (docs/contract.md §7.4); undefined without the parameter.
  */
 async function connectionOf(
   params: Record<string, unknown>,
   client: OAuthClient,
-  deps: AuthorizeDeps,
+  deps: Pick<AuthorizeDeps, 'federation'>,
 ): Promise<IdentityProviderRecord | undefined> {
   const name = params.connection;
   if (name === undefined) return undefined;

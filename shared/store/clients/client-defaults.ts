@@ -13,7 +13,10 @@ export const defaultGrantTypes = (isPublic: boolean): string[] =>
  * 30 days when expiry is enabled, ID tokens live 10 hours.
  */
 export function defaultClientMetadata(isPublic: boolean, given: Partial<ClientMetadata> = {}): ClientMetadata {
+  // The registered members (token_endpoint_auth_method, jwks, ...) are kept as given; unset ones keep their defaults.
+  const { grant_types: _g, urls: _u, refresh_token: _r, id_token: _i, oauth: _o, saml: _s, wsfed: _w, ...registered } = given;
   return {
+    ...registered,
     grant_types: given.grant_types ?? defaultGrantTypes(isPublic),
     urls: { ...given.urls },
     refresh_token: { expiration_enabled: false, expiration_lifetime: 2_592_000, ...given.refresh_token },

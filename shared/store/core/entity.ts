@@ -28,6 +28,7 @@ export type EntityType =
   | 'UserCodeAttempts'
   | 'Session'
   | 'Interaction'
+  | 'PushedAuthorizationRequest'
   | 'FederatedLogin'
   | 'UserGrant'
   | 'Group'

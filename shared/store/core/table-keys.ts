@@ -138,6 +138,8 @@ export const keys = {
   userSessions: (userId: string) => `USER#${userId}#SESSIONS`,
   /** A login/consent interaction between `/authorize` (or `/device`) and the pages; `ttl`. */
   interaction: (id: string) => ({ PK: `INTERACTION#${id}`, SK: 'INTERACTION' }),
+  /** A pushed authorization request (RFC 9126) by the SHA-256 of its `request_uri` (the value itself is never stored); `ttl`. */
+  pushedRequest: (requestUriHash: string) => ({ PK: `PAR#${requestUriHash}`, SK: 'PAR' }),
   /** A sign-in sent to an external provider, by the SHA-256 of its `state` (docs/federation.md "Federated login"); `ttl`. */
   federatedLogin: (stateHash: string) => ({ PK: `FEDERATION#${stateHash}`, SK: 'FEDERATION' }),
   /** A User Grant (consent) of a user to a client for a Resource (`userinfo` when none). */
