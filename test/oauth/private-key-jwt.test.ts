@@ -217,6 +217,38 @@ describe('private_key_jwt at every client-authenticated endpoint', () => {
     expect(device.body.error).toBe('unauthorized_client');
   });
 
+  it('/users/register takes an assertion made for its URL; nothing of it is stored on the user', async () => {
+    const c = await keyClient();
+    const register = (jwt: string, email: string) =>
+      fetch(`${issuer}/identity/v1/users/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
+          client_assertion: jwt,
+          email,
+          password: 'correct horse battery staple 7',
+        }),
+      });
+    const email = `${randomUUID()}@example.com`;
+    const jwt = await assertion(c, { aud: `${issuer}/identity/v1/users/register` });
+    const res = await register(jwt, email);
+    expect(res.status).toBe(201);
+    const user = (await res.json()) as any;
+    expect(user).toMatchObject({ email, email_verified: false });
+    expect(Object.keys(user).filter((k) => k.startsWith('client_'))).toEqual([]);
+    const stored = await fx.call('GET', `/users/${user.id}`);
+    expect(stored.status).toBe(200);
+    expect(Object.keys(stored.body).filter((k) => k.startsWith('client_'))).toEqual([]);
+    // Replayed, or made for /token: refused (the management API's 401 shape).
+    const replayed = await register(jwt, `${randomUUID()}@example.com`);
+    expect(replayed.status).toBe(401);
+    expect((await replayed.json()) as any).toMatchObject({ error: 'invalid_client', error_description: 'Client authentication failed.' });
+    expect(replayed.headers.get('www-authenticate')).toBeNull();
+    const forToken = await register(await assertion(c, { aud: `${issuer}/token` }), `${randomUUID()}@example.com`);
+    expect(forToken.status).toBe(401);
+  });
+
   it('a client at private_key_jwt presenting its secret is refused everywhere, Basic or post', async () => {
     const c = await keyClient();
     expect(c.secret).toEqual(expect.any(String));

@@ -6,6 +6,7 @@ import {
   ASSERTION_CLOCK_SKEW_SECONDS,
   CLIENT_ASSERTION_ALGS,
   type ClientAssertionVerifier,
+  type ClientAuthEndpoint,
   MAX_ASSERTION_LIFETIME_SECONDS,
 } from './client-assertion.ts';
 
@@ -20,6 +21,17 @@ export interface ClientAssertionDeps {
    */
   remoteKeys(jwksUri: string): Promise<JWTVerifyGetKey>;
 }
+
+/** Where each endpoint is served, under the issuer: the URL an assertion may name as its `aud`. */
+const ENDPOINT_PATHS: Record<ClientAuthEndpoint, string> = {
+  '/token': '/token',
+  '/introspect': '/introspect',
+  '/tokeninfo': '/tokeninfo',
+  '/revoke': '/revoke',
+  '/device_code': '/device_code',
+  '/par': '/par',
+  '/users/register': '/identity/v1/users/register',
+};
 
 /** The longest `jti` we store a mark of (it is hashed; this only bounds the work). */
 const MAX_JTI_CHARS = 256;
@@ -48,7 +60,7 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
         algorithms: [...CLIENT_ASSERTION_ALGS],
         issuer: client.id,
         subject: client.id,
-        audience: [deps.issuer, `${deps.issuer}${endpoint}`],
+        audience: [deps.issuer, `${deps.issuer}${ENDPOINT_PATHS[endpoint]}`],
         requiredClaims: ['exp', 'jti'],
         currentDate: now,
         clockTolerance: ASSERTION_CLOCK_SKEW_SECONDS,
