@@ -4,11 +4,15 @@ import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '#shared/crypto/password-hash.ts';
+import { base32Decode, totp } from '#shared/crypto/totp.ts';
 import { buildDiscoveryDocument } from '#shared/oauth/discovery-document.ts';
 import { findGrant } from '#shared/oauth/grants/grant-registry.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
+import { deviceCodeHash } from '#shared/store/sessions/device-codes-repository.ts';
 import { sessionHash } from '#shared/store/sessions/sessions-repository.ts';
+import { otpRepository } from '#shared/store/users/otp-repository.ts';
+import { devicePageDeps } from '#shared/wiring/pages.ts';
 import { seedSession } from '../support/browser/seed-session.ts';
 import { authorizeThrough, postToken, REDIRECT, responseParams } from '../support/oauth/authorize-flow.ts';
 import { storedItem } from '../support/oauth/login-grants.ts';
@@ -37,7 +41,7 @@ interface RpClient {
   auth: string;
 }
 
-const GRANTS = ['authorization_code', 'refresh_token', 'implicit', 'password'];
+const GRANTS = ['authorization_code', 'refresh_token', 'implicit', 'password', 'otp'];
 const BYE = 'https://app.example.com/signed-out';
 
 /** A confidential client through the management API, with `id_token_signed_response_alg` when given. */
@@ -272,6 +276,64 @@ describe('id_token_signed_response_alg (OIDC Registration §2, OIDC Core §3.1.3
       );
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const claims = await verifiedIdToken(res.body.id_token, c.id, alg);
+      expect(claims).toMatchObject({ sub: user.id, email: user.email, at_hash: atHashOf(res.body.access_token) });
+    }
+  });
+
+  it('otp grant: the ID token follows the client (RS256 default, ES256 set)', async () => {
+    const { runtime } = svc.stack;
+    const otps = otpRepository(runtime.db, runtime.config.tableName, runtime.now, runtime.secretBox, {
+      maxFailures: runtime.config.login.otpMaxFailures,
+    });
+    for (const [c, alg] of [
+      [rs, 'RS256'],
+      [es, 'ES256'],
+    ] as const) {
+      const user = await newUser({ username: `otp_${Math.random().toString(36).slice(2, 10)}` });
+      const secret = base32Decode(await otps.enroll(user.id))!;
+      const res = await postToken(
+        svc,
+        { grant_type: 'otp', username: user.username!, otp: totp(secret, new Date()), scope: 'openid' },
+        c.auth,
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const claims = await verifiedIdToken(res.body.id_token, c.id, alg);
+      expect(claims).toMatchObject({ sub: user.id, at_hash: atHashOf(res.body.access_token) });
+    }
+  });
+
+  it('device_code: the ID token follows the client (RS256 default, ES256 set)', async () => {
+    for (const alg of ['RS256', 'ES256'] as const) {
+      const made = await call('POST', '/clients', {
+        body: {
+          client_name: `tv ${alg}`,
+          is_public: true,
+          client_metadata: { grant_types: ['device_code'], ...(alg === 'ES256' ? { id_token_signed_response_alg: alg } : {}) },
+        },
+      });
+      expect(made.status).toBe(201);
+      const started = await fetch(`${svc.url}/device_code`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: made.body.id, scope: 'openid email' }),
+      });
+      const { device_code } = (await started.json()) as { device_code: string };
+      const user = await newUser();
+      // What the /device page records once the user logged in and allowed (test/pages/device-page.test.ts drives the page).
+      const decided = await devicePageDeps(svc.stack.runtime).deviceCodes.decide(deviceCodeHash(device_code), {
+        decision: 'allow',
+        userId: user.id,
+        authTime: Math.floor(Date.now() / 1000),
+        grantedScopes: ['openid', 'email'],
+      });
+      expect(decided).toBe(true);
+      const res = await postToken(svc, {
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code,
+        client_id: made.body.id,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const claims = await verifiedIdToken(res.body.id_token, made.body.id, alg);
       expect(claims).toMatchObject({ sub: user.id, email: user.email, at_hash: atHashOf(res.body.access_token) });
     }
   });
