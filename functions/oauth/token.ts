@@ -15,7 +15,10 @@ export const handler = oauthHandler(
     // Token exchange's dependencies and their code load with the first exchange, not at a cold start
     // (docs/benchmarks.md "Token function bundle, token exchange"); built once per container.
     const exchange = async () => (await import('#shared/wiring/token-exchange.ts')).tokenExchangeDeps(req.runtime);
-    const response = await issueToken(req.headers, req.body, oauthDeps(req.runtime), exchange);
-    return jsonResponse(200, response, NO_STORE);
+    const deps = oauthDeps(req.runtime);
+    const response = await issueToken(req.headers, req.body, deps, exchange);
+    // RFC 9449 §8.2: a DPoP answer carries the nonce to use next, sparing the client a use_dpop_nonce round trip.
+    const nonce: Record<string, string> = response.token_type === 'DPoP' ? { 'DPoP-Nonce': await deps.dpopNonces.current() } : {};
+    return jsonResponse(200, response, { ...NO_STORE, ...nonce });
   },
 );

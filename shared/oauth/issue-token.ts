@@ -1,6 +1,7 @@
 import { oauthError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import { presentedCredentials, verifyCredentials } from './authenticate-client.ts';
+import { dpopAtToken } from './dpop/token-dpop.ts';
 import { findGrant } from './grants/grant-registry.ts';
 import type { TokenExchangeDeps } from './grants/token-exchange-deps.ts';
 import type { TokenRequest } from './grants/token-grant.ts';
@@ -10,7 +11,7 @@ import type { TokenResponse } from './token-response.ts';
 /**
  * The token endpoint as a pipeline of named rules (node-oidc-provider's actions/token.js): the
  * grant's own parameters → one cold read for everything below → authenticate the client → known
- * grant → grant allowed for the client → the grant's handler. Every grant rule lives in its module
+ * grant → grant allowed for the client → its DPoP proof, if any → the grant's handler. Every grant rule lives in its module
  * under grants/; this only dispatches.
  */
 export async function issueToken(
@@ -30,7 +31,9 @@ export async function issueToken(
   if (!authenticated.client.grant_types.includes(grant.name)) {
     throw oauthError(400, 'unauthorized_client', `body.grant_type: the client may not use ${grant.name}.`);
   }
-  const tokens = await grant.handle(authenticated, request, deps, { headers, exchange });
+  // RFC 9449 §5: a DPoP proof binds what the grant issues; checked once the client may use the grant.
+  const dpop = await dpopAtToken(headers, authenticated.client, deps);
+  const tokens = await grant.handle(authenticated, request, deps, { headers, exchange, dpop });
   deps.metrics.count('TokensIssued', ['grant_type', grant.name]);
   return tokens;
 }

@@ -2,6 +2,7 @@ import type { KeyStore } from '../keys/key-store.ts';
 import type { ServiceMetrics } from '../observability/service-metrics.ts';
 import type { OAuthClient, TokenResource } from '../ports/token-path.ts';
 import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
+import type { IdTokenSigningAlg } from '../records/client-record.ts';
 import type { RevocationRef } from '../records/revocation-ref.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { RevocationsRepository } from '../store/revocations/revocations-repository.ts';
@@ -16,6 +17,7 @@ import type { LoginHintWrite } from '../store/users/user-markers.ts';
 import type { AccessTokenClaims } from '../tokens/verify-access-token.ts';
 import type { TtlCache } from '../ttl-cache.ts';
 import type { ClientAssertionVerifier } from './client-auth/client-assertion.ts';
+import type { DpopNonces } from './dpop/dpop-nonces.ts';
 import type { UserTokenReads } from './user-token-state.ts';
 
 export type { OAuthClient, TokenResource } from '../ports/token-path.ts';
@@ -100,6 +102,8 @@ export interface OAuthDeps {
   /** Authorization codes (the `authorization_code` grant; /authorize issues them). */
   authorizationCodes: AuthorizationCodesRepository;
   keys: KeyStore;
+  /** The ID token algorithms this stage signs with, the default first (user-tokens/id-token-algs.ts). */
+  idTokenAlgs: readonly IdTokenSigningAlg[];
   revocations: RevocationsRepository;
   /** The password and otp grants' lockout counter, TOTP authenticators and login writes (grants/user-login.ts). */
   login: LoginStores;
@@ -110,6 +114,8 @@ export interface OAuthDeps {
   deviceCodes: DeviceCodePolls;
   /** `jti`s of client assertions and DPoP proofs, each accepted once (docs/client-authentication.md). */
   oneTimeIds: OneTimeIds;
+  /** Server-provided DPoP nonces (RFC 9449 §8), stateless (dpop/dpop-nonces.ts). */
+  dpopNonces: DpopNonces;
   /**
    * The `private_key_jwt` check (client-auth/verify-client-assertion.ts), loaded with the first
    * client assertion so that a token request with a secret loads none of its code or keys

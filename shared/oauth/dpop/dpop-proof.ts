@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, errors, type JWK, jwtVerify } from 'jose';
-
-/**
- * Proof algorithms (RFC 9449 §4.3 item 5 "an asymmetric digital signature algorithm"): the ones
- * the client libraries we test with generate by default (ES256) and the usual others. Never
- * `none`, never HMAC: a MAC over a key that travels in the header proves nothing.
- */
-export const DPOP_ALGS = ['ES256', 'ES384', 'EdDSA', 'PS256', 'RS256'] as const;
+import { DPOP_ALGS } from './dpop-algs.ts';
 
 /**
  * How far a proof's `iat` may be from our clock, either way (RFC 9449 §11.1 leaves the window to

@@ -2,7 +2,7 @@ import { oauthError } from '../../errors.ts';
 import type { OAuthClient } from '../../ports/token-path.ts';
 import type { OneTimeIds } from '../../store/sessions/one-time-ids-repository.ts';
 import type { DpopNonces } from './dpop-nonces.ts';
-import { checkDpopProof, DPOP_IAT_WINDOW_SECONDS, InvalidDpopProof } from './dpop-proof.ts';
+import type { CheckedProof } from './dpop-proof.ts';
 
 /** What the DPoP checks need (members of OAuthDeps). */
 export interface DpopDeps {
@@ -41,7 +41,9 @@ export async function dpopAtToken(
     }
     return undefined;
   }
-  let checked: Awaited<ReturnType<typeof checkDpopProof>>;
+  // The proof checks (and jose) load with the first proof: a Bearer-only container parses none of it.
+  const { checkDpopProof, DPOP_IAT_WINDOW_SECONDS, InvalidDpopProof } = await import('./dpop-proof.ts');
+  let checked: CheckedProof;
   try {
     checked = await checkDpopProof(proof, { htm: 'POST', htu: `${deps.issuer}/token`, now: deps.now() });
   } catch (err) {

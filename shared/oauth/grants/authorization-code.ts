@@ -34,7 +34,7 @@ export const authorizationCode = defineGrant({
   // Both spellings of the code and of the verifier, with either grant_type (spec 4.2).
   params: CodeParametersSchema,
 
-  async handle({ client }, request, deps) {
+  async handle({ client }, request, deps, context) {
     if (request.grant_type === VERIFIER_REQUIRED && request.code_verifier === undefined) {
       // The spelling that goes with the code's: a client that says `authorization_code` reads the spec's names.
       const name = request.code_name === 'authorization_code' ? 'authorization_code_verifier' : 'code_verifier';
@@ -64,6 +64,7 @@ export const authorizationCode = defineGrant({
         authorizedAt: code.created_at,
         ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),
         sid: code.sid,
+        dpop: context.dpop,
       },
       deps,
     );

@@ -22,7 +22,7 @@ export const clientCredentials = defineGrant({
     return twin ? { audience, audienceAlternates: [twin] } : { audience };
   },
 
-  async handle({ client }, request, deps) {
+  async handle({ client }, request, deps, context) {
     // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
     if (client.is_public) throw oauthError(400, 'unauthorized_client', 'Public clients cannot use client_credentials.');
     if (request.audience && request.resource && request.audience !== request.resource) {
@@ -57,12 +57,21 @@ export const clientCredentials = defineGrant({
     const scopes = requested.length ? requested : [...granted];
 
     const minted = await mintAccessToken(
-      { issuer: deps.issuer, subject: client.id, clientId: client.id, tenantId: client.tenant_id, resource, scopes, now: deps.now() },
+      {
+        issuer: deps.issuer,
+        subject: client.id,
+        clientId: client.id,
+        tenantId: client.tenant_id,
+        resource,
+        scopes,
+        jkt: context.dpop?.jkt,
+        now: deps.now(),
+      },
       deps.keys,
     );
     return {
       access_token: minted.token,
-      token_type: 'Bearer',
+      token_type: context.dpop ? 'DPoP' : 'Bearer',
       expires_in: minted.expiresIn,
       // RFC 6749 §5.1: scope is required in the response when it differs from the request.
       ...(requested.length === scopes.length ? {} : { scope: scopes.join(' ') }),

@@ -25,7 +25,7 @@ export const deviceCode = defineGrant({
   aliases: ['urn:ietf:params:oauth:grant-type:device_code'],
   params: v.looseObject({ device_code: v.pipe(v.string(), v.minLength(1, 'is required'), v.maxLength(256)) }),
 
-  async handle({ client }, request, deps) {
+  async handle({ client }, request, deps, context) {
     const polled = await deps.deviceCodes.poll(request.device_code, client.id);
     if (polled.outcome !== 'issue') throw oauthError(400, polled.outcome, REFUSALS[polled.outcome]);
     const { device } = polled;
@@ -40,6 +40,7 @@ export const deviceCode = defineGrant({
         authTime: device.auth_time ?? Math.floor(deps.now().getTime() / 1000),
         // A password change or block after the user approved the device kills the approval.
         authorizedAt: device.decided_at ?? device.created_at,
+        dpop: context.dpop,
       },
       deps,
     );

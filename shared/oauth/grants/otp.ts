@@ -22,8 +22,8 @@ export const otp = defineGrant({
     otp: v.pipe(v.string(), v.check(isTotpCodeShape, 'must be a 6-digit code')),
   }),
 
-  handle({ client }, request, deps) {
-    return logUserIn(client, request.username, request, totpCheck(request.otp, deps), deps);
+  handle({ client }, request, deps, context) {
+    return logUserIn(client, request.username, request, totpCheck(request.otp, deps), deps, context.dpop);
   },
 });
 

@@ -31,9 +31,9 @@ export const password = defineGrant({
     otp: v.optional(v.pipe(v.string(), v.check(isTotpCodeShape, 'must be a 6-digit code'))),
   }),
 
-  handle({ client }, request, deps) {
+  handle({ client }, request, deps, context) {
     const check = passwordCheck(request.password, { code: request.otp, deps });
-    return logUserIn(client, request.username, request, check, deps);
+    return logUserIn(client, request.username, request, check, deps, context.dpop);
   },
 });
 

@@ -10,6 +10,7 @@ import { defineGrant } from './token-grant.ts';
  * RFC 6749 §6 with rotation and reuse detection (docs/contract.md §5.1, §7.1; RFC 9700 §4.14.2). Every
  * refusal is the same `invalid_grant` (refuse-refresh.ts). The rules, in order:
  * - the token exists, is not expired, and was issued to this client (§6: "bound to the client");
+ * - a token bound to a DPoP key (a public client's, RFC 9449 §5) comes with a proof of that key;
  * - a token already rotated is reuse: its whole family is revoked;
  * - `scope` may only narrow: a scope the token does not hold is `invalid_scope` (§6 "MUST NOT
  *   include any scope not originally granted"); the new refresh token keeps the original scope
@@ -26,9 +27,13 @@ export const refreshToken = defineGrant({
   // A stale client or key state is read in one call with the token and its user.
   preload: (request) => ({ refreshToken: request.refresh_token }),
 
-  async handle({ client }, request, deps) {
+  async handle({ client }, request, deps, context) {
     const stored = await deps.findRefreshToken(request.refresh_token);
     if (!stored || stored.client_id !== client.id) return refuseRefresh('unknown', undefined, deps);
+    // RFC 9449 §5: a bound token needs a proof of its key. Not reuse: the family stays alive.
+    if (stored.dpop_jkt !== undefined && stored.dpop_jkt !== context.dpop?.jkt) {
+      throw oauthError(400, 'invalid_grant', 'body.refresh_token: is bound to another DPoP key, or no DPoP proof was sent.');
+    }
     if (stored.expires_at && Date.parse(stored.expires_at) <= deps.now().getTime()) return refuseRefresh('expired', undefined, deps);
     if (stored.rotated_at) return refuseRefresh('reused', stored.family_id, deps);
 
@@ -56,6 +61,7 @@ export const refreshToken = defineGrant({
         authTime: stored.auth_time,
         authorizedAt: stored.created_at,
         refresh: stored,
+        dpop: context.dpop,
       },
       deps,
     );

@@ -1,3 +1,4 @@
+import { oauthError } from '../../errors.ts';
 import { TokenExchangeParams } from './token-exchange-types.ts';
 import { defineGrant } from './token-grant.ts';
 
@@ -27,6 +28,9 @@ export const tokenExchange = defineGrant({
   // of its own, loaded by the first exchange a container serves: every other grant's cold start
   // parses none of it (docs/benchmarks.md "Token function bundle, token exchange").
   async handle(client, request, deps, context) {
+    // Exchanged tokens are Bearer only (docs/client-authentication.md "Sender-constrained tokens
+    // (DPoP)"): a proof is refused rather than ignored, so no client believes it holds a bound token.
+    if (context.dpop) throw oauthError(400, 'invalid_request', 'header.dpop: token exchange issues Bearer tokens only.');
     const { handleTokenExchange } = await import('./token-exchange-handle.ts');
     return handleTokenExchange(client, request, deps, context);
   },

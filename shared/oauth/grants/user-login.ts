@@ -2,6 +2,7 @@ import { passwordHashPrefix } from '../../crypto/password-hash.ts';
 import { oauthError } from '../../errors.ts';
 import type { ServiceMetrics } from '../../observability/service-metrics.ts';
 import type { UserRecord } from '../../records/user-record.ts';
+import type { DpopBinding } from '../dpop/token-dpop.ts';
 import type { LoginStores, OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
@@ -77,6 +78,7 @@ export async function logUserIn(
   request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined },
   check: SecretCheck,
   deps: OAuthDeps,
+  dpop?: DpopBinding,
 ): Promise<TokenResponse> {
   const subject = await findLoginSubject(client.tenant_id, login, deps);
   const user = await checkUserSecret(subject, check, deps);
@@ -93,6 +95,7 @@ export async function logUserIn(
         // revocation newer than the one it saw (a password change meanwhile) refuses the refresh
         // token's write. No clock is compared: none may be later than the one read.
         authorizedAt: user.tokens_revoked_at ?? EPOCH,
+        dpop,
       },
       deps,
     ),

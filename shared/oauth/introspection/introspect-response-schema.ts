@@ -16,4 +16,6 @@ export const IntrospectResponseSchema = v.object({
   iss: v.optional(jsonString),
   jti: v.optional(jsonString),
   tenant_id: v.optional(jsonString),
+  // RFC 9449 §6.2 / RFC 7800 §3.1: the DPoP key a bound token is confirmed by.
+  cnf: v.optional(v.object({ jkt: jsonString })),
 });

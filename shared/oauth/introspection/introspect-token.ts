@@ -29,6 +29,8 @@ export interface IntrospectedClaims {
   tenant_id?: string;
   /** What the earliest client tokens carried (introspection-views.ts `username`). */
   username?: unknown;
+  /** RFC 9449 §6: the DPoP key a token (or a public client's refresh token) is bound to. */
+  cnf?: unknown;
 }
 
 /**
@@ -155,6 +157,7 @@ async function refreshTokenState(token: string, caller: OAuthClient, deps: OAuth
     iat: seconds(stored.created_at),
     ...(stored.expires_at ? { exp: seconds(stored.expires_at) } : {}),
     tenant_id: stored.tenant_id,
+    ...(stored.dpop_jkt ? { cnf: { jkt: stored.dpop_jkt } } : {}),
   };
   return { active: true, claims, user, tokenType: 'refresh_token' };
 }

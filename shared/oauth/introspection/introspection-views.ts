@@ -2,6 +2,23 @@ import type { Introspection } from './introspect-token.ts';
 
 const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString());
 
+/** RFC 9449 §6.1: the thumbprint of the key a token is bound to, when it is. */
+function boundKey(c: { cnf?: unknown }): string | undefined {
+  const jkt = (c.cnf as { jkt?: unknown } | undefined)?.jkt;
+  return typeof jkt === 'string' ? jkt : undefined;
+}
+
+/**
+ * RFC 9449 §6.2: a bound access token is `token_type: DPoP` with `cnf.jkt` (RFC 7800 §3.1), so
+ * that a resource server that introspects knows to ask for a proof of that key. A refresh token
+ * stays `refresh_token`, with its `cnf` when bound.
+ */
+function typeAndBinding(r: Extract<Introspection, { active: true }>): { token_type: string; cnf?: { jkt: string } } {
+  const jkt = boundKey(r.claims);
+  const token_type = r.tokenType ?? (jkt ? 'DPoP' : 'Bearer');
+  return jkt ? { token_type, cnf: { jkt } } : { token_type };
+}
+
 /**
  * Spec 2.11 / RFC 7662 §2.2 `username`, "a human-readable identifier of the resource owner": a
  * user token's user by the name they log in with (username, else email, else phone number, as
@@ -13,7 +30,19 @@ function username(r: Extract<Introspection, { active: true }>): { username?: str
 }
 
 /** Members of each answer, for `fields` (spec 2.11; RFC 7662 §2.2). */
-export const TOKENINFO_FIELDS = ['active', 'token_type', 'client_id', 'scope', 'username', 'exp', 'iat', 'nbf', 'subject', 'jti'] as const;
+export const TOKENINFO_FIELDS = [
+  'active',
+  'token_type',
+  'client_id',
+  'scope',
+  'username',
+  'exp',
+  'iat',
+  'nbf',
+  'subject',
+  'jti',
+  'cnf',
+] as const;
 export const INTROSPECT_FIELDS = [
   'active',
   'scope',
@@ -28,15 +57,17 @@ export const INTROSPECT_FIELDS = [
   'iss',
   'jti',
   'tenant_id',
+  'cnf',
 ] as const;
 
 /** Spec 2.11 (`/tokeninfo`): ISO timestamps and `subject`. */
 export function tokeninfoView(r: Introspection): Record<string, unknown> {
   if (!r.active) return { active: false };
   const c = r.claims;
+  const { token_type, cnf } = typeAndBinding(r);
   return {
     active: true,
-    token_type: r.tokenType ?? 'Bearer',
+    token_type,
     client_id: c.client_id,
     scope: c.scope ?? '',
     ...username(r),
@@ -45,6 +76,7 @@ export function tokeninfoView(r: Introspection): Record<string, unknown> {
     nbf: iso(c.nbf),
     subject: c.sub,
     jti: c.jti,
+    ...(cnf ? { cnf } : {}),
   };
 }
 
@@ -57,7 +89,7 @@ export function introspectView(r: Introspection): Record<string, unknown> {
     scope: c.scope ?? '',
     client_id: c.client_id,
     ...username(r),
-    token_type: r.tokenType ?? 'Bearer',
+    ...typeAndBinding(r),
     exp: c.exp,
     iat: c.iat,
     nbf: c.nbf,

@@ -13,4 +13,6 @@ export const TokeninfoResponseSchema = v.object({
   nbf: v.optional(v.pipe(jsonString, v.isoTimestamp())),
   subject: v.optional(jsonString),
   jti: v.optional(jsonString),
+  // RFC 9449 §6.2 / RFC 7800 §3.1: the DPoP key a bound token is confirmed by.
+  cnf: v.optional(v.object({ jkt: jsonString })),
 });

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { oauthError } from '../../errors.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { StoredRefreshToken } from '../../store/sessions/refresh-tokens-repository.ts';
+import type { DpopBinding } from '../dpop/token-dpop.ts';
 import { mintAccessToken } from '../mint-access-token.ts';
 import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
 import { mintableNow } from '../user-token-state.ts';
+import { idTokenAlgFor } from './id-token-algs.ts';
 import { mintIdToken } from './mint-id-token.ts';
 import { refuseRefresh } from './refuse-refresh.ts';
 import { idTokenClaims } from './user-claims.ts';
@@ -42,6 +44,11 @@ export interface UserTokenInput {
    * RFC 8693: it is not a login; docs/federation.md "Token exchange").
    */
   accessOnly?: boolean;
+  /**
+   * The key of the request's DPoP proof (RFC 9449 §5): the access token carries `cnf.jkt`, and a
+   * public client's new refresh token is bound to the key too (a refresh keeps its token's binding).
+   */
+  dpop?: DpopBinding | undefined;
 }
 
 /**
@@ -61,7 +68,7 @@ export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): P
       : undefined;
   return {
     access_token: access!.token,
-    token_type: 'Bearer',
+    token_type: input.dpop ? 'DPoP' : 'Bearer',
     expires_in: access!.expiresIn,
     ...(idToken ? { id_token: idToken } : {}),
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
@@ -115,6 +122,7 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
           scopes: granted.scopes,
           ...(granted.permissions ? { permissions: granted.permissions } : {}),
           sid,
+          jkt: input.dpop?.jkt,
           now,
         },
         deps.keys,
@@ -127,7 +135,7 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
             issuer: deps.issuer,
             userId: user.id,
             clientId: client.id,
-            alg: client.id_token_signed_response_alg,
+            alg: idTokenAlgFor(client.id_token_signed_response_alg, deps.idTokenAlgs),
             lifetime: client.id_token_lifetime,
             authTime: input.authTime,
             nonce: input.nonce,
@@ -148,7 +156,7 @@ async function rotate(old: StoredRefreshToken, deps: OAuthDeps): Promise<string>
 }
 
 async function issueRefresh(
-  { client, user, authTime, authorizedAt }: UserTokenInput,
+  { client, user, authTime, authorizedAt, dpop }: UserTokenInput,
   scopes: string[],
   audience: string | null,
   familyId: string,
@@ -167,6 +175,9 @@ async function issueRefresh(
       // docs/contract.md §7.1: the client's lifetime when enabled, else none. Counted from the login and kept
       // through rotations, so a chain cannot outlive it.
       lifetime: expiration_enabled ? expiration_lifetime : null,
+      // RFC 9449 §5: only public clients' refresh tokens are bound; a confidential client's are
+      // bound to its authentication already, and it may change keys at each refresh.
+      ...(dpop && client.is_public ? { dpop_jkt: dpop.jkt } : {}),
     },
     authorizedAt,
   );

@@ -25,10 +25,10 @@ export const userinfoHandler = (depsOf: (runtime: Runtime) => OAuthDeps) =>
     },
     async (req) => {
       const deps = depsOf(req.runtime);
-      const token = presentedToken(req.route.method, req.headers, req.body);
+      const presented = presentedToken(req.route.method, req.headers, req.body);
       // At most one DynamoDB read: what the checks below need and the caches lack (docs/tokens.md "/userinfo").
-      if (token !== undefined) await deps.preloadBearer(token);
-      const claims = await userInfo(token, deps);
+      if (presented !== undefined) await deps.preloadBearer(presented.token);
+      const claims = await userInfo(presented && { ...presented, proof: req.headers.dpop, method: req.route.method }, deps);
       return jsonResponse(200, pickFields(claims, req.query.fields, USERINFO_CLAIMS, 'sub'), NO_STORE);
     },
   );

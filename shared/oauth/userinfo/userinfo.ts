@@ -2,10 +2,19 @@ import { decodeProtectedHeader } from 'jose';
 import { insufficientScope, invalidToken, missingBearer } from '../../errors.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import { InvalidAccessToken } from '../../tokens/verify-access-token.ts';
+import { checkResourceDpop, type TokenScheme } from '../dpop/resource-dpop.ts';
 import { tokenState } from '../introspection/introspect-token.ts';
 import type { OAuthDeps, VerifiedToken } from '../oauth-deps.ts';
 import { userClaims } from '../user-tokens/user-claims.ts';
 import { verifyIssuedToken } from '../verify-resource-token.ts';
+
+/** The access token as presented: its scheme, the request's `DPoP` proof and method (RFC 9449 §7). */
+export interface PresentedToken {
+  token: string;
+  scheme: TokenScheme;
+  proof: string | undefined;
+  method: string;
+}
 
 /** RFC 6750 §3.1: one answer for every token that does not count here, whatever the reason. */
 const notValid = () => invalidToken('The access token is missing, invalid, expired or revoked.');
@@ -24,9 +33,13 @@ const notValid = () => invalidToken('The access token is missing, invalid, expir
  * the same). A user's token without `openid`: 403 insufficient_scope (OIDC Core §5.3.1).
  * Storage errors propagate as 503 (docs/design.md §3.8).
  */
-export async function userInfo(token: string | undefined, deps: OAuthDeps): Promise<Record<string, unknown>> {
-  if (token === undefined) throw missingBearer();
+export async function userInfo(presented: PresentedToken | undefined, deps: OAuthDeps): Promise<Record<string, unknown>> {
+  if (presented === undefined) throw missingBearer();
+  const { token } = presented;
   const verified = await verifiedForUserinfo(token, deps);
+  // RFC 9449 §7: a bound token only with a proof of its key; an unbound one only as Bearer.
+  const jkt = (verified.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
+  await checkResourceDpop({ ...presented, url: `${deps.issuer}/userinfo`, jkt: typeof jkt === 'string' ? jkt : undefined }, deps);
   const state = await tokenState(verified, deps);
   if (!state.active || !state.user || !(await forUserinfo(verified, deps))) throw notValid();
   const scopes = (state.claims.scope ?? '').split(' ').filter(Boolean);

@@ -1,4 +1,7 @@
+import { SECRET_BOX_DATA_KEY } from '../../keys/secret-box.ts';
+import { dpopNonces } from '../../oauth/dpop/dpop-nonces.ts';
 import type { OAuthDeps, TokenResource } from '../../oauth/oauth-deps.ts';
+import { idTokenAlgsOf } from '../../oauth/user-tokens/id-token-algs.ts';
 import type { Runtime } from '../../runtime.ts';
 import { getItem, getItems } from '../../store/core/reads/read-items.ts';
 import { keys } from '../../store/core/table-keys.ts';
@@ -121,6 +124,7 @@ function records(runtime: Runtime): RecordCaches {
       return { userId: marker.target_id, passwordPrefix: typeof prefix === 'string' ? prefix : undefined };
     },
     keys: runtime.keys,
+    idTokenAlgs: idTokenAlgsOf(config.keyMode),
     revocations: runtime.revocations,
     login: {
       failures: loginFailuresRepository(db, config.tableName, now, config.login),
@@ -132,6 +136,8 @@ function records(runtime: Runtime): RecordCaches {
     rbac: cachedRbacRecordReads(runtime),
     deviceCodes: deviceCodePolls(db, config.tableName, now),
     oneTimeIds: oneTimeIdsRepository(db, config.tableName),
+    // The nonce key derives from the secret box's data key: one per stage, opened once per container.
+    dpopNonces: dpopNonces(() => runtime.serviceSecret(SECRET_BOX_DATA_KEY), now),
     // Loaded with the first client assertion: a secret-based token loads none of its code (client-keys.ts).
     clientAssertions: async () => (await import('../client-keys.ts')).clientAssertions(runtime),
     issuer: config.issuer,
