@@ -1,17 +1,12 @@
 import type { Config } from '../config.ts';
-import { ID_TOKEN_SIGNING_ALGS, type IdTokenSigningAlg } from '../records/client-record.ts';
 import { RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.ts';
 import { CLIENT_ASSERTION_ALGS } from './client-auth/client-assertion.ts';
+import { DPOP_ALGS } from './dpop/dpop-algs.ts';
 import { supportedGrantTypes } from './grants/grant-registry.ts';
+import { idTokenAlgsOf } from './user-tokens/id-token-algs.ts';
 import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
 import { OIDC_SCOPES } from './user-tokens/user-token-scopes.ts';
 
-/**
- * The ID token algorithms a client may choose (`client_metadata.id_token_signed_response_alg`),
- * RS256 first: the default (OIDC Registration §2) and what OIDC Discovery §3 requires listed.
- * kms-sign mode holds one ES256 key only (docs/keys.md "Modes"), so it lists that alone.
- */
-const idTokenAlgs = (keyMode: Config['keyMode']): IdTokenSigningAlg[] => (keyMode === 'kms-sign' ? ['ES256'] : [...ID_TOKEN_SIGNING_ALGS]);
 // docs/client-authentication.md "Client authentication methods": the same methods at every client-authenticated endpoint.
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 /**
@@ -62,6 +57,8 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     // OIDC Core §5.3; answers plain JSON (no signed or encrypted userinfo responses).
     userinfo_endpoint: `${iss}/userinfo`,
+    // RFC 9449 §5.1: the proof algorithms /token and /userinfo accept (docs/client-authentication.md).
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
     // OIDC RP-Initiated Logout 1.0 §2.1 (shared/browser/logout-page.ts).
     end_session_endpoint: `${iss}/logout`,
     // RECOMMENDED (OIDC Discovery §3): the OIDC scopes only (Resource scopes are each tenant's own).
@@ -71,7 +68,9 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
     // OIDC Discovery §3 REQUIRED members.
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: idTokenAlgs(config.keyMode),
+    // The algorithms a client may choose (`client_metadata.id_token_signed_response_alg`), RS256
+    // first: the OIDC Registration §2 default, which OIDC Discovery §3 requires listed. kms-sign: ES256 alone.
+    id_token_signing_alg_values_supported: [...idTokenAlgsOf(config.keyMode)],
     ...(config.docsUrl ? { service_documentation: config.docsUrl } : {}),
   };
 }

@@ -38,16 +38,16 @@ export const OAUTH_ROUTES: readonly Route[] = [
   },
   { method: 'POST', path: '/revoke', handler: 'functions/oauth/revoke', auth: client, access: WRITE },
   // OIDC Core §5.3: the handler checks the bearer token itself (user, audience, `openid`), so the
-  // rule is `client` (the use case authenticates), not the management API's `bearer`. Reads only:
+  // rule is `client` (the use case authenticates), not the management API's `bearer`. No KMS:
   // HS256 tokens are refused there, so no Resource secret is ever opened.
   // Relying parties call it after every login, resource servers may on every request: the
-  // introspection endpoints' throttle.
+  // introspection endpoints' throttle. Writes: a DPoP proof's jti, once (RFC 9449 §11.1).
   ...(['GET', 'POST'] as const).map((method) => ({
     method,
     path: '/userinfo',
     handler: 'functions/oauth/userinfo',
     auth: client,
-    access: READ,
+    access: WRITE,
     throttle: { rateLimit: 2000, burstLimit: 4000 },
   })),
 
