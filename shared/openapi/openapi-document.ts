@@ -150,7 +150,9 @@ function descriptionOf(route: Route, spec: RouteSpec): string {
   } else if (auth.type === 'bearer') lines.push('Any valid access token of this service.');
   else if (spec.bearerToken) lines.push('Bearer access token of the user (OIDC Core §5.3).');
   else if (auth.type === 'client')
-    lines.push('Client authentication (RFC 6749 §2.3): `client_secret_basic`, `client_secret_post`, or a public client’s `client_id`.');
+    lines.push(
+      'Client authentication (RFC 6749 §2.3), the method the client registered (docs/client-authentication.md): `client_secret_basic`, `client_secret_post`, `private_key_jwt` (`client_assertion_type` and `client_assertion`, RFC 7523 §2.2), or a public client’s `client_id`.',
+    );
   if (route.throttle) lines.push(`Throttle: ${route.throttle.rateLimit} requests/s, burst ${route.throttle.burstLimit}.`);
   return lines.join(' ');
 }
@@ -163,7 +165,7 @@ function securityOf(route: Route, spec: RouteSpec): Json[] {
     return [{ managementApi: [auth.scope] }, ...(auth.self ? [{ bearerToken: [] }] : [])];
   }
   if (spec.bearerToken) return [{ bearerToken: [] }];
-  // `{}`: client_secret_post and public clients authenticate in the body, not in a header.
+  // `{}`: client_secret_post, private_key_jwt and public clients authenticate in the body, not in a header.
   return [{ clientSecretBasic: [] }, {}];
 }
 
@@ -180,7 +182,7 @@ function securitySchemes(scopes: readonly string[]): Json {
       type: 'http',
       scheme: 'basic',
       description:
-        '`client_id:client_secret` (RFC 6749 §2.3.1). Alternatives in the body: `client_secret_post`, or a public client’s `client_id`.',
+        '`client_id:client_secret` (RFC 6749 §2.3.1). Alternatives in the body: `client_secret_post`, `private_key_jwt` (RFC 7523 §2.2), or a public client’s `client_id`.',
     },
   };
 }

@@ -402,6 +402,35 @@ describe('attacks on private_key_jwt, each refused', () => {
     expect((await post('/token', cc(jwt))).status).toBe(200);
   });
 
+  it('keys the client registered that cannot be used (broken, wrong type, symmetric-looking): 401, never 500', async () => {
+    const good = await keyPair();
+    for (const broken of [
+      { kty: 'EC' },
+      { kty: 'RSA', n: 'AQAB', e: 'x' },
+      { kty: 'OKP', crv: 'X25519', x: good.jwk.x },
+      { kty: 'oct-ish' },
+    ]) {
+      const made = await fx.createClient({
+        client_metadata: {
+          grant_types: ['client_credentials'],
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks: { keys: [{ ...broken, kid: good.kid }] },
+        },
+      });
+      const c: KeyClient = {
+        id: made.id,
+        secret: made.client_secret,
+        privateKey: good.privateKey,
+        publicKey: good.publicKey,
+        publicJwk: good.jwk,
+        kid: good.kid,
+      };
+      const res = await post('/token', cc(await assertion(c)));
+      expect([JSON.stringify(broken), res.status]).toEqual([JSON.stringify(broken), 401]);
+      expectRefused(res);
+    }
+  });
+
   it('a public client or an unknown client sending an assertion: 401', async () => {
     const c = await keyClient();
     const jwt = await assertion(c);
