@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JWT_BEARER_ASSERTION_TYPE } from '#shared/oauth/client-auth/client-assertion.ts';
 import { secretHash } from '#shared/store/core/secret-hash.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { finishInteraction, readInteraction, seedConsent, seedSession } from '../support/browser/seed-session.ts';
@@ -533,5 +535,90 @@ describe('require_pushed_authorization_requests (RFC 9126 §5)', () => {
     expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
     const { challenge } = await pkce();
     interactionOf(await authorizeWith(codeRequest(extra, challenge)), svc);
+  });
+});
+
+describe('private_key_jwt at /par (RFC 7523 §2.2)', () => {
+  /** A confidential client that authenticates with an ES256 key only. */
+  async function keyClient() {
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const kid = randomUUID();
+    const call = managementCaller(svc.url, await svc.managementToken());
+    const created = await call('POST', '/clients', {
+      body: {
+        client_name: 'par key client',
+        client_metadata: {
+          grant_types: ['authorization_code'],
+          urls: { redirect_uris: [REDIRECT] },
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256', use: 'sig' }] },
+          id_token_signed_response_alg: 'ES256',
+        },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id: string = created.body.id;
+    const assertion = (claims: Record<string, unknown> = {}) => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ iss: id, sub: id, aud: svc.url, jti: randomUUID(), iat: now, exp: now + 60, ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .sign(pair.privateKey);
+    };
+    return { id, privateKey: pair.privateKey, kid, assertion };
+  }
+  const withAssertion = (clientId: string, jwt: string, challenge: string) => ({
+    ...codeRequest({ clientId } as ParClient, challenge),
+    client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
+    client_assertion: jwt,
+  });
+
+  it('openid-client with PrivateKeyJwt pushes; the sign-in completes and the code is redeemed with a new assertion', async () => {
+    const k = await keyClient();
+    const config = await client.discovery(
+      new URL(svc.url),
+      k.id,
+      { id_token_signed_response_alg: 'ES256' },
+      client.PrivateKeyJwt({ key: k.privateKey, kid: k.kid }),
+      { execute: [client.allowInsecureRequests] },
+    );
+    const verifier = client.randomPKCECodeVerifier();
+    const url = await client.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid email',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: 'kst',
+      nonce: 'knc',
+    });
+    const item = await storedItem(svc, keys.pushedRequest(secretHash(url.searchParams.get('request_uri')!)));
+    expect(item).toMatchObject({ client_id: k.id, params: { state: 'kst', redirect_uri: REDIRECT } });
+    // The assertion is a credential: never stored with the request.
+    expect(Object.keys(item!.params)).not.toContain('client_assertion');
+    const { user, back } = await completeWith({ clientId: k.id } as ParClient, url.searchParams.get('request_uri')!);
+    const tokens = await client.authorizationCodeGrant(config, new URL(back.location!), {
+      pkceCodeVerifier: verifier,
+      expectedState: 'kst',
+      expectedNonce: 'knc',
+    });
+    const idt = await jwtVerify(tokens.id_token!, jwks, { issuer: svc.url, audience: k.id, algorithms: ['ES256'] });
+    expect(idt.payload.sub).toBe(user.id);
+  });
+
+  it('a replayed assertion, one made for /token, or the client_id alone: 401 invalid_client, nothing stored', async () => {
+    const k = await keyClient();
+    const { challenge } = await pkce();
+    const jwt = await k.assertion({ aud: `${svc.url}/par` });
+    const first = await push(withAssertion(k.id, jwt, challenge));
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const before = (await pushedItems()).length;
+    const replay = await push(withAssertion(k.id, jwt, challenge));
+    expect(replay.status).toBe(401);
+    expect(replay.body).toMatchObject({ error: 'invalid_client' });
+    const forToken = await push(withAssertion(k.id, await k.assertion({ aud: `${svc.url}/token` }), challenge));
+    expect(forToken.status).toBe(401);
+    expect(forToken.body).toMatchObject({ error: 'invalid_client' });
+    const bare = await push(codeRequest({ clientId: k.id } as ParClient, challenge));
+    expect(bare.status).toBe(401);
+    expect((await pushedItems()).length).toBe(before);
   });
 });
