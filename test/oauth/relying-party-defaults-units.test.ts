@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { validate } from '#shared/http/validate.ts';
 import { CodeParametersSchema } from '#shared/oauth/grants/code-parameters.ts';
+import { idTokenAlgFor, idTokenAlgsOf } from '#shared/oauth/user-tokens/id-token-algs.ts';
 import { atHash } from '#shared/oauth/user-tokens/mint-id-token.ts';
 import { idTokenClaims, userClaims } from '#shared/oauth/user-tokens/user-claims.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
@@ -33,6 +34,21 @@ describe('idTokenClaims (OIDC Core §5.1)', () => {
 
   it('a stored time that does not parse is left out, never sent as a string in an ID token', () => {
     expect(idTokenClaims({ ...user, updated_at: 'yesterday' }, ['profile'])).not.toHaveProperty('updated_at');
+  });
+});
+
+describe('idTokenAlgsOf / idTokenAlgFor (OIDC Registration §2, docs/keys.md "Modes")', () => {
+  it('a stage signs with both, RS256 first, except kms-sign which holds one ES256 key', () => {
+    expect(idTokenAlgsOf('envelope')).toEqual(['RS256', 'ES256']);
+    expect(idTokenAlgsOf('local')).toEqual(['RS256', 'ES256']);
+    expect(idTokenAlgsOf('kms-sign')).toEqual(['ES256']);
+  });
+
+  it("the client's algorithm where the stage has it, else the stage's first", () => {
+    expect(idTokenAlgFor('RS256', idTokenAlgsOf('local'))).toBe('RS256');
+    expect(idTokenAlgFor('ES256', idTokenAlgsOf('local'))).toBe('ES256');
+    expect(idTokenAlgFor('RS256', idTokenAlgsOf('kms-sign'))).toBe('ES256');
+    expect(idTokenAlgFor('ES256', idTokenAlgsOf('kms-sign'))).toBe('ES256');
   });
 });
 

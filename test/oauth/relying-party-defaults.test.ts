@@ -7,11 +7,13 @@ import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { base32Decode, totp } from '#shared/crypto/totp.ts';
 import { buildDiscoveryDocument } from '#shared/oauth/discovery-document.ts';
 import { findGrant } from '#shared/oauth/grants/grant-registry.ts';
+import { issueUserTokens } from '#shared/oauth/user-tokens/issue-user-tokens.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import { deviceCodeHash } from '#shared/store/sessions/device-codes-repository.ts';
 import { sessionHash } from '#shared/store/sessions/sessions-repository.ts';
 import { otpRepository } from '#shared/store/users/otp-repository.ts';
+import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { devicePageDeps } from '#shared/wiring/pages.ts';
 import { seedSession } from '../support/browser/seed-session.ts';
 import { authorizeThrough, postToken, REDIRECT, responseParams } from '../support/oauth/authorize-flow.ts';
@@ -395,6 +397,31 @@ describe('id_token_signed_response_alg (OIDC Registration §2, OIDC Core §3.1.3
     expect(cleared.status).toBe(200);
     expect(cleared.body.client_metadata.id_token_signed_response_alg ?? 'RS256').toBe('RS256');
     expect(await login()).toBe('RS256');
+  });
+
+  it('a kms-sign stage (one ES256 key) gives a client at the default ES256 ID tokens, not a failed login', async () => {
+    const { runtime } = svc.stack;
+    // The same stage seen as kms-sign: only the key mode differs (kms-sign-mode.test.ts covers its key store).
+    const kmsSign = oauthDeps({ ...runtime, config: { ...runtime.config, keyMode: 'kms-sign' } });
+    expect(kmsSign.idTokenAlgs).toEqual(['ES256']);
+    expect(oauthDeps(runtime).idTokenAlgs).toEqual(['RS256', 'ES256']);
+    for (const [deps, alg] of [
+      [kmsSign, 'ES256'],
+      [oauthDeps(runtime), 'RS256'],
+    ] as const) {
+      const user = await newUser();
+      const tokens = await issueUserTokens(
+        {
+          client: (await deps.findClient(rs.id))!,
+          user,
+          request: { scope: 'openid' },
+          authTime: Math.floor(Date.now() / 1000),
+          authorizedAt: new Date().toISOString(),
+        },
+        deps,
+      );
+      await verifiedIdToken(tokens.id_token!, rs.id, alg);
+    }
   });
 
   it('an unknown algorithm is refused at the management API, naming the member', async () => {
