@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { secretHash } from '#shared/store/core/secret-hash.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { type FlowClient, flowClient } from '../support/oauth/authorize-flow.ts';
+import { seedSession } from '../support/browser/seed-session.ts';
+import { authorizeThrough, type FlowClient, flowClient, pkce, REDIRECT } from '../support/oauth/authorize-flow.ts';
 import { storedItem } from '../support/oauth/login-grants.ts';
 import { basicAuth, startTestService, type TestService } from '../support/service/local-service.ts';
 import { managementCaller } from '../support/service/management-api.ts';
@@ -384,6 +385,44 @@ describe('refresh tokens and DPoP (RFC 9449 §5)', () => {
     });
     const { payload } = await jwtVerify(refreshed.access_token, jwks(), { issuer: svc.url });
     expect(payload.cnf).toEqual({ jkt: await calculateJwkThumbprint(await exportJWK(next.publicKey)) });
+  });
+});
+
+describe('code + PKCE with DPoP (public client, openid-client)', () => {
+  it('the code redeemed with a proof gives DPoP tokens; the refresh token is bound; fetchUserInfo works with the handle', async () => {
+    const pub = await flowClient(svc, { is_public: true, grant_types: ['authorization_code', 'refresh_token'] });
+    const user = await newUser();
+    const { verifier, challenge } = await pkce();
+    const params = {
+      client_id: pub.clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid email offline_access',
+      state: 'st-dpop',
+      nonce: 'n-dpop',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    };
+    const answer = await authorizeThrough(svc, params, await seedSession(svc.stack.runtime, user), user);
+    expect(answer.status, answer.body).toBe(303);
+    const keyPair = await client.randomDPoPKeyPair('ES256');
+    const jkt = await calculateJwkThumbprint(await exportJWK(keyPair.publicKey));
+    const DPoP = client.getDPoPHandle(pub.config, keyPair);
+    const tokens = await client.authorizationCodeGrant(
+      pub.config,
+      new URL(answer.location!),
+      { pkceCodeVerifier: verifier, expectedState: 'st-dpop', expectedNonce: 'n-dpop' },
+      undefined,
+      { DPoP },
+    );
+    expect(tokens.token_type).toBe('dpop');
+    const { payload } = await jwtVerify(tokens.access_token, jwks(), { issuer: svc.url, audience: `${svc.url}/userinfo` });
+    expect(payload).toMatchObject({ sub: user.id, client_id: pub.clientId, cnf: { jkt } });
+    expect(await storedItem(svc, keys.refreshToken(secretHash(tokens.refresh_token!)))).toMatchObject({ dpop_jkt: jkt });
+    expect(await client.fetchUserInfo(pub.config, tokens.access_token, user.id, { DPoP })).toMatchObject({
+      sub: user.id,
+      email: user.email,
+    });
   });
 });
 
