@@ -124,6 +124,11 @@ describe('fuzz: sign-up routes never answer 5xx', () => {
       // A public client sends no secret: mostly leave it out, so the runs get past authentication.
       client_secret: (derived: fc.Arbitrary<unknown>) =>
         fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: derived }),
+      // Nor an assertion (private_key_jwt, tested in test/oauth/private-key-jwt.test.ts): mostly left out too.
+      client_assertion: (derived: fc.Arbitrary<unknown>) =>
+        fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: derived }),
+      client_assertion_type: (derived: fc.Arbitrary<unknown>) =>
+        fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: derived }),
       password: (derived: fc.Arbitrary<unknown>) =>
         fc.oneof({ weight: 3, arbitrary: fc.constant('correct horse battery staple 7') }, { weight: 1, arbitrary: derived }),
     };
