@@ -8,6 +8,7 @@ import type { HttpResponse } from '#shared/http/response.ts';
 import { DeviceCodeRequestSchema } from '#shared/oauth/device/device-authorization.ts';
 import { TokenRequestSchema } from '#shared/oauth/grants/token-grant.ts';
 import { IntrospectionBodySchema, IntrospectionQuerySchema } from '#shared/oauth/introspection/introspection-request.ts';
+import { PushedRequestSchema } from '#shared/oauth/par/push-authorization-request.ts';
 import { RevokeRequestSchema } from '#shared/oauth/revoke-token.ts';
 import { UserinfoBodySchema, UserinfoQuerySchema } from '#shared/oauth/userinfo/userinfo-request.ts';
 import { SYSTEM_ACTOR_ID } from '#shared/records/common.ts';
@@ -41,6 +42,7 @@ const ENDPOINTS: { name: string; file?: string; body: v.GenericSchema; query?: v
   { name: 'userinfo', body: UserinfoBodySchema, query: UserinfoQuerySchema },
   { name: 'device_code', file: 'device-code', body: DeviceCodeRequestSchema, query: DeviceCodeRequestSchema, method: 'GET' },
   { name: 'device_code', file: 'device-code', body: DeviceCodeRequestSchema, query: DeviceCodeRequestSchema },
+  { name: 'par', body: PushedRequestSchema },
 ];
 
 /** Real user tokens (with and without `openid`, of a user, of a blocked user), so the fuzzers reach past verification. */

@@ -261,7 +261,7 @@ describe('POST /par (RFC 9126 §2)', () => {
     expect(other.body).toMatchObject({ error: 'invalid_request' });
   });
 
-  it('bounds first: a repeated parameter, more than 40 parameters, a body over 16 KB, a JSON body', async () => {
+  it('bounds first: a repeated parameter, more than 40 parameters, a body over 16 KB (413), a JSON body (415)', async () => {
     const before = (await pushedItems()).length;
     const repeated = await push({}, conf.auth, {
       body: `response_type=code&scope=openid&scope=email&redirect_uri=${encodeURIComponent(REDIRECT)}`,
@@ -289,7 +289,7 @@ describe('POST /par (RFC 9126 §2)', () => {
       body: JSON.stringify({ response_type: 'code', redirect_uri: REDIRECT }),
       contentType: 'application/json',
     });
-    expect(json.status).toBe(400);
+    expect(json.status).toBe(415);
     expect(json.body).toMatchObject({
       error: 'invalid_request',
       error_description: expect.stringContaining('application/x-www-form-urlencoded'),

@@ -52,11 +52,12 @@ const FORM = /^application\/x-www-form-urlencoded(;|$)/i;
 
 /**
  * The body's bounds, before any other work (docs/security.md "Exhaustion bounds"): a form
- * (RFC 9126 §2.1), at most MAX_PUSHED_BODY_BYTES (413, §2.3).
+ * (RFC 9126 §2.1; else 415), at most MAX_PUSHED_BODY_BYTES (413, §2.3).
  */
 export function checkPushedBody(rawBody: string | undefined, contentType: string | undefined): void {
+  // RFC 9110 §15.5.16: a body in another format is 415, whatever it holds.
   if (!FORM.test(contentType ?? '')) {
-    throw oauthError(400, 'invalid_request', 'body: must be application/x-www-form-urlencoded (RFC 9126 §2.1).');
+    throw oauthError(415, 'invalid_request', 'body: must be application/x-www-form-urlencoded (RFC 9126 §2.1).');
   }
   if (Buffer.byteLength(rawBody ?? '') > MAX_PUSHED_BODY_BYTES) throw payloadTooLarge(MAX_PUSHED_BODY_BYTES);
 }
