@@ -352,14 +352,15 @@ async function post(url: string, headers: Record<string, string>, params: Record
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, nonce: res.headers.get('dpop-nonce') };
 }
 
-/** Mean DynamoDB calls per token by operation over the kind's requests, e.g. `PutItem 1.00, BatchGetItem 0.03`. */
+/** Mean DynamoDB calls and capacity units per token by operation, e.g. `1.03: PutItem 1.00, BatchGetItem 0.03; 0.03 RCU + 1.00 WCU`. */
 function perToken(samples: Sample[]): string {
   const byCommand: Record<string, number> = {};
   for (const x of samples) for (const [name, n] of Object.entries(x.usage.byCommand)) byCommand[name] = (byCommand[name] ?? 0) + n;
   const calls = samples.reduce((s, x) => s + x.usage.calls, 0);
   if (calls === 0) return 'none';
   const parts = Object.entries(byCommand).map(([name, n]) => `${name.replace(/Command$/, '')} ${(n / samples.length).toFixed(2)}`);
-  return `${(calls / samples.length).toFixed(2)}: ${parts.join(', ')}`;
+  const units = (f: (u: DdbUsage) => number) => (samples.reduce((s, x) => s + f(x.usage), 0) / samples.length).toFixed(2);
+  return `${(calls / samples.length).toFixed(2)}: ${parts.join(', ')}; ${units((u) => u.rcu)} RCU + ${units((u) => u.wcu)} WCU`;
 }
 
 function commands(u: DdbUsage): string {
