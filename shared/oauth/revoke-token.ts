@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { oauthError } from '../errors.ts';
 import { InvalidAccessToken } from '../tokens/verify-access-token.ts';
 import { authenticateClient } from './authenticate-client.ts';
+import { CLIENT_ASSERTION_PARAMS } from './client-auth/client-assertion.ts';
 import { maySee } from './may-see-token.ts';
 import type { OAuthClient, OAuthDeps } from './oauth-deps.ts';
 import { verifyIssuedToken } from './verify-resource-token.ts';
@@ -14,6 +15,8 @@ export const RevokeRequestSchema = v.looseObject({
   token_type_hint: optional,
   client_id: optional,
   client_secret: optional,
+  // private_key_jwt (RFC 7523 §2.2): checked by authenticate-client.ts.
+  ...CLIENT_ASSERTION_PARAMS,
 });
 export type RevokeRequest = v.InferOutput<typeof RevokeRequestSchema>;
 

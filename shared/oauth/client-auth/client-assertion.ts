@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { oauthError } from '../../errors.ts';
 import type { OAuthClient } from '../../ports/token-path.ts';
 
@@ -31,6 +32,21 @@ export const ASSERTION_CLOCK_SKEW_SECONDS = 15;
 
 /** An assertion may be valid for at most this long from now: its `jti` is stored that long (RFC 7523 §3 item 4, 7). */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+
+/**
+ * The two request members of RFC 7521 §4.2 for the endpoints' request schemas: each a string,
+ * bounded (so the schema documents them and refuses an oversized one before anything parses it);
+ * `presentedAssertion` checks what they say.
+ */
+export const CLIENT_ASSERTION_PARAMS = {
+  client_assertion: v.optional(
+    v.pipe(
+      v.string('must be a string'),
+      v.maxLength(MAX_CLIENT_ASSERTION_CHARS, `must be at most ${MAX_CLIENT_ASSERTION_CHARS} characters`),
+    ),
+  ),
+  client_assertion_type: v.optional(v.pipe(v.string('must be a string'), v.maxLength(128, `must be ${JWT_BEARER_ASSERTION_TYPE}`))),
+};
 
 /** A `client_assertion` read from a request: its text and the client it names (unverified `sub`). */
 export interface PresentedAssertion {

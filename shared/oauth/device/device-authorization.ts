@@ -3,6 +3,7 @@ import { oauthError } from '../../errors.ts';
 import { formatUserCode } from '../../records/user-code.ts';
 import type { DeviceCodesRepository } from '../../store/sessions/device-codes-repository.ts';
 import { presentedCredentials, verifyCredentials } from '../authenticate-client.ts';
+import { CLIENT_ASSERTION_PARAMS } from '../client-auth/client-assertion.ts';
 import { pickFields } from '../introspection/introspection-request.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { parseScope } from '../parse-scope.ts';
@@ -24,6 +25,8 @@ const optional = v.optional(v.pipe(v.string(), v.maxLength(4096)));
 export const DeviceCodeRequestSchema = v.looseObject({
   client_id: optional,
   client_secret: optional,
+  // private_key_jwt (RFC 7523 §2.2): checked by authenticate-client.ts.
+  ...CLIENT_ASSERTION_PARAMS,
   scope: optional,
   audience: optional,
   resource: optional,

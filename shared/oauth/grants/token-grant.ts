@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { AuthenticatedClient } from '../authenticate-client.ts';
+import { CLIENT_ASSERTION_PARAMS } from '../client-auth/client-assertion.ts';
 import type { DpopBinding } from '../dpop/token-dpop.ts';
 import type { OAuthDeps, TokenPreload } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
@@ -17,6 +18,8 @@ export const TokenRequestSchema = v.looseObject({
   grant_type: v.pipe(v.string(), v.minLength(1, 'is required')),
   client_id: optional,
   client_secret: optional,
+  // private_key_jwt (RFC 7523 §2.2): checked by authenticate-client.ts.
+  ...CLIENT_ASSERTION_PARAMS,
   scope: optional,
   audience: optional,
   resource: optional,

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { oauthError } from '../../errors.ts';
+import { CLIENT_ASSERTION_PARAMS } from '../client-auth/client-assertion.ts';
 
 const optional = v.optional(v.pipe(v.string(), v.maxLength(8192)));
 
@@ -9,6 +10,8 @@ export const IntrospectionBodySchema = v.looseObject({
   token_type_hint: optional,
   client_id: optional,
   client_secret: optional,
+  // private_key_jwt (RFC 7523 §2.2): checked by authenticate-client.ts.
+  ...CLIENT_ASSERTION_PARAMS,
 });
 export const IntrospectionQuerySchema = v.looseObject({
   token: optional,
