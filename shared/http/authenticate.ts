@@ -1,6 +1,7 @@
 import { insufficientScope, unauthorized } from '../errors.ts';
 import { HEALTH_KEY_WAIT_MS } from '../health/check-health.ts';
 import { lastKnownKeys } from '../health/last-known-keys.ts';
+import { refuseBoundBearer } from '../oauth/dpop/bound-token.ts';
 import { activeTokenUser, isUserToken, type UserTokenReads } from '../oauth/user-token-state.ts';
 import { revocationRef } from '../records/revocation-ref.ts';
 import type { Route } from '../routes/route.ts';
@@ -64,6 +65,8 @@ export async function authenticate(
     if (err instanceof InvalidAccessToken) throw invalidToken();
     throw err;
   }
+  // RFC 9449 §7.2: a DPoP-bound token is never honoured as Bearer (docs/client-authentication.md).
+  refuseBoundBearer(claims, route.auth.scope ? 'the management API' : 'this endpoint');
   // Management routes also refuse revoked tokens (one read; the revocation is bound to the token's
   // key and client). Health checks the signature only, so that it can still answer `degraded` when
   // the table is unreachable (spec 4.4).

@@ -170,6 +170,27 @@ describe('DPoP at /token (RFC 9449 §5)', () => {
     expect(payload).not.toHaveProperty('cnf');
   });
 
+  it('a DPoP-bound token is no Bearer credential at the management API or as introspection caller (§7.2)', async () => {
+    const issued = await ccToken(await proof(await proofKey(), { nonce: await serverNonce() }));
+    expect(issued.status).toBe(200);
+    const token = issued.body.access_token as string;
+    const manage = await fetch(`${svc.url}/identity/v1/clients?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    expect(manage.status).toBe(401);
+    expect(await manage.json()).toMatchObject({ code: 'invalid_token', message: expect.stringContaining('DPoP-bound') });
+    expect(manage.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token", error_description="[^"]+", algs="ES256 /);
+    const introspect = await fetch(`${svc.url}/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${token}` },
+      body: new URLSearchParams({ token }),
+    });
+    expect(introspect.status).toBe(401);
+    expect(await introspect.json()).toMatchObject({ error: 'invalid_token' });
+    // A Bearer token of the same client still works there.
+    const plain = await ccToken(undefined);
+    const ok = await fetch(`${svc.url}/identity/v1/clients?limit=1`, { headers: { authorization: `Bearer ${plain.body.access_token}` } });
+    expect(ok.status).toBe(200);
+  });
+
   it('/introspect says token_type DPoP with cnf.jkt (RFC 9449 §6.2); /tokeninfo shows cnf too', async () => {
     const key = await proofKey();
     const issued = await ccToken(await proof(key, { nonce: await serverNonce() }));

@@ -1,6 +1,5 @@
-import { AppError } from '../../errors.ts';
 import type { OneTimeIds } from '../../store/sessions/one-time-ids-repository.ts';
-import { DPOP_ALGS } from './dpop-algs.ts';
+import { dpopChallenge } from './bound-token.ts';
 import { checkDpopProof, DPOP_IAT_WINDOW_SECONDS, InvalidDpopProof } from './dpop-proof.ts';
 
 /** How the access token was presented (RFC 6750 §2.1 `Bearer`, RFC 9449 §7.1 `DPoP`). */
@@ -12,15 +11,6 @@ export function authorizationToken(headers: Record<string, string | undefined>):
   if (!m) return undefined;
   return { token: m[2]!, scheme: m[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer' };
 }
-
-/**
- * RFC 9449 §7.1: a refusal of a DPoP-scheme request, with the `DPoP` challenge and the proof
- * algorithms we accept. Messages are ours (never the token or the proof).
- */
-export const dpopChallenge = (code: 'invalid_token' | 'invalid_dpop_proof', message: string) =>
-  new AppError(401, code, message, {
-    headers: { 'WWW-Authenticate': `DPoP error="${code}", error_description="${message}", algs="${DPOP_ALGS.join(' ')}"` },
-  });
 
 export interface ResourceDpopRequest {
   /** The token as presented and the scheme it came with (a form's `access_token` counts as Bearer). */

@@ -4,6 +4,7 @@ import { revocationRef } from '../../records/revocation-ref.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import { InvalidAccessToken, verifyAccessToken } from '../../tokens/verify-access-token.ts';
 import { authenticateClient } from '../authenticate-client.ts';
+import { refuseBoundBearer } from '../dpop/bound-token.ts';
 import { maySee } from '../may-see-token.ts';
 import type { OAuthClient, OAuthDeps, VerifiedToken } from '../oauth-deps.ts';
 import { activeTokenUser, isUserToken, userHonoursRefreshToken } from '../user-token-state.ts';
@@ -77,6 +78,8 @@ export async function authenticateIntrospectionCaller(
       if (err instanceof InvalidAccessToken) throw invalidBearer();
       throw err;
     }
+    // RFC 9449 §7.2: a DPoP-bound token is no Bearer credential here either.
+    refuseBoundBearer(verified.claims, 'introspection');
     const ref = revocationRef(verified.header, verified.claims);
     const client = !ref || (await deps.revocations.isRevoked(ref)) ? undefined : await deps.findClient(ref.clientId);
     if (!client) throw invalidBearer();

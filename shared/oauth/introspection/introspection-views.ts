@@ -1,12 +1,7 @@
+import { boundKey } from '../dpop/bound-token.ts';
 import type { Introspection } from './introspect-token.ts';
 
 const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString());
-
-/** RFC 9449 §6.1: the thumbprint of the key a token is bound to, when it is. */
-function boundKey(c: { cnf?: unknown }): string | undefined {
-  const jkt = (c.cnf as { jkt?: unknown } | undefined)?.jkt;
-  return typeof jkt === 'string' ? jkt : undefined;
-}
 
 /**
  * RFC 9449 §6.2: a bound access token is `token_type: DPoP` with `cnf.jkt` (RFC 7800 §3.1), so

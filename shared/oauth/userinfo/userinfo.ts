@@ -2,6 +2,7 @@ import { decodeProtectedHeader } from 'jose';
 import { insufficientScope, invalidToken, missingBearer } from '../../errors.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import { InvalidAccessToken } from '../../tokens/verify-access-token.ts';
+import { boundKey } from '../dpop/bound-token.ts';
 import { checkResourceDpop, type TokenScheme } from '../dpop/resource-dpop.ts';
 import { tokenState } from '../introspection/introspect-token.ts';
 import type { OAuthDeps, VerifiedToken } from '../oauth-deps.ts';
@@ -38,8 +39,7 @@ export async function userInfo(presented: PresentedToken | undefined, deps: OAut
   const { token } = presented;
   const verified = await verifiedForUserinfo(token, deps);
   // RFC 9449 §7: a bound token only with a proof of its key; an unbound one only as Bearer.
-  const jkt = (verified.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
-  await checkResourceDpop({ ...presented, url: `${deps.issuer}/userinfo`, jkt: typeof jkt === 'string' ? jkt : undefined }, deps);
+  await checkResourceDpop({ ...presented, url: `${deps.issuer}/userinfo`, jkt: boundKey(verified.claims) }, deps);
   const state = await tokenState(verified, deps);
   if (!state.active || !state.user || !(await forUserinfo(verified, deps))) throw notValid();
   const scopes = (state.claims.scope ?? '').split(' ').filter(Boolean);
