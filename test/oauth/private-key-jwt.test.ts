@@ -217,6 +217,38 @@ describe('private_key_jwt at every client-authenticated endpoint', () => {
     expect(device.body.error).toBe('unauthorized_client');
   });
 
+  it('/par: openid-client pushes a request with private_key_jwt; an assertion for /par works, the secret does not', async () => {
+    const redirect = 'https://rp.example/cb';
+    const c = await keyClient('ES256', { grant_types: ['authorization_code'], urls: { redirect_uris: [redirect] } });
+    const config = await client.discovery(new URL(issuer), c.id, undefined, client.PrivateKeyJwt({ key: c.privateKey, kid: c.kid }), {
+      execute: [client.allowInsecureRequests],
+    });
+    const challenge = await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier());
+    const request = {
+      redirect_uri: redirect,
+      scope: 'openid',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      response_type: 'code',
+    };
+    const url = await client.buildAuthorizationUrlWithPAR(config, request);
+    expect(url.searchParams.get('client_id')).toBe(c.id);
+    expect(url.searchParams.get('request_uri')).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+
+    const pushed = await post(
+      '/par',
+      form({
+        ...request,
+        client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
+        client_assertion: await assertion(c, { aud: `${issuer}/par` }),
+      }),
+    );
+    expect(pushed.status).toBe(201);
+    expect(pushed.body.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    const withSecret = await post('/par', form({ ...request, client_id: c.id, client_secret: c.secret }));
+    expect([withSecret.status, withSecret.body.error]).toEqual([401, 'invalid_client']);
+  });
+
   it('/users/register takes an assertion made for its URL; nothing of it is stored on the user', async () => {
     const c = await keyClient();
     const register = (jwt: string, email: string) =>
