@@ -1,5 +1,4 @@
 import { createLocalJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose';
-import { ProviderError } from '../../federation/federation-errors.ts';
 import type { OAuthClient } from '../../ports/token-path.ts';
 import type { OneTimeIds } from '../../store/sessions/one-time-ids-repository.ts';
 import {
@@ -90,12 +89,6 @@ async function keysOf(client: OAuthClient, deps: ClientAssertionDeps): Promise<J
     }
     return set;
   }
-  if (!client.jwks_uri) return undefined;
-  try {
-    return await deps.remoteKeys(client.jwks_uri);
-  } catch (error) {
-    // The client's key server is down, slow or serves no key set: the assertion cannot be checked.
-    if (error instanceof ProviderError) return undefined;
-    throw error;
-  }
+  // A key server that is down, slow or serves no key set throws: the assertion cannot be checked.
+  return client.jwks_uri ? deps.remoteKeys(client.jwks_uri) : undefined;
 }
