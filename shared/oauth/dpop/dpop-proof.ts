@@ -72,6 +72,8 @@ export async function checkDpopProof(proof: string, expect: ProofExpectations): 
     // jose checks the signature with the embedded key, refusing a private or unusable one.
     ({ payload } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS], currentDate: expect.now }));
   } catch (err) {
+    // jose checks the registered claims it knows (iat a number, exp and nbf if present) after the signature.
+    if (err instanceof errors.JWTClaimValidationFailed) throw new InvalidDpopProof(`${err.claim} is not acceptable`);
     if (err instanceof errors.JOSEError) throw new InvalidDpopProof('signature does not verify with its jwk');
     throw err;
   }
