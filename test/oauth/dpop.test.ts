@@ -513,6 +513,15 @@ describe('/userinfo with DPoP (RFC 9449 §7)', () => {
     expect(replay.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_dpop_proof", error_description="[^"]+", algs="ES256 /);
   });
 
+  it('of concurrent uses of one /userinfo proof exactly one is answered', async () => {
+    const key = await proofKey();
+    const { token } = await boundUserToken(key);
+    const p = await uiProof(key, token);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => userinfo(`DPoP ${token}`, p)));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 200)) expect(a.body.code).toBe('invalid_dpop_proof');
+  });
+
   it('a DPoP-bound token used as Bearer: 401 with a DPoP invalid_token challenge', async () => {
     const key = await proofKey();
     const { token } = await boundUserToken(key);
