@@ -1,7 +1,6 @@
 import { oauthError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import { presentedCredentials, verifyCredentials } from './authenticate-client.ts';
-import { dpopAtToken } from './dpop/token-dpop.ts';
 import { findGrant } from './grants/grant-registry.ts';
 import type { TokenExchangeDeps } from './grants/token-exchange-deps.ts';
 import type { TokenRequest } from './grants/token-grant.ts';
@@ -32,7 +31,11 @@ export async function issueToken(
     throw oauthError(400, 'unauthorized_client', `body.grant_type: the client may not use ${grant.name}.`);
   }
   // RFC 9449 §5: a DPoP proof binds what the grant issues; checked once the client may use the grant.
-  const dpop = await dpopAtToken(headers, authenticated.client, deps);
+  // Its code loads with the first request that needs it: a Bearer token loads none of it.
+  const dpop =
+    headers.dpop !== undefined || authenticated.client.dpop_bound_access_tokens
+      ? await (await import('./dpop/token-dpop.ts')).dpopAtToken(headers, authenticated.client, deps)
+      : undefined;
   const tokens = await grant.handle(authenticated, request, deps, { headers, exchange, dpop });
   deps.metrics.count('TokensIssued', ['grant_type', grant.name]);
   return tokens;

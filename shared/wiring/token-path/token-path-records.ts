@@ -1,5 +1,5 @@
 import { SECRET_BOX_DATA_KEY } from '../../keys/secret-box.ts';
-import { dpopNonces } from '../../oauth/dpop/dpop-nonces.ts';
+import type { DpopNonces } from '../../oauth/dpop/dpop-nonces.ts';
 import type { OAuthDeps, TokenResource } from '../../oauth/oauth-deps.ts';
 import { idTokenAlgsOf } from '../../oauth/user-tokens/id-token-algs.ts';
 import type { Runtime } from '../../runtime.ts';
@@ -137,7 +137,10 @@ function records(runtime: Runtime): RecordCaches {
     deviceCodes: deviceCodePolls(db, config.tableName, now),
     oneTimeIds: oneTimeIdsRepository(db, config.tableName),
     // The nonce key derives from the secret box's data key: one per stage, opened once per container.
-    dpopNonces: dpopNonces(() => runtime.serviceSecret(SECRET_BOX_DATA_KEY), now),
+    // Loaded with the first DPoP request: a Bearer token loads none of its code.
+    dpopNonces: lazyNonces(async () =>
+      (await import('../../oauth/dpop/dpop-nonces.ts')).dpopNonces(() => runtime.serviceSecret(SECRET_BOX_DATA_KEY), now),
+    ),
     // Loaded with the first client assertion: a secret-based token loads none of its code (client-keys.ts).
     clientAssertions: async () => (await import('../client-keys.ts')).clientAssertions(runtime),
     issuer: config.issuer,
@@ -168,4 +171,14 @@ function records(runtime: Runtime): RecordCaches {
   const made = { caches, deps };
   perRuntime.set(runtime, made);
   return made;
+}
+
+/** Nonces whose module is imported, and whose key is derived, at their first use (built once). */
+function lazyNonces(load: () => Promise<DpopNonces>): DpopNonces {
+  let nonces: Promise<DpopNonces> | undefined;
+  const get = () => (nonces ??= load());
+  return {
+    current: async () => (await get()).current(),
+    accepts: async (nonce) => (await get()).accepts(nonce),
+  };
 }
