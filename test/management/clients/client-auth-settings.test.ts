@@ -281,3 +281,28 @@ describe('changing them with PATCH', () => {
     expect((await fx.svc.managementToken('read:clients')).length).toBeGreaterThan(0);
   });
 });
+
+describe('concurrent PATCHes of the key members', () => {
+  it('never leave a private_key_jwt client without keys: the rule holds on the record each write lands on', async () => {
+    const { jwk } = await publicJwk();
+    const uri = 'https://keys.example.com/race.json';
+    for (let round = 0; round < 8; round++) {
+      const client = await fx.createClient({ client_metadata: { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: uri } });
+      // Each is valid on the record as read; applied one over the other they would leave no key
+      // (jwks and jwks_uri both cleared), so the later one must be checked against the merge it lands on.
+      const [swap, clear] = await Promise.all([
+        fx.call('PATCH', `/clients/${client.id}`, { body: { client_metadata: { jwks_uri: null, jwks: { keys: [jwk] } } } }),
+        fx.call('PATCH', `/clients/${client.id}`, { body: { client_metadata: { jwks: null } } }),
+      ]);
+      expect(swap.status).toBe(200);
+      expect([200, 400]).toContain(clear.status);
+      // Whichever order they landed in, the one stored state that keeps both valid: the swap's.
+      if (clear.status === 400) expect400(clear, 'body.client_metadata');
+      expect(authOf(await metadataOf(client.id))).toEqual({
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [jwk] },
+        jwks_uri: undefined,
+      });
+    }
+  });
+});
