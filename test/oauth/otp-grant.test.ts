@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, hotp, totp, totpStep } from '#shared/crypto/totp.ts';
+import { base32Decode, hotp, TOTP_PERIOD_SECONDS, totp, totpStep } from '#shared/crypto/totp.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
 import type { Key } from '#shared/store/core/writes.ts';
@@ -30,6 +30,14 @@ afterAll(async () => svc?.stop());
 
 const later = (seconds: number) => {
   offsetMs += seconds * 1000;
+};
+/**
+ * Moves the service's clock to just past the start of the next TOTP step, so a test that computes
+ * codes relative to "now" has the whole 30 s step before the server's step moves under it.
+ */
+const toStepStart = () => {
+  const intoStep = serviceNow().getTime() % (TOTP_PERIOD_SECONDS * 1000);
+  offsetMs += TOTP_PERIOD_SECONDS * 1000 - intoStep + 100;
 };
 const otps = () => {
   const { runtime } = svc.stack;
@@ -81,6 +89,7 @@ describe('otp grant (docs/contract.md §5.1, §7.3)', () => {
 
   it('accepts one step of drift either way, not two', async () => {
     const { user, secret } = await enrolledUser();
+    toStepStart();
     const step = totpStep(serviceNow());
     expect((await token({ username: user.username!, otp: hotp(secret, step + 2) })).body).toEqual(INVALID);
     expect((await token({ username: user.username!, otp: hotp(secret, step - 1) })).status).toBe(200);
