@@ -1,5 +1,6 @@
 import type { App, Environment } from 'aws-cdk-lib';
 import * as v from 'valibot';
+import { PASSKEY_POLICIES } from '#shared/records/passkey-record.ts';
 import { MANAGED_RULE_GROUPS } from './constructs/edge-protection.ts';
 
 /**
@@ -100,6 +101,8 @@ export const StageSettingsSchema = v.strictObject({
   region: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a region name like eu-west-1'))),
   throttle: v.optional(ThrottleSchema, { rateLimit: 100, burstLimit: 200 }),
   multiTenant: v.optional(v.boolean(), false),
+  /** `PASSKEYS`: passkeys on the hosted pages, `off`, `optional` or `required` (docs/passkeys.md "Policy"). */
+  passkeys: v.optional(v.picklist(PASSKEY_POLICIES), 'optional'),
   keyMode: v.optional(v.picklist(['envelope', 'kms-sign']), 'envelope'),
   logRetentionDays: v.optional(v.picklist(RETENTION_DAYS, `must be one of ${RETENTION_DAYS.join(', ')}`), 30),
   removalPolicy: v.optional(v.picklist(['destroy', 'retain']), 'retain'),

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { DependencyBudget } from './aws/dependency-budget.ts';
+import { PASSKEY_POLICIES, type PasskeyPolicy } from './records/passkey-record.ts';
 
 /**
  * The service configuration, read from the environment once at the composition root and frozen
@@ -94,6 +95,11 @@ const EnvSchema = v.object({
    * only in local mode, where a test provider listens on 127.0.0.1; `false` refuses them there too.
    */
   FEDERATION_LOOPBACK_HTTP: v.optional(v.picklist(['true', 'false']), 'true'),
+  /**
+   * Passkeys on the hosted pages (docs/passkeys.md "Policy"): `off` offers none, `optional` offers
+   * them beside the password, `required` makes every hosted sign-in end with a passkey.
+   */
+  PASSKEYS: v.optional(v.picklist(PASSKEY_POLICIES), 'optional'),
 });
 
 export type Config = Readonly<{
@@ -126,6 +132,8 @@ export type Config = Readonly<{
   serviceDescription: string;
   /** Identity providers: plain http to a loopback address is allowed (local mode only; docs/federation.md). */
   federation: Readonly<{ allowLoopbackHttp: boolean }>;
+  /** The hosted pages' passkey policy (docs/passkeys.md "Policy"). */
+  passkeys: Readonly<{ policy: PasskeyPolicy }>;
   /** Metrics: published when `namespace` is set (docs/operations.md "Metrics and traces"). */
   observability: Readonly<{ serviceName: string; metricsNamespace: string | undefined; metricsPublishMs: number }>;
 }>;
@@ -191,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     serviceName: e.SERVICE_NAME,
     serviceDescription: e.SERVICE_DESCRIPTION,
     federation: Object.freeze({ allowLoopbackHttp: e.STAGE === 'local' && e.FEDERATION_LOOPBACK_HTTP === 'true' }),
+    passkeys: Object.freeze({ policy: e.PASSKEYS }),
     observability: Object.freeze({
       serviceName: e.POWERTOOLS_SERVICE_NAME,
       metricsNamespace: e.POWERTOOLS_METRICS_NAMESPACE,

@@ -78,6 +78,7 @@ export class IdentityServiceStack extends Stack {
       TABLE_NAME: this.table.table.tableName,
       STAGE: stage.name,
       MULTI_TENANT: String(stage.multiTenant),
+      PASSKEYS: stage.passkeys,
       KEY_MODE: stage.keyMode,
       KMS_KEY_ID: this.keys.wrapKey.keyArn,
       ...(this.keys.signingKey ? { KMS_SIGNING_KEY_ID: this.keys.signingKey.keyArn } : {}),

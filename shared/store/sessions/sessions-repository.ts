@@ -18,10 +18,12 @@ export const SESSION_LIFETIME_SECONDS = 24 * 3600;
 export const DEFAULT_MAX_SESSIONS = 50;
 
 /**
- * How the user proved who they are (RFC 8176 `amr` values): a password, then a TOTP code; `fed` a
+ * How the user proved who they are (RFC 8176 `amr` values): `pwd` a password, `otp` a TOTP code,
+ * `hwk` / `swk` a passkey bound to one device / synced (docs/passkeys.md "amr and acr"), `mfa` more
+ * than one factor (a password and a second factor, or a passkey with user verification); `fed` a
  * sign-in at an external provider (docs/federation.md "Federated login": RFC 8176 has no value for it).
  */
-export type AuthMethod = 'pwd' | 'otp' | 'fed';
+export type AuthMethod = 'pwd' | 'otp' | 'hwk' | 'swk' | 'mfa' | 'fed';
 
 /** A browser session as stored at `SESSION#{sha256(cookie)}` / `SESSION` (the cookie value is never stored). */
 export interface SessionRecord {
