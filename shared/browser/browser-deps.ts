@@ -6,6 +6,7 @@ import type { UserRecord } from '../records/user-record.ts';
 import type { ConsentsRepository } from '../store/sessions/consents-repository.ts';
 import type { InteractionsRepository } from '../store/sessions/interactions-repository.ts';
 import type { SessionsRepository } from '../store/sessions/sessions-repository.ts';
+import type { PasskeysRepository } from '../store/users/passkeys-repository.ts';
 import type { UserRehashWrite } from '../store/users/user-login-writes.ts';
 import type { FederatedLoginDeps } from './federated-login.ts';
 
@@ -25,6 +26,8 @@ export interface BrowserDeps {
    * in `login`: the token path never stores one alone, and its bundle stays without it.
    */
   storeRehash: UserRehashWrite;
+  /** The users' passkeys (store/users/passkeys-repository.ts): a passkey sign-in records its login and counter there. */
+  passkeys: PasskeysRepository;
   /** The tenant's identity providers on the login page and its provider links (federated-login.ts); absent: none offered. */
   federation?: FederatedLoginDeps;
   /** Public keys, to verify an `id_token_hint` (`/logout`). */

@@ -86,6 +86,8 @@ export interface UserRecord extends AuditFields, UserProfile {
   refresh_families?: string[];
   live_sessions?: string[];
   identity_count?: number;
+  /** How many passkeys the user has (store/users/passkeys-repository.ts), moved in the transactions that add and remove one. */
+  passkeys_count?: number;
   version: number;
 }
 
@@ -122,6 +124,7 @@ export const USER_STORAGE_ONLY = [
   'refresh_families',
   'live_sessions',
   'identity_count',
+  'passkeys_count',
 ] as const;
 
 /**

@@ -20,6 +20,7 @@ import { ticketsRepository } from '../store/sessions/tickets-repository.ts';
 import { userCodeAttemptsRepository } from '../store/sessions/user-code-attempts-repository.ts';
 import { loginFailuresRepository } from '../store/users/login-failures-repository.ts';
 import { otpRepository } from '../store/users/otp-repository.ts';
+import { passkeysRepository } from '../store/users/passkeys-repository.ts';
 import { userRehashWrite } from '../store/users/user-login-writes.ts';
 import { usersRepository } from '../store/users/users-repository.ts';
 import { federatedLoginDeps } from './federated-login.ts';
@@ -45,6 +46,7 @@ export const browserDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Browse
     getUser: (id) => users.get(id),
     login: oauthDeps(runtime),
     storeRehash: userRehashWrite(db, table),
+    passkeys: passkeysRepository(db, table, now),
     federation: federatedLoginDeps(runtime),
     keys: runtime.keys,
     csrfKey: () => runtime.serviceSecret('hosted-pages'),

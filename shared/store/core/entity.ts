@@ -18,6 +18,7 @@ export type EntityType =
   | 'UserPermission'
   | 'UserIdentity'
   | 'UserOtp'
+  | 'UserPasskey'
   | 'UnknownLoginFailures'
   | 'RefreshToken'
   | 'RefreshFamily'

@@ -65,6 +65,9 @@ export const keys = {
   unknownLoginFailures: (markerHash: string) => ({ PK: `LOGIN_FAILURES#${markerHash}`, SK: 'LOGIN_FAILURES' }),
   /** The user's TOTP authenticator (sealed secret, last accepted step, its own failure count). */
   userOtp: (userId: string) => ({ PK: `USER#${userId}`, SK: 'OTP' }),
+  /** A passkey of the user by the SHA-256 of its credential id (base64url), so a sign-in finds it with one GetItem. */
+  userPasskey: (userId: string, credentialIdHash: string) => ({ PK: `USER#${userId}`, SK: `PASSKEY#${credentialIdHash}` }),
+  passkeyPrefix: 'PASSKEY#',
   /**
    * A refresh token by the SHA-256 of its value (docs/contract.md §7.1: stored only as a hash), with its
    * user, client, family, scopes and state. GSI1PK `userRefreshTokens(user)` / GSI1SK the hash lists

@@ -36,7 +36,7 @@ const SWEEP_PAGE = 100;
  * member links with the roles' member counts (role-delete.ts `sweepUserRoleLinks`), its group
  * member links with the groups' member counts, and its direct permissions with the scopes' holder
  * counts. Then its User Identities with their markers (user-identity-writes.ts), its User Grants, and
- * its browser sessions are ended (`now`: their `ended_at`).
+ * its passkeys go and its browser sessions are ended (`now`: their `ended_at`).
  * `load` is the consistent read of the user; undefined → nothing to delete in step 1.
  */
 export async function deleteUser(
@@ -76,6 +76,8 @@ export async function deleteUser(
   // Browser flows: the user's consents go, and any session still open ends (a session
   // of a missing user is refused anyway: sessions-repository.ts `findSession`).
   await batchDelete(db, tableName, (await queryPrefix(db, tableName, keys.userPartition(userId), keys.consentPrefix)) as unknown as Key[]);
+  // Its passkeys (at most MAX_PASSKEYS_PER_USER): none is added once the user item is gone (an add requires it).
+  await batchDelete(db, tableName, (await queryPrefix(db, tableName, keys.userPartition(userId), keys.passkeyPrefix)) as unknown as Key[]);
   await sessionsRepository(db, tableName, now).endUserSessions(userId);
   return deleted;
 }
