@@ -1,10 +1,12 @@
 import type { KeyStore } from '../keys/key-store.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
 import type { ClientRecord } from '../records/client-record.ts';
+import type { PasskeyPolicy } from '../records/passkey-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { ConsentsRepository } from '../store/sessions/consents-repository.ts';
 import type { InteractionsRepository } from '../store/sessions/interactions-repository.ts';
+import type { OneTimeIds } from '../store/sessions/one-time-ids-repository.ts';
 import type { SessionsRepository } from '../store/sessions/sessions-repository.ts';
 import type { PasskeysRepository } from '../store/users/passkeys-repository.ts';
 import type { UserRehashWrite } from '../store/users/user-login-writes.ts';
@@ -28,6 +30,10 @@ export interface BrowserDeps {
   storeRehash: UserRehashWrite;
   /** The users' passkeys (store/users/passkeys-repository.ts): a passkey sign-in records its login and counter there. */
   passkeys: PasskeysRepository;
+  /** The stage's passkey policy on the hosted sign-in (docs/passkeys.md "Policy"). */
+  passkeyPolicy: PasskeyPolicy;
+  /** Each WebAuthn challenge used once (browser/passkeys/ceremony.ts). */
+  oneTimeIds: OneTimeIds;
   /** The tenant's identity providers on the login page and its provider links (federated-login.ts); absent: none offered. */
   federation?: FederatedLoginDeps;
   /** Public keys, to verify an `id_token_hint` (`/logout`). */

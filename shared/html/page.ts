@@ -22,17 +22,31 @@ const AUTO_SUBMIT = 'document.forms[0].submit()';
 const AUTO_SUBMIT_HASH = `'sha256-${createHash('sha256').update(AUTO_SUBMIT).digest('base64')}'`;
 
 /**
+ * Another constant script a page may carry (the passkey ceremonies: shared/browser/passkeys/), allowed
+ * by its hash like AUTO_SUBMIT. Built once from a module constant: no request value is ever part of it.
+ */
+export interface PageScript {
+  readonly source: SafeHtml;
+  /** The CSP source expression of `source`: `'sha256-…'`. */
+  readonly hash: string;
+}
+
+export const pageScript = (source: string): PageScript =>
+  Object.freeze({ source: trusted(source), hash: `'sha256-${createHash('sha256').update(source).digest('base64')}'` });
+
+/**
  * The Content-Security-Policy of every hosted page (docs/contract.md §7.4): nothing loads but the inline
- * stylesheet (by hash): no script at all, so the pages work without JavaScript and injected
- * markup cannot run; forms post only to this origin (plus `formActions`: the origins a form's
+ * stylesheet (by hash): no script but the page's own constants (by hash), so the pages work
+ * without JavaScript (passwords; a passkey needs it) and injected markup cannot run; forms post only to this origin (plus `formActions`: the origins a form's
  * answer may redirect to, since CSP3 `form-action` also governs those redirects); no framing
  * (clickjacking); no `<base>`.
  */
-export function pageCsp(formActions: readonly string[] = [], autoSubmit = false): string {
+export function pageCsp(formActions: readonly string[] = [], autoSubmit = false, script?: PageScript): string {
+  const scripts = [...(autoSubmit ? [AUTO_SUBMIT_HASH] : []), ...(script ? [script.hash] : [])];
   return [
     "default-src 'none'",
     `style-src ${STYLE_HASH}`,
-    ...(autoSubmit ? [`script-src ${AUTO_SUBMIT_HASH}`] : []),
+    ...(scripts.length > 0 ? [`script-src ${scripts.join(' ')}`] : []),
     `form-action 'self'${formActions.map((o) => ` ${o}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -47,6 +61,8 @@ export interface PageOptions {
   formActions?: readonly string[];
   /** Submits the page's first form on load (the form still has its button for a browser without JavaScript). */
   autoSubmit?: boolean;
+  /** A constant script of the page (see PageScript), e.g. the passkey ceremonies'. */
+  script?: PageScript;
 }
 
 /**
@@ -54,7 +70,7 @@ export interface PageOptions {
  * its URL a ticket) and no Referer to anywhere (the URL holds the ticket: the security headers'
  * `Referrer-Policy: no-referrer`).
  */
-export function htmlPage({ status = 200, title, body, formActions = [], autoSubmit = false }: PageOptions): HttpResponse {
+export function htmlPage({ status = 200, title, body, formActions = [], autoSubmit = false, script }: PageOptions): HttpResponse {
   const doc = html`<!doctype html>
 <html lang="en">
 <head>
@@ -69,6 +85,7 @@ export function htmlPage({ status = 200, title, body, formActions = [], autoSubm
 ${body}
 </main>
 ${autoSubmit ? html`<script>${trusted(AUTO_SUBMIT)}</script>` : ''}
+${script ? html`<script>${script.source}</script>` : ''}
 </body>
 </html>
 `;
@@ -76,7 +93,7 @@ ${autoSubmit ? html`<script>${trusted(AUTO_SUBMIT)}</script>` : ''}
     statusCode: status,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': pageCsp(formActions, autoSubmit),
+      'Content-Security-Policy': pageCsp(formActions, autoSubmit, script),
       'Cache-Control': 'no-store',
       Pragma: 'no-cache',
     },

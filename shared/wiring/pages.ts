@@ -14,6 +14,7 @@ import { resourcesRepository } from '../store/resources/resources-repository.ts'
 import { consentsRepository } from '../store/sessions/consents-repository.ts';
 import { deviceCodesRepository } from '../store/sessions/device-codes-repository.ts';
 import { interactionsRepository } from '../store/sessions/interactions-repository.ts';
+import { oneTimeIdsRepository } from '../store/sessions/one-time-ids-repository.ts';
 import { refreshTokensRepository } from '../store/sessions/refresh-tokens-repository.ts';
 import { sessionsRepository } from '../store/sessions/sessions-repository.ts';
 import { ticketsRepository } from '../store/sessions/tickets-repository.ts';
@@ -47,6 +48,8 @@ export const browserDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Browse
     login: oauthDeps(runtime),
     storeRehash: userRehashWrite(db, table),
     passkeys: passkeysRepository(db, table, now),
+    passkeyPolicy: config.passkeys.policy,
+    oneTimeIds: oneTimeIdsRepository(db, table),
     federation: federatedLoginDeps(runtime),
     keys: runtime.keys,
     csrfKey: () => runtime.serviceSecret('hosted-pages'),

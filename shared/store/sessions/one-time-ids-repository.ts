@@ -6,9 +6,10 @@ import { ttlOf } from '../core/ttl.ts';
 
 /**
  * What a one-time id belongs to: a client assertion (RFC 7523 §3 item 7: the `jti` "MAY be used
- * once") or a DPoP proof (RFC 9449 §11.1: a proof is accepted once within its window).
+ * once"), a DPoP proof (RFC 9449 §11.1: a proof is accepted once within its window) or a WebAuthn
+ * challenge of the hosted pages (WebAuthn Level 3 §13.4.3: a challenge serves one ceremony).
  */
-export type OneTimeIdKind = 'client_assertion' | 'dpop_proof';
+export type OneTimeIdKind = 'client_assertion' | 'dpop_proof' | 'webauthn_challenge';
 
 export interface OneTimeIds {
   /**
