@@ -189,7 +189,11 @@ describe('passkeys repository', () => {
       expect(stored).not.toHaveProperty('login_failures');
       expect(stored).not.toHaveProperty('login_attempt_at');
       expect(await storedPasskey(user.id, passkey.credential_id)).toMatchObject({ counter: 6, last_used_at: at.toISOString() });
-      expect(await repo().findByCredential(user.id, passkey.credential_id)).toEqual({ ...passkey, counter: 6, last_used_at: at.toISOString() });
+      expect(await repo().findByCredential(user.id, passkey.credential_id)).toEqual({
+        ...passkey,
+        counter: 6,
+        last_used_at: at.toISOString(),
+      });
     });
 
     it('a stale counter is false and writes nothing, neither the user nor the passkey', async () => {
