@@ -69,6 +69,12 @@ export async function showConsent(req: ConsentRequest, deps: BrowserDeps): Promi
   const checked = await checkSession(req, deps);
   if ('response' in checked) return checked.response;
   const { interaction, session } = checked;
+  // The account page's sign-in (docs/passkeys.md "The account page") has no client to consent to:
+  // used up here, back to the page.
+  if (interaction.kind === 'account') {
+    const consumed = await deps.interactions.consumeInteraction(interaction.id);
+    return consumed ? returnTo(deps, consumed) : interactionGone();
+  }
   const [client, resource, grant] = await Promise.all([
     deps.getClient(interaction.client_id),
     interaction.resource_id ? deps.getResource(interaction.resource_id) : undefined,
@@ -117,6 +123,8 @@ export async function submitConsent(req: ConsentRequest, form: ConsentForm, deps
   const checked = await checkSession(req, deps);
   if ('response' in checked) return checked.response;
   const { interaction, session } = checked;
+  // No consent form is ever shown for the account page's sign-in: nothing to record.
+  if (interaction.kind === 'account') return interactionGone();
   if (!(await isFormToken(deps.csrfKey, form.csrf_token, 'consent', interaction.id, session.id))) {
     return errorPage(400, 'Form expired', 'This form could not be checked. Go back to the application and start again.');
   }

@@ -36,6 +36,17 @@ export const PAGE_ROUTES: readonly Route[] = [
       }),
     ),
   ),
+  // The self-service account page (docs/passkeys.md "The account page"): HTML. Decrypt opens the
+  // hosted pages' CSRF key.
+  ...(['GET', 'POST'] as const).map(
+    (method): Route => ({
+      method,
+      path: '/account',
+      handler: 'functions/pages/account',
+      auth: none,
+      access: { table: 'readwrite', kms: ['decrypt'] },
+    }),
+  ),
   // Where identity providers send the browser back (docs/federation.md "Federated login"): HTML.
   // Decrypt opens the provider's sealed client secret and the hosted pages' CSRF key.
   {

@@ -19,7 +19,8 @@ export const INTERACTION_LIFETIME_SECONDS = 600;
  */
 export interface InteractionRecord {
   id: string;
-  kind: 'authorize' | 'device';
+  /** `account`: the account page's sign-in (docs/passkeys.md "The account page"): no client, `client_id` is ''. */
+  kind: 'authorize' | 'device' | 'account';
   tenant_id: string;
   client_id: string;
   /** The requested scopes (names). */
