@@ -52,6 +52,9 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['PUT', '/{user_id}/password', 'set-user-password', 'update', WRITE, { self: 'user_id' }],
     ['POST', '/{user_id}/otp', 'enroll-user-otp', 'update', SECRETS, { self: 'user_id' }],
     ['DELETE', '/{user_id}/otp', 'remove-user-otp', 'update', WRITE, { self: 'user_id' }],
+    // Every authenticator of the user, TOTP and passkeys (docs/management-users.md "Authenticators").
+    ['GET', '/{user_id}/authenticators', 'list-user-authenticators', 'read', LIST, { self: 'user_id' }],
+    ['DELETE', '/{user_id}/authenticators/{authenticator_id}', 'remove-user-authenticator', 'update', WRITE, { self: 'user_id' }],
   ]),
   // Roles (docs/management-roles.md).
   ...managementGroup('roles', [

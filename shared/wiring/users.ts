@@ -7,6 +7,7 @@ import { emailSenderOf } from '../email/email-sender-of.ts';
 import type { ConsentDeps } from '../management/consents/consent-deps.ts';
 import { userManagementScopes } from '../management/held-scopes.ts';
 import type { RbacDeps } from '../management/rbac/rbac-deps.ts';
+import type { AuthenticatorDeps } from '../management/users/authenticators/authenticator-deps.ts';
 import type { UserDeps } from '../management/users/user-deps.ts';
 import type { UserPermissionDeps } from '../management/users/user-permission-deps.ts';
 import type { Runtime } from '../runtime.ts';
@@ -21,6 +22,8 @@ import { tenantsRepository } from '../store/tenants/tenants-repository.ts';
 import { rbacRecordReads } from '../store/token-path/rbac-records.ts';
 import { loginFailuresRepository } from '../store/users/login-failures-repository.ts';
 import { otpRepository } from '../store/users/otp-repository.ts';
+import { otpStatusRead } from '../store/users/otp-status.ts';
+import { passkeysRepository } from '../store/users/passkeys-repository.ts';
 import { userIdentitiesRepository } from '../store/users/user-identities-repository.ts';
 import { usersRepository } from '../store/users/users-repository.ts';
 import type { RegisterDeps } from '../users/register-user.ts';
@@ -47,6 +50,16 @@ export const userDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): UserDeps 
     now,
     forget: (userId) => forgetUser(runtime, userId),
     managementScopesOf: (user) => userManagementScopes(user, oauthDeps(runtime)),
+  };
+});
+
+/** A user's authenticators (TOTP and passkeys): the Users deps with the passkeys and the TOTP status read. */
+export const authenticatorDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): AuthenticatorDeps => {
+  const { db, config, now } = runtime;
+  return {
+    ...userDeps(runtime),
+    otpStatus: otpStatusRead(db, config.tableName, now, { maxFailures: config.login.otpMaxFailures }),
+    passkeys: passkeysRepository(db, config.tableName, now),
   };
 });
 

@@ -95,6 +95,9 @@ describe('responses match the OpenAPI document', () => {
     await call('POST', `/users/${uid}/unblock`);
     await call('POST', `/users/${uid}/otp`);
     await call('DELETE', `/users/${uid}/otp`);
+    await call('GET', `/users/${uid}/authenticators`);
+    await call('DELETE', `/users/${uid}/authenticators/totp`);
+    await call('DELETE', `/users/${uid}/authenticators/not-an-id`);
     await call('PUT', `/users/${uid}/password`, { body: { password: 'another-Horse-battery-4821' } });
     await call('POST', '/users', { body: { email: user.body.email } });
     await call('GET', '/users?limit=0');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { listQuerySchema, userIdentitiesCollection, usersCollection } from '#shared/lists/index.ts';
 import { PermissionsBody } from '#shared/management/kit/permissions-body.ts';
+import { UserAuthenticatorPath } from '#shared/management/users/authenticators/user-authenticators.ts';
 import { CreateUserBody, SetPasswordBody, UpdateUserBody, UserPath } from '#shared/management/users/user-body-schemas.ts';
 import {
   LinkIdentityBody,
@@ -53,6 +54,8 @@ const routes: FuzzRoute[] = [
   },
   { route: `POST ${U}/{user_id}/otp`, path: UserPath },
   { route: `DELETE ${U}/{user_id}/otp`, path: UserPath },
+  { route: `GET ${U}/{user_id}/authenticators`, path: UserPath },
+  { route: `DELETE ${U}/{user_id}/authenticators/{authenticator_id}`, path: UserAuthenticatorPath },
   // Direct permissions (the seeded user, resource and scopes; a grant then a revoke of the same ones).
   ...(['POST', 'DELETE'] as const).map((method) => ({
     route: `${method} ${U}/{user_id}/permissions`,
