@@ -142,6 +142,7 @@ export async function resumeDevice(req: DevicePageRequest, interactionId: unknow
     decision: consumed.decision === 'allow' ? 'allow' : 'deny',
     userId: consumed.user_id!,
     authTime: consumed.auth_time ?? session.auth_time,
+    amr: consumed.amr ?? session.amr,
     grantedScopes: consumed.granted_scopes ?? [],
   });
   if (!recorded) return errorPage(400, 'Code expired', 'This code has expired or was already used. Start again on your device.');

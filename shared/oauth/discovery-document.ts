@@ -3,6 +3,7 @@ import { RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.ts
 import { CLIENT_ASSERTION_ALGS } from './client-auth/client-assertion.ts';
 import { DPOP_ALGS } from './dpop/dpop-algs.ts';
 import { supportedGrantTypes } from './grants/grant-registry.ts';
+import { ACR_VALUES_SUPPORTED } from './user-tokens/acr.ts';
 import { idTokenAlgsOf } from './user-tokens/id-token-algs.ts';
 import { USERINFO_CLAIMS } from './user-tokens/user-claims.ts';
 import { OIDC_SCOPES } from './user-tokens/user-token-scopes.ts';
@@ -65,7 +66,9 @@ export function buildDiscoveryDocument(config: Pick<Config, 'issuer' | 'docsUrl'
     scopes_supported: [...OIDC_SCOPES],
     // RECOMMENDED: every claim about the user /userinfo and ID tokens may carry, both spellings (docs/contract.md §7.1).
     // ID tokens add the protocol claims (OIDC Core §2) to the user's.
-    claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
+    claims_supported: [...USERINFO_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid', 'amr', 'acr'],
+    // OIDC Discovery §3: the `acr_values` /authorize honours (acr.ts; docs/passkeys.md "amr and acr").
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
     // OIDC Discovery §3 REQUIRED members.
     subject_types_supported: ['public'],
     // The algorithms a client may choose (`client_metadata.id_token_signed_response_alg`), RS256

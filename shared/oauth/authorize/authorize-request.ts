@@ -1,6 +1,7 @@
 import { unsafeTextReason } from '../../validation/safe-text.ts';
 import { isStorableClientId } from '../authenticate-client.ts';
 import type { OAuthClient } from '../oauth-deps.ts';
+import { type Acr, isSupportedAcr } from '../user-tokens/acr.ts';
 import { isRegisteredRedirectUri } from './redirect-uri.ts';
 
 export type ResponseType = 'code' | 'token' | 'id_token' | 'id_token token';
@@ -30,6 +31,7 @@ export const AUTHORIZE_PARAMETERS = [
   'audience',
   'resource',
   'connection',
+  'acr_values',
 ] as const;
 
 /** A validated authorization request (RFC 6749 §4.1.1, §4.2.1; OIDC Core §3.1.2.1). */
@@ -47,6 +49,8 @@ export interface AuthorizeRequest {
   loginHint?: string;
   /** `audience` or RFC 8707 `resource`. */
   audience?: string;
+  /** OIDC Core §3.1.2.1 `acr_values`: the supported ones, in the requested order (unknown ones are dropped). */
+  acrValues?: Acr[];
 }
 
 /** Where an error goes once the redirect URI is trusted (RFC 6749 §4.1.2.1): back to the client. */
@@ -73,6 +77,12 @@ export class AuthorizeError extends Error {
 const MAX_VALUE = 2048;
 /** RFC 7636 §4.2: BASE64URL(SHA-256(verifier)) is exactly 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * `acr_values` (OIDC Core §3.1.2.1): at most this many values, each at most this long. Ours are
+ * 3 and 4 characters; the bounds leave room for a client that also names other providers' values.
+ */
+const MAX_ACR_VALUES = 10;
+const MAX_ACR_VALUE = 128;
 /** RFC 6749 §3.3 scope-token. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
@@ -146,7 +156,9 @@ function normaliseResponseType(value: string | undefined): ResponseType | undefi
  * - `nonce` required when an ID token comes from this endpoint (OIDC Core §3.2.2.1);
  * - `prompt` values known, `none` alone (OIDC Core §3.1.2.1); `max_age` a non-negative integer;
  * - `audience` and `resource` equal when both are sent; `request` (request objects) not supported;
- *   `request_uri` never reaches here: start-authorization.ts resolves it first (RFC 9126 §4).
+ *   `request_uri` never reaches here: start-authorization.ts resolves it first (RFC 9126 §4);
+ * - `acr_values` at most MAX_ACR_VALUES values of at most MAX_ACR_VALUE characters; values we do
+ *   not support are ignored (OIDC Core §3.1.2.1: a voluntary claim; docs/passkeys.md "amr and acr").
  */
 export function parseAuthorizeRequest(params: Params, client: OAuthClient, redirectUri: string, target: RedirectTarget): AuthorizeRequest {
   const fail = (message: string) => new AuthorizeError('invalid_request', message);
@@ -199,6 +211,12 @@ export function parseAuthorizeRequest(params: Params, client: OAuthClient, redir
   const resource = get('resource');
   if (audience && resource && audience !== resource) throw fail('audience: differs from resource; send one.');
 
+  const acrSent = (get('acr_values') ?? '').split(' ').filter(Boolean);
+  if (acrSent.length > MAX_ACR_VALUES || acrSent.some((a) => a.length > MAX_ACR_VALUE)) {
+    throw fail(`acr_values: at most ${MAX_ACR_VALUES} values of at most ${MAX_ACR_VALUE} characters each.`);
+  }
+  const acrValues = [...new Set(acrSent.filter(isSupportedAcr))];
+
   const state = get('state');
   const loginHint = get('login_hint');
   const target_ = audience ?? resource;
@@ -214,5 +232,6 @@ export function parseAuthorizeRequest(params: Params, client: OAuthClient, redir
     ...(rawMaxAge !== undefined ? { maxAge: Number(rawMaxAge) } : {}),
     ...(loginHint !== undefined ? { loginHint } : {}),
     ...(target_ !== undefined ? { audience: target_ } : {}),
+    ...(acrValues.length ? { acrValues } : {}),
   };
 }

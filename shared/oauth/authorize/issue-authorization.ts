@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { AuthMethod } from '../../store/sessions/sessions-repository.ts';
 import type { OAuthClient } from '../oauth-deps.ts';
+import { acrOf } from '../user-tokens/acr.ts';
 import { issueImplicitTokens } from '../user-tokens/issue-user-tokens.ts';
 import { authorizationResponse } from './authorization-response.ts';
 import type { AuthorizeDeps } from './authorize-deps.ts';
@@ -15,6 +17,8 @@ export interface Authorization {
   /** The browser session, and the login's time (OIDC Core `auth_time`). */
   sessionId: string;
   authTime: number;
+  /** How the person signed in (RFC 8176 `amr`); absent on an interaction recorded before it was kept. */
+  amr?: AuthMethod[] | undefined;
   /** What the user granted (the consent's answer, or the stored grant for `prompt=none`). */
   scopes: string[];
 }
@@ -26,7 +30,9 @@ export interface Authorization {
  * - `token`, `id_token`, `id_token token` (RFC 6749 §4.2.2, OIDC Core §3.2.2.5): the tokens
  *   themselves, no refresh token; the ID token carries `nonce`, `auth_time` and, with an access
  *   token, `at_hash`. (`c_hash` belongs to the hybrid response types, which are not offered.)
- * The user is read again: one blocked or deleted since the login gets `access_denied`.
+ * Both carry the login's `amr` and the `acr` it meets of those the request asked for (acr.ts), the
+ * code to every ID token issued from it. The user is read again: one blocked or deleted since the
+ * login gets `access_denied`.
  */
 export async function issueAuthorization(a: Authorization, deps: AuthorizeDeps) {
   const { client, request } = a;
@@ -35,6 +41,8 @@ export async function issueAuthorization(a: Authorization, deps: AuthorizeDeps) 
   if (!user || user.blocked || user.tenant_id !== client.tenant_id)
     throw new AuthorizeError('access_denied', 'The user cannot sign in to this client.');
   const audience = request.audience !== undefined ? { audience: request.audience } : {};
+  const acr = acrOf(request.acrValues, a.amr);
+  const login = { ...(a.amr ? { amr: a.amr } : {}), ...(acr ? { acr } : {}) };
   if (request.responseType === 'code') {
     const code = await deps.codes.issue({
       client_id: client.id,
@@ -46,6 +54,7 @@ export async function issueAuthorization(a: Authorization, deps: AuthorizeDeps) 
       ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
       ...(request.codeChallenge !== undefined ? { code_challenge: request.codeChallenge } : {}),
       auth_time: a.authTime,
+      ...login,
       sid: randomUUID(),
       session_id: a.sessionId,
     });
@@ -57,6 +66,7 @@ export async function issueAuthorization(a: Authorization, deps: AuthorizeDeps) 
       user,
       request: { scope: a.scopes.join(' '), ...audience },
       authTime: a.authTime,
+      ...login,
       // The session was just read consistently (and dies with a later tokens_revoked_at).
       authorizedAt: deps.oauth.now().toISOString(),
       ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),

@@ -46,6 +46,7 @@ export async function resumeAuthorization(interactionId: string, cookie: string 
         userId: consumed.user_id!,
         sessionId: session.id,
         authTime: consumed.auth_time ?? session.auth_time,
+        amr: consumed.amr ?? session.amr,
         scopes: consumed.granted_scopes ?? consumed.scopes,
       },
       deps,

@@ -5,6 +5,7 @@ import type { HttpResponse } from '../../http/response.ts';
 import type { IdentityProviderRecord } from '../../records/identity-provider-record.ts';
 import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import type { OAuthClient, TokenResource } from '../oauth-deps.ts';
+import { sessionMeetsAcr } from '../user-tokens/acr.ts';
 import { mayCarryUserTokens, NOT_LINKED_MESSAGE } from '../user-tokens/management-api-link.ts';
 import { authorizationError, unverifiedRequestPage } from './authorization-response.ts';
 import type { AuthorizeDeps } from './authorize-deps.ts';
@@ -76,6 +77,8 @@ export async function startAuthorization(
       prompt: request.prompt,
       ...(request.maxAge !== undefined ? { max_age: request.maxAge } : {}),
       ...(request.loginHint !== undefined ? { login_hint: request.loginHint } : {}),
+      // The login page lets a session stand in only when its amr meets one of them (acr.ts).
+      ...(request.acrValues ? { acr_values: request.acrValues } : {}),
       payload: { request },
       return_to: resumePath('{id}'),
       // The last hop after the login or consent form's POST is the client (CSP3 form-action): its
@@ -171,7 +174,8 @@ export async function targetResource(
 
 /**
  * `prompt=none` (OIDC Core §3.1.2.1): no page may be shown. A live session of the client's tenant,
- * recent enough for `max_age`, and nothing to consent to (a User Grant covering the scopes, or a
+ * recent enough for `max_age`, whose `amr` meets one of the `acr_values` asked for (acr.ts; none
+ * asked: any), and nothing to consent to (a User Grant covering the scopes, or a
  * first-party skip: docs/contract.md §7.4) → the code or tokens; else `login_required` / `consent_required`.
  */
 async function answerWithoutInteraction(
@@ -186,6 +190,9 @@ async function answerWithoutInteraction(
   const nowSeconds = Math.floor(deps.oauth.now().getTime() / 1000);
   if (request.maxAge !== undefined && nowSeconds - session.auth_time > request.maxAge) {
     throw new AuthorizeError('login_required', 'The sign-in is older than max_age.');
+  }
+  if (!sessionMeetsAcr(request.acrValues, session.amr)) {
+    throw new AuthorizeError('login_required', 'The sign-in does not meet any of the requested acr_values.');
   }
   const [grant, resourceRecord] = await Promise.all([
     deps.consents.findConsent(session.user_id, client.id, resource?.id),
@@ -203,7 +210,15 @@ async function answerWithoutInteraction(
   });
   if (consent) throw new AuthorizeError('consent_required', 'The user has not granted these scopes to the client.');
   return issueAuthorization(
-    { client, request, userId: session.user_id, sessionId: session.id, authTime: session.auth_time, scopes: request.scopes },
+    {
+      client,
+      request,
+      userId: session.user_id,
+      sessionId: session.id,
+      authTime: session.auth_time,
+      amr: session.amr,
+      scopes: request.scopes,
+    },
     deps,
   );
 }

@@ -60,6 +60,8 @@ export const authorizationCode = defineGrant({
         user,
         request: { scope: code.scope.join(' '), ...(code.audience !== undefined ? { audience: code.audience } : {}) },
         authTime: code.auth_time,
+        amr: code.amr,
+        acr: code.acr,
         // A password change or block after the code was issued kills it (the session it came from died too).
         authorizedAt: code.created_at,
         ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),

@@ -38,6 +38,7 @@ export const deviceCode = defineGrant({
         // What the user approved on the consent page, for the Resource the device named.
         request: { scope: (device.granted_scopes ?? []).join(' '), audience: device.audience },
         authTime: device.auth_time ?? Math.floor(deps.now().getTime() / 1000),
+        amr: device.amr,
         // A password change or block after the user approved the device kills the approval.
         authorizedAt: device.decided_at ?? device.created_at,
         dpop: context.dpop,

@@ -30,6 +30,8 @@ export const otp = defineGrant({
 /**
  * The TOTP check of a login (this grant, the hosted login page's OTP step): the code of a step is
  * accepted once (one conditional write), every refused code counts against the authenticator.
+ * `amr` `otp` alone: one factor, the device that holds the secret (RFC 8176 §2; docs/passkeys.md
+ * "amr and acr").
  */
 export function totpCheck(code: string, deps: Pick<OAuthDeps, 'login' | 'now'>): SecretCheck {
   // Nothing to start before the user is read: the authenticator is read by the user's id.
@@ -38,7 +40,7 @@ export function totpCheck(code: string, deps: Pick<OAuthDeps, 'login' | 'now'>):
     const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
     return user !== undefined && authenticator !== undefined && acceptTotp(user, authenticator, code, deps);
   };
-  return { start: () => ({ verify, settled: Promise.resolve() }) };
+  return { amr: ['otp'], start: () => ({ verify, settled: Promise.resolve() }) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { beginPasswordCheck, hashPassword, needsRehash } from '../../crypto/pass
 import { isTotpCodeShape } from '../../crypto/totp.ts';
 import { oauthError } from '../../errors.ts';
 import type { UserRecord } from '../../records/user-record.ts';
+import type { AuthMethod } from '../../store/sessions/sessions-repository.ts';
 import type { OAuthDeps } from '../oauth-deps.ts';
 import { acceptTotp, authenticatorOf } from './otp.ts';
 import { defineGrant } from './token-grant.ts';
@@ -40,13 +41,16 @@ export const password = defineGrant({
 /**
  * The password check of a login (this grant, the hosted login page). With `secondFactor` (this
  * grant) a user with an authenticator must also give its current code; the hosted login page asks
- * for the code in a step of its own (login-page.ts).
+ * for the code in a step of its own (login-page.ts). `amr` (RFC 8176 §2): `pwd`, and with an
+ * accepted code `otp` and `mfa` (two factors; docs/passkeys.md "amr and acr").
  */
 export function passwordCheck(
   password: string,
   secondFactor?: { code: string | undefined; deps: Pick<OAuthDeps, 'login' | 'now'> },
 ): SecretCheck {
+  const amr: AuthMethod[] = ['pwd'];
   return {
+    amr,
     // The hash starts from the marker's prefix of the user's hash; an unknown user, or one without
     // a password, is checked against the dummy hash: equal time (password-hash.ts).
     start(subject) {
@@ -55,7 +59,7 @@ export function passwordCheck(
         const ok = await begun.verify(user?.password_hash);
         // Nothing more for a wrong password, an unknown or a blocked user: one invalid_grant for all.
         if (!ok || !user || user.blocked || !secondFactor) return ok;
-        return checkSecondFactor(user, secondFactor.code, secondFactor.deps);
+        return checkSecondFactor(user, secondFactor.code, secondFactor.deps, amr);
       };
       return { verify, settled: begun.settled };
     },
@@ -71,12 +75,20 @@ export function passwordCheck(
  * The code of the user's authenticator, when it has one (enrolled or disabled: a disabled one
  * refuses every code until re-enrolled, never falling back to the password alone). The attempt
  * was counted already (user-login.ts); a refused code also counts against the authenticator.
+ * An accepted code adds `otp` and `mfa` to the login's `amr`.
  */
-async function checkSecondFactor(user: UserRecord, code: string | undefined, deps: Pick<OAuthDeps, 'login' | 'now'>): Promise<boolean> {
+async function checkSecondFactor(
+  user: UserRecord,
+  code: string | undefined,
+  deps: Pick<OAuthDeps, 'login' | 'now'>,
+  amr: AuthMethod[],
+): Promise<boolean> {
   const authenticator = await authenticatorOf(user, deps);
   if (!authenticator) return true;
   if (code === undefined) {
     throw oauthError(400, 'invalid_grant', 'body.otp: is required: the user has an authenticator (a 6-digit TOTP code).');
   }
-  return acceptTotp(user, authenticator, code, deps);
+  const accepted = await acceptTotp(user, authenticator, code, deps);
+  if (accepted) amr.push('otp', 'mfa');
+  return accepted;
 }

@@ -59,6 +59,8 @@ export const refreshToken = defineGrant({
           ...(stored.audience ? { audience: stored.audience } : {}),
         },
         authTime: stored.auth_time,
+        amr: stored.amr,
+        acr: stored.acr,
         authorizedAt: stored.created_at,
         refresh: stored,
         dpop: context.dpop,

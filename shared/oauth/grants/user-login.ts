@@ -2,6 +2,7 @@ import { passwordHashPrefix } from '../../crypto/password-hash.ts';
 import { oauthError } from '../../errors.ts';
 import type { ServiceMetrics } from '../../observability/service-metrics.ts';
 import type { UserRecord } from '../../records/user-record.ts';
+import type { AuthMethod } from '../../store/sessions/sessions-repository.ts';
 import type { DpopBinding } from '../dpop/token-dpop.ts';
 import type { LoginStores, OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
@@ -29,6 +30,8 @@ export interface SecretCheck {
   start(subject: LoginSubject): StartedCheck;
   /** A fresh hash to store after a success (password-hash.ts `needsRehash`), if one is due. */
   rehash?(user: UserRecord): Promise<{ oldHash: string; newHash: string } | undefined>;
+  /** RFC 8176 what a successful check proved, for the ID token's `amr` (filled in by `verify`). */
+  readonly amr?: AuthMethod[];
 }
 
 export interface StartedCheck {
@@ -91,6 +94,7 @@ export async function logUserIn(
         user,
         request: { scope: request.scope, audience: request.audience, resource: request.resource },
         authTime: Math.floor(at.getTime() / 1000),
+        amr: check.amr,
         // The secret was checked against the user as the counting write read it (consistent): a
         // revocation newer than the one it saw (a password change meanwhile) refuses the refresh
         // token's write. No clock is compared: none may be later than the one read.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { oauthError } from '../../errors.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { StoredRefreshToken } from '../../store/sessions/refresh-tokens-repository.ts';
+import type { AuthMethod } from '../../store/sessions/sessions-repository.ts';
 import type { DpopBinding } from '../dpop/token-dpop.ts';
 import { mintAccessToken } from '../mint-access-token.ts';
 import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
@@ -23,6 +24,12 @@ export interface UserTokenInput {
   request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined };
   /** NumericDate of the login (OIDC Core §2 `auth_time`). */
   authTime: number;
+  /**
+   * The login's RFC 8176 `amr` and the `acr` it met (acr.ts), for the ID token, and kept on a new
+   * refresh token (a rotation keeps its token's).
+   */
+  amr?: AuthMethod[] | undefined;
+  acr?: string | undefined;
   /**
    * When what authorizes these tokens was established (ISO): the login's secret check, the
    * code's creation, the device's approval, the presented refresh token's creation. A user whose
@@ -138,6 +145,8 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
             alg: idTokenAlgFor(client.id_token_signed_response_alg, deps.idTokenAlgs),
             lifetime: client.id_token_lifetime,
             authTime: input.authTime,
+            amr: input.amr,
+            acr: input.acr,
             nonce: input.nonce,
             sid,
             accessToken: access?.token,
@@ -156,7 +165,7 @@ async function rotate(old: StoredRefreshToken, deps: OAuthDeps): Promise<string>
 }
 
 async function issueRefresh(
-  { client, user, authTime, authorizedAt, dpop }: UserTokenInput,
+  { client, user, authTime, amr, acr, authorizedAt, dpop }: UserTokenInput,
   scopes: string[],
   audience: string | null,
   familyId: string,
@@ -172,6 +181,8 @@ async function issueRefresh(
       scope: scopes,
       audience,
       auth_time: authTime,
+      amr,
+      acr,
       // docs/contract.md §7.1: the client's lifetime when enabled, else none. Counted from the login and kept
       // through rotations, so a chain cannot outlive it.
       lifetime: expiration_enabled ? expiration_lifetime : null,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { KeyStore } from '../../keys/key-store.ts';
 import type { IdTokenSigningAlg } from '../../records/client-record.ts';
+import type { AuthMethod } from '../../store/sessions/sessions-repository.ts';
 
 export interface IdTokenInput {
   issuer: string;
@@ -15,6 +16,10 @@ export interface IdTokenInput {
   lifetime: number;
   /** NumericDate of the login (OIDC Core §2 `auth_time`): never the refresh's time (§12.2). */
   authTime: number;
+  /** RFC 8176 how the person signed in; none (an item from before it was kept): no claim. */
+  amr?: AuthMethod[] | undefined;
+  /** The `acr` the login met of those the client asked for (OIDC Core §3.1.2.1); none: no claim (§5.5.1.1). */
+  acr?: string | undefined;
   /** The `nonce` of the authentication request, echoed (§3.1.3.6); never on a refresh (§12.2 errata). */
   nonce?: string | undefined;
   sid: string;
@@ -27,7 +32,7 @@ export interface IdTokenInput {
 
 /**
  * An OIDC ID token (OIDC Core §2): `iss`, `sub`, `aud` = the client, `exp`, `iat`, `auth_time`,
- * `nonce` when sent, `at_hash` when an access token comes with it, `sid`, and the claims of the
+ * `amr` and `acr` when the login has them, `nonce` when sent, `at_hash` when an access token comes with it, `sid`, and the claims of the
  * granted scopes. Signed with the current key of the client's algorithm (`kid` in the header, JWKS
  * at discovery): a relying party that registered nothing expects RS256 (OIDC Core §3.1.3.7 step 7),
  * whatever the access token's Resource uses (docs/client-authentication.md "ID token signing algorithm").
@@ -43,6 +48,9 @@ export async function mintIdToken(input: IdTokenInput, keys: KeyStore): Promise<
     exp: iat + input.lifetime,
     iat,
     auth_time: input.authTime,
+    // Undefined members are not serialised (JSON): a login without them gives no claim.
+    amr: input.amr,
+    acr: input.acr,
     ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
     ...(input.accessToken !== undefined ? { at_hash: atHash(input.accessToken, input.alg) } : {}),
     sid: input.sid,

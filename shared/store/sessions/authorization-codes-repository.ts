@@ -5,6 +5,7 @@ import { secretHash } from '../core/secret-hash.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
 import { ttlOf } from '../core/ttl.ts';
+import type { AuthMethod } from './sessions-repository.ts';
 
 /** Pinned (docs/browser-flows.md): a code lives 60 s (RFC 6749 §4.1.2 "a maximum lifetime of 10 minutes is RECOMMENDED"; shorter is safer). */
 export const CODE_LIFETIME_SECONDS = 60;
@@ -25,6 +26,10 @@ export interface AuthorizationCodeRecord {
   code_challenge?: string;
   /** NumericDate of the login (OIDC Core `auth_time`). */
   auth_time: number;
+  /** How the person signed in (RFC 8176), for the ID token's `amr`; absent on codes of older interactions. */
+  amr?: AuthMethod[];
+  /** The `acr` the login met of those the request asked for (docs/passkeys.md "amr and acr"). */
+  acr?: string;
   /** The login family of every token issued from this code: a second redemption revokes it. */
   sid: string;
   /** The browser session the code came from. */

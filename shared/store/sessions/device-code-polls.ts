@@ -4,6 +4,7 @@ import { getItem } from '../core/reads/read-items.ts';
 import { secretHash } from '../core/secret-hash.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
+import type { AuthMethod } from './sessions-repository.ts';
 
 /** `pending` until the user decides on the `/device` page; `used` once a token was issued for it. */
 export type DeviceCodeStatus = 'pending' | 'approved' | 'denied' | 'used';
@@ -32,6 +33,8 @@ export interface DeviceCodeRecord {
   /** Set by the decision on the `/device` page. */
   user_id?: string;
   auth_time?: number;
+  /** How the person who approved signed in (RFC 8176), for the ID token's `amr`. */
+  amr?: AuthMethod[];
   granted_scopes?: string[];
   decided_at?: string;
 }

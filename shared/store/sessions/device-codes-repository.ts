@@ -7,6 +7,7 @@ import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
 import { ttlOf } from '../core/ttl.ts';
 import { type DeviceCodePolls, type DeviceCodeRecord, deviceCodeHash, deviceCodePolls, deviceItems } from './device-code-polls.ts';
+import type { AuthMethod } from './sessions-repository.ts';
 
 // The record, its statuses and a poll's outcome are device-code-polls.ts's (the token path's side).
 export type { DeviceCodeRecord, DeviceCodeStatus, PollOutcome } from './device-code-polls.ts';
@@ -26,6 +27,8 @@ export interface Decision {
   decision: 'allow' | 'deny';
   userId: string;
   authTime: number;
+  /** The login's RFC 8176 `amr`, for the ID token; absent on an interaction recorded before it was kept. */
+  amr?: AuthMethod[] | undefined;
   grantedScopes: string[];
 }
 
@@ -122,11 +125,11 @@ export function deviceCodesRepository(db: DynamoDBDocumentClient, tableName: str
       return live && device.status === 'pending' ? device : undefined;
     },
 
-    decide(hash, { decision, userId, authTime, grantedScopes }) {
+    decide(hash, { decision, userId, authTime, amr, grantedScopes }) {
       const at = now();
       return items.update({
         Key: keys.deviceCode(hash),
-        UpdateExpression: 'SET #status = :status, user_id = :user, auth_time = :authTime, granted_scopes = :scopes, decided_at = :now',
+        UpdateExpression: `SET #status = :status, user_id = :user, auth_time = :authTime, granted_scopes = :scopes, decided_at = :now${amr ? ', amr = :amr' : ''}`,
         ConditionExpression: '#status = :pending AND expires_at > :now',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -136,6 +139,7 @@ export function deviceCodesRepository(db: DynamoDBDocumentClient, tableName: str
           ':scopes': grantedScopes,
           ':now': at.toISOString(),
           ':pending': 'pending',
+          ...(amr ? { ':amr': amr } : {}),
         },
       });
     },

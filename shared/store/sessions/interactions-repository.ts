@@ -31,6 +31,8 @@ export interface InteractionRecord {
   prompt: string[];
   /** OIDC `max_age` in seconds. */
   max_age?: number;
+  /** OIDC `acr_values` we support, in the requested order: a session stands in only when its `amr` meets one. */
+  acr_values?: string[];
   login_hint?: string;
   /** Where `/consent` sends the browser when done: a path of this service; `{id}` in a new one becomes the interaction's id. */
   return_to: string;

@@ -9,6 +9,7 @@ import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
 import { ttlOf } from '../core/ttl.ts';
 import { addWithCap, type CappedList, cappedEntry, type RawItem } from '../users/user-caps.ts';
+import type { AuthMethod } from './sessions-repository.ts';
 
 /**
  * A refresh token as stored at `keys.refreshToken(hash)`. The value itself is
@@ -26,6 +27,9 @@ export interface StoredRefreshToken {
   audience: string | null;
   /** NumericDate of the login (OIDC Core §2 `auth_time`), carried through every rotation. */
   auth_time: number;
+  /** The login's RFC 8176 `amr` and the `acr` it met, carried through every rotation like `auth_time`. */
+  amr?: AuthMethod[];
+  acr?: string;
   created_at: string;
   /** ISO; null: the client's refresh tokens do not expire. Fixed at the login, kept on rotation. */
   expires_at: string | null;
@@ -96,6 +100,8 @@ const TOKEN_FIELDS = [
   'scope',
   'audience',
   'auth_time',
+  'amr',
+  'acr',
   'created_at',
   'expires_at',
   'rotated_at',
@@ -194,6 +200,9 @@ export function refreshTokensRepository(
     scope: grant.scope.join(' '),
     audience: grant.audience,
     auth_time: grant.auth_time,
+    // Undefined ones are not written (the client's removeUndefinedValues).
+    amr: grant.amr,
+    acr: grant.acr,
     created_at: createdAt.toISOString(),
     expires_at: grant.expires_at,
     ...(grant.dpop_jkt ? { dpop_jkt: grant.dpop_jkt } : {}),
