@@ -6,6 +6,7 @@ import type { HttpResponse } from '../http/response.ts';
 import { authenticatorOf, totpCheck } from '../oauth/grants/otp.ts';
 import { passwordCheck } from '../oauth/grants/password.ts';
 import { checkUserSecret, findLoginSubject, type LoginSubject, type SecretCheck } from '../oauth/grants/user-login.ts';
+import { sessionMeetsAcr } from '../oauth/user-tokens/acr.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { InteractionRecord } from '../store/sessions/interactions-repository.ts';
 import type { AuthMethod, SessionRecord } from '../store/sessions/sessions-repository.ts';
@@ -43,10 +44,12 @@ const nowSeconds = (deps: BrowserDeps) => Math.floor(deps.now().getTime() / 1000
 
 /**
  * The browser's session may stand in for the form (OIDC Core §3.1.2.1): same tenant, no
- * `prompt=login`, and not older than `max_age`.
+ * `prompt=login`, not older than `max_age`, and its `amr` meets one of the `acr_values` asked
+ * for, if any (acr.ts; docs/passkeys.md "amr and acr").
  */
 function sessionServes(session: SessionRecord | undefined, interaction: InteractionRecord, nowS: number): session is SessionRecord {
   if (!session || session.tenant_id !== interaction.tenant_id || interaction.prompt.includes('login')) return false;
+  if (!sessionMeetsAcr(interaction.acr_values, session.amr)) return false;
   return interaction.max_age === undefined || nowS - session.auth_time <= interaction.max_age;
 }
 

@@ -299,6 +299,37 @@ describe('acr_values (OIDC Core §3.1.2.1; Extended Authentication Profile ACR V
     expect(idt).not.toHaveProperty('acr');
   });
 
+  it('the login page: a password session does not stand in for acr_values=phr (the form shows); a passkey session does', async () => {
+    const user = await newUser();
+    const { challenge } = await pkce();
+    const password = await sessionWith(user, ['pwd']);
+    const asked = interactionOf(
+      await browserGet(authorizeUrl(svc, codeParams(pub, challenge, { acr_values: 'phr' })), password.header),
+      svc,
+    );
+    const form = await browserGet(`${svc.url}/login?interaction=${asked}`, password.header);
+    expect(form.status).toBe(200);
+    expect(form.body).toContain('name="password"');
+    expect((await repos().interactions.readInteraction(asked))?.user_id).toBeUndefined();
+    // Without acr_values the same session serves.
+    const plain = interactionOf(await browserGet(authorizeUrl(svc, codeParams(pub, challenge)), password.header), svc);
+    expect((await browserGet(`${svc.url}/login?interaction=${plain}`, password.header)).status).toBe(303);
+
+    const passkey = await sessionWith(user, ['swk', 'mfa']);
+    const again = interactionOf(
+      await browserGet(authorizeUrl(svc, codeParams(pub, challenge, { acr_values: 'phr' })), passkey.header),
+      svc,
+    );
+    const served = await browserGet(`${svc.url}/login?interaction=${again}`, passkey.header);
+    expect(served.status).toBe(303);
+    expect(served.location).toBe(`${svc.url}/consent?interaction=${again}`);
+    expect(await repos().interactions.readInteraction(again)).toMatchObject({
+      user_id: user.id,
+      session_id: passkey.id,
+      amr: ['swk', 'mfa'],
+    });
+  });
+
   it('implicit ID tokens (response_type=id_token) carry amr and acr too', async () => {
     const user = await newUser();
     const session = await sessionWith(user, ['hwk', 'mfa']);
