@@ -313,6 +313,33 @@ describe('DELETE /users/{user_id}/authenticators/{authenticator_id}', () => {
     expect((await fx.call('GET', path(user.id))).body.items).toHaveLength(3);
   });
 
+  it('parallel removals of one authenticator: exactly one 204, the rest 404; the count drops once', async () => {
+    const { user, key } = await userWithAuthenticators();
+    for (const id of [key.id, 'totp']) {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => fx.call('DELETE', path(user.id, id))));
+      expect(answers.map((a) => a.status).sort()).toEqual([204, 404, 404, 404, 404, 404, 404, 404]);
+    }
+    expect(await stored(keys.user(user.id))).toMatchObject({ passkeys_count: 1, otp_enrolled: false });
+    expect((await fx.call('GET', path(user.id))).body.items.map((i: any) => i.type)).toEqual(['passkey']);
+  });
+
+  it('the user record never shows passkeys_count, and a PUT or PATCH of the user keeps it', async () => {
+    const { user } = await userWithAuthenticators();
+    const put = await fx.call('PUT', `/users/${user.id}`, { body: { name: 'Replaced', user_metadata: {} } });
+    expect(put.status).toBe(200);
+    expect(put.body).not.toHaveProperty('passkeys_count');
+    const patched = await fx.call('PATCH', `/users/${user.id}`, { body: { nickname: 'n' } });
+    expect(patched.status).toBe(200);
+    const read = await fx.call('GET', `/users/${user.id}?expand=all`);
+    expect(read.status).toBe(200);
+    expect(JSON.stringify(read.body)).not.toContain('passkeys_count');
+    const listed = await fx.call('GET', `/users?q=${encodeURIComponent(`(email=${user.email})`)}`);
+    expect(listed.body.items).toHaveLength(1);
+    expect(listed.body.items[0]).not.toHaveProperty('passkeys_count');
+    expect((await fx.call('GET', `/users?fields=passkeys_count`)).status).toBe(400);
+    expect((await stored(keys.user(user.id)))?.passkeys_count).toBe(2);
+  });
+
   it('deleting the user removes its passkeys with it; its authenticators are then 404', async () => {
     const { user, key } = await userWithAuthenticators();
     expect((await fx.call('DELETE', `/users/${user.id}`)).status).toBe(204);
