@@ -276,4 +276,29 @@ describe('passkeys repository', () => {
     await expect(repo().add(newPasskey(user.id))).rejects.toMatchObject({ status: 404 });
     expect(await partition(user.id)).toEqual([]);
   });
+
+  it('a user delete interrupted after the user item is finished by the next delete: its passkeys go then', async () => {
+    const user = await putUser(tableRuntime());
+    const p = await repo().add(newPasskey(user.id));
+    // The user's transaction commits, then the container stops at the passkeys' BatchWriteItem.
+    const stopping = new Proxy(table.db, {
+      get(target, prop, receiver) {
+        if (prop !== 'send') return Reflect.get(target, prop, receiver);
+        return async (cmd: object) => {
+          if (cmd.constructor.name === 'BatchWriteCommand') throw new Error('simulated crash: the container stopped here');
+          return target.send(cmd as never);
+        };
+      },
+    });
+    const crashed = usersRepository(stopping, table.tableName, now);
+    await expect(crashed.delete(user.id)).rejects.toThrow(/simulated crash/);
+    expect(await storedUser(user.id)).toBeUndefined();
+    expect(await storedPasskey(user.id, p.credential_id)).toBeDefined();
+    // Meanwhile the passkey signs nobody in, and none can be added.
+    expect(await repo().recordLogin({ userId: user.id, at: now(), passkey: p, counter: 1 })).toBe(false);
+    await expect(repo().add(newPasskey(user.id))).rejects.toMatchObject({ status: 404 });
+    // The next delete of the id (a 404 at the API) sweeps them.
+    expect(await usersRepository(table.db, table.tableName, now).delete(user.id)).toBe(false);
+    expect(await partition(user.id)).toEqual([]);
+  });
 });
