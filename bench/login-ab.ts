@@ -240,7 +240,13 @@ try {
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const t of trees) {
     const col = (k: keyof Tree['samples'][number]) => spread(t.samples.map((s) => s[k]));
-    const list = (xs: string[]) => (xs.length ? xs.join(', ') : 'none');
+    // Our passkey modules by name; @simplewebauthn/server's dependencies counted.
+    const list = (xs: string[]) => {
+      const ours = xs.filter((x) => x.startsWith('shared/'));
+      const packages = xs.filter((x) => !x.startsWith('shared/'));
+      const named = [...ours, ...(packages.length ? [`${packages.length} packages (@simplewebauthn/server and its dependencies)`] : [])];
+      return named.length ? named.join(', ') : 'none';
+    };
     console.log(
       `| ${t.name} | ${kb(t.login.bytes)} (${t.login.bytes}) | ${kb(t.login.gzipBytes)} | ${kb(t.login.lazyBytes)}${t.login.lazyPasskeyInputs.length ? ` (${list(t.login.lazyPasskeyInputs)})` : ''} | ${list(t.login.passkeyInputs)} | ${col('readyMs')} | ${col('bootMs')} | ${col('importMs')} | ${col('handleMs')} | ${col('importCpuMs')} | ${col('readyCpuMs')} | ${kb(t.token.bytes)} (${t.token.bytes}) | ${list([...t.token.passkeyInputs, ...t.token.lazyPasskeyInputs])} |`,
     );

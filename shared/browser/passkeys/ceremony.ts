@@ -1,13 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import * as v from 'valibot';
 import type { PasskeyRecord } from '../../records/passkey-record.ts';
@@ -33,6 +29,14 @@ import type { OneTimeIds } from '../../store/sessions/one-time-ids-repository.ts
  *   unsigned counter is nothing to report. A counter that goes backwards is a cloned authenticator
  *   (or a replay the nonce already stopped) and the caller refuses and reports it.
  */
+
+/**
+ * @simplewebauthn/server and its ASN.1 dependencies (about 330 KB of the login function's bundle,
+ * some 60 ms of a cold start's CPU) load on the first step that verifies a credential or registers
+ * one, as a chunk of their own: a login page shown, and a password sign-in, never load them
+ * (docs/benchmarks.md "Login function with passkeys").
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 /** What a challenge serves: one purpose's challenge never verifies for another. */
 export type CeremonyPurpose = 'login' | 'login-second-factor' | 'login-register' | 'account-register';
@@ -120,13 +124,19 @@ export async function signInOptions(
   deps: CeremonyDeps,
 ): Promise<Ceremony<PublicKeyCredentialRequestOptionsJSON>> {
   const { state, challenge } = await newChallenge(input.binding, deps);
-  const options = await generateAuthenticationOptions({
-    rpID: rp(deps.issuer).id,
-    challenge: Buffer.from(challenge, 'base64url'),
+  // The options' JSON form (WebAuthn §5.5, `parseRequestOptionsFromJSON`), as the library's
+  // generateAuthenticationOptions writes it: every login page shows these, so they do not load it.
+  const options: PublicKeyCredentialRequestOptionsJSON = {
+    rpId: rp(deps.issuer).id,
+    challenge,
+    allowCredentials: (input.allow ?? []).map((p) => ({
+      id: p.credential_id,
+      type: 'public-key',
+      ...(p.transports ? { transports: p.transports } : {}),
+    })),
     timeout: TIMEOUT_MS,
     userVerification: input.userVerification,
-    allowCredentials: (input.allow ?? []).map((p) => ({ id: p.credential_id, ...(p.transports ? { transports: p.transports } : {}) })),
-  });
+  };
   return { options, state };
 }
 
@@ -137,6 +147,7 @@ export async function registrationOptions(
 ): Promise<Ceremony<PublicKeyCredentialCreationOptionsJSON>> {
   const { state, challenge } = await newChallenge(input.binding, deps);
   const { id: rpID } = rp(deps.issuer);
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: rpID,
     rpID,
@@ -177,7 +188,8 @@ const AssertionJson = v.object({
   response: v.object({
     clientDataJSON: b64u(4096),
     authenticatorData: b64u(4096),
-    signature: b64u(2048),
+    // An ML-DSA-44 signature (the library offers it where Node supports it) is 2420 bytes.
+    signature: b64u(8192),
     userHandle: v.optional(b64u(86)),
   }),
 });
@@ -247,6 +259,7 @@ export async function verifySignIn(
   if ('failure' in expected) return expected;
   if (input.credential.id !== input.passkey.credential_id) return { failure: 'invalid' };
   const { origin, id } = rp(deps.issuer);
+  const { verifyAuthenticationResponse } = await webauthn();
   let info: Awaited<ReturnType<typeof verifyAuthenticationResponse>>['authenticationInfo'];
   try {
     const result = await verifyAuthenticationResponse({
@@ -298,6 +311,7 @@ export async function verifyRegistration(
   const expected = await expectedChallenge(input.binding, input.state, deps);
   if ('failure' in expected) return expected;
   const { origin, id } = rp(deps.issuer);
+  const { verifyRegistrationResponse } = await webauthn();
   let info: NonNullable<Awaited<ReturnType<typeof verifyRegistrationResponse>>['registrationInfo']>;
   try {
     const result = await verifyRegistrationResponse({
