@@ -5,9 +5,10 @@ import { checkCurrentPassword } from '../../users/current-password.ts';
 import { passwordProblem } from '../../users/password-rules.ts';
 import { seeOther, withCookie } from '../browser-responses.ts';
 import { clearedSessionCookie, sessionCookie } from '../cookies.ts';
+import { type AccountContext, isRecentSignIn } from './account-context.ts';
 import type { AccountDeps } from './account-deps.ts';
 import type { AccountForm } from './account-forms.ts';
-import { ACCOUNT_PATH, type AccountContext, isRecentSignIn, renderAccount, throughSignIn } from './account-session.ts';
+import { ACCOUNT_PATH, renderAccount, throughSignIn } from './account-session.ts';
 import { signedOutPage } from './account-view.ts';
 
 // The account page's actions (docs/passkeys.md "The account page"). Each runs only after the
@@ -22,16 +23,17 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v.len
 /** An id of ours (a UUID) as a form sent it; anything else names nothing. */
 const idOf = (v: unknown): string | undefined => (typeof v === 'string' && /^[0-9a-f-]{36}$/i.test(v) ? v : undefined);
 
-const done = (deps: AccountDeps, what: string, setCookie?: string) =>
+/** 303 back to the page with a confirmation (account-session.ts `NOTICES`). */
+export const done = (deps: AccountDeps, what: string, setCookie?: string) =>
   seeOther(`${deps.issuer}${ACCOUNT_PATH}?done=${encodeURIComponent(what)}`, setCookie);
 
 /**
- * A credential of the account changes only after a recent sign-in (account-session.ts
+ * A credential of the account changes only after a recent sign-in (account-context.ts
  * `RECENT_SIGN_IN_SECONDS`): an open tab left behind, or a stolen session cookie, must not add a
  * passkey an attacker keeps. Older: the sign-in again (`prompt=login`), then back to the page.
  */
-async function recentOrSignIn(ctx: AccountContext, deps: AccountDeps): Promise<HttpResponse | undefined> {
-  if (isRecentSignIn(ctx.session, deps)) return undefined;
+export async function recentOrSignIn(ctx: AccountContext, deps: AccountDeps): Promise<HttpResponse | undefined> {
+  if (isRecentSignIn(ctx.session, deps.now())) return undefined;
   const user = await deps.getUser(ctx.session.user_id);
   const loginHint = user?.username ?? user?.email;
   return throughSignIn(deps, ctx.session.tenant_id, { prompt: ['login'], ...(loginHint ? { loginHint } : {}) });

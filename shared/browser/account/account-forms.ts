@@ -23,6 +23,8 @@ export const AccountFormBody = v.optional(
     current_password: field,
     new_password: field,
     confirm_password: field,
+    state: field,
+    credential: field,
   }),
   {},
 );
@@ -35,4 +37,7 @@ export interface AccountForm {
   current_password?: unknown;
   new_password?: unknown;
   confirm_password?: unknown;
+  /** Add a passkey: the ceremony's `{nonce}.{expiry}` and the credential's JSON (passkeys/ceremony.ts). */
+  state?: unknown;
+  credential?: unknown;
 }

@@ -4,9 +4,11 @@ import { DEFAULT_TENANT_ID } from '../../records/tenant-record.ts';
 import { browserBinding, isFormToken } from '../browser-responses.ts';
 import { readCookie, SESSION_COOKIE } from '../cookies.ts';
 import { changePassword, removePasskey, signOutEverywhere, unknownAction, withdrawGrant } from './account-actions.ts';
+import type { AccountContext } from './account-context.ts';
 import type { AccountDeps } from './account-deps.ts';
 import type { AccountForm } from './account-forms.ts';
-import { type AccountContext, type AccountRequest, NOTICES, renderAccount, throughSignIn } from './account-session.ts';
+import { addPasskey } from './account-passkey-add.ts';
+import { type AccountRequest, NOTICES, renderAccount, throughSignIn } from './account-session.ts';
 
 /** The tenant a signed-out browser signs in to: `tenant` when it names one, else the default tenant. */
 async function signInTenant(requested: string | undefined, deps: AccountDeps): Promise<string> {
@@ -48,6 +50,8 @@ export async function submitAccount(req: AccountRequest, form: AccountForm, deps
   switch (form.action) {
     case 'change-password':
       return changePassword(ctx, form, deps);
+    case 'add-passkey':
+      return addPasskey(ctx, form, deps);
     case 'remove-passkey':
       return removePasskey(ctx, form, deps);
     case 'withdraw-grant':

@@ -1,20 +1,14 @@
 import type { HttpResponse } from '../../http/response.ts';
-import type { SessionRecord } from '../../store/sessions/sessions-repository.ts';
 import { formToken, seeOther, withCookie } from '../browser-responses.ts';
+import type { AccountContext } from './account-context.ts';
 import type { AccountDeps } from './account-deps.ts';
+import { addPasskeyControl } from './account-passkey-control.ts';
 import { type AccountView, accountPage, type GrantView } from './account-view.ts';
 
 // What every part of the account page shares: the session it serves, the way through the hosted
 // sign-in, and the page itself.
 
 export const ACCOUNT_PATH = '/account';
-
-/**
- * How long a sign-in counts as recent for changing the credentials of the account (adding or
- * removing a passkey): 10 minutes, as Keycloak's account console asks again for an older one
- * (docs/passkeys.md "The account page").
- */
-export const RECENT_SIGN_IN_SECONDS = 600;
 
 export interface AccountRequest {
   headers: Record<string, string | undefined>;
@@ -26,20 +20,9 @@ export const NOTICES: Readonly<Record<string, string>> = {
   password: 'Password changed.',
   'passkey-removed': 'Passkey removed.',
   'passkey-added': 'Passkey added.',
+  'passkey-ready': 'Signed in again: you can add a passkey now.',
   withdrawn: 'Access withdrawn.',
 };
-
-export interface AccountContext {
-  session: SessionRecord;
-  /** The request's session cookie value. */
-  cookie: string;
-  /** The browser's CSRF binding (its `csrf` cookie). */
-  binding: { value: string; setCookie?: string };
-}
-
-const nowSeconds = (deps: AccountDeps) => Math.floor(deps.now().getTime() / 1000);
-
-export const isRecentSignIn = (session: SessionRecord, deps: AccountDeps) => nowSeconds(deps) - session.auth_time <= RECENT_SIGN_IN_SECONDS;
 
 /**
  * Through the hosted sign-in and back: an interaction of kind `account` (no client: `client_id`
@@ -77,6 +60,7 @@ export async function renderAccount(
     accountToken(deps, ctx),
   ]);
   if (!user) return throughSignIn(deps, ctx.session.tenant_id);
+  const add = await addPasskeyControl(ctx, user, passkeys, token, deps);
   const grants = await Promise.all(
     consents.map(async (grant): Promise<GrantView> => {
       const [client, resource] = await Promise.all([
@@ -91,7 +75,8 @@ export async function renderAccount(
     passkeys,
     grants,
     csrfToken: token,
-    canAddPasskey: false,
+    addPasskey: add.markup,
+    ...(add.script ? { script: add.script } : {}),
     ...extra,
   });
   return withCookie(page, ctx.binding.setCookie);

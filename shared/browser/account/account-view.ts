@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../../html/html.ts';
-import { htmlPage } from '../../html/page.ts';
+import { htmlPage, type PageScript } from '../../html/page.ts';
 import type { HttpResponse } from '../../http/response.ts';
 import type { PasskeyRecord } from '../../records/passkey-record.ts';
 import type { UserRecord } from '../../records/user-record.ts';
@@ -19,8 +19,9 @@ export interface AccountView {
   passkeys: PasskeyRecord[];
   grants: GrantView[];
   csrfToken: string;
-  /** Whether "Add a passkey" is offered (the stage's policy is not `off` and the ceremony is wired). */
-  canAddPasskey: boolean;
+  /** The "Add a passkey" control (account-passkey-control.ts), and the script its ceremony needs. */
+  addPasskey: SafeHtml | '';
+  script?: PageScript;
   /** The confirmation of the last action (a fixed text, never request data). */
   notice?: string;
   /** A refused action's message, shown in its section. */
@@ -55,7 +56,7 @@ ${actionForm(view, 'remove-passkey', 'Remove', html`<input type="hidden" name="p
 <h2 id="passkeys">Passkeys</h2>
 ${errorIn(view, 'passkeys')}
 ${view.passkeys.length === 0 ? html`<p>You have no passkeys.</p>` : html`<ul>\n${items}</ul>`}
-${view.canAddPasskey ? html`<form method="post" id="add-passkey"><input type="hidden" name="csrf_token" value="${view.csrfToken}"><input type="hidden" name="action" value="add-passkey"><button type="submit">Add a passkey</button></form>` : ''}
+${view.addPasskey}
 </section>`;
 }
 
@@ -108,6 +109,7 @@ export function accountPage(view: AccountView): HttpResponse {
   const page = htmlPage({
     status: view.status ?? 200,
     title: 'Your account',
+    ...(view.script ? { script: view.script } : {}),
     body: html`<p>Signed in as <strong>${who}</strong>${contact ? html` (${contact})` : ''}</p>
 ${view.notice ? html`<p role="status"><strong>${view.notice}</strong></p>` : ''}
 ${passkeysSection(view)}
