@@ -389,6 +389,12 @@ describe('acr_values (OIDC Core §3.1.2.1; Extended Authentication Profile ACR V
         error_description: description,
       });
     }
+    // Sent twice (RFC 6749 §3.1: parameters MUST NOT repeat): refused, never merged.
+    const twice = await browserGet(`${authorizeUrl(svc, codeParams(pub, challenge, { acr_values: 'phr' }))}&acr_values=phrh`);
+    expect(Object.fromEntries(responseParams(twice.location!))).toMatchObject({
+      error: 'invalid_request',
+      error_description: 'acr_values: must be sent once, as a string.',
+    });
     // Exactly at the bounds: accepted (a login page, the values we do not know dropped).
     const ten = [...Array.from({ length: 9 }, () => 'b'.repeat(128)), 'phr'].join(' ');
     const started = await browserGet(authorizeUrl(svc, codeParams(pub, challenge, { acr_values: ten })));
