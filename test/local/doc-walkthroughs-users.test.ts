@@ -95,8 +95,17 @@ async function totals() {
 async function runManagementUsers() {
   const { stdout, stderr } = await bash(pages.managementUsers.script);
   expect(stderr).toBe('');
-  expect(statusLines(stdout)).toEqual(['read: 200', 'unblock: 200', 'set password: 204', 'delete: 204', 'read deleted: 404']);
+  expect(statusLines(stdout)).toEqual([
+    'read: 200',
+    'unblock: 200',
+    'set password: 204',
+    'remove totp: 404',
+    'delete: 204',
+    'read deleted: 404',
+  ]);
   expect(stdout).toContain('"has_password":false');
+  expect(stdout).toContain('{"items":[]}\n');
+  expect(stdout).toContain('path.authenticator_id: must be');
   expect(stdout).toContain('"total_count":1'); // found by email in another case
   expect(stdout).toContain('body.email: a user with this email already exists.');
   expect(stdout).toContain('{"blocked":true}');
