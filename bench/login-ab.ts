@@ -126,8 +126,15 @@ async function treeOf(name: string, root: string): Promise<Tree> {
 }
 
 const rootOf = (ref: string) => (existsSync(ref) && statSync(ref).isDirectory() ? resolve(ref) : exportTree(ref));
-const labelOf = (ref: string) =>
-  existsSync(ref) ? `${ref} (${git('-C', resolve(ref), 'rev-parse', '--short', 'HEAD')})` : git('rev-parse', '--short', ref);
+/** A commit by its short hash; a directory by its path (and its commit when it is a git work tree). */
+function labelOf(ref: string): string {
+  if (!existsSync(ref)) return git('rev-parse', '--short', ref);
+  try {
+    return `${ref} (${git('-C', resolve(ref), 'rev-parse', '--short', 'HEAD')})`;
+  } catch {
+    return ref;
+  }
+}
 
 const kms = installFakeKms();
 const ddb = await startDynamoDbLocal({ dataDir: null });
