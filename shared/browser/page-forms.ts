@@ -29,7 +29,19 @@ export const CallbackQuery = v.looseObject({
 });
 
 export const LoginFormBody = v.optional(
-  v.looseObject({ csrf_token: field, username: field, password: field, otp: field, otp_state: field }),
+  v.looseObject({
+    csrf_token: field,
+    username: field,
+    password: field,
+    otp: field,
+    otp_state: field,
+    // The passkey steps (login-page.ts); `credential` is bounded and parsed by passkeys/ceremony.ts.
+    passkey: field,
+    state: field,
+    credential: field,
+    step_state: field,
+    passkey_offer: field,
+  }),
   {},
 );
 

@@ -6,6 +6,13 @@ import { PERMISSIONS_POLICY } from '../http/security-headers.ts';
 import { errorPage, pageCsp } from './page.ts';
 
 /**
+ * The hosted pages' Permissions-Policy: the API's, but WebAuthn allowed to the page's own origin
+ * (W3C WebAuthn Level 3 §5.9, §5.10): the passkey ceremonies (shared/browser/passkeys/) run here,
+ * never in a frame of another origin (the page CSP's `frame-ancestors 'none'`).
+ */
+export const PAGE_PERMISSIONS_POLICY = `${PERMISSIONS_POLICY.replace('publickey-credentials-get=()', 'publickey-credentials-get=(self)')}, publickey-credentials-create=(self)`;
+
+/**
  * The API's security headers (shared/http/security-headers.ts) for a hosted HTML page (docs/contract.md §7.4), with the page CSP (shared/html/page.ts)
  * instead of middy's (its default `sandbox` and `form-action 'none'` would stop the page's own
  * form, and `upgrade-insecure-requests` would send a local `http://localhost` form to https). A
@@ -19,7 +26,7 @@ function pageSecurityHeaders(): middy.MiddlewareObj<unknown, HttpResponse> {
     (base[hook] as (r: typeof request) => void)(request);
     request.response.headers['Content-Security-Policy'] = own ?? pageCsp();
     // Middy's default names features Chromium reports as unrecognised on every page (security-headers.ts).
-    request.response.headers['Permissions-Policy'] = PERMISSIONS_POLICY;
+    request.response.headers['Permissions-Policy'] = PAGE_PERMISSIONS_POLICY;
   };
   return { after: apply('after'), onError: apply('onError') };
 }

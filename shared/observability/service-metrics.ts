@@ -7,10 +7,18 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * - `LoginsFailed` by `reason` (`invalid_credentials`, `locked`): the password and otp grants and
  *   the hosted login page's password and code steps;
  * - `Throttled` and `ServiceUnavailable` by `route_group`: every 429 and 503 a function answers;
- * - `CacheHit` and `CacheMiss` by `cache` (`record`, `verified_token`, `key`, `user`, `rbac`).
+ * - `CacheHit` and `CacheMiss` by `cache` (`record`, `verified_token`, `key`, `user`, `rbac`);
+ * - `PasskeyCounterRegressed`: a verified passkey assertion whose signature counter went backwards.
  * Powertools adds `ColdStart` by `function_name` once per container.
  */
-export type MetricName = 'TokensIssued' | 'LoginsFailed' | 'Throttled' | 'ServiceUnavailable' | 'CacheHit' | 'CacheMiss';
+export type MetricName =
+  | 'TokensIssued'
+  | 'LoginsFailed'
+  | 'Throttled'
+  | 'ServiceUnavailable'
+  | 'CacheHit'
+  | 'CacheMiss'
+  | 'PasskeyCounterRegressed';
 
 /** A dimension name and its value. */
 export type Dimension = readonly [name: string, value: string];

@@ -13,7 +13,8 @@ import { type PageScript, pageScript } from '../../html/page.ts';
  * browser lacks it) into the hidden `credential` field and submits the form. A
  * `form[data-passkey="get"][data-conditional]` also starts a conditional-mediation get on load
  * (WebAuthn §5.1.4.1: the passkey offered in the username field's autofill), which the button
- * aborts before its own modal get.
+ * aborts before its own modal get. An `input[data-passkey-platform]` gets the value `1` where the
+ * device has a user-verifying platform authenticator (WebAuthn §5.1.7).
  */
 const SOURCE = `(() => {
   'use strict';
@@ -77,6 +78,12 @@ const SOURCE = `(() => {
       event.preventDefault();
       run(form);
     });
+  }
+  // A device that can create a passkey (a platform authenticator with user verification) says so
+  // in the password form, so the page after the password offers one only where it can work.
+  const offer = document.querySelector('input[data-passkey-platform]');
+  if (offer && PKC.isUserVerifyingPlatformAuthenticatorAvailable) {
+    PKC.isUserVerifyingPlatformAuthenticatorAvailable().then((ok) => { if (ok) offer.value = '1'; }, () => {});
   }
   const auto = document.querySelector('form[data-passkey="get"][data-conditional]');
   if (auto && PKC.isConditionalMediationAvailable) {

@@ -15,8 +15,8 @@ export const TEST_RETURN_TO = '/.well-known/openid-configuration';
  * password (and an authenticator), clients, Resources, and interactions put straight into the
  * table with the pinned shape, as `/authorize` and `/device` make them.
  */
-export async function pagesFixture() {
-  const fx = await usersFixture();
+export async function pagesFixture(env: Record<string, string> = {}) {
+  const fx = await usersFixture(env);
   const { runtime } = fx.svc.stack;
   const { db, config, now } = runtime;
   const interactions = interactionsRepository(db, config.tableName, now);
