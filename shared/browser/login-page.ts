@@ -154,7 +154,9 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     const rehash = await check.rehash?.(user);
     if (rehash) await deps.storeRehash(user, rehash);
     if (totp || passkeys.length > 0) {
-      return secondFactorForm(interaction, user.id, binding.value, deps, { status: 200 }, { totp: totp !== undefined, passkeys });
+      // `required`: a user with a passkey must use it; the code form is not offered.
+      const offerTotp = totp !== undefined && (policy !== 'required' || passkeys.length === 0);
+      return secondFactorForm(interaction, user.id, binding.value, deps, { status: 200 }, { totp: offerTotp, passkeys });
     }
     return addPasskeyForm(interaction, user, 'pwd', binding.value, deps, { status: 200 });
   }

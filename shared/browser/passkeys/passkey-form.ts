@@ -4,7 +4,8 @@ import { html, type SafeHtml } from '../../html/html.ts';
  * A form that runs a passkey ceremony (passkey-script.ts): the options JSON in `data-options`
  * (attribute-escaped by `html`: a value from a request, such as a user's name, stays text), the
  * ceremony's `state`, the form's CSRF token and an empty `credential` the script fills. The button
- * is `hidden` until the script shows it: without JavaScript no passkey control is offered.
+ * is `hidden` until the script shows it: without JavaScript no passkey control is offered. The
+ * error line gets `role="alert"` only when the script shows a message in it.
  * `fields` are further hidden fields (name, value) the step posts back.
  */
 export function passkeyForm(input: {
@@ -25,7 +26,7 @@ export function passkeyForm(input: {
 <input type="hidden" name="csrf_token" value="${input.csrfToken}">
 <input type="hidden" name="state" value="${input.state}">
 ${fields}<input type="hidden" name="credential" value="">
-<p class="error passkey-error" role="alert" hidden></p>
+<p class="error passkey-error" hidden></p>
 <button type="button" data-passkey-start hidden>${input.label}</button>
 </form>`;
 }

@@ -67,6 +67,7 @@ const SOURCE = `(() => {
     } catch {
       if (ctl.signal.aborted || !error) return;
       error.hidden = false;
+      error.setAttribute('role', 'alert');
       error.textContent = 'The passkey was not used. Try again, or choose another way.';
     }
   };

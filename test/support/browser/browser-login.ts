@@ -69,7 +69,7 @@ export async function browserLogin(page: Page, startUrl: string, options: Browse
       await page.fill('input[name=username]', options.username);
       await page.fill('input[name=password]', options.password);
       await shoot('login');
-      await submit(page.getByRole('button', { name: 'Sign in' }));
+      await submit(page.getByRole('button', { name: 'Sign in', exact: true }));
     } else if ((await page.locator('input[name=otp]').count()) > 0) {
       if (!options.otp) throw new Error('the OTP step showed, and no `otp` was given');
       shown.push('otp');
