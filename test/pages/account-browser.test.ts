@@ -69,7 +69,9 @@ async function signInThroughAccount(page: Page, user: { username: string; passwo
 const sessionOf = async (context: BrowserContext) => (await context.cookies(fx.url)).find((c) => c.name === 'session')?.value;
 
 describe('the account page in Chromium', () => {
-  it('JavaScript off, phone and desktop: sign in and back, change the password, withdraw a grant, sign out everywhere', async () => {
+  it('JavaScript off, phone and desktop: sign in and back, change the password, withdraw a grant, sign out everywhere', {
+    timeout: 90_000,
+  }, async () => {
     const user = await fx.createLoginUser({ name: 'Grace Hopper' });
     // A grant given through the real flow: /authorize, the hosted pages, the code redeemed by openid-client.
     const rp = await flowClient(fx.svc, { is_first_party: false, redirect_uris: ['http://127.0.0.1/cb'] });
@@ -158,7 +160,9 @@ describe('the account page in Chromium', () => {
     await phone.context.close();
   });
 
-  it('a virtual authenticator: "Add a passkey" stores it, "Remove" deletes it', async () => {
+  it('a virtual authenticator: "Add a passkey" stores it; signed out, "Sign in with a passkey" comes back here; "Remove" deletes it', {
+    timeout: 90_000,
+  }, async () => {
     const user = await fx.createLoginUser();
     const { context, page, violations } = await open({ javaScriptEnabled: true });
     await signInThroughAccount(page, user);
@@ -193,6 +197,24 @@ describe('the account page in Chromium', () => {
     expect(await storedItem(fx.svc, keys.userPasskey(user.id, credentialIdHash(stored!.credential_id)))).toMatchObject({ id: stored!.id });
     const item = page.locator('section[aria-labelledby="passkeys"] li');
     expect(await item.textContent()).toContain(stored!.name);
+
+    // Signed out everywhere, then back with the passkey alone (passwordless: amr hwk/swk + mfa).
+    await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: 'Sign out everywhere' }).click()]);
+    await page.goto(`${fx.url}/account`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    const back = page.waitForURL(`${fx.url}/account`);
+    // The login page also offers the passkey in the username field's autofill (conditional
+    // mediation), which the virtual authenticator answers at once: then the button is gone before
+    // it is pressed, and either way the browser comes back here.
+    await page
+      .getByRole('button', { name: 'Sign in with a passkey' })
+      .click({ timeout: 3000 })
+      .catch(() => undefined);
+    await back;
+    const session = await fx.sessions.findSession((await sessionOf(context))!);
+    expect(session).toMatchObject({ user_id: user.id, amr: [stored!.device_type === 'multiDevice' ? 'swk' : 'hwk', 'mfa'] });
+    expect((await fx.passkeys.list(user.id))[0]!.last_used_at).toEqual(expect.any(String));
+    expect(await item.textContent()).toContain('last used');
 
     // Remove it (the sign-in is recent): the item is gone.
     await Promise.all([page.waitForURL(`${fx.url}/account?done=passkey-removed`), item.getByRole('button', { name: 'Remove' }).click()]);
