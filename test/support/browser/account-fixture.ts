@@ -7,14 +7,15 @@ import { sessionHash } from '#shared/store/sessions/sessions-repository.ts';
 import { passkeysRepository } from '#shared/store/users/passkeys-repository.ts';
 import { loginClient, storedItem } from '../oauth/login-grants.ts';
 import { CookieJar, csrfIn, type PagesFixture, pagesFixture } from './pages-fixture.ts';
+import { seedSession } from './seed-session.ts';
 
 /**
  * The account page's tests (docs/passkeys.md "The account page"): the pages fixture plus a way to
  * sign a browser in through `/account` itself, passkeys put through the passkeys repository, and
  * a refresh token of the user from the password grant (openid-client) to see tokens end.
  */
-export async function accountFixture() {
-  const fx: PagesFixture = await pagesFixture();
+export async function accountFixture(env: Record<string, string> = {}) {
+  const fx: PagesFixture = await pagesFixture(env);
   const { runtime } = fx.svc.stack;
   const passkeys = passkeysRepository(runtime.db, runtime.config.tableName, runtime.now);
   const rp = await loginClient(fx.svc, ['password', 'refresh_token']);
@@ -43,6 +44,13 @@ export async function accountFixture() {
       const page = await jar.get('/account');
       expect(page.status).toBe(200);
       return { jar, page, cookie: jar.cookies.get('session')!, interaction: login.searchParams.get('interaction')! };
+    },
+    /** A browser holding a live session of `user` as a login makes it (seed-session.ts), without the pages. */
+    async signInWithSession(user: { id: string; tenant_id: string }) {
+      const jar = new CookieJar(fx.url);
+      const seeded = await seedSession(runtime, user);
+      jar.cookies.set('session', seeded.cookie);
+      return { jar, cookie: seeded.cookie };
     },
     /** A passkey of `userId` as the registration stores it (only the fields the page shows matter). */
     addPasskey(userId: string, name: string): Promise<PasskeyRecord> {
