@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
  * options ("node: bad option"), so every such call ends node's options with `--` first.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
-const pages = ['README.md', ...readdirSync(resolve(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(resolve(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 /** `node -e '<script>'` followed by an argument on the same line (not a pipe, `)` or line end). */
 const NODE_EVAL_WITH_ARGUMENT = /node -e '[^']*'[ \t]+(?![|)\n\\])(\S+)/g;
 
