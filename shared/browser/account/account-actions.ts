@@ -2,7 +2,6 @@ import { isAppError } from '../../errors.ts';
 import { errorPage } from '../../html/page.ts';
 import type { HttpResponse } from '../../http/response.ts';
 import { checkCurrentPassword } from '../../users/current-password.ts';
-import { passwordProblem } from '../../users/password-rules.ts';
 import { seeOther, withCookie } from '../browser-responses.ts';
 import { clearedSessionCookie, sessionCookie } from '../cookies.ts';
 import { type AccountContext, isRecentSignIn } from './account-context.ts';
@@ -58,6 +57,8 @@ export async function changePassword(ctx: AccountContext, form: AccountForm, dep
   const user = await deps.getUser(ctx.session.user_id);
   if (!user) return throughSignIn(deps, ctx.session.tenant_id);
   if (user.password_hash === undefined) return refuse('Your account has no password to change.');
+  // Loaded on first use: the common-password list is most of the page's code, and only this action needs it.
+  const { passwordProblem } = await import('../../users/password-rules.ts');
   const problem = passwordProblem(next, { email: user.email, username: user.username });
   if (problem) return refuse(`The new password ${problem}`);
   const checked = await checkCurrentPassword(deps, user, current);
