@@ -25,6 +25,7 @@ import {
   registrationOptions,
   signInOptions,
   userIdOfHandle,
+  useStateOnce,
   verifyRegistration,
   verifySignIn,
 } from './passkeys/ceremony.ts';
@@ -499,18 +500,16 @@ async function addPasskeyForm(
 ): Promise<HttpResponse> {
   const expiry = String(nowSeconds(deps) + OTP_STEP_SECONDS);
   const stepState = `${user.id}.${expiry}.${after}`;
-  const [token, existing] = await Promise.all([
-    formToken(deps.csrfKey, 'login-register', interaction.id, browser, user.id, expiry, after),
-    deps.passkeys.list(user.id),
-  ]);
   const ceremony = await registrationOptions(
     {
       user: { id: user.id, name: user.email ?? user.username ?? user.id },
-      existing,
+      existing: await deps.passkeys.list(user.id),
       binding: registerBinding(interaction, browser, user.id),
     },
     deps,
   );
+  // Bound to the ceremony's state too: "Not now" uses that state up, so it is taken once.
+  const token = await formToken(deps.csrfKey, 'login-register', interaction.id, browser, user.id, expiry, after, ceremony.state);
   const optional = deps.passkeyPolicy === 'optional';
   const page = htmlPage({
     status: state.status,
@@ -540,6 +539,7 @@ ${
 <input type="hidden" name="csrf_token" value="${token}">
 <input type="hidden" name="passkey" value="skip">
 <input type="hidden" name="step_state" value="${stepState}">
+<input type="hidden" name="state" value="${ceremony.state}">
 <button type="submit">Not now</button>
 </form>`
     : ''
@@ -659,7 +659,17 @@ async function passkeyRegister(
   const valid =
     step !== undefined &&
     Number(step.expiry) > nowSeconds(deps) &&
-    (await isFormToken(deps.csrfKey, form.csrf_token, 'login-register', interaction.id, browser, step.userId, step.expiry, step.after));
+    (await isFormToken(
+      deps.csrfKey,
+      form.csrf_token,
+      'login-register',
+      interaction.id,
+      browser,
+      step.userId,
+      step.expiry,
+      step.after,
+      str(form.state),
+    ));
   // The password step passed for this user; it is read again (consistent) for a block meanwhile.
   const user = valid ? await deps.getUser(step.userId) : undefined;
   if (!valid || !user || user.tenant_id !== interaction.tenant_id || user.blocked) {
@@ -669,6 +679,9 @@ async function passkeyRegister(
   if (action === 'skip') {
     if (deps.passkeyPolicy !== 'optional') {
       return addPasskeyForm(interaction, user, step.after, browser, deps, { status: 400, error: 'Add a passkey to continue.' });
+    }
+    if (!(await useStateOnce('login-register', form.state, deps))) {
+      return passwordForm(req, interaction, deps, { status: 400, username: '', error: STEP_EXPIRED });
     }
     return completeLogin(req, interaction, user, before, deps);
   }

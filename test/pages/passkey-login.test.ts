@@ -420,6 +420,32 @@ describe('attacks on the passkey sign-in', () => {
     await d.context.close();
   });
 
+  it('"Not now" is taken once: the same skip posted again is refused', async () => {
+    const user = await fx.createLoginUser();
+    const { id } = await fx.interaction(app.id);
+    const jar = new CookieJar(fx.url);
+    const form = await jar.get(`/login?interaction=${id}`);
+    // As the page script posts it where the device has a platform authenticator.
+    const offer = await jar.post(`/login?interaction=${id}`, {
+      csrf_token: csrfIn(form.text),
+      username: user.username,
+      password: user.password,
+      passkey_offer: '1',
+    });
+    expect(offer.status).toBe(200);
+    expect(offer.text).toContain('Not now');
+    const skip = {
+      csrf_token: csrfIn(offer.text),
+      passkey: 'skip',
+      step_state: hiddenIn(offer.text, 'step_state')!,
+      state: hiddenIn(offer.text, 'state')!,
+    };
+    const [first, second] = await Promise.all([jar.post(`/login?interaction=${id}`, skip), jar.post(`/login?interaction=${id}`, skip)]);
+    expect([first.status, second.status].sort()).toEqual([303, 400]);
+    expect((await fx.interactions.readInteraction(id))?.amr).toEqual(['pwd']);
+    expect((await users().get(user.id))?.logins_count).toBe(1);
+  });
+
   it('each passkey POST without its CSRF token or state is refused; nothing is recorded', async () => {
     const user = await fx.createLoginUser();
     const { id } = await fx.interaction(app.id);

@@ -87,6 +87,7 @@ describe('policy required', () => {
       csrf_token: csrfIn(res.text),
       passkey: 'skip',
       step_state: hiddenIn(res.text, 'step_state')!,
+      state: hiddenIn(res.text, 'state')!,
     });
     expect(skipped.status).toBe(400);
     expect(skipped.text).toContain('Add a passkey to continue.');

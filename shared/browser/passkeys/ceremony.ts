@@ -75,6 +75,19 @@ const rp = (issuer: string) => {
 
 const STATE = /^([A-Za-z0-9_-]{22})\.(\d{1,12})$/;
 
+/**
+ * Uses a ceremony's `state` up without a credential (a page's "Not now": the ceremony is given up
+ * once). The caller has checked the state under its own CSRF token; false for a malformed, expired
+ * or already used state.
+ */
+export async function useStateOnce(purpose: CeremonyPurpose, state: unknown, deps: CeremonyDeps): Promise<boolean> {
+  const match = typeof state === 'string' ? STATE.exec(state) : null;
+  if (!match) return false;
+  const expiresAt = new Date(Number(match[2]) * 1000);
+  if (expiresAt.getTime() <= deps.now().getTime()) return false;
+  return deps.oneTimeIds.useOnce('webauthn_challenge', purpose, match[1]!, expiresAt);
+}
+
 async function challengeOf(binding: CeremonyBinding, nonce: string, expiry: string, deps: CeremonyDeps): Promise<string> {
   const input = ['webauthn', binding.purpose, binding.subject, binding.browser, binding.userId ?? '', nonce, expiry].join('\u0000');
   return createHmac('sha256', await deps.csrfKey())
