@@ -177,7 +177,7 @@ export interface CallbackRequest {
   headers: Record<string, string | undefined>;
 }
 
-/** What the callback finishes with once the user is known: the login page's completion (login-page.ts). */
+/** What the callback finishes with once the user is known: the login page's completion (login-attempts.ts). */
 export interface CallbackDeps {
   federation: FederatedLoginDeps;
   interactions: {

@@ -2,7 +2,7 @@ import { errorPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import type { BrowserDeps } from './browser-deps.ts';
 import { type CallbackRequest, finishFederatedLogin } from './federated-login.ts';
-import { completeLogin } from './login-page.ts';
+import { completeLogin } from './login-attempts.ts';
 
 /**
  * GET `/login/callback` (docs/federation.md "Federated login"): the provider's answer finished

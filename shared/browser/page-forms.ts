@@ -35,7 +35,7 @@ export const LoginFormBody = v.optional(
     password: field,
     otp: field,
     otp_state: field,
-    // The passkey steps (login-page.ts); `credential` is bounded and parsed by passkeys/ceremony.ts.
+    // The passkey steps (passkeys/passkey-steps.ts); `credential` is bounded and parsed by passkeys/ceremony.ts.
     passkey: field,
     state: field,
     credential: field,
