@@ -9,6 +9,7 @@ import { credentialIdHash } from '#shared/store/users/passkeys-repository.ts';
 import { type AccountFixture, accountFixture } from '../support/browser/account-fixture.ts';
 import { browserLogin } from '../support/browser/browser-login.ts';
 import { csrfIn } from '../support/browser/pages-fixture.ts';
+import { addVirtualAuthenticator } from '../support/browser/virtual-authenticator.ts';
 import { flowClient } from '../support/oauth/authorize-flow.ts';
 import { storedItem } from '../support/oauth/login-grants.ts';
 import { launchChromium } from '../support/service/chromium.ts';
@@ -167,18 +168,7 @@ describe('the account page in Chromium', () => {
     const { context, page, violations } = await open({ javaScriptEnabled: true });
     await signInThroughAccount(page, user);
     // The authenticator comes after the password sign-in, so the login page offered nothing (passkey-login.test.ts).
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    const { cdp, authenticatorId } = await addVirtualAuthenticator(context, page);
     await page.reload();
     expect(page.url()).toBe(`${fx.url}/account`);
     await Promise.all([
@@ -228,18 +218,7 @@ describe('the account page in Chromium', () => {
     const user = await fx.createLoginUser();
     const { context, page } = await open({ javaScriptEnabled: true });
     await signInThroughAccount(page, user);
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
     await page.reload();
     // The ceremony's POST, captured instead of sent.
     let body: string | undefined;

@@ -7,6 +7,7 @@ import { keys } from '#shared/store/core/table-keys.ts';
 import { credentialIdHash, passkeysRepository } from '#shared/store/users/passkeys-repository.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
+import { addVirtualAuthenticator } from '../support/browser/virtual-authenticator.ts';
 import { storedItem } from '../support/oauth/login-grants.ts';
 import { launchChromium } from '../support/service/chromium.ts';
 import { updateUser } from '../support/store/user-items.ts';
@@ -54,18 +55,7 @@ async function device(conditional = false): Promise<Device> {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   if (!conditional) await context.addInitScript({ content: 'PublicKeyCredential.isConditionalMediationAvailable = async () => false;' });
   const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  const { cdp, authenticatorId } = await addVirtualAuthenticator(context, page);
   return { context, page, cdp, authenticatorId };
 }
 

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { passkeysRepository } from '#shared/store/users/passkeys-repository.ts';
+import { addVirtualAuthenticator } from '../support/browser/virtual-authenticator.ts';
 import { type FlowClient, flowClient } from '../support/oauth/authorize-flow.ts';
 import { launchChromium } from '../support/service/chromium.ts';
 import { startTestService, type TestService } from '../support/service/local-service.ts';
@@ -79,18 +80,7 @@ describe('passkeys through /authorize, checked in the ID token', () => {
     // No person picks from the autofill list here: only the buttons start a ceremony (passkey-login.test.ts).
     await context.addInitScript({ content: 'PublicKeyCredential.isConditionalMediationAvailable = async () => false;' });
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
 
     const first = await authorize(page);
     await page.waitForURL(/\/login\?interaction=/);

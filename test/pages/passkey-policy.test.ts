@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { passkeysRepository } from '#shared/store/users/passkeys-repository.ts';
 import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
+import { addVirtualAuthenticator } from '../support/browser/virtual-authenticator.ts';
 import { launchChromium } from '../support/service/chromium.ts';
 
 /**
@@ -128,18 +129,7 @@ describe('policy required', () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     await context.addInitScript({ content: 'PublicKeyCredential.isConditionalMediationAvailable = async () => false;' });
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
     await page.goto(`${required.url}${loginPath(id)}`);
     await page.fill('#username', user.username);
     await page.fill('#password', user.password);
