@@ -192,31 +192,27 @@ const extensions = v.pipe(
   v.record(v.string(), v.unknown()),
   v.check((o) => Object.keys(o).length <= 16, 'too many extension results'),
 );
-const AssertionJson = v.object({
-  id: b64u(1366),
-  rawId: b64u(1366),
-  type: v.literal('public-key'),
-  authenticatorAttachment: v.optional(v.picklist(['platform', 'cross-platform'])),
-  clientExtensionResults: v.optional(extensions, {}),
-  response: v.object({
-    clientDataJSON: b64u(4096),
-    authenticatorData: b64u(4096),
-    // An ML-DSA-44 signature (the library offers it where Node supports it) is 2420 bytes.
-    signature: b64u(8192),
-    userHandle: v.optional(b64u(86)),
-  }),
+/** The members every credential's JSON has (WebAuthn §5.1 `toJSON()`), each bounded. */
+const credentialJson = <T extends v.ObjectEntries>(response: T) =>
+  v.object({
+    id: b64u(1366),
+    rawId: b64u(1366),
+    type: v.literal('public-key'),
+    authenticatorAttachment: v.optional(v.picklist(['platform', 'cross-platform'])),
+    clientExtensionResults: v.optional(extensions, {}),
+    response: v.object(response),
+  });
+const AssertionJson = credentialJson({
+  clientDataJSON: b64u(4096),
+  authenticatorData: b64u(4096),
+  // An ML-DSA-44 signature (the library offers it where Node supports it) is 2420 bytes.
+  signature: b64u(8192),
+  userHandle: v.optional(b64u(86)),
 });
-const AttestationJson = v.object({
-  id: b64u(1366),
-  rawId: b64u(1366),
-  type: v.literal('public-key'),
-  authenticatorAttachment: v.optional(v.picklist(['platform', 'cross-platform'])),
-  clientExtensionResults: v.optional(extensions, {}),
-  response: v.object({
-    clientDataJSON: b64u(4096),
-    attestationObject: b64u(12_288),
-    transports: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(32))), v.maxLength(8))),
-  }),
+const AttestationJson = credentialJson({
+  clientDataJSON: b64u(4096),
+  attestationObject: b64u(12_288),
+  transports: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(32))), v.maxLength(8))),
 });
 
 /** The posted `credential` field's size bound, checked before it is parsed. */
