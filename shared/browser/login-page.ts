@@ -150,7 +150,8 @@ async function otpStep(
   }
   // `required`: TOTP alone does not meet it; the user adds a passkey before the login completes.
   if (deps.passkeyPolicy === 'required') return addPasskeyForm(interaction, outcome.user, 'otp', browser, deps, { status: 200 });
-  return completeLogin(req, interaction, outcome.user, ['pwd', 'otp'], deps);
+  // Two factors: RFC 8176 §2 `mfa`, as the password grant with a code says.
+  return completeLogin(req, interaction, outcome.user, ['pwd', 'otp', 'mfa'], deps);
 }
 
 /**

@@ -111,7 +111,7 @@ describe('hosted pages in Chromium', () => {
         screenshotPrefix: 'pages-otp',
       });
       expect(result.shown).toEqual(['login', 'otp', 'consent']);
-      expect(await fx.interactions.readInteraction(id)).toMatchObject({ amr: ['pwd', 'otp'], decision: 'deny' });
+      expect(await fx.interactions.readInteraction(id)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], decision: 'deny' });
       expect(violations).toEqual([]);
     } finally {
       await close();

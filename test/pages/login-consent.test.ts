@@ -215,8 +215,8 @@ describe('/login', () => {
       otp: code(),
     });
     expect(ok.status).toBe(303);
-    expect((await fx.sessions.findSession(jar.cookies.get('session')!))?.amr).toEqual(['pwd', 'otp']);
-    expect((await fx.interactions.readInteraction(id))?.amr).toEqual(['pwd', 'otp']);
+    expect((await fx.sessions.findSession(jar.cookies.get('session')!))?.amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect((await fx.interactions.readInteraction(id))?.amr).toEqual(['pwd', 'otp', 'mfa']);
     expect(await storedItem(fx.svc, keys.user(user.id))).not.toHaveProperty('login_failures'); // reset by the success
   });
 

@@ -167,7 +167,7 @@ async function passkeyRegister(
     if (!(await useStateOnce('login-register', form.state, deps))) {
       return passwordForm(req, interaction, deps, { status: 400, username: '', error: STEP_EXPIRED });
     }
-    return completeLogin(req, interaction, user, before, deps);
+    return completeLogin(req, interaction, user, step.after === 'otp' ? [...before, 'mfa'] : before, deps);
   }
   const credential = parseAttestation(form.credential);
   const verified = credential
