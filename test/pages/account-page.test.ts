@@ -290,6 +290,18 @@ describe('/account: passkeys', () => {
     expect(page.text).toContain('Passkey removed.');
   });
 
+  it('`done` shows only its fixed notices: an unknown value, a prototype member or markup shows none', async () => {
+    const signed = await fx.signIn(await fx.createLoginUser());
+    for (const done of ['constructor', '__proto__', 'toString', '<script>alert(1)</script>', 'nothing']) {
+      const page = await signed.jar.get(`/account?done=${encodeURIComponent(done)}`);
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain('role="status"');
+      expect(page.text).not.toContain('alert(1)');
+    }
+    const known = await signed.jar.get('/account?done=withdrawn');
+    expect(known.text).toContain('role="status"');
+  });
+
   it('a sign-in older than 10 minutes: Remove sends the browser to sign in again (prompt=login) and removes nothing', async () => {
     const user = await fx.createLoginUser();
     const signed = await fx.signIn(user);

@@ -30,7 +30,8 @@ async function context(req: AccountRequest, deps: AccountDeps): Promise<AccountC
 export async function showAccount(req: AccountRequest, deps: AccountDeps): Promise<HttpResponse> {
   const ctx = await context(req, deps);
   if (!ctx) return throughSignIn(deps, await signInTenant(req.query.tenant, deps));
-  const notice = req.query.done !== undefined ? NOTICES[req.query.done] : undefined;
+  // Own members only: `constructor` or `__proto__` name no notice.
+  const notice = req.query.done !== undefined && Object.hasOwn(NOTICES, req.query.done) ? NOTICES[req.query.done] : undefined;
   return renderAccount(ctx, deps, notice ? { notice } : {});
 }
 
