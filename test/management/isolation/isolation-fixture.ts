@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
+import { passkeysRepository } from '#shared/store/users/passkeys-repository.ts';
 import { oauthDeps } from '#shared/wiring/oauth.ts';
 import { CookieJar, csrfIn } from '../../support/browser/pages-fixture.ts';
 import type { CallOptions, Reply } from '../../support/management/clients-fixture.ts';
@@ -11,7 +12,19 @@ import { pkce, REDIRECT } from '../../support/oauth/authorize-flow.ts';
 import { basicAuth } from '../../support/service/local-service.ts';
 
 /** The kinds of record a path parameter or a body may name (walk-table.ts fills them). */
-export const KINDS = ['tenant', 'client', 'resource', 'scope', 'user', 'role', 'group', 'grant', 'provider', 'identity'] as const;
+export const KINDS = [
+  'tenant',
+  'client',
+  'resource',
+  'scope',
+  'user',
+  'role',
+  'group',
+  'grant',
+  'provider',
+  'identity',
+  'authenticator',
+] as const;
 export type Kind = (typeof KINDS)[number];
 
 /** The ids of one tenant's records, by kind. */
@@ -150,9 +163,22 @@ export async function isolationFixture() {
   // a loaded machine can outlast the pages function's timeout (a 503 that is not the test's).
   const ofB = await inB();
   const aGrant = await inA();
+  // A passkey of B's user, after its sign-in through the pages (with one, the pages would ask for
+  // it after the password). No management route adds one: people add their own on the pages. A's
+  // users keep signing in with passwords in the tests, so A's id of this kind names nothing.
+  const bPasskey = await passkeysRepository(runtime.db, runtime.config.tableName, runtime.now).add({
+    user_id: b.user.id,
+    tenant_id: tenantB,
+    credential_id: Buffer.from(`b-credential-${randomUUID()}`).toString('base64url'),
+    public_key: Buffer.from('not a real key').toString('base64url'),
+    counter: 0,
+    device_type: 'multiDevice',
+    backed_up: true,
+    name: 'b passkey',
+  });
   const callers = await callersOfA();
 
-  const idsOf = (t: typeof a, tenant: string, grant?: string): Ids => ({
+  const idsOf = (t: typeof a, tenant: string, authenticator: string, grant?: string): Ids => ({
     tenant,
     client: t.client.id,
     resource: t.resource.id,
@@ -163,6 +189,7 @@ export async function isolationFixture() {
     grant,
     provider: t.provider.id,
     identity: t.identity.id,
+    authenticator,
   });
 
   return {
@@ -172,8 +199,8 @@ export async function isolationFixture() {
     tenantB,
     a,
     b: { ...b, ...ofB },
-    aIds: idsOf(a, tenantA, aGrant),
-    bIds: idsOf(b, tenantB, ofB.grant),
+    aIds: idsOf(a, tenantA, randomUUID(), aGrant),
+    bIds: idsOf(b, tenantB, bPasskey.id, ofB.grant),
     aCallerClient: callers.client,
     aAdmin: callers.admin,
     aTenantAdmin: callers.tenantAdmin,

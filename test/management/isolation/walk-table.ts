@@ -19,6 +19,7 @@ export const PATH_KINDS: Readonly<Record<string, Kind>> = {
   tenant_id: 'tenant',
   provider_id: 'provider',
   identity_id: 'identity',
+  authenticator_id: 'authenticator',
 };
 
 /** The id of a record of `kind` on the side being walked (A's own, B's, or a fresh unknown one). */
@@ -93,6 +94,8 @@ export const BODIES: Readonly<Record<string, BodyOf>> = {
   [`GET ${M}/users/{user_id}/identities`]: 'none',
   [`POST ${M}/users/{user_id}/identities`]: (id, n) => ({ provider_id: id('provider'), provider_user_id: `walk-${n}` }),
   [`DELETE ${M}/users/{user_id}/identities/{identity_id}`]: 'none',
+  [`GET ${M}/users/{user_id}/authenticators`]: 'none',
+  [`DELETE ${M}/users/{user_id}/authenticators/{authenticator_id}`]: 'none',
   [`GET ${M}/users/{user_id}/grants`]: 'none',
   [`DELETE ${M}/users/{user_id}/grants/{grant_id}`]: 'none',
 
