@@ -31,8 +31,13 @@ async function attempts(username: string, last: string) {
       status: res.status,
       retryAfter: res.headers.get('retry-after'),
       headers,
-      // What differs by design: the username typed (shown back) and the form's CSRF token.
-      page: res.text.replaceAll(username, '{username}').replace(/name="csrf_token" value="[^"]+"/, 'name="csrf_token" value=""'),
+      // What differs by design: the username typed (shown back), the forms' CSRF tokens, and the
+      // passkey sign-in's challenge and state (random on every page).
+      page: res.text
+        .replaceAll(username, '{username}')
+        .replace(/name="csrf_token" value="[^"]+"/g, 'name="csrf_token" value=""')
+        .replace(/name="state" value="[^"]+"/g, 'name="state" value=""')
+        .replace(/&quot;challenge&quot;:&quot;[^&]+&quot;/g, '&quot;challenge&quot;:&quot;&quot;'),
       signedIn: jar.cookies.has('session'),
     });
   }
