@@ -100,6 +100,8 @@ const EnvSchema = v.object({
    * them beside the password, `required` makes every hosted sign-in end with a passkey.
    */
   PASSKEYS: v.optional(v.picklist(PASSKEY_POLICIES), 'optional'),
+  /** How long security events are kept (docs/events.md "Retention"): DynamoDB TTL, in days. */
+  EVENTS_RETENTION_DAYS: int(30, 1, 3650),
 });
 
 export type Config = Readonly<{
@@ -134,6 +136,8 @@ export type Config = Readonly<{
   federation: Readonly<{ allowLoopbackHttp: boolean }>;
   /** The hosted pages' passkey policy (docs/passkeys.md "Policy"). */
   passkeys: Readonly<{ policy: PasskeyPolicy }>;
+  /** The security event log (docs/events.md). */
+  events: Readonly<{ retentionDays: number }>;
   /** Metrics: published when `namespace` is set (docs/operations.md "Metrics and traces"). */
   observability: Readonly<{ serviceName: string; metricsNamespace: string | undefined; metricsPublishMs: number }>;
 }>;
@@ -200,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     serviceDescription: e.SERVICE_DESCRIPTION,
     federation: Object.freeze({ allowLoopbackHttp: e.STAGE === 'local' && e.FEDERATION_LOOPBACK_HTTP === 'true' }),
     passkeys: Object.freeze({ policy: e.PASSKEYS }),
+    events: Object.freeze({ retentionDays: e.EVENTS_RETENTION_DAYS }),
     observability: Object.freeze({
       serviceName: e.POWERTOOLS_SERVICE_NAME,
       metricsNamespace: e.POWERTOOLS_METRICS_NAMESPACE,

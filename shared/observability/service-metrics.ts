@@ -8,7 +8,8 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  *   the hosted login page's password and code steps;
  * - `Throttled` and `ServiceUnavailable` by `route_group`: every 429 and 503 a function answers;
  * - `CacheHit` and `CacheMiss` by `cache` (`record`, `verified_token`, `key`, `user`, `rbac`);
- * - `PasskeyCounterRegressed`: a verified passkey assertion whose signature counter went backwards.
+ * - `PasskeyCounterRegressed`: a verified passkey assertion whose signature counter went backwards;
+ * - `EventsNotRecorded`: a security event whose own write failed (docs/events.md "Recording").
  * Powertools adds `ColdStart` by `function_name` once per container.
  */
 export type MetricName =
@@ -18,7 +19,8 @@ export type MetricName =
   | 'ServiceUnavailable'
   | 'CacheHit'
   | 'CacheMiss'
-  | 'PasskeyCounterRegressed';
+  | 'PasskeyCounterRegressed'
+  | 'EventsNotRecorded';
 
 /** A dimension name and its value. */
 export type Dimension = readonly [name: string, value: string];

@@ -39,6 +39,7 @@ export type EntityType =
   | 'GroupGraph'
   | 'TenantAdmin'
   | 'IdentityProvider'
+  | 'Event'
   | 'UniqueMarker'
   | 'Counter';
 

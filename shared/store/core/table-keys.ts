@@ -133,6 +133,14 @@ export const keys = {
   /** GSI2PK of a tenant's providers with one issuer (GSI2SK = provider id): token exchange finds them by `iss`. */
   identityProviderIssuer: (tenantId: string, issuer: string) => `IDP_ISSUER#${tenantId}#${issuer}`,
 
+  // Security events (shared/records/event-record.ts, docs/events.md): one partition per tenant in
+  // time order, and through GSI2 the events of one user.
+  /** A tenant's event partition: SK `{occurred_at}#{id}`, newest last; `ttl` at the stage's retention. */
+  tenantEvents: (tenantId: string) => `EVENTS#${tenantId}`,
+  event: (tenantId: string, occurredAt: string, id: string) => ({ PK: `EVENTS#${tenantId}`, SK: `${occurredAt}#${id}` }),
+  /** GSI2PK of a user's events (GSI2SK = the event's SK). */
+  userEvents: (userId: string) => `USER#${userId}#EVENTS`,
+
   // Browser flows (docs/browser-flows.md).
   // pages: sessions, interactions, user grants.
   /** A browser session by the SHA-256 of its cookie value (the value itself is never stored); `ttl`. */
