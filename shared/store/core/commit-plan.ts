@@ -1,6 +1,8 @@
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppError, internalError, serviceUnavailable } from '../../errors.ts';
-import { equals } from './expression.ts';
+import type { FoldedEvent } from '../../ports/event-log.ts';
+import { takePendingEvent } from '../events/pending-event.ts';
+import { equals, notExists } from './expression.ts';
 import { type MergedWrite, mergeWrites, toTransactItem } from './merge-writes.ts';
 import { RetryableConflict } from './retry.ts';
 import { translateError } from './translate-error.ts';
@@ -23,6 +25,8 @@ export interface PlanOptions {
   guards?: readonly Guard[];
   /** Called after each committed chunk with the indexes of the units it held. */
   onCommitted?: (unitIndexes: readonly number[]) => void;
+  /** Security events that land with the plan's first unit (docs/events.md "Recording"). */
+  events?: readonly FoldedEvent[];
 }
 
 export interface PlanResult {
@@ -45,17 +49,26 @@ export async function commitPlan(
   options: PlanOptions = {},
 ): Promise<PlanResult> {
   const guards = new Map((options.guards ?? []).map((g) => [keyString(g.key), { ...g }]));
-  const chunks = pack(units);
+  // Events ride on the first unit: they land if and only if it does (a management write's
+  // pending event, shared/store/events/pending-event.ts, and the flow's own).
+  const puts = units.flat().flatMap((w) => (w.kind === 'put' ? [w.item] : []));
+  const pending = units.length ? takePendingEvent(puts) : undefined;
+  const events = [...(options.events ?? []), ...(pending ? [pending.event] : [])];
+  const planned = events.length && units.length ? [[...units[0]!, ...events.map(eventPut)], ...units.slice(1)] : units;
+  const chunks = pack(planned);
   let result: PlanResult = {};
   for (const chunk of chunks) {
-    const merged = mergeWrites(chunk.flatMap((i) => units[i]!));
+    const merged = mergeWrites(chunk.flatMap((i) => planned[i]!));
     const bumps = applyGuards(merged, guards);
     result = await send(db, tableName, merged);
     for (const [k, d] of bumps) guards.get(k)!.expected += d;
+    if (chunk.includes(0)) pending?.committed();
     options.onCommitted?.(chunk);
   }
   return chunks.length === 1 ? result : {};
 }
+
+const eventPut = (e: FoldedEvent): Write => ({ kind: 'put', item: e.item as Key & Record<string, unknown>, condition: notExists });
 
 /**
  * Document paths one item's merged update may name. DynamoDB caps each expression at 4 KB; a

@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { FoldedEvent } from '../../ports/event-log.ts';
 import { eventPuts } from './event-items.ts';
+import { takePendingEvent } from './pending-event.ts';
 
 /** One single-item write of a flow, as its command input. */
 export type SingleWrite = { Update: UpdateCommandInput } | { Put: PutCommandInput } | { Delete: DeleteCommandInput };
@@ -21,10 +22,24 @@ export type SingleWrite = { Update: UpdateCommandInput } | { Put: PutCommandInpu
  * DynamoDB call it did not make already. A transaction returns no attributes: a caller that needs
  * `ReturnValues` must not pass events.
  *
+ * A management write's pending event (pending-event.ts) is folded the same way.
+ *
  * A failed condition of the write surfaces as `ConditionalCheckFailedException`, the error the
  * plain command throws, so callers keep one check for both shapes.
  */
 export async function sendWithEvents(
+  db: DynamoDBDocumentClient,
+  write: SingleWrite,
+  events: readonly FoldedEvent[] | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  // A management write's pending event rides here too (pending-event.ts).
+  const pending = takePendingEvent('Put' in write ? [write.Put.Item as Record<string, unknown>] : []);
+  const result = await send(db, write, pending ? [...(events ?? []), pending.event] : events);
+  pending?.committed();
+  return result;
+}
+
+async function send(
   db: DynamoDBDocumentClient,
   write: SingleWrite,
   events: readonly FoldedEvent[] | undefined,
