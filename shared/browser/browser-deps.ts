@@ -1,5 +1,6 @@
 import type { KeyStore } from '../keys/key-store.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import type { EventLog } from '../ports/event-log.ts';
 import type { ClientRecord } from '../records/client-record.ts';
 import type { PasskeyPolicy } from '../records/passkey-record.ts';
 import type { ResourceRecord } from '../records/resource-record.ts';
@@ -43,5 +44,7 @@ export interface BrowserDeps {
   issuer: string;
   /** Cookies carry `Secure` (all but a loopback http base URL). */
   secureCookies: boolean;
+  /** Security events (docs/events.md): folded into the page's own write, or one write of their own. */
+  events: EventLog;
   now: () => Date;
 }

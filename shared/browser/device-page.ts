@@ -2,6 +2,7 @@ import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { attemptSource } from '../oauth/device/attempt-source.ts';
+import type { EventLog } from '../ports/event-log.ts';
 import { formatUserCode, normaliseUserCode } from '../records/user-code.ts';
 import type { DeviceCodesRepository } from '../store/sessions/device-codes-repository.ts';
 import type { InteractionsRepository } from '../store/sessions/interactions-repository.ts';
@@ -12,6 +13,8 @@ import { CSRF_COOKIE, readCookie, SESSION_COOKIE } from './cookies.ts';
 
 /** What the `/device` page and `/device/resume` depend on (docs/design.md §3.2). */
 export interface DevicePageDeps {
+  /** Security events (docs/events.md): an approval or denial rides on the decision's write. */
+  events: EventLog;
   deviceCodes: Pick<DeviceCodesRepository, 'findPendingByUserCode' | 'decide'>;
   attempts: UserCodeAttemptsRepository;
   interactions: Pick<InteractionsRepository, 'createInteraction' | 'readInteraction' | 'consumeInteraction'>;

@@ -3,6 +3,7 @@ import { csrfToken, isValidCsrfToken } from '../html/csrf.ts';
 import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
+import type { EventLog } from '../ports/event-log.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { TicketRecord, TicketsRepository } from '../store/sessions/tickets-repository.ts';
 import type { UsersRepository } from '../store/users/users-repository.ts';
@@ -18,6 +19,8 @@ import {
 import { accountGone, done, noLongerUsable, redirectOrigins, refusal, TICKET_CSRF_PURPOSE } from './ticket-responses.ts';
 
 export interface TicketPageDeps extends OtpEnrollmentDeps {
+  /** Security events (docs/events.md): a password change or an enrolment rides on its own write. */
+  events: EventLog;
   tickets: Pick<TicketsRepository, 'find' | 'redeem' | 'stagePendingOtp'>;
   users: Pick<UsersRepository, 'get' | 'update' | 'setPasswordHash'>;
   /** The hosted pages' CSRF key (`serviceSecret('hosted-pages')`). */

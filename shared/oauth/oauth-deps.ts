@@ -1,5 +1,6 @@
 import type { KeyStore } from '../keys/key-store.ts';
 import type { ServiceMetrics } from '../observability/service-metrics.ts';
+import type { EventLog } from '../ports/event-log.ts';
 import type { OAuthClient, TokenResource } from '../ports/token-path.ts';
 import type { RbacRecordReads } from '../rbac/effective-permissions.ts';
 import type { IdTokenSigningAlg } from '../records/client-record.ts';
@@ -137,6 +138,8 @@ export interface OAuthDeps {
   verifiedTokens: TtlCache<VerifiedToken>;
   /** Tokens issued, failed logins, cache hits (shared/observability/service-metrics.ts). */
   metrics: ServiceMetrics;
+  /** Security events (docs/events.md): folded into a grant's own write, or one write of their own. */
+  events: EventLog;
 }
 
 /** A token whose signature, lifetime and claims checked out, with what binds its revocation (docs/tokens.md). */

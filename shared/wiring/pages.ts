@@ -24,6 +24,7 @@ import { otpRepository } from '../store/users/otp-repository.ts';
 import { passkeysRepository } from '../store/users/passkeys-repository.ts';
 import { userRehashWrite } from '../store/users/user-login-writes.ts';
 import { usersRepository } from '../store/users/users-repository.ts';
+import { eventLogOf } from './events.ts';
 import { federatedLoginDeps } from './federated-login.ts';
 import { perRuntime } from './per-runtime.ts';
 import { oauthDeps } from './token-path/token-path-records.ts';
@@ -55,6 +56,7 @@ export const browserDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Browse
     csrfKey: () => runtime.serviceSecret('hosted-pages'),
     issuer: config.issuer,
     secureCookies: secureCookies(config.issuer),
+    events: eventLogOf(runtime),
     now,
   };
 });
@@ -70,6 +72,7 @@ export const devicePageDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Dev
     csrfKey: () => runtime.serviceSecret('hosted-pages'),
     issuer: config.issuer,
     secureCookies: secureCookies(config.issuer),
+    events: eventLogOf(runtime),
   };
 });
 
@@ -88,6 +91,7 @@ export const ticketPageDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Tic
     issuer: config.issuer,
     managementScopesOf: (user) => userManagementScopes(user, oauthDeps(runtime)),
     forget: (userId: string) => forgetUser(runtime, userId),
+    events: eventLogOf(runtime),
     now,
   };
 });

@@ -24,6 +24,7 @@ import { otpChecks } from '../../store/users/otp-checks.ts';
 import { userLoginWrites } from '../../store/users/user-login-writes.ts';
 import { loginHintWrite } from '../../store/users/user-markers.ts';
 import { TtlCache } from '../../ttl-cache.ts';
+import { eventLogOf } from '../events.ts';
 import { batchReadPlanner, cachedClient, cachedResource, type RefreshTokenWant } from './batch-read-planner.ts';
 import { AHEAD, resourceKey, type TokenPathCaches, tokenPathCaches, VERIFIED_TOKEN_TTL_MS } from './record-caches.ts';
 import { rememberFamilyRevoked, userTokenReads } from './user-token-records.ts';
@@ -148,6 +149,7 @@ function records(runtime: Runtime): RecordCaches {
     now,
     verifiedTokens: new TtlCache(VERIFIED_TOKEN_TTL_MS, 10_000, () => now().getTime()),
     metrics: runtime.metrics,
+    events: eventLogOf(runtime),
     async findClient(clientId) {
       return (
         (await clients.getOrLoad(clientId, async () => cachedClient(caches, await clientsRepo.getClientWithGrants(clientId)))) ?? undefined
