@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError, conflict, notFound } from '../../errors.ts';
+import type { FoldedEvent } from '../../ports/event-log.ts';
 import { MAX_PASSKEYS_PER_USER, type PasskeyRecord } from '../../records/passkey-record.ts';
 import { commitPlan } from '../core/commit-plan.ts';
 import { entity, toRecord } from '../core/entity.ts';
@@ -12,6 +13,7 @@ import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
 import { uuidv7 } from '../core/uuidv7.ts';
 import { deleteItem, putItem, updateItem } from '../core/writes.ts';
+import { eventPuts } from '../events/event-items.ts';
 import { CLEAR_LOGIN_FAILURES } from './login-failures-repository.ts';
 
 export interface NewPasskey extends Omit<PasskeyRecord, 'id' | 'created_at' | 'last_used_at'> {}
@@ -22,15 +24,24 @@ export interface PasskeysRepository {
   /** The user's passkey with this credential id (consistent GetItem), or undefined. */
   findByCredential(userId: string, credentialId: string): Promise<PasskeyRecord | undefined>;
   /** Adds one: 404 (notFound) when the user is gone, 409 (conflict) at MAX_PASSKEYS_PER_USER or a credential id the
-   *  user already has. One transaction with a condition on the user item (its `passkeys_count` counter). */
-  add(passkey: NewPasskey): Promise<PasskeyRecord>;
-  /** Removes one by its id (the authenticator id); false when the user has none with that id. */
-  remove(userId: string, passkeyId: string): Promise<boolean>;
+   *  user already has. One transaction with a condition on the user item (its `passkeys_count` counter).
+   *  `events` are made from the new record (its id is made here) and land in that transaction. */
+  add(passkey: NewPasskey, events?: (record: PasskeyRecord) => readonly FoldedEvent[]): Promise<PasskeyRecord>;
+  /** Removes one by its id (the authenticator id); false when the user has none with that id. `events` land
+   *  in the removal's transaction (none when nothing was removed). */
+  remove(userId: string, passkeyId: string, events?: readonly FoldedEvent[]): Promise<boolean>;
   /** A passkey sign-in, recorded in ONE transaction: the user item as UserLoginWrites records a login
    *  (last_login, logins_count + 1, version + 1, the lockout count cleared) AND the passkey's counter and
    *  last_used_at, on condition that the passkey still exists with the counter that was read (a race or a
-   *  removed passkey: false, nothing written). */
-  recordLogin(input: { userId: string; at: Date; passkey: PasskeyRecord; counter: number }): Promise<boolean>;
+   *  removed passkey: false, nothing written). `events` (docs/events.md "Recording") land in the same
+   *  transaction: iff the login does. */
+  recordLogin(input: {
+    userId: string;
+    at: Date;
+    passkey: PasskeyRecord;
+    counter: number;
+    events?: readonly FoldedEvent[];
+  }): Promise<boolean>;
   // A passkey as the second factor after a password uses recordLogin too (the rehash, if due, was stored at the
   // password step: BrowserDeps.storeRehash), so the counter and the login are always one write.
 }
@@ -86,8 +97,9 @@ export function passkeysRepository(db: DynamoDBDocumentClient, tableName: string
       return item ? toRecord<PasskeyRecord>(item) : undefined;
     },
 
-    async add(passkey) {
+    async add(passkey, events) {
       const record: PasskeyRecord = { ...passkey, id: uuidv7(), created_at: now().toISOString() };
+      const folded = events?.(record);
       const count = updateItem(keys.user(passkey.user_id), {
         add: [['passkeys_count', 1]],
         condition: and(
@@ -102,7 +114,7 @@ export function passkeysRepository(db: DynamoDBDocumentClient, tableName: string
       });
       try {
         // The passkey first: when both fail, the 409 names the duplicate (commit-plan.ts reports the first failed write).
-        await withRetries(() => commitPlan(db, tableName, [[put, count]]), { attempts: COUNT_ATTEMPTS });
+        await withRetries(() => commitPlan(db, tableName, [[put, count]], { events: folded }), { attempts: COUNT_ATTEMPTS });
       } catch (err) {
         if (!(err instanceof UserRefused)) throw err;
         const user = await getItem(db, tableName, keys.user(passkey.user_id), now());
@@ -112,26 +124,31 @@ export function passkeysRepository(db: DynamoDBDocumentClient, tableName: string
       return record;
     },
 
-    async remove(userId, passkeyId) {
+    async remove(userId, passkeyId, events) {
       return withRetries(
         async () => {
           const found = (await list(userId)).find((p) => p.id === passkeyId);
           if (!found) return false;
           // The user item is gone while its delete sweeps (user-delete.ts): then only the passkey goes.
           const user = await getItem(db, tableName, keys.user(userId), now());
-          await commitPlan(db, tableName, [
+          await commitPlan(
+            db,
+            tableName,
             [
-              deleteItem(passkeyKey(userId, found.credential_id), { condition: and(exists, equals('id', passkeyId)) }),
-              ...(user ? [updateItem(keys.user(userId), { add: [['passkeys_count', -1]], condition: exists })] : []),
+              [
+                deleteItem(passkeyKey(userId, found.credential_id), { condition: and(exists, equals('id', passkeyId)) }),
+                ...(user ? [updateItem(keys.user(userId), { add: [['passkeys_count', -1]], condition: exists })] : []),
+              ],
             ],
-          ]);
+            { events },
+          );
           return true;
         },
         { attempts: COUNT_ATTEMPTS },
       );
     },
 
-    async recordLogin({ userId, at, passkey, counter }) {
+    async recordLogin({ userId, at, passkey, counter, events }) {
       const when = at.toISOString();
       const command = new TransactWriteCommand({
         TransactItems: [
@@ -156,6 +173,7 @@ export function passkeysRepository(db: DynamoDBDocumentClient, tableName: string
               ExpressionAttributeValues: { ':counter': counter, ':at': when, ':id': passkey.id, ':read': passkey.counter },
             },
           },
+          ...eventPuts(tableName, events),
         ],
       });
       return withRetries(async () => {
