@@ -1,5 +1,6 @@
 import { oauthError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
+import type { EventOrigin } from '../records/event-record.ts';
 import { presentedCredentials, verifyCredentials } from './authenticate-client.ts';
 import { findGrant } from './grants/grant-registry.ts';
 import type { TokenExchangeDeps } from './grants/token-exchange-deps.ts';
@@ -18,6 +19,7 @@ export async function issueToken(
   body: TokenRequest,
   deps: OAuthDeps,
   exchange: () => Promise<TokenExchangeDeps>,
+  origin: EventOrigin = {},
 ): Promise<TokenResponse> {
   const credentials = presentedCredentials(headers, body);
   const grant = findGrant(body.grant_type);
@@ -36,7 +38,7 @@ export async function issueToken(
     headers.dpop !== undefined || authenticated.client.dpop_bound_access_tokens
       ? await (await import('./dpop/token-dpop.ts')).dpopAtToken(headers, authenticated.client, deps)
       : undefined;
-  const tokens = await grant.handle(authenticated, request, deps, { headers, exchange, dpop });
+  const tokens = await grant.handle(authenticated, request, deps, { headers, exchange, dpop, origin });
   deps.metrics.count('TokensIssued', ['grant_type', grant.name]);
   return tokens;
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { EventOrigin } from '../../records/event-record.ts';
 import type { AuthenticatedClient } from '../authenticate-client.ts';
 import { CLIENT_ASSERTION_PARAMS } from '../client-auth/client-assertion.ts';
 import type { DpopBinding } from '../dpop/token-dpop.ts';
@@ -41,6 +42,8 @@ export interface GrantContext {
    * token it issues to it (`cnf.jkt`, RFC 9449 §6.1) and answers `token_type: DPoP`.
    */
   dpop?: DpopBinding | undefined;
+  /** Where the request came from (its id, address, user agent): every security event of the grant carries it (docs/events.md). */
+  origin?: EventOrigin;
 }
 
 /**
