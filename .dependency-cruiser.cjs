@@ -38,7 +38,7 @@ module.exports = {
       comment:
         "The store serves the layers above it, never the other way round (types included): the ports, record shapes and crypto helpers it needs live in ports/, records/ and crypto/, and the glue that adapts it to a layer's port lives in wiring/.",
       from: { path: '^shared/store/' },
-      to: { path: '^shared/(oauth|management|browser|users|tokens|keys|wiring)/' },
+      to: { path: '^shared/(oauth|management|browser|users|tokens|keys|wiring|events)/' },
     },
     {
       name: 'foundations-point-down',
@@ -46,7 +46,7 @@ module.exports = {
       comment:
         'Record shapes, ports and crypto helpers are what every layer (the store included) builds on; they import only each other and the pure RBAC rules, never a layer above.',
       from: { path: '^shared/(records|ports|crypto)/' },
-      to: { path: '^shared/(store|oauth|management|browser|users|tokens|keys|wiring|http|bootstrap|lists)/' },
+      to: { path: '^shared/(store|oauth|management|browser|users|tokens|keys|wiring|http|bootstrap|lists|events)/' },
     },
     {
       name: 'management-through-ports',

@@ -102,6 +102,8 @@ const EnvSchema = v.object({
   PASSKEYS: v.optional(v.picklist(PASSKEY_POLICIES), 'optional'),
   /** How long security events are kept (docs/events.md "Retention"): DynamoDB TTL, in days. */
   EVENTS_RETENTION_DAYS: int(30, 1, 3650),
+  /** The stage's EventBridge bus, where the event forwarder puts the events (docs/events.md "Streaming: the EventBridge bus"). */
+  EVENT_BUS_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 export type Config = Readonly<{
@@ -137,7 +139,7 @@ export type Config = Readonly<{
   /** The hosted pages' passkey policy (docs/passkeys.md "Policy"). */
   passkeys: Readonly<{ policy: PasskeyPolicy }>;
   /** The security event log (docs/events.md). */
-  events: Readonly<{ retentionDays: number }>;
+  events: Readonly<{ retentionDays: number; busName: string | undefined }>;
   /** Metrics: published when `namespace` is set (docs/operations.md "Metrics and traces"). */
   observability: Readonly<{ serviceName: string; metricsNamespace: string | undefined; metricsPublishMs: number }>;
 }>;
@@ -204,7 +206,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     serviceDescription: e.SERVICE_DESCRIPTION,
     federation: Object.freeze({ allowLoopbackHttp: e.STAGE === 'local' && e.FEDERATION_LOOPBACK_HTTP === 'true' }),
     passkeys: Object.freeze({ policy: e.PASSKEYS }),
-    events: Object.freeze({ retentionDays: e.EVENTS_RETENTION_DAYS }),
+    events: Object.freeze({ retentionDays: e.EVENTS_RETENTION_DAYS, busName: e.EVENT_BUS_NAME }),
     observability: Object.freeze({
       serviceName: e.POWERTOOLS_SERVICE_NAME,
       metricsNamespace: e.POWERTOOLS_METRICS_NAMESPACE,

@@ -9,7 +9,10 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * - `Throttled` and `ServiceUnavailable` by `route_group`: every 429 and 503 a function answers;
  * - `CacheHit` and `CacheMiss` by `cache` (`record`, `verified_token`, `key`, `user`, `rbac`);
  * - `PasskeyCounterRegressed`: a verified passkey assertion whose signature counter went backwards;
- * - `EventsNotRecorded`: a security event whose own write failed (docs/events.md "Recording").
+ * - `EventsNotRecorded`: a security event whose own write failed (docs/events.md "Recording");
+ * - `EventsDeliveryFailed`: an event the forwarder could not put on the bus after its retry, and
+ *   `SignInsFailed` by `tenant_id`: each `login.failed` event the forwarder sees (docs/events.md
+ *   "Alarms and dashboard").
  * Powertools adds `ColdStart` by `function_name` once per container.
  */
 export type MetricName =
@@ -20,7 +23,9 @@ export type MetricName =
   | 'CacheHit'
   | 'CacheMiss'
   | 'PasskeyCounterRegressed'
-  | 'EventsNotRecorded';
+  | 'EventsNotRecorded'
+  | 'EventsDeliveryFailed'
+  | 'SignInsFailed';
 
 /** A dimension name and its value. */
 export type Dimension = readonly [name: string, value: string];
