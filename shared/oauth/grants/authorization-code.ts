@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { oauthError } from '../../errors.ts';
+import { newEvent } from '../../records/event-record.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
 import { type CodeName, CodeParametersSchema } from './code-parameters.ts';
 import { defineGrant } from './token-grant.ts';
@@ -46,8 +47,18 @@ export const authorizationCode = defineGrant({
       challenge: request.code_verifier === undefined ? undefined : s256(request.code_verifier),
     });
     if (outcome.state === 'reused') {
-      // Only the code's own client revokes: another client cannot end a login it never had.
-      if (outcome.code.client_id === client.id) await deps.refreshTokens.revokeFamily(outcome.code.sid);
+      const { code } = outcome;
+      const fields = { tenant_id: code.tenant_id, client_id: code.client_id, user_id: code.user_id, details: { family_id: code.sid } };
+      if (code.client_id === client.id) {
+        // The event rides on the family's revocation: one per family however often the code comes back.
+        const reused = newEvent('authorization_code.reused', deps.now(), context.origin ?? {}, fields);
+        await deps.refreshTokens.revokeFamily(code.sid, [deps.events.fold(reused)]);
+      } else {
+        // Only the code's own client revokes: another client cannot end a login it never had. It
+        // still showed a used code it was never given: one event, as nothing else is written.
+        const stray = { ...fields, actor: { sub: client.id, client_id: client.id } };
+        await deps.events.record(newEvent('authorization_code.reused', deps.now(), context.origin ?? {}, stray));
+      }
       throw invalidCode(request.code_name);
     }
     if (outcome.state !== 'redeemed') throw invalidCode(request.code_name);

@@ -35,7 +35,7 @@ export const refreshToken = defineGrant({
       throw oauthError(400, 'invalid_grant', 'body.refresh_token: is bound to another DPoP key, or no DPoP proof was sent.');
     }
     if (stored.expires_at && Date.parse(stored.expires_at) <= deps.now().getTime()) return refuseRefresh('expired', undefined, deps);
-    if (stored.rotated_at) return refuseRefresh('reused', stored.family_id, deps);
+    if (stored.rotated_at) return refuseRefresh('reused', { token: stored, origin: context.origin ?? {} }, deps);
 
     const requested = parseScope(request.scope);
     const held = new Set(stored.scope);
@@ -64,6 +64,7 @@ export const refreshToken = defineGrant({
         authorizedAt: stored.created_at,
         refresh: stored,
         dpop: context.dpop,
+        origin: context.origin,
       },
       deps,
     );

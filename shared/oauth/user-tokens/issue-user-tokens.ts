@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { oauthError } from '../../errors.ts';
+import type { EventOrigin } from '../../records/event-record.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { StoredRefreshToken } from '../../store/sessions/refresh-tokens-repository.ts';
 import type { AuthMethod } from '../../store/sessions/sessions-repository.ts';
@@ -56,6 +57,8 @@ export interface UserTokenInput {
    * public client's new refresh token is bound to the key too (a refresh keeps its token's binding).
    */
   dpop?: DpopBinding | undefined;
+  /** Where the request came from: a refresh that loses to a concurrent rotation records reuse with it. */
+  origin?: EventOrigin | undefined;
 }
 
 /**
@@ -69,7 +72,7 @@ export async function issueUserTokens(input: UserTokenInput, deps: OAuthDeps): P
   const { client } = input;
   const { granted, sid, access, idToken } = await mintUserTokens(input, true, deps);
   const refreshToken = input.refresh
-    ? await rotate(input.refresh, deps)
+    ? await rotate(input.refresh, input.origin, deps)
     : !input.accessOnly && client.grant_types.includes('refresh_token') && granted.scopes.includes('offline_access')
       ? await issueRefresh(input, granted.scopes, granted.audience, sid, deps)
       : undefined;
@@ -159,9 +162,9 @@ async function mintUserTokens(input: UserTokenInput, withAccessToken: boolean, d
   return { granted, sid, access, idToken };
 }
 
-async function rotate(old: StoredRefreshToken, deps: OAuthDeps): Promise<string> {
+async function rotate(old: StoredRefreshToken, origin: EventOrigin | undefined, deps: OAuthDeps): Promise<string> {
   const outcome = await deps.refreshTokens.rotate(old);
-  return typeof outcome === 'string' ? refuseRefresh(outcome, old.family_id, deps) : outcome.token;
+  return typeof outcome === 'string' ? refuseRefresh(outcome, { token: old, origin: origin ?? {} }, deps) : outcome.token;
 }
 
 async function issueRefresh(

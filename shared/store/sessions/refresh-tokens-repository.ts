@@ -1,6 +1,7 @@
 // One piece: issue, rotation, reuse detection and family revocation are one state machine over the same items (docs/tokens.md).
 import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { FoldedEvent } from '../../ports/event-log.ts';
 import { entity } from '../core/entity.ts';
 import { getItem } from '../core/reads/read-items.ts';
 import { RetryableConflict, withRetries } from '../core/retry.ts';
@@ -8,6 +9,7 @@ import { secretHash } from '../core/secret-hash.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
 import { ttlOf } from '../core/ttl.ts';
+import { eventPuts } from '../events/event-items.ts';
 import { addWithCap, type CappedList, cappedEntry, type RawItem } from '../users/user-caps.ts';
 import type { AuthMethod } from './sessions-repository.ts';
 
@@ -73,8 +75,13 @@ export interface RefreshTokensRepository {
    * a live token whatever the caches held.
    */
   rotate(old: StoredRefreshToken): Promise<{ token: string } | Exclude<RotateOutcome, 'rotated'>>;
-  /** Marks the family revoked: every token of it is refused, and its access tokens turn inactive (`sid`). */
-  revokeFamily(familyId: string): Promise<void>;
+  /**
+   * Marks the family revoked: every token of it is refused, and its access tokens turn inactive (`sid`).
+   * With `events` (a reuse detection's `refresh_token.reused`) the write is one transaction with
+   * them, on condition that the family is not revoked yet: of n concurrent reuses one revokes it and
+   * records its event; the others, and a reuse of an already revoked family, write nothing (false).
+   */
+  revokeFamily(familyId: string, events?: readonly FoldedEvent[]): Promise<boolean>;
 }
 
 /**
@@ -335,10 +342,31 @@ export function refreshTokensRepository(
       );
     },
 
-    async revokeFamily(familyId) {
+    async revokeFamily(familyId, events) {
       try {
-        await db.send(new UpdateCommand(revokeFamilyUpdate(familyId)));
+        if (!events?.length) {
+          await db.send(new UpdateCommand(revokeFamilyUpdate(familyId)));
+          return true;
+        }
+        // Not sendWithEvents: a management request's pending event must ride on its own write
+        // (a withdrawn grant's delete), never on the revocation of the families it ends first.
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  ...revokeFamilyUpdate(familyId),
+                  ConditionExpression: 'attribute_not_exists(revoked) OR revoked = :false',
+                  ExpressionAttributeValues: { ...revokeFamilyUpdate(familyId).ExpressionAttributeValues, ':false': false },
+                },
+              },
+              ...eventPuts(tableName, events),
+            ],
+          }),
+        );
+        return true;
       } catch (err) {
+        if (reasonsOf(err)?.[0] === 'ConditionalCheckFailed') return false;
         return translateError(err);
       }
     },

@@ -77,9 +77,10 @@ function records(runtime: Runtime): RecordCaches {
   // once, not after the family cache's TTL.
   const refreshTokens: typeof stored = {
     ...stored,
-    async revokeFamily(familyId) {
-      await stored.revokeFamily(familyId);
+    async revokeFamily(familyId, events) {
+      const revoked = await stored.revokeFamily(familyId, events);
       rememberFamilyRevoked(runtime, familyId);
+      return revoked;
     },
   };
   /** A refresh token's item and, unless cached, the user its value names (`userIdHint`). */
