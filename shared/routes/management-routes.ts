@@ -125,6 +125,9 @@ export const MANAGEMENT_ROUTES: readonly Route[] = [
     ['GET', '/{user_id}/grants', 'list-user-grants', 'read:grants', LIST],
     ['DELETE', '/{user_id}/grants/{grant_id}', 'delete-user-grant', 'delete:grants', WRITE],
   ]),
+  // Security events (docs/events.md "Query API"): a user's, and the tenant's below.
+  ...managementGroup('users', [['GET', '/{user_id}/events', 'list-user-events', 'read:events', LIST]]),
+  ...managementGroup('events', [['GET', '', 'list-events', 'read:events', LIST]]),
 
   // Self-service sign-up (docs/contract.md §6, §7.5; docs/users.md "Registration and email"): the client
   // authenticates itself; the one function that sends email. Throttled on its own: API Gateway's

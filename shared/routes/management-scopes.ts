@@ -8,4 +8,5 @@ export const MANAGEMENT_SCOPES: readonly string[] = [
   'read:grants',
   'delete:grants',
   'create:tickets',
+  'read:events',
 ];

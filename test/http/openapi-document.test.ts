@@ -215,6 +215,7 @@ describe('the OpenAPI document', () => {
       'Health',
       'Hosted pages',
       'Management: clients',
+      'Management: events',
       'Management: groups',
       'Management: resources',
       'Management: roles',

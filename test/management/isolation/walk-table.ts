@@ -98,6 +98,8 @@ export const BODIES: Readonly<Record<string, BodyOf>> = {
   [`DELETE ${M}/users/{user_id}/authenticators/{authenticator_id}`]: 'none',
   [`GET ${M}/users/{user_id}/grants`]: 'none',
   [`DELETE ${M}/users/{user_id}/grants/{grant_id}`]: 'none',
+  [`GET ${M}/users/{user_id}/events`]: 'none',
+  [`GET ${M}/events`]: 'none',
 
   [`GET ${M}/roles`]: 'none',
   [`POST ${M}/roles`]: (_, n) => ({ role_name: `walk ${n}` }),
@@ -152,6 +154,12 @@ export const BODIES: Readonly<Record<string, BodyOf>> = {
   [`POST ${M}/tickets/email-verification`]: ticket,
   [`POST ${M}/tickets/otp-enrollment`]: ticket,
 };
+
+/**
+ * Lists that refuse `total_count=true` (docs/events.md "Query API": no counter): the walk checks
+ * their items' tenant and ids without asking for a count.
+ */
+export const WITHOUT_TOTAL_COUNT: ReadonlySet<string> = new Set([`GET ${M}/events`, `GET ${M}/users/{user_id}/events`]);
 
 /**
  * Management routes that take no bearer token, so no tenant-bound caller: the walk skips them and
