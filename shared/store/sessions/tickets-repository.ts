@@ -3,12 +3,12 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import { badRequest } from '../../errors.ts';
 import { resultUrlProblem } from '../../validation/result-url.ts';
 import { entity, toRecord } from '../core/entity.ts';
-import { putNewItem } from '../core/put-new-item.ts';
 import { secretHash } from '../core/secret-hash.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
 import { ttlOf } from '../core/ttl.ts';
 import { uuidv7 } from '../core/uuidv7.ts';
+import { sendWithEvents } from '../events/send-with-events.ts';
 
 /** What a ticket's page does: verify an address, set a password, enrol a TOTP authenticator. */
 export type TicketKind = 'email_verification' | 'password_change' | 'otp_enrollment';
@@ -146,7 +146,13 @@ export function ticketsRepository(db: DynamoDBDocumentClient, tableName: string,
         created_at: at.toISOString(),
         expires_at: expires.toISOString(),
       };
-      await putNewItem(db, tableName, { ...keys.ticket(ticketHash(value)), ...entity('Ticket'), ...ticket, ttl: ttlOf(expires) });
+      // Through sendWithEvents: a ticket made by the management API carries its event (docs/events.md "Management writes").
+      const item = { ...keys.ticket(ticketHash(value)), ...entity('Ticket'), ...ticket, ttl: ttlOf(expires) };
+      try {
+        await sendWithEvents(db, { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }, undefined);
+      } catch (err) {
+        translateError(err);
+      }
       return { value, ticket };
     },
 
