@@ -2,6 +2,7 @@ import { AccountFormBody, AccountQuery } from '#shared/browser/account/account-f
 import { showAccount, submitAccount } from '#shared/browser/account/account-page.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
+import { eventOrigin } from '#shared/records/event-record.ts';
 import { accountDeps } from '#shared/wiring/account.ts';
 import { httpHandler } from '#shared/wiring/http-handler.ts';
 
@@ -18,7 +19,7 @@ export const handler = httpHandler(
   },
   async (req) => {
     const deps = accountDeps(req.runtime);
-    const request = { headers: req.headers, query: req.query };
+    const request = { headers: req.headers, query: req.query, origin: eventOrigin(req.requestId, req.sourceIp, req.headers['user-agent']) };
     return req.route.method === 'GET' ? showAccount(request, deps) : submitAccount(request, req.body, deps);
   },
 );

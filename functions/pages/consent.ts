@@ -3,6 +3,7 @@ import { missingInteraction } from '#shared/browser/login-page.ts';
 import { ConsentFormBody, InteractionQuery } from '#shared/browser/page-forms.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
+import { eventOrigin } from '#shared/records/event-record.ts';
 import { httpHandler } from '#shared/wiring/http-handler.ts';
 import { browserDeps } from '#shared/wiring/pages.ts';
 
@@ -18,7 +19,7 @@ export const handler = httpHandler(
     const interactionId = req.query.interaction;
     if (!interactionId) return missingInteraction();
     const deps = browserDeps(req.runtime);
-    const request = { interactionId, headers: req.headers };
+    const request = { interactionId, headers: req.headers, origin: eventOrigin(req.requestId, req.sourceIp, req.headers['user-agent']) };
     return req.route.method === 'GET' ? showConsent(request, deps) : submitConsent(request, req.body, deps);
   },
 );

@@ -1,6 +1,7 @@
 import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
+import { type EventOrigin, newEvent } from '../records/event-record.ts';
 import type { InteractionRecord } from '../store/sessions/interactions-repository.ts';
 import type { SessionRecord } from '../store/sessions/sessions-repository.ts';
 import type { BrowserDeps } from './browser-deps.ts';
@@ -11,6 +12,8 @@ import { readCookie, SESSION_COOKIE } from './cookies.ts';
 export interface ConsentRequest {
   interactionId: string;
   headers: Record<string, string | undefined>;
+  /** Where the request came from: `consent.granted` carries it (docs/events.md). */
+  origin?: EventOrigin;
 }
 
 export interface ConsentForm {
@@ -135,13 +138,23 @@ export async function submitConsent(req: ConsentRequest, form: ConsentForm, deps
     const recorded = await deps.interactions.recordDecision(interaction.id, session.id, { decision: 'deny' });
     return recorded ? returnTo(deps, recorded) : interactionGone();
   }
-  await deps.consents.saveConsent({
-    userId: session.user_id,
-    tenantId: interaction.tenant_id,
-    clientId: interaction.client_id,
-    resourceId: interaction.resource_id ?? null,
-    scopes: interaction.scopes,
+  // The event rides on the grant's write: it lands if and only if the grant is stored.
+  const granted = newEvent('consent.granted', deps.now(), req.origin ?? {}, {
+    tenant_id: interaction.tenant_id,
+    client_id: interaction.client_id,
+    user_id: session.user_id,
+    details: { scopes: interaction.scopes, ...(interaction.resource_id ? { resource_id: interaction.resource_id } : {}) },
   });
+  await deps.consents.saveConsent(
+    {
+      userId: session.user_id,
+      tenantId: interaction.tenant_id,
+      clientId: interaction.client_id,
+      resourceId: interaction.resource_id ?? null,
+      scopes: interaction.scopes,
+    },
+    [deps.events.fold(granted)],
+  );
   const recorded = await deps.interactions.recordDecision(interaction.id, session.id, {
     decision: 'allow',
     granted_scopes: interaction.scopes,

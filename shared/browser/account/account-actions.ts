@@ -6,6 +6,7 @@ import { seeOther, withCookie } from '../browser-responses.ts';
 import { clearedSessionCookie, sessionCookie } from '../cookies.ts';
 import { type AccountContext, isRecentSignIn } from './account-context.ts';
 import type { AccountDeps } from './account-deps.ts';
+import { accountEvent } from './account-events.ts';
 import type { AccountForm } from './account-forms.ts';
 import { ACCOUNT_PATH, renderAccount, throughSignIn } from './account-session.ts';
 import { signedOutPage } from './account-view.ts';
@@ -71,7 +72,10 @@ export async function changePassword(ctx: AccountContext, form: AccountForm, dep
   if (!checked.ok) return refuse('The current password is not correct.');
   const at = deps.now();
   try {
-    await deps.users.setPasswordHash(user.id, await deps.hashPassword(next), at, { actor: user.id });
+    await deps.users.setPasswordHash(user.id, await deps.hashPassword(next), at, {
+      actor: user.id,
+      events: [accountEvent(ctx, deps, 'password.changed')],
+    });
   } catch (err) {
     if (isAppError(err) && err.status === 404) return throughSignIn(deps, ctx.session.tenant_id); // deleted meanwhile
     throw err;
@@ -93,7 +97,11 @@ export async function removePasskey(ctx: AccountContext, form: AccountForm, deps
   if (!passkeyId) return renderAccount(ctx, deps, { status: 400, error: { section: 'passkeys', message: 'Choose a passkey to remove.' } });
   const again = await recentOrSignIn(ctx, deps);
   if (again) return again;
-  if (!(await deps.passkeys.remove(ctx.session.user_id, passkeyId))) {
+  const removed = accountEvent(ctx, deps, 'authenticator.removed', {
+    target: { type: 'authenticator', id: passkeyId },
+    details: { kind: 'passkey' },
+  });
+  if (!(await deps.passkeys.remove(ctx.session.user_id, passkeyId, [removed]))) {
     return renderAccount(ctx, deps, {
       status: 400,
       error: { section: 'passkeys', message: 'That passkey is not on your account any more.' },
@@ -105,7 +113,15 @@ export async function removePasskey(ctx: AccountContext, form: AccountForm, deps
 /** Withdraw a grant: the consent is deleted and that client's refresh tokens of the user end (consents-repository.ts). */
 export async function withdrawGrant(ctx: AccountContext, form: AccountForm, deps: AccountDeps): Promise<HttpResponse> {
   const grantId = idOf(form.grant);
-  const withdrawn = grantId ? await deps.grants.deleteConsent(ctx.session.user_id, grantId) : undefined;
+  const withdrawn = grantId
+    ? await deps.grants.deleteConsent(ctx.session.user_id, grantId, (grant) => [
+        accountEvent(ctx, deps, 'consent.withdrawn', {
+          client_id: grant.client_id,
+          target: { type: 'grant', id: grant.id },
+          details: { scopes: grant.scopes, ...(grant.resource_id ? { resource_id: grant.resource_id } : {}) },
+        }),
+      ])
+    : undefined;
   if (!withdrawn) {
     return renderAccount(ctx, deps, {
       status: 400,

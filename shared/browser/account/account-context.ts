@@ -1,3 +1,4 @@
+import type { EventOrigin } from '../../records/event-record.ts';
 import type { SessionRecord } from '../../store/sessions/sessions-repository.ts';
 
 /** What the page and each action serve: the browser's live session and its bindings. */
@@ -7,6 +8,8 @@ export interface AccountContext {
   cookie: string;
   /** The browser's CSRF binding (its `csrf` cookie; `setCookie` when the page must set one). */
   binding: { value: string; setCookie?: string };
+  /** Where the request came from (docs/events.md). */
+  origin: EventOrigin;
 }
 
 /**

@@ -20,7 +20,7 @@ async function context(req: AccountRequest, deps: AccountDeps): Promise<AccountC
   const cookie = readCookie(req.headers, SESSION_COOKIE);
   const session = cookie ? await deps.sessions.findSession(cookie) : undefined;
   if (!session || !cookie) return undefined;
-  return { session, cookie, binding: browserBinding(req.headers, deps.secureCookies) };
+  return { session, cookie, binding: browserBinding(req.headers, deps.secureCookies), origin: req.origin ?? {} };
 }
 
 /**

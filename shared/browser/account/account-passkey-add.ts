@@ -4,6 +4,7 @@ import { parseAttestation, verifyRegistration } from '../passkeys/ceremony.ts';
 import { done, recentOrSignIn } from './account-actions.ts';
 import type { AccountContext } from './account-context.ts';
 import type { AccountDeps } from './account-deps.ts';
+import { accountEvent } from './account-events.ts';
 import type { AccountForm } from './account-forms.ts';
 import { accountRegisterBinding } from './account-passkey-control.ts';
 import { renderAccount, throughSignIn } from './account-session.ts';
@@ -34,7 +35,9 @@ export async function addPasskey(ctx: AccountContext, form: AccountForm, deps: A
   );
   if ('failure' in verified) return refuse(verified.failure === 'expired' ? 'This took too long. Try again.' : COULD_NOT);
   try {
-    await deps.passkeys.add(verified.passkey);
+    await deps.passkeys.add(verified.passkey, (record) => [
+      accountEvent(ctx, deps, 'authenticator.enrolled', { target: { type: 'authenticator', id: record.id }, details: { kind: 'passkey' } }),
+    ]);
   } catch (err) {
     if (isAppError(err) && err.status === 409) return refuse(err.message, 409);
     if (isAppError(err) && err.status === 404) return throughSignIn(deps, ctx.session.tenant_id);

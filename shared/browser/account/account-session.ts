@@ -1,4 +1,5 @@
 import type { HttpResponse } from '../../http/response.ts';
+import type { EventOrigin } from '../../records/event-record.ts';
 import { formToken, seeOther, withCookie } from '../browser-responses.ts';
 import type { AccountContext } from './account-context.ts';
 import type { AccountDeps } from './account-deps.ts';
@@ -12,6 +13,8 @@ export const ACCOUNT_PATH = '/account';
 
 export interface AccountRequest {
   headers: Record<string, string | undefined>;
+  /** Where the request came from: the security events of its changes carry it (docs/events.md). */
+  origin?: EventOrigin;
   query: { tenant?: string | undefined; done?: string | undefined };
 }
 

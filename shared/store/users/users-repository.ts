@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AppError, conflict, notFound } from '../../errors.ts';
 import type { CollectionSource } from '../../lists/collection-source.ts';
+import type { FoldedEvent } from '../../ports/event-log.ts';
 import {
   type NewUser,
   USER_LOGIN_KINDS,
@@ -63,7 +64,12 @@ export interface UsersRepository {
    * password, stronger parameters), which must not log the user out everywhere. The login markers
    * then get the new hash's prefix (user-markers.ts `loginMarkerAttributes`). 404 if missing.
    */
-  setPasswordHash(id: string, hash: string, at: Date, options?: { actor?: string; revokeTokens?: boolean }): Promise<UserRecord>;
+  setPasswordHash(
+    id: string,
+    hash: string,
+    at: Date,
+    options?: { actor?: string; revokeTokens?: boolean; events?: readonly FoldedEvent[] },
+  ): Promise<UserRecord>;
   /** Deletes leftover refresh tokens of a user id (idempotent); returns how many items went. */
   sweepRefreshTokens(id: string): Promise<number>;
   collection(tenantId: string): CollectionSource<UserRecord>;
@@ -107,6 +113,7 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
     id: string,
     build: (current: UserRecord) => { fields: Record<string, unknown>; writes?: Write[] },
     expectedVersion?: number,
+    events?: readonly FoldedEvent[],
   ) =>
     updateWithRetry({
       load: () => get(id),
@@ -114,7 +121,9 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
       ...(expectedVersion !== undefined ? { expectedVersion } : {}),
       write: async (current) => {
         const { fields, writes = [] } = build(current);
-        const { attributes } = await commitPlan(db, tableName, [[versionedUpdate(keys.user(id), fields, current.version), ...writes]]);
+        const { attributes } = await commitPlan(db, tableName, [[versionedUpdate(keys.user(id), fields, current.version), ...writes]], {
+          events,
+        });
         return attributes ? toRecord<UserRecord>(attributes) : mustGet(id);
       },
     });
@@ -190,18 +199,24 @@ export function usersRepository(db: DynamoDBDocumentClient, tableName: string, n
     },
 
     async setPasswordHash(id, hash, at, options = {}) {
-      const updated = await change(id, (current) => ({
-        fields: {
-          password_hash: hash,
-          ...(options.revokeTokens === false ? {} : { tokens_revoked_at: at.toISOString() }),
-          // A new password ends a lockout (docs/contract.md §7.3): the count was of guesses at the old one
-          // (as Auth0 unblocks a brute-force block on a password reset).
-          login_failures: undefined,
-          login_attempt_at: undefined,
-          updated_by: options.actor ?? current.updated_by,
-          updated_at: at.toISOString(),
-        },
-      }));
+      // `events` (a self-service change's `password.changed`) land with the new hash or not at all.
+      const updated = await change(
+        id,
+        (current) => ({
+          fields: {
+            password_hash: hash,
+            ...(options.revokeTokens === false ? {} : { tokens_revoked_at: at.toISOString() }),
+            // A new password ends a lockout (docs/contract.md §7.3): the count was of guesses at the old one
+            // (as Auth0 unblocks a brute-force block on a password reset).
+            login_failures: undefined,
+            login_attempt_at: undefined,
+            updated_by: options.actor ?? current.updated_by,
+            updated_at: at.toISOString(),
+          },
+        }),
+        undefined,
+        options.events,
+      );
       await writeLoginHint(updated, hash);
       return updated;
     },
