@@ -9,17 +9,18 @@ import { EVENT_TYPES } from '../../records/event-record.ts';
  * The events list (docs/events.md "Query API"): the record of shared/records/event-record.ts.
  * `q` may name `type`, `user_id`, `client_id` (each read by the store: the user through its
  * index, the others as filters) and `occurred_at` (a key range); nothing else is filterable, and
- * the order is fixed, newest first (the partition's order).
+ * the order is fixed, newest first (the partition's order): `sort` is refused, whatever the
+ * declaration says of the scalars.
  */
 export const eventsCollection = defineCollection({
   name: 'events',
   attributes: {
-    id: { type: 'uuid', filterable: false, sortable: false },
-    type: { type: 'string', sortable: false },
-    occurred_at: { type: 'timestamp' },
-    tenant_id: { type: 'uuid', filterable: false, sortable: false },
-    client_id: { type: 'string', sortable: false },
-    user_id: { type: 'uuid', sortable: false },
+    id: { type: 'uuid', filterable: false },
+    type: 'string',
+    occurred_at: 'timestamp',
+    tenant_id: { type: 'uuid', filterable: false },
+    client_id: 'string',
+    user_id: 'uuid',
     actor: 'object',
     target: 'object',
     changed_fields: 'array',

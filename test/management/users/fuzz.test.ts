@@ -87,10 +87,11 @@ fuzzArea('fuzz: Users endpoints never answer 5xx to client input', {
   // `/users/{user_id}/roles` is fuzzed with the Roles routes (fuzz-management-roles.test.ts),
   // `/users/{user_id}/groups` with the Groups routes (fuzz-management-groups.test.ts), and the
   // effective-RBAC reads (GET `/groups`, `/permissions`) in fuzz-management-rbac.test.ts;
-  // `/users/{user_id}/grants` with the User Grants routes (fuzz-management-grants.test.ts).
+  // `/users/{user_id}/grants` with the User Grants routes (fuzz-management-grants.test.ts),
+  // `/users/{user_id}/events` with the events routes (test/management/events/fuzz.test.ts).
   area: (r) =>
     r.path.startsWith(U) &&
-    ![`${U}/register`, `${U}/{user_id}/roles`, `${U}/{user_id}/groups`].includes(r.path) &&
+    ![`${U}/register`, `${U}/{user_id}/roles`, `${U}/{user_id}/groups`, `${U}/{user_id}/events`].includes(r.path) &&
     !r.path.startsWith(`${U}/{user_id}/grants`) &&
     !(r.method === 'GET' && r.path === `${U}/{user_id}/permissions`),
   routes,
