@@ -341,6 +341,52 @@ describe('scope and authentication', () => {
   });
 });
 
+describe('tenant admins and the OpenAPI document', () => {
+  it("a tenant admin's own token reads its tenant's events, not another's; a plain user's token with the scope claim is 403", async () => {
+    const tenant = await createTenant(runtime());
+    const other = await createTenant(runtime());
+    await record(tenant, 3, { client_id: 'admin-app' });
+    await record(other, 2, { client_id: 'other-app' });
+    const admin = await fx.createUser({}, { tenant_id: tenant });
+    const plain = await fx.createUser({}, { tenant_id: tenant });
+    expect((await fx.call('POST', `/tenants/${tenant}/admins`, { body: { users: [admin.id] } })).status).toBe(204);
+    const token = await fx.userToken(admin.id, { scope: 'read:events' });
+    const res = await fx.call('GET', '/events?limit=100', { token });
+    expect(res.status).toBe(200);
+    const mine = await expected(tenant);
+    expect(res.body.items).toEqual(mine);
+    expect(mine.filter((e) => e.client_id === 'admin-app')).toHaveLength(3);
+    const foreign = await fx.call('GET', '/events', { token, headers: { tenant_id: other } });
+    expect(foreign.status).toBe(403);
+    const refused = await fx.call('GET', '/events', { token: await fx.userToken(plain.id, { scope: 'read:events' }) });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('insufficient_scope');
+  });
+
+  it('/openapi.json documents both routes: the read:events scope, the parameters, the list answer', async () => {
+    const res = await fetch(`${fx.svc.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as any;
+    for (const path of ['/identity/v1/events', '/identity/v1/users/{user_id}/events']) {
+      const op = doc.paths[path].get;
+      expect(op.security).toContainEqual({ managementApi: ['read:events'] });
+      expect(op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)).toEqual([
+        'limit',
+        'cursor',
+        'q',
+        'from',
+        'to',
+        'fields',
+        'offset',
+        'sort',
+        'total_count',
+      ]);
+      expect(Object.keys(op.responses)).toContain('200');
+    }
+    expect(doc.paths['/identity/v1/users/{user_id}/events'].get.parameters.find((p: any) => p.in === 'path').name).toBe('user_id');
+  });
+});
+
 describe('parameters', () => {
   it.each([
     ['limit=0', 'limit'],
