@@ -3,6 +3,7 @@ import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { attemptSource } from '../oauth/device/attempt-source.ts';
 import type { EventLog } from '../ports/event-log.ts';
+import { type EventOrigin, newEvent } from '../records/event-record.ts';
 import { formatUserCode, normaliseUserCode } from '../records/user-code.ts';
 import type { DeviceCodesRepository } from '../store/sessions/device-codes-repository.ts';
 import type { InteractionsRepository } from '../store/sessions/interactions-repository.ts';
@@ -23,12 +24,15 @@ export interface DevicePageDeps {
   csrfKey: () => Promise<Buffer>;
   issuer: string;
   secureCookies: boolean;
+  now: () => Date;
 }
 
 export interface DevicePageRequest {
   headers: Record<string, string | undefined>;
   /** The caller's address (API Gateway `requestContext.identity.sourceIp`): the attempt limit counts by it, per /64 for IPv6 (attempt-source.ts). */
   sourceIp: string;
+  /** Where the request came from: the decision's event carries it (docs/events.md). */
+  origin?: EventOrigin;
 }
 
 /** The CSRF purpose of this page's form: a token of another page never passes here. */
@@ -141,15 +145,28 @@ export async function resumeDevice(req: DevicePageRequest, interactionId: unknow
   const consumed = await deps.interactions.consumeInteraction(id);
   const hash = consumed?.payload.device_hash;
   if (!consumed || typeof hash !== 'string') return interactionGone();
-  const recorded = await deps.deviceCodes.decide(hash, {
-    decision: consumed.decision === 'allow' ? 'allow' : 'deny',
-    userId: consumed.user_id!,
-    authTime: consumed.auth_time ?? session.auth_time,
-    amr: consumed.amr ?? session.amr,
-    grantedScopes: consumed.granted_scopes ?? [],
+  const allow = consumed.decision === 'allow';
+  const grantedScopes = consumed.granted_scopes ?? [];
+  // The event rides on the decision's write; it names neither the device code nor the user code.
+  const decided = newEvent(allow ? 'device.approved' : 'device.denied', deps.now(), req.origin ?? {}, {
+    tenant_id: consumed.tenant_id,
+    client_id: consumed.client_id,
+    user_id: consumed.user_id!,
+    ...(allow ? { details: { scopes: grantedScopes } } : {}),
   });
+  const recorded = await deps.deviceCodes.decide(
+    hash,
+    {
+      decision: allow ? 'allow' : 'deny',
+      userId: consumed.user_id!,
+      authTime: consumed.auth_time ?? session.auth_time,
+      amr: consumed.amr ?? session.amr,
+      grantedScopes,
+    },
+    [deps.events.fold(decided)],
+  );
   if (!recorded) return errorPage(400, 'Code expired', 'This code has expired or was already used. Start again on your device.');
-  return consumed.decision === 'allow'
+  return allow
     ? htmlPage({ title: 'Device connected', body: html`<p>You may now return to your device.</p>` })
     : htmlPage({ title: 'Request denied', body: html`<p>The device was not connected. You may close this page.</p>` });
 }

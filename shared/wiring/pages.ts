@@ -73,6 +73,7 @@ export const devicePageDeps = /* @__PURE__ */ perRuntime((runtime: Runtime): Dev
     issuer: config.issuer,
     secureCookies: secureCookies(config.issuer),
     events: eventLogOf(runtime),
+    now,
   };
 });
 

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { FoldedEvent } from '../../ports/event-log.ts';
 import { newUserCode } from '../../records/user-code.ts';
 import { entity } from '../core/entity.ts';
 import { getItem } from '../core/reads/read-items.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
 import { ttlOf } from '../core/ttl.ts';
+import { sendWithEvents } from '../events/send-with-events.ts';
 import { type DeviceCodePolls, type DeviceCodeRecord, deviceCodeHash, deviceCodePolls, deviceItems } from './device-code-polls.ts';
 import type { AuthMethod } from './sessions-repository.ts';
 
@@ -44,8 +46,12 @@ export interface DeviceCodesRepository extends DeviceCodePolls {
   create(input: NewDeviceCode): Promise<{ deviceCode: string; device: DeviceCodeRecord }>;
   /** The live, pending authorization a (normalised) user code names; undefined for any other. */
   findPendingByUserCode(userCode: string): Promise<DeviceCodeRecord | undefined>;
-  /** Records the user's decision on a pending, live authorization (one conditional write); false if it is not pending any more. */
-  decide(hash: string, decision: Decision): Promise<boolean>;
+  /**
+   * Records the user's decision on a pending, live authorization (one conditional write); false if
+   * it is not pending any more. `events` (`device.approved` / `device.denied`) ride on that write:
+   * a second decision of the same code writes nothing and records nothing.
+   */
+  decide(hash: string, decision: Decision, events?: readonly FoldedEvent[]): Promise<boolean>;
 }
 
 /** How long a device item outlives its expiry (RFC 8628 §3.5 `expired_token` for late polls). */
@@ -125,9 +131,10 @@ export function deviceCodesRepository(db: DynamoDBDocumentClient, tableName: str
       return live && device.status === 'pending' ? device : undefined;
     },
 
-    decide(hash, { decision, userId, authTime, amr, grantedScopes }) {
+    async decide(hash, { decision, userId, authTime, amr, grantedScopes }, events) {
       const at = now();
-      return items.update({
+      const update = {
+        TableName: tableName,
         Key: keys.deviceCode(hash),
         UpdateExpression: `SET #status = :status, user_id = :user, auth_time = :authTime, granted_scopes = :scopes, decided_at = :now${amr ? ', amr = :amr' : ''}`,
         ConditionExpression: '#status = :pending AND expires_at > :now',
@@ -141,7 +148,14 @@ export function deviceCodesRepository(db: DynamoDBDocumentClient, tableName: str
           ':pending': 'pending',
           ...(amr ? { ':amr': amr } : {}),
         },
-      });
+      };
+      try {
+        await sendWithEvents(db, { Update: update }, events);
+        return true;
+      } catch (err) {
+        if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+        return translateError(err);
+      }
     },
   };
 }
