@@ -9,7 +9,8 @@ import type { Route } from '#shared/routes/route.ts';
  * (test/infra/nag.test.ts) and `cdk synth` (infra/app.ts). Findings that could be fixed were fixed
  * instead: named GSI ARNs rather than `index/*` (IAM5), a request validator (APIG2), ERROR-level
  * execution logs (APIG6), an inline account logging policy rather than the AWS managed one (IAM4),
- * TLS-only alarm topic (SNS3), a WAF web ACL where the stage turns it on (APIG3).
+ * TLS-only alarm topic (SNS3), a WAF web ACL where the stage turns it on (APIG3), an encrypted
+ * TLS-only event failure queue (SQS2, SQS4).
  */
 
 /** Why a route's method has no API Gateway authorizer (APIG4) and no Cognito authorizer (COG4). */
@@ -69,6 +70,11 @@ export const NO_WAF_REASON =
   'This stage turns the WAF web ACL off (cdk.json waf.enabled: false; on by default only for production stages, docs/deploy.md "WAF"). ' +
   'Stage and per-route throttles, the per-user login lockout and per-client rate limits still apply.';
 
+export const EVENT_FAILURES_REASON =
+  "This queue is itself the last stop: the on-failure destination of the event forwarder's stream mapping, where Lambda describes " +
+  'the stream batches it gave up on (shard and sequence numbers; the events stay in the table). A queue behind it would only ' +
+  'move the same messages again; the EventsDiscarded alarm watches this one (docs/events.md "Alarms and dashboard").';
+
 /** An ARN of this account and region as cdk-nag writes it in a finding id (`<AWS::Region>` for an unresolved region). */
 function findingArn(scope: IConstruct, service: string, resource: string): string {
   const stack = Stack.of(scope);
@@ -100,6 +106,8 @@ export interface NagAcknowledgedParts {
   readonly sesEmailRoles?: IConstruct | undefined;
   /** The API stage, when the stage has no WAF web ACL. */
   readonly stageWithoutWaf?: IConstruct | undefined;
+  /** The event forwarder's on-failure queue (a dead-letter destination with none of its own). */
+  readonly eventFailureQueue?: IConstruct | undefined;
 }
 
 /** Applies every acknowledgment above; called once by IdentityServiceStack. */
@@ -121,4 +129,5 @@ export function acknowledgeNagFindings(parts: NagAcknowledgedParts): void {
     acknowledge(parts.sesEmailRoles, `IAM5[Resource::${findingArn(parts.sesEmailRoles, 'ses', 'identity/*')}]`, SES_ANY_IDENTITY_REASON);
   }
   if (parts.stageWithoutWaf) acknowledge(parts.stageWithoutWaf, 'APIG3', NO_WAF_REASON);
+  if (parts.eventFailureQueue) acknowledge(parts.eventFailureQueue, 'SQS3', EVENT_FAILURES_REASON);
 }

@@ -61,6 +61,10 @@ const AlarmsSchema = v.strictObject({
   dynamoSystemErrors: v.optional(int(0, 1_000_000), 0),
   /** Failed KMS calls per period. */
   kmsErrors: v.optional(int(0, 1_000_000), 0),
+  /** Failed sign-ins of the busiest tenant per period (the example security alarm, docs/events.md "Alarms and dashboard"). */
+  failedSignInsPerTenant: v.optional(int(1, 1_000_000), 50),
+  /** Age in seconds of the oldest table stream record the event forwarder has not handled (the stream keeps records 24 hours). */
+  eventsIteratorAgeSeconds: v.optional(int(60, 86_400), 600),
   periodMinutes: v.optional(int(1, 60), 5),
   /** Existing SNS topic for alarm actions. */
   topicArn: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/, 'must be an SNS topic ARN'))),
@@ -110,6 +114,8 @@ export const StageSettingsSchema = v.strictObject({
   /** X-Ray on the API stage and every function (docs/operations.md "Metrics and traces"). */
   tracing: v.optional(v.boolean(), true),
   recordCacheTtlSeconds: v.optional(int(0, 300), 1),
+  /** `EVENTS_RETENTION_DAYS` of every function: how long security events are kept (docs/events.md "Retention"); same bounds as shared/config.ts. */
+  eventsRetentionDays: v.optional(int(1, 3650), 30),
   /**
    * `KEY_RETIRE_AFTER_SECONDS`: how long a demoted signing key stays published. Must be at least the
    * longest token lifetime any Resource may set (docs/keys.md); same bounds as shared/config.ts.

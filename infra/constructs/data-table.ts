@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE_INDEXES, TABLE_KEYS } from '#shared/store/core/table-definition.ts';
+import { TABLE_INDEXES, TABLE_KEYS, TABLE_STREAM } from '#shared/store/core/table-definition.ts';
 
 export interface DataTableProps {
   /**
@@ -15,8 +15,8 @@ export interface DataTableProps {
 /**
  * The single table (docs/design.md §3.6), built from the same definition the local runtime uses
  * (shared/store/core/table-definition.ts) so the two cannot drift: on-demand, point-in-time recovery,
- * TTL, every GSI projecting ALL. No physical name: CloudFormation names it and functions get it
- * from `TABLE_NAME`.
+ * TTL, every GSI projecting ALL, a stream of new images (the event forwarder's source). No physical
+ * name: CloudFormation names it and functions get it from `TABLE_NAME`.
  */
 export class DataTable extends Construct {
   readonly table: dynamodb.TableV2;
@@ -29,6 +29,7 @@ export class DataTable extends Construct {
       partitionKey: str(TABLE_KEYS.partitionKey),
       sortKey: str(TABLE_KEYS.sortKey),
       timeToLiveAttribute: TABLE_KEYS.ttlAttribute,
+      dynamoStream: dynamodb.StreamViewType[TABLE_STREAM.viewType],
       billing: dynamodb.Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       globalSecondaryIndexes: TABLE_INDEXES.map((i) => ({

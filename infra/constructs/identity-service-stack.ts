@@ -1,4 +1,5 @@
 import { Annotations, CfnOutput, CfnResource, Duration, NestedStack, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -14,6 +15,8 @@ import { AccessRoles } from './access-roles.ts';
 import { CustomDomain } from './custom-domain.ts';
 import { DataTable } from './data-table.ts';
 import { EdgeProtection } from './edge-protection.ts';
+import { EventAlarms } from './event-alarms.ts';
+import { EventStream } from './event-stream.ts';
 import { KeyRotation, ROTATION_ACCESS } from './key-rotation.ts';
 import { RouteApi, TOKEN_HANDLER } from './route-api.ts';
 import { metricNamespace, ServiceAlarms } from './service-alarms.ts';
@@ -54,6 +57,9 @@ export class IdentityServiceStack extends Stack {
   readonly bootstrap: StageBootstrap;
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
+  /** The table stream's forwarder to the stage's EventBridge bus (docs/events.md). */
+  readonly events: EventStream;
+  readonly eventAlarms: EventAlarms;
   /** Alarms, topic and dashboard. */
   readonly monitoring: NestedStack;
   /** The WAF web ACL, when the stage has one (infra/stages.ts `wafEnabled`). */
@@ -85,6 +91,7 @@ export class IdentityServiceStack extends Stack {
       ...(stage.docsUrl ? { DOCS_URL: stage.docsUrl } : {}),
       RECORD_CACHE_TTL_SECONDS: String(stage.recordCacheTtlSeconds),
       KEY_RETIRE_AFTER_SECONDS: String(stage.keyRetireAfterSeconds),
+      EVENTS_RETENTION_DAYS: String(stage.eventsRetentionDays),
       POWERTOOLS_SERVICE_NAME: 'identity-service',
       // The functions' metrics (shared/observability/service-metrics.ts) go beside the log-derived ones.
       POWERTOOLS_METRICS_NAMESPACE: metricNamespace(stage.name),
@@ -146,6 +153,15 @@ export class IdentityServiceStack extends Stack {
       else this.bootstrap.resource.node.addDependency(fn);
     }
 
+    // Not a route: the table stream invokes it (docs/events.md "Streaming: the EventBridge bus").
+    this.events = new EventStream(this, 'Events', {
+      stageName: stage.name,
+      table: this.table.table,
+      functionDefaults: withIssuer,
+      logGroup: functionLogs,
+      removalPolicy,
+    });
+
     const healthRoute = routes.find((r) => r.method === 'GET' && r.path === HEALTH_PATH);
     if (!healthRoute) throw new Error(`The route table has no GET ${HEALTH_PATH}: the health alarms need it.`);
     if (wafEnabled(stage)) {
@@ -164,6 +180,7 @@ export class IdentityServiceStack extends Stack {
     // otherwise take route room in this one (docs/deploy.md "Resource budget").
     this.monitoring = new NestedStack(this, 'Monitoring', { description: `Identity service ${stage.name}: alarms and dashboard` });
     const period = Duration.minutes(stage.alarms.periodMinutes);
+    const topic = this.alarmTopic(this.monitoring, stage);
     this.alarms = new ServiceAlarms(this.monitoring, 'Alarms', {
       stage: this.api.api.deploymentStage,
       accessLogs: this.api.accessLogs,
@@ -176,7 +193,16 @@ export class IdentityServiceStack extends Stack {
       thresholds: stage.alarms,
       period,
       metricNamespace: metricNamespace(stage.name),
-      topic: this.alarmTopic(this.monitoring, stage),
+      topic,
+    });
+    const serviceMetrics = { namespace: environment.POWERTOOLS_METRICS_NAMESPACE!, service: environment.POWERTOOLS_SERVICE_NAME! };
+    this.eventAlarms = new EventAlarms(this.monitoring, 'EventAlarms', {
+      forwarder: this.events.function,
+      failures: this.events.failures,
+      serviceMetrics,
+      thresholds: stage.alarms,
+      period,
+      topic,
     });
     this.dashboard = new ServiceDashboard(this.monitoring, 'Dashboard', {
       stageName: stage.name,
@@ -187,16 +213,21 @@ export class IdentityServiceStack extends Stack {
       table: this.table.table,
       webAclMetricName: this.edge ? `IdentityService-${stage.name}-WebAcl` : undefined,
       period,
-      serviceMetrics: { namespace: environment.POWERTOOLS_METRICS_NAMESPACE!, service: environment.POWERTOOLS_SERVICE_NAME! },
+      serviceMetrics,
     });
+    this.dashboard.dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({ title: 'Security events', alarms: [...this.eventAlarms.alarms], width: 12, height: 6 }),
+      this.eventAlarms.topTenantsWidget,
+    );
 
     acknowledgeNagFindings({
       routeMethods: [...this.api.routeMethods, ...this.api.headMethods],
       fallbackMethods: this.api.fallbackMethods,
-      tracedRoles: stage.tracing ? [this.roles] : [],
+      tracedRoles: stage.tracing ? [this.roles, this.events.role] : [],
       accountRole: this.api.accountRole,
       sesEmailRoles: stage.email && !stage.email.identityArn ? this.roles : undefined,
       stageWithoutWaf: this.edge ? undefined : this.api.api.deploymentStage,
+      eventFailureQueue: this.events.failures,
     });
 
     // Fail `cdk synth`, not a deploy half an hour later, when the route table outgrows the stack.
@@ -234,6 +265,7 @@ export class IdentityServiceStack extends Stack {
     add('gateway', this.api.fallback);
     add('background', this.rotation.function);
     add('background', this.bootstrap.function);
+    add('background', this.events.function);
     return groups;
   }
 

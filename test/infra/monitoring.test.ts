@@ -2,6 +2,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
 import { routeGroup } from '#shared/routes/function-groups.ts';
 import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
+import { FORWARD_EVENTS_HANDLER } from '../../infra/constructs/event-stream.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
 import { MAX_METRICS_PER_ALARM, TABLE_OPERATIONS } from '../../infra/constructs/service-alarms.ts';
@@ -115,6 +116,7 @@ describe('alarms (docs/operations.md "Alarms")', () => {
     add('gateway', FALLBACK_HANDLER);
     add('background', ROTATE_KEYS_HANDLER);
     add('background', BOOTSTRAP_HANDLER);
+    add('background', FORWARD_EVENTS_HANDLER);
     for (const [group, ids] of expected) {
       for (const [kind, metricName] of [
         ['Errors', 'Errors'],

@@ -23,8 +23,21 @@ export const TABLE_INDEXES: readonly IndexDefinition[] = [
   { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
 ];
 
-/** The CreateTable input used locally (and by tests); CDK maps the same fields to `TableV2`. */
-export function createTableInput(tableName: string) {
+/**
+ * The table's stream (docs/events.md "Streaming: the EventBridge bus"): new images only, which is
+ * all the event forwarder reads; in AWS its event source mapping passes only inserted items whose
+ * entity `type` is EVENT_ITEM_TYPE. A stream can be added to an existing table in place.
+ */
+export const TABLE_STREAM = { viewType: 'NEW_IMAGE' } as const;
+
+/** The entity type of a security event item (shared/store/events/event-items.ts). */
+export const EVENT_ITEM_TYPE = 'Event';
+
+/**
+ * The CreateTable input used locally (and by tests); CDK maps the same fields to `TableV2`. With
+ * `stream`, the table has TABLE_STREAM (locally: when something reads it, `npm start`).
+ */
+export function createTableInput(tableName: string, options: { stream?: boolean } = {}) {
   const attrs = new Set<string>([TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey]);
   for (const i of TABLE_INDEXES) {
     attrs.add(i.partitionKey);
@@ -46,5 +59,6 @@ export function createTableInput(tableName: string) {
       ],
       Projection: { ProjectionType: 'ALL' as const },
     })),
+    ...(options.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE_STREAM.viewType } } : {}),
   };
 }
