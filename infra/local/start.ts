@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { type LocalStack, startLocalStack } from './local-stack.ts';
 import { isAlive } from './process-alive.ts';
 
@@ -8,7 +9,7 @@ import { isAlive } from './process-alive.ts';
  *   100/200), THROTTLE_ROUTES (false: the routes' own throttles are off), DEFAULT_CLIENT_ID / DEFAULT_CLIENT_SECRET, and the service settings of shared/config.ts
  *   (MULTI_TENANT, DOCS_URL, OUTBOX_DIR (default <DATA_DIR>/outbox), RECORD_CACHE_TTL_SECONDS, REVOCATION_CACHE_TTL_SECONDS, the lockout
  *   settings LOGIN_LOCKOUT_FAILURES / LOGIN_LOCKOUT_SECONDS / OTP_MAX_FAILURES, the passkey policy PASSKEYS, the per-user caps
- *   USER_MAX_REFRESH_FAMILIES / USER_MAX_SESSIONS, and the
+ *   USER_MAX_REFRESH_FAMILIES / USER_MAX_SESSIONS, the events' EVENTS_RETENTION_DAYS, and the
  *   dependency budgets DYNAMODB_* / KMS_* _CONNECT_TIMEOUT_MS, _ATTEMPT_TIMEOUT_MS, _MAX_ATTEMPTS).
  *
  * Lifecycle: SIGINT or SIGTERM stops the server and DynamoDB Local. `npm start` execs this process
@@ -23,7 +24,7 @@ const inMemory = env.DYNAMODB_IN_MEMORY === 'true';
 const dataDir = env.DATA_DIR ?? '.data';
 const out = process.stdout;
 const SERVICE_SETTINGS =
-  /^(MULTI_TENANT|DOCS_URL|OUTBOX_DIR|RECORD_CACHE_TTL_SECONDS|REVOCATION_CACHE_TTL_SECONDS|LOGIN_LOCKOUT_FAILURES|LOGIN_LOCKOUT_SECONDS|OTP_MAX_FAILURES|PASSKEYS|USER_MAX_REFRESH_FAMILIES|USER_MAX_SESSIONS|(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS))$/;
+  /^(MULTI_TENANT|DOCS_URL|OUTBOX_DIR|RECORD_CACHE_TTL_SECONDS|REVOCATION_CACHE_TTL_SECONDS|LOGIN_LOCKOUT_FAILURES|LOGIN_LOCKOUT_SECONDS|OTP_MAX_FAILURES|PASSKEYS|USER_MAX_REFRESH_FAMILIES|USER_MAX_SESSIONS|EVENTS_RETENTION_DAYS|(DYNAMODB|KMS)_(CONNECT_TIMEOUT_MS|ATTEMPT_TIMEOUT_MS|MAX_ATTEMPTS))$/;
 
 let stack: LocalStack | undefined;
 let stopping: { reason: string; code: number } | undefined;
@@ -62,12 +63,15 @@ try {
     defaultClientId: env.DEFAULT_CLIENT_ID?.toLowerCase(),
     defaultClientSecret: env.DEFAULT_CLIENT_SECRET,
     env: Object.fromEntries(Object.entries(env).filter(([name]) => SERVICE_SETTINGS.test(name))),
+    // Every security event as one JSON line (docs/events.md "Locally: events.jsonl"); in memory, none.
+    eventsFile: inMemory ? undefined : join(dataDir, 'events.jsonl'),
   });
   if (stopping) shutDown(stack, stopping.code);
   else {
     out.write(`Identity service listening on ${stack.url}\n`);
     out.write(`  DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.tableName}${inMemory ? ', in memory' : `, data in ${dataDir}`})\n`);
     out.write(`  Default Client id: ${stack.defaultClient.clientId}\n`);
+    if (stack.eventsFile) out.write(`  Security events: ${stack.eventsFile}\n`);
     for (const notice of stack.notices) out.write(`  ${notice}\n`);
     if (stack.defaultClient.clientSecret) {
       out.write(

@@ -35,6 +35,11 @@ export async function startTestService(
      * throws, naming each mismatch; docs/openapi.md). Default: on when `OPENAPI_CONTRACT=1`.
      */
     contract?: boolean;
+    /**
+     * Stream the table's events to this file as `npm start` does (docs/events.md "Locally:
+     * events.jsonl"). Off by default: a stream and its reader every 250 ms cost every other suite.
+     */
+    eventsFile?: string;
   } = {},
 ): Promise<TestService> {
   const contract = options.contract ?? process.env.OPENAPI_CONTRACT === '1';
@@ -53,6 +58,7 @@ export async function startTestService(
     env: { ...TEST_BUDGET_ENV, ...options.env },
     ...(options.now ? { now: options.now } : {}),
     ...(contract ? { observe: (x: Exchange) => exchanges.push(x) } : {}),
+    ...(options.eventsFile ? { eventsFile: options.eventsFile } : {}),
   });
   const managementAudience = `${stack.url}/identity/v1/`;
   return {
