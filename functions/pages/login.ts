@@ -2,6 +2,7 @@ import { missingInteraction, showLogin, submitLogin } from '#shared/browser/logi
 import { LoginFormBody, LoginQuery } from '#shared/browser/page-forms.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
+import { eventOrigin } from '#shared/records/event-record.ts';
 import { httpHandler } from '#shared/wiring/http-handler.ts';
 import { browserDeps } from '#shared/wiring/pages.ts';
 
@@ -17,7 +18,8 @@ export const handler = httpHandler(
     const { interaction: interactionId, connection, csrf_token } = req.query;
     if (!interactionId) return missingInteraction();
     const deps = browserDeps(req.runtime);
-    const request = { interactionId, headers: req.headers };
+    const origin = eventOrigin(req.requestId, req.sourceIp, req.headers['user-agent']);
+    const request = { interactionId, headers: req.headers, origin };
     if (req.route.method === 'POST') return submitLogin(request, req.body, deps);
     // A provider link of the login page (docs/federation.md "Federated login").
     return showLogin(connection === undefined ? request : { ...request, connection: { name: connection, csrfToken: csrf_token } }, deps);

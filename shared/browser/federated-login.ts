@@ -13,6 +13,7 @@ import { authorizationError } from '../oauth/authorize/authorization-response.ts
 import { AuthorizeError, type AuthorizeRequest } from '../oauth/authorize/authorize-request.ts';
 import { isRegisteredRedirectUri } from '../oauth/authorize/redirect-uri.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import type { EventOrigin } from '../records/event-record.ts';
 import type { IdentityProviderRecord } from '../records/identity-provider-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { FederatedLoginsRepository } from '../store/sessions/federated-logins-repository.ts';
@@ -175,6 +176,8 @@ export interface CallbackQuery {
 export interface CallbackRequest {
   query: CallbackQuery;
   headers: Record<string, string | undefined>;
+  /** Where the request came from: the sign-in's events carry it (docs/events.md). */
+  origin?: EventOrigin;
 }
 
 /** What the callback finishes with once the user is known: the login page's completion (login-attempts.ts). */

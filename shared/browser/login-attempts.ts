@@ -1,11 +1,21 @@
 import { isAppError } from '../errors.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { logger } from '../logger.ts';
+import {
+  type FailureReason,
+  type LoginEventContext,
+  type LoginMethod,
+  recordFailure,
+  type SecondFactor,
+  signInEvents,
+} from '../oauth/grants/login-events.ts';
 import { checkUserSecret, type LoginSubject, type SecretCheck } from '../oauth/grants/user-login.ts';
+import type { EventOrigin } from '../records/event-record.ts';
 import type { PasskeyRecord } from '../records/passkey-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { InteractionRecord } from '../store/sessions/interactions-repository.ts';
 import type { AuthMethod } from '../store/sessions/sessions-repository.ts';
+import type { Rehash } from '../store/users/user-login-writes.ts';
 import type { BrowserDeps } from './browser-deps.ts';
 import { interactionGone, seeOther, withCookie } from './browser-responses.ts';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
@@ -43,7 +53,17 @@ export interface LoginRequest {
   headers: Record<string, string | undefined>;
   /** A provider link of the login page (docs/federation.md "Federated login"): its `provider_name` and CSRF token. */
   connection?: { name: unknown; csrfToken: unknown };
+  /** Where the request came from: the sign-in's security events carry it (docs/events.md). */
+  origin?: EventOrigin;
 }
+
+/** What the events of a login page's attempt carry (login-events.ts). */
+export const loginContext = (
+  req: LoginRequest,
+  interaction: InteractionRecord,
+  method: LoginMethod,
+  secondFactor?: SecondFactor,
+): LoginEventContext => ({ clientId: interaction.client_id, origin: req.origin ?? {}, method, secondFactor });
 
 /** How long the OTP step may follow the password step. */
 export const OTP_STEP_SECONDS = 300;
@@ -64,7 +84,8 @@ export const PASSKEY_FAILED = 'The passkey could not be used to sign in. Try aga
 export const STEP_EXPIRED = 'This form has expired. Please sign in again.';
 
 export type Refused = { refused: { error: string; headers?: Record<string, string> }; status: number; user?: undefined };
-export type Attempt = { refused?: undefined; user: UserRecord } | Refused;
+/** `liftsLockout`: the login this attempt completes ends a lockout (`lockout.lifted`, login-events.ts). */
+export type Attempt = { refused?: undefined; user: UserRecord; liftsLockout: boolean } | Refused;
 export type PasskeyAttempt = { refused?: undefined; user: UserRecord; amr: 'hwk' | 'swk' } | Refused;
 
 /**
@@ -72,9 +93,9 @@ export type PasskeyAttempt = { refused?: undefined; user: UserRecord; amr: 'hwk'
  * lockout is 429 with `Retry-After`; a wrong secret, an unknown user and a blocked user get one
  * wording, so the page tells an attacker nothing about which it was.
  */
-export async function attempt(subject: LoginSubject, check: SecretCheck, deps: BrowserDeps): Promise<Attempt> {
+export async function attempt(subject: LoginSubject, check: SecretCheck, deps: BrowserDeps, context: LoginEventContext): Promise<Attempt> {
   try {
-    return { user: await checkUserSecret(subject, check, deps.login) };
+    return await checkUserSecret(subject, check, { ...deps.login, events: deps.events }, context);
   } catch (err) {
     if (!isAppError(err) || (err.status !== 400 && err.status !== 429)) throw err;
     if (err.status === 400) return { status: 400, refused: { error: 'The username or password is not correct.' } };
@@ -90,10 +111,22 @@ export async function attempt(subject: LoginSubject, check: SecretCheck, deps: B
   }
 }
 
+/** How a hosted login succeeded: what its record and events say (login-events.ts). */
+export interface SignIn {
+  method: LoginMethod;
+  liftsLockout?: boolean | undefined;
+  /** The second factor checked in this login, if any: `mfa.succeeded`. */
+  mfa?: SecondFactor | undefined;
+  /** A fresh hash of the password, stored with the login. */
+  rehash?: Rehash | undefined;
+  /** A passkey's login, counter, last use and events were recorded in one write already (passkeyAttempt). */
+  recorded?: true;
+}
+
 /**
- * The whole login succeeded: login recorded on the user (its count cleared) by `write` (a
- * passkey's writes its counter in the same transaction, and has done so already: then it is a
- * no-op), a new session, the interaction told. Also the end of a federated login
+ * The whole login succeeded: login recorded on the user (its count cleared) with the sign-in's
+ * events (docs/events.md "Recording": in the same write), unless a passkey's transaction did so
+ * already; a new session; the interaction told. Also the end of a federated login
  * (federated-login.ts), with `amr` `fed`.
  */
 export async function completeLogin(
@@ -102,13 +135,23 @@ export async function completeLogin(
   user: UserRecord,
   amr: AuthMethod[],
   deps: BrowserDeps,
-  write: (at: Date) => Promise<unknown> = (at) => deps.login.login.recordLogin({ user, at }),
+  signIn: SignIn,
 ): Promise<HttpResponse> {
   const at = deps.now();
+  const write = async () => {
+    if (signIn.recorded) return;
+    const outcome = { tenantId: user.tenant_id, userId: user.id, amr, liftsLockout: signIn.liftsLockout, mfa: signIn.mfa };
+    const events = signInEvents(deps.events, loginContext(req, interaction, signIn.method), outcome, at);
+    await deps.login.login.recordLogin({ user, at, rehash: signIn.rehash, events });
+  };
   const previous = readCookie(req.headers, SESSION_COOKIE);
   const [{ value, session }] = await Promise.all([
-    deps.sessions.createSession({ userId: user.id, tenantId: user.tenant_id, authTime: Math.floor(at.getTime() / 1000), amr }),
-    write(at),
+    // One after the other: the login's write (a transaction, with its events) and the session's
+    // (a transaction on the user's `live_sessions`) both write the user item, and two transactions
+    // on one item at once may both be cancelled (TransactionConflict).
+    write().then(() =>
+      deps.sessions.createSession({ userId: user.id, tenantId: user.tenant_id, authTime: Math.floor(at.getTime() / 1000), amr }),
+    ),
     // The browser's earlier session (another login, or a cookie planted before this one) ends.
     previous ? deps.sessions.endSession(previous) : undefined,
   ]);
@@ -123,9 +166,6 @@ export async function completeLogin(
   if (!recorded) return withCookie(interactionGone(), cookie);
   return seeOther(consentUrl(deps, interaction.id), cookie);
 }
-
-/** For completeLogin: the passkey's login, counter and last use were recorded in one write already. */
-export const RECORDED = async () => {};
 
 const INVALID_CREDENTIALS = ['reason', 'invalid_credentials'] as const;
 
@@ -143,9 +183,19 @@ export async function passkeyAttempt(
   state: unknown,
   userVerification: 'required' | 'preferred',
   deps: BrowserDeps,
+  events: { req: LoginRequest; interaction: InteractionRecord; secondFactor?: boolean },
 ): Promise<PasskeyAttempt> {
   let verified: { passkey: PasskeyRecord; counter: number; amr: 'hwk' | 'swk' } | undefined;
+  let refusal: FailureReason = 'passkey_not_found';
+  // Passwordless: the passkey is the login (`passkey`); as the second factor the login is the password's.
+  const context = loginContext(
+    events.req,
+    events.interaction,
+    events.secondFactor ? 'password' : 'passkey',
+    events.secondFactor ? 'passkey' : undefined,
+  );
   const check: SecretCheck = {
+    refusal: () => ({ reason: refusal }),
     start: () => ({
       settled: Promise.resolve(),
       async verify(user) {
@@ -154,6 +204,7 @@ export async function passkeyAttempt(
         const result = await verifySignIn({ binding, state, credential, passkey, userVerification }, deps);
         if ('failure' in result) {
           if (result.failure === 'counter') counterRegressed(passkey, deps);
+          refusal = 'wrong_passkey';
           return false;
         }
         verified = { passkey, counter: result.counter, amr: result.amr };
@@ -161,16 +212,36 @@ export async function passkeyAttempt(
       },
     }),
   };
-  const outcome = await attempt(subject, check, deps);
+  const outcome = await attempt(subject, check, deps, context);
   if (outcome.refused) return outcome;
+  const { user, liftsLockout } = outcome;
+  const at = deps.now();
+  // The amr completeLogin gives the session (passkey-steps.ts): a verified passkey is two factors in one.
+  const amr = verified && (events.secondFactor ? ['pwd', verified.amr, 'mfa'] : [verified.amr, 'mfa']);
+  const folded =
+    verified &&
+    amr &&
+    signInEvents(
+      deps.events,
+      { ...context, method: events.secondFactor ? 'password' : 'passkey' },
+      { tenantId: user.tenant_id, userId: user.id, amr, liftsLockout, mfa: events.secondFactor ? 'passkey' : undefined },
+      at,
+    );
   const recorded =
     verified !== undefined &&
-    (await deps.passkeys.recordLogin({ userId: outcome.user.id, at: deps.now(), passkey: verified.passkey, counter: verified.counter }));
+    (await deps.passkeys.recordLogin({ userId: user.id, at, passkey: verified.passkey, counter: verified.counter, events: folded }));
   if (!verified || !recorded) {
     deps.login.metrics.count('LoginsFailed', INVALID_CREDENTIALS);
+    // The passkey was removed or used by a rival sign-in since it was read: nothing was written.
+    await recordFailure(
+      deps.events,
+      context,
+      { tenantId: user.tenant_id, userId: user.id, reason: 'wrong_passkey', secondFactor: context.secondFactor },
+      at,
+    );
     return { status: 400, refused: { error: PASSKEY_FAILED } };
   }
-  return { user: outcome.user, amr: verified.amr };
+  return { user, amr: verified.amr };
 }
 
 /**

@@ -16,6 +16,8 @@ export async function loginCallback(req: CallbackRequest, deps: BrowserDeps): Pr
     federation,
     interactions: deps.interactions,
     completeLogin: (interaction, user) =>
-      completeLogin({ interactionId: interaction.id, headers: req.headers }, interaction, user, ['fed'], deps),
+      completeLogin({ interactionId: interaction.id, headers: req.headers, origin: req.origin }, interaction, user, ['fed'], deps, {
+        method: 'federated',
+      }),
   });
 }

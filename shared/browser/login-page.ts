@@ -11,7 +11,7 @@ import type { BrowserDeps } from './browser-deps.ts';
 import { browserBinding, interactionGone, isFormToken, seeOther } from './browser-responses.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import { FederationUnavailable, startFederatedLogin } from './federated-login.ts';
-import { attempt, completeLogin, consentUrl, type LoginForm, type LoginRequest, nowSeconds, str } from './login-attempts.ts';
+import { attempt, completeLogin, consentUrl, type LoginForm, type LoginRequest, loginContext, nowSeconds, str } from './login-attempts.ts';
 import { addPasskeyForm, passwordForm, secondFactorForm } from './login-forms.ts';
 import { passkeyStep } from './passkeys/passkey-steps.ts';
 
@@ -82,10 +82,10 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
   }
   const check = passwordCheck(password);
   const subject = await findLoginSubject(interaction.tenant_id, username, deps.login);
-  const outcome = await attempt(subject, check, deps);
+  const outcome = await attempt(subject, check, deps, loginContext(req, interaction, 'password'));
   if (outcome.refused) return passwordForm(req, interaction, deps, { status: outcome.status, username, ...outcome.refused });
 
-  const { user } = outcome;
+  const { user, liftsLockout } = outcome;
   const policy = deps.passkeyPolicy;
   const [totp, passkeys] = await Promise.all([authenticatorOf(user, deps.login), policy === 'off' ? [] : deps.passkeys.list(user.id)]);
   // A passkey is offered after the password where it can work (a platform authenticator, as the
@@ -106,7 +106,7 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     return addPasskeyForm(interaction, user, 'pwd', binding.value, deps, { status: 200 });
   }
   const rehash = await check.rehash?.(user);
-  return completeLogin(req, interaction, user, ['pwd'], deps, (at) => deps.login.login.recordLogin({ user, at, rehash }));
+  return completeLogin(req, interaction, user, ['pwd'], deps, { method: 'password', liftsLockout, rehash });
 }
 
 async function otpStep(
@@ -133,7 +133,12 @@ async function otpStep(
   if (!isTotpCodeShape(code)) {
     return secondFactorForm(interaction, userId, browser, deps, { status: 400, error: 'Enter the 6-digit code.' }, offered);
   }
-  const outcome = await attempt({ tenantId: interaction.tenant_id, userId }, totpCheck(code, deps.login), deps);
+  const outcome = await attempt(
+    { tenantId: interaction.tenant_id, userId },
+    totpCheck(code, deps.login),
+    deps,
+    loginContext(req, interaction, 'password', 'otp'),
+  );
   if (outcome.refused) {
     return secondFactorForm(
       interaction,
@@ -151,7 +156,11 @@ async function otpStep(
   // `required`: TOTP alone does not meet it; the user adds a passkey before the login completes.
   if (deps.passkeyPolicy === 'required') return addPasskeyForm(interaction, outcome.user, 'otp', browser, deps, { status: 200 });
   // Two factors: RFC 8176 §2 `mfa`, as the password grant with a code says.
-  return completeLogin(req, interaction, outcome.user, ['pwd', 'otp', 'mfa'], deps);
+  return completeLogin(req, interaction, outcome.user, ['pwd', 'otp', 'mfa'], deps, {
+    method: 'password',
+    liftsLockout: outcome.liftsLockout,
+    mfa: 'otp',
+  });
 }
 
 /**

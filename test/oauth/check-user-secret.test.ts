@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkUserSecret } from '#shared/oauth/grants/user-login.ts';
 import { NO_METRICS } from '#shared/observability/service-metrics.ts';
+import type { EventLog } from '#shared/ports/event-log.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 
 /**
@@ -11,12 +12,20 @@ import type { UserRecord } from '#shared/records/user-record.ts';
 const TENANT = '00000000-0000-7000-8000-00000000000a';
 const OTHER = '00000000-0000-7000-8000-00000000000b';
 const user = (tenant_id: string) => ({ id: '019b0000-0000-7000-8000-0000000000c1', tenant_id, blocked: false }) as UserRecord;
+/** The events of these attempts are not asserted here (the HTTP tests do): taken and dropped. */
+const NO_EVENTS: EventLog = { fold: (e) => ({ item: { ...e } }), record: async () => {} };
+const CONTEXT = { clientId: 'client', origin: {}, method: 'password_grant' } as const;
+const base = { events: NO_EVENTS, now: () => new Date() };
 const deps = (found: UserRecord | undefined) => ({
   login: {
-    failures: { admit: async () => ({ admitted: true as const, user: found }), reset: async () => {} },
+    failures: {
+      admit: async () => ({ admitted: true as const, user: found, locksIfFails: false, liftsLockout: false }),
+      reset: async () => {},
+    },
     writeLoginHint: async () => {},
   },
   metrics: NO_METRICS,
+  ...base,
 });
 /** A SecretCheck with nothing to start before the user is read. */
 const checkOf = (verify: (u: UserRecord | undefined) => Promise<boolean>) => ({ start: () => ({ verify, settled: Promise.resolve() }) });
@@ -24,7 +33,7 @@ const rightSecret = checkOf(async (u) => u !== undefined);
 
 describe('checkUserSecret', () => {
   it("returns the tenant's user when its secret is right", async () => {
-    expect((await checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, rightSecret, deps(user(TENANT)))).id).toBe(
+    expect((await checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, rightSecret, deps(user(TENANT)), CONTEXT)).user.id).toBe(
       user(TENANT).id,
     );
   });
@@ -35,7 +44,7 @@ describe('checkUserSecret', () => {
       seen.push(u);
       return true;
     });
-    await expect(checkUserSecret({ tenantId: TENANT, userId: user(OTHER).id }, check, deps(user(OTHER)))).rejects.toMatchObject({
+    await expect(checkUserSecret({ tenantId: TENANT, userId: user(OTHER).id }, check, deps(user(OTHER)), CONTEXT)).rejects.toMatchObject({
       status: 400,
       code: 'invalid_grant',
     });
@@ -57,15 +66,16 @@ describe('checkUserSecret', () => {
             events.push('count sent');
             await new Promise((r) => setTimeout(r, 10));
             events.push('count answered');
-            return { admitted: true as const, user: user(TENANT) };
+            return { admitted: true as const, user: user(TENANT), locksIfFails: false, liftsLockout: false };
           },
           reset: async () => {},
         },
         writeLoginHint: async () => {},
       },
       metrics: NO_METRICS,
+      ...base,
     };
-    await checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, check, counting);
+    await checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, check, counting, CONTEXT);
     expect(events).toEqual(['count sent', 'start', 'count answered']);
   });
 
@@ -85,8 +95,9 @@ describe('checkUserSecret', () => {
         writeLoginHint: async () => {},
       },
       metrics: NO_METRICS,
+      ...base,
     };
-    const answer = checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, check, locked).catch((err) => ({ err, done }));
+    const answer = checkUserSecret({ tenantId: TENANT, userId: user(TENANT).id }, check, locked, CONTEXT).catch((err) => ({ err, done }));
     await new Promise((r) => setTimeout(r, 20));
     finish();
     expect(await answer).toMatchObject({ err: { status: 429, code: 'too_many_requests' }, done: true });
@@ -107,19 +118,24 @@ describe('checkUserSecret', () => {
       const written: [string, string | undefined][] = [];
       const recording = {
         login: {
-          failures: { admit: async () => ({ admitted: true as const, user: hashed }), reset: async () => {} },
+          failures: {
+            admit: async () => ({ admitted: true as const, user: hashed, locksIfFails: false, liftsLockout: false }),
+            reset: async () => {},
+          },
           writeLoginHint: async (u: { id: string }, hash: string | undefined) => {
             written.push([u.id, hash]);
           },
         },
         metrics: NO_METRICS,
+        ...base,
       };
       const answer = checkUserSecret(
         { tenantId: TENANT, userId: hashed.id, ...(marker ? { marker } : {}) },
         checkOf(async () => right),
         recording,
+        CONTEXT,
       );
-      if (right) expect((await answer).id).toBe(hashed.id);
+      if (right) expect((await answer).user.id).toBe(hashed.id);
       else await expect(answer).rejects.toMatchObject({ code: 'invalid_grant' });
       expect(written, JSON.stringify(marker)).toEqual(writes ? [[hashed.id, hashed.password_hash]] : []);
     }

@@ -12,7 +12,6 @@ import {
   nowSeconds,
   PASSKEY_FAILED,
   passkeyAttempt,
-  RECORDED,
   type Refused,
   STEP_EXPIRED,
   str,
@@ -82,11 +81,14 @@ async function passkeySignIn(
   const userId = userIdOfHandle(credential?.response.userHandle);
   if (!credential || !userId) return refuse(400, PASSKEY_FAILED);
   const binding: CeremonyBinding = { purpose: 'login', subject: interaction.id, browser };
-  const outcome = await passkeyAttempt({ tenantId: interaction.tenant_id, userId }, binding, credential, form.state, 'required', deps);
+  const outcome = await passkeyAttempt({ tenantId: interaction.tenant_id, userId }, binding, credential, form.state, 'required', deps, {
+    req,
+    interaction,
+  });
   if (outcome.refused)
     return refuse(outcome.status, outcome.status === 429 ? outcome.refused.error : PASSKEY_FAILED, outcome.refused.headers);
   // A verified passkey is two factors in one (possession and the verification): RFC 8176 §2 `mfa`.
-  return completeLogin(req, interaction, outcome.user, [outcome.amr, 'mfa'], deps, RECORDED);
+  return completeLogin(req, interaction, outcome.user, [outcome.amr, 'mfa'], deps, { method: 'passkey', recorded: true });
 }
 
 async function passkeySecondFactor(
@@ -112,6 +114,7 @@ async function passkeySecondFactor(
         form.state,
         'preferred',
         deps,
+        { req, interaction, secondFactor: true },
       )
     : ({ status: 400, refused: { error: PASSKEY_FAILED } } satisfies Refused as Refused);
   if (outcome.refused) {
@@ -128,7 +131,7 @@ async function passkeySecondFactor(
       await offeredTo(userId, deps),
     );
   }
-  return completeLogin(req, interaction, outcome.user, ['pwd', outcome.amr, 'mfa'], deps, RECORDED);
+  return completeLogin(req, interaction, outcome.user, ['pwd', outcome.amr, 'mfa'], deps, { method: 'password', recorded: true });
 }
 
 async function passkeyRegister(
@@ -167,7 +170,10 @@ async function passkeyRegister(
     if (!(await useStateOnce('login-register', form.state, deps))) {
       return passwordForm(req, interaction, deps, { status: 400, username: '', error: STEP_EXPIRED });
     }
-    return completeLogin(req, interaction, user, step.after === 'otp' ? [...before, 'mfa'] : before, deps);
+    return completeLogin(req, interaction, user, step.after === 'otp' ? [...before, 'mfa'] : before, deps, {
+      method: 'password',
+      mfa: step.after === 'otp' ? 'otp' : undefined,
+    });
   }
   const credential = parseAttestation(form.credential);
   const verified = credential
@@ -189,7 +195,10 @@ async function passkeyRegister(
     });
   }
   // The new passkey was just used with user verification (required above): RFC 8176 §2 `mfa`.
-  return completeLogin(req, interaction, user, [...before, amrOf(verified.passkey.device_type), 'mfa'], deps);
+  return completeLogin(req, interaction, user, [...before, amrOf(verified.passkey.device_type), 'mfa'], deps, {
+    method: 'password',
+    mfa: step.after === 'otp' ? 'otp' : undefined,
+  });
 }
 
 const registrationFailure = (failure: CeremonyFailure) =>

@@ -23,7 +23,8 @@ export const otp = defineGrant({
   }),
 
   handle({ client }, request, deps, context) {
-    return logUserIn(client, request.username, request, totpCheck(request.otp, deps), deps, context.dpop);
+    const events = { method: 'otp_grant', origin: context.origin ?? {} } as const;
+    return logUserIn(client, request.username, request, totpCheck(request.otp, deps), deps, events, context.dpop);
   },
 });
 
@@ -40,7 +41,7 @@ export function totpCheck(code: string, deps: Pick<OAuthDeps, 'login' | 'now'>):
     const authenticator = await deps.login.otp.find(user?.id ?? randomUUID());
     return user !== undefined && authenticator !== undefined && acceptTotp(user, authenticator, code, deps);
   };
-  return { amr: ['otp'], start: () => ({ verify, settled: Promise.resolve() }) };
+  return { amr: ['otp'], refusal: () => ({ reason: 'wrong_otp' }), start: () => ({ verify, settled: Promise.resolve() }) };
 }
 
 /**

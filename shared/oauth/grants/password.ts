@@ -34,7 +34,15 @@ export const password = defineGrant({
 
   handle({ client }, request, deps, context) {
     const check = passwordCheck(request.password, { code: request.otp, deps });
-    return logUserIn(client, request.username, request, check, deps, context.dpop);
+    return logUserIn(
+      client,
+      request.username,
+      request,
+      check,
+      deps,
+      { method: 'password_grant', origin: context.origin ?? {} },
+      context.dpop,
+    );
   },
 });
 
@@ -49,8 +57,12 @@ export function passwordCheck(
   secondFactor?: { code: string | undefined; deps: Pick<OAuthDeps, 'login' | 'now'> },
 ): SecretCheck {
   const amr: AuthMethod[] = ['pwd'];
+  // What the check found out, for its events (login-events.ts).
+  let codeRefused = false;
   return {
     amr,
+    refusal: () => (codeRefused ? { reason: 'wrong_otp', secondFactor: 'otp' } : { reason: 'wrong_password' }),
+    passedSecondFactor: () => (amr.includes('otp') ? 'otp' : undefined),
     // The hash starts from the marker's prefix of the user's hash; an unknown user, or one without
     // a password, is checked against the dummy hash: equal time (password-hash.ts).
     start(subject) {
@@ -59,7 +71,9 @@ export function passwordCheck(
         const ok = await begun.verify(user?.password_hash);
         // Nothing more for a wrong password, an unknown or a blocked user: one invalid_grant for all.
         if (!ok || !user || user.blocked || !secondFactor) return ok;
-        return checkSecondFactor(user, secondFactor.code, secondFactor.deps, amr);
+        const accepted = await checkSecondFactor(user, secondFactor.code, secondFactor.deps, amr);
+        codeRefused = !accepted;
+        return accepted;
       };
       return { verify, settled: begun.settled };
     },

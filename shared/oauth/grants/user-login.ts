@@ -1,12 +1,14 @@
 import { passwordHashPrefix } from '../../crypto/password-hash.ts';
 import { oauthError } from '../../errors.ts';
 import type { ServiceMetrics } from '../../observability/service-metrics.ts';
+import type { EventLog } from '../../ports/event-log.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { AuthMethod } from '../../store/sessions/sessions-repository.ts';
 import type { DpopBinding } from '../dpop/token-dpop.ts';
 import type { LoginStores, OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
+import { type FailureReason, type LoginEventContext, recordFailure, type SecondFactor, signInEvents } from './login-events.ts';
 
 /**
  * Plan decision 10: wrong secret, unknown user, blocked user: one answer, so none of them tells
@@ -32,6 +34,14 @@ export interface SecretCheck {
   rehash?(user: UserRecord): Promise<{ oldHash: string; newHash: string } | undefined>;
   /** RFC 8176 what a successful check proved, for the ID token's `amr` (filled in by `verify`). */
   readonly amr?: AuthMethod[];
+  /**
+   * Why `verify` refused the user it was given (found, not blocked), for the failure's event;
+   * `secondFactor`: the first factor was right, this second one not (`mfa.failed`). Without it: a
+   * wrong password.
+   */
+  refusal?(): { reason: FailureReason; secondFactor?: SecondFactor | undefined };
+  /** The second factor `verify` checked and accepted, if any: `mfa.succeeded` (filled in by `verify`). */
+  passedSecondFactor?(): SecondFactor | undefined;
 }
 
 export interface StartedCheck {
@@ -81,10 +91,12 @@ export async function logUserIn(
   request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined },
   check: SecretCheck,
   deps: OAuthDeps,
+  context: Pick<LoginEventContext, 'method' | 'origin'>,
   dpop?: DpopBinding,
 ): Promise<TokenResponse> {
+  const events: LoginEventContext = { ...context, clientId: client.id };
   const subject = await findLoginSubject(client.tenant_id, login, deps);
-  const user = await checkUserSecret(subject, check, deps);
+  const { user, liftsLockout } = await checkUserSecret(subject, check, deps, events);
   const at = deps.now();
   const [tokens] = await Promise.all([
     // Only the token parameters go on: the secret stays here.
@@ -105,7 +117,9 @@ export async function logUserIn(
     ),
     (async () => {
       const rehash = await check.rehash?.(user);
-      await deps.login.recordLogin({ user, at, rehash });
+      // The sign-in's events ride on the login's write (docs/events.md "Recording"): no call of their own.
+      const outcome = { tenantId: user.tenant_id, userId: user.id, amr: check.amr ?? [], liftsLockout, mfa: check.passedSecondFactor?.() };
+      await deps.login.recordLogin({ user, at, rehash, events: signInEvents(deps.events, events, outcome, at) });
     })(),
   ]);
   return tokens;
@@ -114,15 +128,23 @@ export async function logUserIn(
 /**
  * Steps 2 to 4 above for a login already looked up: counts the attempt, checks the secret, and
  * returns the user, or throws 429 `too_many_requests` (with `Retry-After`) or
- * `invalidCredentials()`. Nothing is recorded: the caller does that once the whole login
+ * `invalidCredentials()`. The login is not recorded: the caller does that once the whole login
  * succeeded (the hosted login page's password step is followed by its OTP step, and only their
- * success clears the count).
+ * success clears the count), with its events; `liftsLockout` says whether that success ends a
+ * lockout. A failure is recorded here, as its events' one separate write (login-events.ts).
  */
 export async function checkUserSecret(
   subject: LoginSubject,
   check: SecretCheck,
-  deps: { login: Pick<LoginStores, 'failures' | 'writeLoginHint'>; metrics: ServiceMetrics },
-): Promise<UserRecord> {
+  deps: { login: Pick<LoginStores, 'failures' | 'writeLoginHint'>; metrics: ServiceMetrics; events: EventLog; now: () => Date },
+  context: LoginEventContext,
+): Promise<{ user: UserRecord; liftsLockout: boolean }> {
+  const failed = (failure: {
+    userId?: string | undefined;
+    reason: FailureReason;
+    secondFactor?: SecondFactor | undefined;
+    startsLockout?: boolean;
+  }) => recordFailure(deps.events, context, { tenantId: subject.tenantId, ...failure }, deps.now());
   const counted = deps.login.failures.admit(subject.userId ?? { tenantId: subject.tenantId, login: subject.login ?? '' });
   counted.catch(() => {}); // awaited below; handled now so the wait for the send is not an unhandled rejection
   // The counting write is on its way before the hash starts: on a busy core the hash's thread
@@ -132,7 +154,8 @@ export async function checkUserSecret(
   const admission = await counted;
   if (!admission.admitted) {
     // One hash at a time per container, even for refused attempts (a refusal answers once it is done).
-    await started.settled;
+    // A login that names no user is refused without a user id: never the login as typed.
+    await Promise.all([started.settled, failed({ userId: subject.userId, reason: 'locked' })]);
     deps.metrics.count('LoginsFailed', LOCKED);
     throw oauthError(429, 'too_many_requests', 'Too many failed attempts for this user; retry later.', {
       headers: { 'Retry-After': String(admission.retryAfterSeconds) },
@@ -147,7 +170,19 @@ export async function checkUserSecret(
   const [ok] = await Promise.all([started.verify(user), stale ? deps.login.writeLoginHint(user, user.password_hash) : undefined]);
   if (!user || !ok || user.blocked) {
     deps.metrics.count('LoginsFailed', INVALID_CREDENTIALS);
+    await failed(
+      !user
+        ? { reason: 'unknown_user' }
+        : user.blocked
+          ? { userId: user.id, reason: 'blocked' }
+          : {
+              userId: user.id,
+              startsLockout: admission.locksIfFails,
+              ...(check.refusal?.() ?? { reason: 'wrong_password' }),
+              ...(context.secondFactor ? { secondFactor: context.secondFactor } : {}),
+            },
+    );
     throw invalidCredentials();
   }
-  return user;
+  return { user, liftsLockout: admission.liftsLockout };
 }

@@ -13,8 +13,16 @@ export interface LockoutSettings {
   lockoutSeconds: number;
 }
 
-/** An admitted attempt carries the user as the counting write left it; none for an unknown login. */
-export type AttemptAdmission = { admitted: true; user: UserRecord | undefined } | { admitted: false; retryAfterSeconds: number };
+/**
+ * An admitted attempt carries the user as the counting write left it (none for an unknown login),
+ * and what the count says of a lockout (docs/events.md "Recording"): `locksIfFails`, this attempt
+ * was the last one the lockout lets through (a failure starts a lockout: `lockout.started`);
+ * `liftsLockout`, the count before it had locked the user and its lockout ran out (a success clears
+ * that count: `lockout.lifted`).
+ */
+export type AttemptAdmission =
+  | { admitted: true; user: UserRecord | undefined; locksIfFails: boolean; liftsLockout: boolean }
+  | { admitted: false; retryAfterSeconds: number };
 
 /**
  * Consecutive failed password and OTP checks per user (docs/contract.md §7.3), kept ON the user's item
@@ -121,12 +129,18 @@ export function loginFailuresRepository(
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        return { admitted: true, user: Attributes?.type === 'User' ? toRecord<UserRecord>(Attributes) : undefined };
+        const count = Number(Attributes?.login_failures ?? 0);
+        return {
+          admitted: true,
+          user: Attributes?.type === 'User' ? toRecord<UserRecord>(Attributes) : undefined,
+          locksIfFails: count >= settings.lockoutFailures,
+          liftsLockout: count - 1 >= settings.lockoutFailures,
+        };
       } catch (err) {
         if (!failedCondition(err)) return translateError(err);
         const old = (err as { Item?: { login_attempt_at?: { N?: string } } }).Item;
         // No item: no such user (nothing was written). An item: the lockout refused the attempt.
-        if (!old) return { admitted: true, user: undefined };
+        if (!old) return { admitted: true, user: undefined, locksIfFails: false, liftsLockout: false };
         const last = Number(old.login_attempt_at?.N ?? nowMs);
         return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((last + lockoutMs - nowMs) / 1000)) };
       }

@@ -1,8 +1,10 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FoldedEvent } from '../../ports/event-log.ts';
 import type { UserLoginKind, UserRecord } from '../../records/user-record.ts';
 import { RetryableConflict, withRetries } from '../core/retry.ts';
 import { keys } from '../core/table-keys.ts';
 import { translateError } from '../core/translate-error.ts';
+import { type SingleWrite, sendWithEvents } from '../events/send-with-events.ts';
 import { CLEAR_LOGIN_FAILURES } from './login-failures-repository.ts';
 import { loginHintWrite } from './user-markers.ts';
 
@@ -22,6 +24,8 @@ export interface LoginRecord {
    * meanwhile is never overwritten by the old password's new hash.
    */
   rehash?: Rehash | undefined;
+  /** The sign-in's security events (docs/events.md "Recording"): in the same write, so they land iff the login does. */
+  events?: readonly FoldedEvent[] | undefined;
 }
 
 /**
@@ -30,7 +34,8 @@ export interface LoginRecord {
  * consecutive failures; login-failures-repository.ts), and the rehash when one is due, in ONE
  * UpdateItem (`logins_count` is an atomic counter: parallel logins all count). `version` is bumped, as every
  * change of the record bumps it, so a concurrent merge that read the old record retries instead
- * of writing back the old `last_login`. A user deleted meanwhile is left alone.
+ * of writing back the old `last_login`. A user deleted meanwhile is left alone. The login's events
+ * make it one TransactWriteItems instead (send-with-events.ts): still one call.
  */
 export type UserLoginWrites = (login: LoginRecord) => Promise<void>;
 
@@ -42,10 +47,10 @@ const failedCondition = (err: unknown) => (err as { name?: string }).name === 'C
  * transaction), and the SDK does not retry that error itself. A conflict that outlasts the retries
  * is a 409.
  */
-const sendPastTransactions = (db: DynamoDBDocumentClient, command: UpdateCommand) =>
+const sendPastTransactions = (db: DynamoDBDocumentClient, write: SingleWrite, events?: readonly FoldedEvent[]) =>
   withRetries(async () => {
     try {
-      return await db.send(command);
+      return await sendWithEvents(db, write, events);
     } catch (err) {
       if ((err as { name?: string }).name === 'TransactionConflictException') throw new RetryableConflict(undefined, err);
       throw err;
@@ -56,18 +61,21 @@ export function userLoginWrites(db: DynamoDBDocumentClient, tableName: string): 
   const write = (login: LoginRecord, withRehash: boolean) =>
     sendPastTransactions(
       db,
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.user(login.user.id),
-        UpdateExpression: `SET last_login = :at, logins_count = if_not_exists(logins_count, :zero) + :one, version = if_not_exists(version, :zero) + :one${withRehash ? ', password_hash = :new' : ''} ${CLEAR_LOGIN_FAILURES}`,
-        ConditionExpression: `attribute_exists(PK)${withRehash ? ' AND password_hash = :old' : ''}`,
-        ExpressionAttributeValues: {
-          ':at': login.at.toISOString(),
-          ':zero': 0,
-          ':one': 1,
-          ...(withRehash && login.rehash ? { ':new': login.rehash.newHash, ':old': login.rehash.oldHash } : {}),
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.user(login.user.id),
+          UpdateExpression: `SET last_login = :at, logins_count = if_not_exists(logins_count, :zero) + :one, version = if_not_exists(version, :zero) + :one${withRehash ? ', password_hash = :new' : ''} ${CLEAR_LOGIN_FAILURES}`,
+          ConditionExpression: `attribute_exists(PK)${withRehash ? ' AND password_hash = :old' : ''}`,
+          ExpressionAttributeValues: {
+            ':at': login.at.toISOString(),
+            ':zero': 0,
+            ':one': 1,
+            ...(withRehash && login.rehash ? { ':new': login.rehash.newHash, ':old': login.rehash.oldHash } : {}),
+          },
         },
-      }),
+      },
+      login.events,
     );
 
   const writeLoginHint = loginHintWrite(db, tableName);
@@ -105,16 +113,15 @@ export function userRehashWrite(db: DynamoDBDocumentClient, tableName: string): 
   const writeLoginHint = loginHintWrite(db, tableName);
   return async (user, rehash) => {
     try {
-      await sendPastTransactions(
-        db,
-        new UpdateCommand({
+      await sendPastTransactions(db, {
+        Update: {
           TableName: tableName,
           Key: keys.user(user.id),
           UpdateExpression: 'SET password_hash = :new, version = if_not_exists(version, :zero) + :one',
           ConditionExpression: 'attribute_exists(PK) AND password_hash = :old',
           ExpressionAttributeValues: { ':new': rehash.newHash, ':old': rehash.oldHash, ':zero': 0, ':one': 1 },
-        }),
-      );
+        },
+      });
     } catch (err) {
       if (!failedCondition(err)) translateError(err);
       return;

@@ -71,7 +71,11 @@ export interface PageReply {
  */
 export class CookieJar {
   readonly cookies = new Map<string, string>();
-  constructor(readonly base: string) {}
+  /** `userAgent`: sent as `User-Agent` (the security events record it). */
+  constructor(
+    readonly base: string,
+    readonly userAgent?: string,
+  ) {}
 
   header(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -83,6 +87,7 @@ export class CookieJar {
       redirect: 'manual',
       headers: {
         ...(this.cookies.size ? { cookie: this.header() } : {}),
+        ...(this.userAgent ? { 'user-agent': this.userAgent } : {}),
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
       ...(form ? { body: new URLSearchParams(form).toString() } : {}),

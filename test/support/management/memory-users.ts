@@ -102,11 +102,11 @@ export function memoryUsers(options: { lockoutFailures?: number } = {}) {
     loginFailures: {
       async admit(id): Promise<AttemptAdmission> {
         const user = typeof id === 'string' ? users.get(id) : undefined;
-        if (!user) return { admitted: true, user: undefined };
+        if (!user) return { admitted: true, user: undefined, locksIfFails: false, liftsLockout: false };
         const n = failures.get(user.id) ?? 0;
         if (n >= (options.lockoutFailures ?? 10)) return { admitted: false, retryAfterSeconds: 900 };
         failures.set(user.id, n + 1);
-        return { admitted: true, user };
+        return { admitted: true, user, locksIfFails: n + 1 >= (options.lockoutFailures ?? 10), liftsLockout: false };
       },
       reset: async (id) => {
         failures.delete(id);
