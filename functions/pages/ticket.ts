@@ -2,6 +2,7 @@ import { TicketFormBody, TicketPath } from '#shared/browser/page-forms.ts';
 import { showTicketPage, submitTicketPage } from '#shared/browser/ticket-page.ts';
 import { HOSTED_PAGE } from '#shared/html/hosted-page.ts';
 import { html, redirect } from '#shared/http/response-spec.ts';
+import { eventOrigin } from '#shared/records/event-record.ts';
 import { httpHandler } from '#shared/wiring/http-handler.ts';
 import { ticketPageDeps } from '#shared/wiring/pages.ts';
 
@@ -16,6 +17,7 @@ export const handler = httpHandler(
   async (req) => {
     const deps = ticketPageDeps(req.runtime);
     const { ticket } = req.path;
-    return req.route.method === 'GET' ? showTicketPage(ticket, deps) : submitTicketPage(ticket, req.body, deps);
+    if (req.route.method === 'GET') return showTicketPage(ticket, deps);
+    return submitTicketPage(ticket, req.body, deps, eventOrigin(req.requestId, req.sourceIp, req.headers['user-agent']));
   },
 );

@@ -6,11 +6,14 @@ import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import type { SecretBox } from '../keys/key-store.ts';
+import type { EventLog } from '../ports/event-log.ts';
+import type { EventOrigin } from '../records/event-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { TicketRecord, TicketsRepository } from '../store/sessions/tickets-repository.ts';
 import type { OtpRepository } from '../store/users/otp-repository.ts';
 import { type CurrentPasswordDeps, checkCurrentPassword } from '../users/current-password.ts';
 import { qrSvg } from './qr-svg.ts';
+import { ticketEvent } from './ticket-events.ts';
 import { accountGone, done, redirectOrigins, refusal } from './ticket-responses.ts';
 
 export interface OtpEnrollmentDeps extends CurrentPasswordDeps {
@@ -23,6 +26,8 @@ export interface OtpEnrollmentDeps extends CurrentPasswordDeps {
   /** Drops this container's cached copy of the user (its `otp_enrolled` changed). */
   forget: (userId: string) => void;
   now: () => Date;
+  /** Security events (docs/events.md): the enrolment's rides on its own write. */
+  events: EventLog;
 }
 
 /** What the enrolment's forms post. */
@@ -125,11 +130,12 @@ export async function submitEnrolment(
   key: Buffer,
   csrf: string,
   deps: OtpEnrollmentDeps,
+  origin: EventOrigin = {},
 ): Promise<HttpResponse> {
   if (user.password_hash === undefined) return noPasswordPage();
   return form.code === undefined
     ? passwordStep(value, ticket, user, form.password, key, csrf, deps)
-    : codeStep(value, ticket, user, form, key, csrf, deps);
+    : codeStep(value, ticket, user, form, key, csrf, deps, origin);
 }
 
 /**
@@ -180,6 +186,7 @@ async function codeStep(
   key: Buffer,
   csrf: string,
   deps: OtpEnrollmentDeps,
+  origin: EventOrigin,
 ): Promise<HttpResponse> {
   const sealed = ticket.pending_otp_sealed;
   const expired = () => enrolmentPasswordForm(ticket, csrf, 'This step has expired. Enter your current password again.');
@@ -197,7 +204,11 @@ async function codeStep(
   if (redeemed.state !== 'valid') return refusal(redeemed.state);
   try {
     // One authenticator per user: this one replaces any other (and clears a disabled one).
-    await deps.otp.enroll(user.id, { secret, lastStep: step, enrolledBy: user.id });
+    const enrolled = ticketEvent(user, deps, origin, 'authenticator.enrolled', {
+      target: { type: 'authenticator', id: 'totp' },
+      details: { kind: 'totp' },
+    });
+    await deps.otp.enroll(user.id, { secret, lastStep: step, enrolledBy: user.id }, [enrolled]);
   } catch (err) {
     if (isAppError(err) && err.status === 404) return accountGone(); // deleted since the read
     throw err;

@@ -4,6 +4,7 @@ import { html } from '../html/html.ts';
 import { errorPage, htmlPage } from '../html/page.ts';
 import type { HttpResponse } from '../http/response.ts';
 import type { EventLog } from '../ports/event-log.ts';
+import type { EventOrigin } from '../records/event-record.ts';
 import type { UserRecord } from '../records/user-record.ts';
 import type { TicketRecord, TicketsRepository } from '../store/sessions/tickets-repository.ts';
 import type { UsersRepository } from '../store/users/users-repository.ts';
@@ -16,6 +17,7 @@ import {
   type OtpEnrollmentDeps,
   submitEnrolment,
 } from './otp-enrollment-page.ts';
+import { ticketEvent } from './ticket-events.ts';
 import { accountGone, done, noLongerUsable, redirectOrigins, refusal, TICKET_CSRF_PURPOSE } from './ticket-responses.ts';
 
 export interface TicketPageDeps extends OtpEnrollmentDeps {
@@ -86,7 +88,12 @@ export async function showTicketPage(value: string, deps: TicketPageDeps): Promi
  * still has the address the ticket was sent to (an address changed since is not verified by a link
  * sent to the old one). Success: the ticket's `result_url` (303), else a success page.
  */
-export async function submitTicketPage(value: string, form: TicketForm, deps: TicketPageDeps): Promise<HttpResponse> {
+export async function submitTicketPage(
+  value: string,
+  form: TicketForm,
+  deps: TicketPageDeps,
+  origin: EventOrigin = {},
+): Promise<HttpResponse> {
   const key = await deps.csrfKey();
   if (!isValidCsrfToken(key, TICKET_CSRF_PURPOSE, value, form.csrf_token)) {
     return errorPage(400, 'Form expired', 'This form could not be checked. Open the link from your email again and confirm there.');
@@ -97,8 +104,8 @@ export async function submitTicketPage(value: string, form: TicketForm, deps: Ti
     const user = await credentialUser(found.ticket, deps);
     if (isPage(user)) return user;
     const token = csrfToken(key, TICKET_CSRF_PURPOSE, value);
-    if (found.ticket.kind === 'password_change') return changePassword(value, found.ticket, user, form.password, token, deps);
-    return submitEnrolment(value, found.ticket, user, form, key, token, deps);
+    if (found.ticket.kind === 'password_change') return changePassword(value, found.ticket, user, form.password, token, deps, origin);
+    return submitEnrolment(value, found.ticket, user, form, key, token, deps, origin);
   }
   const redeemed = await deps.tickets.redeem(value, 'email_verification');
   if (redeemed.state !== 'valid') return refusal(redeemed.state);
@@ -156,6 +163,7 @@ async function changePassword(
   password: unknown,
   token: string,
   deps: TicketPageDeps,
+  origin: EventOrigin,
 ): Promise<HttpResponse> {
   if (typeof password !== 'string' || password.length > 1024) return passwordForm(ticket, token, 'Enter a new password.');
   const problem = passwordProblem(password, { email: user.email, username: user.username });
@@ -163,7 +171,10 @@ async function changePassword(
   const redeemed = await deps.tickets.redeem(value, 'password_change');
   if (redeemed.state !== 'valid') return refusal(redeemed.state);
   try {
-    await deps.users.setPasswordHash(user.id, await deps.hashPassword(password), deps.now(), { actor: user.id });
+    await deps.users.setPasswordHash(user.id, await deps.hashPassword(password), deps.now(), {
+      actor: user.id,
+      events: [ticketEvent(user, deps, origin, 'password.changed')],
+    });
   } catch (err) {
     if (isAppError(err) && err.status === 404) return accountGone(); // deleted since the read
     throw err;
