@@ -27,6 +27,11 @@ export interface PlanOptions {
   onCommitted?: (unitIndexes: readonly number[]) => void;
   /** Security events that land with the plan's first unit (docs/events.md "Recording"). */
   events?: readonly FoldedEvent[];
+  /**
+   * Not the request's change but a write it needs first (an empty map a later path goes into):
+   * a management write's pending event waits for the change itself (docs/events.md "Management writes").
+   */
+  incidental?: boolean;
 }
 
 export interface PlanResult {
@@ -52,7 +57,7 @@ export async function commitPlan(
   // Events ride on the first unit: they land if and only if it does (a management write's
   // pending event, shared/store/events/pending-event.ts, and the flow's own).
   const puts = units.flat().flatMap((w) => (w.kind === 'put' ? [w.item] : []));
-  const pending = units.length ? takePendingEvent(puts) : undefined;
+  const pending = units.length && !options.incidental ? takePendingEvent(puts) : undefined;
   const events = [...(options.events ?? []), ...(pending ? [pending.event] : [])];
   const planned = events.length && units.length ? [[...units[0]!, ...events.map(eventPut)], ...units.slice(1)] : units;
   const chunks = pack(planned);

@@ -62,14 +62,19 @@ const hasMap =
 async function ensureGroupIds(db: DynamoDBDocumentClient, tableName: string, users: readonly UserRecord[]) {
   const bare = users.filter((u) => !(u as { group_ids?: unknown }).group_ids);
   for (const u of bare) {
-    await commitPlan(db, tableName, [
+    await commitPlan(
+      db,
+      tableName,
       [
-        updateItem(keys.user(u.id), {
-          set: [['group_ids', {}]],
-          condition: (x) => `${exists(x)} AND attribute_not_exists(${x.name('group_ids')})`,
-        }),
+        [
+          updateItem(keys.user(u.id), {
+            set: [['group_ids', {}]],
+            condition: (x) => `${exists(x)} AND attribute_not_exists(${x.name('group_ids')})`,
+          }),
+        ],
       ],
-    ]).catch(() => undefined); // already there (a concurrent call), or the user went: the plan's read decides.
+      { incidental: true },
+    ).catch(() => undefined); // already there (a concurrent call), or the user went: the plan's read decides.
   }
 }
 
