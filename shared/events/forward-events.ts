@@ -46,7 +46,8 @@ type Failed = Pending & { readonly errorCode: string };
 /**
  * Forwards the events among a batch of table stream records to the publisher (docs/events.md
  * "Streaming: the EventBridge bus"). Only inserted event items count: other items, updates and TTL
- * deletions are skipped (in AWS the event source mapping's filter already drops them). Entries go
+ * deletions are skipped (in AWS the event source mapping's filter already drops them); an event item
+ * that cannot be read is counted in `EventsDeliveryFailed`, logged by its sequence number, and skipped. Entries go
  * out 10 per call; those the publisher refuses (or all of a call that throws) are tried once more,
  * and what still fails is counted in `EventsDeliveryFailed` and returned as batch item failures,
  * so that Lambda delivers those records again: delivery is at least once, and consumers dedupe by
@@ -59,7 +60,15 @@ export async function forwardEvents(records: readonly StreamRecord[], deps: Forw
     const image = record.dynamodb?.NewImage;
     const sequenceNumber = record.dynamodb?.SequenceNumber;
     if (record.eventName !== 'INSERT' || !image || !sequenceNumber) continue;
-    const event = deps.eventOf(image);
+    let event: EventRecord | undefined;
+    try {
+      event = deps.eventOf(image);
+    } catch (err) {
+      // A record no retry can read would block its shard: counted and logged, then passed over.
+      deps.metrics.count('EventsDeliveryFailed');
+      deps.undelivered([{ id: sequenceNumber, type: 'unreadable', tenant_id: '', errorCode: (err as Error).name || 'Unreadable' }]);
+      continue;
+    }
     if (!event) continue;
     if (event.type === 'login.failed') deps.metrics.count('SignInsFailed', ['tenant_id', event.tenant_id]);
     pending.push({ sequenceNumber, event, entry: eventEntry(event, deps.source) });

@@ -171,6 +171,30 @@ describe('forwardEvents: table stream records to the bus (docs/events.md "Stream
     expect(undelivered[0]!.map((u) => u.errorCode)).toEqual(['TimeoutError', 'TimeoutError', 'TimeoutError']);
   });
 
+  it('an event item that cannot be read is counted and logged by sequence number, not retried; the others go out', async () => {
+    const good = eventItem(event(1), 30);
+    const bad: StreamRecord = {
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '77', NewImage: { type: { S: 'Event' }, id: { X: 'y' } } },
+    };
+    const publisher = fakePublisher();
+    const { d, counted, undelivered } = deps(publisher);
+    const result = await forwardEvents([bad, inserted(good)], d);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(publisher.calls.flat().map((e) => detailOf(e).id)).toEqual([good.id]);
+    expect(counted).toEqual([['EventsDeliveryFailed', undefined]]);
+    expect(undelivered).toEqual([[{ id: '77', type: 'unreadable', tenant_id: '', errorCode: 'Error' }]]);
+  });
+
+  it('an empty attribute value (how the local streams client reads an empty map) is left out of the record', async () => {
+    const item = marshall(eventItem(event(1), 30));
+    const publisher = fakePublisher();
+    const { d } = deps(publisher);
+    await forwardEvents([{ eventName: 'INSERT', dynamodb: { SequenceNumber: '5', NewImage: { ...item, details: {} } } }], d);
+    expect(detailOf(publisher.calls[0]![0]!)).toMatchObject({ type: 'login.succeeded', user_id: 'user-1' });
+    expect(detailOf(publisher.calls[0]![0]!)).not.toHaveProperty('details');
+  });
+
   it('a publisher answering fewer outcomes than entries has not delivered the rest', async () => {
     const records = Array.from({ length: 2 }, (_, i) => inserted(eventItem(event(i), 30)));
     const { d } = deps({ publish: async (entries) => entries.slice(1).map(() => ({ ok: true as const })) });
