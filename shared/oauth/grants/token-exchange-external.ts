@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { oauthError } from '../../errors.ts';
 import { ProviderError, ProviderTokenError } from '../../federation/federation-errors.ts';
 import { verifyProviderIdToken } from '../../federation/verify-provider-id-token.ts';
+import type { EventOrigin } from '../../records/event-record.ts';
 import type { IdentityProviderRecord } from '../../records/identity-provider-record.ts';
 import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
@@ -34,6 +35,7 @@ export async function exchangeExternalToken(
   request: ExchangeRequest,
   deps: OAuthDeps,
   exchange: TokenExchangeDeps,
+  origin: EventOrigin = {},
 ): Promise<TokenResponse> {
   const provider = request.subject_token_type.startsWith(TOKEN_TYPE_PREFIX)
     ? await providerByIssuer(tenantId, request.subject_token, exchange)
@@ -44,7 +46,11 @@ export async function exchangeExternalToken(
   // As the password grant answers a blocked user (docs/contract.md §5.1): invalid_grant.
   if (user.blocked) throw oauthError(400, 'invalid_grant', 'The user is blocked.');
   // A revocation of the user's tokens after the provider issued this token refuses it.
-  return issueExchangedToken(client, user, request, new Date(identity.iat * 1000).toISOString(), deps);
+  return issueExchangedToken(client, user, request, new Date(identity.iat * 1000).toISOString(), deps, {
+    kind: 'external',
+    provider: provider.provider_name,
+    origin,
+  });
 }
 
 async function providerByName(tenantId: string, name: string, exchange: TokenExchangeDeps): Promise<IdentityProviderRecord> {

@@ -19,7 +19,7 @@ export async function handleTokenExchange(
   { client }: AuthenticatedClient,
   request: TokenExchangeRequest,
   deps: OAuthDeps,
-  { headers, exchange: exchangeDeps }: GrantContext,
+  { headers, exchange: exchangeDeps, origin }: GrantContext,
 ): Promise<TokenResponse> {
   // RFC 8693 §2.1: only what we issue may be asked for; delegation (an actor) is not offered.
   if (request.requested_token_type !== undefined && request.requested_token_type !== ACCESS_TOKEN_TYPE) {
@@ -31,12 +31,12 @@ export async function handleTokenExchange(
   const exchange = await exchangeDeps();
   const tenantId = exchangeTenant(client, headers, exchange.multiTenant);
   const type = request.subject_token_type;
-  if (type === ACCESS_TOKEN_TYPE) return exchangeOwnToken(client, tenantId, request, deps);
+  if (type === ACCESS_TOKEN_TYPE) return exchangeOwnToken(client, tenantId, request, deps, origin);
   // docs/contract.md §7.7: an unsupported type (refresh_token, saml1, saml2, ...) is invalid_request.
   if (type.startsWith(TOKEN_TYPE_PREFIX) && !ID_TOKEN_TYPES.has(type)) {
     throw oauthError(400, 'invalid_request', 'body.subject_token_type: this token type is not supported.');
   }
-  return exchangeExternalToken(client, tenantId, request, deps, exchange);
+  return exchangeExternalToken(client, tenantId, request, deps, exchange, origin);
 }
 
 const ID_TOKEN_TYPES: ReadonlySet<string> = new Set([`${TOKEN_TYPE_PREFIX}id_token`, `${TOKEN_TYPE_PREFIX}jwt`]);

@@ -1,8 +1,17 @@
+import { type EventOrigin, newEvent } from '../../records/event-record.ts';
 import type { UserRecord } from '../../records/user-record.ts';
 import type { OAuthClient, OAuthDeps } from '../oauth-deps.ts';
 import type { TokenResponse } from '../token-response.ts';
 import { issueUserTokens } from '../user-tokens/issue-user-tokens.ts';
 import { ACCESS_TOKEN_TYPE } from './token-exchange-types.ts';
+
+/** What `token.exchanged` says of the subject token: ours (`own`) or a provider's ID token (`external`). */
+export interface ExchangedSubject {
+  kind: 'own' | 'external';
+  /** The identity provider's `provider_name` (external only). */
+  provider?: string;
+  origin: EventOrigin;
+}
 
 /**
  * The exchange's answer (RFC 8693 §2.2.1): the user's access token through the user-token core,
@@ -15,6 +24,7 @@ export async function issueExchangedToken(
   request: { scope?: string | undefined; audience?: string | undefined; resource?: string | undefined },
   authorizedAt: string,
   deps: OAuthDeps,
+  subject: ExchangedSubject,
 ): Promise<TokenResponse> {
   const tokens = await issueUserTokens(
     {
@@ -26,6 +36,22 @@ export async function issueExchangedToken(
       accessOnly: true,
     },
     deps,
+  );
+  // The exchange writes nothing the event could ride on (the token is a JWT; a first exchange's
+  // user creation is another step): one separate write, after the token was issued. It names
+  // the kind of subject token and the audience asked for, never a token.
+  const audience = request.audience ?? request.resource;
+  await deps.events.record(
+    newEvent('token.exchanged', deps.now(), subject.origin, {
+      tenant_id: user.tenant_id,
+      client_id: client.id,
+      user_id: user.id,
+      details: {
+        subject_token_kind: subject.kind,
+        ...(subject.provider !== undefined ? { provider: subject.provider } : {}),
+        ...(audience !== undefined ? { audience } : {}),
+      },
+    }),
   );
   return { ...tokens, issued_token_type: ACCESS_TOKEN_TYPE };
 }

@@ -1,4 +1,5 @@
 import { oauthError } from '../../errors.ts';
+import type { EventOrigin } from '../../records/event-record.ts';
 import { revocationRef } from '../../records/revocation-ref.ts';
 import { InvalidAccessToken, verifyAccessToken } from '../../tokens/verify-access-token.ts';
 import type { OAuthClient, OAuthDeps, VerifiedToken } from '../oauth-deps.ts';
@@ -26,6 +27,7 @@ export async function exchangeOwnToken(
   tenantId: string,
   request: ExchangeRequest,
   deps: OAuthDeps,
+  origin: EventOrigin = {},
 ): Promise<TokenResponse> {
   const { claims, ref } = await verifiedSubject(request.subject_token, deps);
   if (!isUserToken(claims)) {
@@ -49,7 +51,7 @@ export async function exchangeOwnToken(
     throw oauthError(400, 'invalid_scope', 'body.scope: asks for more than the subject token was granted.');
   }
   const scope = (requested.length ? requested : held).join(' ');
-  return issueExchangedToken(client, user, { ...request, scope }, new Date(claims.iat * 1000).toISOString(), deps);
+  return issueExchangedToken(client, user, { ...request, scope }, new Date(claims.iat * 1000).toISOString(), deps, { kind: 'own', origin });
 }
 
 async function verifiedSubject(token: string, deps: OAuthDeps): Promise<VerifiedToken> {
