@@ -3,6 +3,7 @@ import type { EmailSender } from '../email/email-sender.ts';
 import { badRequest, notImplemented } from '../errors.ts';
 import { authenticateClient } from '../oauth/authenticate-client.ts';
 import type { OAuthDeps } from '../oauth/oauth-deps.ts';
+import { type EventOrigin, newEvent } from '../records/event-record.ts';
 import { type USER_STORAGE_ONLY, USER_VIEW_FIELDS, type UserRecord } from '../records/user-record.ts';
 import type { TicketsRepository } from '../store/sessions/tickets-repository.ts';
 import type { UsersRepository } from '../store/users/users-repository.ts';
@@ -14,7 +15,7 @@ import { verificationEmail } from './verification-email.ts';
 export const VERIFICATION_TICKET_TTL_SECONDS = 432_000;
 
 export interface RegisterDeps {
-  oauth: Pick<OAuthDeps, 'findClient' | 'now' | 'clientAssertions'>;
+  oauth: Pick<OAuthDeps, 'findClient' | 'now' | 'clientAssertions' | 'events'>;
   users: Pick<UsersRepository, 'create' | 'delete'>;
   tickets: Pick<TicketsRepository, 'create'>;
   /** Undefined when the stage sends no email: registration is then refused (501) before any write. */
@@ -40,11 +41,16 @@ export function publicUser(user: UserRecord): Omit<UserRecord, (typeof USER_STOR
  * argon2id hash; an email-verification ticket is stored and its link mailed. If the mail cannot be
  * handed over, the user is deleted again and the error returned, so the caller can simply retry
  * (no account stuck without its link). What a registering client may set: register-body.ts.
+ *
+ * A registration is a user created by a client: its event (`management.created`, the client as
+ * actor, docs/events.md "Management writes") is one separate write once the link is mailed, as
+ * only then is the user there to stay; it names the fields sent, never their values.
  */
 export async function registerUser(
   headers: Record<string, string | undefined>,
   input: RegisterInput,
   deps: RegisterDeps,
+  origin: EventOrigin = {},
 ): Promise<ReturnType<typeof publicUser>> {
   const { client } = await authenticateClient(headers, input, deps.oauth, '/users/register');
   if (!deps.email) throw notImplemented('Registration needs an email sender, and this stage has none configured.');
@@ -69,5 +75,16 @@ export async function registerUser(
     await deps.users.delete(user.id).catch(() => undefined); // the original error is the one to report
     throw err;
   }
+  await deps.oauth.events.record(
+    newEvent('management.created', deps.oauth.now(), origin, {
+      tenant_id: user.tenant_id,
+      client_id: client.id,
+      user_id: user.id,
+      actor: { sub: client.id, client_id: client.id },
+      target: { type: 'user', id: user.id },
+      changed_fields: [...Object.keys(profile), 'password'].sort(),
+      details: { route: 'POST /identity/v1/users/register' },
+    }),
+  );
   return publicUser(user);
 }
