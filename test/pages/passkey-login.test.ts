@@ -8,6 +8,7 @@ import { credentialIdHash, passkeysRepository } from '#shared/store/users/passke
 import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
 import { addVirtualAuthenticator } from '../support/browser/virtual-authenticator.ts';
+import { eventsOf, expectEvent, TEST_AGENT } from '../support/events/flow-events.ts';
 import { storedItem } from '../support/oauth/login-grants.ts';
 import { launchChromium } from '../support/service/chromium.ts';
 import { updateUser } from '../support/store/user-items.ts';
@@ -52,7 +53,8 @@ interface Device {
  * buttons start a ceremony.
  */
 async function device(conditional = false): Promise<Device> {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  // TEST_AGENT: the sign-in events record the browser's user agent (docs/events.md).
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, userAgent: TEST_AGENT });
   if (!conditional) await context.addInitScript({ content: 'PublicKeyCredential.isConditionalMediationAvailable = async () => false;' });
   const page = await context.newPage();
   const { cdp, authenticatorId } = await addVirtualAuthenticator(context, page);
@@ -170,6 +172,15 @@ describe('passkeys on the login page (Chromium, virtual authenticator)', () => {
     expect(after!.counter).toBeGreaterThan(passkey.counter);
     expect(after!.last_used_at).toEqual(expect.any(String));
     expect((await users().get(user.id))?.logins_count).toBe(2);
+    // login.succeeded rode on that one write (docs/events.md "Recording").
+    const fields = { type: 'login.succeeded', tenant_id: user.tenant_id, client_id: app.id, user_id: user.id } as const;
+    const logins = await eventsOf(runtime(), user.tenant_id, 'login.succeeded', user.id);
+    expect(logins).toHaveLength(2);
+    expectEvent(
+      logins[1],
+      { ...fields, details: { method: 'passkey', amr: [amrOf(passkey.device_type), 'mfa'] } },
+      runtime().config.events.retentionDays,
+    );
     await d.context.close();
   });
 
@@ -195,6 +206,19 @@ describe('passkeys on the login page (Chromium, virtual authenticator)', () => {
     await d.page.getByRole('button', { name: 'Use a passkey' }).click();
     await d.page.waitForURL(/\/consent\?interaction=/);
     expect((await fx.interactions.readInteraction(id))?.amr).toEqual(['pwd', amrOf(passkey.device_type), 'mfa']);
+    // The passkey's transaction carried mfa.succeeded and login.succeeded (docs/events.md "Recording").
+    const fields = { tenant_id: user.tenant_id, client_id: app.id, user_id: user.id } as const;
+    const days = runtime().config.events.retentionDays;
+    const mfa = await eventsOf(runtime(), user.tenant_id, 'mfa.succeeded', user.id);
+    expect(mfa).toHaveLength(1);
+    expectEvent(mfa[0], { type: 'mfa.succeeded', ...fields, details: { method: 'passkey' } }, days);
+    const login = (await eventsOf(runtime(), user.tenant_id, 'login.succeeded', user.id)).at(-1);
+    expectEvent(
+      login,
+      { type: 'login.succeeded', ...fields, details: { method: 'password', amr: ['pwd', amrOf(passkey.device_type), 'mfa'] } },
+      days,
+    );
+    expect(login!.occurred_at).toBe(mfa[0]!.occurred_at);
     await d.context.close();
   });
 
@@ -334,6 +358,21 @@ describe('attacks on the passkey sign-in', () => {
     const [after] = await passkeys().list(user.id);
     expect(after!.counter).toBe(1_000_000);
     expect((await users().get(user.id))?.logins_count).toBe(1);
+    // One login.failed of its own; the failure wrote nothing else.
+    const failed = await eventsOf(runtime(), user.tenant_id, 'login.failed', user.id);
+    expect(failed).toHaveLength(1);
+    expectEvent(
+      failed[0],
+      {
+        type: 'login.failed',
+        tenant_id: user.tenant_id,
+        client_id: app.id,
+        user_id: user.id,
+        reason: 'wrong_passkey',
+        details: { method: 'passkey' },
+      },
+      runtime().config.events.retentionDays,
+    );
     await d.context.close();
   });
 
