@@ -346,6 +346,43 @@ describe('management writes record their event (docs/events.md "Management write
     expect(page.Items?.map((i) => i.id)).toContain(event!.id);
     expect(JSON.stringify(page.Items)).not.toContain('Filed Under');
   });
+
+  it('concurrent writes each carry their own event: the pending event is per request', async () => {
+    const before = await eventsOf(w.tenantA);
+    const roles = await Promise.all(
+      Array.from({ length: 3 }, (_, n) => w.as(w.tenantA)('POST', '/roles', { role_name: `concurrent ${n} ${randomUUID()}` })),
+    );
+    const patched = await Promise.all(
+      roles.flatMap((r) => [
+        w.fx.call('PATCH', `/roles/${r.id}`, { headers: { tenant_id: w.tenantA }, body: { role_description: `d ${r.id}` } }),
+        w.fx.call('DELETE', `/roles/${r.id}/members`, { headers: { tenant_id: w.tenantA }, body: { users: [w.a.user] } }),
+      ]),
+    );
+    // Each PATCH lands with one event for its role; each DELETE of a link that is not there is 404 and records none.
+    expect(patched.map((r) => r.status)).toEqual([200, 404, 200, 404, 200, 404]);
+    const events = await newEvents(w.tenantA, before);
+    const updates = events.filter((e) => e.type === 'management.updated');
+    expect(updates.map((e) => e.target!.id).sort()).toEqual(roles.map((r) => r.id).sort());
+    expect(updates.every((e) => JSON.stringify(e.changed_fields) === '["role_description"]')).toBe(true);
+    expect(new Set(updates.map((e) => e.request_id)).size).toBe(3);
+    expect(
+      events
+        .filter((e) => e.type === 'management.created')
+        .map((e) => e.target!.id)
+        .sort(),
+    ).toEqual(roles.map((r) => r.id).sort());
+    expect(events).toHaveLength(6);
+  });
+
+  it('a PATCH with an empty body is still a write: one event, no field names, and no event written after the fact', async () => {
+    const before = await eventsOf(w.tenantA);
+    warn.mockClear();
+    const res = await w.fx.call('PATCH', `/roles/${w.a.role}`, { headers: { tenant_id: w.tenantA }, body: {} });
+    expect(res.status).toBe(200);
+    const events = await newEvents(w.tenantA, before);
+    expect(events.map((e) => [e.type, e.target, e.changed_fields])).toEqual([['management.updated', { type: 'role', id: w.a.role }, []]]);
+    expect(warn.mock.calls.filter(([m]) => String(m).includes('management write'))).toEqual([]);
+  });
 });
 
 /** The write commands sent on `db` from now until `stop()`, each with whether it carries an event. */
