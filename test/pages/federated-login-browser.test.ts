@@ -12,6 +12,7 @@ import { keys } from '#shared/store/core/table-keys.ts';
 import { identityProvidersRepository } from '#shared/store/federation/identity-providers-repository.ts';
 import { usersRepository } from '#shared/store/users/users-repository.ts';
 import { CookieJar } from '../support/browser/pages-fixture.ts';
+import { eventsOf, expectEvent, TEST_AGENT } from '../support/events/flow-events.ts';
 import { type FlowClient, flowClient } from '../support/oauth/authorize-flow.ts';
 import { type ExternalProvider, startExternalProvider } from '../support/oauth/external-provider.ts';
 import { launchChromium } from '../support/service/chromium.ts';
@@ -123,7 +124,8 @@ async function redeem(back: URL, started: Started) {
 describe('federated login in Chromium', () => {
   it('connection= goes to the provider; back at the callback, consent, the code, tokens; the user and identity are stored; a second login finds them', async () => {
     const sub = account({ given_name: 'Ada' });
-    const context = await browser.newContext();
+    // TEST_AGENT: the sign-in's event records the browser's user agent (docs/events.md).
+    const context = await browser.newContext({ userAgent: TEST_AGENT });
     const page = await context.newPage();
     const started = await authorizeUrl({ connection: 'acme' });
     const toProvider = page.waitForRequest((r) => r.url().startsWith(`${idp.issuer}/auth`));
@@ -168,6 +170,20 @@ describe('federated login in Chromium', () => {
     const session = (await context.cookies(svc.url)).find((c) => c.name === 'session');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
     expect(await read(keys.session(secretHash(session!.value)))).toMatchObject({ user_id: user!.id, amr: ['fed'] });
+    // login.succeeded rode on the login's write (docs/events.md "Recording"), for the client of the flow.
+    const logins = await eventsOf(svc.stack.runtime, DEFAULT_TENANT_ID, 'login.succeeded', user!.id);
+    expect(logins).toHaveLength(1);
+    expectEvent(
+      logins[0],
+      {
+        type: 'login.succeeded',
+        tenant_id: DEFAULT_TENANT_ID,
+        client_id: app.clientId,
+        user_id: user!.id,
+        details: { method: 'federated', amr: ['fed'] },
+      },
+      svc.stack.runtime.config.events.retentionDays,
+    );
     await context.close();
 
     // Another browser, JavaScript off, through the login page's link this time: the same user, no second one.
