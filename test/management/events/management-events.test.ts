@@ -374,6 +374,23 @@ describe('management writes record their event (docs/events.md "Management write
     expect(events).toHaveLength(6);
   });
 
+  it('racing identical writes: one lands, with one event; the refused ones record none', async () => {
+    const group = await w.as(w.tenantA)('POST', '/groups', { group_name: `race ${randomUUID()}` });
+    const before = await eventsOf(w.tenantA);
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        w.fx.call('POST', `/groups/${group.id}/members`, { headers: { tenant_id: w.tenantA }, body: { users: [w.a.user] } }),
+      ),
+    );
+    const statuses = replies.map((r) => r.status).sort();
+    expect(statuses.filter((x) => x === 204)).toHaveLength(1);
+    expect(statuses.every((x) => x === 204 || x === 409)).toBe(true);
+    const events = await newEvents(w.tenantA, before);
+    expect(events.map((e) => [e.type, e.target, e.changed_fields])).toEqual([
+      ['management.updated', { type: 'group', id: group.id }, ['users']],
+    ]);
+  });
+
   it('a PATCH with an empty body is still a write: one event, no field names, and no event written after the fact', async () => {
     const before = await eventsOf(w.tenantA);
     warn.mockClear();
