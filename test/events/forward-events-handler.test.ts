@@ -111,7 +111,7 @@ describe('the forwarder function (docs/events.md "Streaming: the EventBridge bus
     calls.length = 0;
     const items = [item(3), item(4), item(5)];
     const records = items.map(record);
-    refuse = new Set([items[1]!.id]);
+    refuse = new Set([items[1]!.id as string]);
     const out = await handler({ Records: records }, context);
     refuse = new Set<string>();
     expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb!.SequenceNumber }] });
