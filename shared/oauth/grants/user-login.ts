@@ -154,8 +154,10 @@ export async function checkUserSecret(
   const admission = await counted;
   if (!admission.admitted) {
     // One hash at a time per container, even for refused attempts (a refusal answers once it is done).
-    // A login that names no user is refused without a user id: never the login as typed.
-    await Promise.all([started.settled, failed({ userId: subject.userId, reason: 'locked' })]);
+    // A login that names no user is refused without a user id (never the login as typed); so is
+    // an id of another tenant (a passkey's userHandle is any id the browser sends).
+    const userId = admission.tenantId === subject.tenantId ? subject.userId : undefined;
+    await Promise.all([started.settled, failed({ userId, reason: 'locked' })]);
     deps.metrics.count('LoginsFailed', LOCKED);
     throw oauthError(429, 'too_many_requests', 'Too many failed attempts for this user; retry later.', {
       headers: { 'Retry-After': String(admission.retryAfterSeconds) },

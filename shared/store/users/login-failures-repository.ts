@@ -22,7 +22,8 @@ export interface LockoutSettings {
  */
 export type AttemptAdmission =
   | { admitted: true; user: UserRecord | undefined; locksIfFails: boolean; liftsLockout: boolean }
-  | { admitted: false; retryAfterSeconds: number };
+  /** `tenantId`: the refused user's tenant (none for a login that names no user). */
+  | { admitted: false; retryAfterSeconds: number; tenantId?: string | undefined };
 
 /**
  * Consecutive failed password and OTP checks per user (docs/contract.md §7.3), kept ON the user's item
@@ -138,11 +139,15 @@ export function loginFailuresRepository(
         };
       } catch (err) {
         if (!failedCondition(err)) return translateError(err);
-        const old = (err as { Item?: { login_attempt_at?: { N?: string } } }).Item;
+        const old = (err as { Item?: { login_attempt_at?: { N?: string }; tenant_id?: { S?: string } } }).Item;
         // No item: no such user (nothing was written). An item: the lockout refused the attempt.
         if (!old) return { admitted: true, user: undefined, locksIfFails: false, liftsLockout: false };
         const last = Number(old.login_attempt_at?.N ?? nowMs);
-        return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((last + lockoutMs - nowMs) / 1000)) };
+        return {
+          admitted: false,
+          retryAfterSeconds: Math.max(1, Math.ceil((last + lockoutMs - nowMs) / 1000)),
+          tenantId: old.tenant_id?.S,
+        };
       }
     },
 
