@@ -73,10 +73,11 @@ export class EventStream extends Construct {
     props.logGroup.grantWrite(this.role);
     // Exactly PutEvents on this bus: the forwarder can publish nowhere else.
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.bus.eventBusArn] }));
-    // What the event source mapping reads the stream with, on this stream only.
+    // What the event source mapping reads the stream with, on this stream only. Lambda checks all
+    // four when the mapping is created (AWS's own example policy scopes ListStreams to the stream too).
     this.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
         resources: [streamArn],
       }),
     );

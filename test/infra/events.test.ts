@@ -87,7 +87,7 @@ describe('the table stream to the stage bus (docs/events.md "Streaming: the Even
     const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toEqual([
       {
-        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
         Effect: 'Allow',
         Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
       },
