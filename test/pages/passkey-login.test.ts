@@ -132,6 +132,22 @@ describe('passkeys on the login page (Chromium, virtual authenticator)', () => {
     expect((await fx.sessions.findSession(session.value))?.amr).toEqual(amr);
     const stored = await users().get(user.id);
     expect(stored?.logins_count).toBe(1);
+    // The enrolment is recorded on the add's own write, as on the account page (docs/events.md).
+    const enrolled = await eventsOf(runtime(), user.tenant_id, 'authenticator.enrolled', user.id);
+    expect(enrolled).toHaveLength(1);
+    expectEvent(
+      enrolled[0],
+      {
+        type: 'authenticator.enrolled',
+        tenant_id: user.tenant_id,
+        client_id: app.id,
+        user_id: user.id,
+        actor: { sub: user.id },
+        target: { type: 'authenticator', id: passkey.id },
+        details: { kind: 'passkey', via: 'login' },
+      },
+      runtime().config.events.retentionDays,
+    );
     await d.context.close();
   });
 

@@ -1,5 +1,6 @@
 import { isAppError } from '../../errors.ts';
 import type { HttpResponse } from '../../http/response.ts';
+import { newEvent } from '../../records/event-record.ts';
 import type { PasskeyRecord } from '../../records/passkey-record.ts';
 import type { InteractionRecord } from '../../store/sessions/interactions-repository.ts';
 import type { AuthMethod } from '../../store/sessions/sessions-repository.ts';
@@ -186,7 +187,19 @@ async function passkeyRegister(
     return addPasskeyForm(interaction, user, step.after, browser, deps, { status: 400, error: registrationFailure(verified.failure) });
   }
   try {
-    await deps.passkeys.add(verified.passkey);
+    // Enrolled during a sign-in: the same event as on the account page, on the add's own write.
+    await deps.passkeys.add(verified.passkey, (record) => [
+      deps.events.fold(
+        newEvent('authenticator.enrolled', deps.now(), req.origin ?? {}, {
+          tenant_id: user.tenant_id,
+          ...(interaction.client_id ? { client_id: interaction.client_id } : {}),
+          user_id: user.id,
+          actor: { sub: user.id },
+          target: { type: 'authenticator', id: record.id },
+          details: { kind: 'passkey', via: 'login' },
+        }),
+      ),
+    ]);
   } catch (err) {
     if (!isAppError(err) || (err.status !== 409 && err.status !== 404)) throw err;
     return addPasskeyForm(interaction, user, step.after, browser, deps, {
