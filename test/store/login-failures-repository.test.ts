@@ -34,17 +34,21 @@ beforeAll(async () => {
 describe('login failures, counted on the user item (docs/contract.md §7.3)', () => {
   it('admits 10 attempts, refuses the 11th with the seconds left, and admits again 15 minutes after the last', async () => {
     const user = await newUser();
-    for (let i = 0; i < 10; i++) expect((await repo().admit(user)).admitted).toBe(true);
+    // The 10th is the one whose failure locks (`lockout.started`, docs/events.md).
+    for (let i = 0; i < 10; i++)
+      expect(await repo().admit(user)).toMatchObject({ admitted: true, locksIfFails: i === 9, liftsLockout: false });
     expect(await stored(user)).toMatchObject({ login_failures: 10, login_attempt_at: clock.getTime() });
-    expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 900 });
+    // A refusal names the tenant of the user it counted on (a locked event names only that tenant's user).
+    expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 900, tenantId: DEFAULT_TENANT_ID });
     later(600);
-    expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 300 });
+    expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 300, tenantId: DEFAULT_TENANT_ID });
     // Refused attempts are not counted and do not extend the lockout.
     expect((await stored(user))?.login_failures).toBe(10);
     later(300);
-    expect((await repo().admit(user)).admitted).toBe(true);
+    // The attempt after the lockout ran out: its success would lift the lockout, its failure lock again.
+    expect(await repo().admit(user)).toMatchObject({ admitted: true, locksIfFails: true, liftsLockout: true });
     // Still no success: that attempt counted, so the next one waits again.
-    expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 900 });
+    expect(await repo().admit(user)).toEqual({ admitted: false, retryAfterSeconds: 900, tenantId: DEFAULT_TENANT_ID });
   });
 
   it('an admitted attempt returns the user as the counting write left it (the login needs no read of its own)', async () => {
@@ -85,7 +89,9 @@ describe('login failures, counted on the user item (docs/contract.md §7.3)', ()
 
   it('a login that names no user is counted by its normalised identifier in the tenant, locked like a user, and kept a day', async () => {
     const login = { tenantId: DEFAULT_TENANT_ID, login: `Ghost.${randomUUID()}@Example.com` };
-    for (let i = 0; i < 10; i++) expect(await repo().admit(login)).toEqual({ admitted: true, user: undefined });
+    for (let i = 0; i < 10; i++) {
+      expect(await repo().admit(login)).toEqual({ admitted: true, user: undefined, locksIfFails: i === 9, liftsLockout: false });
+    }
     // The lookup's spelling rules: an email without case is the same login; another tenant's is not.
     expect(await repo().admit({ ...login, login: login.login.toLowerCase() })).toEqual({ admitted: false, retryAfterSeconds: 900 });
     expect((await repo().admit({ ...login, tenantId: randomUUID() })).admitted).toBe(true);
@@ -100,9 +106,26 @@ describe('login failures, counted on the user item (docs/contract.md §7.3)', ()
     expect((await repo().admit(login)).admitted).toBe(false);
   });
 
+  it('leaveOneAttempt: a count at the limit goes back to one below it; below the limit, or no user, nothing changes', async () => {
+    const user = await newUser();
+    for (let i = 0; i < 10; i++) await repo().admit(user);
+    await repo().leaveOneAttempt(user);
+    expect((await stored(user))?.login_failures).toBe(9);
+    // One attempt, then the limit again.
+    expect((await repo().admit(user)).admitted).toBe(true);
+    expect((await repo().admit(user)).admitted).toBe(false);
+    const other = await newUser();
+    for (let i = 0; i < 3; i++) await repo().admit(other);
+    await repo().leaveOneAttempt(other);
+    expect((await stored(other))?.login_failures).toBe(3);
+    const before = (await table.db.send(new ScanCommand({ TableName: table.tableName, Select: 'COUNT' }))).Count;
+    await repo().leaveOneAttempt(randomUUID());
+    expect((await table.db.send(new ScanCommand({ TableName: table.tableName, Select: 'COUNT' }))).Count).toBe(before);
+  });
+
   it('a user id with no item is admitted with no user and writes nothing; a reset of a missing user writes nothing', async () => {
     const before = (await table.db.send(new ScanCommand({ TableName: table.tableName, Select: 'COUNT' }))).Count;
-    expect(await repo().admit(randomUUID())).toEqual({ admitted: true, user: undefined });
+    expect(await repo().admit(randomUUID())).toEqual({ admitted: true, user: undefined, locksIfFails: false, liftsLockout: false });
     await repo().reset(randomUUID());
     const after = (await table.db.send(new ScanCommand({ TableName: table.tableName, Select: 'COUNT' }))).Count;
     expect(after).toBe(before);
