@@ -84,8 +84,11 @@ export const PASSKEY_FAILED = 'The passkey could not be used to sign in. Try aga
 export const STEP_EXPIRED = 'This form has expired. Please sign in again.';
 
 export type Refused = { refused: { error: string; headers?: Record<string, string> }; status: number; user?: undefined };
-/** `liftsLockout`: the login this attempt completes ends a lockout (`lockout.lifted`, login-events.ts). */
-export type Attempt = { refused?: undefined; user: UserRecord; liftsLockout: boolean } | Refused;
+/**
+ * `liftsLockout`: the login this attempt completes ends a lockout (`lockout.lifted`, login-events.ts);
+ * `atLimit`: this attempt's count reached the limit, so another counted step would be refused.
+ */
+export type Attempt = { refused?: undefined; user: UserRecord; liftsLockout: boolean; atLimit: boolean } | Refused;
 export type PasskeyAttempt = { refused?: undefined; user: UserRecord; amr: 'hwk' | 'swk' } | Refused;
 
 /**

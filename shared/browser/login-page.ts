@@ -98,6 +98,9 @@ export async function submitLogin(req: LoginRequest, form: LoginForm, deps: Brow
     // rehash is stored now (user-login-writes.ts `userRehashWrite`), or it would never be.
     const rehash = await check.rehash?.(user);
     if (rehash) await deps.storeRehash(user, rehash);
+    // The password's counted attempt reached the limit: the second factor still gets its one
+    // attempt (login-failures-repository.ts `leaveOneAttempt`).
+    if (outcome.atLimit) await deps.login.login.failures.leaveOneAttempt(user.id);
     if (totp || passkeys.length > 0) {
       // `required`: a user with a passkey must use it; the code form is not offered.
       const offerTotp = totp !== undefined && (policy !== 'required' || passkeys.length === 0);

@@ -21,6 +21,7 @@ const deps = (found: UserRecord | undefined) => ({
     failures: {
       admit: async () => ({ admitted: true as const, user: found, locksIfFails: false, liftsLockout: false }),
       reset: async () => {},
+      leaveOneAttempt: async () => {},
     },
     writeLoginHint: async () => {},
   },
@@ -69,6 +70,7 @@ describe('checkUserSecret', () => {
             return { admitted: true as const, user: user(TENANT), locksIfFails: false, liftsLockout: false };
           },
           reset: async () => {},
+          leaveOneAttempt: async () => {},
         },
         writeLoginHint: async () => {},
       },
@@ -91,7 +93,11 @@ describe('checkUserSecret', () => {
     const check = { start: () => ({ verify: async () => true, settled }) };
     const locked = {
       login: {
-        failures: { admit: async () => ({ admitted: false as const, retryAfterSeconds: 60 }), reset: async () => {} },
+        failures: {
+          admit: async () => ({ admitted: false as const, retryAfterSeconds: 60 }),
+          reset: async () => {},
+          leaveOneAttempt: async () => {},
+        },
         writeLoginHint: async () => {},
       },
       metrics: NO_METRICS,
@@ -121,6 +127,7 @@ describe('checkUserSecret', () => {
           failures: {
             admit: async () => ({ admitted: true as const, user: hashed, locksIfFails: false, liftsLockout: false }),
             reset: async () => {},
+            leaveOneAttempt: async () => {},
           },
           writeLoginHint: async (u: { id: string }, hash: string | undefined) => {
             written.push([u.id, hash]);

@@ -220,6 +220,49 @@ describe('/login', () => {
     expect(await storedItem(fx.svc, keys.user(user.id))).not.toHaveProperty('login_failures'); // reset by the success
   });
 
+  it('OTP step at the limit: a right password leaves the code one attempt, after a lockout ran out and as the 10th attempt', async () => {
+    const user = await fx.createLoginUser();
+    const code = await fx.enrollOtp(user.id);
+    const setCount = (n: number, atMs: number) =>
+      fx.svc.stack.runtime.db.send(
+        new UpdateCommand({
+          TableName: fx.svc.stack.runtime.config.tableName,
+          Key: keys.user(user.id),
+          UpdateExpression: 'SET login_failures = :n, login_attempt_at = :at',
+          ExpressionAttributeValues: { ':n': n, ':at': atMs },
+        }),
+      );
+    const codeStep = (jar: CookieJar, id: string, step: { text: string }, otp: string) =>
+      jar.post(loginPath(id), { csrf_token: csrfIn(step.text), otp_state: hiddenIn(step.text, 'otp_state')!, otp });
+
+    // A lockout that ran out 16 minutes ago: the password passes, and so must the code.
+    await setCount(10, Date.now() - 16 * 60_000);
+    const first = await fx.interaction(thirdParty.id);
+    const jar = new CookieJar(fx.url);
+    const step = await signIn(jar, first.id, user.username, user.password);
+    expect(step.status).toBe(200);
+    expect((await storedItem(fx.svc, keys.user(user.id)))?.login_failures).toBe(9);
+    const ok = await codeStep(jar, first.id, step, code());
+    expect(ok.status).toBe(303);
+    expect(await storedItem(fx.svc, keys.user(user.id))).not.toHaveProperty('login_failures');
+
+    // Nine recent failures, then the right password as the 10th attempt: the code still gets its one try...
+    await setCount(9, Date.now());
+    const second = await fx.interaction(thirdParty.id);
+    const jar2 = new CookieJar(fx.url);
+    const step2 = await signIn(jar2, second.id, user.username, user.password);
+    expect(step2.status).toBe(200);
+    // ...and only one: a wrong code locks again, and then even the right code is refused.
+    const wrongCode = code() === '000000' ? '111111' : '000000';
+    const wrong = await codeStep(jar2, second.id, step2, wrongCode);
+    expect(wrong.status).toBe(400);
+    const locked = await codeStep(jar2, second.id, wrong, code());
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(jar2.cookies.has('session')).toBe(false);
+    expect((await storedItem(fx.svc, keys.user(user.id)))?.login_failures).toBe(10);
+  });
+
   it('OTP step: a hash whose parameters rose is rehashed at the password step, before the code (the login is recorded only by the code step)', async () => {
     const user = await fx.createLoginUser();
     const weak = await hashPassword(user.password, { memoryKiB: 4096, passes: 1, parallelism: 1 });

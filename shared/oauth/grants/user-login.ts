@@ -138,7 +138,7 @@ export async function checkUserSecret(
   check: SecretCheck,
   deps: { login: Pick<LoginStores, 'failures' | 'writeLoginHint'>; metrics: ServiceMetrics; events: EventLog; now: () => Date },
   context: LoginEventContext,
-): Promise<{ user: UserRecord; liftsLockout: boolean }> {
+): Promise<{ user: UserRecord; liftsLockout: boolean; atLimit: boolean }> {
   const failed = (failure: {
     userId?: string | undefined;
     reason: FailureReason;
@@ -186,5 +186,5 @@ export async function checkUserSecret(
     );
     throw invalidCredentials();
   }
-  return { user, liftsLockout: admission.liftsLockout };
+  return { user, liftsLockout: admission.liftsLockout, atLimit: admission.locksIfFails };
 }

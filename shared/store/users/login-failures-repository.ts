@@ -63,6 +63,14 @@ export interface LoginFailuresRepository {
   admit(who: string | UnknownLogin): Promise<AttemptAdmission>;
   /** The count starts again (a self-service password change whose old password was right). */
   reset(userId: string): Promise<void>;
+  /**
+   * A right password at the limit, with a second factor to come (the hosted login's password
+   * step): the count goes back to one below the limit, so the second factor gets exactly one
+   * attempt. Without this the password's own counted attempt would refuse the second step, and a
+   * user with a second factor who once reached the limit could never sign in again. One attempt,
+   * as after a lockout runs out: a wrong code locks again.
+   */
+  leaveOneAttempt(userId: string): Promise<void>;
 }
 
 /** A login, as sent, that names no user in the tenant. */
@@ -148,6 +156,23 @@ export function loginFailuresRepository(
           retryAfterSeconds: Math.max(1, Math.ceil((last + lockoutMs - nowMs) / 1000)),
           tenantId: old.tenant_id?.S,
         };
+      }
+    },
+
+    async leaveOneAttempt(userId) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.user(userId),
+            UpdateExpression: 'SET login_failures = :left',
+            ConditionExpression: 'attribute_exists(PK) AND login_failures >= :max',
+            ExpressionAttributeValues: { ':left': settings.lockoutFailures - 1, ':max': settings.lockoutFailures },
+          }),
+        );
+      } catch (err) {
+        // Below the limit already (another step's success cleared it), or the user is gone.
+        if (!failedCondition(err)) translateError(err);
       }
     },
 
