@@ -22,11 +22,13 @@ import { BUNDLING, PROJECT_ROOT } from '../../infra/constructs/service-function.
  * a DPoP header before its client is known (docs/benchmarks.md "Token function bundle, client
  * authentication and DPoP": the checks themselves load on first use), and 365 KB since ID tokens
  * carry the login's `amr` and `acr` through codes, refresh tokens and device codes (0.2 KB of
- * claim plumbing, and the passkey item's table key: docs/benchmarks.md "Login function with passkeys"), and 368 KB
- * since the grants record security events in their own writes (docs/events.md "Recording"). A cut that brings it back
+ * claim plumbing, and the passkey item's table key: docs/benchmarks.md "Login function with passkeys"), and 371 KB
+ * since the grants record security events in their own writes (6.3 KB: building the sign-in and
+ * reuse events and folding them into the grant's write, docs/events.md "Recording"; the query
+ * API's reads stay out, shared/wiring/event-queries.ts). A cut that brings it back
  * under 358 KB lowers this again.
  */
-const TOKEN_BUNDLE_LIMIT_KB = 368;
+const TOKEN_BUNDLE_LIMIT_KB = 371;
 
 let bytes = 0;
 let metafile: Metafile;
