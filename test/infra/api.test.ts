@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { handlerModules, ROUTES } from '#shared/routes/route-table.ts';
+import { FORWARD_EVENTS_HANDLER } from '../../infra/constructs/event-stream.ts';
 import { GATEWAY_ERRORS } from '../../infra/constructs/gateway-responses.ts';
 import { ROTATE_KEYS_HANDLER } from '../../infra/constructs/key-rotation.ts';
 import { FALLBACK_HANDLER } from '../../infra/constructs/route-api.ts';
@@ -67,9 +68,11 @@ describe('REST API generated from the route table (docs/design.md §2)', () => {
 describe('functions', () => {
   const fns = template.findResources('AWS::Lambda::Function');
 
-  it('one function per handler module, plus the fallback, the key rotation and the stage bootstrap', () => {
-    expect([...fnIds.keys()].sort()).toEqual([...handlerModules(), FALLBACK_HANDLER, ROTATE_KEYS_HANDLER, BOOTSTRAP_HANDLER].sort());
-    expect(Object.keys(fns)).toHaveLength(handlerModules().length + 3);
+  it('one function per handler module, plus the fallback, the key rotation, the stage bootstrap and the event forwarder', () => {
+    expect([...fnIds.keys()].sort()).toEqual(
+      [...handlerModules(), FALLBACK_HANDLER, ROTATE_KEYS_HANDLER, BOOTSTRAP_HANDLER, FORWARD_EVENTS_HANDLER].sort(),
+    );
+    expect(Object.keys(fns)).toHaveLength(handlerModules().length + 4);
   });
 
   it('every function: Node.js 24 on arm64, JSON logs to one log group, the config env', () => {

@@ -88,6 +88,8 @@ describe('token exchange: DynamoDB calls and provider reads per container', () =
       'GetItemCommand',
       'GetItemCommand',
       'TransactWriteItemsCommand',
+      // The token.exchanged event: an exchange's one write of its own (docs/events.md "Recording").
+      'PutItemCommand',
     ]);
     expect(providerReads() - before).toBe(2);
 
@@ -95,12 +97,12 @@ describe('token exchange: DynamoDB calls and provider reads per container', () =
     const sub = `known-${crypto.randomUUID()}`;
     expect((await c.exchange(await idToken(sub))).status).toBe(200);
     // Warm: the provider is cached; the identity's and the email's markers, the transaction.
-    expect(c.commands).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
+    expect(c.commands).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand', 'PutItemCommand']);
 
     c.commands.length = 0;
     expect((await c.exchange(await idToken(sub))).status).toBe(200);
-    // A known user: the identity's marker and the user.
-    expect(c.commands).toEqual(['GetItemCommand', 'GetItemCommand']);
+    // A known user: the identity's marker and the user; the event.
+    expect(c.commands).toEqual(['GetItemCommand', 'GetItemCommand', 'PutItemCommand']);
     // Discovery and JWKS once for the container, whatever the number of exchanges.
     expect(providerReads() - before).toBe(2);
   });
