@@ -12,7 +12,7 @@ import { parseSort } from './parse-sort.ts';
  * in: one element is that value, more is a 400 (never a crash).
  */
 
-const once = v.rawTransform<unknown, string>(({ dataset, addIssue, NEVER }) => {
+export const once = v.rawTransform<unknown, string>(({ dataset, addIssue, NEVER }) => {
   const x = dataset.value;
   if (typeof x === 'string') return x;
   if (Array.isArray(x) && x.length === 1 && typeof x[0] === 'string') return x[0];
@@ -21,7 +21,7 @@ const once = v.rawTransform<unknown, string>(({ dataset, addIssue, NEVER }) => {
 });
 
 /** Wraps a grammar parser: its ParamSyntaxError becomes the parameter's issue. */
-const grammar = <T>(parse: (raw: string) => T) =>
+export const grammar = <T>(parse: (raw: string) => T) =>
   v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
     try {
       return parse(dataset.value);

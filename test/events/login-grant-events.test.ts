@@ -3,7 +3,7 @@ import { hashPassword } from '#shared/crypto/password-hash.ts';
 import { base32Decode, hotp, totp, totpStep } from '#shared/crypto/totp.ts';
 import type { UserRecord } from '#shared/records/user-record.ts';
 import { keys } from '#shared/store/core/table-keys.ts';
-import { eventsOf, expectEvent, expectNoSecretStored, TEST_AGENT } from '../support/events/flow-events.ts';
+import { commandsDuring, eventsOf, expectEvent, expectNoSecretStored, TEST_AGENT } from '../support/events/flow-events.ts';
 import { INVALID_CREDENTIALS, loginClient, storedItem } from '../support/oauth/login-grants.ts';
 import { userToken } from '../support/oauth/user-tokens.ts';
 import { captureStdout } from '../support/service/capture-stdout.ts';
@@ -95,26 +95,6 @@ function metricTotal(stdout: string, metric: string): number {
   return total;
 }
 
-/** The DynamoDB commands the service sends while `fn` runs (its own client, so every request counts). */
-async function commandsDuring(fn: () => Promise<void>): Promise<string[]> {
-  const names: string[] = [];
-  const db = runtime().db;
-  db.middlewareStack.add(
-    (next, context) => async (args) => {
-      const items = (args.input as { TransactItems?: unknown[] }).TransactItems;
-      names.push(items ? `${context.commandName}(${items.length})` : String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countLoginCalls' },
-  );
-  try {
-    await fn();
-  } finally {
-    db.middlewareStack.remove('countLoginCalls');
-  }
-  return names;
-}
-
 describe('login.succeeded (password and otp grants)', () => {
   it('the password grant: one event, folded into the login write; no password anywhere in it', async () => {
     const user = await newUser();
@@ -145,7 +125,7 @@ describe('login.succeeded (password and otp grants)', () => {
     // Warm: the client, keys and caches loaded by a first sign-in, as on a busy container.
     expect((await token('password', { username: user.username!, password: PASSWORD })).status).toBe(200);
     let status = 0;
-    const calls = await commandsDuring(async () => {
+    const calls = await commandsDuring(runtime(), async () => {
       status = (await token('password', { username: user.username!, password: PASSWORD })).status;
     });
     expect(status).toBe(200);
@@ -166,7 +146,7 @@ describe('login.succeeded (password and otp grants)', () => {
     const { id, username, secret } = await enrolledUser();
     const tenant = (await storedItem(svc, keys.user(id)))!.tenant_id as string;
     const code = totp(secret, serviceNow());
-    const calls = await commandsDuring(async () => {
+    const calls = await commandsDuring(runtime(), async () => {
       expect((await token('password', { username, password: PASSWORD, otp: code })).status).toBe(200);
     });
     expect(calls.filter((c) => c.startsWith('TransactWriteItemsCommand'))).toEqual(['TransactWriteItemsCommand(3)']);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '#shared/records/tenant-record.ts';
 import { CookieJar, csrfIn, hiddenIn, type PagesFixture, pagesFixture } from '../support/browser/pages-fixture.ts';
-import { eventsOf, expectEvent, expectNoSecretStored, TEST_AGENT } from '../support/events/flow-events.ts';
+import { commandsDuring, eventsOf, expectEvent, expectNoSecretStored, TEST_AGENT } from '../support/events/flow-events.ts';
 import { storedEvents } from '../support/store/stored-events.ts';
 
 /**
@@ -33,32 +33,12 @@ async function loginForm() {
   return { id, jar, csrf: csrfIn(form.text) };
 }
 
-/** The DynamoDB commands the service sends while `fn` runs (transactions with their item count). */
-async function commandsDuring(fn: () => Promise<void>): Promise<string[]> {
-  const names: string[] = [];
-  const db = runtime().db;
-  db.middlewareStack.add(
-    (next, context) => async (args) => {
-      const items = (args.input as { TransactItems?: unknown[] }).TransactItems;
-      names.push(items ? `${context.commandName}(${items.length})` : String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countPageCalls' },
-  );
-  try {
-    await fn();
-  } finally {
-    db.middlewareStack.remove('countPageCalls');
-  }
-  return names;
-}
-
 describe('hosted login page: sign-in events', () => {
   it('the right password: 303, login.succeeded in the login write (counted: no call more), no password stored', async () => {
     const user = await fx.createLoginUser();
     const { id, jar, csrf } = await loginForm();
     let status = 0;
-    const calls = await commandsDuring(async () => {
+    const calls = await commandsDuring(runtime(), async () => {
       status = (await jar.post(loginPath(id), { csrf_token: csrf, username: user.username, password: user.password })).status;
     });
     expect(status).toBe(303);

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { defineCollection, type FilterTerm, LIST_LIMITS } from '../../lists/index.ts';
 import { ParamSyntaxError } from '../../lists/list-params.ts';
+import { grammar, once } from '../../lists/list-query-schema.ts';
 import { parseFields } from '../../lists/parse-fields.ts';
 import { parseFilter, parseInstant } from '../../lists/parse-filter.ts';
 import { EVENT_TYPES } from '../../records/event-record.ts';
@@ -45,27 +46,6 @@ export interface EventListParams {
   readonly to: number | undefined;
   readonly fields: readonly string[] | undefined;
 }
-
-/** One string value (a repeated parameter merged into an array is a 400, never a crash). */
-const once = v.rawTransform<unknown, string>(({ dataset, addIssue, NEVER }) => {
-  const x = dataset.value;
-  if (typeof x === 'string') return x;
-  if (Array.isArray(x) && x.length === 1 && typeof x[0] === 'string') return x[0];
-  addIssue({ message: Array.isArray(x) && x.length > 1 ? 'must be given at most once' : 'must be a string' });
-  return NEVER;
-});
-
-/** A grammar parser's ParamSyntaxError as the parameter's issue. */
-const grammar = <T>(parse: (raw: string) => T) =>
-  v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
-    try {
-      return parse(dataset.value);
-    } catch (e) {
-      if (!(e instanceof ParamSyntaxError)) throw e;
-      addIssue({ message: e.message });
-      return NEVER;
-    }
-  });
 
 const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe(schema, v.description(text));
 const param = <T>(parse: (raw: string) => T, text: string) => v.optional(described(v.pipe(v.unknown(), once, grammar(parse)), text));

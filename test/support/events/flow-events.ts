@@ -50,3 +50,26 @@ export async function expectNoSecretStored(runtime: Runtime, tenantId: string, s
     expect(stored).not.toContain(secret);
   }
 }
+
+/**
+ * The DynamoDB commands the service's client sends while `fn` runs, a transaction with its item
+ * count (`TransactWriteItemsCommand(2)`): what the counted-call tests of the events compare.
+ */
+export async function commandsDuring(runtime: Runtime, fn: () => Promise<void>): Promise<string[]> {
+  const names: string[] = [];
+  const db = runtime.db;
+  db.middlewareStack.add(
+    (next, context) => async (args) => {
+      const items = (args.input as { TransactItems?: unknown[] }).TransactItems;
+      names.push(items ? `${context.commandName}(${items.length})` : String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countEventTestCalls' },
+  );
+  try {
+    await fn();
+  } finally {
+    db.middlewareStack.remove('countEventTestCalls');
+  }
+  return names;
+}
