@@ -8,7 +8,14 @@ import type { CacheCounter } from './observability/service-metrics.ts';
  */
 export const readAheadMs = (ttlMs: number): number => Math.min(250, Math.floor(ttlMs / 4));
 
-/** `readAhead`: also undefined when the entry would expire within `readAheadMs` (see above). */
+/**
+ * `readAhead`: also undefined when the entry would expire within `readAheadMs` (see above), unless
+ * another request already re-reads it (`rereading`): then its value, which is still within its
+ * TTL. So one request re-reads a soon-stale entry and the requests beside it do not wait for that
+ * read; without this, every request in the read-ahead window made a read of its own and waited for
+ * it, a burst of reads each TTL that stalled every concurrent caller behind a busy table
+ * (docs/benchmarks.md "The open-loop stall").
+ */
 export interface Lookahead {
   readAhead?: boolean;
 }
@@ -18,7 +25,7 @@ export interface Lookahead {
  * (clients, resources). Bounded, so a flood of unknown ids cannot grow it without limit.
  */
 export class TtlCache<V> {
-  private readonly entries = new Map<string, { value: V; expires: number }>();
+  private readonly entries = new Map<string, { value: V; expires: number; rereading?: true }>();
 
   constructor(
     private readonly ttlMs: number,
@@ -36,9 +43,20 @@ export class TtlCache<V> {
       this.entries.delete(key);
       return undefined;
     }
-    // Soon stale: the caller reads it now, in the read it makes anyway (the entry stays until then).
-    if (options?.readAhead && e.expires - readAheadMs(this.ttlMs) <= now) return undefined;
+    // Soon stale: the caller reads it now, in the read it makes anyway (the entry stays until then),
+    // unless another request is reading it already.
+    if (options?.readAhead && !e.rereading && e.expires - readAheadMs(this.ttlMs) <= now) return undefined;
     return e.value;
+  }
+
+  /**
+   * A request starts a read of this soon-stale entry (see `Lookahead`): until the entry expires or
+   * that read replaces it, `get(key, { readAhead: true })` gives its value to the others. A read
+   * that fails leaves the mark, and the entry then simply expires.
+   */
+  rereading(key: string): void {
+    const e = this.entries.get(key);
+    if (e) e.rereading = true;
   }
 
   set(key: string, value: V): void {

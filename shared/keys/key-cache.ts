@@ -21,8 +21,10 @@ export interface KeyCacheOptions {
 }
 
 export interface KeyCache {
-  /** The snapshot if it is younger than the cache TTL, else undefined (no I/O); `readAhead`: ttl-cache.ts `readAheadMs` sooner. */
+  /** The snapshot if it is younger than the cache TTL, else undefined (no I/O); `readAhead`: ttl-cache.ts `readAheadMs` sooner, unless `rereading`. */
   fresh(options?: Lookahead): KeySnapshot | undefined;
+  /** A request starts a read of the soon-stale snapshot: `fresh({ readAhead: true })` gives it to the others meanwhile (ttl-cache.ts `Lookahead`). */
+  rereading(): void;
   /** The fresh snapshot, or a new read. */
   current(): Promise<KeySnapshot>;
   /** A new read now (single flight: concurrent callers share one read). */
@@ -50,8 +52,15 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
   let lastMissRefresh = Number.NEGATIVE_INFINITY;
   const nowMs = () => now().getTime();
 
-  const fresh = (options?: Lookahead) =>
-    snapshot && nowMs() - snapshot.loadedAt < cacheTtlMs - (options?.readAhead ? readAheadMs(cacheTtlMs) : 0) ? snapshot : undefined;
+  let rereadingSnapshot: KeySnapshot | undefined;
+
+  const fresh = (options?: Lookahead) => {
+    if (!snapshot) return undefined;
+    const age = nowMs() - snapshot.loadedAt;
+    if (age >= cacheTtlMs) return undefined;
+    const soonStale = options?.readAhead && rereadingSnapshot !== snapshot && age >= cacheTtlMs - readAheadMs(cacheTtlMs);
+    return soonStale ? undefined : snapshot;
+  };
   const install = (partition: KeyPartition, loadedAt = nowMs()): KeySnapshot => {
     // Reads can finish out of order: an older one never replaces a newer snapshot.
     if (snapshot && snapshot.loadedAt > loadedAt) return snapshot;
@@ -78,6 +87,9 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
 
   return {
     fresh,
+    rereading: () => {
+      rereadingSnapshot = snapshot;
+    },
     current,
     refresh,
     install,

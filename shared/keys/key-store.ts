@@ -43,6 +43,8 @@ export interface KeyStore {
 export interface KeyStateFeed {
   /** Keys of the state items to read, or [] while this container's key snapshot is fresh (no read needed); `readAhead`: ttl-cache.ts. */
   wanted(options?: Lookahead): { PK: string; SK: string }[];
+  /** The caller reads the `wanted` keys now: other requests keep the soon-stale snapshot meanwhile (ttl-cache.ts `Lookahead`). */
+  rereading(): void;
   /** The items that read returned for `wanted()` keys (a missing item = no keys for that alg yet). Installs them as the snapshot when every present one embeds its keys; otherwise does nothing (the store then reads for itself). `readAt`: when the read started, so a slow read is not trusted past the TTL counted from then. */
   offer(items: readonly Record<string, unknown>[], readAt?: Date): void;
 }

@@ -98,16 +98,16 @@ export function tableKeyStore(opts: TableKeyStoreOptions): KeyStore {
 
   const stateFeed: KeyStateFeed = {
     wanted: (options) => (cache.fresh(options) ? [] : stateItemKeys()),
+    rereading: cache.rereading,
     offer(items, readAt) {
-      // Already fresh (another request read meanwhile, or nothing was wanted): an empty `items`
-      // would otherwise read as "no keys at all".
-      // With the read-ahead: states a preload read because they were about to expire are installed.
-      if (cache.fresh({ readAhead: true })) return;
+      const at = (readAt ?? now()).getTime();
+      // A read as new as this one is installed already (the store's own, meanwhile): nothing to do.
+      // States a preload read because they were about to expire are installed.
+      if ((cache.fresh()?.loadedAt ?? Number.NEGATIVE_INFINITY) >= at) return;
       // The request's own read loaded them: a miss of the key cache, as a refresh would be.
       opts.countLookup?.(false);
       const partition = partitionOfStates(items);
       if (!partition) return;
-      const at = (readAt ?? now()).getTime();
       const snap = cache.install(partition, at);
       if (snap.loadedAt === at) fed = snap; // not when a newer read had already been installed
     },

@@ -54,6 +54,25 @@ describe('KeyStateFeed: the token path folds the signer’s table read into its 
     expect(calls.names).toEqual([]);
   });
 
+  it('read-ahead: one request re-reads the soon-stale states (rereading), the others keep the snapshot until the TTL; the re-read is installed', async () => {
+    await firstKeys();
+    const { feed } = container();
+    feed.offer(await batchRead(feed));
+    const ttl = config().keyCacheTtlMs;
+    clock.advance((ttl - 100) / 1000); // seconds: within the read-ahead (ttl-cache.ts readAheadMs)
+    expect(feed.wanted({ readAhead: true })).toEqual(STATE_KEYS);
+    feed.rereading();
+    expect(feed.wanted({ readAhead: true })).toEqual([]); // the others do not read too
+    const readAt = clock.now();
+    const items = await batchRead({ ...feed, wanted: () => STATE_KEYS });
+    feed.offer(items, readAt);
+    clock.advance(0.15); // past the first snapshot's TTL: the re-read one is fresh
+    expect(feed.wanted()).toEqual([]);
+    expect(feed.wanted({ readAhead: true })).toEqual([]);
+    clock.advance(ttl / 1000);
+    expect(feed.wanted()).toEqual(STATE_KEYS);
+  });
+
   it('a read offered late counts from when it started: a read slower than the TTL leaves the snapshot stale', async () => {
     await firstKeys();
     const { feed } = container();

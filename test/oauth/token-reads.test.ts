@@ -145,6 +145,23 @@ describe('DynamoDB reads of a client_credentials token', () => {
     expect(c.commands.filter((x) => x !== 'QueryCommand')).toEqual([]);
   });
 
+  it('concurrent tokens in the read-ahead window: ONE of them re-reads the client and Resource, the others neither read nor wait for it', async () => {
+    const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
+    const c = coldContainer();
+    expect((await c.token(api.clientId, api.audience)).status).toBe(200);
+    c.commands.length = 0;
+    c.advance(800);
+    // Twenty requests at once, as a container serving concurrent callers sees them (the local
+    // server): before, each made its own BatchGetItem in this window and waited for it.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => c.token(api.clientId, api.audience)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(c.commands).toEqual(['BatchGetItemCommand']);
+    // The re-read replaced the entries: the next window re-reads once again.
+    c.advance(800);
+    await Promise.all(Array.from({ length: 20 }, () => c.token(api.clientId, api.audience)));
+    expect(c.commands).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand']);
+  });
+
   it('the management API audience is read in the same call', async () => {
     const api = await apiFor(DEFAULT_TENANT_ID, 'ES256');
     const c = coldContainer();

@@ -155,6 +155,58 @@ describe('each container follows the revocation log (docs/tokens.md "Revocation 
     expect(a.calls.slice(before)).toEqual(['GetCommand', 'QueryCommand']);
   });
 
+  it('in the last quarter of the interval ONE check reads the log; the checks beside it answer from memory instead of waiting for that read', async () => {
+    const { db, tableName } = await createTestTable('follow-ahead');
+    let clock = Date.now();
+    await backfillRevocationLog(db, tableName, () => new Date(clock));
+    let gate: Promise<void> | undefined;
+    let queries = 0;
+    const gated = {
+      send: async (command: { constructor: { name: string } }) => {
+        if (command.constructor.name === 'QueryCommand') {
+          queries++;
+          await gate;
+        }
+        return db.send(command as never);
+      },
+    } as unknown as typeof db;
+    const table = revocationsRepository(gated, tableName, () => new Date(clock));
+    const list = followedRevocations(
+      table,
+      cachedRevocations(table, 1000, () => clock),
+      {
+        refreshMs: 1000,
+        overlapMs: 3000,
+        horizonMs: 86_400_000,
+        clock: () => clock,
+      },
+    );
+    expect(await list.isRevoked(ref('t-0'))).toBe(false);
+    expect(queries).toBe(1);
+
+    let open!: () => void;
+    gate = new Promise((r) => (open = r));
+    clock += 800; // 200 ms before the next read is due
+    const leader = list.isRevoked(ref('t-1'));
+    let leaderDone = false;
+    void leader.then(() => (leaderDone = true));
+    // While the leader's read is held, 20 checks beside it answer at once, from memory.
+    expect(await Promise.all(Array.from({ length: 20 }, (_, i) => list.isRevoked(ref(`side-${i}`))))).toEqual(Array(20).fill(false));
+    expect(leaderDone).toBe(false);
+    expect(queries).toBe(2);
+    // Past the interval, a check waits for the read in flight (the bound holds) and makes none of its own.
+    clock += 200;
+    const late = list.isRevoked(ref('t-2'));
+    let lateDone = false;
+    void late.then(() => (lateDone = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(lateDone).toBe(false);
+    open();
+    expect(await leader).toBe(false);
+    expect(await late).toBe(false);
+    expect(queries).toBe(2);
+  });
+
   it('a failed read of the log fails the check (never "not revoked") and the next check reads again', async () => {
     const { db, tableName } = await createTestTable('follow-fail');
     await backfillRevocationLog(db, tableName, () => new Date());

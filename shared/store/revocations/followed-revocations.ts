@@ -1,4 +1,5 @@
 import { type RevocationRef, refString } from '../../records/revocation-ref.ts';
+import { readAheadMs } from '../../ttl-cache.ts';
 import type { LoggedRevocation, RevocationLog, RevocationsRepository } from './revocations-repository.ts';
 
 export interface FollowOptions {
@@ -66,8 +67,13 @@ export function followedRevocations(
       for (const [binding, until] of revoked) if (until <= started) revoked.delete(binding);
     }
   }
+  // Read ahead, once: the first check within `aheadMs` of the deadline reads the log and waits
+  // for it; the checks beside it answer from memory, still within `refreshMs` of the last read,
+  // instead of all waiting for that read (ttl-cache.ts `Lookahead`). Past the deadline every check waits.
+  const aheadMs = readAheadMs(o.refreshMs);
   const fresh = async () => {
-    if (clock() - lastRead < o.refreshMs) return;
+    const age = clock() - lastRead;
+    if (age < o.refreshMs - aheadMs || (reading && age < o.refreshMs)) return;
     reading ??= catchUp().finally(() => {
       reading = undefined;
     });

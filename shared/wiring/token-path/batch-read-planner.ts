@@ -72,6 +72,15 @@ export function batchReadPlanner(s: PlannerSources): Pick<OAuthDeps, 'preload' |
    */
   const takeClient = async (id: string, item: Record<string, unknown> | undefined) =>
     clients.set(id, cachedClient(caches, item ? await s.clientWithGrantsOfItem(item) : undefined));
+  /**
+   * This request reads these soon-stale (or missing) entries now: the requests beside it keep the
+   * cached copies until they expire instead of each reading them too (ttl-cache.ts `Lookahead`).
+   */
+  const rereading = (clientIds: readonly string[], markers: readonly { rKey: string }[], keyStates: readonly Key[]) => {
+    for (const id of clientIds) clients.rereading(id);
+    for (const m of markers) resources.rereading(m.rKey);
+    if (keyStates.length) runtime.keys.stateFeed?.rereading();
+  };
   /** The same for a Resource whose identifier marker a preload read. */
   const takeResource = async (rKey: string, marker: Record<string, unknown>) =>
     resources.set(rKey, await cachedResource(runtime, caches, await s.tokenViewOfItem(marker)));
@@ -112,6 +121,7 @@ export function batchReadPlanner(s: PlannerSources): Pick<OAuthDeps, 'preload' |
     const keyStates = runtime.keys.stateFeed?.wanted(AHEAD) ?? [];
     // An HS256 token's Resource secret opens with the secret box's data key (once per container).
     const dataKey = refs.some(verifiedByResource) ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
+    rereading(wantedClients, markers, keyStates);
     const readAt = now();
     const found = await getItems(
       db,
@@ -180,6 +190,7 @@ export function batchReadPlanner(s: PlannerSources): Pick<OAuthDeps, 'preload' |
         ...dataKey,
         ...(refresh?.keys ?? []),
       ];
+      rereading(cached ? [] : [clientId], markers, keyStates);
       const readAt = now();
       const found = await getItems(db, config.tableName, wanted, readAt); // a storage error is a 503, never a token
       if (refresh) preloadedRefreshTokens.set(refresh.hash, refresh.take((k) => found.get(keyString(k))) ?? null);
