@@ -151,7 +151,7 @@ export function databaseProcesses(pid: number): number[] {
 }
 
 /**
- * CPU seconds of the given processes, in all and of their JIT compiler threads alone (HotSpot names
+ * CPU seconds of the given processes, in all, of their garbage collector, and of their JIT compiler threads alone (HotSpot names
  * them `C1 CompilerThre…` and `C2 CompilerThre…`). A JVM that has not yet compiled the paths a
  * request takes spends more on compiling them than on the request itself: DynamoDB Local's
  * compilers took 16.5 ms per password grant over its first 100 grants, about 3 ms around 1,000 and
@@ -160,8 +160,9 @@ export function databaseProcesses(pid: number): number[] {
  * kind (UseDynamicNumberOfCompilerThreads), and its ticks would drop out of a difference; with
  * two CPUs, as here, the JVM runs one of each and never ends them.
  */
-export function jvmCpuSecondsOf(pids: readonly number[]): { all: number; compiler: number } {
+export function jvmCpuSecondsOf(pids: readonly number[]): { all: number; compiler: number; gc: number } {
   let compiler = 0;
+  let gc = 0;
   for (const pid of pids) {
     let tasks: string[];
     try {
@@ -172,9 +173,12 @@ export function jvmCpuSecondsOf(pids: readonly number[]): { all: number; compile
     for (const t of tasks) {
       const st = readStat(pid, `/proc/${pid}/task/${t}/stat`);
       if (st && /^C\d CompilerThre/.test(st.comm)) compiler += st.ticks;
+      // The collector's threads; a JVM pinned to one core picks the serial collector, which
+      // collects in the VM thread (its other safepoint work is small beside it).
+      else if (st && /^(GC Thread|G1 |VM Thread)/.test(st.comm)) gc += st.ticks;
     }
   }
-  return { all: cpuSecondsOf(pids), compiler: compiler / TICKS_PER_SECOND };
+  return { all: cpuSecondsOf(pids), compiler: compiler / TICKS_PER_SECOND, gc: gc / TICKS_PER_SECOND };
 }
 
 /** CPU seconds of the given processes (each alone). */

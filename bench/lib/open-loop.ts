@@ -35,7 +35,13 @@ export interface OpenLoopResult {
  * send lag says how much of it was this process. Keep-alive connections are opened as needed
  * (at most `maxInFlight`).
  */
-export async function runOpenLoop(target: LoadTarget, rate: number, durationS: number, maxInFlight = 512): Promise<OpenLoopResult> {
+export async function runOpenLoop(
+  target: LoadTarget,
+  rate: number,
+  durationS: number,
+  maxInFlight = 512,
+  onAnswer?: (dueEpochMs: number, latencyMs: number) => void,
+): Promise<OpenLoopResult> {
   const url = new URL(target.url);
   const agent = new Agent({ keepAlive: true, maxSockets: maxInFlight });
   const bodies = target.bodies?.length ? target.bodies : [target.body ?? ''];
@@ -61,7 +67,9 @@ export async function runOpenLoop(target: LoadTarget, rate: number, durationS: n
     lags.push(performance.now() - due);
     const finish = (status: number) => {
       inFlight--;
-      latencies.push(performance.now() - due);
+      const ms = performance.now() - due;
+      latencies.push(ms);
+      onAnswer?.(performance.timeOrigin + due, ms);
       if (status >= 200 && status < 300) ok++;
       else if (status > 0) non2xx++;
       else errors++;

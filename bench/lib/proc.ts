@@ -145,23 +145,39 @@ export function runNode(
   });
 }
 
-/** A server's `process.memoryUsage()`, asked with SIGUSR2 (bench/servers/announce.ts); undefined if it does not answer within 3 s. */
-export function askMemory(child: ChildProcess): Promise<ProcessMemory | undefined> {
+/** A server's event-loop delay and GC pauses since its last report (bench/servers/announce.ts). */
+export interface LoopReport {
+  /** How late the loop ran a 5 ms timer, ms: what every request in the process waited on top of its own work. */
+  delayP50Ms: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+  gcCount: number;
+  gcTotalMs: number;
+  gcMaxMs: number;
+}
+
+/** What a server answers on SIGUSR2 (bench/servers/announce.ts); undefined if it does not answer within 3 s. */
+export function askServer(child: ChildProcess): Promise<{ memory: ProcessMemory; loop?: LoopReport } | undefined> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       child.off('bench-line', onLine);
       resolve(undefined);
     }, 3000);
-    const onLine = (msg: { memory?: ProcessMemory }) => {
+    const onLine = (msg: { memory?: ProcessMemory; loop?: LoopReport }) => {
       if (!msg.memory) return;
       clearTimeout(timer);
       child.off('bench-line', onLine);
       const { rss, heapUsed, heapTotal, external } = msg.memory;
-      resolve({ rss, heapUsed, heapTotal, external });
+      resolve({ memory: { rss, heapUsed, heapTotal, external }, ...(msg.loop ? { loop: msg.loop } : {}) });
     };
     child.on('bench-line', onLine);
     child.kill('SIGUSR2');
   });
+}
+
+/** A server's `process.memoryUsage()` (`askServer`). */
+export async function askMemory(child: ChildProcess): Promise<ProcessMemory | undefined> {
+  return (await askServer(child))?.memory;
 }
 
 /**

@@ -164,27 +164,30 @@ export function renderMarkdown(r: BenchResults): string {
   if (!h?.openLoop.length) out.push('Not measured.');
   else {
     out.push(
-      'Open loop: requests are sent on a fixed schedule whatever the answers (new connections opened as needed), and latency runs from the scheduled time, so queueing shows (no coordinated omission). Rates are 50% and 80% of the slower side\'s median closed-loop throughput above. "send lag" is how late the load generator itself was (its share of the latency).',
+      'Open loop: requests are sent on a fixed schedule whatever the answers (new connections opened as needed), and latency runs from the scheduled time, so queueing shows (no coordinated omission). Rates are 50% and 80% of the slower side\'s median closed-loop throughput above. Each rate runs in the throughput runs\' protocol: after 1 s unmeasured per side, passes of rounds, every side once per round, the order rotating; latencies are medians over all runs, "max" the largest of any run. "loop delay" is how late the server\'s own event loop ran a 5 ms timer (p99 median / worst run), "GC" its longest pause and its GC time per second, "db" its database\'s share of a core and the database collector\'s CPU per second (docs/benchmarks.md "The open-loop stall"). "send lag" is how late the load generator itself was.',
     );
     for (const ol of h.openLoop) {
       out.push('');
       out.push(`**${ol.case}** (slower side: ${ol.peakSide}, ${n(ol.peakRps, 0)} req/s closed loop)`);
       out.push('');
       const sides = Object.keys(ol.rates[0]?.sides ?? {});
+      const runs = (ol.rates[0]?.passes ?? []).flat().length;
       out.push(
         table(
           [
             'rate',
             'server',
             'p50 ms',
-            'p99 ms',
+            'p99 ms (rounds min–max)',
             'p99.9 ms',
             'max ms',
-            'sent/s',
             '2xx/s',
             'errors',
             'most in flight',
-            'send lag p50 / p99 ms',
+            'loop delay p99 / max ms',
+            'GC max ms / ms per s',
+            'db core share / db GC ms per s',
+            'send lag p99 ms',
           ],
           ol.rates.flatMap((rt) =>
             sides.map((sd) => {
@@ -193,19 +196,38 @@ export function renderMarkdown(r: BenchResults): string {
                 `${n(rt.rate, 0)}/s (${n(rt.share * 100, 0)}%)`,
                 sd,
                 n(x.p50Ms, 2),
-                n(x.p99Ms, 2),
+                `${n(x.p99Ms, 2)} (${n(x.p99.min, 1)}–${n(x.p99.max, 1)})`,
                 n(x.p999Ms, 2),
                 n(x.maxMs, 1),
-                n(x.sentRps, 0),
                 n(x.okRps, 0),
-                x.errors + x.non2xx,
+                x.errors,
                 x.maxInFlight,
-                `${n(x.sendLagP50Ms, 2)} / ${n(x.sendLagP99Ms, 2)}`,
+                `${n(x.loopDelayP99Ms, 1)} / ${n(x.loopDelayMaxMs, 1)}`,
+                `${n(x.gcMaxMs, 1)} / ${n(x.gcMsPerS, 1)}`,
+                `${n(x.dbCpuShare, 2)} / ${n(x.dbGcMsPerS, 1)}`,
+                n(x.sendLagP99Ms, 2),
               ];
             }),
           ),
         ),
       );
+      out.push('');
+      out.push(
+        table(
+          ['rate', 'peer', 'p99 theirs ÷ ours', 'p99.9 theirs ÷ ours', 'per pass (p99)'],
+          ol.rates.flatMap((rt) =>
+            rt.ratios.map((r) => [
+              `${n(rt.rate, 0)}/s (${n(rt.share * 100, 0)}%)`,
+              r.peer,
+              `**${n(r.p99.median, 2)}×** (${n(r.p99.min, 2)}–${n(r.p99.max, 2)})`,
+              `${n(r.p999.median, 2)}× (${n(r.p999.min, 2)}–${n(r.p999.max, 2)})`,
+              r.perPass.map((x) => n(x, 2)).join(', '),
+            ]),
+          ),
+        ),
+      );
+      out.push('');
+      out.push(`Ratios: > 1 means our tail is shorter; median of the passes' medians, (min–max) over all ${runs} paired rounds.`);
     }
     for (const sw of h.sweep) {
       out.push('');

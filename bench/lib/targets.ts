@@ -58,6 +58,29 @@ function httpTarget(target: string, c: ComparisonResult | { error: string } | un
   };
 }
 
+/**
+ * The tail budget: open-loop p99 at a share of the slower side's peak, ours ≤ theirs (the ratio
+ * theirs ÷ ours ≥ 1), judged on the median of the passes' medians like the throughput targets.
+ */
+function tailTarget(r: BenchResults, caseTitle: string, label: string, share: number, peer: string): TargetCheck {
+  const target = `Open-loop p99 at ${share * 100}% of the slower side's peak, ${label}: ours ≤ ${peer}`;
+  const ol = r.http?.openLoop.find((c) => c.case === caseTitle);
+  const rate = ol?.rates.find((x) => x.share === share);
+  const ratio = rate?.ratios.find((x) => x.peer === peer);
+  if (!ol || !rate || !ratio) return { target, measured: 'n/a', met: null };
+  const ours = rate.sides[Object.keys(rate.sides)[0]!]!;
+  const theirs = rate.sides[peer]!;
+  const runs = rate.passes.flat().length;
+  return {
+    target,
+    measured: `theirs ÷ ours ${spreadText(ratio.p99)}; p99 ours ${fmt(ours.p99Ms, 1)} ms vs ${fmt(theirs.p99Ms, 1)} ms at ${fmt(rate.rate, 0)}/s (medians of ${runs} runs each; passes ${ratio.perPass.map((x) => fmt(x)).join(', ')})`,
+    met: ratio.p99.median >= 1,
+    note:
+      "met when the median of the passes' median ratios is ≥ 1" +
+      (ratio.p99.min < 1 && ratio.p99.max >= 1 ? '; the rounds straddle the target' : ''),
+  };
+}
+
 /** The targets (docs/benchmarks.md), checked against this run. */
 export function checkTargets(r: BenchResults): TargetCheck[] {
   const out: TargetCheck[] = [];
@@ -66,6 +89,10 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   out.push(httpTarget('Token issuance over HTTP ≥ 1.5× oidc-provider', r.http?.token, peerMem, 1.5));
   out.push(httpTarget('Uncached introspection ≥ 1.0× oidc-provider (in-memory storage)', r.http?.introspection?.uncached, peerMem, 1.0));
   out.push(httpTarget('Uncached introspection ≥ 1.0× oidc-provider (Redis storage)', r.http?.introspection?.uncached, peerRedis, 1.0));
+  for (const share of [0.5, 0.8]) {
+    out.push(tailTarget(r, 'token', 'tokens', share, peerMem));
+    out.push(tailTarget(r, 'introspection, uncached', 'uncached introspection', share, peerMem));
+  }
   const lim = r.limits && 'tokenHandler' in r.limits ? r.limits : undefined;
   const unc = lim?.tokeninfoUncached;
   if (unc && lim) {

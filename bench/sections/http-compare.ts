@@ -1,15 +1,16 @@
 /**
  * Sections 1 and 2: ours against oidc-provider over HTTP (docs/benchmarks.md). Token issuance and
  * three introspection cases, each run in `passes` passes of alternating rounds (interleaved: pass
- * 1 of every case, then pass 2, ...), then open-loop latency at two fixed rates, a connection
+ * 1 of every case, then pass 2, ...), then open-loop latency at two fixed rates (in the same passes
+ * and rounds), a connection
  * sweep, and the servers' memory at rest and under load.
  */
 import type { ChildProcess } from 'node:child_process';
 import { basicAuth, FORM } from '../lib/api-event.ts';
 import { cpuSecondsOf, databaseProcesses, rssBytes } from '../lib/cpu.ts';
 import { type LoadResult, type LoadTarget, type ProcessMemory, runLoad } from '../lib/load.ts';
-import { type OpenLoopResult, runOpenLoop } from '../lib/open-loop.ts';
-import { askMemory } from '../lib/proc.ts';
+import { type OpenLoopRate, openLoopRounds } from '../lib/open-loop-rounds.ts';
+import { askMemory, askServer } from '../lib/proc.ts';
 import {
   type ComparisonResult,
   combinePasses,
@@ -44,6 +45,7 @@ export interface HttpOptions extends SideBySideOptions {
   poolLarge: number;
   poolSmall: number;
   openLoopS: number;
+  openLoopWarmupS: number;
   openLoopShares: number[];
   sweepS: number;
   sweepConnections: number[];
@@ -64,7 +66,8 @@ export interface OpenLoopCase {
   /** The slower side's median closed-loop throughput the rates are shares of. */
   peakRps: number;
   peakSide: string;
-  rates: { share: number; rate: number; sides: Record<string, OpenLoopResult> }[];
+  /** Per rate, in rounds and passes (open-loop-rounds.ts). */
+  rates: OpenLoopRate[];
 }
 
 export interface SweepCase {
@@ -251,17 +254,27 @@ export async function benchHttp(ours: ServerUnderTest, peers: ServerUnderTest[],
     if (!c || !res || 'error' in res) continue;
     const slowest = c.sides.map((s) => ({ side: s.name, rps: res.summaries[s.name]!.rps })).sort((a, b) => a.rps - b.rps)[0]!;
     const ol: OpenLoopCase = { case: c.title, peakRps: slowest.rps, peakSide: slowest.side, rates: [] };
+    const ask = (side: Side) => askServer(all.find((x) => x.name === side.name)!.child).then((r) => r?.loop);
     for (const share of o.openLoopShares) {
       const rate = Math.max(1, Math.round(slowest.rps * share));
-      const sides: Record<string, OpenLoopResult> = {};
-      for (const s of c.sides) {
-        sides[s.name] = await runOpenLoop(s.target, rate, o.openLoopS);
-        const r = sides[s.name]!;
-        o.log(
-          `${c.title} open loop ${rate}/s (${share * 100}% of ${slowest.side}'s ${slowest.rps}/s): ${s.name} p50 ${r.p50Ms} p99 ${r.p99Ms} p99.9 ${r.p999Ms} ms, sent ${r.sentRps}/s, 2xx ${r.okRps}/s, errors ${r.errors}, lag p99 ${r.sendLagP99Ms} ms`,
-        );
-      }
-      ol.rates.push({ share, rate, sides });
+      const at = await openLoopRounds(
+        `${c.title} open loop (${share * 100}% of ${slowest.side}'s ${slowest.rps}/s)`,
+        c.sides,
+        rate,
+        share,
+        ask,
+        {
+          passes: o.passes,
+          rounds: o.rounds,
+          durationS: o.openLoopS,
+          warmupS: o.openLoopWarmupS,
+          log: o.log,
+        },
+      );
+      o.log(
+        `${c.title} open loop ${rate}/s: ${c.sides.map((s) => `${s.name} p99 ${at.sides[s.name]!.p99Ms} ms (${at.sides[s.name]!.p99.min}–${at.sides[s.name]!.p99.max})`).join(' | ')}; p99 theirs/ours ${at.ratios.map((r) => `${r.peer} ${r.p99.median}× (${r.p99.min}–${r.p99.max})`).join(', ')}`,
+      );
+      ol.rates.push(at);
     }
     openLoop.push(ol);
     const sw: SweepCase = { case: c.title, rows: [] };

@@ -1,4 +1,6 @@
 import { writeSync } from 'node:fs';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import type { LoopReport } from '../lib/proc.ts';
 
 /**
  * Says "ready" to the bench. The bench opens fd 3 for it and sends the server's stdout to
@@ -11,9 +13,34 @@ export function announceReady(line: string): void {
 }
 
 /**
- * On SIGUSR2 the server writes one line `{"memory": process.memoryUsage()}` to the same channel:
- * how the bench reads a server's heap at rest and under load without an HTTP route of its own.
+ * On SIGUSR2 the server writes one line `{"memory": process.memoryUsage(), "loop": LoopReport}`
+ * to the same channel, and starts counting the loop anew: how the bench reads a server's heap,
+ * and its event-loop delay and GC pauses over one run, without an HTTP route of its own (the open
+ * loop's "stall" columns, docs/benchmarks.md "The open-loop stall").
  */
 export function answerMemoryRequests(): void {
-  process.on('SIGUSR2', () => announceReady(`${JSON.stringify({ memory: process.memoryUsage() })}\n`));
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += e.duration;
+      gc.maxMs = Math.max(gc.maxMs, e.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  process.on('SIGUSR2', () => {
+    const loop: LoopReport = {
+      delayP50Ms: ms(delay.percentile(50)),
+      delayP99Ms: ms(delay.percentile(99)),
+      delayMaxMs: ms(delay.max),
+      gcCount: gc.count,
+      gcTotalMs: Math.round(gc.totalMs * 100) / 100,
+      gcMaxMs: Math.round(gc.maxMs * 100) / 100,
+    };
+    delay.reset();
+    Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
+    announceReady(`${JSON.stringify({ memory: process.memoryUsage(), loop })}\n`);
+  });
 }

@@ -15,6 +15,8 @@ const opts = JSON.parse(process.argv[2] ?? '{}') as {
   clientSecret: string;
   tableName: string;
   keepRouteThrottles?: boolean;
+  /** Service settings (env names of shared/config.ts) for a probe's variant. */
+  env?: Record<string, string>;
 };
 const liftedThrottles = opts.keepRouteThrottles ? [] : routeThrottlesOf();
 
@@ -26,7 +28,7 @@ const stack = await startLocalStack({
   routeThrottles: opts.keepRouteThrottles ? 'routes' : 'stage-only',
   defaultClientId: opts.clientId,
   defaultClientSecret: opts.clientSecret,
-  env: {},
+  env: opts.env ?? {},
 });
 
 announceReady(

@@ -13,6 +13,7 @@ import { FAKE_KMS_KEY_ARN } from '../../bench/lib/fake-kms.ts';
 import { startKmsStandIn } from '../../bench/lib/kms-stand-in.ts';
 import { type LoadResult, runLoad } from '../../bench/lib/load.ts';
 import { runOpenLoop } from '../../bench/lib/open-loop.ts';
+import { openLoopRounds } from '../../bench/lib/open-loop-rounds.ts';
 import { pinSelf } from '../../bench/lib/proc.ts';
 import { combinePasses, type PassResult, type Side, spread } from '../../bench/lib/side-by-side.ts';
 import { benchColdStart, esbuildOptionsOf } from '../../bench/sections/cold-start.ts';
@@ -255,6 +256,56 @@ describe('open-loop load', () => {
     expect(bodies.filter((b) => b === 'a')).toHaveLength(20);
     expect(r.p50Ms).toBeLessThanOrEqual(r.p99Ms);
     expect(r.p99Ms).toBeLessThanOrEqual(r.maxMs);
+  });
+});
+
+describe('open loop in rounds (the tail budget)', () => {
+  it('runs every side once per round in rotating order, pairs the p99 ratios per round, and reads the servers before and after each run', async () => {
+    // "ours" answers at once; the peer holds every 10th request 40 ms: its tail is longer.
+    let n = 0;
+    const servers = [0, 40].map((hold) =>
+      createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          const wait = hold && ++n % 10 === 0 ? hold : 0;
+          setTimeout(() => res.writeHead(200).end('ok'), wait);
+        });
+      }),
+    );
+    await Promise.all(servers.map((sv) => new Promise<void>((r) => sv.listen(0, '127.0.0.1', r))));
+    try {
+      const sides = servers.map((sv, i) => ({
+        name: i === 0 ? 'ours' : 'peer',
+        procs: {},
+        target: { url: `http://127.0.0.1:${(sv.address() as { port: number }).port}/x`, method: 'POST' as const, headers: {}, body: 'x' },
+      }));
+      const asked: string[] = [];
+      const ask = async (s: { name: string }) => {
+        asked.push(s.name);
+        return { delayP50Ms: 1, delayP99Ms: 2, delayMaxMs: asked.length, gcCount: 1, gcTotalMs: 3, gcMaxMs: 3 };
+      };
+      const r = await openLoopRounds('t', sides, 100, 0.5, ask, { passes: 2, rounds: 2, durationS: 0.5, warmupS: 0.2, log: () => {} });
+      expect(r.passes).toHaveLength(2);
+      expect(r.passes.flat().map((x) => x.order)).toEqual([
+        ['ours', 'peer'],
+        ['peer', 'ours'],
+        ['ours', 'peer'],
+        ['peer', 'ours'],
+      ]);
+      expect(asked).toHaveLength(16); // before and after each of 8 runs
+      for (const x of r.passes.flat()) for (const run of Object.values(x.results)) expect(run.sent).toBe(50);
+      expect(r.sides.peer!.p99Ms).toBeGreaterThanOrEqual(40);
+      expect(r.sides.ours!.p99Ms).toBeLessThan(40);
+      expect(r.ratios).toHaveLength(1);
+      expect(r.ratios[0]!.peer).toBe('peer');
+      expect(r.ratios[0]!.p99.min).toBeGreaterThan(1);
+      expect(r.ratios[0]!.perPass).toHaveLength(2);
+      expect(r.sides.ours!.loopDelayMaxMs).toBe(16);
+      expect(r.sides.ours!.gcMaxMs).toBe(3);
+      expect(r.sides.ours!.errors).toBe(0);
+    } finally {
+      await Promise.all(servers.map((sv) => new Promise<void>((r) => sv.close(() => r()))));
+    }
   });
 });
 

@@ -21,8 +21,11 @@ afterAll(() => ddb?.stop());
 
 describe("a JVM's CPU and its JIT compiler's part", () => {
   it('counts the compiler threads of a JVM that served requests, as a part of all its CPU', () => {
-    const { all, compiler } = jvmCpuSecondsOf([ddb.pid]);
+    const { all, compiler, gc } = jvmCpuSecondsOf([ddb.pid]);
     expect(compiler).toBeGreaterThan(0);
+    // The collector's threads are a part too, apart from the compiler's.
+    expect(gc).toBeGreaterThanOrEqual(0);
+    expect(gc + compiler).toBeLessThanOrEqual(all + 0.02);
     // Not every thread: the request threads and the SQLite queue did the work itself.
     expect(compiler).toBeLessThan(0.8 * all);
     expect(all).toBeCloseTo(cpuSecondsOf([ddb.pid]), 1);
@@ -31,8 +34,9 @@ describe("a JVM's CPU and its JIT compiler's part", () => {
   it('finds no compiler threads in a process that is not a JVM, and nothing for a process that is gone', () => {
     const self = jvmCpuSecondsOf([process.pid]);
     expect(self.compiler).toBe(0);
+    expect(self.gc).toBe(0);
     expect(self.all).toBeGreaterThan(0);
-    expect(jvmCpuSecondsOf([2 ** 22 + 1])).toEqual({ all: 0, compiler: 0 });
+    expect(jvmCpuSecondsOf([2 ** 22 + 1])).toEqual({ all: 0, compiler: 0, gc: 0 });
   });
 });
 
