@@ -12,8 +12,8 @@ export const readAheadMs = (ttlMs: number): number => Math.min(250, Math.floor(t
  * `readAhead`: also undefined when the entry would expire within `readAheadMs` (see above), unless
  * another request already re-reads it (`rereading`): then its value, which is still within its
  * TTL. So one request re-reads a soon-stale entry and the requests beside it do not wait for that
- * read; without this, every request in the read-ahead window made a read of its own and waited for
- * it, a burst of reads each TTL that stalled every concurrent caller behind a busy table
+ * read; otherwise every request in the read-ahead window would make a read of its own and wait for
+ * it, a burst of reads each TTL that stalls every concurrent caller behind a busy table
  * (docs/benchmarks.md "The open-loop stall").
  */
 export interface Lookahead {

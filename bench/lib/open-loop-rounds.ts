@@ -70,8 +70,8 @@ export interface OpenLoopRoundsOptions {
 /**
  * Open loop at one rate in the throughput runs' protocol (side-by-side.ts): `passes` passes of
  * `rounds` rounds, every side once per round, the order rotating each round, ratios paired
- * within a round. One run per side cannot say which tail is shorter: the same run read 52 ms and
- * 439 ms on two days (docs/benchmarks.md "The open-loop stall").
+ * within a round. One run per side cannot say which tail is shorter: a tail moves tenfold from one
+ * run to the next (docs/benchmarks.md "The open-loop stall").
  */
 export async function openLoopRounds(
   name: string,

@@ -152,7 +152,7 @@ describe('DynamoDB reads of a client_credentials token', () => {
     c.commands.length = 0;
     c.advance(800);
     // Twenty requests at once, as a container serving concurrent callers sees them (the local
-    // server): before, each made its own BatchGetItem in this window and waited for it.
+    // server): without the mark, each would make its own BatchGetItem in this window and wait for it.
     const answers = await Promise.all(Array.from({ length: 20 }, () => c.token(api.clientId, api.audience)));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     expect(c.commands).toEqual(['BatchGetItemCommand']);
