@@ -10,6 +10,10 @@ import { createTestTable } from '../support/service/dynamodb.ts';
 
 const ref = (jti: string, clientId = 'client-1', verifier = 'key:kid-1') => ({ jti, clientId, verifier });
 
+/** The revocation list of one container that reads the log every second, on the test's clock. */
+const followOneSecond = (table: ReturnType<typeof revocationsRepository>, clock: () => number) =>
+  followedRevocations(table, cachedRevocations(table, 1000, clock), { refreshMs: 1000, overlapMs: 3000, horizonMs: 86_400_000, clock });
+
 /** One container's revocation list over `tableName`, on a clock the test moves, counting its DynamoDB calls. */
 async function containers(prefix: string, { migrated = true } = {}) {
   const { db, tableName } = await createTestTable(prefix);
@@ -25,16 +29,7 @@ async function containers(prefix: string, { migrated = true } = {}) {
       },
     } as unknown as typeof db;
     const table = revocationsRepository(counted, tableName, now);
-    const list = followedRevocations(
-      table,
-      cachedRevocations(table, 1000, () => clock),
-      {
-        refreshMs: 1000,
-        overlapMs: 3000,
-        horizonMs: 86_400_000,
-        clock: () => clock,
-      },
-    );
+    const list = followOneSecond(table, () => clock);
     return { list, calls };
   };
   return { db, tableName, container, advance: (ms: number) => (clock += ms), now };
@@ -171,16 +166,7 @@ describe('each container follows the revocation log (docs/tokens.md "Revocation 
       },
     } as unknown as typeof db;
     const table = revocationsRepository(gated, tableName, () => new Date(clock));
-    const list = followedRevocations(
-      table,
-      cachedRevocations(table, 1000, () => clock),
-      {
-        refreshMs: 1000,
-        overlapMs: 3000,
-        horizonMs: 86_400_000,
-        clock: () => clock,
-      },
-    );
+    const list = followOneSecond(table, () => clock);
     expect(await list.isRevoked(ref('t-0'))).toBe(false);
     expect(queries).toBe(1);
 
