@@ -72,6 +72,9 @@ export function batchReadPlanner(s: PlannerSources): Pick<OAuthDeps, 'preload' |
    */
   const takeClient = async (id: string, item: Record<string, unknown> | undefined) =>
     clients.set(id, cachedClient(caches, item ? await s.clientWithGrantsOfItem(item) : undefined));
+  /** The same for a Resource whose identifier marker a preload read. */
+  const takeResource = async (rKey: string, marker: Record<string, unknown>) =>
+    resources.set(rKey, await cachedResource(runtime, caches, await s.tokenViewOfItem(marker)));
   /**
    * This request reads these soon-stale (or missing) entries now: the requests beside it keep the
    * cached copies until they expire instead of each reading them too (ttl-cache.ts `Lookahead`).
@@ -81,9 +84,6 @@ export function batchReadPlanner(s: PlannerSources): Pick<OAuthDeps, 'preload' |
     for (const m of markers) resources.rereading(m.rKey);
     if (keyStates.length) runtime.keys.stateFeed?.rereading();
   };
-  /** The same for a Resource whose identifier marker a preload read. */
-  const takeResource = async (rKey: string, marker: Record<string, unknown>) =>
-    resources.set(rKey, await cachedResource(runtime, caches, await s.tokenViewOfItem(marker)));
 
   /**
    * One consistent BatchGetItem of what checking these tokens will look up and this container does
