@@ -98,11 +98,18 @@ const MAX_MINT_WAIT_MS = 1_100;
  */
 export async function mintableNow(user: Pick<UserRecord, 'tokens_revoked_at'>, now: () => Date): Promise<Date> {
   const revokedSecond = revokedTokensSecond(user);
-  const at = now();
-  if (revokedSecond === undefined || Number.isNaN(revokedSecond) || Math.floor(at.getTime() / 1000) > revokedSecond) return at;
-  const waitMs = Math.min((revokedSecond + 1) * 1000 - at.getTime(), MAX_MINT_WAIT_MS);
-  await new Promise((resolve) => setTimeout(resolve, waitMs));
-  return now();
+  let at = now();
+  if (revokedSecond === undefined || Number.isNaN(revokedSecond)) return at;
+  const deadline = at.getTime() + MAX_MINT_WAIT_MS;
+  // A timer may fire early by the clock: Node counts it from the event loop's cached time, which
+  // lags the clock by however long the loop's current turn has run (tens of ms on a busy
+  // process). So the clock is read again after each wait, and the rest of the second waited for.
+  while (Math.floor(at.getTime() / 1000) <= revokedSecond && at.getTime() < deadline) {
+    const waitMs = Math.min((revokedSecond + 1) * 1000, deadline) - at.getTime();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, waitMs)));
+    at = now();
+  }
+  return at;
 }
 
 /**

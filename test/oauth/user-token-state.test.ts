@@ -57,6 +57,16 @@ describe('user-token-state', () => {
     expect(Math.floor(at.getTime() / 1000)).toBe(1_800_000_001);
   });
 
+  it('mintableNow: a timer that fires early by the clock (a busy event loop) is waited out: never a time in the revocation second', async () => {
+    const revoked = { tokens_revoked_at: new Date(1_800_000_000_500).toISOString() };
+    // The clock at the call, then after a wait that ended 30 ms short of the next second, then past it.
+    const readings = [1_800_000_000_600, 1_800_000_000_970, 1_800_000_001_001];
+    let read = 0;
+    const at = await mintableNow(revoked, () => new Date(readings[Math.min(read++, readings.length - 1)]!));
+    expect(read).toBe(3);
+    expect(at).toEqual(new Date(1_800_000_001_001));
+  });
+
   it('an unreadable tokens_revoked_at fails closed', () => {
     expect(activeUser(claims(), { user: { ...user, tokens_revoked_at: 'not a time' }, familyRevoked: false })).toBeUndefined();
   });
