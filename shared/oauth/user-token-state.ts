@@ -18,6 +18,8 @@ export interface UserTokenRecords {
 /** The items a check still lacks here, and how to take them once read (so a preload can fold them into its own read). */
 export interface UserTokenWant {
   keys: ItemKey[];
+  /** The caller reads `keys` now: the requests beside it keep the soon-stale copies (ttl-cache.ts `Lookahead`). */
+  rereading(): void;
   take(found: (key: ItemKey) => Item | undefined): UserTokenRecords;
 }
 

@@ -100,6 +100,24 @@ describe('DynamoDB reads of /userinfo', () => {
     expect(c.commands).toEqual([...COLD, 'BatchGetItemCommand', ...COLD]);
   });
 
+  it('concurrent requests in the read-ahead window: ONE of them re-reads the user and family, the others neither read nor wait for it', async () => {
+    const token = await tokenOf();
+    const c = coldContainer();
+    expect((await c.userinfo(token)).status).toBe(200);
+    c.commands.length = 0;
+    // 800 ms into the 1 s record TTL: inside its last quarter, where a request reads ahead.
+    c.advance(800);
+    // Twenty at once, as a container serving concurrent callers sees them (the local server):
+    // without the mark each would make its own BatchGetItem in this window and wait for it.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => c.userinfo(token)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(c.commands.filter((x) => x === 'BatchGetItemCommand')).toEqual(['BatchGetItemCommand']);
+    // The re-read replaced the entries: the next window re-reads once again.
+    c.advance(800);
+    await Promise.all(Array.from({ length: 20 }, () => c.userinfo(token)));
+    expect(c.commands.filter((x) => x === 'BatchGetItemCommand')).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand']);
+  });
+
   it('a token for a Resource: its identifier marker is read in the same one call', async () => {
     const token = await tokenOf({ aud: resourceAudience });
     const c = coldContainer();

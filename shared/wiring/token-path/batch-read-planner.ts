@@ -79,9 +79,15 @@ export function batchReadPlanner(s: PlannerSources): Pick<OAuthDeps, 'preload' |
    * This request reads these soon-stale (or missing) entries now: the requests beside it keep the
    * cached copies until they expire instead of each reading them too (ttl-cache.ts `Lookahead`).
    */
-  const rereading = (clientIds: readonly string[], markers: readonly { rKey: string }[], keyStates: readonly Key[]) => {
+  const rereading = (
+    clientIds: readonly string[],
+    markers: readonly { rKey: string }[],
+    keyStates: readonly Key[],
+    users: readonly UserTokenWant[] = [],
+  ) => {
     for (const id of clientIds) clients.rereading(id);
     for (const m of markers) resources.rereading(m.rKey);
+    for (const u of users) u.rereading();
     if (keyStates.length) runtime.keys.stateFeed?.rereading();
   };
 
@@ -121,7 +127,7 @@ export function batchReadPlanner(s: PlannerSources): Pick<OAuthDeps, 'preload' |
     const keyStates = runtime.keys.stateFeed?.wanted(AHEAD) ?? [];
     // An HS256 token's Resource secret opens with the secret box's data key (once per container).
     const dataKey = refs.some(verifiedByResource) ? (runtime.dataKeyFeed?.wanted() ?? []) : [];
-    rereading(wantedClients, markers, keyStates);
+    rereading(wantedClients, markers, keyStates, wantedUsers);
     const readAt = now();
     const found = await getItems(
       db,

@@ -64,8 +64,7 @@ function records(runtime: Runtime): RecordCaches {
   const resourcesRepo = resourceTokenReads(db, config.tableName, now);
   const caches = tokenPathCaches(runtime);
   const { clients, resources, preloadedRefreshTokens } = caches;
-  // Users are read through the same 1 s cache as the user-token checks (store/user-token-records.ts).
-  const userReads = userTokenReads(runtime);
+  // Users are read through the same 1 s cache as the user-token checks (user-token-records.ts).
   const userTokens = userTokenReads(runtime);
   // A miss is remembered like a hit (the marker read is consistent): a resource created in another
   // container is seen within the TTL, as every other change is.
@@ -86,7 +85,7 @@ function records(runtime: Runtime): RecordCaches {
   /** A refresh token's item and, unless cached, the user its value names (`userIdHint`). */
   const refreshTokenWant = (token: string): RefreshTokenWant => {
     const hint = userIdHint(token);
-    const user = hint === undefined ? undefined : userReads.want(hint, undefined, AHEAD);
+    const user = hint === undefined ? undefined : userTokens.want(hint, undefined, AHEAD);
     const hash = refreshTokenHash(token);
     const tokenKey = keys.refreshToken(hash);
     return {
@@ -117,7 +116,7 @@ function records(runtime: Runtime): RecordCaches {
       return want.take((key) => found.get(keyString(key)));
     },
     async findUser(userId) {
-      return (await userReads.read(userId, undefined)).user;
+      return (await userTokens.read(userId, undefined)).user;
     },
     async findLogin(tenantId, login) {
       const marker = await getItem(db, config.tableName, loginMarker(tenantId, login), now());

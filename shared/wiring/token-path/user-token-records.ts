@@ -66,6 +66,10 @@ function caches(runtime: Runtime): Caches {
     const familyKey = sid === undefined ? undefined : keys.refreshFamily(sid);
     return {
       keys: [...(cachedUser === undefined ? [userKey] : []), ...(cachedRevoked === undefined && familyKey ? [familyKey] : [])],
+      rereading() {
+        if (cachedUser === undefined) users.rereading(userId);
+        if (cachedRevoked === undefined && sid !== undefined) families.rereading(sid);
+      },
       take(found) {
         // One lookup per taken answer: a miss when it had to come from the read.
         countLookup(cachedUser !== undefined);
