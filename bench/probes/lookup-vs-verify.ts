@@ -11,8 +11,8 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '#shared/store/core/dynamodb-client.ts';
 import { ensureTable, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
-import { createDocumentClient } from '../../shared/store/core/dynamodb-client.ts';
 import { cpuSecondsOf, jvmCpuSecondsOf, selfCpuSeconds } from '../lib/cpu.ts';
 import { canPin, pinProcess, pinSelf, SERVER_CORE } from '../lib/proc.ts';
 
